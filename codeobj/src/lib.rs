@@ -1,0 +1,1 @@
+//! codeobj crate (see ARCHITECTURE.md).

@@ -1,0 +1,337 @@
+//! The typed IR of a HIP/CUDA source file: everything later stages may know about the source.
+//!
+//! Every node carries a [`Span`] (byte range plus 1-based line/column of its start). Raw
+//! tree-sitter nodes never leave the `frontend` crate; other crates read only these types.
+
+use serde::Serialize;
+
+/// A byte range in the original file, with the 1-based line and column (in bytes) of `start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl Span {
+    /// True when `other` lies entirely inside `self`.
+    pub fn contains(&self, other: &Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+}
+
+/// One parsed source file.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct SourceFile {
+    /// Functions with a body (kernels, device functions and host functions), in source order.
+    pub functions: Vec<Function>,
+    /// `#define`s in the file, object-like and function-like, in source order.
+    pub macros: Vec<MacroDef>,
+    /// Syntax errors (tree-sitter ERROR / MISSING nodes); analysis continues around them.
+    pub parse_errors: Vec<ParseError>,
+    /// File-scope `__shared__` declarations (`extern __shared__ float smem[];` at top level).
+    pub shared: Vec<SharedDecl>,
+    /// Comments and string/char literals: ranges no rule may ever match inside.
+    pub inert: Vec<Span>,
+    /// True when the file uses CRLF line endings.
+    pub crlf: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ParseError {
+    pub span: Span,
+    /// "error" for an ERROR node, "missing <kind>" for a MISSING node.
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FunctionKind {
+    /// `__global__`
+    Kernel,
+    /// `__device__` (including `__host__ __device__`)
+    Device,
+    /// Anything else (host code). Loops in host functions are never reported.
+    Host,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Function {
+    /// Unqualified name (`foo` for `ns::foo<T>`).
+    pub name: String,
+    /// Name as written, with qualifiers (`ns::Foo::bar`).
+    pub qualified_name: String,
+    pub kind: FunctionKind,
+    /// Whole definition, template header and attributes included.
+    pub span: Span,
+    pub name_span: Span,
+    /// The `{ ... }` body.
+    pub body: Span,
+    pub is_template: bool,
+    pub is_static: bool,
+    /// Arguments of `__launch_bounds__(...)`, as written.
+    pub launch_bounds: Option<Vec<String>>,
+    /// Set when the kernel/device qualifier came from an object-like macro of this file.
+    pub qualifier_macro: Option<String>,
+    pub params: Vec<Param>,
+    /// All loops of the function in source order (outer before inner); `Loop::index` is the
+    /// position in this vector, `Loop::parent` points into it.
+    pub loops: Vec<Loop>,
+    /// All calls in the body (function calls, method calls, function-like macro invocations).
+    pub calls: Vec<Call>,
+    /// All identifier occurrences in the body (reads and writes), in source order.
+    pub idents: Vec<IdentUse>,
+    /// Local variable declarations in the body.
+    pub decls: Vec<VarDecl>,
+    /// `__shared__` declarations in the body (file-scope ones are in `SourceFile::shared`).
+    pub shared: Vec<SharedDecl>,
+    /// `break`, `continue`, `return`, `goto` statements and `throw`s, with what they leave.
+    pub jumps: Vec<Jump>,
+    /// Labels (`name:`) defined in the body.
+    pub labels: Vec<Label>,
+    /// Lambda expressions in the body.
+    pub lambdas: Vec<Span>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Param {
+    pub name: String,
+    pub type_text: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopKind {
+    For,
+    While,
+    Do,
+    /// `for (x : range)`
+    RangeFor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "kind", content = "factor")]
+pub enum UnrollHint {
+    /// `#pragma unroll` (full unroll) or `#pragma unroll N` / `#pragma unroll(N)` (factor N).
+    Unroll(Option<u32>),
+    /// `#pragma nounroll` or `#pragma unroll 1`
+    NoUnroll,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Pragma {
+    pub hint: UnrollHint,
+    /// The whole pragma line (from `#` to the end of the line, newline excluded).
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Loop {
+    pub index: usize,
+    pub kind: LoopKind,
+    /// From the loop keyword to the end of the loop statement.
+    pub span: Span,
+    /// The `for` / `while` / `do` keyword.
+    pub keyword: Span,
+    pub parent: Option<usize>,
+    /// 0 for an outermost loop of the function.
+    pub depth: u32,
+    /// `for` init clause (declaration or expression), as written.
+    pub init: Option<Span>,
+    /// Loop condition (for `for`, `while`, `do`), without parentheses.
+    pub condition: Option<Span>,
+    /// `for` update clause.
+    pub update: Option<Span>,
+    /// The body statement (a `{}` block or a single statement).
+    pub body: Span,
+    pub body_is_block: bool,
+    /// Pragma immediately before the loop (only blank lines/comments between).
+    pub pragma: Option<Pragma>,
+    /// Canonical `for` header, when the header has that shape.
+    pub header: Option<ForHeader>,
+    /// Constant trip count, when init, bound and step are integer constants.
+    pub trip_count: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Ne,
+}
+
+/// A `for` header of the shape `for (T i = a; i CMP b; i += s)` (or `++i`, `i++`, `i--`,
+/// `i -= s`, `i = i + s`), with `i` on either side of the comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForHeader {
+    pub var: String,
+    /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...).
+    pub var_type: Option<String>,
+    /// The initial value expression.
+    pub init_value: Expr,
+    pub cmp: CmpOp,
+    /// The bound expression (the side of the comparison that is not `var`).
+    pub bound: Expr,
+    /// True when written `var CMP bound`, false for `bound CMP var` (cmp is then normalised so
+    /// that it always reads `var cmp bound`).
+    pub var_on_left: bool,
+    /// Step added on each iteration: `++i` -> Int(1), `i -= 2` -> negated, `i += n` -> the expr.
+    pub step: Step,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub enum Step {
+    /// A constant step (negative for decrement).
+    Const(i64),
+    /// `var += expr`: an expression step.
+    Add(Expr),
+    /// `var -= expr`
+    Sub(Expr),
+}
+
+/// A small expression tree for loop headers.
+#[derive(Debug, Clone, Serialize)]
+pub enum Expr {
+    Int { value: i128, span: Span },
+    Ident { name: String, span: Span },
+    Unary { op: String, operand: Box<Expr>, span: Span },
+    Binary { op: String, lhs: Box<Expr>, rhs: Box<Expr>, span: Span },
+    /// Anything else (calls, member access, casts...): kept as text.
+    Other { text: String, span: Span },
+}
+
+impl Expr {
+    pub fn span(&self) -> Span {
+        match self {
+            Expr::Int { span, .. }
+            | Expr::Ident { span, .. }
+            | Expr::Unary { span, .. }
+            | Expr::Binary { span, .. }
+            | Expr::Other { span, .. } => *span,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Call {
+    /// Callee name without receiver or template arguments: `__syncthreads`, `sync`, `atomicAdd`.
+    pub callee: String,
+    /// For `g.sync()` / `p->f()`: the receiver text (`g`).
+    pub receiver: Option<String>,
+    /// Qualifier as written (`cooperative_groups::this_grid` -> `cooperative_groups`).
+    pub qualifier: Option<String>,
+    pub span: Span,
+    pub callee_span: Span,
+    /// Argument list including parentheses.
+    pub args: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    Read,
+    /// Assigned, incremented/decremented, or its address taken / bound to a non-const reference.
+    Write,
+    /// The name being declared.
+    Decl,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct IdentUse {
+    pub name: String,
+    pub span: Span,
+    pub access: Access,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VarDecl {
+    pub name: String,
+    pub type_text: String,
+    /// Whole declaration statement.
+    pub span: Span,
+    pub name_span: Span,
+    /// Initialiser expression, if any.
+    pub init: Option<Span>,
+    /// The names the initialiser reads (for alias tracking: `float* p = smem + 4;`).
+    pub init_idents: Vec<String>,
+    pub is_pointer_or_ref: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SharedKind {
+    /// `__shared__ T x[N];`
+    Static,
+    /// `extern __shared__ T x[];`
+    ExternDynamic,
+    /// `HIP_DYNAMIC_SHARED(T, x)`
+    HipDynamicMacro,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SharedDecl {
+    pub name: String,
+    pub kind: SharedKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JumpKind {
+    Break,
+    Continue,
+    Return,
+    Goto,
+}
+
+/// What a jump statement leaves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum JumpTarget {
+    /// `break`/`continue` of the loop with this index in `Function::loops`.
+    Loop(usize),
+    /// `break` of a `switch`.
+    Switch,
+    /// `return` from the function itself.
+    Function,
+    /// `return` inside a lambda (leaves only the lambda).
+    Lambda,
+    /// `goto label`.
+    Label(String),
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Jump {
+    pub kind: JumpKind,
+    pub target: JumpTarget,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Label {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MacroDef {
+    pub name: String,
+    /// `Some(params)` for function-like macros.
+    pub params: Option<Vec<String>>,
+    /// Replacement text as written (continuation lines joined).
+    pub body: String,
+    pub span: Span,
+    /// Names of calls in the replacement (`__syncthreads`, `atomicAdd`...).
+    pub calls: Vec<String>,
+    /// Identifiers in the replacement that are not calls.
+    pub idents: Vec<String>,
+}

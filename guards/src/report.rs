@@ -1,0 +1,86 @@
+//! The analysis result of one file: per-function, per-loop verdicts and the diagnostics.
+//! This is the data every renderer (human, json, sarif, github) prints; the JSON shape of
+//! `check --format json` is exactly the serde shape of [`CheckOutput`].
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Hint,
+    Warning,
+    Error,
+}
+
+/// One finding, located in a file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnostic {
+    pub path: String,
+    /// 1-based line and column (column in bytes) of the start of `span`.
+    pub line: u32,
+    pub column: u32,
+    /// Rule id (`unroll-blocked`, `wave-size`, `candidate`, `vgpr-spill`...).
+    pub rule: String,
+    pub severity: Severity,
+    pub message: String,
+    /// Byte range in the file (not in the JSON contract).
+    #[serde(skip)]
+    pub span: (usize, usize),
+    /// Secondary locations (the blocking `__syncthreads`, ...) with a label.
+    #[serde(skip)]
+    pub related: Vec<Related>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Related {
+    pub line: u32,
+    pub column: u32,
+    pub span: (usize, usize),
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Candidate,
+    Blocked,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoopReport {
+    /// `function:index`
+    pub id: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: frontend::LoopKind,
+    pub depth: u32,
+    pub trip_count: Option<u64>,
+    /// `null`, `"unroll"`, `"unroll N"` or `"nounroll"`.
+    pub unroll_pragma: Option<String>,
+    pub verdict: Verdict,
+    /// Rule ids of the blockers, sorted, deduplicated.
+    pub blockers: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionReport {
+    pub name: String,
+    pub kind: frontend::FunctionKind,
+    pub line: u32,
+    pub loops: Vec<LoopReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub parse_errors: usize,
+    pub functions: Vec<FunctionReport>,
+}
+
+/// The whole `check --format json` document.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckOutput {
+    pub version: u32,
+    pub files: Vec<FileReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}

@@ -1,0 +1,1 @@
+//! profiler crate (see ARCHITECTURE.md).

@@ -1,0 +1,55 @@
+//! The `hip-unroll` command line: parses arguments and dispatches to one module per command.
+//!
+//! Exit status (as ruff): 0 clean, 1 findings at or above the failing level (or a refused
+//! transform), 2 usage, input or I/O errors. Library errors become messages only here.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "hip-unroll", version, about = "Find, guard, rewrite and measure loop unrolling in HIP kernels")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint: list every loop of the HIP kernels in files or directories, with unroll verdicts.
+    Check(cli::check::CheckArgs),
+    /// Print the documentation of a rule.
+    Explain(cli::explain::ExplainArgs),
+    /// Read AMDGPU code objects (hsaco, offload bundles, host executables): kernels, resources, occupancy.
+    Inspect(cli::inspect::InspectArgs),
+    /// Rewrite one loop so that it is unrolled (pragma or manual).
+    Unroll(cli::unroll::UnrollArgs),
+    /// Run a workload under rocprofv3, or read its outputs, and summarise per-kernel timings.
+    Profile(cli::profile::ProfileArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(a) => cli::check::run(a),
+        Command::Explain(a) => cli::explain::run(a),
+        Command::Inspect(a) => cli::inspect::run(a),
+        Command::Unroll(a) => cli::unroll::run(a),
+        Command::Profile(a) => cli::profile::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
