@@ -23,6 +23,8 @@ enum Command {
     Explain(cli::explain::ExplainArgs),
     /// Read AMDGPU code objects (hsaco, offload bundles, host executables): kernels, resources, occupancy.
     Inspect(cli::inspect::InspectArgs),
+    /// Compile a baseline and a variant and judge the variant's register cost (vgpr-pressure guard).
+    Pressure(cli::pressure::PressureArgs),
     /// Rewrite one loop so that it is unrolled (pragma or manual).
     Unroll(cli::unroll::UnrollArgs),
     /// Run a workload under rocprofv3, or read its outputs, and summarise per-kernel timings.
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Check(a) => cli::check::run(a),
         Command::Explain(a) => cli::explain::run(a),
         Command::Inspect(a) => cli::inspect::run(a),
+        Command::Pressure(a) => cli::pressure::run(a),
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
     };

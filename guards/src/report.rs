@@ -68,6 +68,25 @@ pub struct FunctionReport {
     pub kind: frontend::FunctionKind,
     pub line: u32,
     pub loops: Vec<LoopReport>,
+    /// Per-target resources from a compiled code object (`check --hsaco FILE`).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub resources: Vec<KernelResources>,
+}
+
+/// Register, memory and occupancy figures of one kernel on one target, read from a code object.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct KernelResources {
+    pub arch: String,
+    pub vgpr_count: u32,
+    pub agpr_count: u32,
+    pub sgpr_count: u32,
+    pub vgpr_spill_count: u32,
+    pub sgpr_spill_count: u32,
+    pub lds_bytes: u32,
+    pub scratch_bytes: u32,
+    pub waves_per_simd: u32,
+    /// `vgpr`, `sgpr`, `lds` or `workgroup`.
+    pub limited_by: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
