@@ -1,0 +1,2 @@
+//! Benchmark: parse and summarise a generated one-million-dispatch rocpd database.
+fn main() {}

@@ -1,0 +1,1 @@
+//! critical (in progress).

@@ -1,0 +1,1 @@
+//! roofline (in progress).

@@ -1,0 +1,1 @@
+//! run (in progress).
