@@ -1,13 +1,158 @@
-//! `hip-unroll inspect`.
+//! `hip-unroll inspect FILE... [--format table|json]`: one row per kernel per target of every
+//! AMDGPU code object in the files (bare ELF, offload bundles, compressed bundles, host binaries).
 
+use anyhow::bail;
+use clap::ValueEnum;
+use serde::Serialize;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Table,
+    Json,
+}
 
 #[derive(clap::Args)]
 pub struct InspectArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Code objects (.hsaco, .co), offload bundles, or host executables / shared libraries.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
-pub fn run(_args: InspectArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hip-unroll inspect` is not built yet")
+/// The `inspect --format json` document.
+#[derive(Serialize)]
+pub struct InspectOutput {
+    pub code_objects: Vec<CodeObjectRow>,
+}
+
+#[derive(Serialize)]
+pub struct CodeObjectRow {
+    pub source: String,
+    pub arch: String,
+    pub kernels: Vec<KernelRow>,
+}
+
+#[derive(Serialize)]
+pub struct KernelRow {
+    pub name: String,
+    pub demangled: Option<String>,
+    pub symbol: String,
+    pub arch: String,
+    pub wavefront_size: u32,
+    pub vgpr_count: u32,
+    pub agpr_count: u32,
+    pub sgpr_count: u32,
+    pub vgpr_spill_count: u32,
+    pub sgpr_spill_count: u32,
+    pub lds_bytes: u32,
+    pub scratch_bytes: u32,
+    pub kernarg_size: u32,
+    pub max_flat_workgroup_size: u32,
+    /// `null` for processors whose occupancy rules hip-unroll does not know.
+    pub occupancy: Option<OccupancyRow>,
+}
+
+#[derive(Serialize)]
+pub struct OccupancyRow {
+    pub waves_per_simd: u32,
+    pub limited_by: &'static str,
+}
+
+/// The JSON rows of one code object.
+pub fn rows(co: &codeobj::CodeObject) -> CodeObjectRow {
+    CodeObjectRow {
+        source: co.source.clone(),
+        arch: co.arch.clone(),
+        kernels: co
+            .kernels
+            .iter()
+            .map(|k| KernelRow {
+                name: k.meta.name.clone(),
+                demangled: k.demangled.clone(),
+                symbol: k.meta.symbol.clone(),
+                arch: co.arch.clone(),
+                wavefront_size: k.meta.wavefront_size,
+                vgpr_count: k.meta.vgpr_count,
+                agpr_count: k.meta.agpr_count.unwrap_or(0),
+                sgpr_count: k.meta.sgpr_count,
+                vgpr_spill_count: k.meta.vgpr_spill_count,
+                sgpr_spill_count: k.meta.sgpr_spill_count,
+                lds_bytes: k.meta.group_segment_fixed_size,
+                scratch_bytes: k.meta.private_segment_fixed_size,
+                kernarg_size: k.meta.kernarg_segment_size,
+                max_flat_workgroup_size: k.meta.max_flat_workgroup_size,
+                occupancy: k.occupancy.map(|o| OccupancyRow { waves_per_simd: o.waves_per_simd, limited_by: o.limited_by.as_str() }),
+            })
+            .collect(),
+    }
+}
+
+pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
+    let mut objects = Vec::new();
+    let mut errors = Vec::new();
+    for f in &args.files {
+        match codeobj::load(f) {
+            Ok(cos) if cos.is_empty() => errors.push(format!("{}: no AMDGPU code object found", f.display())),
+            Ok(cos) => objects.extend(cos),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\nerror: "));
+    }
+    match args.format {
+        Format::Json => {
+            let out = InspectOutput { code_objects: objects.iter().map(rows).collect() };
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        Format::Table => print_table(&objects),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(objects: &[codeobj::CodeObject]) {
+    let header = ["arch", "kernel", "wave", "vgpr", "agpr", "sgpr", "spill v/s", "lds", "scratch", "waves/SIMD"];
+    let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
+    for co in objects {
+        for k in &co.kernels {
+            let m = &k.meta;
+            table.push(vec![
+                co.target_id.clone(),
+                k.demangled.clone().unwrap_or_else(|| m.name.clone()),
+                m.wavefront_size.to_string(),
+                m.vgpr_count.to_string(),
+                m.agpr_count.unwrap_or(0).to_string(),
+                m.sgpr_count.to_string(),
+                format!("{}/{}", m.vgpr_spill_count, m.sgpr_spill_count),
+                m.group_segment_fixed_size.to_string(),
+                m.private_segment_fixed_size.to_string(),
+                match k.occupancy {
+                    Some(o) => format!("{} ({})", o.waves_per_simd, o.limited_by.as_str()),
+                    None => "unknown arch".to_string(),
+                },
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..header.len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let mut last_source = None;
+    for (i, row) in table.iter().enumerate() {
+        if i > 0 {
+            // Print each code object's source above its rows.
+            let co_idx = objects.iter().scan(0usize, |acc, co| {
+                *acc += co.kernels.len();
+                Some(*acc)
+            });
+            let src = objects.iter().zip(co_idx).find(|(_, end)| i <= *end).map(|(co, _)| co.source.as_str());
+            if src != last_source {
+                println!("{}", src.unwrap_or(""));
+                last_source = src;
+            }
+        }
+        let line: Vec<String> = row.iter().enumerate().map(|(c, s)| format!("{:<w$}", s, w = widths[c])).collect();
+        println!("  {}", line.join("  ").trim_end());
+    }
 }
