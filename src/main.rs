@@ -4,6 +4,7 @@
 //! transform), 2 usage, input or I/O errors. Library errors become messages only here.
 
 mod cli;
+mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

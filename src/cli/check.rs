@@ -1,13 +1,583 @@
-//! `hip-unroll check`.
+//! `hip-unroll check`: walks files and directories, analyses every HIP source in parallel with
+//! `guards::check_source`, and renders one report (human, json, sarif or github).
+//!
+//! Exit status: 0 clean, 1 a finding at or above the failing level, 2 usage, config or I/O
+//! errors (also an internal error on one file: the others are still reported).
 
+use crate::cli::config::{self, CheckSection, FailOn};
+use crate::cli::explain;
+use crate::render::{self, human::HumanOptions, Format, Sources};
+use anyhow::{bail, Context};
+use guards::{CheckOutput, Diagnostic, FileReport, Settings};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
-#[derive(clap::Args)]
+/// Extensions of the files a directory walk picks up (a file named explicitly is always checked).
+pub const EXTENSIONS: [&str; 6] = ["cu", "cuh", "hip", "cpp", "hpp", "h"];
+
+/// Stack of each analysis thread: deeply nested input must not overflow it.
+const STACK_SIZE: usize = 256 << 20;
+const WORKER_PREFIX: &str = "hip-unroll-check-";
+
+#[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Files or directories to check [default: .]
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Run only these rules (comma-separated ids; replaces the config's `select`).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Option<Vec<String>>,
+    /// Turn these rules off (comma-separated ids; replaces the config's `ignore`).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Option<Vec<String>>,
+    /// Exit 1 when a finding has at least this severity [default: warning].
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub fail_on: Option<FailOn>,
+    /// Report unrollable loops without a pragma as `candidate` hints.
+    #[arg(long, overrides_with = "no_hints")]
+    pub hints: bool,
+    /// Do not report `candidate` hints (the default unless the config says `hints = true`).
+    #[arg(long, overrides_with = "hints")]
+    pub no_hints: bool,
+    /// Attach register/occupancy figures from this code object (hsaco, bundle or executable).
+    #[arg(long, value_name = "FILE")]
+    pub hsaco: Option<PathBuf>,
+    /// Use this config file instead of finding `hip-unroll.toml` upward from each file.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Do not honour .gitignore, .ignore and git exclude files.
+    #[arg(long)]
+    pub no_ignore: bool,
+    /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// Human format: findings only, no summary line.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Human format: counts per rule and per blocker instead of one frame per finding.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Human format: also list every loop with its verdict and blockers.
+    #[arg(long)]
+    pub loops: bool,
 }
 
-pub fn run(_args: CheckArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hip-unroll check` is not built yet")
+/// Settings that apply to one file: its config merged under the command-line flags.
+struct Resolved {
+    settings: Settings,
+    fail_on: FailOn,
+    /// Compiled `exclude` patterns, rooted at the config file's directory.
+    exclude: Option<Gitignore>,
+}
+
+/// One file to analyse.
+struct Job {
+    path: PathBuf,
+    display: String,
+    resolved: Arc<Resolved>,
+}
+
+/// What analysing one file gave.
+struct Outcome {
+    report: FileReport,
+    diagnostics: Vec<Diagnostic>,
+    /// Kept only when the renderer needs it (code frames, SARIF regions) and there are findings.
+    source: Option<Vec<u8>>,
+}
+
+pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
+    if args.format != Format::Human && (args.statistics || args.loops) {
+        bail!("--statistics and --loops only apply to --format human");
+    }
+    let known = explain::rule_ids();
+    for ids in [&args.select, &args.ignore].into_iter().flatten() {
+        validate_rules(ids, &known, "the command line")?;
+    }
+
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut errors: Vec<String> = Vec::new();
+    let found = collect_files(&paths, args.no_ignore, &mut errors);
+
+    let mut resolver = Resolver::new(&args, &known)?;
+    let mut jobs: Vec<Job> = Vec::with_capacity(found.len());
+    for (path, explicit) in found {
+        let resolved = resolver.for_file(&path)?;
+        if (!explicit || args.force_exclude) && resolver.excluded(&path, &resolved) {
+            continue;
+        }
+        jobs.push(Job {
+            display: display_path(&path),
+            path,
+            resolved,
+        });
+    }
+    jobs.sort_by(|a, b| a.display.cmp(&b.display));
+    jobs.dedup_by(|a, b| a.display == b.display);
+
+    let keep_source = matches!(args.format, Format::Human | Format::Sarif);
+    let outcomes = analyse_all(&jobs, keep_source)?;
+
+    let mut output = CheckOutput {
+        version: 1,
+        files: Vec::with_capacity(jobs.len()),
+        diagnostics: Vec::new(),
+    };
+    let mut sources = Sources::new();
+    let mut fail_on: HashMap<String, FailOn> = HashMap::new();
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome {
+            Ok(o) => {
+                if let Some(src) = o.source {
+                    sources.insert(job.display.clone(), src);
+                }
+                fail_on.insert(job.display.clone(), job.resolved.fail_on);
+                output.files.push(o.report);
+                output.diagnostics.extend(o.diagnostics);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+
+    if let Some(hsaco) = &args.hsaco {
+        crate::cli::hsaco::attach(&mut output, hsaco).with_context(|| {
+            format!(
+                "cannot attach code-object resources from {}",
+                hsaco.display()
+            )
+        })?;
+    }
+    output.diagnostics.sort_by(|a, b| {
+        (&a.path, a.line, a.column, &a.rule, &a.message)
+            .cmp(&(&b.path, b.line, b.column, &b.rule, &b.message))
+    });
+
+    let text = match args.format {
+        Format::Human => {
+            let opts = HumanOptions {
+                color: use_color(),
+                quiet: args.quiet,
+                loops: args.loops,
+                statistics: args.statistics,
+            };
+            render::human::render(&output, &sources, &opts)
+        }
+        Format::Json => render::json::render(&output),
+        Format::Sarif => render::sarif::render(&output, &sources, &explain::rule_infos()),
+        Format::Github => render::github::render(&output),
+    };
+    write_stdout(&text)?;
+
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if !errors.is_empty() {
+        return Ok(ExitCode::from(2));
+    }
+    let default_fail = resolver.default_fail_on();
+    let failing = output.diagnostics.iter().any(|d| {
+        d.severity
+            >= fail_on
+                .get(&d.path)
+                .copied()
+                .unwrap_or(default_fail)
+                .severity()
+    });
+    Ok(ExitCode::from(if failing { 1 } else { 0 }))
+}
+
+fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Result<()> {
+    let unknown: Vec<&str> = ids
+        .iter()
+        .map(|s| s.trim())
+        .filter(|id| !known.iter().any(|k| k == id))
+        .collect();
+    if !unknown.is_empty() {
+        bail!(
+            "unknown rule id{} in {origin}: {}\nknown rule ids: {}",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", "),
+            known.join(", ")
+        );
+    }
+    Ok(())
+}
+
+fn has_source_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// Every file to check, with whether it was named explicitly. Missing paths and walk errors go
+/// to `errors` (exit 2 at the end; the other paths are still checked).
+fn collect_files(
+    paths: &[PathBuf],
+    no_ignore: bool,
+    errors: &mut Vec<String>,
+) -> Vec<(PathBuf, bool)> {
+    let mut files = Vec::new();
+    let mut dirs = Vec::new();
+    for p in paths {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => dirs.push(p.clone()),
+            Ok(_) => files.push((p.clone(), true)),
+            Err(e) => errors.push(format!("{}: {}", p.display(), io_reason(&e))),
+        }
+    }
+    let Some((first, rest)) = dirs.split_first() else {
+        return files;
+    };
+    let mut builder = ignore::WalkBuilder::new(first);
+    for d in rest {
+        builder.add(d);
+    }
+    builder
+        .hidden(true)
+        .parents(!no_ignore)
+        .ignore(!no_ignore)
+        .git_ignore(!no_ignore)
+        .git_global(!no_ignore)
+        .git_exclude(!no_ignore)
+        .require_git(false)
+        .threads(
+            std::thread::available_parallelism()
+                .map_or(2, |n| n.get())
+                .min(8),
+        );
+    let found: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let walk_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    builder.build_parallel().run(|| {
+        let found = &found;
+        let walk_errors = &walk_errors;
+        Box::new(move |entry| {
+            match entry {
+                Ok(e) => {
+                    if e.file_type().is_some_and(|t| t.is_file()) && has_source_extension(e.path())
+                    {
+                        found
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(e.into_path());
+                    }
+                }
+                Err(err) => walk_errors
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(err.to_string()),
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut walk_errors = walk_errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    walk_errors.sort();
+    errors.extend(walk_errors);
+    files.extend(
+        found
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .into_iter()
+            .map(|p| (p, false)),
+    );
+    files
+}
+
+fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// The path as reports show it: as given, without leading `./`.
+fn display_path(p: &Path) -> String {
+    let clean: PathBuf = p
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if clean.as_os_str().is_empty() {
+        return ".".into();
+    }
+    clean.to_string_lossy().into_owned()
+}
+
+/// Finds and caches the config of each directory and merges it under the command-line flags.
+struct Resolver<'a> {
+    args: &'a CheckArgs,
+    known: &'a [String],
+    /// `--config FILE`, loaded once.
+    forced: Option<Arc<Resolved>>,
+    /// Parent directory (as walked) -> its canonical form and its settings.
+    by_dir: HashMap<PathBuf, (PathBuf, Arc<Resolved>)>,
+    /// Config file (canonical; `None` = no config) -> settings.
+    by_config: HashMap<Option<PathBuf>, Arc<Resolved>>,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(args: &'a CheckArgs, known: &'a [String]) -> anyhow::Result<Resolver<'a>> {
+        let mut r = Resolver {
+            args,
+            known,
+            forced: None,
+            by_dir: HashMap::new(),
+            by_config: HashMap::new(),
+        };
+        if let Some(path) = &args.config {
+            if !path.is_file() {
+                bail!("config file {}: no such file", path.display());
+            }
+            let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            r.forced = Some(r.load(Some(canon))?);
+        }
+        Ok(r)
+    }
+
+    fn default_fail_on(&self) -> FailOn {
+        self.args.fail_on.unwrap_or(FailOn::Warning)
+    }
+
+    fn parent(path: &Path) -> PathBuf {
+        match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    fn for_file(&mut self, path: &Path) -> anyhow::Result<Arc<Resolved>> {
+        if let Some(f) = &self.forced {
+            return Ok(f.clone());
+        }
+        let dir = Self::parent(path);
+        if let Some((_, r)) = self.by_dir.get(&dir) {
+            return Ok(r.clone());
+        }
+        let canon = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        let config = config::find_config(&canon);
+        let resolved = match self.by_config.get(&config) {
+            Some(r) => r.clone(),
+            None => {
+                let r = self.load(config.clone())?;
+                self.by_config.insert(config, r.clone());
+                r
+            }
+        };
+        self.by_dir.insert(dir, (canon, resolved.clone()));
+        Ok(resolved)
+    }
+
+    fn load(&self, config: Option<PathBuf>) -> anyhow::Result<Arc<Resolved>> {
+        let section = match &config {
+            Some(p) => config::load_check_section(p)?,
+            None => CheckSection::default(),
+        };
+        let origin = config
+            .as_ref()
+            .map_or(String::new(), |p| p.display().to_string());
+        for ids in [&section.select, &section.ignore].into_iter().flatten() {
+            validate_rules(ids, self.known, &origin)?;
+        }
+        let exclude = match (&config, &section.exclude) {
+            (Some(p), Some(patterns)) if !patterns.is_empty() => {
+                let root = p.parent().unwrap_or(Path::new("/"));
+                let mut b = GitignoreBuilder::new(root);
+                for pat in patterns {
+                    b.add_line(None, pat)
+                        .with_context(|| format!("invalid exclude pattern {pat:?} in {origin}"))?;
+                }
+                Some(
+                    b.build()
+                        .with_context(|| format!("invalid exclude patterns in {origin}"))?,
+                )
+            }
+            _ => None,
+        };
+        let a = self.args;
+        let hints = if a.hints {
+            true
+        } else if a.no_hints {
+            false
+        } else {
+            section.hints.unwrap_or(false)
+        };
+        let trim = |v: &Vec<String>| v.iter().map(|s| s.trim().to_string()).collect::<Vec<_>>();
+        Ok(Arc::new(Resolved {
+            settings: Settings {
+                select: a.select.as_ref().or(section.select.as_ref()).map(trim),
+                ignore: a
+                    .ignore
+                    .as_ref()
+                    .or(section.ignore.as_ref())
+                    .map(trim)
+                    .unwrap_or_default(),
+                hints,
+            },
+            fail_on: a.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
+            exclude,
+        }))
+    }
+
+    /// True when `path` matches its config's `exclude` (the file or one of its directories).
+    fn excluded(&self, path: &Path, resolved: &Resolved) -> bool {
+        let Some(gi) = &resolved.exclude else {
+            return false;
+        };
+        let canon_dir = match &self.forced {
+            Some(_) => std::fs::canonicalize(Self::parent(path)).ok(),
+            None => self.by_dir.get(&Self::parent(path)).map(|(c, _)| c.clone()),
+        };
+        let (Some(dir), Some(name)) = (canon_dir, path.file_name()) else {
+            return false;
+        };
+        match dir.join(name).strip_prefix(gi.path()) {
+            Ok(rel) => gi.matched_path_or_any_parents(rel, false).is_ignore(),
+            Err(_) => false,
+        }
+    }
+}
+
+/// Analyse every job on a pool of large-stack threads; each file's panic is caught and becomes
+/// an error for that file. Results come back in `jobs` order.
+fn analyse_all(jobs: &[Job], keep_source: bool) -> anyhow::Result<Vec<Result<Outcome, String>>> {
+    if jobs.is_empty() {
+        return Ok(Vec::new());
+    }
+    install_panic_hook();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(STACK_SIZE)
+        .thread_name(|i| format!("{WORKER_PREFIX}{i}"))
+        .build()
+        .context("cannot start analysis threads")?;
+    Ok(pool.install(|| {
+        jobs.par_iter()
+            .map(|job| analyse(job, keep_source))
+            .collect()
+    }))
+}
+
+fn analyse(job: &Job, keep_source: bool) -> Result<Outcome, String> {
+    let bytes = std::fs::read(&job.path)
+        .map_err(|e| format!("{}: cannot read: {}", job.display, io_reason(&e)))?;
+    let settings = &job.resolved.settings;
+    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        guards::check_source(&job.display, &bytes, settings)
+    }));
+    match result {
+        Ok((report, diagnostics)) => {
+            let source = (keep_source && !diagnostics.is_empty()).then_some(bytes);
+            Ok(Outcome {
+                report,
+                diagnostics,
+                source,
+            })
+        }
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let at = LAST_PANIC
+                .with(|l| l.borrow_mut().take())
+                .map_or(String::new(), |l| format!(" at {l}"));
+            Err(format!("{}: internal error while analysing this file (panicked{at}: {msg}); please report it", job.display))
+        }
+    }
+}
+
+thread_local! {
+    /// Where the last panic on this analysis thread happened (set by the panic hook).
+    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Panics on analysis threads are caught and reported per file, so the default hook's message
+/// is replaced by recording the location; panics elsewhere keep the default behaviour.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if std::thread::current()
+                .name()
+                .is_some_and(|n| n.starts_with(WORKER_PREFIX))
+            {
+                let loc = info
+                    .location()
+                    .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                LAST_PANIC.with(|l| *l.borrow_mut() = loc);
+            } else {
+                default(info);
+            }
+        }));
+    });
+}
+
+/// Colors only on a terminal, and never when `NO_COLOR` is set to a non-empty value.
+fn use_color() -> bool {
+    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Write the report; a closed pipe (`| head`) is not an error.
+fn write_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write the report")
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_path_strips_dot_prefix() {
+        assert_eq!(display_path(Path::new("./a/b.cu")), "a/b.cu");
+        assert_eq!(display_path(Path::new("././b.cu")), "b.cu");
+        assert_eq!(display_path(Path::new("a/./b.cu")), "a/b.cu");
+        assert_eq!(display_path(Path::new(".")), ".");
+        assert_eq!(display_path(Path::new("/abs/x.cu")), "/abs/x.cu");
+    }
+
+    #[test]
+    fn extensions() {
+        for ok in ["a.cu", "a.cuh", "a.hip", "a.cpp", "a.hpp", "a.h", "A.CU"] {
+            assert!(has_source_extension(Path::new(ok)), "{ok}");
+        }
+        for no in ["a.c", "a.txt", "cu", "a.cu.bak", "a"] {
+            assert!(!has_source_extension(Path::new(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn validate_rules_lists_known_ids() {
+        let known = vec!["barrier".to_string(), "atomic".to_string()];
+        assert!(validate_rules(&["barrier".into()], &known, "x").is_ok());
+        let e = validate_rules(
+            &["nope".into(), "atomic".into()],
+            &known,
+            "the command line",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("nope") && e.contains("barrier, atomic"), "{e}");
+    }
 }

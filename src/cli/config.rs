@@ -8,7 +8,11 @@ pub const CONFIG_NAME: &str = "hip-unroll.toml";
 /// The nearest `hip-unroll.toml` in `start` (a file or directory) or any of its ancestors.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
-    let mut dir = if abs.is_dir() { Some(abs.as_path()) } else { abs.parent() };
+    let mut dir = if abs.is_dir() {
+        Some(abs.as_path())
+    } else {
+        abs.parent()
+    };
     while let Some(d) = dir {
         let candidate = d.join(CONFIG_NAME);
         if candidate.is_file() {
@@ -22,6 +26,107 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
 /// Read and parse a config file into a TOML table (errors name the file).
 pub fn load_table(path: &Path) -> anyhow::Result<toml::Table> {
     use anyhow::Context;
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     toml::from_str(&text).with_context(|| format!("invalid TOML in {}", path.display()))
+}
+
+/// `--fail-on` / `fail-on`: the least severity that makes `check` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Hint,
+    Warning,
+    Error,
+}
+
+impl FailOn {
+    pub fn severity(self) -> guards::Severity {
+        match self {
+            FailOn::Hint => guards::Severity::Hint,
+            FailOn::Warning => guards::Severity::Warning,
+            FailOn::Error => guards::Severity::Error,
+        }
+    }
+}
+
+/// The `[check]` section of `hip-unroll.toml`. Unknown keys are an error.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CheckSection {
+    /// Rule ids to run (replaces the default set).
+    pub select: Option<Vec<String>>,
+    /// Rule ids to turn off.
+    pub ignore: Option<Vec<String>>,
+    pub fail_on: Option<FailOn>,
+    /// Emit `candidate` hints for unrollable loops without a pragma.
+    pub hints: Option<bool>,
+    /// Gitignore-style patterns, relative to the config file's directory, of files and
+    /// directories that directory walks skip.
+    pub exclude: Option<Vec<String>>,
+}
+
+/// Read the `[check]` section of the config file at `path` (an absent section is empty).
+pub fn load_check_section(path: &Path) -> anyhow::Result<CheckSection> {
+    let mut table = load_table(path)?;
+    match table.remove("check") {
+        None => Ok(CheckSection::default()),
+        Some(value) => value.try_into::<CheckSection>().map_err(|e| {
+            anyhow::anyhow!(
+                "invalid [check] section in {}: {}",
+                path.display(),
+                e.message()
+            )
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let p = dir.join(CONFIG_NAME);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn check_section_parses_and_rejects_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "[check]\nselect = [\"barrier\"]\nfail-on = \"error\"\nhints = true\nexclude = [\"gen/\"]\n[profile]\nx = 1\n");
+        let s = load_check_section(&p).unwrap();
+        assert_eq!(s.select.as_deref(), Some(&["barrier".to_string()][..]));
+        assert_eq!(s.fail_on, Some(FailOn::Error));
+        assert_eq!(s.hints, Some(true));
+        assert_eq!(s.exclude.as_deref(), Some(&["gen/".to_string()][..]));
+
+        let p = write(dir.path(), "[check]\nselet = [\"barrier\"]\n");
+        let e = load_check_section(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("selet") && e.contains(&p.display().to_string()),
+            "{e}"
+        );
+
+        let p = write(dir.path(), "[check\n");
+        let e = format!("{:#}", load_check_section(&p).unwrap_err());
+        assert!(
+            e.contains("invalid TOML") && e.contains(&p.display().to_string()),
+            "{e}"
+        );
+
+        let p = write(dir.path(), "[other]\n");
+        assert_eq!(load_check_section(&p).unwrap(), CheckSection::default());
+    }
+
+    #[test]
+    fn find_config_walks_upward() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "");
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("k.cu"), "").unwrap();
+        let found = find_config(&deep.join("k.cu")).unwrap();
+        assert_eq!(found, std::fs::canonicalize(&p).unwrap());
+    }
 }

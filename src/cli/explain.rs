@@ -1,13 +1,53 @@
-//! `hip-unroll explain`.
+//! `hip-unroll explain RULE`: prints a rule's documentation from the `guards` registry;
+//! `explain --list` lists every rule id with its summary.
 
+use crate::render::RuleInfo;
+use anyhow::bail;
 use std::process::ExitCode;
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Debug)]
 pub struct ExplainArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Rule id (`barrier`, `unroll-blocked`, ...).
+    #[arg(value_name = "RULE", required_unless_present = "list")]
+    pub rule: Option<String>,
+    /// List every rule id with a one-line summary.
+    #[arg(long, conflicts_with = "rule")]
+    pub list: bool,
 }
 
-pub fn run(_args: ExplainArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hip-unroll explain` is not built yet")
+pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
+    let rules = rule_infos();
+    let text = if args.list {
+        let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
+        rules
+            .iter()
+            .map(|r| format!("{:<width$}  {}\n", r.id, r.summary))
+            .collect::<String>()
+    } else {
+        let id = args.rule.unwrap_or_default();
+        match rules.iter().find(|r| r.id == id) {
+            Some(r) => crate::render::human::explain(r),
+            None => bail!(
+                "unknown rule id {id:?}\nknown rule ids: {}",
+                rules
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every rule of the registry, as renderers see it.
+pub fn rule_infos() -> Vec<RuleInfo> {
+    // TEMPORARY until guards::rules lands (engineer A1): no rules known.
+    Vec::new()
+}
+
+/// Every known rule id, in registry order.
+pub fn rule_ids() -> Vec<String> {
+    rule_infos().into_iter().map(|r| r.id).collect()
 }

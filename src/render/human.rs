@@ -1,0 +1,375 @@
+//! `--format human`: one code frame per finding (annotate-snippets: the primary span at the
+//! loop keyword, labelled secondary spans at the blockers), then a summary line.
+//!
+//! Source bytes that are not UTF-8 are shown as `?` one byte for one, so byte spans stay exact.
+
+use super::{plural, RuleInfo, Sources, Summary};
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+use guards::{CheckOutput, Diagnostic, Severity};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HumanOptions {
+    /// ANSI colors (the caller decides: a TTY and no `NO_COLOR`).
+    pub color: bool,
+    /// Findings only: no summary line.
+    pub quiet: bool,
+    /// List every loop with its verdict and blockers.
+    pub loops: bool,
+    /// Counts per rule and per blocker instead of one frame per finding.
+    pub statistics: bool,
+}
+
+pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> String {
+    let mut out = String::new();
+    if opts.statistics {
+        out.push_str(&statistics(output));
+    } else {
+        let renderer = if opts.color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        let mut indexes: HashMap<&str, LineIndex> = HashMap::new();
+        for d in &output.diagnostics {
+            let src = sources.get(&d.path).map(|v| v.as_slice());
+            let index = src.map(|s| {
+                &*indexes
+                    .entry(d.path.as_str())
+                    .or_insert_with(|| LineIndex::new(s))
+            });
+            let group = frame(d, src.zip(index));
+            out.push_str(&renderer.render(&[group]));
+            out.push_str("\n\n");
+        }
+    }
+    if opts.loops {
+        out.push_str(&loops(output));
+    }
+    if !opts.quiet {
+        out.push_str(&summary_line(&Summary::of(output), output));
+        out.push('\n');
+    }
+    out
+}
+
+/// Rule documentation for `explain`, printed as is (it is already markdown meant for people).
+pub fn explain(rule: &RuleInfo) -> String {
+    let mut s = format!("{}: {}\n\n{}", rule.id, rule.summary, rule.doc.trim_end());
+    s.push('\n');
+    s
+}
+
+fn summary_line(s: &Summary, output: &CheckOutput) -> String {
+    let mut line = format!(
+        "{}, {}, {}: {}, {}; {}",
+        plural(s.files, "file", "files"),
+        plural(s.kernels, "kernel", "kernels"),
+        plural(s.loops, "loop", "loops"),
+        plural(s.candidates, "candidate", "candidates"),
+        s.blocked.to_string() + " blocked",
+        plural(s.findings(), "finding", "findings"),
+    );
+    let parts: Vec<String> = [
+        (s.errors, "error", "errors"),
+        (s.warnings, "warning", "warnings"),
+        (s.hints, "hint", "hints"),
+    ]
+    .iter()
+    .filter(|(n, ..)| *n > 0)
+    .map(|(n, one, many)| plural(*n, one, many))
+    .collect();
+    if !parts.is_empty() {
+        line.push_str(&format!(" ({})", parts.join(", ")));
+    }
+    let with_errors = output.files.iter().filter(|f| f.parse_errors > 0).count();
+    if with_errors > 0 {
+        line.push_str(&format!(
+            "; {} with parse errors",
+            plural(with_errors, "file", "files")
+        ));
+    }
+    line
+}
+
+fn statistics(output: &CheckOutput) -> String {
+    let mut by_rule: BTreeMap<(&str, Severity), usize> = BTreeMap::new();
+    for d in &output.diagnostics {
+        *by_rule.entry((d.rule.as_str(), d.severity)).or_default() += 1;
+    }
+    let mut by_blocker: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in output
+        .files
+        .iter()
+        .flat_map(|f| &f.functions)
+        .flat_map(|f| &f.loops)
+    {
+        for b in &l.blockers {
+            *by_blocker.entry(b.as_str()).or_default() += 1;
+        }
+    }
+    let mut rows: Vec<_> = by_rule.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut s = String::new();
+    if !rows.is_empty() {
+        s.push_str("findings by rule:\n");
+        for ((rule, sev), n) in rows {
+            s.push_str(&format!("{n:>6}  {:<8} {rule}\n", severity_name(sev)));
+        }
+    }
+    let mut rows: Vec<_> = by_blocker.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    if !rows.is_empty() {
+        s.push_str("loops by blocker:\n");
+        for (blocker, n) in rows {
+            s.push_str(&format!("{n:>6}  {blocker}\n"));
+        }
+    }
+    s
+}
+
+fn loops(output: &CheckOutput) -> String {
+    let mut s = String::new();
+    for f in &output.files {
+        for func in &f.functions {
+            for l in &func.loops {
+                let trip = l.trip_count.map_or("?".to_string(), |t| t.to_string());
+                let pragma = l
+                    .unroll_pragma
+                    .as_deref()
+                    .map_or(String::new(), |p| format!(", #pragma {p}"));
+                let kind = serde_json::to_value(l.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
+                let verdict = match l.verdict {
+                    guards::Verdict::Candidate => "candidate".to_string(),
+                    guards::Verdict::Blocked => format!("blocked by {}", l.blockers.join(", ")),
+                };
+                s.push_str(&format!(
+                    "{}:{}:{}: {} {kind} (depth {}, trip count {trip}{pragma}): {verdict}\n",
+                    f.path, l.line, l.column, l.id, l.depth
+                ));
+            }
+        }
+    }
+    s
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Hint => "hint",
+    }
+}
+
+fn level(s: Severity) -> Level<'static> {
+    match s {
+        Severity::Error => Level::ERROR,
+        Severity::Warning => Level::WARNING,
+        Severity::Hint => Level::HELP.with_name("hint"),
+    }
+}
+
+/// Byte offsets of line starts, for line/column <-> offset without rescanning the file.
+struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    fn new(src: &[u8]) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(
+            src.iter()
+                .enumerate()
+                .filter(|(_, &b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        LineIndex { starts }
+    }
+    /// 0-based line containing `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.starts.partition_point(|&s| s <= offset) - 1
+    }
+    fn line_start(&self, line0: usize) -> usize {
+        self.starts[line0.min(self.starts.len() - 1)]
+    }
+    /// End of the 0-based line (its `\n` excluded).
+    fn line_end(&self, line0: usize, len: usize) -> usize {
+        self.starts.get(line0 + 1).map_or(len, |s| s - 1)
+    }
+    /// Offset of a 1-based (line, byte column), clamped to that line.
+    fn offset(&self, line: u32, column: u32, len: usize) -> usize {
+        let l0 = (line.max(1) - 1) as usize;
+        let start = self.line_start(l0);
+        (start + column.max(1) as usize - 1).min(self.line_end(l0, len))
+    }
+}
+
+/// A span that agrees with its reported line/column, or one rebuilt from them (one char wide).
+fn checked_span(
+    span: (usize, usize),
+    line: u32,
+    column: u32,
+    src: &[u8],
+    ix: &LineIndex,
+) -> (usize, usize) {
+    let (s, e) = span;
+    if s <= e && e <= src.len() {
+        let l0 = ix.line_of(s);
+        if l0 + 1 == line as usize && s - ix.line_start(l0) + 1 == column as usize {
+            return (s, e);
+        }
+    }
+    let s = ix.offset(line, column, src.len());
+    (s, (s + 1).min(ix.line_end(ix.line_of(s), src.len())))
+}
+
+fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
+    let title = level(d.severity)
+        .primary_title(d.message.as_str())
+        .id(d.rule.as_str());
+    let Some((src, ix)) = src else {
+        return title.element(
+            Origin::path(d.path.as_str())
+                .line(d.line.max(1) as usize)
+                .char_column(d.column.max(1) as usize),
+        );
+    };
+    let primary = checked_span(d.span, d.line, d.column, src, ix);
+    let related: Vec<((usize, usize), &str)> = d
+        .related
+        .iter()
+        .map(|r| {
+            (
+                checked_span(r.span, r.line, r.column, src, ix),
+                r.label.as_str(),
+            )
+        })
+        .collect();
+    let lo = related
+        .iter()
+        .map(|r| r.0 .0)
+        .chain([primary.0])
+        .min()
+        .unwrap_or(0);
+    let hi = related
+        .iter()
+        .map(|r| r.0 .1)
+        .chain([primary.1])
+        .max()
+        .unwrap_or(0);
+    let first = ix.line_of(lo);
+    let window_start = ix.line_start(first);
+    let window_end = ix.line_end(ix.line_of(hi), src.len()).max(hi);
+    let text = lossless_text(&src[window_start..window_end]);
+    let local = |(s, e): (usize, usize)| {
+        let (mut s, mut e) = (s - window_start, e - window_start);
+        while !text.is_char_boundary(s) {
+            s -= 1;
+        }
+        while !text.is_char_boundary(e) {
+            e += 1;
+        }
+        s..e
+    };
+    let mut snippet = Snippet::source(text.clone())
+        .line_start(first + 1)
+        .path(d.path.as_str());
+    snippet = snippet.annotation(AnnotationKind::Primary.span(local(primary)));
+    for (span, label) in &related {
+        snippet = snippet.annotation(
+            AnnotationKind::Context
+                .span(local(*span))
+                .label(label.to_string()),
+        );
+    }
+    title.element(snippet)
+}
+
+/// `bytes` as text, each byte of an invalid UTF-8 sequence replaced by `?` (same length).
+fn lossless_text(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        s.push_str(chunk.valid());
+        s.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixtures;
+
+    #[test]
+    fn human_snapshot_plain() {
+        let (out, sources) = fixtures::output();
+        let text = render(&out, &sources, &HumanOptions::default());
+        assert!(!text.contains('\x1b'), "no ANSI escapes without color");
+        assert!(text.contains("warning[unroll-blocked]"));
+        assert!(text.contains("barrier: every thread must reach this"));
+        assert!(text.ends_with(
+            "1 file, 1 kernel, 2 loops: 1 candidate, 1 blocked; 3 findings (2 warnings, 1 hint)\n"
+        ));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn human_color_has_ansi() {
+        let (out, sources) = fixtures::output();
+        let opts = HumanOptions {
+            color: true,
+            ..HumanOptions::default()
+        };
+        assert!(render(&out, &sources, &opts).contains('\x1b'));
+    }
+
+    #[test]
+    fn human_without_source_gives_location_only() {
+        let (out, _) = fixtures::output();
+        let text = render(
+            &out,
+            &Sources::new(),
+            &HumanOptions {
+                quiet: true,
+                ..HumanOptions::default()
+            },
+        );
+        assert!(text.contains("kernels/odd name,100%:v2.cu:5:5"), "{text}");
+        assert!(!text.contains("file,"), "quiet drops the summary: {text}");
+    }
+
+    #[test]
+    fn human_statistics_and_loops() {
+        let (out, sources) = fixtures::output();
+        let opts = HumanOptions {
+            statistics: true,
+            loops: true,
+            ..HumanOptions::default()
+        };
+        insta::assert_snapshot!(render(&out, &sources, &opts));
+    }
+
+    #[test]
+    fn non_utf8_and_bad_spans_do_not_panic() {
+        let (mut out, _) = fixtures::output();
+        let mut src = fixtures::SOURCE.as_bytes().to_vec();
+        src[60] = 0xff; // inside line 2
+        for d in &mut out.diagnostics {
+            d.span = (usize::MAX - 1, usize::MAX);
+            for r in &mut d.related {
+                r.span = (10, 5);
+            }
+        }
+        out.diagnostics[0].line = 2;
+        out.diagnostics[0].column = 1;
+        out.diagnostics[1].line = 999; // past the end: clamped, not a panic
+        let mut sources = Sources::new();
+        sources.insert(out.files[0].path.clone(), src);
+        let text = render(&out, &sources, &HumanOptions::default());
+        assert!(text.contains('?'));
+        assert_eq!(lossless_text(b"a\xffb\xe2\x82"), "a?b??");
+    }
+}

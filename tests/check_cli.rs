@@ -1,0 +1,765 @@
+//! End-to-end tests of `hip-unroll check` and `hip-unroll explain`: the real binary on the
+//! fixtures of `testdata/cli/` and on malformed input generated here (exit codes, formats,
+//! walking, config discovery, rule selection).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Run the binary in `cwd` (no color, whatever the caller's environment).
+fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run hip-unroll")
+}
+
+fn run(args: &[&str]) -> Output {
+    run_in(&root(), args)
+}
+
+fn code(o: &Output) -> i32 {
+    o.status
+        .code()
+        .unwrap_or_else(|| panic!("killed by a signal: {}", stderr(o)))
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", stdout(o), stderr(o)))
+}
+
+/// Paths of the `files` of a JSON report, sorted as reported.
+fn files(v: &Value) -> Vec<String> {
+    v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn rules(v: &Value) -> Vec<String> {
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A malformed-input run must end normally: a report (0/1) and never a panic or a signal.
+fn assert_no_crash(o: &Output) {
+    let c = code(o);
+    let err = stderr(o);
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error") && !err.contains("overflow"),
+        "{err}"
+    );
+    assert!(c == 0 || c == 1, "exit {c}: {err}");
+}
+
+// ---------------------------------------------------------------- exit codes
+
+#[test]
+fn clean_file_exits_0() {
+    let o = run(&["check", "testdata/cli/clean.cu"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("1 file, 2 kernels, 2 loops"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn findings_exit_1_and_fail_on_moves_the_threshold() {
+    let o = run(&["check", "testdata/cli/blocked.cu"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let o = run(&["check", "--fail-on", "error", "testdata/cli/blocked.cu"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Hints do not fail by default, but do with --fail-on hint.
+    let o = run(&[
+        "check",
+        "--hints",
+        "--format",
+        "json",
+        "testdata/cli/clean.cu",
+    ]);
+    assert_eq!(code(&o), 0);
+    assert!(
+        rules(&json(&o)).iter().any(|r| r == "candidate"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[
+        "check",
+        "--hints",
+        "--fail-on",
+        "hint",
+        "testdata/cli/clean.cu",
+    ]);
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn missing_path_exits_2_naming_it_and_still_reports_the_rest() {
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "testdata/cli/clean.cu",
+        "testdata/cli/no-such-file.cu",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("testdata/cli/no-such-file.cu"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(files(&json(&o)), ["testdata/cli/clean.cu"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file_exits_2() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("locked.cu");
+    std::fs::write(&f, "__global__ void k() {}\n").unwrap();
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&f).is_ok() {
+        return; // running as root: permissions do not apply
+    }
+    let o = run_in(dir.path(), &["check", "locked.cu"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("locked.cu") && stderr(&o).contains("permission denied"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn directory_without_sources_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "nothing to check").unwrap();
+    let o = run_in(dir.path(), &["check"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("0 files"), "{}", stdout(&o));
+}
+
+#[test]
+fn unknown_rule_id_exits_2_with_the_known_ids() {
+    for flag in ["--select", "--ignore"] {
+        let o = run(&[
+            "check",
+            flag,
+            "barrier,no-such-rule",
+            "testdata/cli/clean.cu",
+        ]);
+        assert_eq!(code(&o), 2, "{flag}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("no-such-rule") && err.contains("known rule ids:"),
+            "{err}"
+        );
+        for id in [
+            "barrier",
+            "atomic",
+            "dynamic-lds",
+            "early-exit",
+            "wave-size",
+            "unroll-blocked",
+        ] {
+            assert!(err.contains(id), "{id} missing from {err}");
+        }
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(
+        code(&run(&["check", "--format", "xml", "testdata/cli/clean.cu"])),
+        2
+    );
+    assert_eq!(
+        code(&run(&[
+            "check",
+            "--fail-on",
+            "fatal",
+            "testdata/cli/clean.cu"
+        ])),
+        2
+    );
+    assert_eq!(
+        code(&run(&[
+            "check",
+            "--format",
+            "json",
+            "--statistics",
+            "testdata/cli/clean.cu"
+        ])),
+        2
+    );
+    assert_eq!(
+        code(&run(&[
+            "check",
+            "--config",
+            "testdata/cli/none.toml",
+            "testdata/cli/clean.cu"
+        ])),
+        2
+    );
+}
+
+// ---------------------------------------------------------------- formats
+
+fn blocked(format: &str) -> Output {
+    let o = run(&[
+        "check",
+        "--hints",
+        "--format",
+        format,
+        "testdata/cli/blocked.cu",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    o
+}
+
+#[test]
+fn human_format_snapshot() {
+    let o = blocked("human");
+    let text = stdout(&o);
+    assert!(!text.contains('\x1b'), "no color when not a terminal");
+    insta::assert_snapshot!("human", text);
+}
+
+#[test]
+fn json_format_snapshot_and_contract() {
+    let o = blocked("json");
+    let v = json(&o);
+    assert_eq!(v["version"], 1);
+    assert_eq!(files(&v), ["testdata/cli/blocked.cu"]);
+    let f = &v["files"][0];
+    assert_eq!(f["parse_errors"], 0);
+    let names: Vec<&str> = f["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"scale") && names.contains(&"search") && names.contains(&"wave"),
+        "{names:?}"
+    );
+    let scale = f["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "scale")
+        .unwrap();
+    assert_eq!(scale["kind"], "kernel");
+    let loops = scale["loops"].as_array().unwrap();
+    assert_eq!(loops.len(), 3);
+    assert_eq!(loops[0]["id"], "scale:0");
+    assert_eq!(loops[0]["line"], 13);
+    assert_eq!(loops[0]["column"], 5);
+    assert_eq!(loops[0]["kind"], "for");
+    assert_eq!(loops[0]["verdict"], "blocked");
+    assert_eq!(loops[0]["blockers"], serde_json::json!(["barrier"]));
+    assert_eq!(loops[1]["blockers"], serde_json::json!(["atomic"]));
+    assert_eq!(loops[2]["verdict"], "candidate");
+    assert_eq!(loops[2]["trip_count"], 8);
+    let diags = v["diagnostics"].as_array().unwrap();
+    for d in diags {
+        let keys: Vec<&str> = d.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["path", "line", "column", "rule", "severity", "message"]
+        );
+    }
+    let lines: Vec<(u64, &str)> = diags
+        .iter()
+        .map(|d| (d["line"].as_u64().unwrap(), d["rule"].as_str().unwrap()))
+        .collect();
+    for want in [
+        (13, "unroll-blocked"),
+        (17, "unroll-blocked"),
+        (20, "candidate"),
+        (27, "unroll-blocked"),
+        (37, "wave-size"),
+    ] {
+        assert!(lines.contains(&want), "{want:?} not in {lines:?}");
+    }
+    insta::assert_snapshot!("json", stdout(&o));
+}
+
+#[test]
+fn sarif_format_is_structurally_valid_2_1_0() {
+    let o = blocked("sarif");
+    let v = json(&o);
+    assert_eq!(v["version"], "2.1.0");
+    assert!(v["$schema"]
+        .as_str()
+        .unwrap()
+        .contains("sarif-schema-2.1.0"));
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    let driver = &runs[0]["tool"]["driver"];
+    assert_eq!(driver["name"], "hip-unroll");
+    let rules = driver["rules"].as_array().unwrap();
+    let mut ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    for r in rules {
+        assert!(
+            !r["shortDescription"]["text"].as_str().unwrap().is_empty(),
+            "{r}"
+        );
+        assert!(
+            !r["fullDescription"]["text"].as_str().unwrap().is_empty(),
+            "{r}"
+        );
+    }
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), n, "rule ids are unique");
+    let results = runs[0]["results"].as_array().unwrap();
+    assert!(results.len() >= 5);
+    for r in results {
+        let rule = r["ruleId"].as_str().unwrap();
+        assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], rule);
+        assert!(["none", "note", "warning", "error"].contains(&r["level"].as_str().unwrap()));
+        assert!(!r["message"]["text"].as_str().unwrap().is_empty());
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], "testdata/cli/blocked.cu");
+        let region = &loc["region"];
+        assert!(region["startLine"].as_u64().unwrap() >= 1);
+        assert!(region["startColumn"].as_u64().unwrap() >= 1);
+        if let Some(end) = region["endLine"].as_u64() {
+            assert!(end >= region["startLine"].as_u64().unwrap());
+        }
+        for rel in r["relatedLocations"].as_array().into_iter().flatten() {
+            assert!(
+                rel["physicalLocation"]["region"]["startLine"]
+                    .as_u64()
+                    .unwrap()
+                    >= 1
+            );
+            assert!(!rel["message"]["text"].as_str().unwrap().is_empty());
+        }
+    }
+    insta::assert_snapshot!("sarif", stdout(&o));
+}
+
+#[test]
+fn github_format_snapshot() {
+    let o = blocked("github");
+    let text = stdout(&o);
+    for line in text.lines() {
+        assert!(
+            line.starts_with("::warning file=testdata/cli/blocked.cu,line=")
+                || line.starts_with("::notice file="),
+            "{line}"
+        );
+    }
+    insta::assert_snapshot!("github", text);
+}
+
+// ---------------------------------------------------------------- walking
+
+#[test]
+fn walk_honours_gitignore_hidden_and_extensions() {
+    let o = run(&["check", "--format", "json", "testdata/cli/walk"]);
+    assert_eq!(
+        files(&json(&o)),
+        [
+            "testdata/cli/walk/a.cu",
+            "testdata/cli/walk/nested/d.hip",
+            "testdata/cli/walk/nested/deep/c.cuh"
+        ]
+    );
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--no-ignore",
+        "testdata/cli/walk",
+    ]);
+    assert_eq!(
+        files(&json(&o)),
+        [
+            "testdata/cli/walk/a.cu",
+            "testdata/cli/walk/build/b.cu",
+            "testdata/cli/walk/ignored.cu",
+            "testdata/cli/walk/nested/d.hip",
+            "testdata/cli/walk/nested/deep/c.cuh",
+        ]
+    );
+    // A file named explicitly is checked whatever its extension or ignore status.
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "testdata/cli/walk/notes.txt",
+        "testdata/cli/walk/ignored.cu",
+    ]);
+    assert_eq!(
+        files(&json(&o)),
+        [
+            "testdata/cli/walk/ignored.cu",
+            "testdata/cli/walk/notes.txt"
+        ]
+    );
+    // The walk is relative to the current directory when no path is given; `./` is dropped.
+    let o = run_in(
+        &root().join("testdata/cli/walk"),
+        &["check", "--format", "json"],
+    );
+    assert_eq!(
+        files(&json(&o)),
+        ["a.cu", "nested/d.hip", "nested/deep/c.cuh"]
+    );
+}
+
+#[test]
+fn gitignore_outside_a_git_repository_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "skip.cu\n").unwrap();
+    std::fs::write(dir.path().join("keep.cu"), "__global__ void k() {}\n").unwrap();
+    std::fs::write(dir.path().join("skip.cu"), "__global__ void k() {}\n").unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(files(&json(&o)), ["keep.cu"]);
+}
+
+// ---------------------------------------------------------------- config
+
+#[test]
+fn nearest_config_applies_per_directory() {
+    // project/hip-unroll.toml: fail-on error, exclude generated/; project/sub/: fail-on warning.
+    let o = run(&["check", "--format", "json", "testdata/cli/project"]);
+    let v = json(&o);
+    assert_eq!(
+        files(&v),
+        [
+            "testdata/cli/project/src/kernel.cu",
+            "testdata/cli/project/sub/kernel.cu"
+        ]
+    );
+    assert_eq!(code(&o), 1, "sub/ fails on its warning");
+    let o = run(&["check", "testdata/cli/project/src"]);
+    assert_eq!(
+        code(&o),
+        0,
+        "src/ has a warning but its config fails on errors only"
+    );
+    // CLI flags override the config.
+    let o = run(&["check", "--fail-on", "error", "testdata/cli/project"]);
+    assert_eq!(code(&o), 0);
+    let o = run(&["check", "--fail-on", "warning", "testdata/cli/project/src"]);
+    assert_eq!(code(&o), 1);
+}
+
+#[test]
+fn exclude_applies_to_walks_and_with_force_exclude_to_named_files() {
+    let gen = "testdata/cli/project/generated/gen.cu";
+    let o = run(&["check", "--format", "json", gen]);
+    assert_eq!(files(&json(&o)), [gen]);
+    let o = run(&["check", "--format", "json", "--force-exclude", gen]);
+    assert!(files(&json(&o)).is_empty());
+    assert_eq!(code(&o), 0);
+}
+
+#[test]
+fn explicit_config_replaces_discovery() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("strict.toml");
+    std::fs::write(&cfg, "[check]\nfail-on = \"error\"\n").unwrap();
+    let o = run(&[
+        "check",
+        "--config",
+        cfg.to_str().unwrap(),
+        "testdata/cli/project/sub",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+}
+
+#[test]
+fn bad_config_exits_2_naming_the_file() {
+    let o = run(&["check", "testdata/cli/bad-config"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("fail_level") && err.contains("bad-config/hip-unroll.toml"),
+        "{err}"
+    );
+    let o = run(&["check", "testdata/cli/bad-toml/k.cu"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid TOML") && err.contains("bad-toml/hip-unroll.toml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_rule_in_config_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hip-unroll.toml"),
+        "[check]\nignore = [\"barier\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("k.cu"), "__global__ void k() {}\n").unwrap();
+    let o = run_in(dir.path(), &["check"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("barier") && stderr(&o).contains("hip-unroll.toml"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn config_hints_and_cli_override() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("hip-unroll.toml"),
+        "[check]\nhints = true\n",
+    )
+    .unwrap();
+    std::fs::copy(
+        root().join("testdata/cli/clean.cu"),
+        dir.path().join("k.cu"),
+    )
+    .unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json"]);
+    assert!(
+        rules(&json(&o)).contains(&"candidate".to_string()),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_in(dir.path(), &["check", "--format", "json", "--no-hints"]);
+    assert!(rules(&json(&o)).is_empty(), "{}", stdout(&o));
+}
+
+// ---------------------------------------------------------------- rule selection
+
+#[test]
+fn select_and_ignore_filter_findings() {
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--select",
+        "wave-size",
+        "testdata/cli/blocked.cu",
+    ]);
+    let r = rules(&json(&o));
+    assert!(!r.is_empty() && r.iter().all(|r| r == "wave-size"), "{r:?}");
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--ignore",
+        "wave-size",
+        "testdata/cli/blocked.cu",
+    ]);
+    let r = rules(&json(&o));
+    assert!(
+        r.contains(&"unroll-blocked".to_string()) && !r.contains(&"wave-size".to_string()),
+        "{r:?}"
+    );
+    let o = run(&[
+        "check",
+        "--ignore",
+        "wave-size,unroll-blocked",
+        "testdata/cli/blocked.cu",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+}
+
+// ---------------------------------------------------------------- malformed input
+
+#[test]
+fn empty_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.cu"), "").unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "empty.cu"]);
+    assert_no_crash(&o);
+    assert_eq!(code(&o), 0);
+    assert_eq!(files(&json(&o)), ["empty.cu"]);
+}
+
+#[test]
+fn non_utf8_file_is_analysed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut src =
+        b"// caf\xe9 in Latin-1\n__global__ void k(float* t) {\n#pragma unroll\n".to_vec();
+    src.extend_from_slice(
+        b"    for (int i = 0; i < 4; ++i) { t[i] = 1.0f; __syncthreads(); } // \xff\xfe\n}\n",
+    );
+    std::fs::write(dir.path().join("latin1.cu"), &src).unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "latin1.cu"]);
+    assert_no_crash(&o);
+    let v = json(&o);
+    assert_eq!(v["files"][0]["functions"][0]["name"], "k");
+    assert_eq!(rules(&v), ["unroll-blocked"]);
+    // The code frame shows the line with the invalid bytes replaced, not a crash.
+    let o = run_in(dir.path(), &["check", "latin1.cu"]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stdout(&o).contains("for (int i = 0; i < 4; ++i)"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn binary_garbage() {
+    let dir = tempfile::tempdir().unwrap();
+    // Deterministic pseudo-random bytes (xorshift), with NULs and every byte value.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bytes: Vec<u8> = (0..256 * 1024)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect();
+    std::fs::write(dir.path().join("garbage.cu"), &bytes).unwrap();
+    for format in ["human", "json", "sarif", "github"] {
+        let o = run_in(dir.path(), &["check", "--format", format, "garbage.cu"]);
+        assert_no_crash(&o);
+    }
+}
+
+#[test]
+fn deeply_nested_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 20_000;
+    let mut src = String::from("__global__ void k(float* t) {\n    for (int i = 0; i < 4; ++i) ");
+    src.push_str(&"{".repeat(depth));
+    src.push_str("t[i] = 0.0f;");
+    src.push_str(&"}".repeat(depth));
+    src.push_str("\n    float v = ");
+    src.push_str(&"(".repeat(depth));
+    src.push('1');
+    src.push_str(&")".repeat(depth));
+    src.push_str(";\n}\n");
+    std::fs::write(dir.path().join("deep.cu"), &src).unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "deep.cu"]);
+    assert_no_crash(&o);
+    assert_eq!(files(&json(&o)), ["deep.cu"]);
+}
+
+#[test]
+fn deeply_nested_loops() {
+    let dir = tempfile::tempdir().unwrap();
+    let depth = 20_000;
+    let mut src = String::from("__global__ void k(float* t) {\n");
+    src.push_str(&"for (int i = 0; i < 2; ++i) {".repeat(depth));
+    src.push_str("__syncthreads();");
+    src.push_str(&"}".repeat(depth));
+    src.push_str("\n}\n");
+    std::fs::write(dir.path().join("loops.cu"), &src).unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "loops.cu"]);
+    assert_no_crash(&o);
+}
+
+#[test]
+fn four_megabyte_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = std::fs::read_to_string(root().join("testdata/cli/blocked.cu")).unwrap();
+    let mut src = String::with_capacity(4 << 20);
+    let mut n = 0;
+    while src.len() < 4 << 20 {
+        // Rename the kernels so that every copy is a distinct function.
+        src.push_str(
+            &kernel
+                .replace("scale(", &format!("scale{n}("))
+                .replace("search(", &format!("search{n}(")),
+        );
+        n += 1;
+    }
+    std::fs::write(dir.path().join("big.cu"), &src).unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "big.cu"]);
+    assert_no_crash(&o);
+    let v = json(&o);
+    let kernels = v["files"][0]["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "kernel")
+        .count();
+    assert_eq!(kernels, 3 * n, "every copy's kernels are found");
+}
+
+// ---------------------------------------------------------------- explain, pre-commit
+
+#[test]
+fn explain_prints_rule_docs() {
+    let o = run(&["explain", "barrier"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("## What it does") && stdout(&o).contains("__syncthreads"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&["explain", "--list"]);
+    assert_eq!(code(&o), 0);
+    let list = stdout(&o);
+    for id in [
+        "barrier",
+        "atomic",
+        "dynamic-lds",
+        "early-exit",
+        "wave-size",
+        "unroll-blocked",
+    ] {
+        assert!(
+            list.lines().any(|l| l.starts_with(id)),
+            "{id} not listed:\n{list}"
+        );
+    }
+    let o = run(&["explain", "no-such-rule"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("known rule ids:"), "{}", stderr(&o));
+    assert_eq!(code(&run(&["explain"])), 2);
+}
+
+#[test]
+fn pre_commit_hook_definition() {
+    let text = std::fs::read_to_string(root().join(".pre-commit-hooks.yaml")).unwrap();
+    assert!(text.contains("- id: hip-unroll\n"), "{text}");
+    assert!(text.contains("entry: hip-unroll check"), "{text}");
+    assert!(text.contains("language: rust"), "{text}");
+    let files = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("files: "))
+        .expect("files regex");
+    let re = regex::Regex::new(files.trim_matches('\'')).unwrap();
+    for ok in ["a.cu", "src/a.cuh", "k.hip", "x/y.cpp", "y.hpp", "z.h"] {
+        assert!(re.is_match(ok), "{ok}");
+    }
+    for no in ["a.c", "a.cu.orig", "README.md", "hip/notes.txt"] {
+        assert!(!re.is_match(no), "{no}");
+    }
+}
