@@ -86,6 +86,9 @@ struct Job {
     resolved: Arc<Resolved>,
 }
 
+/// The analysis of one file (`guards::check_source`; tests substitute their own).
+type Checker = fn(&str, &[u8], &Settings) -> (FileReport, Vec<Diagnostic>);
+
 /// What analysing one file gave.
 struct Outcome {
     report: FileReport,
@@ -128,7 +131,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     jobs.dedup_by(|a, b| a.display == b.display);
 
     let keep_source = matches!(args.format, Format::Human | Format::Sarif);
-    let outcomes = analyse_all(&jobs, keep_source)?;
+    let outcomes = analyse_all(&jobs, keep_source, guards::check_source)?;
 
     let mut output = CheckOutput {
         version: 1,
@@ -450,7 +453,11 @@ impl<'a> Resolver<'a> {
 
 /// Analyse every job on a pool of large-stack threads; each file's panic is caught and becomes
 /// an error for that file. Results come back in `jobs` order.
-fn analyse_all(jobs: &[Job], keep_source: bool) -> anyhow::Result<Vec<Result<Outcome, String>>> {
+fn analyse_all(
+    jobs: &[Job],
+    keep_source: bool,
+    checker: Checker,
+) -> anyhow::Result<Vec<Result<Outcome, String>>> {
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
@@ -466,17 +473,17 @@ fn analyse_all(jobs: &[Job], keep_source: bool) -> anyhow::Result<Vec<Result<Out
         .context("cannot start analysis threads")?;
     Ok(pool.install(|| {
         jobs.par_iter()
-            .map(|job| analyse(job, keep_source))
+            .map(|job| analyse(job, keep_source, checker))
             .collect()
     }))
 }
 
-fn analyse(job: &Job, keep_source: bool) -> Result<Outcome, String> {
+fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, String> {
     let bytes = std::fs::read(&job.path)
         .map_err(|e| format!("{}: cannot read: {}", job.display, io_reason(&e)))?;
     let settings = &job.resolved.settings;
     let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        guards::check_source(&job.display, &bytes, settings)
+        checker(&job.display, &bytes, settings)
     }));
     match result {
         Ok((report, diagnostics)) => {
@@ -565,6 +572,78 @@ mod tests {
         for no in ["a.c", "a.txt", "cu", "a.cu.bak", "a"] {
             assert!(!has_source_extension(Path::new(no)), "{no}");
         }
+    }
+
+    fn job(path: PathBuf) -> Job {
+        let resolved = Arc::new(Resolved {
+            settings: Settings::default(),
+            fail_on: FailOn::Warning,
+            exclude: None,
+        });
+        Job {
+            display: display_path(&path),
+            path,
+            resolved,
+        }
+    }
+
+    /// Panics in `boom.cu`, recurses 100,000 frames deep in `deep.cu`, reports one loop-free
+    /// function elsewhere.
+    fn fragile(path: &str, source: &[u8], _: &Settings) -> (FileReport, Vec<Diagnostic>) {
+        fn recurse(n: u32) -> u32 {
+            let pad = std::hint::black_box([n; 64]);
+            if n == 0 {
+                0
+            } else {
+                1 + recurse(n - 1) + pad[63] - n
+            }
+        }
+        if path.ends_with("boom.cu") {
+            panic!("malformed thing at byte {}", source.len());
+        }
+        let depth = if path.ends_with("deep.cu") {
+            recurse(100_000)
+        } else {
+            0
+        };
+        let report = FileReport {
+            path: path.into(),
+            parse_errors: depth as usize,
+            functions: vec![],
+        };
+        (report, vec![])
+    }
+
+    #[test]
+    fn a_panicking_file_becomes_an_error_for_that_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut jobs = Vec::new();
+        for name in ["a.cu", "boom.cu", "deep.cu", "missing.cu"] {
+            if name != "missing.cu" {
+                std::fs::write(dir.path().join(name), "x").unwrap();
+            }
+            jobs.push(job(dir.path().join(name)));
+        }
+        let out = analyse_all(&jobs, true, fragile).unwrap();
+        assert_eq!(out.len(), 4);
+        assert!(out[0].is_ok());
+        let e = out[1].as_ref().err().unwrap();
+        assert!(
+            e.contains("boom.cu")
+                && e.contains("malformed thing at byte 1")
+                && e.contains("check.rs"),
+            "{e}"
+        );
+        assert_eq!(
+            out[2].as_ref().unwrap().report.parse_errors,
+            100_000,
+            "large stacks"
+        );
+        let e = out[3].as_ref().err().unwrap();
+        assert!(
+            e.contains("missing.cu") && e.contains("no such file"),
+            "{e}"
+        );
     }
 
     #[test]
