@@ -42,6 +42,9 @@ pub struct SourceFile {
     pub inert: Vec<Span>,
     /// True when the file uses CRLF line endings.
     pub crlf: bool,
+    /// File-scope (and namespace/class-scope) variables with an initialiser
+    /// (`constexpr int WARP_SIZE = 32;`), in source order.
+    pub globals: Vec<VarDecl>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -98,6 +101,39 @@ pub struct Function {
     pub labels: Vec<Label>,
     /// Lambda expressions in the body.
     pub lambdas: Vec<Span>,
+    /// Uses of this file's macros in the body (object-like `BARRIER`, function-like `SYNC()`), in
+    /// source order: what `guards` expands to see through macros.
+    pub macro_refs: Vec<MacroRef>,
+    /// Binary operations `x OP constant` / `constant OP x` for OP in `% & / >> << * == != < <= > >=`
+    /// with an integer-literal operand, in the body (raw material of lane-arithmetic lints).
+    pub const_ops: Vec<ConstOp>,
+    /// True when the function was recovered from a syntax-error region (e.g. a kernel whose
+    /// qualifiers came through an unparsable macro such as `LAUNCH_BOUNDS(256)`).
+    pub recovered: bool,
+}
+
+/// A use of a macro defined in the same file.
+#[derive(Debug, Clone, Serialize)]
+pub struct MacroRef {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A binary operation with one integer-literal operand (`threadIdx.x % 32`, `tid >> 5`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ConstOp {
+    /// The operator as written: `%`, `&`, `/`, `>>`...
+    pub op: String,
+    pub constant: i128,
+    /// True for `x OP 32`, false for `32 OP x`.
+    pub constant_on_right: bool,
+    /// The whole binary expression.
+    pub span: Span,
+    /// The literal's span.
+    pub constant_span: Span,
+    /// Identifiers (and called names, e.g. `__lane_id`) in the other operand; member names are
+    /// not included (`threadIdx.x` gives `threadIdx`).
+    pub operand_names: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -234,6 +270,10 @@ pub struct Call {
     pub callee_span: Span,
     /// Argument list including parentheses.
     pub args: Span,
+    /// Each argument expression (comments excluded), in order.
+    pub arg_spans: Vec<Span>,
+    /// Integer value of each argument when it is an integer literal (`0xffffffff`, `32`).
+    pub arg_ints: Vec<Option<i128>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -265,6 +305,8 @@ pub struct VarDecl {
     /// The names the initialiser reads (for alias tracking: `float* p = smem + 4;`).
     pub init_idents: Vec<String>,
     pub is_pointer_or_ref: bool,
+    /// The initialiser's value when it is an integer literal (`= 32`, `= 0x20`, `= -1`).
+    pub init_int: Option<i128>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

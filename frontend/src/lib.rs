@@ -1,14 +1,52 @@
 //! frontend: parses HIP/CUDA sources with tree-sitter-cuda and lowers them into the typed IR.
 //!
 //! Entry point: [`parse`]. Parsing never fails: syntax errors become [`ir::ParseError`]s and
-//! the lowering carries on around them.
+//! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
+mod header;
 pub mod ir;
+mod kinds;
+mod lower;
+mod macros;
+mod pragma;
 
+use std::cell::RefCell;
+
+pub use header::trip_count;
 pub use ir::*;
 
+struct ThreadParser {
+    parser: tree_sitter::Parser,
+    kinds: kinds::Kinds,
+}
+
+thread_local! {
+    static PARSER: RefCell<Option<ThreadParser>> = const { RefCell::new(None) };
+}
+
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.
+///
+/// Uses one tree-sitter parser per thread (created on first use) and a single walk over the
+/// syntax tree. Never panics on malformed input.
 pub fn parse(source: &[u8]) -> SourceFile {
-    let _ = source;
-    todo!("frontend lowering: issue 2")
+    PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let tp = slot.get_or_insert_with(|| {
+            let lang: tree_sitter::Language = tree_sitter_cuda::LANGUAGE.into();
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang).expect("tree-sitter-cuda is ABI-compatible with the tree-sitter crate");
+            ThreadParser { kinds: kinds::Kinds::new(&lang), parser }
+        });
+        match tp.parser.parse(source, None) {
+            Some(tree) => lower::Lowerer::new(source, &tp.kinds).run(&tree),
+            None => {
+                // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
+                tp.parser.reset();
+                SourceFile {
+                    parse_errors: vec![ParseError { span: Span::default(), message: "parser gave no tree".into() }],
+                    ..Default::default()
+                }
+            }
+        }
+    })
 }

@@ -1,0 +1,304 @@
+//! Loop-header analysis: the small [`Expr`] tree, the canonical [`ForHeader`] and constant trip
+//! counts. Expression lowering uses an explicit stack with a depth cap, never Rust recursion on
+//! the syntax tree.
+
+use crate::ir::{CmpOp, Expr, ForHeader, Span, Step};
+use crate::lower::{span_of, text_of};
+use tree_sitter::Node;
+
+/// Deeper sub-expressions are kept as [`Expr::Other`] text (keeps `Expr` drops and serde shallow).
+const MAX_EXPR_DEPTH: usize = 48;
+
+/// Parses a C/C++ integer literal (`42`, `0x2A`, `052`, `0b101`, `1'000`, `16u`, `8ULL`).
+pub(crate) fn parse_int_literal(text: &str) -> Option<i128> {
+    let t: String = text.chars().filter(|&c| c != '\'').collect();
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
+    if t.is_empty() {
+        return None;
+    }
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
+        (b, 2)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t, 10)
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    i128::from_str_radix(digits, radix).ok()
+}
+
+enum Task<'t> {
+    Visit(Node<'t>, usize),
+    Unary(String, Span),
+    Binary(String, Span),
+}
+
+/// Lowers an expression node into an [`Expr`] (iteratively).
+pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
+    let mut tasks = vec![Task::Visit(node, 0)];
+    let mut out: Vec<Expr> = Vec::new();
+    while let Some(task) = tasks.pop() {
+        match task {
+            Task::Visit(n, depth) => {
+                let span = span_of(n);
+                let other = || Expr::Other { text: text_of(n, src), span };
+                if depth > MAX_EXPR_DEPTH {
+                    out.push(other());
+                    continue;
+                }
+                match n.kind() {
+                    "number_literal" => match parse_int_literal(&text_of(n, src)) {
+                        Some(value) => out.push(Expr::Int { value, span }),
+                        None => out.push(other()),
+                    },
+                    "identifier" => out.push(Expr::Ident { name: text_of(n, src), span }),
+                    "parenthesized_expression" => match first_named_non_comment(n) {
+                        Some(inner) => tasks.push(Task::Visit(inner, depth + 1)),
+                        None => out.push(other()),
+                    },
+                    "unary_expression" => {
+                        match (n.child_by_field_name("operator"), n.child_by_field_name("argument")) {
+                            (Some(op), Some(arg)) => {
+                                tasks.push(Task::Unary(text_of(op, src), span));
+                                tasks.push(Task::Visit(arg, depth + 1));
+                            }
+                            _ => out.push(other()),
+                        }
+                    }
+                    "binary_expression" => match (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("operator"),
+                        n.child_by_field_name("right"),
+                    ) {
+                        (Some(l), Some(op), Some(r)) => {
+                            tasks.push(Task::Binary(text_of(op, src), span));
+                            tasks.push(Task::Visit(r, depth + 1));
+                            tasks.push(Task::Visit(l, depth + 1));
+                        }
+                        _ => out.push(other()),
+                    },
+                    _ => out.push(other()),
+                }
+            }
+            Task::Unary(op, span) => {
+                let operand = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
+                // Fold `-5` into a literal so constant bounds stay constants.
+                match (&op[..], &operand) {
+                    ("-", Expr::Int { value, .. }) => out.push(Expr::Int { value: -value, span }),
+                    ("+", Expr::Int { value, .. }) => out.push(Expr::Int { value: *value, span }),
+                    _ => out.push(Expr::Unary { op, operand: Box::new(operand), span }),
+                }
+            }
+            Task::Binary(op, span) => {
+                let rhs = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
+                let lhs = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
+                out.push(Expr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), span });
+            }
+        }
+    }
+    out.pop().unwrap_or(Expr::Other { text: String::new(), span: span_of(node) })
+}
+
+pub(crate) fn first_named_non_comment(n: Node<'_>) -> Option<Node<'_>> {
+    let mut c = n.walk();
+    let found = n.named_children(&mut c).find(|ch| ch.kind() != "comment");
+    found
+}
+
+/// Strips any number of parentheses around an expression node.
+fn unparen(mut n: Node<'_>) -> Node<'_> {
+    while n.kind() == "parenthesized_expression" {
+        match first_named_non_comment(n) {
+            Some(inner) => n = inner,
+            None => break,
+        }
+    }
+    n
+}
+
+fn is_ident(n: Node<'_>, src: &[u8], name: &str) -> bool {
+    let n = unparen(n);
+    n.kind() == "identifier" && &src[n.byte_range()] == name.as_bytes()
+}
+
+/// Recognises `for (T i = a; i CMP b; i += s)` and its variants.
+pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
+    let init = for_node.child_by_field_name("initializer")?;
+    let (var, var_type, init_value) = match init.kind() {
+        "declaration" => {
+            let mut c = init.walk();
+            let mut decls = init.children_by_field_name("declarator", &mut c);
+            let d = decls.next()?;
+            if decls.next().is_some() || d.kind() != "init_declarator" {
+                return None;
+            }
+            let name = d.child_by_field_name("declarator")?;
+            let value = d.child_by_field_name("value")?;
+            if name.kind() != "identifier" || value.kind() == "argument_list" || value.kind() == "initializer_list" {
+                return None;
+            }
+            let ty = init.child_by_field_name("type").map(|t| text_of(t, src));
+            (text_of(name, src), ty, lower_expr(value, src))
+        }
+        "assignment_expression" => {
+            let op = init.child_by_field_name("operator")?;
+            let left = unparen(init.child_by_field_name("left")?);
+            if &src[op.byte_range()] != b"=" || left.kind() != "identifier" {
+                return None;
+            }
+            (text_of(left, src), None, lower_expr(init.child_by_field_name("right")?, src))
+        }
+        _ => return None,
+    };
+
+    let cond = unparen(for_node.child_by_field_name("condition")?);
+    if cond.kind() != "binary_expression" {
+        return None;
+    }
+    let op = text_of(cond.child_by_field_name("operator")?, src);
+    let cmp = match &op[..] {
+        "<" => CmpOp::Lt,
+        "<=" => CmpOp::Le,
+        ">" => CmpOp::Gt,
+        ">=" => CmpOp::Ge,
+        "!=" => CmpOp::Ne,
+        _ => return None,
+    };
+    let (l, r) = (cond.child_by_field_name("left")?, cond.child_by_field_name("right")?);
+    let (var_on_left, bound_node) = if is_ident(l, src, &var) {
+        (true, r)
+    } else if is_ident(r, src, &var) {
+        (false, l)
+    } else {
+        return None;
+    };
+    let cmp = if var_on_left {
+        cmp
+    } else {
+        match cmp {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Ge => CmpOp::Le,
+            CmpOp::Ne => CmpOp::Ne,
+        }
+    };
+    let bound = lower_expr(bound_node, src);
+
+    let upd = unparen(for_node.child_by_field_name("update")?);
+    let step = match upd.kind() {
+        "update_expression" => {
+            if !is_ident(upd.child_by_field_name("argument")?, src, &var) {
+                return None;
+            }
+            match &src[upd.child_by_field_name("operator")?.byte_range()] {
+                b"++" => Step::Const(1),
+                b"--" => Step::Const(-1),
+                _ => return None,
+            }
+        }
+        "assignment_expression" => {
+            if !is_ident(upd.child_by_field_name("left")?, src, &var) {
+                return None;
+            }
+            let right = upd.child_by_field_name("right")?;
+            match &src[upd.child_by_field_name("operator")?.byte_range()] {
+                b"+=" => add_step(lower_expr(right, src), false),
+                b"-=" => add_step(lower_expr(right, src), true),
+                b"=" => {
+                    // i = i + s, i = s + i, i = i - s
+                    let rb = unparen(right);
+                    if rb.kind() != "binary_expression" {
+                        return None;
+                    }
+                    let op = &src[rb.child_by_field_name("operator")?.byte_range()];
+                    let (bl, br) = (rb.child_by_field_name("left")?, rb.child_by_field_name("right")?);
+                    match op {
+                        b"+" if is_ident(bl, src, &var) => add_step(lower_expr(br, src), false),
+                        b"+" if is_ident(br, src, &var) => add_step(lower_expr(bl, src), false),
+                        b"-" if is_ident(bl, src, &var) => add_step(lower_expr(br, src), true),
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(ForHeader { var, var_type, init_value, cmp, bound, var_on_left, step })
+}
+
+fn add_step(e: Expr, negate: bool) -> Step {
+    if let Expr::Int { value, .. } = e {
+        if let Ok(v) = i64::try_from(if negate { -value } else { value }) {
+            return Step::Const(v);
+        }
+    }
+    if negate {
+        Step::Sub(e)
+    } else {
+        Step::Add(e)
+    }
+}
+
+/// Exact trip count of a canonical header whose init, bound and step are integer constants.
+/// `Some(0)` when the loop never runs; `None` when unknown or when it would not terminate.
+pub fn trip_count(h: &ForHeader) -> Option<u64> {
+    let (Expr::Int { value: a, .. }, Expr::Int { value: b, .. }, Step::Const(s)) = (&h.init_value, &h.bound, &h.step)
+    else {
+        return None;
+    };
+    let (a, b, s) = (*a, *b, *s as i128);
+    let n: i128 = match h.cmp {
+        CmpOp::Lt => {
+            if a >= b {
+                0
+            } else if s <= 0 {
+                return None;
+            } else {
+                (b - a + s - 1) / s
+            }
+        }
+        CmpOp::Le => {
+            if a > b {
+                0
+            } else if s <= 0 {
+                return None;
+            } else {
+                (b - a) / s + 1
+            }
+        }
+        CmpOp::Gt => {
+            if a <= b {
+                0
+            } else if s >= 0 {
+                return None;
+            } else {
+                (a - b + (-s) - 1) / (-s)
+            }
+        }
+        CmpOp::Ge => {
+            if a < b {
+                0
+            } else if s >= 0 {
+                return None;
+            } else {
+                (a - b) / (-s) + 1
+            }
+        }
+        CmpOp::Ne => {
+            if a == b {
+                0
+            } else if s == 0 || (b - a) % s != 0 || (b - a) / s < 0 {
+                return None;
+            } else {
+                (b - a) / s
+            }
+        }
+    };
+    u64::try_from(n).ok()
+}

@@ -1,0 +1,1116 @@
+//! The lowering pass: ONE iterative walk over the tree-sitter tree (a `TreeCursor` plus explicit
+//! stacks, never Rust recursion on the syntax tree) that builds the whole [`SourceFile`] IR.
+//!
+//! Context (current function, enclosing loops/switches/lambdas, declarations whose initialiser is
+//! being walked, namespaces) lives on explicit stacks; each entry remembers the node that opened
+//! it and is popped when the walk leaves that node.
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Tree};
+
+use crate::header::{for_header, parse_int_literal, trip_count};
+use crate::ir::*;
+use crate::kinds::{Kinds, K};
+use crate::macros::{body_names, join_continuations};
+use crate::pragma::parse_pragma_text;
+
+pub(crate) fn span_of(n: Node<'_>) -> Span {
+    let p = n.start_position();
+    Span { start: n.start_byte(), end: n.end_byte(), line: p.row as u32 + 1, column: p.column as u32 + 1 }
+}
+
+pub(crate) fn text_of(n: Node<'_>, src: &[u8]) -> String {
+    String::from_utf8_lossy(bytes_of(n, src)).into_owned()
+}
+
+fn bytes_of<'a>(n: Node<'_>, src: &'a [u8]) -> &'a [u8] {
+    let r = n.byte_range();
+    &src[r.start.min(src.len())..r.end.min(src.len())]
+}
+
+/// Operators for which [`ConstOp`]s are recorded.
+const CONST_OPS: &[&[u8]] = &[b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">="];
+
+/// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
+/// added to: bounds the work on pathological nesting while covering real code.
+const COLLECT_FANOUT: usize = 3;
+
+enum Scope {
+    Loop(usize),
+    Switch,
+    Lambda,
+}
+
+enum Pop {
+    Function,
+    Loop(usize),
+    Scope,
+    Lambda,
+    Ns,
+    Init,
+    Collect,
+}
+
+#[derive(Clone, Copy)]
+enum DeclRef {
+    Local(usize),
+    Global(usize),
+}
+
+struct FnCtx {
+    f: Function,
+    body_start: usize,
+    scopes: Vec<Scope>,
+    lambda_depth: u32,
+    loop_stack: Vec<usize>,
+    /// Start bytes of writes to each name, in increasing order (for trip-count validation).
+    writes: HashMap<String, Vec<usize>>,
+    /// Callee identifiers and type identifiers: candidates for macro references.
+    extra_refs: Vec<MacroRef>,
+    /// Identifiers among the declaration specifiers: candidates for qualifier macros.
+    qual_candidates: Vec<String>,
+}
+
+struct PendingPragma {
+    pragma: Pragma,
+    parent: usize,
+    end: usize,
+}
+
+struct Finished {
+    f: Function,
+    qual_candidates: Vec<String>,
+    extra_refs: Vec<MacroRef>,
+}
+
+pub(crate) struct Lowerer<'s> {
+    src: &'s [u8],
+    kinds: &'s Kinds,
+    out: SourceFile,
+    fns: Vec<FnCtx>,
+    finished: Vec<Finished>,
+    pops: Vec<(usize, Pop)>,
+    ns: Vec<String>,
+    pending_pragma: Option<PendingPragma>,
+    init_map: Vec<(usize, DeclRef)>,
+    init_stack: Vec<DeclRef>,
+    collect_stack: Vec<usize>,
+    skip_ident: Option<usize>,
+    /// A top-level declaration/ERROR that ended without `;` and carried kernel/device qualifiers
+    /// (`__global__ void LAUNCH_BOUNDS(256) k(...) {` parses as a declaration then a function).
+    dangling_qual: Option<(usize, FunctionKind)>,
+    macro_ints: HashMap<String, i128>,
+}
+
+impl<'s> Lowerer<'s> {
+    pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds) -> Self {
+        Lowerer {
+            src,
+            kinds,
+            out: SourceFile::default(),
+            fns: Vec::new(),
+            finished: Vec::new(),
+            pops: Vec::new(),
+            ns: Vec::new(),
+            pending_pragma: None,
+            init_map: Vec::new(),
+            init_stack: Vec::new(),
+            collect_stack: Vec::new(),
+            skip_ident: None,
+            dangling_qual: None,
+            macro_ints: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn run(mut self, tree: &Tree) -> SourceFile {
+        let mut cursor = tree.walk();
+        let mut ancestors: Vec<Node<'_>> = Vec::new();
+        'walk: loop {
+            let node = cursor.node();
+            let field = cursor.field_name();
+            let descend = self.enter(node, field, ancestors.last().copied());
+            if descend && cursor.goto_first_child() {
+                ancestors.push(node);
+                continue;
+            }
+            self.leave(node);
+            loop {
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    break 'walk;
+                }
+                if let Some(p) = ancestors.pop() {
+                    self.leave(p);
+                }
+            }
+        }
+        // Functions still open (cannot happen with a well-formed walk, but never lose one).
+        while !self.fns.is_empty() {
+            self.end_function();
+        }
+        self.finish()
+    }
+
+    fn in_body(&self, n: Node<'_>) -> bool {
+        self.fns.last().is_some_and(|f| n.start_byte() >= f.body_start)
+    }
+
+    fn enter(&mut self, node: Node<'_>, field: Option<&'static str>, parent: Option<Node<'_>>) -> bool {
+        let k = self.kinds.of(node.kind_id());
+        if let Some(p) = &self.pending_pragma {
+            if node.start_byte() >= p.end && node.is_named() && k != K::Comment && !is_loop(k) {
+                self.pending_pragma = None;
+            }
+        }
+        if node.is_missing() {
+            self.out.parse_errors.push(ParseError { span: span_of(node), message: format!("missing {}", node.kind()) });
+        }
+        if field == Some("value") {
+            if let Some(p) = parent {
+                if self.kinds.of(p.kind_id()) == K::InitDeclarator {
+                    if let Some(pos) = self.init_map.iter().rposition(|(id, _)| *id == p.id()) {
+                        let (_, r) = self.init_map.swap_remove(pos);
+                        self.init_stack.push(r);
+                        self.pops.push((node.id(), Pop::Init));
+                    }
+                }
+            }
+        }
+        match k {
+            K::Comment | K::StringLike => {
+                self.out.inert.push(span_of(node));
+                return false;
+            }
+            K::Error => {
+                self.out.parse_errors.push(ParseError { span: span_of(node), message: "error".into() });
+            }
+            K::PreprocDef | K::PreprocFunctionDef => {
+                self.macro_def(node, k);
+                self.child_comments(node);
+                return false;
+            }
+            K::PreprocCall => {
+                self.preproc_call(node, parent);
+                self.child_comments(node);
+                return false;
+            }
+            K::FunctionDefinition => self.start_function(node, parent),
+            K::NamespaceDefinition | K::ClassSpecifier => {
+                let name = node.child_by_field_name("name").map(|n| text_of(n, self.src)).unwrap_or_default();
+                self.ns.push(name);
+                self.pops.push((node.id(), Pop::Ns));
+            }
+            K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement => {
+                if self.in_body(node) {
+                    self.start_loop(node, k, parent);
+                }
+            }
+            K::SwitchStatement => {
+                if self.in_body(node) {
+                    if let Some(fc) = self.fns.last_mut() {
+                        fc.scopes.push(Scope::Switch);
+                        self.pops.push((node.id(), Pop::Scope));
+                    }
+                }
+            }
+            K::LambdaExpression => {
+                if self.in_body(node) {
+                    if let Some(fc) = self.fns.last_mut() {
+                        fc.scopes.push(Scope::Lambda);
+                        fc.lambda_depth += 1;
+                        fc.f.lambdas.push(span_of(node));
+                        self.pops.push((node.id(), Pop::Lambda));
+                    }
+                }
+            }
+            K::BreakStatement | K::ContinueStatement | K::ReturnStatement | K::GotoStatement => {
+                if self.in_body(node) {
+                    self.jump(node, k);
+                }
+            }
+            K::LabeledStatement => {
+                if self.in_body(node) {
+                    if let (Some(l), Some(fc)) = (node.child_by_field_name("label"), self.fns.last_mut()) {
+                        fc.f.labels.push(Label { name: text_of(l, self.src), span: span_of(node) });
+                    }
+                }
+            }
+            K::CallExpression => self.call(node, parent),
+            K::Declaration | K::FieldDeclaration => self.declaration(node, k),
+            K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
+            K::BinaryExpression => self.const_op(node),
+            _ => {}
+        }
+        true
+    }
+
+    fn leave(&mut self, node: Node<'_>) {
+        let id = node.id();
+        while self.pops.last().is_some_and(|(pid, _)| *pid == id) {
+            let Some((_, pop)) = self.pops.pop() else { break };
+            match pop {
+                Pop::Function => self.end_function(),
+                Pop::Loop(idx) => self.end_loop(idx),
+                Pop::Scope => {
+                    if let Some(fc) = self.fns.last_mut() {
+                        fc.scopes.pop();
+                    }
+                }
+                Pop::Lambda => {
+                    if let Some(fc) = self.fns.last_mut() {
+                        fc.scopes.pop();
+                        fc.lambda_depth = fc.lambda_depth.saturating_sub(1);
+                    }
+                }
+                Pop::Ns => {
+                    self.ns.pop();
+                }
+                Pop::Init => {
+                    self.init_stack.pop();
+                }
+                Pop::Collect => {
+                    self.collect_stack.pop();
+                }
+            }
+        }
+        if self.fns.is_empty() {
+            let k = self.kinds.of(node.kind_id());
+            if matches!(k, K::Declaration | K::Error) {
+                self.note_dangling_qualifier(node);
+            }
+        }
+    }
+
+    fn child_comments(&mut self, node: Node<'_>) {
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            if self.kinds.of(ch.kind_id()) == K::Comment {
+                self.out.inert.push(span_of(ch));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- functions
+
+    fn start_function(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let Some(body) = node.child_by_field_name("body") else { return };
+        let declarator = node.child_by_field_name("declarator");
+        let mut d = declarator;
+        let mut fdecl = None;
+        let mut guard = 0;
+        while let Some(x) = d {
+            guard += 1;
+            if guard > 64 {
+                break;
+            }
+            match x.kind() {
+                "function_declarator" => {
+                    fdecl = Some(x);
+                    break;
+                }
+                "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
+                    d = x.child_by_field_name("declarator")
+                }
+                "parenthesized_declarator" => d = x.named_child(0),
+                _ => break,
+            }
+        }
+        let Some(fdecl) = fdecl else { return };
+        let Some(name_node) = fdecl.child_by_field_name("declarator") else { return };
+        let src = self.src;
+        let mut leaf = name_node;
+        for _ in 0..64 {
+            match leaf.kind() {
+                "qualified_identifier" | "template_function" | "template_method" => {
+                    match leaf.child_by_field_name("name") {
+                        Some(n) => leaf = n,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let name = text_of(leaf, src);
+        let written: String = strip_template_args(&text_of(name_node, src)).chars().filter(|c| !c.is_whitespace()).collect();
+        let mut qualified_name = String::new();
+        for n in self.ns.iter().filter(|n| !n.is_empty()) {
+            qualified_name.push_str(n);
+            qualified_name.push_str("::");
+        }
+        qualified_name.push_str(&written);
+
+        // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
+        let (mut global, mut device, mut is_static) = (false, false, false);
+        let mut launch_bounds = None;
+        let mut qual_candidates = Vec::new();
+        let skip = [declarator.map(|d| d.id()), Some(body.id())];
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            if skip.contains(&Some(ch.id())) {
+                continue;
+            }
+            let mut stack = vec![ch];
+            let mut budget = 256;
+            while let Some(n) = stack.pop() {
+                budget -= 1;
+                if budget == 0 {
+                    break;
+                }
+                if n.kind() == "launch_bounds" {
+                    let mut c2 = n.walk();
+                    launch_bounds = Some(
+                        n.named_children(&mut c2).filter(|a| a.kind() != "comment").map(|a| text_of(a, src)).collect(),
+                    );
+                    global = true;
+                    continue;
+                }
+                if n.child_count() == 0 {
+                    match bytes_of(n, src) {
+                        b"__global__" => global = true,
+                        b"__device__" => device = true,
+                        b"static" => is_static = true,
+                        _ => {
+                            if matches!(n.kind(), "identifier" | "type_identifier") {
+                                qual_candidates.push(text_of(n, src));
+                            }
+                        }
+                    }
+                } else {
+                    let mut c3 = n.walk();
+                    let children: Vec<_> = n.children(&mut c3).collect();
+                    stack.extend(children.into_iter().rev());
+                }
+            }
+        }
+        let mut recovered = false;
+        if !global && !device {
+            if let Some((end, kind)) = self.dangling_qual.take() {
+                if end <= node.start_byte() && src[end..node.start_byte()].iter().all(|b| b.is_ascii_whitespace()) {
+                    global = kind == FunctionKind::Kernel;
+                    device = kind == FunctionKind::Device;
+                    recovered = true;
+                }
+            }
+        }
+        self.dangling_qual = None;
+        let kind = if global {
+            FunctionKind::Kernel
+        } else if device {
+            FunctionKind::Device
+        } else {
+            FunctionKind::Host
+        };
+        let is_template = parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
+        let span = match parent {
+            Some(p) if is_template => span_of(p),
+            _ => span_of(node),
+        };
+        let mut params = Vec::new();
+        if let Some(pl) = fdecl.child_by_field_name("parameters") {
+            let mut c = pl.walk();
+            for p in pl.named_children(&mut c) {
+                if !p.kind().contains("parameter_declaration") {
+                    continue;
+                }
+                let type_text = p.child_by_field_name("type").map(|t| text_of(t, src)).unwrap_or_default();
+                let (pname, _, _) = declarator_name(p.child_by_field_name("declarator"));
+                params.push(Param { name: pname.map(|n| text_of(n, src)).unwrap_or_default(), type_text, span: span_of(p) });
+            }
+        }
+        let f = Function {
+            name,
+            qualified_name,
+            kind,
+            span,
+            name_span: span_of(leaf),
+            body: span_of(body),
+            is_template,
+            is_static,
+            launch_bounds,
+            qualifier_macro: None,
+            params,
+            loops: Vec::new(),
+            calls: Vec::new(),
+            idents: Vec::new(),
+            decls: Vec::new(),
+            shared: Vec::new(),
+            jumps: Vec::new(),
+            labels: Vec::new(),
+            lambdas: Vec::new(),
+            macro_refs: Vec::new(),
+            const_ops: Vec::new(),
+            recovered,
+        };
+        self.fns.push(FnCtx {
+            f,
+            body_start: body.start_byte(),
+            scopes: Vec::new(),
+            lambda_depth: 0,
+            loop_stack: Vec::new(),
+            writes: HashMap::new(),
+            extra_refs: Vec::new(),
+            qual_candidates,
+        });
+        self.pops.push((node.id(), Pop::Function));
+    }
+
+    fn end_function(&mut self) {
+        let Some(fc) = self.fns.pop() else { return };
+        self.finished.push(Finished { f: fc.f, qual_candidates: fc.qual_candidates, extra_refs: fc.extra_refs });
+    }
+
+    /// Remembers a top-level declaration / ERROR without a closing `;` that carries
+    /// `__global__`/`__device__`, so that the function definition right after it inherits them.
+    fn note_dangling_qualifier(&mut self, node: Node<'_>) {
+        let mut c = node.walk();
+        let mut kind = None;
+        let mut last_semicolon = false;
+        let mut count = 0;
+        for ch in node.children(&mut c) {
+            count += 1;
+            if count > 64 {
+                return;
+            }
+            let t = bytes_of(ch, self.src);
+            last_semicolon = t == b";";
+            if t == b"__global__" || (ch.kind() == "type_qualifier" && t == b"__global__") {
+                kind = Some(FunctionKind::Kernel);
+            } else if t == b"__device__" && kind.is_none() {
+                kind = Some(FunctionKind::Device);
+            }
+        }
+        if let (Some(kind), false) = (kind, last_semicolon) {
+            self.dangling_qual = Some((node.end_byte(), kind));
+        }
+    }
+
+    // ---------------------------------------------------------------- loops and jumps
+
+    fn start_loop(&mut self, node: Node<'_>, k: K, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let pragma = match self.pending_pragma.take() {
+            Some(p) if parent.is_some_and(|par| par.id() == p.parent) => Some(p.pragma),
+            _ => None,
+        };
+        let Some(fc) = self.fns.last_mut() else { return };
+        let idx = fc.f.loops.len();
+        let parent_loop = fc.loop_stack.last().copied();
+        let depth = parent_loop.map(|p| fc.f.loops[p].depth + 1).unwrap_or(0);
+        let keyword = node.child(0).map(span_of).unwrap_or_else(|| span_of(node));
+        let body = node.child_by_field_name("body");
+        let (kind, init, condition, update, header) = match k {
+            K::ForStatement => {
+                let init = node.child_by_field_name("initializer").map(|i| {
+                    let mut s = span_of(i);
+                    if s.end > s.start && src.get(s.end - 1) == Some(&b';') {
+                        s.end -= 1;
+                    }
+                    s
+                });
+                (
+                    LoopKind::For,
+                    init,
+                    node.child_by_field_name("condition").map(span_of),
+                    node.child_by_field_name("update").map(span_of),
+                    for_header(node, src),
+                )
+            }
+            K::ForRangeLoop => {
+                let start = node.child_by_field_name("type").or_else(|| node.child_by_field_name("declarator"));
+                let end = node.child_by_field_name("declarator");
+                let init = match (start, end) {
+                    (Some(s), Some(e)) => {
+                        let mut sp = span_of(s);
+                        sp.end = e.end_byte();
+                        Some(sp)
+                    }
+                    _ => None,
+                };
+                (LoopKind::RangeFor, init, node.child_by_field_name("right").map(span_of), None, None)
+            }
+            K::WhileStatement => {
+                let cond = node.child_by_field_name("condition").map(|c| {
+                    c.child_by_field_name("value").map(span_of).unwrap_or_else(|| inner_span(c))
+                });
+                (LoopKind::While, None, cond, None, None)
+            }
+            _ => {
+                let cond = node.child_by_field_name("condition").map(inner_span);
+                (LoopKind::Do, None, cond, None, None)
+            }
+        };
+        let trip_count = header.as_ref().and_then(trip_count);
+        fc.f.loops.push(Loop {
+            index: idx,
+            kind,
+            span: span_of(node),
+            keyword,
+            parent: parent_loop,
+            depth,
+            init,
+            condition,
+            update,
+            body: body.map(span_of).unwrap_or_else(|| span_of(node)),
+            body_is_block: body.is_some_and(|b| b.kind() == "compound_statement"),
+            pragma,
+            header,
+            trip_count,
+        });
+        fc.scopes.push(Scope::Loop(idx));
+        fc.loop_stack.push(idx);
+        self.pops.push((node.id(), Pop::Loop(idx)));
+    }
+
+    fn end_loop(&mut self, idx: usize) {
+        let Some(fc) = self.fns.last_mut() else { return };
+        fc.scopes.pop();
+        fc.loop_stack.pop();
+        let Some(l) = fc.f.loops.get_mut(idx) else { return };
+        if l.trip_count.is_some() {
+            if let Some(h) = &l.header {
+                // A write to the induction variable in the body makes the count unknown.
+                if let Some(ws) = fc.writes.get(&h.var) {
+                    let first = ws.partition_point(|&p| p < l.body.start);
+                    if ws.get(first).is_some_and(|&p| p < l.body.end) {
+                        l.trip_count = None;
+                    }
+                }
+            }
+        }
+    }
+
+    fn jump(&mut self, node: Node<'_>, k: K) {
+        let src = self.src;
+        let Some(fc) = self.fns.last_mut() else { return };
+        let (kind, target) = match k {
+            K::BreakStatement => {
+                let t = fc.scopes.iter().rev().find_map(|s| match s {
+                    Scope::Loop(i) => Some(Some(JumpTarget::Loop(*i))),
+                    Scope::Switch => Some(Some(JumpTarget::Switch)),
+                    Scope::Lambda => Some(None),
+                });
+                (JumpKind::Break, t.flatten())
+            }
+            K::ContinueStatement => {
+                let t = fc.scopes.iter().rev().find_map(|s| match s {
+                    Scope::Loop(i) => Some(Some(JumpTarget::Loop(*i))),
+                    Scope::Switch => None,
+                    Scope::Lambda => Some(None),
+                });
+                (JumpKind::Continue, t.flatten())
+            }
+            K::ReturnStatement => {
+                let t = if fc.lambda_depth > 0 { JumpTarget::Lambda } else { JumpTarget::Function };
+                (JumpKind::Return, Some(t))
+            }
+            _ => {
+                let l = node.child_by_field_name("label").map(|l| text_of(l, src)).unwrap_or_default();
+                (JumpKind::Goto, Some(JumpTarget::Label(l)))
+            }
+        };
+        if let Some(target) = target {
+            fc.f.jumps.push(Jump { kind, target, span: span_of(node) });
+        }
+    }
+
+    // ---------------------------------------------------------------- calls, names, declarations
+
+    fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let Some(func) = node.child_by_field_name("function") else { return };
+        let mut receiver = None;
+        let mut qualifier = None;
+        let mut cur = func;
+        let mut callee_node = None;
+        for _ in 0..64 {
+            match cur.kind() {
+                "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => {
+                    callee_node = Some(cur);
+                    break;
+                }
+                "qualified_identifier" => {
+                    let Some(n) = cur.child_by_field_name("name") else { break };
+                    if qualifier.is_none() {
+                        let q = &src[cur.start_byte()..n.start_byte()];
+                        let q = String::from_utf8_lossy(q);
+                        let q = q.trim().trim_end_matches("::").trim().to_string();
+                        qualifier = Some(q);
+                    }
+                    cur = n;
+                }
+                "template_function" | "template_method" => match cur.child_by_field_name("name") {
+                    Some(n) => cur = n,
+                    None => break,
+                },
+                "field_expression" => {
+                    receiver = cur.child_by_field_name("argument").map(|a| text_of(a, src));
+                    match cur.child_by_field_name("field") {
+                        Some(f) => cur = f,
+                        None => break,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let Some(cn) = callee_node else { return };
+        let callee = text_of(cn, src);
+        let args_node = node.child_by_field_name("arguments");
+        let mut arg_spans = Vec::new();
+        let mut arg_nodes = Vec::new();
+        if let Some(a) = args_node {
+            let mut c = a.walk();
+            for ch in a.named_children(&mut c) {
+                if ch.kind() != "comment" {
+                    arg_spans.push(span_of(ch));
+                    arg_nodes.push(ch);
+                }
+            }
+        }
+        if callee == "_Pragma" {
+            // `_Pragma("unroll") for (...)`: the pragma applies to the next statement.
+            if let (Some(a), Some(stmt)) = (arg_nodes.first(), parent) {
+                let t = text_of(*a, src);
+                let t = t.trim().trim_start_matches(['L', 'u', 'U', '8']).trim_matches('"').replace("\\\"", "\"");
+                let ints = &self.macro_ints;
+                if let Some(hint) = parse_pragma_text(&t, |n| ints.get(n).copied()) {
+                    if let Some(gp) = stmt.parent() {
+                        self.pending_pragma = Some(PendingPragma {
+                            pragma: Pragma { hint, span: span_of(node) },
+                            parent: if stmt.kind() == "expression_statement" { gp.id() } else { stmt.id() },
+                            end: if stmt.kind() == "expression_statement" { stmt.end_byte() } else { node.end_byte() },
+                        });
+                    }
+                }
+            }
+            return;
+        }
+        if callee == "HIP_DYNAMIC_SHARED" {
+            if let Some(n) = arg_nodes.get(1) {
+                self.add_shared(text_of(*n, src).trim().to_string(), SharedKind::HipDynamicMacro, span_of(node), node);
+            }
+        }
+        if !self.in_body(node) {
+            return;
+        }
+        let arg_ints = arg_nodes.iter().map(|a| int_value(*a, src)).collect();
+        let Some(fc) = self.fns.last_mut() else { return };
+        if cn.kind() == "identifier" {
+            self.skip_ident = Some(cn.id());
+            if receiver.is_none() {
+                fc.extra_refs.push(MacroRef { name: callee.clone(), span: span_of(cn) });
+            }
+        }
+        fc.f.calls.push(Call {
+            callee,
+            receiver,
+            qualifier,
+            span: span_of(node),
+            callee_span: span_of(cn),
+            args: args_node.map(span_of).unwrap_or_else(|| span_of(node)),
+            arg_spans,
+            arg_ints,
+        });
+    }
+
+    fn add_shared(&mut self, name: String, kind: SharedKind, span: Span, node: Node<'_>) {
+        let d = SharedDecl { name, kind, span };
+        if self.in_body(node) {
+            if let Some(fc) = self.fns.last_mut() {
+                fc.f.shared.push(d);
+                return;
+            }
+        }
+        self.out.shared.push(d);
+    }
+
+    fn declaration(&mut self, node: Node<'_>, k: K) {
+        let src = self.src;
+        let in_fn = self.in_body(node);
+        let (mut shared, mut is_extern) = (false, false);
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            match ch.kind() {
+                "type_qualifier" if bytes_of(ch, src) == b"__shared__" => shared = true,
+                "storage_class_specifier" if bytes_of(ch, src) == b"extern" => is_extern = true,
+                _ => {}
+            }
+        }
+        let type_text = node.child_by_field_name("type").map(|t| text_of(t, src)).unwrap_or_default();
+        let default_value = if k == K::FieldDeclaration { node.child_by_field_name("default_value") } else { None };
+        let mut c = node.walk();
+        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut c).collect();
+        for d in declarators {
+            let (name_node, value, is_ptr) = declarator_name(Some(d));
+            if d.kind() == "function_declarator" || name_node.is_none() {
+                // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
+                if let Some(fd) = find_function_declarator(d) {
+                    let callee = fd.child_by_field_name("declarator").map(|n| bytes_of(n, src));
+                    if callee == Some(b"HIP_DYNAMIC_SHARED") {
+                        if let Some(name) = fd.child_by_field_name("parameters").and_then(|p| second_list_item(p, src)) {
+                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(name_node) = name_node else { continue };
+            let name = text_of(name_node, src);
+            if shared {
+                let kind = if is_extern { SharedKind::ExternDynamic } else { SharedKind::Static };
+                self.add_shared(name.clone(), kind, span_of(node), node);
+            }
+            let value = value.or(default_value);
+            if !in_fn && value.is_none() {
+                continue;
+            }
+            let decl = VarDecl {
+                name,
+                type_text: type_text.clone(),
+                span: span_of(node),
+                name_span: span_of(name_node),
+                init: value.map(span_of),
+                init_idents: Vec::new(),
+                is_pointer_or_ref: is_ptr,
+                init_int: value.and_then(|v| int_value(v, src)),
+            };
+            let r = if in_fn {
+                let Some(fc) = self.fns.last_mut() else { continue };
+                fc.f.decls.push(decl);
+                DeclRef::Local(fc.f.decls.len() - 1)
+            } else {
+                self.out.globals.push(decl);
+                DeclRef::Global(self.out.globals.len() - 1)
+            };
+            if d.kind() == "init_declarator" && value.is_some() {
+                self.init_map.push((d.id(), r));
+            }
+        }
+    }
+
+    fn ident(&mut self, node: Node<'_>, k: K, field: Option<&'static str>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let raw = bytes_of(node, src);
+        if raw == b"HIP_DYNAMIC_SHARED" {
+            // Macro use that the grammar turned into an ERROR: `HIP_DYNAMIC_SHARED(float, s)` without `;`.
+            if let Some(p) = parent {
+                if p.kind() == "function_declarator" && field == Some("declarator") {
+                    let in_decl = p.parent().is_some_and(|gp| gp.kind() == "declaration");
+                    if !in_decl {
+                        if let Some(name) = p.child_by_field_name("parameters").and_then(|l| second_list_item(l, src)) {
+                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
+                        }
+                    }
+                }
+            }
+        }
+        if !self.in_body(node) {
+            return;
+        }
+        let name = String::from_utf8_lossy(raw).into_owned();
+        let span = span_of(node);
+        let is_callee = self.skip_ident == Some(node.id());
+        // Lane-arithmetic operands and initialiser names.
+        if !self.collect_stack.is_empty() {
+            if let Some(fc) = self.fns.last_mut() {
+                for &ci in self.collect_stack.iter().rev().take(COLLECT_FANOUT) {
+                    if let Some(op) = fc.f.const_ops.get_mut(ci) {
+                        if !op.operand_names.contains(&name) {
+                            op.operand_names.push(name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let Some(fc) = self.fns.last_mut() else { return };
+        if k == K::TypeIdentifier || is_callee {
+            if k == K::TypeIdentifier {
+                fc.extra_refs.push(MacroRef { name, span });
+            }
+            return;
+        }
+        if !self.init_stack.is_empty() {
+            for r in self.init_stack.iter().rev().take(COLLECT_FANOUT) {
+                let d = match *r {
+                    DeclRef::Local(i) => fc.f.decls.get_mut(i),
+                    DeclRef::Global(i) => self.out.globals.get_mut(i),
+                };
+                if let Some(d) = d {
+                    if !d.init_idents.contains(&name) {
+                        d.init_idents.push(name.clone());
+                    }
+                }
+            }
+        }
+        let pk = parent.map(|p| self.kinds.of(p.kind_id())).unwrap_or(K::Other);
+        let access = if field == Some("declarator") {
+            Access::Decl
+        } else if (pk == K::AssignmentExpression && field == Some("left")) || pk == K::UpdateExpression {
+            Access::Write
+        } else if pk == K::PointerExpression
+            && parent.and_then(|p| p.child_by_field_name("operator")).is_some_and(|o| bytes_of(o, src) == b"&")
+        {
+            Access::Write
+        } else {
+            Access::Read
+        };
+        if access == Access::Write {
+            fc.writes.entry(name.clone()).or_default().push(span.start);
+        }
+        fc.f.idents.push(IdentUse { name, span, access });
+    }
+
+    fn const_op(&mut self, node: Node<'_>) {
+        if !self.in_body(node) {
+            return;
+        }
+        let src = self.src;
+        let (Some(l), Some(o), Some(r)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
+        else {
+            return;
+        };
+        let op = bytes_of(o, src);
+        if !CONST_OPS.contains(&op) {
+            return;
+        }
+        let (lv, rv) = (int_value(l, src), int_value(r, src));
+        let (constant, on_right, lit) = match (lv, rv) {
+            (None, Some(v)) => (v, true, r),
+            (Some(v), None) => (v, false, l),
+            _ => return,
+        };
+        let Some(fc) = self.fns.last_mut() else { return };
+        fc.f.const_ops.push(ConstOp {
+            op: String::from_utf8_lossy(op).into_owned(),
+            constant,
+            constant_on_right: on_right,
+            span: span_of(node),
+            constant_span: span_of(lit),
+            operand_names: Vec::new(),
+        });
+        self.collect_stack.push(fc.f.const_ops.len() - 1);
+        self.pops.push((node.id(), Pop::Collect));
+    }
+
+    // ---------------------------------------------------------------- preprocessor
+
+    fn macro_def(&mut self, node: Node<'_>, k: K) {
+        let src = self.src;
+        let Some(name) = node.child_by_field_name("name") else { return };
+        let name = text_of(name, src);
+        let body = node.child_by_field_name("value").map(|v| join_continuations(bytes_of(v, src))).unwrap_or_default();
+        let params = if k == K::PreprocFunctionDef {
+            node.child_by_field_name("parameters").map(|p| {
+                let mut c = p.walk();
+                let v: Vec<String> = p.named_children(&mut c).filter(|n| n.kind() != "comment").map(|n| text_of(n, src)).collect();
+                v
+            })
+        } else {
+            None
+        };
+        if params.is_none() {
+            if let Some(v) = parse_int_literal(body.trim().trim_start_matches('(').trim_end_matches(')')) {
+                self.macro_ints.insert(name.clone(), v);
+            }
+        }
+        let (calls, idents) = body_names(&body);
+        self.out.macros.push(MacroDef { name, params, body, span: span_of(node), calls, idents });
+    }
+
+    fn preproc_call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let Some(dir) = node.child_by_field_name("directive") else { return };
+        let d = bytes_of(dir, src);
+        let d: Vec<u8> = d.iter().copied().filter(|b| !b.is_ascii_whitespace() && *b != b'#').collect();
+        if d != b"pragma" {
+            return;
+        }
+        let arg = node.child_by_field_name("argument").map(|a| text_of(a, src)).unwrap_or_default();
+        let ints = &self.macro_ints;
+        let Some(hint) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else { return };
+        let mut span = span_of(node);
+        while span.end > span.start && matches!(src.get(span.end - 1), Some(b'\n' | b'\r')) {
+            span.end -= 1;
+        }
+        self.pending_pragma = Some(PendingPragma {
+            pragma: Pragma { hint, span },
+            parent: parent.map(|p| p.id()).unwrap_or(usize::MAX),
+            end: node.end_byte(),
+        });
+    }
+
+    // ---------------------------------------------------------------- post-pass
+
+    fn finish(mut self) -> SourceFile {
+        let src = self.src;
+        self.out.crlf = memchr_crlf(src);
+        let mut finished = std::mem::take(&mut self.finished);
+        finished.sort_by_key(|f| f.f.span.start);
+        let macros: HashMap<&str, &MacroDef> = self.out.macros.iter().map(|m| (m.name.as_str(), m)).collect();
+        let mut functions = Vec::with_capacity(finished.len());
+        for mut fin in finished {
+            if !macros.is_empty() {
+                let mut refs: Vec<MacroRef> = fin
+                    .f
+                    .idents
+                    .iter()
+                    .filter(|i| macros.contains_key(i.name.as_str()))
+                    .map(|i| MacroRef { name: i.name.clone(), span: i.span })
+                    .collect();
+                refs.extend(fin.extra_refs.into_iter().filter(|r| macros.contains_key(r.name.as_str())));
+                refs.sort_by_key(|r| r.span.start);
+                refs.dedup_by_key(|r| r.span.start);
+                fin.f.macro_refs = refs;
+                if fin.f.kind == FunctionKind::Host {
+                    for cand in &fin.qual_candidates {
+                        if let Some(kind) = qualifier_through_macros(cand, &macros) {
+                            fin.f.kind = kind;
+                            fin.f.qualifier_macro = Some(cand.clone());
+                            break;
+                        }
+                    }
+                }
+            }
+            functions.push(fin.f);
+        }
+        self.out.functions = functions;
+        self.out.inert.sort_by_key(|s| s.start);
+        self.out
+    }
+}
+
+fn is_loop(k: K) -> bool {
+    matches!(k, K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement)
+}
+
+fn memchr_crlf(src: &[u8]) -> bool {
+    match src.iter().position(|&b| b == b'\n') {
+        Some(i) => i > 0 && src[i - 1] == b'\r',
+        None => false,
+    }
+}
+
+/// Does the macro `name` expand (transitively, through other macros) to `__global__` or
+/// `__device__`? Kernel wins over device. Cycle-safe and depth-bounded.
+fn qualifier_through_macros(name: &str, macros: &HashMap<&str, &MacroDef>) -> Option<FunctionKind> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut stack: Vec<&str> = vec![name];
+    let mut found = None;
+    while let Some(n) = stack.pop() {
+        if !seen.insert(n) || seen.len() > 256 {
+            continue;
+        }
+        let Some(m) = macros.get(n) else { continue };
+        for t in m.idents.iter().chain(m.calls.iter()) {
+            match t.as_str() {
+                "__global__" | "__launch_bounds__" => return Some(FunctionKind::Kernel),
+                "__device__" => found = Some(FunctionKind::Device),
+                other => {
+                    if let Some((k, _)) = macros.get_key_value(other) {
+                        stack.push(k);
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// `(content)` without its parentheses.
+fn inner_span(n: Node<'_>) -> Span {
+    let mut s = span_of(n);
+    if s.len() >= 2 {
+        s.start += 1;
+        s.end -= 1;
+        s.column += 1;
+    }
+    s
+}
+
+/// Walks a declarator chain to the declared name: (name, initialiser, is pointer or reference).
+fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, bool) {
+    let mut d = d;
+    let mut value = None;
+    let mut is_ptr = false;
+    let mut guard = 0;
+    while let Some(x) = d {
+        guard += 1;
+        if guard > 256 {
+            return (None, value, is_ptr);
+        }
+        match x.kind() {
+            "identifier" | "field_identifier" => return (Some(x), value, is_ptr),
+            "init_declarator" => {
+                value = x.child_by_field_name("value");
+                d = x.child_by_field_name("declarator");
+            }
+            "pointer_declarator" | "reference_declarator" => {
+                is_ptr = true;
+                d = x.child_by_field_name("declarator").or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
+            }
+            "array_declarator" | "attributed_declarator" => d = x.child_by_field_name("declarator"),
+            "parenthesized_declarator" => d = x.named_child(0),
+            _ => return (None, value, is_ptr),
+        }
+    }
+    (None, value, is_ptr)
+}
+
+fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
+    let mut cur = Some(d);
+    for _ in 0..16 {
+        let x = cur?;
+        if x.kind() == "function_declarator" {
+            return Some(x);
+        }
+        cur = x.child_by_field_name("declarator");
+    }
+    None
+}
+
+/// The text of the second item of a parenthesised list (`(float, smem)` -> `smem`).
+fn second_list_item(list: Node<'_>, src: &[u8]) -> Option<String> {
+    let mut c = list.walk();
+    let item = list.named_children(&mut c).filter(|n| n.kind() != "comment").nth(1)?;
+    let t = text_of(item, src);
+    let t = t.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
+    let mut n = n;
+    let mut neg = false;
+    for _ in 0..8 {
+        match n.kind() {
+            "number_literal" => {
+                let v = parse_int_literal(&text_of(n, src))?;
+                return Some(if neg { -v } else { v });
+            }
+            "parenthesized_expression" => n = n.named_child(0)?,
+            "unary_expression" if n.child_by_field_name("operator").is_some_and(|o| bytes_of(o, src) == b"-") => {
+                neg = !neg;
+                n = n.child_by_field_name("argument")?;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `ns::f<T, U<V>>` -> `ns::f`.
+fn strip_template_args(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    for ch in s.chars() {
+        match ch {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}

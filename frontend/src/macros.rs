@@ -1,0 +1,111 @@
+//! `#define` bodies: the replacement text is not parsed by the grammar, so this lexes it (skipping
+//! comments and string/char literals) into the names it calls and the other identifiers it uses.
+
+/// Joins continuation lines (`\` newline) and trims the replacement text.
+pub(crate) fn join_continuations(raw: &[u8]) -> String {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'\\' {
+            let mut j = i + 1;
+            if raw.get(j) == Some(&b'\r') {
+                j += 1;
+            }
+            if raw.get(j) == Some(&b'\n') {
+                out.push(b' ');
+                i = j + 1;
+                continue;
+            }
+        }
+        out.push(raw[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).trim().to_string()
+}
+
+const KEYWORDS: &[&str] = &[
+    "if", "else", "while", "for", "do", "switch", "case", "default", "return", "break", "continue", "goto",
+    "sizeof", "alignof", "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
+    "const", "volatile", "int", "unsigned", "signed", "float", "double", "char", "short", "long", "void",
+    "bool", "auto", "static", "extern", "inline", "struct", "class", "typename", "template", "true", "false",
+];
+
+/// Splits a macro body into (called names, other identifiers), each deduplicated in order.
+pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>) {
+    let b = body.as_bytes();
+    let mut calls: Vec<String> = Vec::new();
+    let mut idents: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'/' && b.get(i + 1) == Some(&b'/') {
+            break;
+        }
+        if c == b'/' && b.get(i + 1) == Some(&b'*') {
+            i = match body[i + 2..].find("*/") {
+                Some(k) => i + 2 + k + 2,
+                None => b.len(),
+            };
+            continue;
+        }
+        if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            // Numbers (with suffixes like 0xffu) are not identifiers.
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.' || b[i] == b'\'') {
+                i += 1;
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let name = &body[s..i];
+            if KEYWORDS.contains(&name) {
+                continue;
+            }
+            // Skip `.member` / `->member`: a member name is not a use of a name.
+            let prev = body[..s].trim_end();
+            let is_member = prev.ends_with('.') || prev.ends_with("->");
+            let mut j = i;
+            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                j += 1;
+            }
+            // A template call `f<T>(...)` is rare in macros; `f (` and `f(` are calls.
+            let is_call = b.get(j) == Some(&b'(');
+            let list = if is_call { &mut calls } else { &mut idents };
+            if !(is_member && !is_call) && !list.iter().any(|n| n == name) {
+                list.push(name.to_string());
+            } else if is_member && is_call && !calls.iter().any(|n| n == name) {
+                calls.push(name.to_string());
+            }
+            continue;
+        }
+        i += 1;
+    }
+    (calls, idents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexes_bodies() {
+        let (c, i) = body_names(r#"do { __syncthreads(); x = "atomicAdd(" + y.z; g.sync(); } while (0) // f()"#);
+        assert_eq!(c, vec!["__syncthreads", "sync"]);
+        assert_eq!(i, vec!["x", "y", "g"]);
+        assert_eq!(join_continuations(b"a \\\n b \\\r\n c"), "a   b   c");
+    }
+}
