@@ -1,0 +1,924 @@
+//! From the frontend IR to a [`LoopShape`]: proves (or refuses) every fact manual unrolling needs.
+//!
+//! The IR gives the loop's spans, its canonical header, identifier uses with their access,
+//! jumps with their targets, declarations and macros. What the IR does not say directly
+//! (unary `&`, member access, calls inside the bound, preprocessor lines in the body) is read
+//! from the tokens of the loop's own text with [`crate::text::tokenize`].
+
+use crate::refusal::{Part, Refusal};
+use crate::shape::{Direction, IntType, LoopShape, StepShape};
+use crate::text::{self, Tok, Token};
+use frontend::{
+    Access, CmpOp, Expr, Function, JumpKind, JumpTarget, Loop, LoopKind, SourceFile, Span, Step,
+};
+use std::ops::Range;
+
+/// HIP/CUDA built-in variables: constant for a thread's lifetime.
+const BUILTINS: &[&str] = &[
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+    "hipThreadIdx_x",
+    "hipThreadIdx_y",
+    "hipThreadIdx_z",
+    "hipBlockIdx_x",
+    "hipBlockIdx_y",
+    "hipBlockIdx_z",
+    "hipBlockDim_x",
+    "hipBlockDim_y",
+    "hipBlockDim_z",
+    "hipGridDim_x",
+    "hipGridDim_y",
+    "hipGridDim_z",
+];
+
+/// Built-ins of unsigned type.
+const UNSIGNED_BUILTINS: &[&str] = &[
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "hipThreadIdx_x",
+    "hipThreadIdx_y",
+    "hipThreadIdx_z",
+    "hipBlockIdx_x",
+    "hipBlockIdx_y",
+    "hipBlockIdx_z",
+    "hipBlockDim_x",
+    "hipBlockDim_y",
+    "hipBlockDim_z",
+    "hipGridDim_x",
+    "hipGridDim_y",
+    "hipGridDim_z",
+];
+
+/// Side-effect-free functions a bound may call.
+const PURE_CALLS: &[&str] = &[
+    "min", "max", "umin", "umax", "llmin", "llmax", "ullmin", "ullmax", "abs", "sizeof", "alignof",
+];
+
+const TYPE_WORDS: &[&str] = &[
+    "int",
+    "unsigned",
+    "signed",
+    "long",
+    "short",
+    "char",
+    "size_t",
+    "ptrdiff_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "int16_t",
+    "uint16_t",
+    "int8_t",
+    "uint8_t",
+    "uint",
+    "std",
+    "static_cast",
+    "const",
+    "true",
+    "false",
+    "nullptr",
+];
+
+const UNSIGNED_TYPE_WORDS: &[&str] = &[
+    "unsigned", "size_t", "uint32_t", "uint64_t", "uint16_t", "uint8_t", "uint",
+];
+
+const ASSIGN_OPS: &[&str] = &[
+    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "++", "--",
+];
+
+fn span_range(s: Span) -> Range<usize> {
+    s.start..s.end
+}
+
+fn inside(outer: &Range<usize>, s: Span) -> bool {
+    outer.start <= s.start && s.end <= outer.end
+}
+
+fn line_of(src: &[u8], pos: usize) -> u32 {
+    src[..pos.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+        + 1
+}
+
+/// Is the token at `i` a unary operator (no operand before it)?
+fn is_unary(toks: &[Token], i: usize) -> bool {
+    match i.checked_sub(1).map(|p| &toks[p].tok) {
+        None => true,
+        Some(Tok::Ident(w)) => matches!(w.as_str(), "return" | "case" | "sizeof"),
+        Some(Tok::Num(_) | Tok::Str) => false,
+        Some(Tok::Punct(")" | "]")) => false,
+        Some(_) => true,
+    }
+}
+
+struct Ctx<'a> {
+    src: &'a [u8],
+    file: &'a SourceFile,
+    func: &'a Function,
+    var: &'a str,
+    body: Range<usize>,
+    /// Tokens of the whole function definition.
+    func_toks: Vec<Token>,
+}
+
+impl Ctx<'_> {
+    fn line(&self, pos: usize) -> u32 {
+        line_of(self.src, pos)
+    }
+
+    /// Declared type text of `name` (a local declared before `before`, or a parameter).
+    fn type_of(&self, name: &str, before: usize) -> Option<&str> {
+        self.func
+            .decls
+            .iter()
+            .filter(|d| d.name == name && d.span.start < before)
+            .next_back()
+            .map(|d| d.type_text.as_str())
+            .or_else(|| {
+                self.func
+                    .params
+                    .iter()
+                    .find(|p| p.name == name)
+                    .map(|p| p.type_text.as_str())
+            })
+    }
+
+    fn is_local_or_param(&self, name: &str) -> bool {
+        self.func.decls.iter().any(|d| d.name == name)
+            || self.func.params.iter().any(|p| p.name == name)
+    }
+
+    /// `&name` (unary), or `name` bound to a reference declaration, anywhere in the function.
+    fn address_taken(&self, name: &str) -> Option<usize> {
+        let t = &self.func_toks;
+        for i in 0..t.len() {
+            if t[i].tok == Tok::Punct("&") && is_unary(t, i) {
+                // `&name`, `&name[3]` and `&(name)` all take an address of (part of) name.
+                let mut j = i + 1;
+                while j < t.len() && t[j].tok == Tok::Punct("(") {
+                    j += 1;
+                }
+                if matches!(&t.get(j).map(|x| &x.tok), Some(Tok::Ident(w)) if w == name) {
+                    return Some(t[i].range.start);
+                }
+            }
+        }
+        for d in &self.func.decls {
+            if d.is_pointer_or_ref
+                && d.type_text.contains('&')
+                && d.init_idents.iter().any(|n| n == name)
+            {
+                return Some(d.span.start);
+            }
+        }
+        for p in &self.func.params {
+            if p.name == name && p.type_text.contains('&') {
+                return Some(p.span.start);
+            }
+        }
+        None
+    }
+
+    /// Names in the function's signature and template header (template parameters and the
+    /// like): constants for the loop.
+    fn in_signature(&self, name: &str) -> bool {
+        let sig = self.func.span.start..self.func.body.start;
+        self.func_toks.iter().any(|t| {
+            inside(
+                &sig,
+                Span {
+                    start: t.range.start,
+                    end: t.range.end,
+                    ..Default::default()
+                },
+            ) && matches!(&t.tok, Tok::Ident(w) if w == name)
+        }) && !self.func.params.iter().any(|p| p.name == name)
+    }
+
+    fn macro_def(&self, name: &str) -> Option<&frontend::MacroDef> {
+        self.file.macros.iter().rev().find(|m| m.name == name)
+    }
+
+    /// Prove that the bound or step expression in `range` is loop-invariant and free of side
+    /// effects; returns the variables it reads (locals and parameters).
+    fn invariant(&self, part: Part, range: Range<usize>) -> Result<Vec<String>, Refusal> {
+        let toks = text::tokenize(self.src, range);
+        let mut vars = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            let prev = i.checked_sub(1).map(|p| &toks[p].tok);
+            let next = toks.get(i + 1).map(|x| &x.tok);
+            match &t.tok {
+                Tok::Punct("[") => {
+                    return Err(Refusal::ReadsMemory {
+                        part,
+                        what: "[]".into(),
+                    })
+                }
+                Tok::Punct("->") => {
+                    return Err(Refusal::ReadsMemory {
+                        part,
+                        what: "->".into(),
+                    })
+                }
+                Tok::Punct(p) if ASSIGN_OPS.contains(p) => {
+                    return Err(Refusal::SideEffects {
+                        part,
+                        op: p.to_string(),
+                    })
+                }
+                Tok::Punct(p @ ("*" | "&")) if is_unary(&toks, i) => {
+                    return Err(Refusal::ReadsMemory {
+                        part,
+                        what: format!("unary {p}"),
+                    });
+                }
+                Tok::Punct(".") => {
+                    let ok = matches!(prev, Some(Tok::Ident(w)) if BUILTINS.contains(&w.as_str()));
+                    if !ok {
+                        return Err(Refusal::ReadsMemory {
+                            part,
+                            what: "member access".into(),
+                        });
+                    }
+                }
+                Tok::Str => {
+                    return Err(Refusal::ReadsMemory {
+                        part,
+                        what: "string literal".into(),
+                    })
+                }
+                Tok::Ident(w) => {
+                    if matches!(prev, Some(Tok::Punct("." | "->"))) {
+                        continue;
+                    }
+                    if matches!(prev, Some(Tok::Punct("::"))) {
+                        // A qualified name: a namespace constant, or a call.
+                        if next == Some(&Tok::Punct("(")) && !PURE_CALLS.contains(&w.as_str()) {
+                            return Err(Refusal::CallsFunction {
+                                part,
+                                callee: w.clone(),
+                            });
+                        }
+                        continue;
+                    }
+                    if w == self.var {
+                        return Err(Refusal::ReadsInductionVariable { part });
+                    }
+                    if TYPE_WORDS.contains(&w.as_str()) || BUILTINS.contains(&w.as_str()) {
+                        continue;
+                    }
+                    if next == Some(&Tok::Punct("(")) {
+                        if PURE_CALLS.contains(&w.as_str()) {
+                            continue;
+                        }
+                        if let Some(m) = self.macro_def(w) {
+                            if m.calls.is_empty() && !m.body.contains('[') && !m.body.contains("->")
+                            {
+                                continue;
+                            }
+                        }
+                        return Err(Refusal::CallsFunction {
+                            part,
+                            callee: w.clone(),
+                        });
+                    }
+                    if next == Some(&Tok::Punct("::")) {
+                        continue;
+                    }
+                    if let Some(m) = self.macro_def(w) {
+                        if !m.calls.is_empty() {
+                            return Err(Refusal::CallsFunction {
+                                part,
+                                callee: m.calls[0].clone(),
+                            });
+                        }
+                        if m.body.contains('[') || m.body.contains("->") || m.body.contains('=') {
+                            return Err(Refusal::ReadsMemory {
+                                part,
+                                what: format!("macro {w}"),
+                            });
+                        }
+                        vars.extend(
+                            m.idents
+                                .iter()
+                                .filter(|n| self.is_local_or_param(n))
+                                .cloned(),
+                        );
+                        continue;
+                    }
+                    if self.is_local_or_param(w) {
+                        vars.push(w.clone());
+                        continue;
+                    }
+                    if self.in_signature(w) || looks_constant(w) {
+                        continue;
+                    }
+                    return Err(Refusal::ReadsNonLocal {
+                        part,
+                        name: w.clone(),
+                    });
+                }
+                _ => {}
+            }
+        }
+        vars.sort();
+        vars.dedup();
+        for v in &vars {
+            if v == self.var {
+                return Err(Refusal::ReadsInductionVariable { part });
+            }
+            if let Some(u) =
+                self.func.idents.iter().find(|u| {
+                    u.name == *v && u.access == Access::Write && inside(&self.body, u.span)
+                })
+            {
+                return Err(Refusal::WritesInvariant {
+                    part,
+                    name: v.clone(),
+                    line: u.span.line,
+                });
+            }
+            if let Some(pos) = self.address_taken(v) {
+                return Err(Refusal::InvariantAddressTaken {
+                    part,
+                    name: v.clone(),
+                    line: self.line(pos),
+                });
+            }
+        }
+        Ok(vars)
+    }
+
+    /// May the comparison in the condition be done in an unsigned type? True unless every
+    /// operand of the bound is known to be signed.
+    fn bound_may_be_unsigned(&self, range: Range<usize>) -> bool {
+        let toks = text::tokenize(self.src, range.clone());
+        for (i, t) in toks.iter().enumerate() {
+            let prev = i.checked_sub(1).map(|p| &toks[p].tok);
+            match &t.tok {
+                Tok::Num(n) => {
+                    let lower = n.to_ascii_lowercase();
+                    if lower.contains('u')
+                        || lower.starts_with("0x")
+                        || lower.starts_with("0b")
+                        || (lower.starts_with('0') && lower.len() > 1)
+                    {
+                        return true;
+                    }
+                }
+                Tok::Ident(w) => {
+                    if matches!(prev, Some(Tok::Punct("." | "->" | "::"))) {
+                        continue;
+                    }
+                    if UNSIGNED_BUILTINS.contains(&w.as_str())
+                        || UNSIGNED_TYPE_WORDS.contains(&w.as_str())
+                    {
+                        return true;
+                    }
+                    if w == "sizeof" || w == "alignof" {
+                        return true;
+                    }
+                    if TYPE_WORDS.contains(&w.as_str())
+                        || w == "warpSize"
+                        || PURE_CALLS.contains(&w.as_str())
+                    {
+                        continue;
+                    }
+                    match self.type_of(w, range.start).and_then(IntType::from_text) {
+                        Some(t) if t.signed => {}
+                        _ => {
+                            // A macro whose body is a plain decimal literal is a signed int.
+                            let signed_macro = self.macro_def(w).is_some_and(|m| {
+                                m.params.is_none()
+                                    && m.body
+                                        .trim()
+                                        .trim_start_matches('(')
+                                        .trim_end_matches(')')
+                                        .trim()
+                                        .parse::<i64>()
+                                        .is_ok()
+                            });
+                            if !signed_macro {
+                                return true;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Value of a constant expression (integer literals, `-`, `+`, `*`, object-like macros
+    /// holding a literal); `None` when not constant or written with an unsigned suffix.
+    fn const_value(&self, e: &Expr) -> Option<i128> {
+        match e {
+            Expr::Int { value, span } => {
+                let t =
+                    String::from_utf8_lossy(&self.src[span.start..span.end]).to_ascii_lowercase();
+                if t.contains('u') {
+                    None
+                } else {
+                    Some(*value)
+                }
+            }
+            Expr::Unary { op, operand, .. } if op == "-" => self.const_value(operand).map(|v| -v),
+            Expr::Unary { op, operand, .. } if op == "+" => self.const_value(operand),
+            Expr::Binary { op, lhs, rhs, .. } => {
+                let (a, b) = (self.const_value(lhs)?, self.const_value(rhs)?);
+                match op.as_str() {
+                    "+" => a.checked_add(b),
+                    "-" => a.checked_sub(b),
+                    "*" => a.checked_mul(b),
+                    _ => None,
+                }
+            }
+            Expr::Ident { name, .. } => {
+                let m = self.macro_def(name)?;
+                if m.params.is_some() {
+                    return None;
+                }
+                m.body
+                    .trim()
+                    .trim_start_matches('(')
+                    .trim_end_matches(')')
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .map(i128::from)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `ALL_CAPS` names and `kName` constants: macros or constants from headers and templates.
+fn looks_constant(w: &str) -> bool {
+    let caps = w.chars().any(|c| c.is_ascii_uppercase())
+        && w.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let k =
+        w.len() > 1 && w.starts_with('k') && w[1..].starts_with(|c: char| c.is_ascii_uppercase());
+    caps || k
+}
+
+/// Trip count of `for (i = a; i CMP b; i += s)` when a, b, s are constants and every value the
+/// loop computes stays inside `ty` (so no wrap can make it run differently).
+pub fn constant_trip(ty: IntType, a: i128, b: i128, s: i128, cmp: CmpOp) -> Option<u128> {
+    if s == 0 || a < ty.min() || a > ty.max() || b < ty.min() || b > ty.max() {
+        return None;
+    }
+    let t: i128 = match (cmp, s > 0) {
+        (CmpOp::Lt, true) => {
+            if a < b {
+                (b - a + s - 1) / s
+            } else {
+                0
+            }
+        }
+        (CmpOp::Le, true) => {
+            if a <= b {
+                (b - a) / s + 1
+            } else {
+                0
+            }
+        }
+        (CmpOp::Gt, false) => {
+            if a > b {
+                (a - b + (-s) - 1) / (-s)
+            } else {
+                0
+            }
+        }
+        (CmpOp::Ge, false) => {
+            if a >= b {
+                (a - b) / (-s) + 1
+            } else {
+                0
+            }
+        }
+        _ => return None,
+    };
+    let last = a.checked_add(t.checked_mul(s)?)?;
+    if last < ty.min() || last > ty.max() {
+        return None;
+    }
+    Some(t as u128)
+}
+
+fn cmp_text(c: CmpOp) -> &'static str {
+    match c {
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => ">=",
+        CmpOp::Ne => "!=",
+    }
+}
+
+/// Build the [`LoopShape`] of `lp` (a loop of `func`), or say why it cannot be unrolled by hand.
+pub fn from_ir(
+    src: &[u8],
+    file: &SourceFile,
+    func: &Function,
+    lp: &Loop,
+) -> Result<LoopShape, Refusal> {
+    if lp.kind != LoopKind::For {
+        let kind = match lp.kind {
+            LoopKind::While => "while",
+            LoopKind::Do => "do",
+            LoopKind::RangeFor => "range-for",
+            LoopKind::For => "for",
+        };
+        return Err(Refusal::NotAForLoop { kind: kind.into() });
+    }
+    let span = span_range(lp.span);
+    if file
+        .parse_errors
+        .iter()
+        .any(|e| e.span.start < span.end && span.start < e.span.end.max(e.span.start + 1))
+    {
+        return Err(Refusal::ParseErrorsInLoop);
+    }
+    for r in [lp.init, lp.condition, lp.update].into_iter().flatten() {
+        if text::has_top_level_comma(src, span_range(r)) {
+            return Err(Refusal::CommaInHeader);
+        }
+    }
+    let (Some(h), Some(cond), Some(update)) = (&lp.header, lp.condition, lp.update) else {
+        return Err(Refusal::NonCanonicalHeader);
+    };
+    let var = h.var.as_str();
+    let body = span_range(lp.body);
+    let func_toks = text::tokenize(src, span_range(func.span));
+    let cx = Ctx {
+        src,
+        file,
+        func,
+        var,
+        body: body.clone(),
+        func_toks,
+    };
+
+    if h.cmp == CmpOp::Ne {
+        return Err(Refusal::UnsupportedComparison { op: "!=".into() });
+    }
+    let up_cmp = matches!(h.cmp, CmpOp::Lt | CmpOp::Le);
+    let (direction, step) = match &h.step {
+        Step::Const(0) => return Err(Refusal::ZeroStep),
+        Step::Const(c) => {
+            let dir = if *c > 0 {
+                Direction::Up
+            } else {
+                Direction::Down
+            };
+            if up_cmp != (dir == Direction::Up) {
+                return Err(Refusal::DirectionMismatch {
+                    step_dir: if dir == Direction::Up { "up" } else { "down" },
+                    cmp: cmp_text(h.cmp).into(),
+                });
+            }
+            (dir, StepShape::Const(c.unsigned_abs()))
+        }
+        Step::Add(e) | Step::Sub(e) => {
+            let dir = if matches!(h.step, Step::Add(_)) {
+                Direction::Up
+            } else {
+                Direction::Down
+            };
+            if up_cmp != (dir == Direction::Up) {
+                return Err(Refusal::UnknownStepSign {
+                    step: String::from_utf8_lossy(&src[span_range(e.span())]).into_owned(),
+                    cmp: cmp_text(h.cmp).into(),
+                });
+            }
+            cx.invariant(Part::Step, span_range(e.span()))?;
+            (dir, StepShape::Expr(span_range(e.span())))
+        }
+    };
+
+    let declared_in_init = h.var_type.is_some();
+    let ty_text = match &h.var_type {
+        Some(t) => t.clone(),
+        None => cx
+            .type_of(var, lp.span.start)
+            .map(str::to_string)
+            .unwrap_or_else(|| "?".into()),
+    };
+    let ty = IntType::from_text(&ty_text).ok_or_else(|| Refusal::UnknownInductionType {
+        var: var.into(),
+        ty: ty_text.clone(),
+    })?;
+    if let StepShape::Const(a) = step {
+        if !crate::manual::fits(ty, a, 2) {
+            return Err(Refusal::FactorTooLarge {
+                factor: 2,
+                ty: ty_text,
+                step: a,
+            });
+        }
+    }
+
+    // The bound: invariant, side-effect free, not reading the induction variable.
+    let bound = span_range(h.bound.span());
+    cx.invariant(Part::Bound, bound.clone())?;
+
+    // The induction variable inside the body: read only, never shadowed, address never taken.
+    for u in func
+        .idents
+        .iter()
+        .filter(|u| u.name == var && inside(&body, u.span))
+    {
+        match u.access {
+            Access::Decl => {
+                return Err(Refusal::ShadowsInductionVariable {
+                    var: var.into(),
+                    line: u.span.line,
+                })
+            }
+            Access::Write => {
+                let t = &cx.func_toks;
+                let amp = t
+                    .iter()
+                    .position(|x| x.range.start == u.span.start)
+                    .is_some_and(|i| {
+                        i > 0 && t[i - 1].tok == Tok::Punct("&") && is_unary(t, i - 1)
+                    });
+                return Err(if amp {
+                    Refusal::InductionVariableAddressTaken {
+                        var: var.into(),
+                        line: u.span.line,
+                    }
+                } else {
+                    Refusal::WritesInductionVariable {
+                        var: var.into(),
+                        line: u.span.line,
+                    }
+                });
+            }
+            Access::Read => {}
+        }
+    }
+    if let Some(d) = func
+        .decls
+        .iter()
+        .find(|d| d.name == var && inside(&body, d.span))
+    {
+        return Err(Refusal::ShadowsInductionVariable {
+            var: var.into(),
+            line: d.span.line,
+        });
+    }
+    let scope = if declared_in_init {
+        span.clone()
+    } else {
+        span_range(func.span)
+    };
+    if let Some(pos) = cx.address_taken(var) {
+        if scope.contains(&pos) {
+            return Err(Refusal::InductionVariableAddressTaken {
+                var: var.into(),
+                line: cx.line(pos),
+            });
+        }
+    }
+
+    // Jumps and labels.
+    let mut continues = Vec::new();
+    for j in func.jumps.iter().filter(|j| inside(&body, j.span)) {
+        match (&j.kind, &j.target) {
+            (JumpKind::Continue, JumpTarget::Loop(t)) if *t == lp.index => {
+                let at = j.span.start;
+                if !src[at..].starts_with(b"continue") {
+                    return Err(Refusal::NonCanonicalHeader);
+                }
+                continues.push(at);
+            }
+            (JumpKind::Break, JumpTarget::Loop(t)) if *t == lp.index => {
+                return Err(Refusal::BreakLeavesLoop { line: j.span.line });
+            }
+            (JumpKind::Return, JumpTarget::Function) => {
+                return Err(Refusal::ReturnInBody { line: j.span.line })
+            }
+            (JumpKind::Goto, _) => return Err(Refusal::GotoInBody { line: j.span.line }),
+            _ => {}
+        }
+    }
+    continues.sort();
+    if let Some(l) = func.labels.iter().find(|l| inside(&body, l.span)) {
+        return Err(Refusal::LabelInBody {
+            name: l.name.clone(),
+            line: l.span.line,
+        });
+    }
+    if let Some(s) = func.shared.iter().find(|s| inside(&body, s.span)) {
+        return Err(Refusal::SharedDeclInBody { line: s.span.line });
+    }
+    if let Some(d) = func
+        .decls
+        .iter()
+        .find(|d| inside(&body, d.span) && src[d.span.start..d.span.end].starts_with(b"static"))
+    {
+        return Err(Refusal::StaticLocalInBody { line: d.span.line });
+    }
+
+    // Token-level facts of the body.
+    let body_toks = text::tokenize(src, body.clone());
+    let mut body_var = Vec::new();
+    for (i, t) in body_toks.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|p| &body_toks[p].tok);
+        match &t.tok {
+            Tok::Directive(d) if d != "pragma" => {
+                return Err(Refusal::PreprocessorInBody {
+                    directive: d.clone(),
+                    line: cx.line(t.range.start),
+                });
+            }
+            Tok::Ident(w) if w == "__shared__" => {
+                return Err(Refusal::SharedDeclInBody {
+                    line: cx.line(t.range.start),
+                })
+            }
+            Tok::Ident(w) if w == "__LINE__" || w == "__COUNTER__" => {
+                return Err(Refusal::MacroInBody {
+                    name: w.clone(),
+                    why: "differs between copies".into(),
+                });
+            }
+            Tok::Ident(w) if w == var => {
+                if !matches!(prev, Some(Tok::Punct("." | "->" | "::"))) {
+                    body_var.push(t.range.clone());
+                }
+            }
+            Tok::Ident(w) => {
+                if let Some(m) = cx.macro_def(w) {
+                    let toks = text::tokenize(m.body.as_bytes(), 0..m.body.len());
+                    for mt in toks {
+                        if let Tok::Ident(x) = &mt.tok {
+                            if matches!(
+                                x.as_str(),
+                                "break"
+                                    | "continue"
+                                    | "return"
+                                    | "goto"
+                                    | "__LINE__"
+                                    | "__COUNTER__"
+                            ) {
+                                return Err(Refusal::MacroInBody {
+                                    name: w.clone(),
+                                    why: format!("contains `{x}`"),
+                                });
+                            }
+                            let is_param = m
+                                .params
+                                .as_ref()
+                                .is_some_and(|ps| ps.iter().any(|p| p == x));
+                            if x == var && !is_param {
+                                return Err(Refusal::MacroInBody {
+                                    name: w.clone(),
+                                    why: format!("refers to the induction variable `{var}`"),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for l in func.lambdas.iter().filter(|l| inside(&body, **l)) {
+        if body_var
+            .iter()
+            .any(|r| l.start <= r.start && r.end <= l.end)
+        {
+            return Err(Refusal::LambdaInBody { line: l.line });
+        }
+    }
+
+    let cond_r = span_range(cond);
+    let cond_var: Vec<Range<usize>> = text::tokenize(src, cond_r.clone())
+        .into_iter()
+        .filter(|t| matches!(&t.tok, Tok::Ident(w) if w == var))
+        .map(|t| t.range)
+        .collect();
+    if cond_var.len() != 1 {
+        return Err(Refusal::ReadsInductionVariable { part: Part::Bound });
+    }
+
+    let init = lp.init.map(span_range).map(|r| {
+        let mut e = r.end;
+        while e > r.start && (src[e - 1] == b';' || src[e - 1].is_ascii_whitespace()) {
+            e -= 1;
+        }
+        r.start..e
+    });
+    let init = init.filter(|r| !r.is_empty());
+
+    let head_toks = text::tokenize(src, lp.span.start..body.start);
+    let header_end = match head_toks.last() {
+        Some(t) if t.tok == Tok::Punct(")") => t.range.end,
+        _ => return Err(Refusal::NonCanonicalHeader),
+    };
+
+    let const_trip = match (
+        &step,
+        cx.const_value(&h.init_value),
+        cx.const_value(&h.bound),
+    ) {
+        (StepShape::Const(a), Some(a0), Some(b)) => {
+            let s = if direction == Direction::Up {
+                *a as i128
+            } else {
+                -(*a as i128)
+            };
+            constant_trip(ty, a0, b, s, h.cmp)
+        }
+        _ => None,
+    };
+    let cmp_may_be_unsigned = ty.signed && cx.bound_may_be_unsigned(bound.clone());
+
+    let keep_ranges = file
+        .inert
+        .iter()
+        .filter(|s| inside(&body, **s) && src.get(s.start).is_some_and(|&b| b != b'/'))
+        .map(|s| span_range(*s))
+        .collect();
+    let indent = text::indent_of(src, lp.keyword.start).to_vec();
+    let indent_unit = text::indent_unit(src, body.clone(), &indent);
+
+    let mut fresh = format!("hu_unroll_{}", lp.keyword.line);
+    while cx
+        .func_toks
+        .iter()
+        .any(|t| matches!(&t.tok, Tok::Ident(w) if w.starts_with(&fresh)))
+    {
+        fresh.push('_');
+    }
+
+    Ok(LoopShape {
+        var: var.into(),
+        ty,
+        ty_text,
+        direction,
+        step,
+        span,
+        init,
+        cond: cond_r,
+        cond_var,
+        update: span_range(update),
+        header_end,
+        body,
+        body_is_block: lp.body_is_block,
+        body_var,
+        continues,
+        keep_ranges,
+        cmp_may_be_unsigned,
+        const_trip,
+        indent,
+        indent_unit,
+        newline: if file.crlf { "\r\n" } else { "\n" },
+        fresh,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_trip_counts() {
+        let int = IntType {
+            signed: true,
+            bits: 32,
+        };
+        assert_eq!(constant_trip(int, 0, 10, 3, CmpOp::Lt), Some(4));
+        assert_eq!(constant_trip(int, 0, 9, 3, CmpOp::Le), Some(4));
+        assert_eq!(constant_trip(int, 10, 0, -1, CmpOp::Gt), Some(10));
+        assert_eq!(constant_trip(int, 10, 0, -1, CmpOp::Ge), Some(11));
+        assert_eq!(constant_trip(int, 5, 0, 1, CmpOp::Lt), Some(0));
+        let u8t = IntType {
+            signed: false,
+            bits: 8,
+        };
+        // 0, 2, ..., 254, then 256 wraps to 0: not a constant trip count.
+        assert_eq!(constant_trip(u8t, 0, 255, 2, CmpOp::Lt), None);
+    }
+
+    #[test]
+    fn constant_names() {
+        assert!(looks_constant("BLOCK_SIZE"));
+        assert!(looks_constant("kTile"));
+        assert!(!looks_constant("n"));
+        assert!(!looks_constant("keep"));
+    }
+}

@@ -1,0 +1,459 @@
+//! Manual unrolling: replicate the body of a canonical `for` loop N times, then a remainder loop.
+//!
+//! The rewrite of `for (T i = a; i < n; i += s) BODY` by 4 (constant step) is
+//!
+//! ```text
+//! {
+//!     T i = a;
+//!     for (; i <= TMAX - 3*s && (i + 3*s) < n; i += 4*s) {
+//!         BODY[i]  BODY[i + s]  BODY[i + 2*s]  BODY[i + 3*s]    (each copy in its own block)
+//!     }
+//!     for (; i < n; i += s) BODY                                  (the original loop)
+//! }
+//! ```
+//!
+//! Soundness argument. The remainder loop is the original loop, so running it from any state
+//! the original reaches is always correct. The main loop's guard only needs to imply that the
+//! original would run the next N iterations with exactly the values `i + k*s` (k < N): the first
+//! test proves that `i + (N-1)*s` does not overflow or wrap in T (so every `i + k*s` is exact),
+//! and the condition then holds at the last value, hence at every earlier one, because `i + k*s`
+//! grows monotonically and the comparison converts T to the comparison type monotonically
+//! (when a signed T may be compared as unsigned, the guard also requires that no value crosses
+//! zero). The guard evaluates the condition only on values the original itself computes, and
+//! the condition is side-effect free and loop-invariant apart from `i` (proven by the adapter).
+//! After the main loop, `i` holds the value the original would hold after the same number of
+//! iterations, so the remainder loop finishes the job and leaves `i` at the original's final
+//! value (for a variable declared outside the loop).
+//!
+//! For a non-constant step the copies are not substituted: each copy is followed by the
+//! original update statement (`i += stride;`), and the guard computes in `unsigned long long`
+//! so that a step of any sign or size is either proven safe or sends execution to the
+//! remainder loop.
+//!
+//! A `continue` of the loop in copy k (k < N-1) becomes `goto <label_k>` to a label just after
+//! that copy; `continue` in the last copy keeps its meaning (it reaches the main loop's update).
+
+use crate::shape::{Direction, IntType, LoopShape, StepShape};
+use std::ops::Range;
+
+/// The replacement text for `shape.span`, unrolled by `factor` (>= 2).
+pub fn expand(src: &[u8], s: &LoopShape, factor: u32) -> Vec<u8> {
+    let g = Gen {
+        src,
+        s,
+        n: factor as u128,
+    };
+    match (&s.step, s.const_trip) {
+        (StepShape::Const(_), Some(t)) if t % g.n == 0 => g.divisible(),
+        (StepShape::Const(a), _) => g.general(Some(*a as u128)),
+        (StepShape::Expr(_), _) => g.general(None),
+    }
+}
+
+/// Largest factor whose guard literal stays representable (`TMAX - (N-1)*step` >= TMIN).
+pub fn fits(ty: IntType, step: u64, factor: u32) -> bool {
+    let reach = (factor as i128 - 1) * step as i128;
+    reach <= ty.max() - ty.min()
+}
+
+struct Gen<'a> {
+    src: &'a [u8],
+    s: &'a LoopShape,
+    n: u128,
+}
+
+impl Gen<'_> {
+    fn text(&self, r: &Range<usize>) -> String {
+        String::from_utf8_lossy(&self.src[r.clone()]).into_owned()
+    }
+
+    fn nl(&self) -> &str {
+        self.s.newline
+    }
+
+    /// Indentation at `depth` steps inside the loop's own line.
+    fn ind(&self, depth: usize) -> Vec<u8> {
+        let mut v = self.s.indent.clone();
+        for _ in 0..depth {
+            v.extend_from_slice(&self.s.indent_unit);
+        }
+        v
+    }
+
+    fn unit(&self, depth: usize) -> Vec<u8> {
+        self.s.indent_unit.repeat(depth)
+    }
+
+    /// The value of the induction variable in copy `k` (substitution form), or `None` for the
+    /// variable itself.
+    fn value(&self, a: u128, k: u128) -> Option<String> {
+        if k == 0 {
+            return None;
+        }
+        let off = a * k;
+        let lit = if off <= i32::MAX as u128 {
+            off.to_string()
+        } else {
+            self.s.ty.literal(off as i128)
+        };
+        let op = if self.s.direction == Direction::Up {
+            '+'
+        } else {
+            '-'
+        };
+        let v = &self.s.var;
+        Some(if self.s.ty.is_narrow() {
+            format!("(({})({v} {op} {lit}))", self.s.ty_text)
+        } else {
+            format!("({v} {op} {lit})")
+        })
+    }
+
+    fn label(&self, k: u128) -> String {
+        format!("{}_next{k}", self.s.fresh)
+    }
+
+    /// Render `src[range]` with the induction variable replaced by `value`, `continue` replaced
+    /// by a jump to `label`, and `prefix` added after every newline (except inside literals).
+    fn render(
+        &self,
+        range: Range<usize>,
+        value: Option<&str>,
+        label: Option<&str>,
+        prefix: &[u8],
+    ) -> Vec<u8> {
+        let mut reps: Vec<(Range<usize>, String)> = Vec::new();
+        if let Some(v) = value {
+            for r in self.s.body_var.iter().chain(&self.s.cond_var) {
+                if range.start <= r.start && r.end <= range.end {
+                    reps.push((r.clone(), v.to_string()));
+                }
+            }
+        }
+        if let Some(l) = label {
+            for &c in &self.s.continues {
+                if range.start <= c && c + 8 <= range.end {
+                    reps.push((c..c + 8, format!("goto {l}")));
+                }
+            }
+        }
+        reps.sort_by_key(|(r, _)| r.start);
+        let keep = |pos: usize| {
+            self.s
+                .keep_ranges
+                .iter()
+                .any(|k| k.start < pos && pos < k.end)
+        };
+        let mut out = Vec::with_capacity(range.len() + 64);
+        let mut i = range.start;
+        let mut next = reps.iter().peekable();
+        while i < range.end {
+            if let Some((r, t)) = next.peek() {
+                if r.start == i {
+                    out.extend_from_slice(t.as_bytes());
+                    i = r.end;
+                    next.next();
+                    continue;
+                }
+            }
+            let b = self.src[i];
+            out.push(b);
+            i += 1;
+            if b == b'\n' && i < range.end && !keep(i) && !matches!(self.src[i], b'\n' | b'\r') {
+                out.extend_from_slice(prefix);
+            }
+        }
+        out
+    }
+
+    /// One copy of the body as a block statement, to be placed at `depth`.
+    fn copy(&self, k: u128, value: Option<&str>, depth: usize) -> Vec<u8> {
+        let label = if k + 1 < self.n && self.copy_has_continue() {
+            Some(self.label(k))
+        } else {
+            None
+        };
+        let body = self.render(
+            self.s.body.clone(),
+            value,
+            label.as_deref(),
+            &self.unit(depth),
+        );
+        let mut out = Vec::new();
+        if self.s.body_is_block {
+            out.extend_from_slice(&body);
+        } else {
+            out.extend_from_slice(b"{ ");
+            out.extend_from_slice(&body);
+            out.extend_from_slice(b" }");
+        }
+        if let Some(l) = label {
+            out.extend_from_slice(self.nl().as_bytes());
+            out.extend_from_slice(&self.ind(depth));
+            out.extend_from_slice(format!("{l}: ;").as_bytes());
+        }
+        out
+    }
+
+    fn copy_has_continue(&self) -> bool {
+        !self.s.continues.is_empty()
+    }
+
+    fn main_update(&self, a: u128) -> String {
+        let total = a * self.n;
+        let lit = if total <= i32::MAX as u128 {
+            total.to_string()
+        } else {
+            self.s.ty.literal(total as i128)
+        };
+        let op = if self.s.direction == Direction::Up {
+            "+="
+        } else {
+            "-="
+        };
+        format!("{} {op} {lit}", self.s.var)
+    }
+
+    /// Constant trip count divisible by N: one loop, no remainder, the original condition.
+    fn divisible(&self) -> Vec<u8> {
+        let StepShape::Const(a) = self.s.step else {
+            unreachable!()
+        };
+        let a = a as u128;
+        let mut out = Vec::new();
+        let init = self
+            .s
+            .init
+            .as_ref()
+            .map(|r| self.text(r))
+            .unwrap_or_default();
+        out.extend_from_slice(
+            format!(
+                "for ({init}; {}; {}) {{{}",
+                self.text(&self.s.cond),
+                self.main_update(a),
+                self.nl()
+            )
+            .as_bytes(),
+        );
+        for k in 0..self.n {
+            out.extend_from_slice(&self.ind(1));
+            out.extend_from_slice(&self.copy(k, self.value(a, k).as_deref(), 1));
+            out.extend_from_slice(self.nl().as_bytes());
+        }
+        out.extend_from_slice(&self.ind(0));
+        out.push(b'}');
+        out
+    }
+
+    /// `cond` with the induction variable replaced by `value`.
+    fn cond_at(&self, value: &str) -> String {
+        String::from_utf8_lossy(&self.render(self.s.cond.clone(), Some(value), None, b""))
+            .into_owned()
+    }
+
+    fn general(&self, step: Option<u128>) -> Vec<u8> {
+        let s = self.s;
+        let v = &s.var;
+        let f = self.n - 1;
+        let nl = self.nl();
+        let mut lines: Vec<(usize, Vec<u8>)> = Vec::new();
+        if let Some(r) = &s.init {
+            lines.push((1, format!("{};", self.text(r)).into_bytes()));
+        }
+        let (guard, last, update) = match step {
+            Some(a) => {
+                let reach = (f * a) as i128;
+                let noovf = match s.direction {
+                    Direction::Up => format!("{v} <= {}", s.ty.literal(s.ty.max() - reach)),
+                    Direction::Down => format!("{v} >= {}", s.ty.literal(s.ty.min() + reach)),
+                };
+                (
+                    noovf,
+                    self.value(a, f).unwrap_or_else(|| v.clone()),
+                    self.main_update(a),
+                )
+            }
+            None => {
+                let StepShape::Expr(r) = &s.step else {
+                    unreachable!()
+                };
+                let st = format!("{}_step", s.fresh);
+                lines.push((
+                    1,
+                    format!(
+                        "const unsigned long long {st} = (unsigned long long)({});",
+                        self.text(r)
+                    )
+                    .into_bytes(),
+                ));
+                let vi = format!("(unsigned long long)({v})");
+                let (room, op) = match s.direction {
+                    Direction::Up => (format!("{} - {vi}", IntType::ull_literal(s.ty.max())), '+'),
+                    Direction::Down if s.ty.min() == 0 => (vi.clone(), '-'),
+                    Direction::Down => {
+                        (format!("{vi} - {}", IntType::ull_literal(s.ty.min())), '-')
+                    }
+                };
+                let noovf = if f == 1 {
+                    format!("{st} <= {room}")
+                } else {
+                    format!("{st} <= ({room}) / {f}ull")
+                };
+                let reach = if f == 1 {
+                    st.clone()
+                } else {
+                    format!("{f}ull * {st}")
+                };
+                let last = format!("(({})({vi} {op} {reach}))", s.ty_text);
+                (noovf, last, self.text(&s.update))
+            }
+        };
+        let mut guard = vec![guard];
+        if s.ty.signed && s.cmp_may_be_unsigned {
+            guard.push(match s.direction {
+                Direction::Up => format!("({v} >= 0 || {last} < 0)"),
+                Direction::Down => format!("({last} >= 0 || {v} < 0)"),
+            });
+        }
+        guard.push(self.cond_at(&last));
+        lines.push((
+            1,
+            format!("for (; {}; {update}) {{", guard.join(" && ")).into_bytes(),
+        ));
+        for k in 0..self.n {
+            let value = step.and_then(|a| self.value(a, k));
+            lines.push((2, self.copy(k, value.as_deref(), 2)));
+            if step.is_none() && k + 1 < self.n {
+                lines.push((2, format!("{};", self.text(&s.update)).into_bytes()));
+            }
+        }
+        lines.push((1, b"}".to_vec()));
+        let mut rem =
+            format!("for (; {}; {})", self.text(&s.cond), self.text(&s.update)).into_bytes();
+        rem.extend_from_slice(&self.render(s.header_end..s.span.end, None, None, &self.unit(1)));
+        lines.push((1, rem));
+
+        let mut out = Vec::new();
+        out.push(b'{');
+        out.extend_from_slice(nl.as_bytes());
+        for (depth, l) in lines {
+            out.extend_from_slice(&self.ind(depth));
+            out.extend_from_slice(&l);
+            out.extend_from_slice(nl.as_bytes());
+        }
+        out.extend_from_slice(&self.ind(0));
+        out.push(b'}');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn find(src: &str, pat: &str) -> Range<usize> {
+        let p = src.find(pat).unwrap();
+        p..p + pat.len()
+    }
+
+    fn all(src: &str, pat: &str, within: Range<usize>) -> Vec<Range<usize>> {
+        src.match_indices(pat)
+            .map(|(p, _)| p..p + pat.len())
+            .filter(|r| within.start <= r.start && r.end <= within.end)
+            .collect()
+    }
+
+    /// `for (int i = 0; i < n; ++i) { a[i] += 1; }`, shaped by hand.
+    fn simple(src: &str) -> LoopShape {
+        let body = find(src, "{ a[i] += 1; }");
+        let cond = find(src, "i < n");
+        LoopShape {
+            var: "i".into(),
+            ty: IntType {
+                signed: true,
+                bits: 32,
+            },
+            ty_text: "int".into(),
+            direction: Direction::Up,
+            step: StepShape::Const(1),
+            span: src.find("for").unwrap()..src.rfind('}').unwrap() + 1,
+            init: Some(find(src, "int i = 0")),
+            cond: cond.clone(),
+            cond_var: vec![cond.start..cond.start + 1],
+            update: find(src, "++i"),
+            header_end: src.find(") {").unwrap() + 1,
+            body: body.clone(),
+            body_is_block: true,
+            body_var: all(src, "i]", body)
+                .into_iter()
+                .map(|r| r.start..r.start + 1)
+                .collect(),
+            continues: vec![],
+            keep_ranges: vec![],
+            cmp_may_be_unsigned: false,
+            const_trip: None,
+            indent: b"  ".to_vec(),
+            indent_unit: b"  ".to_vec(),
+            newline: "\n",
+            fresh: "hu_unroll_1".into(),
+        }
+    }
+
+    #[test]
+    fn general_form_by_two() {
+        let src = "  for (int i = 0; i < n; ++i) { a[i] += 1; }";
+        let s = simple(src);
+        let out = String::from_utf8(expand(src.as_bytes(), &s, 2)).unwrap();
+        assert_eq!(
+            out,
+            "{\n    int i = 0;\n    for (; i <= 2147483646 && (i + 1) < n; i += 2) {\n      { a[i] += 1; }\n      { a[(i + 1)] += 1; }\n    }\n    for (; i < n; ++i) { a[i] += 1; }\n  }"
+        );
+    }
+
+    #[test]
+    fn divisible_constant_trip_count_has_no_remainder() {
+        let src = "  for (int i = 0; i < n; ++i) { a[i] += 1; }";
+        let mut s = simple(src);
+        s.const_trip = Some(4);
+        let out = String::from_utf8(expand(src.as_bytes(), &s, 2)).unwrap();
+        assert_eq!(
+            out,
+            "for (int i = 0; i < n; i += 2) {\n    { a[i] += 1; }\n    { a[(i + 1)] += 1; }\n  }"
+        );
+    }
+
+    #[test]
+    fn guard_literals_per_type() {
+        let src = "  for (int i = 0; i < n; ++i) { a[i] += 1; }";
+        let mut s = simple(src);
+        s.ty = IntType {
+            signed: false,
+            bits: 64,
+        };
+        s.direction = Direction::Down;
+        s.step = StepShape::Const(3);
+        let out = String::from_utf8(expand(src.as_bytes(), &s, 4)).unwrap();
+        assert!(out.contains("i >= 9ull && (i - 9) < n; i -= 12"), "{out}");
+    }
+
+    #[test]
+    fn fits_checks_the_type_range() {
+        assert!(fits(
+            IntType {
+                signed: true,
+                bits: 8
+            },
+            5,
+            8
+        ));
+        assert!(!fits(
+            IntType {
+                signed: true,
+                bits: 8
+            },
+            100,
+            8
+        ));
+    }
+}

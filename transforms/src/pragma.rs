@@ -1,0 +1,70 @@
+//! Pragma mode: put `#pragma unroll N` on its own line just before a loop, or rewrite the
+//! unroll pragma it already has. Idempotent: a loop that already carries exactly that pragma
+//! gets no edit.
+
+use crate::edit::Edit;
+use crate::text;
+use frontend::{Loop, SourceFile};
+
+/// The pragma text for `factor`.
+pub fn pragma_text(factor: u32) -> String {
+    format!("#pragma unroll {factor}")
+}
+
+/// The edits that give `lp` the pragma `#pragma unroll factor` (none when it already has it).
+pub fn edits(src: &[u8], file: &SourceFile, lp: &Loop, factor: u32) -> Vec<Edit> {
+    let want = pragma_text(factor);
+    if let Some(p) = &lp.pragma {
+        let have = &src[p.span.start..p.span.end];
+        let have = trim_end(have);
+        if have == want.as_bytes() {
+            return Vec::new();
+        }
+        return vec![Edit::replace(p.span.start..p.span.start + have.len(), want)];
+    }
+    let nl = if file.crlf { "\r\n" } else { "\n" };
+    let kw = lp.keyword.start;
+    let indent = text::indent_of(src, kw).to_vec();
+    if text::first_on_line(src, kw) {
+        let mut t = indent;
+        t.extend_from_slice(want.as_bytes());
+        t.extend_from_slice(nl.as_bytes());
+        vec![Edit::insert(text::line_start(src, kw), t)]
+    } else {
+        // `if (c) for (...)` or `label: for (...)`: break the line before the keyword. Spaces
+        // before the keyword on the old line are dropped so no trailing whitespace is left.
+        let mut start = kw;
+        while start > 0 && matches!(src[start - 1], b' ' | b'\t') {
+            start -= 1;
+        }
+        let mut t = nl.as_bytes().to_vec();
+        t.extend_from_slice(&indent);
+        t.extend_from_slice(want.as_bytes());
+        t.extend_from_slice(nl.as_bytes());
+        t.extend_from_slice(&indent);
+        vec![Edit::replace(start..kw, t)]
+    }
+}
+
+fn trim_end(b: &[u8]) -> &[u8] {
+    let n = b
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    &b[..n]
+}
+
+/// The edit that removes `lp`'s unroll pragma line entirely (manual mode: a pragma in front of
+/// the generated block would no longer precede a loop). `None` when it has none, or when the
+/// pragma shares its line with other code (then only the pragma text is removed).
+pub fn removal(src: &[u8], lp: &Loop) -> Option<Edit> {
+    let p = lp.pragma.as_ref()?;
+    let (s, e) = (p.span.start, p.span.end);
+    if text::first_on_line(src, s) && text::last_on_line(src, e) {
+        Some(Edit::delete(
+            text::line_start(src, s)..text::line_end_inclusive(src, e),
+        ))
+    } else {
+        Some(Edit::delete(s..e))
+    }
+}
