@@ -23,14 +23,14 @@ pub enum CompileError {
     EmptyCommand,
     #[error("compile command `{0}` lacks the {{src}} or {{out}} placeholder")]
     MissingPlaceholder(String),
-    #[error("compiler `{program}` not found or not runnable (command: `{command}`): {source}")]
-    CompilerMissing { program: String, command: String, #[source] source: std::io::Error },
+    #[error("compiler `{program}` not found or not runnable (command: `{command}`): {error}")]
+    CompilerMissing { program: String, command: String, error: std::io::Error },
     #[error("`{command}` failed ({status}):\n{stderr}")]
     Failed { command: String, status: String, stderr: String },
-    #[error("{path}: {source}")]
-    Io { path: String, #[source] source: std::io::Error },
-    #[error(transparent)]
-    Load(#[from] LoadError),
+    #[error("{path}: {error}")]
+    Io { path: String, error: std::io::Error },
+    #[error("{0}")]
+    Load(LoadError),
 }
 
 /// A compile command and where its results are cached.
@@ -85,10 +85,10 @@ impl Compiler {
         if let Some(v) = VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&program) {
             return Ok(v.clone());
         }
-        let out = Command::new(&program).arg("--version").output().map_err(|source| CompileError::CompilerMissing {
+        let out = Command::new(&program).arg("--version").output().map_err(|error| CompileError::CompilerMissing {
             program: program.clone(),
             command: self.command.clone(),
-            source,
+            error,
         })?;
         let v = String::from_utf8_lossy(&out.stdout).into_owned();
         VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(program, v.clone());
@@ -112,7 +112,7 @@ impl Compiler {
     pub fn compile(&self, src: &Path) -> Result<Compiled, CompileError> {
         let io = |path: &Path| {
             let path = path.display().to_string();
-            move |source| CompileError::Io { path, source }
+            move |error| CompileError::Io { path, error }
         };
         let bytes = std::fs::read(src).map_err(io(src))?;
         let key = self.cache_key(&bytes)?;
@@ -126,10 +126,10 @@ impl Compiler {
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let output = Command::new(&argv[0]).args(&argv[1..]).output().map_err(|source| CompileError::CompilerMissing {
+            let output = Command::new(&argv[0]).args(&argv[1..]).output().map_err(|error| CompileError::CompilerMissing {
                 program: argv[0].clone(),
                 command: shown.clone(),
-                source,
+                error,
             })?;
             if !output.status.success() || !tmp.is_file() {
                 let _ = std::fs::remove_file(&tmp);
@@ -139,7 +139,7 @@ impl Compiler {
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
         }
-        let code_objects = crate::load(&object)?;
+        let code_objects = crate::load(&object).map_err(CompileError::Load)?;
         Ok(Compiled { source: src.to_path_buf(), object, cached, code_objects })
     }
 

@@ -68,9 +68,9 @@ pub fn load(path: &Path) -> std::result::Result<Vec<CodeObject>, LoadError> {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("{0}: {1}")]
-    Io(String, #[source] std::io::Error),
+    Io(String, std::io::Error),
     #[error("{0}: {1}")]
-    Parse(String, #[source] Error),
+    Parse(String, Error),
 }
 
 /// Read every code object in `data`; `source` names the input in the results.

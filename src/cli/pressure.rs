@@ -1,13 +1,173 @@
-//! `hip-unroll pressure`.
+//! `hip-unroll pressure BASELINE VARIANT`: compiles both sources (in parallel, cached by content
+//! hash) and judges the variant's register cost with the `vgpr-pressure` guard.
+//!
+//! Exit status: 0 the variant is acceptable, 1 blocked, 2 errors (compiler missing or failing,
+//! unreadable code object, no kernel matched).
 
+use crate::cli::config;
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use codeobj::compile::{Compiler, DEFAULT_ARCH, DEFAULT_COMMAND};
+use codeobj::judge::{Judgement, Numbers, Thresholds};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+#[derive(Debug, Clone, Copy, ValueEnum, Default)]
+pub enum Format {
+    #[default]
+    Table,
+    Json,
+}
 
 #[derive(clap::Args)]
 pub struct PressureArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// The original kernel source.
+    pub baseline: PathBuf,
+    /// The rewritten (unrolled) kernel source.
+    pub variant: PathBuf,
+    /// Target processor [default: `[compile] arch` or gfx90a].
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Compile command with `{src}`, `{out}` (and `{arch}`) placeholders
+    /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
+    #[arg(long)]
+    pub compile: Option<String>,
+    /// Judge only this kernel (mangled, demangled or bare name).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Waves per SIMD the variant may lose [default: `[vgpr-pressure] max-occupancy-loss` or 0].
+    #[arg(long)]
+    pub max_occupancy_loss: Option<u32>,
+    /// Where compiled objects are cached [default: `[compile] cache-dir`, $HIP_UNROLL_CACHE_DIR,
+    /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
-pub fn run(_args: PressureArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hip-unroll pressure` is not built yet")
+/// `[compile]` in hip-unroll.toml.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CompileSection {
+    pub command: Option<String>,
+    pub arch: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// `[vgpr-pressure]` in hip-unroll.toml.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PressureSection {
+    pub max_occupancy_loss: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    baseline: String,
+    variant: String,
+    arch: &'a str,
+    command: &'a str,
+    max_occupancy_loss: u32,
+    blocked: bool,
+    kernels: &'a [codeobj::judge::KernelVerdict],
+}
+
+fn section<T: for<'de> Deserialize<'de> + Default>(table: &toml::Table, name: &str, path: &Path) -> anyhow::Result<T> {
+    match table.get(name) {
+        Some(v) => v.clone().try_into().with_context(|| format!("invalid [{name}] in {}", path.display())),
+        None => Ok(T::default()),
+    }
+}
+
+fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
+        return d.into();
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("hip-unroll");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache").join("hip-unroll");
+    }
+    std::env::temp_dir().join("hip-unroll-cache")
+}
+
+pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
+    let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
+        Some(path) => {
+            let table = config::load_table(&path)?;
+            (section::<CompileSection>(&table, "compile", &path)?, section::<PressureSection>(&table, "vgpr-pressure", &path)?)
+        }
+        None => (CompileSection::default(), PressureSection::default()),
+    };
+    let arch = args.arch.or(compile_cfg.arch).unwrap_or_else(|| DEFAULT_ARCH.to_string());
+    let command = args.compile.or(compile_cfg.command).unwrap_or_else(|| DEFAULT_COMMAND.to_string());
+    let cache_dir = args.cache_dir.or(compile_cfg.cache_dir).unwrap_or_else(default_cache_dir);
+    let thresholds = Thresholds { max_occupancy_loss: args.max_occupancy_loss.or(pressure_cfg.max_occupancy_loss).unwrap_or(0) };
+    for p in [&args.baseline, &args.variant] {
+        if !p.is_file() {
+            bail!("{}: no such file", p.display());
+        }
+    }
+    let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir);
+    let (_b, _v, judgement) = codeobj::compile::compile_and_judge(&compiler, &args.baseline, &args.variant, &thresholds, args.kernel.as_deref())?;
+    if judgement.kernels.is_empty() {
+        match &args.kernel {
+            Some(k) => bail!("no kernel named `{k}` in {}", args.baseline.display()),
+            None => bail!("no kernel in the code object of {}", args.baseline.display()),
+        }
+    }
+    match args.format {
+        Format::Json => {
+            let out = Output {
+                baseline: args.baseline.display().to_string(),
+                variant: args.variant.display().to_string(),
+                arch: &arch,
+                command: &command,
+                max_occupancy_loss: thresholds.max_occupancy_loss,
+                blocked: judgement.blocked,
+                kernels: &judgement.kernels,
+            };
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        Format::Table => print_table(&judgement),
+    }
+    Ok(if judgement.blocked { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn print_table(j: &Judgement) {
+    fn pair(b: u32, a: Option<u32>) -> String {
+        match a {
+            Some(a) if a == b => format!("{b}"),
+            Some(a) => format!("{b} -> {a}"),
+            None => format!("{b} -> ?"),
+        }
+    }
+    fn waves(n: &Numbers) -> String {
+        match (n.waves_per_simd, &n.limited_by) {
+            (Some(w), Some(l)) => format!("{w} ({l})"),
+            _ => "?".into(),
+        }
+    }
+    for k in &j.kernels {
+        let name = k.demangled.as_deref().unwrap_or(&k.kernel);
+        let verdict = if k.blocked { "BLOCKED" } else { "ok" };
+        println!("{verdict}: {name} on {}", k.arch);
+        let a = k.after.as_ref();
+        let b = &k.before;
+        println!("  vgpr     {}", pair(b.vgpr_count, a.map(|a| a.vgpr_count)));
+        println!("  agpr     {}", pair(b.agpr_count, a.map(|a| a.agpr_count)));
+        println!("  sgpr     {}", pair(b.sgpr_count, a.map(|a| a.sgpr_count)));
+        println!("  spills   vgpr {}, sgpr {}", pair(b.vgpr_spill_count, a.map(|a| a.vgpr_spill_count)), pair(b.sgpr_spill_count, a.map(|a| a.sgpr_spill_count)));
+        println!("  scratch  {}", pair(b.scratch_bytes, a.map(|a| a.scratch_bytes)));
+        println!("  lds      {}", pair(b.lds_bytes, a.map(|a| a.lds_bytes)));
+        println!("  waves    {} -> {}", waves(b), a.map(waves).unwrap_or_else(|| "?".into()));
+        for r in &k.reasons {
+            println!("  blocked: {r}");
+        }
+    }
+    let blocked = j.kernels.iter().filter(|k| k.blocked).count();
+    println!("{} kernel(s) judged, {blocked} blocked", j.kernels.len());
 }
