@@ -181,7 +181,12 @@ impl<'s> Lowerer<'s> {
         }
         match k {
             K::Comment | K::StringLike => {
-                self.out.inert.push(span_of(node));
+                let mut s = span_of(node);
+                // A `//` comment token of a CRLF file ends with the `\r`.
+                while s.end > s.start && self.src.get(s.end - 1) == Some(&b'\r') {
+                    s.end -= 1;
+                }
+                self.out.inert.push(s);
                 return false;
             }
             K::Error => {
@@ -669,6 +674,9 @@ impl<'s> Lowerer<'s> {
                 }
             }
         }
+        if cn.kind() == "identifier" {
+            self.skip_ident = Some(cn.id());
+        }
         if callee == "_Pragma" {
             // `_Pragma("unroll") for (...)`: the pragma applies to the next statement.
             if let (Some(a), Some(stmt)) = (arg_nodes.first(), parent) {
@@ -698,7 +706,6 @@ impl<'s> Lowerer<'s> {
         let arg_ints = arg_nodes.iter().map(|a| int_value(*a, src)).collect();
         let Some(fc) = self.fns.last_mut() else { return };
         if cn.kind() == "identifier" {
-            self.skip_ident = Some(cn.id());
             if receiver.is_none() {
                 fc.extra_refs.push(MacroRef { name: callee.clone(), span: span_of(cn) });
             }

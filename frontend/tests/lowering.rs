@@ -1,0 +1,491 @@
+//! Lowering tests: each IR feature on small HIP sources, checked field by field.
+
+use frontend::*;
+
+fn text<'a>(src: &'a str, s: Span) -> &'a str {
+    &src[s.start..s.end]
+}
+
+fn func<'a>(f: &'a SourceFile, name: &str) -> &'a Function {
+    f.functions.iter().find(|x| x.name == name).unwrap_or_else(|| {
+        panic!("no function {name}; have {:?}", f.functions.iter().map(|x| &x.name).collect::<Vec<_>>())
+    })
+}
+
+#[test]
+fn function_kinds_and_attributes() {
+    let src = r#"
+#define KERNEL __global__
+#define DEV_INLINE __device__ __forceinline__
+#define KATTR KERNEL
+__global__ void k(int n) {}
+__device__ float d(float x) { return x; }
+__host__ __device__ int hd() { return 0; }
+int host_fn() { return 1; }
+template <typename T, int N> __global__ void __launch_bounds__(256, 2) tk(T* p) {}
+static __device__ void sd() {}
+extern "C" __global__ void ck() {}
+extern "C" { __global__ void ck2() {} }
+namespace outer { namespace inner { __global__ void nk() {} } }
+struct S { __device__ void m() {} };
+KERNEL void mk(float* a) {}
+KATTR void mk2() {}
+DEV_INLINE float md(float v) { return v; }
+template <> __global__ void tk<float, 4>(float* p) {}
+"#;
+    let f = parse(src.as_bytes());
+    assert_eq!(f.parse_errors.len(), 0, "{:?}", f.parse_errors);
+    let kinds: Vec<(&str, FunctionKind)> = f.functions.iter().map(|x| (x.name.as_str(), x.kind)).collect();
+    use FunctionKind::*;
+    assert_eq!(
+        kinds,
+        vec![
+            ("k", Kernel),
+            ("d", Device),
+            ("hd", Device),
+            ("host_fn", Host),
+            ("tk", Kernel),
+            ("sd", Device),
+            ("ck", Kernel),
+            ("ck2", Kernel),
+            ("nk", Kernel),
+            ("m", Device),
+            ("mk", Kernel),
+            ("mk2", Kernel),
+            ("md", Device),
+            ("tk", Kernel),
+        ]
+    );
+    let tk = &f.functions[4];
+    assert!(tk.is_template);
+    assert_eq!(tk.launch_bounds.as_deref(), Some(&["256".to_string(), "2".to_string()][..]));
+    assert!(text(src, tk.span).starts_with("template <typename T"));
+    assert_eq!(tk.params[0].name, "p");
+    assert!(func(&f, "sd").is_static);
+    assert_eq!(func(&f, "nk").qualified_name, "outer::inner::nk");
+    assert_eq!(func(&f, "m").qualified_name, "S::m");
+    assert_eq!(func(&f, "mk").qualifier_macro.as_deref(), Some("KERNEL"));
+    assert_eq!(func(&f, "mk2").qualifier_macro.as_deref(), Some("KATTR"));
+    assert_eq!(func(&f, "md").qualifier_macro.as_deref(), Some("DEV_INLINE"));
+    assert!(f.functions[13].is_template);
+    let k = func(&f, "k");
+    assert_eq!(text(src, k.name_span), "k");
+    assert_eq!(text(src, k.body), "{}");
+    assert_eq!((k.span.line, k.span.column), (5, 1));
+}
+
+#[test]
+fn kernels_behind_unparsable_macros_and_preprocessor_are_found() {
+    let src = r#"
+#ifdef USE_HIP
+__global__ void in_ifdef(int n) { for (int i = 0; i < n; ++i) {} }
+#else
+__global__ void in_else(int n) {
+#if FAST
+  for (int i = 0; i < 4; ++i) {}
+#endif
+}
+#endif
+__global__ void LAUNCH_BOUNDS(256) after_macro(int n) { while (n--) {} }
+"#;
+    let f = parse(src.as_bytes());
+    let names: Vec<&str> = f.functions.iter().map(|x| x.name.as_str()).collect();
+    assert_eq!(names, vec!["in_ifdef", "in_else", "after_macro"]);
+    assert!(f.functions.iter().all(|x| x.kind == FunctionKind::Kernel));
+    assert_eq!(f.functions[1].loops.len(), 1, "loop inside #if inside the body");
+    assert!(f.functions[2].recovered);
+    assert_eq!(f.functions[2].loops[0].kind, LoopKind::While);
+}
+
+#[test]
+fn loops_nesting_spans_and_kinds() {
+    let src = "__global__ void k(int n, float* a) {
+  for (int i = 0; i < n; ++i) {
+    while (n > 0) { n--; }
+    do { a[0] += 1; } while (a[0] < 3);
+  }
+  for (float x : arr) a[0] = x;
+  for (;;) { break; }
+}
+";
+    let f = parse(src.as_bytes());
+    let l = &func(&f, "k").loops;
+    assert_eq!(l.len(), 5);
+    let kinds: Vec<LoopKind> = l.iter().map(|x| x.kind).collect();
+    assert_eq!(kinds, vec![LoopKind::For, LoopKind::While, LoopKind::Do, LoopKind::RangeFor, LoopKind::For]);
+    assert_eq!(l.iter().map(|x| x.parent).collect::<Vec<_>>(), vec![None, Some(0), Some(0), None, None]);
+    assert_eq!(l.iter().map(|x| x.depth).collect::<Vec<_>>(), vec![0, 1, 1, 0, 0]);
+    assert_eq!(l.iter().map(|x| x.index).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    assert_eq!(text(src, l[0].init.unwrap()), "int i = 0");
+    assert_eq!(text(src, l[0].condition.unwrap()), "i < n");
+    assert_eq!(text(src, l[0].update.unwrap()), "++i");
+    assert_eq!(text(src, l[0].keyword), "for");
+    assert_eq!((l[0].keyword.line, l[0].keyword.column), (2, 3));
+    assert!(l[0].body_is_block);
+    assert_eq!(text(src, l[1].condition.unwrap()), "n > 0");
+    assert_eq!(text(src, l[2].condition.unwrap()), "a[0] < 3");
+    assert_eq!(text(src, l[2].keyword), "do");
+    assert_eq!(text(src, l[3].init.unwrap()), "float x");
+    assert_eq!(text(src, l[3].condition.unwrap()), "arr");
+    assert!(!l[3].body_is_block);
+    assert_eq!(text(src, l[3].body), "a[0] = x;");
+    assert!(l[4].init.is_none() && l[4].condition.is_none() && l[4].update.is_none());
+    assert!(text(src, l[0].span).starts_with("for (int i") && text(src, l[0].span).ends_with('}'));
+}
+
+#[test]
+fn unroll_pragmas() {
+    let src = "#define UF 8
+__global__ void k(float* a) {
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) {}
+#pragma unroll 4
+  for (int i = 0; i < 4; ++i) {}
+  #pragma unroll(2)
+  // a comment between
+  for (int i = 0; i < 4; ++i) {}
+  #pragma nounroll
+  while (a[0] > 0) {}
+  #pragma unroll 1
+  for (int i = 0; i < 4; ++i) {}
+  #pragma unroll UF
+  for (int i = 0; i < 4; ++i) {}
+  #pragma unroll
+  a[0] = 1;
+  for (int i = 0; i < 4; ++i) {}
+  _Pragma(\"unroll\") for (int i = 0; i < 4; ++i) {}
+  #pragma once
+  for (int i = 0; i < 4; ++i) {}
+}
+";
+    let f = parse(src.as_bytes());
+    let hints: Vec<Option<UnrollHint>> = func(&f, "k").loops.iter().map(|l| l.pragma.as_ref().map(|p| p.hint)).collect();
+    use UnrollHint::*;
+    assert_eq!(
+        hints,
+        vec![
+            Some(Unroll(None)),
+            Some(Unroll(Some(4))),
+            Some(Unroll(Some(2))),
+            Some(NoUnroll),
+            Some(NoUnroll),
+            Some(Unroll(Some(8))),
+            None,
+            Some(Unroll(None)),
+            None
+        ]
+    );
+    let p = func(&f, "k").loops[0].pragma.as_ref().unwrap();
+    assert_eq!(text(src, p.span), "#pragma unroll");
+}
+
+fn header_of(src_loop: &str) -> (Option<ForHeader>, Option<u64>) {
+    let src = format!("__global__ void k(int n) {{ {src_loop} }}");
+    let f = parse(src.as_bytes());
+    let l = &f.functions[0].loops[0];
+    (l.header.clone(), l.trip_count)
+}
+
+#[test]
+fn trip_counts_are_exact() {
+    let cases: &[(&str, Option<u64>)] = &[
+        ("for (int i = 0; i < 16; ++i) {}", Some(16)),
+        ("for (int i = 0; i < 16; i += 3) {}", Some(6)),
+        ("for (int i = 0; i <= 16; i += 4) {}", Some(5)),
+        ("for (int i = 16; i > 0; --i) {}", Some(16)),
+        ("for (int i = 15; i >= 0; i -= 2) {}", Some(8)),
+        ("for (int i = 0; i != 12; i += 3) {}", Some(4)),
+        ("for (int i = 0; i != 10; i += 3) {}", None),
+        ("for (int i = 10; i < 4; ++i) {}", Some(0)),
+        ("for (int i = 0; i > 4; --i) {}", Some(0)),
+        ("for (int i = 0; i < 16; --i) {}", None),
+        ("for (int i = 0; 8 > i; i++) {}", Some(8)),
+        ("for (int i = -4; i < 4; i = i + 2) {}", Some(4)),
+        ("for (unsigned i = 0x10; i > 0; i -= 0x4) {}", Some(4)),
+        ("for (int i = 0; i < 1'000; i++) {}", Some(1000)),
+        ("for (int i = 0; i < n; ++i) {}", None),
+        ("for (int i = 0; i < 16; ++i) { i += 2; }", None),
+        ("for (int i = 0; i < 16; i *= 2) {}", None),
+        ("int i; for (i = 0; i < 5; i++) {}", Some(5)),
+    ];
+    for (code, want) in cases {
+        let (_, got) = header_of(code);
+        assert_eq!(got, *want, "{code}");
+    }
+}
+
+#[test]
+fn for_header_shape() {
+    let (h, _) = header_of("for (unsigned j = 2; n >= j; j -= 4) {}");
+    let h = h.expect("canonical header");
+    assert_eq!(h.var, "j");
+    assert_eq!(h.var_type.as_deref(), Some("unsigned"));
+    assert!(!h.var_on_left);
+    assert_eq!(h.cmp, CmpOp::Le);
+    assert!(matches!(h.init_value, Expr::Int { value: 2, .. }));
+    assert!(matches!(&h.bound, Expr::Ident { name, .. } if name == "n"));
+    assert!(matches!(h.step, Step::Const(-4)));
+    let (h, _) = header_of("for (int i = n - 1; i < (n * 2); i += n / 2) {}");
+    let h = h.unwrap();
+    assert!(matches!(&h.init_value, Expr::Binary { op, .. } if op == "-"));
+    assert!(matches!(&h.bound, Expr::Binary { op, .. } if op == "*"));
+    assert!(matches!(&h.step, Step::Add(Expr::Binary { op, .. }) if op == "/"));
+    let (h, _) = header_of("for (int i = 0, j = 1; i < 4; ++i) {}");
+    assert!(h.is_none());
+}
+
+#[test]
+fn calls_of_every_shape() {
+    let src = "__global__ void k(float* p) {
+  __syncthreads();
+  cooperative_groups::this_grid().sync();
+  g.sync();
+  ptr->fetch(1, 2);
+  cg::sync(block);
+  f<float, 4>(p);
+  ns::g<int>(0xffffffff, 32, -1);
+  kern<<<1, 2>>>(p);
+}";
+    let f = parse(src.as_bytes());
+    let c = &func(&f, "k").calls;
+    let shape: Vec<(&str, Option<&str>, Option<&str>)> =
+        c.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.qualifier.as_deref())).collect();
+    assert_eq!(
+        shape,
+        vec![
+            ("__syncthreads", None, None),
+            ("sync", Some("cooperative_groups::this_grid()"), None),
+            ("this_grid", None, Some("cooperative_groups")),
+            ("sync", Some("g"), None),
+            ("fetch", Some("ptr"), None),
+            ("sync", None, Some("cg")),
+            ("f", None, None),
+            ("g", None, Some("ns")),
+            ("kern", None, None),
+        ]
+    );
+    let g = &c[7];
+    assert_eq!(g.arg_ints, vec![Some(0xffff_ffff), Some(32), Some(-1)]);
+    assert_eq!(text(src, g.arg_spans[1]), "32");
+    assert_eq!(text(src, g.args), "(0xffffffff, 32, -1)");
+    assert_eq!(text(src, c[4].callee_span), "fetch");
+}
+
+#[test]
+fn identifier_access() {
+    let src = "__device__ void k(int* p) {
+  int i = 0, j;
+  i = 1; j += i; i++; --j;
+  int* q = &i;
+  s.i = 3;
+  p->i = 4;
+  f(i);
+}";
+    let f = parse(src.as_bytes());
+    let ids: Vec<(&str, Access)> = func(&f, "k").idents.iter().map(|u| (u.name.as_str(), u.access)).collect();
+    use Access::*;
+    assert_eq!(
+        ids,
+        vec![
+            ("i", Decl),
+            ("j", Decl),
+            ("i", Write),
+            ("j", Write),
+            ("i", Read),
+            ("i", Write),
+            ("j", Write),
+            ("q", Decl),
+            ("i", Write),
+            ("s", Read),
+            ("p", Read),
+            ("i", Read),
+        ]
+    );
+}
+
+#[test]
+fn declarations_shared_memory_and_aliases() {
+    let src = "extern __shared__ float file_smem[];
+constexpr int WARP_SIZE = 32;
+__global__ void k(int n) {
+  __shared__ float tile[32][33];
+  extern __shared__ float smem[];
+  extern __shared__ HIP_DYNAMIC_SHARED_ATTRIBUTE float attr_smem[];
+  HIP_DYNAMIC_SHARED(float, hip_smem)
+  HIP_DYNAMIC_SHARED(double, hip_smem2);
+  float* a = smem + 4, b = 2;
+  float& r = a[n];
+  int lane = threadIdx.x % 32;
+}";
+    let f = parse(src.as_bytes());
+    assert_eq!(f.shared.len(), 1);
+    assert_eq!((f.shared[0].name.as_str(), f.shared[0].kind), ("file_smem", SharedKind::ExternDynamic));
+    assert_eq!(f.globals.len(), 1);
+    assert_eq!((f.globals[0].name.as_str(), f.globals[0].init_int), ("WARP_SIZE", Some(32)));
+    let k = func(&f, "k");
+    let sh: Vec<(&str, SharedKind)> = k.shared.iter().map(|s| (s.name.as_str(), s.kind)).collect();
+    use SharedKind::*;
+    assert_eq!(
+        sh,
+        vec![
+            ("tile", Static),
+            ("smem", ExternDynamic),
+            ("attr_smem", ExternDynamic),
+            ("hip_smem", HipDynamicMacro),
+            ("hip_smem2", HipDynamicMacro)
+        ]
+    );
+    let a = k.decls.iter().find(|d| d.name == "a").unwrap();
+    assert!(a.is_pointer_or_ref);
+    assert_eq!(a.init_idents, vec!["smem"]);
+    assert_eq!(text(src, a.init.unwrap()), "smem + 4");
+    let b = k.decls.iter().find(|d| d.name == "b").unwrap();
+    assert!(!b.is_pointer_or_ref);
+    assert_eq!(b.init_int, Some(2));
+    let r = k.decls.iter().find(|d| d.name == "r").unwrap();
+    assert!(r.is_pointer_or_ref);
+    assert_eq!(r.init_idents, vec!["a", "n"]);
+    let lane = k.decls.iter().find(|d| d.name == "lane").unwrap();
+    assert_eq!(lane.init_idents, vec!["threadIdx"]);
+    let op = k.const_ops.iter().find(|o| o.op == "%").unwrap();
+    assert_eq!((op.constant, op.constant_on_right), (32, true));
+    assert_eq!(op.operand_names, vec!["threadIdx"]);
+}
+
+#[test]
+fn jump_targets() {
+    let src = "__global__ void k(int n) {
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) { if (j) break; continue; }
+    switch (i) { case 0: break; default: continue; }
+    auto f = [&](int x) { return x; };
+    if (i == 3) goto out;
+    if (i == 4) return;
+    inner: ;
+  }
+out:
+  return;
+}";
+    let f = parse(src.as_bytes());
+    let k = func(&f, "k");
+    let j: Vec<(JumpKind, JumpTarget)> = k.jumps.iter().map(|j| (j.kind, j.target.clone())).collect();
+    use JumpKind::*;
+    assert_eq!(
+        j,
+        vec![
+            (Break, JumpTarget::Loop(1)),
+            (Continue, JumpTarget::Loop(1)),
+            (Break, JumpTarget::Switch),
+            (Continue, JumpTarget::Loop(0)),
+            (Return, JumpTarget::Lambda),
+            (Goto, JumpTarget::Label("out".into())),
+            (Return, JumpTarget::Function),
+            (Return, JumpTarget::Function),
+        ]
+    );
+    let labels: Vec<&str> = k.labels.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(labels, vec!["inner", "out"]);
+    assert_eq!(k.lambdas.len(), 1);
+}
+
+#[test]
+fn macros_and_macro_refs() {
+    let src = "#define SYNC() __syncthreads()
+#define BARRIER SYNC();
+#define ADD(p, v) \\
+  atomicAdd(p, v)
+__global__ void k(float* a) {
+  SYNC();
+  BARRIER
+  ADD(a, 1.0f);
+}";
+    let f = parse(src.as_bytes());
+    let m: Vec<(&str, Option<Vec<String>>, Vec<String>)> =
+        f.macros.iter().map(|m| (m.name.as_str(), m.params.clone(), m.calls.clone())).collect();
+    assert_eq!(m[0], ("SYNC", Some(vec![]), vec!["__syncthreads".to_string()]));
+    assert_eq!(m[1], ("BARRIER", None, vec!["SYNC".to_string()]));
+    assert_eq!(m[2].1, Some(vec!["p".to_string(), "v".to_string()]));
+    assert_eq!(m[2].2, vec!["atomicAdd".to_string()]);
+    assert_eq!(f.macros[2].body, "atomicAdd(p, v)");
+    let refs: Vec<&str> = func(&f, "k").macro_refs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(refs, vec!["SYNC", "BARRIER", "ADD"]);
+}
+
+#[test]
+fn inert_ranges_errors_and_crlf() {
+    let src = "// __syncthreads();\r\n__global__ void k() { const char* s = \"atomicAdd(\"; /* x */ char c = '\\''; R\"(raw)\"; }\r\n";
+    let f = parse(src.as_bytes());
+    assert!(f.crlf);
+    let inert: Vec<&str> = f.inert.iter().map(|s| text(src, *s)).collect();
+    assert_eq!(inert, vec!["// __syncthreads();", "\"atomicAdd(\"", "/* x */", "'\\''", "R\"(raw)\""]);
+    assert!(func(&f, "k").calls.is_empty());
+    let bad = parse(b"__global__ void k( { for (int i = 0; i < 4; ++i) {} }");
+    assert!(!bad.parse_errors.is_empty());
+    assert!(!parse(b"int main() { return 0; }\n").crlf);
+}
+
+// ------------------------------------------------------------------ robustness
+
+#[test]
+fn empty_and_garbage_inputs() {
+    let f = parse(b"");
+    assert!(f.functions.is_empty() && f.parse_errors.is_empty());
+    let mut garbage = Vec::with_capacity(64 * 1024);
+    let mut x: u32 = 12345;
+    for _ in 0..64 * 1024 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        garbage.push((x >> 16) as u8);
+    }
+    let _ = parse(&garbage);
+    let f = parse(b"\xff\xfe__global__ void k\xc3\x28(int n) { for (int i = 0; i < 4; ++i) {} } \xff");
+    let _ = f;
+    let f = parse("__global__ void k(int n) { /* \u{e9}\u{e8} */ for (int i = 0; i < 4; ++i) {} }".as_bytes());
+    assert_eq!(f.functions[0].loops.len(), 1);
+    let invalid = b"__global__ void k\xff(int n) { for (int i = 0; i < 2; ++i) {} }";
+    let f = parse(invalid);
+    assert!(f.functions.iter().all(|f| f.name.chars().count() > 0));
+}
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let depth = 20_000;
+    let mut s = String::from("__global__ void k(int n) {");
+    for _ in 0..depth {
+        s.push_str("for(;;){");
+    }
+    for _ in 0..depth {
+        s.push('}');
+    }
+    s.push('}');
+    let f = parse(s.as_bytes());
+    assert_eq!(f.functions[0].loops.len(), depth);
+    assert_eq!(f.functions[0].loops[depth - 1].depth as usize, depth - 1);
+
+    let mut s = String::from("__global__ void k(int n) { int x = ");
+    s.push_str(&"(".repeat(depth));
+    s.push('n');
+    s.push_str(&")".repeat(depth));
+    s.push_str("; for (int i = ");
+    s.push_str(&"(".repeat(depth));
+    s.push('0');
+    s.push_str(&")".repeat(depth));
+    s.push_str("; i < 4; ++i) {} }");
+    let f = parse(s.as_bytes());
+    assert_eq!(f.functions.len(), 1);
+
+    let s = "{".repeat(depth);
+    let _ = parse(s.as_bytes());
+    let s = format!("__global__ void k() {{ {} }}", "a + ".repeat(depth) + "1;");
+    let _ = parse(s.as_bytes());
+}
+
+#[test]
+fn four_megabyte_file() {
+    let unit = "__global__ void k(float* a, int n) {\n  #pragma unroll 4\n  for (int i = 0; i < 16; ++i) { a[i] += __shfl_xor(a[i], 1, 32); __syncthreads(); }\n}\n";
+    let n = 4 * 1024 * 1024 / unit.len() + 1;
+    let src = unit.repeat(n);
+    assert!(src.len() >= 4 * 1024 * 1024);
+    let f = parse(src.as_bytes());
+    assert_eq!(f.functions.len(), n);
+    assert!(f.functions.iter().all(|f| f.loops.len() == 1 && f.loops[0].trip_count == Some(16)));
+}
