@@ -41,6 +41,7 @@ pub(crate) enum K {
     AssignmentExpression,
     UpdateExpression,
     PointerExpression,
+    CompoundStatement,
     Error,
 }
 
@@ -90,6 +91,7 @@ impl Kinds {
                 "assignment_expression" => K::AssignmentExpression,
                 "update_expression" => K::UpdateExpression,
                 "pointer_expression" => K::PointerExpression,
+                "compound_statement" => K::CompoundStatement,
                 "ERROR" => K::Error,
                 _ => K::Other,
             };
@@ -99,6 +101,9 @@ impl Kinds {
 
     #[inline]
     pub(crate) fn of(&self, id: u16) -> K {
+        if id == u16::MAX {
+            return K::Error; // ts_builtin_sym_error
+        }
         self.table.get(id as usize).copied().unwrap_or(K::Other)
     }
 }

@@ -78,6 +78,16 @@ struct PendingPragma {
     end: usize,
 }
 
+/// A function found inside an ERROR node: its name, qualifiers and the id of its body.
+struct Recovered {
+    body: usize,
+    name: String,
+    name_span: Span,
+    start: Span,
+    kind: FunctionKind,
+    qual_candidates: Vec<String>,
+}
+
 struct Finished {
     f: Function,
     qual_candidates: Vec<String>,
@@ -101,6 +111,7 @@ pub(crate) struct Lowerer<'s> {
     /// (`__global__ void LAUNCH_BOUNDS(256) k(...) {` parses as a declaration then a function).
     dangling_qual: Option<(usize, FunctionKind)>,
     macro_ints: HashMap<String, i128>,
+    recover: Vec<Recovered>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -120,6 +131,7 @@ impl<'s> Lowerer<'s> {
             skip_ident: None,
             dangling_qual: None,
             macro_ints: HashMap::new(),
+            recover: Vec::new(),
         }
     }
 
@@ -191,6 +203,17 @@ impl<'s> Lowerer<'s> {
             }
             K::Error => {
                 self.out.parse_errors.push(ParseError { span: span_of(node), message: "error".into() });
+                if !self.in_body(node) {
+                    self.scan_error_for_functions(node);
+                }
+            }
+            K::CompoundStatement => {
+                if !self.recover.is_empty() {
+                    if let Some(pos) = self.recover.iter().position(|r| r.body == node.id()) {
+                        let r = self.recover.swap_remove(pos);
+                        self.start_recovered_function(node, r);
+                    }
+                }
             }
             K::PreprocDef | K::PreprocFunctionDef => {
                 self.macro_def(node, k);
@@ -460,6 +483,134 @@ impl<'s> Lowerer<'s> {
             qual_candidates,
         });
         self.pops.push((node.id(), Pop::Function));
+    }
+
+    /// Finds `[qualifiers] name ( ... ) { body }` sequences among the direct children of an ERROR
+    /// node (a kernel whose header the grammar could not parse) and registers their bodies.
+    fn scan_error_for_functions(&mut self, node: Node<'_>) {
+        let src = self.src;
+        let (mut global, mut device) = (false, false);
+        let mut start: Option<Span> = None;
+        let mut prev_ident: Option<Node<'_>> = None;
+        let mut name: Option<Node<'_>> = None;
+        let mut cands: Vec<String> = Vec::new();
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            let kind = ch.kind();
+            if start.is_none() && kind != "comment" {
+                start = Some(span_of(ch));
+            }
+            let t = bytes_of(ch, src);
+            match kind {
+                "compound_statement" => {
+                    if let (Some(n), Some(st)) = (name, start) {
+                        let fkind = if global {
+                            FunctionKind::Kernel
+                        } else if device {
+                            FunctionKind::Device
+                        } else {
+                            FunctionKind::Host
+                        };
+                        if fkind != FunctionKind::Host || !cands.is_empty() {
+                            self.recover.push(Recovered {
+                                body: ch.id(),
+                                name: text_of(n, src),
+                                name_span: span_of(n),
+                                start: st,
+                                kind: fkind,
+                                qual_candidates: std::mem::take(&mut cands),
+                            });
+                        }
+                    }
+                    (global, device, start, prev_ident, name) = (false, false, None, None, None);
+                    cands.clear();
+                }
+                ";" | "}" => {
+                    (global, device, start, prev_ident, name) = (false, false, None, None, None);
+                    cands.clear();
+                }
+                "(" | "parameter_list" | "argument_list" => {
+                    if let Some(p) = prev_ident.take() {
+                        name = Some(p);
+                    }
+                }
+                "function_declarator" => {
+                    name = ch.child_by_field_name("declarator").map(|d| {
+                        let mut d = d;
+                        while let Some(n) = d.child_by_field_name("name") {
+                            d = n;
+                        }
+                        d
+                    });
+                }
+                "identifier" | "type_identifier" | "field_identifier" => {
+                    if let Some(p) = prev_ident.replace(ch) {
+                        cands.push(text_of(p, src));
+                    }
+                }
+                "launch_bounds" => global = true,
+                _ => {
+                    if t == b"__global__" {
+                        global = true;
+                    } else if t == b"__device__" {
+                        device = true;
+                    } else if ch.child_count() > 0 && ch.child_count() <= 8 {
+                        let mut c2 = ch.walk();
+                        for g in ch.children(&mut c2) {
+                            match bytes_of(g, src) {
+                                b"__global__" => global = true,
+                                b"__device__" => device = true,
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn start_recovered_function(&mut self, body: Node<'_>, r: Recovered) {
+        let mut span = r.start;
+        span.end = body.end_byte();
+        let f = Function {
+            name: r.name.clone(),
+            qualified_name: {
+                let mut q: Vec<&str> = self.ns.iter().filter(|n| !n.is_empty()).map(|s| s.as_str()).collect();
+                q.push(&r.name);
+                q.join("::")
+            },
+            kind: r.kind,
+            span,
+            name_span: r.name_span,
+            body: span_of(body),
+            is_template: false,
+            is_static: false,
+            launch_bounds: None,
+            qualifier_macro: None,
+            params: Vec::new(),
+            loops: Vec::new(),
+            calls: Vec::new(),
+            idents: Vec::new(),
+            decls: Vec::new(),
+            shared: Vec::new(),
+            jumps: Vec::new(),
+            labels: Vec::new(),
+            lambdas: Vec::new(),
+            macro_refs: Vec::new(),
+            const_ops: Vec::new(),
+            recovered: true,
+        };
+        self.fns.push(FnCtx {
+            f,
+            body_start: body.start_byte(),
+            scopes: Vec::new(),
+            lambda_depth: 0,
+            loop_stack: Vec::new(),
+            writes: HashMap::new(),
+            extra_refs: Vec::new(),
+            qual_candidates: r.qual_candidates,
+        });
+        self.pops.push((body.id(), Pop::Function));
     }
 
     fn end_function(&mut self) {
@@ -980,6 +1131,9 @@ impl<'s> Lowerer<'s> {
                         }
                     }
                 }
+            }
+            if fin.f.recovered && fin.f.kind == FunctionKind::Host && fin.f.qualifier_macro.is_none() {
+                continue; // a brace block in an ERROR region that is not a kernel after all
             }
             functions.push(fin.f);
         }
