@@ -262,7 +262,10 @@ fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
         .unwrap_or(0);
     let first = ix.line_of(lo);
     let window_start = ix.line_start(first);
-    let window_end = ix.line_end(ix.line_of(hi), src.len()).max(hi);
+    let mut window_end = ix.line_end(ix.line_of(hi), src.len()).max(hi);
+    if window_end > hi && src[window_end - 1] == b'\r' {
+        window_end -= 1; // the last line's CR (annotate-snippets handles the inner CRLFs)
+    }
     let text = lossless_text(&src[window_start..window_end]);
     let local = |(s, e): (usize, usize)| {
         let (mut s, mut e) = (s - window_start, e - window_start);
@@ -350,6 +353,24 @@ mod tests {
             ..HumanOptions::default()
         };
         insta::assert_snapshot!(render(&out, &sources, &opts));
+    }
+
+    #[test]
+    fn crlf_and_tabs_render_cleanly() {
+        let (mut out, _) = fixtures::output();
+        let src = fixtures::SOURCE.replace('\n', "\r\n").replace("    for (int i", "\tfor (int i");
+        let at = src.find("for (int i").unwrap();
+        out.diagnostics.truncate(1);
+        out.diagnostics[0].span = (at, at + 3);
+        out.diagnostics[0].column = 2;
+        let sync = src.find("__syncthreads").unwrap();
+        out.diagnostics[0].related[0].span = (sync, sync + 15);
+        let mut sources = Sources::new();
+        sources.insert(out.files[0].path.clone(), src.into_bytes());
+        let text = render(&out, &sources, &HumanOptions { quiet: true, ..HumanOptions::default() });
+        assert!(!text.contains('\r') && !text.contains('\t'), "{text:?}");
+        assert!(text.contains("for (int i = 0; i < 8; ++i) {\n"), "{text}");
+        assert!(text.contains("__syncthreads();\n"), "{text}");
     }
 
     #[test]
