@@ -21,3 +21,4 @@ pub mod trace;
 pub use error::Error;
 pub use load::load;
 pub use model::{AgentInfo, Dispatch, KernelInfo, Profile, Source};
+pub use regex;

@@ -1,13 +1,177 @@
-//! `hip-unroll profile`.
+//! `hip-unroll profile`: run a workload under rocprofv3 (or legacy rocprof), or read existing
+//! profiler output with `--from`, and report per-kernel statistics, the critical path, the
+//! roofline, and optionally an SVG roofline and a Perfetto trace.
 
+use anyhow::Context;
+use profiler::run::{Plan, Preset};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum PresetArg {
+    Lightweight,
+    Kernel,
+    Compute,
+    Memory,
+    Full,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Csv,
+    Markdown,
+}
 
 #[derive(clap::Args)]
 pub struct ProfileArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Counter preset: lightweight (kernel trace only), kernel, compute, memory, full.
+    #[arg(long, value_enum, default_value = "lightweight")]
+    pub preset: PresetArg,
+    /// Output directory for the profiler's files (one pass_N subdirectory per counter pass)
+    /// and the report's SVG.
+    #[arg(short = 'o', long = "output-dir")]
+    pub out: Option<PathBuf>,
+    /// Only report kernels whose name matches this regex (also limits counter collection).
+    #[arg(long)]
+    pub kernel: Option<String>,
+    /// Extra hardware counters to collect (split into passes as needed).
+    #[arg(long, num_args = 1..)]
+    pub pmc: Vec<String>,
+    /// Kill the profiled run after this many seconds (per pass).
+    #[arg(long, default_value_t = 600)]
+    pub timeout: u64,
+    /// Read existing profiler output instead of running: rocpd .db files, rocprofv3 or
+    /// rocprof-compute directories, kernel-trace/stats CSVs, rocprof results.csv.
+    #[arg(long, num_args = 1..)]
+    pub from: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the roofline plot here (default: roofline.svg in -o DIR when there is a roofline).
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Write a Perfetto/Chrome trace JSON of the dispatches.
+    #[arg(long)]
+    pub trace_json: Option<PathBuf>,
+    /// Peaks for the roofline: mi210, mi250x or mi300x (default: from the profiled agent).
+    #[arg(long)]
+    pub gpu: Option<String>,
+    /// gfx target whose counter names the presets use (default: rocm_agent_enumerator, else gfx90a).
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Largest gap (ns) between one stream's kernel end and another's start read as a wait.
+    #[arg(long, default_value_t = 5000)]
+    pub wait_gap_ns: u64,
+    /// Print the profiler command lines and exit without running them.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The application and its arguments, after `--`.
+    #[arg(last = true)]
+    pub app: Vec<String>,
 }
 
-pub fn run(_args: ProfileArgs) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("`hip-unroll profile` is not built yet")
+fn preset(p: PresetArg) -> Preset {
+    match p {
+        PresetArg::Lightweight => Preset::Lightweight,
+        PresetArg::Kernel => Preset::Kernel,
+        PresetArg::Compute => Preset::Compute,
+        PresetArg::Memory => Preset::Memory,
+        PresetArg::Full => Preset::Full,
+    }
+}
+
+/// The gfx target of the first GPU, from rocm_agent_enumerator, if installed.
+fn local_arch() -> Option<String> {
+    let out = std::process::Command::new("rocm_agent_enumerator").output().ok()?;
+    String::from_utf8_lossy(&out.stdout).lines().map(str::trim).find(|l| l.starts_with("gfx") && *l != "gfx000").map(str::to_string)
+}
+
+/// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
+fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("writing into {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    let regex = args.kernel.as_deref().map(profiler::regex::Regex::new).transpose().map_err(profiler::Error::from)?;
+    let inputs: Vec<PathBuf> = if !args.from.is_empty() {
+        if !args.app.is_empty() {
+            anyhow::bail!("give either --from PATH... or an application after `--`, not both");
+        }
+        args.from.clone()
+    } else {
+        if args.app.is_empty() {
+            anyhow::bail!("nothing to profile: give an application after `--` (hip-unroll profile -- ./app args) or read existing output with --from PATH");
+        }
+        let tool = profiler::run::detect()?;
+        let out = args.out.clone().unwrap_or_else(|| PathBuf::from("hip-unroll-profile"));
+        let arch = args.arch.clone().or_else(local_arch).unwrap_or_else(|| "gfx90a".into());
+        let mut counters = profiler::run::preset_counters(preset(args.preset), &arch);
+        counters.extend(args.pmc.iter().flat_map(|c| c.split(',')).map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
+        let plan = Plan { counters, out_dir: out.clone(), kernel_regex: args.kernel.clone(), app: args.app.clone() };
+        let invocations = profiler::run::build(&tool, &plan);
+        if args.dry_run {
+            for inv in &invocations {
+                println!("{}", inv.argv.join(" "));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        for (i, inv) in invocations.iter().enumerate() {
+            eprintln!("profile: pass {}/{}: {}", i + 1, invocations.len(), inv.argv.join(" "));
+            profiler::run::execute(inv, std::time::Duration::from_secs(args.timeout))?;
+        }
+        vec![out]
+    };
+
+    let mut profile = profiler::load(&inputs)?;
+    if let Some(re) = &regex {
+        profile.retain_kernels(re);
+        if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
+            anyhow::bail!("no kernel matches --kernel {:?}", re.as_str());
+        }
+    }
+    let kernels = profiler::stats::summarize(&profile);
+    let cp = (!profile.dispatches.is_empty()).then(|| profiler::critical::critical_path(&profile, &profiler::critical::Options { wait_gap_ns: args.wait_gap_ns, extra: Vec::new() }));
+    let peaks = match &args.gpu {
+        Some(g) => Some(profiler::roofline::peaks_named(g).ok_or_else(|| profiler::Error::UnknownGpu(g.clone()))?),
+        None => profiler::roofline::peaks_for(profile.arch(), profile.product()),
+    };
+    let (roofline, note) = if !profile.has_counters() {
+        (None, Some("no hardware counters in the input (use --preset full)".to_string()))
+    } else if let Some(pk) = peaks {
+        let r = profiler::roofline::roofline(&profile, pk);
+        if r.kernels.is_empty() {
+            (None, Some("the counters lack FLOP (SQ_INSTS_VALU_*) or DRAM (TCC_EA*_RDREQ/WRREQ) counters".to_string()))
+        } else {
+            (Some(r), None)
+        }
+    } else {
+        (None, Some(format!("no peak figures for this GPU ({}); pass --gpu mi210|mi250x|mi300x", profile.arch().unwrap_or("unknown arch"))))
+    };
+    let svg_path = args.svg.clone().or_else(|| args.out.as_ref().filter(|_| roofline.is_some()).map(|d| d.join("roofline.svg")));
+    if let Some(path) = &svg_path {
+        match &roofline {
+            Some(r) => write_atomic(path, profiler::roofline::svg(r).as_bytes())?,
+            None => anyhow::bail!("cannot write {}: {}", path.display(), note.clone().unwrap_or_default()),
+        }
+    }
+    if let Some(path) = &args.trace_json {
+        let v = profiler::trace::chrome_trace(&profile);
+        write_atomic(path, serde_json::to_string(&v)?.as_bytes())?;
+    }
+    let report = profiler::report::Report::new(&profile, kernels, cp, roofline, note);
+    let text = match args.format {
+        Format::Table => profiler::report::table(&report),
+        Format::Json => profiler::report::json(&report),
+        Format::Csv => profiler::report::csv(&report),
+        Format::Markdown => profiler::report::markdown(&report),
+    };
+    print!("{text}");
+    Ok(ExitCode::SUCCESS)
 }
