@@ -302,7 +302,8 @@ pub struct VarDecl {
     pub name_span: Span,
     /// Initialiser expression, if any.
     pub init: Option<Span>,
-    /// The names the initialiser reads (for alias tracking: `float* p = smem + 4;`).
+    /// The names the initialiser reads or calls (for alias tracking: `float* p = smem + 4;`,
+    /// `int lane = __lane_id();`); member names are not included.
     pub init_idents: Vec<String>,
     pub is_pointer_or_ref: bool,
     /// The initialiser's value when it is an integer literal (`= 32`, `= 0x20`, `= -1`).
@@ -376,4 +377,7 @@ pub struct MacroDef {
     pub calls: Vec<String>,
     /// Identifiers in the replacement that are not calls.
     pub idents: Vec<String>,
+    /// Control-flow keywords of the replacement, in order (`break`, `continue`, `return`, `goto`,
+    /// `for`, `while`, `do`, `switch`): a `return` in a macro leaves the function it is used in.
+    pub control: Vec<String>,
 }

@@ -983,10 +983,8 @@ impl<'s> Lowerer<'s> {
             }
         }
         let Some(fc) = self.fns.last_mut() else { return };
-        if k == K::TypeIdentifier || is_callee {
-            if k == K::TypeIdentifier {
-                fc.extra_refs.push(MacroRef { name, span });
-            }
+        if k == K::TypeIdentifier {
+            fc.extra_refs.push(MacroRef { name, span });
             return;
         }
         if !self.init_stack.is_empty() {
@@ -1001,6 +999,9 @@ impl<'s> Lowerer<'s> {
                     }
                 }
             }
+        }
+        if is_callee {
+            return;
         }
         let pk = parent.map(|p| self.kinds.of(p.kind_id())).unwrap_or(K::Other);
         let access = if field == Some("declarator") {
@@ -1074,8 +1075,8 @@ impl<'s> Lowerer<'s> {
                 self.macro_ints.insert(name.clone(), v);
             }
         }
-        let (calls, idents) = body_names(&body);
-        self.out.macros.push(MacroDef { name, params, body, span: span_of(node), calls, idents });
+        let (calls, idents, control) = body_names(&body);
+        self.out.macros.push(MacroDef { name, params, body, span: span_of(node), calls, idents, control });
     }
 
     fn preproc_call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {

@@ -24,14 +24,18 @@ pub(crate) fn join_continuations(raw: &[u8]) -> String {
 }
 
 const KEYWORDS: &[&str] = &[
-    "if", "else", "while", "for", "do", "switch", "case", "default", "return", "break", "continue", "goto",
+    "if", "else", "case", "default",
     "sizeof", "alignof", "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
     "const", "volatile", "int", "unsigned", "signed", "float", "double", "char", "short", "long", "void",
     "bool", "auto", "static", "extern", "inline", "struct", "class", "typename", "template", "true", "false",
 ];
 
-/// Splits a macro body into (called names, other identifiers), each deduplicated in order.
-pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>) {
+const CONTROL: &[&str] = &["break", "continue", "return", "goto", "for", "while", "do", "switch"];
+
+/// Splits a macro body into (called names, other identifiers, control keywords): names are
+/// deduplicated in order, control keywords are kept in order.
+pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    let mut control: Vec<String> = Vec::new();
     let b = body.as_bytes();
     let mut calls: Vec<String> = Vec::new();
     let mut idents: Vec<String> = Vec::new();
@@ -72,6 +76,10 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>) {
                 i += 1;
             }
             let name = &body[s..i];
+            if CONTROL.contains(&name) {
+                control.push(name.to_string());
+                continue;
+            }
             if KEYWORDS.contains(&name) {
                 continue;
             }
@@ -94,7 +102,7 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>) {
         }
         i += 1;
     }
-    (calls, idents)
+    (calls, idents, control)
 }
 
 #[cfg(test)]
@@ -103,7 +111,10 @@ mod tests {
 
     #[test]
     fn lexes_bodies() {
-        let (c, i) = body_names(r#"do { __syncthreads(); x = "atomicAdd(" + y.z; g.sync(); } while (0) // f()"#);
+        let (c, i, k) = body_names(r#"do { __syncthreads(); x = "atomicAdd(" + y.z; g.sync(); } while (0) // f()"#);
+        assert_eq!(k, vec!["do", "while"]);
+        let (_, _, k) = body_names("if (!(x)) return; else { goto fail; }");
+        assert_eq!(k, vec!["return", "goto"]);
         assert_eq!(c, vec!["__syncthreads", "sync"]);
         assert_eq!(i, vec!["x", "y", "g"]);
         assert_eq!(join_continuations(b"a \\\n b \\\r\n c"), "a   b   c");
