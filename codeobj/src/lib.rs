@@ -9,6 +9,7 @@ pub mod compressed;
 pub mod elf;
 pub mod error;
 pub mod fatbin;
+pub mod inspect;
 pub mod judge;
 pub mod metadata;
 pub mod occupancy;

@@ -267,3 +267,171 @@ pub fn occupancy(arch: &ArchInfo, usage: &Usage) -> Occupancy {
     };
     Occupancy { waves_per_simd: waves, limited_by, max_waves: arch.max_waves_per_eu(), by_vgpr, by_sgpr, by_workgroup, by_lds }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Expected values are computed by hand from the LLVM formulas cited above; each comment
+    //! shows the arithmetic.
+    use super::*;
+
+    fn arch(p: &str) -> ArchInfo {
+        arch_info(p).unwrap()
+    }
+
+    fn usage(vgprs: u32, sgprs: u32, lds: u32, wg: u32, wave: u32, wgp: bool) -> Usage {
+        Usage { vgprs, sgprs, lds_bytes: lds, workgroup_size: wg, wave_size: wave, wgp_mode: wgp }
+    }
+
+    #[test]
+    fn gfx90a_vgpr_boundaries() {
+        // granule 8, 512 unified registers, at most 8 waves: min(8, max(1, 512 / alignTo(v, 8))).
+        let a = arch("gfx90a");
+        let cases = [
+            (0, 8),   // < granule: max waves
+            (7, 8),   // < granule
+            (64, 8),  // 512/64 = 8
+            (65, 7),  // 512/72 = 7.1
+            (96, 5),  // 512/96 = 5.3
+            (128, 4), // 512/128 = 4
+            (129, 3), // 512/136 = 3.8
+            (256, 2), // 512/256 = 2
+            (257, 1), // 512/264 = 1.9
+            (512, 1), // 512/512 = 1
+        ];
+        for (v, w) in cases {
+            assert_eq!(a.waves_with_vgprs(v, false), w, "gfx90a vgpr {v}");
+        }
+        // gfx940/941/942 and gfx950 share the GFX90AInsts rules.
+        for p in ["gfx940", "gfx941", "gfx942", "gfx950"] {
+            assert_eq!(arch(p).waves_with_vgprs(129, false), 3, "{p}");
+        }
+    }
+
+    #[test]
+    fn gfx908_vgpr_boundaries() {
+        // granule 4, 256 VGPRs, at most 10 waves.
+        let a = arch("gfx908");
+        let cases = [
+            (24, 10), // 256/24 = 10.7 -> 10
+            (25, 9),  // 256/28 = 9.1
+            (32, 8),  // 256/32
+            (36, 7),  // 256/36 = 7.1
+            (64, 4),  // 256/64
+            (65, 3),  // 256/68 = 3.8
+            (128, 2), // 256/128
+            (129, 1), // 256/132 = 1.9
+            (256, 1),
+        ];
+        for (v, w) in cases {
+            assert_eq!(a.waves_with_vgprs(v, false), w, "gfx908 vgpr {v}");
+        }
+        assert_eq!(arch("gfx900").waves_with_vgprs(65, false), 3);
+    }
+
+    #[test]
+    fn gfx10_3_and_gfx11_vgpr_boundaries() {
+        // gfx1030: wave32 granule 16 of 1024, wave64 granule 8 of 512; at most 16 waves.
+        let a = arch("gfx1030");
+        for (v, w) in [(64, 16), (65, 12), (128, 8), (129, 7), (256, 4)] {
+            // 1024/64=16; 1024/80=12.8; 1024/128=8; 1024/144=7.1; 1024/256=4
+            assert_eq!(a.waves_with_vgprs(v, true), w, "gfx1030 w32 vgpr {v}");
+        }
+        for (v, w) in [(32, 16), (33, 12), (64, 8), (65, 7), (256, 2)] {
+            // 512/32=16; 512/40=12.8; 512/64=8; 512/72=7.1; 512/256=2
+            assert_eq!(a.waves_with_vgprs(v, false), w, "gfx1030 w64 vgpr {v}");
+        }
+        // gfx1100 (1.5x VGPRs): wave32 granule 24 of 1536, wave64 granule 12 of 768.
+        let a = arch("gfx1100");
+        for (v, w) in [(96, 16), (97, 12), (192, 8), (193, 7), (256, 5)] {
+            // 1536/96=16; 1536/120=12.8; 1536/192=8; 1536/216=7.1; 1536/264=5.8
+            assert_eq!(a.waves_with_vgprs(v, true), w, "gfx1100 w32 vgpr {v}");
+        }
+        for (v, w) in [(48, 16), (49, 12), (96, 8), (97, 7)] {
+            // 768/48=16; 768/60=12.8; 768/96=8; 768/108=7.1
+            assert_eq!(a.waves_with_vgprs(v, false), w, "gfx1100 w64 vgpr {v}");
+        }
+        // gfx1102 has no extra VGPRs: the gfx1030 numbers.
+        assert_eq!(arch("gfx1102").waves_with_vgprs(65, true), 12);
+        assert_eq!(arch("gfx1102").waves_with_vgprs(97, true), 9); // 1024/112 = 9.1
+        // gfx1010: wave32 granule 8 of 1024, wave64 granule 4 of 512; at most 20 waves.
+        let a = arch("gfx1010");
+        assert_eq!(a.waves_with_vgprs(48, true), 20); // 1024/48 = 21.3 -> 20
+        assert_eq!(a.waves_with_vgprs(51, true), 18); // 1024/56 = 18.3
+        assert_eq!(a.waves_with_vgprs(24, false), 20); // 512/24 = 21.3 -> 20
+        assert_eq!(a.waves_with_vgprs(25, false), 18); // 512/28 = 18.3
+    }
+
+    #[test]
+    fn sgpr_limits() {
+        // gfx8/9: <= 80 -> 10, <= 88 -> 9, <= 100 -> 8, else 7; clamped to the max waves.
+        let a = arch("gfx908");
+        for (s, w) in [(80, 10), (81, 9), (88, 9), (89, 8), (100, 8), (101, 7), (102, 7)] {
+            assert_eq!(a.waves_with_sgprs(s), w, "gfx908 sgpr {s}");
+        }
+        let a = arch("gfx90a");
+        assert_eq!(a.waves_with_sgprs(80), 8); // min(10, 8)
+        assert_eq!(a.waves_with_sgprs(101), 7);
+        // gfx10+: no SGPR limit.
+        assert_eq!(arch("gfx1030").waves_with_sgprs(106), 16);
+        assert_eq!(arch("gfx1100").waves_with_sgprs(106), 16);
+        let o = occupancy(&arch("gfx908"), &usage(32, 101, 0, 256, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (7, Limit::Sgpr)); // vgpr 8, sgpr 7
+    }
+
+    #[test]
+    fn lds_limits() {
+        // gfx90a, 256-thread groups of wave64: 4 waves per group, 4 SIMDs, 32 wave slots per CU,
+        // max groups per CU = min(32/4, 16 barriers) = 8; 64 KiB of LDS per CU.
+        let a = arch("gfx90a");
+        let lds = |b| a.waves_with_lds(b, 256, 64, false);
+        assert_eq!(lds(0), 8); // min(8, 65536) groups * 4 waves / 4 SIMDs = 8
+        assert_eq!(lds(16384), 4); // 4 groups * 4 / 4
+        assert_eq!(lds(16385), 3); // 65536/16385 = 3 groups -> 12 waves / 4
+        assert_eq!(lds(32768), 2);
+        assert_eq!(lds(65536), 1);
+        assert_eq!(lds(65537), 1); // nothing fits: LLVM assumes 1
+        let o = occupancy(&a, &usage(32, 20, 16385, 256, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (3, Limit::Lds));
+        // 1024-thread groups: 16 waves, max groups = min(32/16, 16) = 2.
+        assert_eq!(a.waves_with_lds(32768, 1024, 64, false), 8); // 2 groups * 16 / 4
+        assert_eq!(a.waves_with_lds(32769, 1024, 64, false), 4); // 1 group * 16 / 4
+        // gfx950 has 160 KiB: 163840/40960 = 4 groups of 256 -> 4 waves; gfx942 fits 1.
+        assert_eq!(arch("gfx950").waves_with_lds(40960, 256, 64, false), 4);
+        assert_eq!(arch("gfx942").waves_with_lds(40960, 256, 64, false), 1);
+        // gfx1030 wave32, 256 threads = 8 waves. WGP mode: 4 SIMDs, 64 slots, 32 barriers,
+        // 128 KiB: groups = min(64/8, 32) = 8. CU mode: 2 SIMDs, 32 slots, 16 barriers, 64 KiB:
+        // groups = min(32/8, 16) = 4.
+        let a = arch("gfx1030");
+        assert_eq!(a.waves_with_lds(0, 256, 32, true), 16); // 8*8/4
+        assert_eq!(a.waves_with_lds(32768, 256, 32, true), 8); // 131072/32768 = 4 groups -> 32/4
+        assert_eq!(a.waves_with_lds(0, 256, 32, false), 16); // 4*8/2
+        assert_eq!(a.waves_with_lds(16384, 256, 32, false), 16); // 65536/16384 = 4 -> 32/2
+        assert_eq!(a.waves_with_lds(32768, 256, 32, false), 8); // 2 groups -> 16/2
+    }
+
+    #[test]
+    fn workgroup_limits() {
+        // gfx908, 1024 threads wave64 = 16 waves; 40 slots per CU: min(40/16, 16) = 2 groups
+        // -> 32 waves / 4 SIMDs = 8 < 10.
+        let o = occupancy(&arch("gfx908"), &usage(16, 16, 0, 1024, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by, o.by_vgpr), (8, Limit::Workgroup, 10));
+        // gfx908, 128 threads = 2 waves: min(40/2, 16 barriers) = 16 groups -> 32 / 4 = 8.
+        let o = occupancy(&arch("gfx908"), &usage(16, 16, 0, 128, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::Workgroup));
+        // gfx908, 64 threads = 1 wave: no barrier limit, 40 groups -> 10.
+        let o = occupancy(&arch("gfx908"), &usage(16, 16, 0, 64, 64, false));
+        assert_eq!(o.waves_per_simd, 10);
+        // gfx90a, 768 threads = 12 waves: min(32/12, 16) = 2 groups -> 24 / 4 = 6.
+        let o = occupancy(&arch("gfx90a"), &usage(16, 16, 0, 768, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (6, Limit::Workgroup));
+        // gfx1100 wave32, 1024 threads = 32 waves; CU mode: 32 slots -> 1 group -> 32/2 = 16.
+        let o = occupancy(&arch("gfx1100"), &usage(16, 16, 0, 1024, 32, false));
+        assert_eq!(o.waves_per_simd, 16);
+        // Ties go to vgpr: nothing binds below the maximum.
+        let o = occupancy(&arch("gfx90a"), &usage(64, 16, 0, 256, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::Vgpr));
+        // Unknown processors have no rules.
+        assert!(arch_info("gfx1200").is_none());
+        assert!(arch_info("gfx803").is_none());
+    }
+}
