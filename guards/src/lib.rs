@@ -1,17 +1,29 @@
 //! guards: decides, for every loop of the IR, whether unrolling it is safe, and why not.
 //!
 //! One file per rule under `rules/`; [`rules::REGISTRY`] lists them. Rules return data
-//! (violations); renderers in the binary print them.
+//! (evidence, findings); [`check_source`] turns them into the report and diagnostics that the
+//! renderers in the binary print. Everything is computed from the `frontend` IR: comments and
+//! string literals never trigger a rule.
 
+mod callgraph;
+mod engine;
 pub mod report;
-
-pub use report::*;
 pub mod rules;
+mod suppress;
+mod util;
+
+pub use engine::{Blocker, Evidence, LoopVerdict};
+pub use report::*;
+pub use suppress::Suppressions;
+
+use frontend::{FunctionKind, SourceFile, Span, UnrollHint};
 
 /// What `check` should report: which rules are on, whether hints are emitted.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
-    /// Rule ids to run; `None` = the default set.
+    /// Rule ids to run; `None` = the default set. Selecting only non-blocker rules (e.g.
+    /// `unroll-blocked`) keeps every blocker active; selecting some blockers restricts the
+    /// blockers to those.
     pub select: Option<Vec<String>>,
     /// Rule ids to turn off.
     pub ignore: Vec<String>,
@@ -19,8 +31,189 @@ pub struct Settings {
     pub hints: bool,
 }
 
+impl Settings {
+    fn ignored(&self, id: &str) -> bool {
+        self.ignore.iter().any(|r| r == id)
+    }
+
+    fn selected(&self, id: &str) -> bool {
+        self.select.as_ref().is_some_and(|s| s.iter().any(|r| r == id || r == "all" || r == "ALL"))
+    }
+
+    fn blocker_active(&self, b: Blocker) -> bool {
+        if self.ignored(b.id()) {
+            return false;
+        }
+        match &self.select {
+            None => true,
+            Some(sel) => {
+                let names_blockers = Blocker::ALL.iter().any(|x| sel.iter().any(|r| r == x.id()));
+                !names_blockers || self.selected(b.id())
+            }
+        }
+    }
+
+    fn diagnostic_active(&self, id: &str) -> bool {
+        !self.ignored(id) && self.select.as_ref().is_none_or(|_| self.selected(id))
+    }
+}
+
+/// The blocker verdicts of one file, per function (index into `SourceFile::functions`) and loop.
+#[derive(Debug, Clone)]
+pub struct FileAnalysis {
+    /// `loops[f][l]`: the verdict of loop `l` of function `f` (host functions: no evidence).
+    pub loops: Vec<Vec<LoopVerdict>>,
+}
+
+/// Runs the blocker rules over a parsed file (suppressions and selection applied).
+pub fn analyze(file: &SourceFile, source: &[u8], settings: &Settings) -> FileAnalysis {
+    let sup = Suppressions::from_file(file, source);
+    analyze_with(file, settings, &sup)
+}
+
+fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> FileAnalysis {
+    let mut active = [false; 4];
+    for b in Blocker::ALL {
+        active[b as usize] = settings.blocker_active(b) && !sup.file_allows(b.id());
+    }
+    let active = engine::Active(active);
+    let any_loops = file.functions.iter().any(|f| f.kind != FunctionKind::Host && !f.loops.is_empty());
+    if !any_loops {
+        return FileAnalysis { loops: file.functions.iter().map(|f| vec![LoopVerdict::default(); f.loops.len()]).collect() };
+    }
+    let reach = callgraph::Reach::build(file);
+    let loops = (0..file.functions.len()).map(|i| engine::analyse_function(file, i, &reach, &active, sup)).collect();
+    FileAnalysis { loops }
+}
+
+/// `null`, `"unroll"`, `"unroll N"` or `"nounroll"`.
+pub fn pragma_text(h: &UnrollHint) -> String {
+    match h {
+        UnrollHint::Unroll(None) => "unroll".into(),
+        UnrollHint::Unroll(Some(n)) => format!("unroll {n}"),
+        UnrollHint::NoUnroll => "nounroll".into(),
+    }
+}
+
+fn related(ev: &Evidence) -> Related {
+    Related {
+        line: ev.span.line,
+        column: ev.span.column,
+        span: (ev.span.start, ev.span.end),
+        label: format!("{}: {}", ev.rule.id(), ev.label),
+    }
+}
+
+fn diag(path: &str, span: Span, rule: &str, severity: Severity, message: String, related: Vec<Related>) -> Diagnostic {
+    Diagnostic {
+        path: path.to_string(),
+        line: span.line,
+        column: span.column,
+        rule: rule.to_string(),
+        severity,
+        message,
+        span: (span.start, span.end),
+        related,
+    }
+}
+
 /// Analyse one file: the per-loop report and the diagnostics (suppressions already applied).
 pub fn check_source(path: &str, source: &[u8], settings: &Settings) -> (FileReport, Vec<Diagnostic>) {
-    let _ = (path, source, settings);
-    todo!("guards::check_source: issue 2")
+    let file = frontend::parse(source);
+    check_parsed(path, source, &file, settings)
+}
+
+/// [`check_source`] for a file that is already parsed.
+pub fn check_parsed(path: &str, source: &[u8], file: &SourceFile, settings: &Settings) -> (FileReport, Vec<Diagnostic>) {
+    let sup = Suppressions::from_file(file, source);
+    let analysis = analyze_with(file, settings, &sup);
+    let mut diags = Vec::new();
+    let blocked_on = settings.diagnostic_active(rules::unroll_blocked::ID)
+        || settings.select.as_ref().is_some_and(|_| Blocker::ALL.iter().any(|b| settings.selected(b.id())))
+            && !settings.ignored(rules::unroll_blocked::ID);
+    let hints_on = !settings.ignored(rules::candidate::ID) && (settings.hints || settings.selected(rules::candidate::ID));
+    let mut functions = Vec::new();
+    for (fi, f) in file.functions.iter().enumerate() {
+        if f.kind == FunctionKind::Host {
+            continue;
+        }
+        let mut loops = Vec::with_capacity(f.loops.len());
+        for (li, l) in f.loops.iter().enumerate() {
+            let v = &analysis.loops[fi][li];
+            // Loop-level suppressions: on the loop's line (or before), or on its pragma's line.
+            let lines: Vec<u32> = std::iter::once(l.keyword.line).chain(l.pragma.as_ref().map(|p| p.span.line)).collect();
+            let evidence: Vec<&Evidence> =
+                v.evidence.iter().filter(|e| !lines.iter().any(|&ln| sup.allows(e.rule.id(), ln))).collect();
+            let mut blockers: Vec<&'static str> = evidence.iter().map(|e| e.rule.id()).collect();
+            blockers.sort();
+            blockers.dedup();
+            let verdict = if blockers.is_empty() { Verdict::Candidate } else { Verdict::Blocked };
+            let id = format!("{}:{}", f.name, li);
+            if let Some(p) = &l.pragma {
+                let wants_unroll = matches!(p.hint, UnrollHint::Unroll(_));
+                if wants_unroll
+                    && verdict == Verdict::Blocked
+                    && blocked_on
+                    && !lines.iter().any(|&ln| sup.allows(rules::unroll_blocked::ID, ln))
+                {
+                    let mut cited = Vec::new();
+                    let mut rel = Vec::new();
+                    for b in &blockers {
+                        if let Some(e) = evidence.iter().find(|e| e.rule.id() == *b) {
+                            cited.push(format!("{b} at line {}: {}", e.span.line, e.label));
+                        }
+                    }
+                    for e in &evidence {
+                        rel.push(related(e));
+                    }
+                    let msg = format!(
+                        "`#pragma {}` on loop `{id}`, which cannot be unrolled safely: {}",
+                        pragma_text(&p.hint),
+                        cited.join("; ")
+                    );
+                    diags.push(diag(path, p.span, rules::unroll_blocked::ID, Severity::Warning, msg, rel));
+                }
+            } else if verdict == Verdict::Candidate && hints_on && !sup.allows(rules::candidate::ID, l.keyword.line) {
+                let tc = match l.trip_count {
+                    Some(n) => format!(" (constant trip count {n})"),
+                    None => String::new(),
+                };
+                let msg = format!("loop `{id}` can be unrolled: no guard blocks it{tc}");
+                diags.push(diag(path, l.keyword, rules::candidate::ID, Severity::Hint, msg, Vec::new()));
+            }
+            loops.push(LoopReport {
+                id,
+                line: l.keyword.line,
+                column: l.keyword.column,
+                kind: l.kind,
+                depth: l.depth,
+                trip_count: l.trip_count,
+                unroll_pragma: l.pragma.as_ref().map(|p| pragma_text(&p.hint)),
+                verdict,
+                blockers: blockers.iter().map(|s| s.to_string()).collect(),
+            });
+        }
+        functions.push(FunctionReport {
+            name: f.name.clone(),
+            kind: f.kind,
+            line: f.name_span.line,
+            loops,
+            resources: Vec::new(),
+        });
+    }
+    if settings.diagnostic_active(rules::wave_size::ID) && !sup.file_allows(rules::wave_size::ID) {
+        for w in rules::wave_size::check(file) {
+            if sup.allows(rules::wave_size::ID, w.span.line) {
+                continue;
+            }
+            let rel = w
+                .related
+                .iter()
+                .map(|(s, label)| Related { line: s.line, column: s.column, span: (s.start, s.end), label: label.clone() })
+                .collect();
+            diags.push(diag(path, w.span, rules::wave_size::ID, Severity::Warning, w.message, rel));
+        }
+    }
+    diags.sort_by_key(|d| (d.line, d.column));
+    (FileReport { path: path.to_string(), parse_errors: file.parse_errors.len(), functions }, diags)
 }

@@ -1,3 +1,162 @@
-//! The rule registry: every rule id, its severity and its documentation, in one place.
+//! The rule registry: every rule id, its kind, default severity, summary and documentation, in
+//! one place. `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
+//! ids against [`all`].
 
+pub mod atomic;
+pub mod barrier;
+pub mod candidate;
+pub mod dynamic_lds;
+pub mod early_exit;
+pub mod unroll_blocked;
 pub mod vgpr_pressure;
+pub mod wave_size;
+
+use crate::report::Severity;
+
+/// What a rule produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleKind {
+    /// Blocks unrolling of a loop; appears in a loop's `blockers` (and through `unroll-blocked`).
+    Blocker,
+    /// Emits diagnostics of its own.
+    Diagnostic,
+    /// Judges compiled code objects (`hip-unroll pressure`, `check --hsaco`).
+    CodeObject,
+}
+
+/// Where a rule's documentation comes from.
+#[derive(Debug, Clone, Copy)]
+enum Doc {
+    /// The source of the rule's module: its leading `//!` comment is the documentation.
+    ModuleSource(&'static str),
+    /// Documentation text as is.
+    Text(&'static str),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// Stable kebab-case id.
+    pub id: &'static str,
+    pub kind: RuleKind,
+    /// Severity of the diagnostics the rule emits (for blockers: of the `unroll-blocked` they cause).
+    pub severity: Severity,
+    /// One line: what the rule reports.
+    pub summary: &'static str,
+    doc: Doc,
+}
+
+impl Rule {
+    /// The full documentation (markdown, ruff/clippy shape).
+    pub fn doc(&self) -> String {
+        match self.doc {
+            Doc::Text(t) => t.trim().to_string(),
+            Doc::ModuleSource(src) => module_doc(src),
+        }
+    }
+}
+
+/// The leading `//!` block of a Rust source file, without the markers.
+fn module_doc(src: &str) -> String {
+    let mut out = String::new();
+    for line in src.lines() {
+        let Some(rest) = line.strip_prefix("//!") else { break };
+        out.push_str(rest.strip_prefix(' ').unwrap_or(rest));
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// Every rule, in the order `explain --list` shows them.
+pub static REGISTRY: &[Rule] = &[
+    Rule {
+        id: barrier::ID,
+        kind: RuleKind::Blocker,
+        severity: Severity::Warning,
+        summary: "the loop executes a barrier (`__syncthreads`, cooperative-groups `sync`), directly or through helpers/macros",
+        doc: Doc::ModuleSource(include_str!("barrier.rs")),
+    },
+    Rule {
+        id: atomic::ID,
+        kind: RuleKind::Blocker,
+        severity: Severity::Warning,
+        summary: "the loop (or its condition) performs atomic operations, directly or through helpers/macros",
+        doc: Doc::ModuleSource(include_str!("atomic.rs")),
+    },
+    Rule {
+        id: dynamic_lds::ID,
+        kind: RuleKind::Blocker,
+        severity: Severity::Warning,
+        summary: "the loop touches dynamic shared memory (`extern __shared__`, `HIP_DYNAMIC_SHARED`) or a pointer into it",
+        doc: Doc::ModuleSource(include_str!("dynamic_lds.rs")),
+    },
+    Rule {
+        id: early_exit::ID,
+        kind: RuleKind::Blocker,
+        severity: Severity::Warning,
+        summary: "the loop can be left early by `break`, `return` or `goto`",
+        doc: Doc::ModuleSource(include_str!("early_exit.rs")),
+    },
+    Rule {
+        id: unroll_blocked::ID,
+        kind: RuleKind::Diagnostic,
+        severity: Severity::Warning,
+        summary: "an existing `#pragma unroll` is on a loop that a guard blocks",
+        doc: Doc::ModuleSource(include_str!("unroll_blocked.rs")),
+    },
+    Rule {
+        id: wave_size::ID,
+        kind: RuleKind::Diagnostic,
+        severity: Severity::Warning,
+        summary: "warp-level code assumes 32 lanes (shuffle widths, lane masks, `% 32`, `WARP_SIZE 32`); use `warpSize`",
+        doc: Doc::ModuleSource(include_str!("wave_size.rs")),
+    },
+    Rule {
+        id: candidate::ID,
+        kind: RuleKind::Diagnostic,
+        severity: Severity::Hint,
+        summary: "a loop that no guard blocks and that has no unroll pragma (hint)",
+        doc: Doc::ModuleSource(include_str!("candidate.rs")),
+    },
+    Rule {
+        id: vgpr_pressure::ID,
+        kind: RuleKind::CodeObject,
+        severity: Severity::Warning,
+        summary: "an unrolled variant spills, needs scratch or loses occupancy compared with the baseline code object",
+        doc: Doc::Text(vgpr_pressure::DOC),
+    },
+];
+
+/// Every registered rule.
+pub fn all() -> &'static [Rule] {
+    REGISTRY
+}
+
+/// The rule with this id.
+pub fn lookup(id: &str) -> Option<&'static Rule> {
+    REGISTRY.iter().find(|r| r.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_documented() {
+        let mut ids: Vec<&str> = all().iter().map(|r| r.id).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n, "duplicate rule id");
+        for r in all() {
+            assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
+            let doc = r.doc();
+            for section in ["## What it does", "## Why", "## Example", "## Fix safety"] {
+                assert!(doc.contains(section), "{} lacks {section}", r.id);
+            }
+            assert!(!r.summary.is_empty());
+        }
+        assert_eq!(lookup("barrier").map(|r| r.kind), Some(RuleKind::Blocker));
+        assert!(lookup("nope").is_none());
+        assert!(lookup("barrier").unwrap().doc().starts_with("`barrier`:"));
+    }
+}

@@ -1,0 +1,62 @@
+//! `atomic`: a loop that performs atomic read-modify-write operations is not unrolled.
+//!
+//! ## What it does
+//! Blocks unrolling of a loop whose body or header (the condition included: `while
+//! (atomicCAS(...) != old)`) calls an atomic: `atomicAdd`, `atomicCAS`, `atomicExch`, ... and
+//! their scoped `_system`/`_block` forms, `unsafeAtomicAdd`/`safeAtomicAdd`, the `__hip_atomic_*`,
+//! `__atomic_*`, `__c11_atomic_*` and `__sync_*` builtins, `__builtin_amdgcn_*atomic*`, and
+//! `fetch_*`/`compare_exchange_*` methods of atomic objects. Atomics reached through `__device__`
+//! functions or macros of the same file count too.
+//!
+//! ## Why
+//! Atomics are ordered, contended memory operations: unrolling does not remove them or let the
+//! compiler batch them, it only grows the code. Loops around atomics are often retry loops
+//! (CAS loops) whose trip count depends on other threads; unrolling those changes nothing but
+//! register pressure, and a wrong remainder handling can double an update.
+//!
+//! ## Example
+//! ```cpp
+//! #pragma unroll             // unroll-blocked: atomic
+//! for (int i = 0; i < n; ++i)
+//!     atomicAdd(&hist[bin(in[i])], 1);
+//! ```
+//! Accumulate privately (registers or LDS) inside the loop and publish once after it.
+//!
+//! ## Fix safety
+//! No automatic fix. Silence a reviewed case with `// hip-unroll: allow(atomic)`.
+
+use frontend::Call;
+
+pub const ID: &str = "atomic";
+
+/// True for the name of an atomic function, builtin or intrinsic (also used for macro bodies).
+pub fn is_atomic_name(name: &str) -> bool {
+    if let Some(rest) = name.strip_prefix("atomic") {
+        // atomicAdd, atomicAdd_system, atomic_fetch_add; not `atomically_ok`.
+        return rest.starts_with(|c: char| c.is_ascii_uppercase()) || rest.starts_with('_');
+    }
+    name.starts_with("unsafeAtomic")
+        || name.starts_with("safeAtomic")
+        || name.starts_with("__hip_atomic")
+        || name.starts_with("__atomic_")
+        || name.starts_with("__c11_atomic_")
+        || name.starts_with("__sync_fetch_and_")
+        || name.starts_with("__sync_add_and_fetch")
+        || name.starts_with("__sync_sub_and_fetch")
+        || name.starts_with("__sync_val_compare_and_swap")
+        || name.starts_with("__sync_bool_compare_and_swap")
+        || name.starts_with("__sync_lock_test_and_set")
+        || (name.starts_with("__builtin_amdgcn_") && name.contains("atomic"))
+        || name.starts_with("__hip_atomic_")
+}
+
+/// True when `call` is an atomic operation.
+pub fn is_atomic_call(call: &Call) -> bool {
+    if is_atomic_name(&call.callee) {
+        return true;
+    }
+    call.receiver.is_some()
+        && (call.callee.starts_with("fetch_")
+            || call.callee.starts_with("compare_exchange")
+            || call.callee == "exchange")
+}

@@ -1,0 +1,52 @@
+//! `early-exit`: a loop that can be left early (`break`, `return`, `goto`) is not unrolled.
+//!
+//! ## What it does
+//! Blocks unrolling of a loop containing a jump that leaves *this* loop: a `break` whose target
+//! is this loop, a `return` from the enclosing function, or a `goto` to a label outside the loop.
+//! Jumps that stay inside do not block: a `break` that ends an inner loop or a `switch`, a
+//! `continue`, a `return` inside a lambda, a `goto` to a label inside the loop. A `return` (or a
+//! `goto`, or a `break` outside any loop of its own) inside a macro of the same file used in the
+//! loop counts too.
+//!
+//! ## Why
+//! Full unrolling needs a single exit after a known number of iterations; with an early exit the
+//! compiler must keep a compare-and-branch in every unrolled copy, so the code grows without the
+//! branch savings unrolling is for, and the transforms of `hip-unroll unroll` cannot produce an
+//! equivalent straight-line body.
+//!
+//! ## Example
+//! ```cpp
+//! #pragma unroll              // unroll-blocked: early-exit
+//! for (int i = 0; i < 16; ++i) {
+//!     if (key[i] == probe) { found = i; break; }
+//! }
+//! ```
+//! Replace the exit by a predicate (`found = key[i] == probe ? i : found;`) to make the loop
+//! unrollable.
+//!
+//! ## Fix safety
+//! No automatic fix. Silence a reviewed case with `// hip-unroll: allow(early-exit)`.
+
+use frontend::MacroDef;
+
+pub const ID: &str = "early-exit";
+
+/// How a macro body leaves the code it is expanded into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MacroExit {
+    /// `return` or `goto`: leaves every enclosing loop.
+    Leaves,
+    /// `break` (or `continue`-free `break`) with no loop or switch of its own: leaves the
+    /// innermost loop it is used in.
+    Breaks,
+}
+
+/// The early exit a macro body performs by itself (not through other macros).
+pub fn macro_exit(m: &MacroDef) -> Option<MacroExit> {
+    let has = |k: &str| m.control.iter().any(|c| c == k);
+    if has("return") || has("goto") {
+        return Some(MacroExit::Leaves);
+    }
+    let own_scope = has("for") || has("while") || has("do") || has("switch");
+    (has("break") && !own_scope).then_some(MacroExit::Breaks)
+}
