@@ -267,7 +267,11 @@ pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
         match child.try_wait().map_err(|source| Error::Spawn { program: program.clone(), source })? {
             Some(s) => break s,
             None if t0.elapsed() >= timeout => {
-                let _ = std::process::Command::new("kill").args(["-KILL", &format!("-{}", child.id())]).status();
+                // The child leads its own process group (process_group(0) above): kill that
+                // group only, so that the application rocprofv3 started dies with it.
+                if let Some(pgid) = i32::try_from(child.id()).ok().filter(|&p| p > 1).and_then(rustix::process::Pid::from_raw) {
+                    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                }
                 let _ = child.kill();
                 let _ = child.wait();
                 return Err(Error::Timeout { program, secs: timeout.as_secs() });
