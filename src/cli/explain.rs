@@ -41,10 +41,22 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every rule of the registry, as renderers see it.
+/// Every rule of the registry (`guards::rules::all`), as renderers see it.
 pub fn rule_infos() -> Vec<RuleInfo> {
-    // TEMPORARY until guards::rules lands (engineer A1): no rules known.
-    Vec::new()
+    guards::rules::all()
+        .iter()
+        .map(|r| RuleInfo {
+            id: r.id.to_string(),
+            summary: r.summary.to_string(),
+            doc: r.doc(),
+            severity: r.severity,
+            kind: match r.kind {
+                guards::rules::RuleKind::Blocker => "blocker",
+                guards::rules::RuleKind::Diagnostic => "lint",
+                guards::rules::RuleKind::CodeObject => "code object",
+            },
+        })
+        .collect()
 }
 
 /// Every known rule id, in registry order.

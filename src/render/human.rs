@@ -53,11 +53,16 @@ pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> S
     out
 }
 
-/// Rule documentation for `explain`, printed as is (it is already markdown meant for people).
+/// Rule documentation for `explain`: the registry's markdown as is, then the rule's kind and
+/// default severity.
 pub fn explain(rule: &RuleInfo) -> String {
-    let mut s = format!("{}: {}\n\n{}", rule.id, rule.summary, rule.doc.trim_end());
-    s.push('\n');
-    s
+    format!(
+        "{}\n\n(rule `{}`: {}, default severity {})\n",
+        rule.doc.trim_end(),
+        rule.id,
+        rule.kind,
+        severity_name(rule.severity)
+    )
 }
 
 fn summary_line(s: &Summary, output: &CheckOutput) -> String {
@@ -358,7 +363,9 @@ mod tests {
     #[test]
     fn crlf_and_tabs_render_cleanly() {
         let (mut out, _) = fixtures::output();
-        let src = fixtures::SOURCE.replace('\n', "\r\n").replace("    for (int i", "\tfor (int i");
+        let src = fixtures::SOURCE
+            .replace('\n', "\r\n")
+            .replace("    for (int i", "\tfor (int i");
         let at = src.find("for (int i").unwrap();
         out.diagnostics.truncate(1);
         out.diagnostics[0].span = (at, at + 3);
@@ -367,7 +374,14 @@ mod tests {
         out.diagnostics[0].related[0].span = (sync, sync + 15);
         let mut sources = Sources::new();
         sources.insert(out.files[0].path.clone(), src.into_bytes());
-        let text = render(&out, &sources, &HumanOptions { quiet: true, ..HumanOptions::default() });
+        let text = render(
+            &out,
+            &sources,
+            &HumanOptions {
+                quiet: true,
+                ..HumanOptions::default()
+            },
+        );
         assert!(!text.contains('\r') && !text.contains('\t'), "{text:?}");
         assert!(text.contains("for (int i = 0; i < 8; ++i) {\n"), "{text}");
         assert!(text.contains("__syncthreads();\n"), "{text}");

@@ -33,6 +33,10 @@ pub struct RuleInfo {
     pub summary: String,
     /// The rule's full documentation (markdown).
     pub doc: String,
+    /// Severity of the diagnostics it causes.
+    pub severity: Severity,
+    /// `blocker` (appears in loops' `blockers`), `lint` or `code object`.
+    pub kind: &'static str,
 }
 
 /// Source bytes of the files that have diagnostics, keyed by the report's `path`; used for
@@ -242,6 +246,12 @@ __global__ void reduce(float* out, const float* in) {
                 id: id.to_string(),
                 summary: format!("summary of {id}"),
                 doc: format!("## What it does\nDocuments {id}."),
+                severity: if *id == "candidate" {
+                    Severity::Hint
+                } else {
+                    Severity::Warning
+                },
+                kind: if *id == "barrier" { "blocker" } else { "lint" },
             })
             .collect()
     }

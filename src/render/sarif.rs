@@ -21,10 +21,19 @@ pub fn render(output: &CheckOutput, sources: &Sources, rules: &[RuleInfo]) -> St
         .collect();
     extra.sort_unstable();
     extra.dedup();
-    rule_list.extend(extra.into_iter().map(|id| RuleInfo {
-        id: id.into(),
-        summary: id.into(),
-        doc: String::new(),
+    rule_list.extend(extra.into_iter().map(|id| {
+        let severity = output
+            .diagnostics
+            .iter()
+            .find(|d| d.rule == id)
+            .map_or(Severity::Warning, |d| d.severity);
+        RuleInfo {
+            id: id.into(),
+            summary: id.into(),
+            doc: String::new(),
+            severity,
+            kind: "lint",
+        }
     }));
 
     let driver_rules: Vec<Value> = rule_list
@@ -39,6 +48,10 @@ pub fn render(output: &CheckOutput, sources: &Sources, rules: &[RuleInfo]) -> St
                 r.doc.clone()
             };
             o.insert("fullDescription".into(), json!({ "text": full }));
+            o.insert(
+                "defaultConfiguration".into(),
+                json!({ "level": level(r.severity) }),
+            );
             if !r.doc.is_empty() {
                 o.insert("help".into(), json!({ "text": r.doc, "markdown": r.doc }));
             }
