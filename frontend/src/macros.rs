@@ -20,7 +20,46 @@ pub(crate) fn join_continuations(raw: &[u8]) -> String {
         out.push(raw[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).trim().to_string()
+    strip_comments(&String::from_utf8_lossy(&out))
+}
+
+/// Removes `//` and `/* */` comments (outside string and char literals) and trims.
+fn strip_comments(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    let mut seg = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' | b'\'' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                out.push_str(&s[seg..i]);
+                seg = b.len();
+                i = b.len();
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                out.push_str(&s[seg..i]);
+                out.push(' ');
+                i = s[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
+                seg = i.min(b.len());
+            }
+            _ => i += 1,
+        }
+    }
+    if seg < b.len() {
+        out.push_str(&s[seg.min(s.len())..]);
+    }
+    out.trim().to_string()
 }
 
 const KEYWORDS: &[&str] = &[
@@ -118,5 +157,7 @@ mod tests {
         assert_eq!(c, vec!["__syncthreads", "sync"]);
         assert_eq!(i, vec!["x", "y", "g"]);
         assert_eq!(join_continuations(b"a \\\n b \\\r\n c"), "a   b   c");
+        assert_eq!(join_continuations(b"32  // the warp"), "32");
+        assert_eq!(join_continuations(b"f(\"//\") /* c */ + 1"), "f(\"//\")   + 1");
     }
 }

@@ -34,12 +34,18 @@ impl Suppressions {
                 };
                 let Some(args) = after.trim_start().strip_prefix('(') else { continue };
                 let Some(end) = args.find(')') else { continue };
+                // A comment alone on its line applies to that line and the next; a trailing
+                // comment (code before it) only to its own line.
+                let line_start = src[..span.start].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let standalone = src[line_start..span.start].iter().all(|b| b.is_ascii_whitespace());
                 for rule in args[..end].split(',').map(str::trim).filter(|r| !r.is_empty()) {
                     if whole_file {
                         s.file.insert(rule.to_string());
                     } else {
-                        // A directive in a block comment applies from the line it is written on.
                         s.lines.entry(span.line).or_default().push(rule.to_string());
+                        if standalone {
+                            s.lines.entry(span.line + 1).or_default().push(rule.to_string());
+                        }
                     }
                 }
             }
@@ -52,14 +58,10 @@ impl Suppressions {
         self.file.contains(rule) || self.file.contains("all")
     }
 
-    /// True when `rule` is allowed on `line` (directive on that line or the line before).
+    /// True when `rule` is allowed on `line`: a directive trailing that line, or alone on the
+    /// line before (or allowed for the whole file).
     pub fn allows(&self, rule: &str, line: u32) -> bool {
-        if self.file_allows(rule) {
-            return true;
-        }
-        [line, line.saturating_sub(1)].iter().any(|l| {
-            self.lines.get(l).is_some_and(|v| v.iter().any(|r| r == rule || r == "all"))
-        })
+        self.file_allows(rule) || self.lines.get(&line).is_some_and(|v| v.iter().any(|r| r == rule || r == "all"))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -73,11 +75,13 @@ mod tests {
 
     #[test]
     fn directives_from_comments_only() {
-        let src = "// hip-unroll: allow(barrier, atomic)\nint x; /* hip-unroll: allow-file(wave-size) */\nconst char* s = \"hip-unroll: allow(early-exit)\";\n";
+        let src = "// hip-unroll: allow(barrier, atomic)\nint x; /* hip-unroll: allow-file(wave-size) */\nconst char* s = \"hip-unroll: allow(early-exit)\";\nint y; // hip-unroll: allow(candidate)\n";
         let f = frontend::parse(src.as_bytes());
         let s = Suppressions::from_file(&f, src.as_bytes());
         assert!(s.allows("barrier", 1) && s.allows("atomic", 2) && !s.allows("atomic", 3));
         assert!(s.allows("wave-size", 40));
         assert!(!s.allows("early-exit", 3) && !s.allows("early-exit", 4));
+        // Trailing directive: its own line only.
+        assert!(s.allows("candidate", 4) && !s.allows("candidate", 5));
     }
 }

@@ -1,0 +1,19 @@
+// Atomic functions and builtins in the loop body.
+__global__ void atomics(int* counters, float* sums, unsigned long long* wide, int n) {
+  for (int i = 0; i < n; ++i) atomicAdd(&counters[i % 4], 1);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) atomicAdd_system(&sums[0], 1.f);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) atomicAdd_block(&sums[1], 1.f);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) unsafeAtomicAdd(&sums[2], 1.f);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) {  // ~ blockers: atomic
+    __hip_atomic_fetch_add(&counters[0], 1, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
+  }
+  for (int i = 0; i < n; ++i) __atomic_fetch_add(&counters[1], 1, __ATOMIC_SEQ_CST);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) atomicCAS(&counters[2], i, i + 1);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) atomicExch(wide, 0ull);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) atomicMax(&counters[3], i);  // ~ blockers: atomic
+  // Clean: a variable named like an atomic, and a function that is not one.
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    int atomic_count = counters[i];
+    sums[i] = nonatomic_add(sums[i], atomic_count);
+  }
+}
