@@ -129,7 +129,17 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         vec![out]
     };
 
-    let mut profile = profiler::load(&inputs)?;
+    let ran = args.from.is_empty();
+    let mut profile = match profiler::load(&inputs) {
+        Err(profiler::Error::NothingFound { .. } | profiler::Error::NoKernels { .. }) if ran => {
+            let path = inputs.first().cloned().unwrap_or_default();
+            anyhow::bail!(
+                "the profiled run produced no kernel dispatches: the profiler wrote no kernel trace under {} (see profiler.log there); does the application launch GPU kernels?",
+                path.display()
+            )
+        }
+        r => r?,
+    };
     if let Some(re) = &regex {
         profile.retain_kernels(re);
         if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
