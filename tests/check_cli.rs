@@ -227,6 +227,18 @@ fn usage_errors_exit_2() {
         ])),
         2
     );
+    let o = run(&[
+        "check",
+        "--hsaco",
+        "testdata/cli/none.hsaco",
+        "testdata/cli/clean.cu",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("testdata/cli/none.hsaco"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 // ---------------------------------------------------------------- formats
@@ -516,14 +528,32 @@ fn explicit_config_replaces_discovery() {
 
 #[test]
 fn bad_config_exits_2_naming_the_file() {
-    let o = run(&["check", "testdata/cli/bad-config"]);
+    // Generated here, not committed: a broken config in the tree would make `check .` at the
+    // repository root exit 2.
+    let dir = tempfile::tempdir().unwrap();
+    for (name, config) in [
+        (
+            "bad-config",
+            "[check]\nselect = [\"barrier\"]\nfail_level = \"error\"\n",
+        ),
+        ("bad-toml", "[check\nselect = \n"),
+    ] {
+        std::fs::create_dir(dir.path().join(name)).unwrap();
+        std::fs::write(dir.path().join(name).join("hip-unroll.toml"), config).unwrap();
+        std::fs::copy(
+            root().join("testdata/cli/clean.cu"),
+            dir.path().join(name).join("k.cu"),
+        )
+        .unwrap();
+    }
+    let o = run_in(dir.path(), &["check", "bad-config"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
         err.contains("fail_level") && err.contains("bad-config/hip-unroll.toml"),
         "{err}"
     );
-    let o = run(&["check", "testdata/cli/bad-toml/k.cu"]);
+    let o = run_in(dir.path(), &["check", "bad-toml/k.cu"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
