@@ -5,10 +5,10 @@
 #
 # Usage: bench/check_vs_parse.sh [CORPUS_DIR]   (default /work/corpus)
 # Environment: RUNS (default 5) timed runs per command, WARMUP (default 1), LAT_RUNS (default
-#   200) for the single-file latency, LAT_FILE (default: testdata/examples/*.cu, else the corpus
+#   200) for the single-file latency, LAT_FILE (default: testdata/examples/*.hip or *.cu, else the corpus
 #   file nearest the median size), OUT (default /tmp/check_vs_parse) for hyperfine's JSON and the
 #   summary, SKIP_BUILD=1 to use the binaries already in target/release, BARE_ONLY=1 to time only
-#   the bare parse (before `check` exists).
+#   the bare parse (before `check` exists), BARE_BIN / CHECK_BIN to time other binaries.
 # Needs hyperfine (Debian: apt-get install -y hyperfine) and python3.
 set -euo pipefail
 
@@ -18,8 +18,8 @@ RUNS=${RUNS:-5}
 WARMUP=${WARMUP:-1}
 LAT_RUNS=${LAT_RUNS:-200}
 OUT=${OUT:-/tmp/check_vs_parse}
-BARE="$ROOT/target/release/bare-parse"
-CHECK="$ROOT/target/release/hip-unroll"
+BARE=${BARE_BIN:-"$ROOT/target/release/bare-parse"}
+CHECK=${CHECK_BIN:-"$ROOT/target/release/hip-unroll"}
 mkdir -p "$OUT"
 
 command -v hyperfine >/dev/null || { echo "hyperfine not found (apt-get install -y hyperfine)" >&2; exit 2; }
@@ -77,7 +77,7 @@ hyperfine --style basic --ignore-failure --warmup "$WARMUP" --runs "$RUNS" \
 LAT_SUMMARY=""
 if [ "${BARE_ONLY:-0}" != 1 ]; then
     if [ -z "${LAT_FILE:-}" ]; then
-        LAT_FILE=$(ls "$ROOT"/testdata/examples/*.cu 2>/dev/null | head -1 || true)
+        LAT_FILE=$(ls "$ROOT"/testdata/examples/*.hip "$ROOT"/testdata/examples/*.cu 2>/dev/null | head -1 || true)
     fi
     if [ -z "${LAT_FILE:-}" ]; then
         LAT_FILE=$(tr '\n' '\0' < "$LIST" | xargs -0 wc -c | grep -v ' total$' | sort -n \
