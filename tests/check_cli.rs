@@ -807,3 +807,83 @@ fn pre_commit_hook_definition() {
         assert!(!re.is_match(no), "{no}");
     }
 }
+
+// ---------------------------------------------------------------- human options, color
+
+#[test]
+fn human_quiet_statistics_and_loops() {
+    let o = run(&["check", "--quiet", "testdata/cli/blocked.cu"]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("warning[unroll-blocked]") && !stdout(&o).contains(" files,"));
+    assert!(!stdout(&o).contains("1 file,"), "{}", stdout(&o));
+
+    let o = run(&["check", "--statistics", "testdata/cli/blocked.cu"]);
+    assert_eq!(code(&o), 1);
+    let text = stdout(&o);
+    assert!(text.contains("     3  warning  unroll-blocked\n"), "{text}");
+    assert!(text.contains("     1  warning  wave-size\n"), "{text}");
+    assert!(
+        text.contains("loops by blocker:\n") && text.contains("     1  barrier\n"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("-->"),
+        "no code frames with --statistics: {text}"
+    );
+
+    let o = run(&["check", "--loops", "--quiet", "testdata/cli/blocked.cu"]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("testdata/cli/blocked.cu:13:5: scale:0 for (depth 0, trip count 4, #pragma unroll): blocked by barrier\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "testdata/cli/blocked.cu:20:5: scale:2 for (depth 0, trip count 8): candidate\n"
+        ),
+        "{text}"
+    );
+}
+
+/// Run under a pseudo-terminal (util-linux `script`), so that stdout is a TTY.
+fn run_on_tty(no_color: Option<&str>) -> Option<String> {
+    let cmd = format!("{BIN} check --hints testdata/cli/clean.cu");
+    let mut c = Command::new("script");
+    c.args(["-qec", &cmd, "/dev/null"])
+        .current_dir(root())
+        .env_remove("NO_COLOR");
+    if let Some(v) = no_color {
+        c.env("NO_COLOR", v);
+    }
+    let o = c.output().ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+#[test]
+fn colors_only_on_a_terminal_without_no_color() {
+    let Some(tty) = run_on_tty(None) else {
+        eprintln!("skipped: util-linux `script` is not available");
+        return;
+    };
+    assert!(
+        tty.contains("\x1b[") && tty.contains("candidate"),
+        "{tty:?}"
+    );
+    let no_color = run_on_tty(Some("1")).unwrap();
+    assert!(
+        !no_color.contains('\x1b') && no_color.contains("hint[candidate]"),
+        "{no_color:?}"
+    );
+    // An empty NO_COLOR does not count (no-color.org).
+    assert!(run_on_tty(Some("")).unwrap().contains("\x1b["));
+    // Not a terminal: no colors even without NO_COLOR.
+    let o = Command::new(BIN)
+        .args(["check", "--hints", "testdata/cli/clean.cu"])
+        .current_dir(root())
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains('\x1b'));
+}
