@@ -167,14 +167,22 @@ def skip_balanced(code, i, open_c, close_c):
     return n
 
 
-def follow(code, start):
-    """From just after a `__global__` token: return (name, is_definition)."""
+QUALIFIERS = {"const", "volatile", "noexcept", "override", "final", "throw", "try", "requires",
+              "mutable", "__restrict__", "__restrict", "restrict"}
+
+
+def follow(code, directive, start):
+    """From just after a `__global__` token: return (name, is_definition).
+
+    Preprocessor lines are skipped. `NAME(...)` followed by another identifier is taken as an
+    attribute-like macro (`LAUNCH_BOUNDS(256, 2) kern(...)`) and the walk goes on.
+    """
     i = start
     n = len(code)
     last_ident = None
     while i < n:
         c = code[i]
-        if c.isspace():
+        if c.isspace() or directive[i]:
             i += 1
             continue
         m = IDENT.match(code, i)
@@ -201,9 +209,20 @@ def follow(code, start):
             # The parameter list follows the name.
             name = last_ident
             i = skip_balanced(code, i, "(", ")")
+            j = i
+            while j < n and (code[j].isspace() or directive[j]):
+                j += 1
+            m2 = IDENT.match(code, j)
+            if m2 and m2.group(0) not in QUALIFIERS and m2.group(0) not in SKIP_CALL:
+                # NAME(...) was a macro standing for an attribute; the signature goes on.
+                i = j
+                continue
             # After the parameters: qualifiers/attributes, then `{` (definition) or `;`.
             while i < n:
                 c2 = code[i]
+                if directive[i]:
+                    i += 1
+                    continue
                 if c2 == "{":
                     return name, True
                 if c2 == ";" or c2 == "}":
@@ -230,7 +249,7 @@ def independent_kernels(text):
         if directive[m.start()]:
             in_defines += 1
             continue
-        name, is_def = follow(code, m.end())
+        name, is_def = follow(code, directive, m.end())
         if is_def:
             defs.append((name or "?", code.count("\n", 0, m.start()) + 1))
     return defs, in_defines
