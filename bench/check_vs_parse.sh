@@ -106,6 +106,10 @@ if "check" in res:
     ratio = res["check"]["median"] / res["bare-parse"]["median"]
     print(f"ratio check/bare-parse (medians): {ratio:.3f}  (target <= 0.6): "
           f"{'MET' if ratio <= 0.6 else 'NOT MET'}")
+    cpu = lambda r: r["user"] + r["system"]
+    cpu_ratio = cpu(res["check"]) / cpu(res["bare-parse"])
+    print(f"CPU (user+sys) check/bare-parse: {cpu_ratio:.3f}; on {cores} idle cores with perfect "
+          f"scaling the wall ratio would be {cpu_ratio / int(cores):.3f} (steadier under load)")
 if single:
     s = {r["command"]: r for r in json.load(open(single))["results"]}
     noop, one = s["noop"], s["check-one-file"]
