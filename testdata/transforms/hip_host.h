@@ -15,6 +15,8 @@
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __restrict__
+#define __shared__ static
+#define __constant__
 
 struct hu_dim3 {
     unsigned x = 1, y = 1, z = 1;

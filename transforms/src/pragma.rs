@@ -31,18 +31,26 @@ pub fn edits(src: &[u8], file: &SourceFile, lp: &Loop, factor: u32) -> Vec<Edit>
         t.extend_from_slice(nl.as_bytes());
         vec![Edit::insert(text::line_start(src, kw), t)]
     } else {
-        // `if (c) for (...)` or `label: for (...)`: break the line before the keyword. Spaces
-        // before the keyword on the old line are dropped so no trailing whitespace is left.
-        let mut start = kw;
-        while start > 0 && matches!(src[start - 1], b' ' | b'\t') {
-            start -= 1;
-        }
-        let mut t = nl.as_bytes().to_vec();
-        t.extend_from_slice(&indent);
+        // `if (c) for (...)` or `label: for (...)`: a pragma line there may not parse, so the
+        // loop becomes the only statement of a new block that starts with the pragma.
+        let unit = text::indent_unit(src, lp.span.start..lp.span.end, &indent);
+        let mut inner = indent.clone();
+        inner.extend_from_slice(&unit);
+        let mut t = b"{".to_vec();
+        t.extend_from_slice(nl.as_bytes());
+        t.extend_from_slice(&inner);
         t.extend_from_slice(want.as_bytes());
         t.extend_from_slice(nl.as_bytes());
+        t.extend_from_slice(&inner);
+        t.extend_from_slice(&text::reindent(
+            &src[lp.span.start..lp.span.end],
+            &unit,
+            |_| false,
+        ));
+        t.extend_from_slice(nl.as_bytes());
         t.extend_from_slice(&indent);
-        vec![Edit::replace(start..kw, t)]
+        t.push(b'}');
+        vec![Edit::replace(lp.span.start..lp.span.end, t)]
     }
 }
 

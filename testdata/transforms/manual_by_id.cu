@@ -1,0 +1,8 @@
+// hip-unroll-test: loop=two:1 factor=2 mode=manual
+// The loop named by its `function:index` id.
+__global__ void two(float* a, int n) {
+    for (int i = 0; i < n; ++i) a[i] = 0.0f;
+    for (int j = 0; j < n; ++j) {
+        a[j] += 1.0f;
+    }
+}

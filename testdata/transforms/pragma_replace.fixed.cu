@@ -1,0 +1,8 @@
+// hip-unroll-test: loop=5 factor=8
+// An existing unroll pragma is replaced.
+__global__ void k(float* a, int n) {
+    #pragma unroll 8
+    for (int i = 0; i < n; ++i) {
+        a[i] = 1.0f;
+    }
+}
