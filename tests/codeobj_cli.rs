@@ -175,3 +175,33 @@ fn pressure_verdicts_exit_codes_and_config() {
     let out = pressure(d, "rowsum.cu", "rowsum.unrolled.cu", &["--kernel", "nope"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn check_hsaco_attaches_resources_and_flags_spilling_kernels() {
+    let b = built();
+    let src = format!("{TESTDATA}/kernels.cu");
+    let out = hip_unroll(&["check", &src, "--hsaco", &s(&b.path("k.hsaco")), "--format", "json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("cannot attach"), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let funcs = j["files"][0]["functions"].as_array().unwrap();
+    let objects = codeobj::load(&b.path("k.hsaco")).unwrap();
+    for name in ["scale", "plain", "dyn_lds", "spiller"] {
+        let f = funcs.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("{name} not in {funcs:?}"));
+        let res = f["resources"].as_array().unwrap_or_else(|| panic!("{name}: no resources"));
+        assert!(!res.is_empty(), "{name}");
+        let k = objects[0].kernels.iter().find(|k| codeobj::metadata::base_name(&k.meta.name) == name).unwrap();
+        assert!(res.iter().any(|r| r["vgpr_count"] == k.meta.vgpr_count && r["sgpr_count"] == k.meta.sgpr_count && r["arch"] == "gfx90a"), "{name}: {res:?}");
+    }
+    let spills: Vec<&serde_json::Value> = j["diagnostics"].as_array().unwrap().iter().filter(|d| d["rule"] == "vgpr-spill").collect();
+    assert_eq!(spills.len(), 1, "only spiller spills: {spills:?}");
+    assert!(spills[0]["message"].as_str().unwrap().contains("spiller"));
+    assert_eq!(spills[0]["severity"], "warning");
+    // A bad code object is an error (exit 2) naming it.
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.hsaco");
+    std::fs::write(&junk, b"not a code object").unwrap();
+    let out = hip_unroll(&["check", &src, "--hsaco", &s(&junk)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("junk.hsaco"));
+}

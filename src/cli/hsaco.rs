@@ -8,7 +8,8 @@ use std::path::Path;
 ///
 /// Kernels are matched to source functions by bare name: the demangled name without namespace,
 /// template arguments and parameters (`void scale<4>(float*)` matches `scale`), or the symbol
-/// itself for `extern "C"` kernels. A function matches once per target in the file.
+/// itself for `extern "C"` kernels. Every target in the file and every template instantiation
+/// with distinct figures adds one entry.
 pub fn attach(output: &mut guards::CheckOutput, hsaco: &Path) -> anyhow::Result<()> {
     let objects = codeobj::load(hsaco)?;
     if objects.is_empty() {
