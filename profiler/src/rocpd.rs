@@ -182,7 +182,10 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
         }
     }
 
-    // Dispatches.
+    // Dispatches. The event_id -> dispatch map is only needed when counters were collected.
+    let has_pmc: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM all_rocpd_pmc_event)", [], |r| r.get(0)).map_err(map_err)?;
+    let count: i64 = conn.query_row("SELECT count(*) FROM all_rocpd_kernel_dispatch", [], |r| r.get(0)).map_err(map_err)?;
+    profile.dispatches.reserve(count.max(0) as usize);
     let mut by_event: HashMap<(u32, i64), usize> = HashMap::new();
     {
         let mut st = conn
@@ -232,7 +235,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
                 end_ns: end.max(0) as u64,
                 counters: None,
             });
-            if let Some(e) = event {
+            if let (true, Some(e)) = (has_pmc, event) {
                 by_event.insert((g, e), profile.dispatches.len() - 1);
             }
         }
