@@ -168,3 +168,46 @@ fn mixed_tools_refused() {
     let e = profiler::load(&[testdata("rocprof-v1/results.csv"), testdata("rocprofv3-0.x/1234_kernel_trace.csv")]).unwrap_err();
     assert!(matches!(e, profiler::Error::MixedSources { .. }), "{e}");
 }
+
+/// A `hip-unroll profile -o DIR` layout with two counter passes: timings come from pass_1,
+/// the counters of pass_2 join by kernel and occurrence (its dispatch ids differ).
+#[test]
+fn counter_passes_joined() {
+    let src = testdata("rocprofv3-1.0/node01/4711");
+    let dir = tempfile::tempdir().unwrap();
+    for pass in ["pass_1", "pass_2"] {
+        std::fs::create_dir(dir.path().join(pass)).unwrap();
+        std::fs::copy(src.join("run_agent_info.csv"), dir.path().join(pass).join("run_agent_info.csv")).unwrap();
+    }
+    std::fs::copy(src.join("run_kernel_trace.csv"), dir.path().join("pass_1/run_kernel_trace.csv")).unwrap();
+    std::fs::copy(src.join("run_counter_collection.csv"), dir.path().join("pass_1/run_counter_collection.csv")).unwrap();
+    // Pass 2: the same dispatches 100 ids later and slower (counter collection perturbs
+    // timing), with other counters.
+    let shift = |text: &str, col_ix: &[usize]| -> String {
+        let mut rd = csv::Reader::from_reader(text.as_bytes());
+        let mut w = csv::WriterBuilder::new().quote_style(csv::QuoteStyle::NonNumeric).from_writer(Vec::new());
+        w.write_record(rd.headers().unwrap()).unwrap();
+        for rec in rd.records() {
+            let mut f: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
+            for &c in col_ix {
+                f[c] = (f[c].parse::<u64>().unwrap() + 100).to_string();
+            }
+            w.write_record(&f).unwrap();
+        }
+        String::from_utf8(w.into_inner().unwrap()).unwrap()
+    };
+    let trace = std::fs::read_to_string(src.join("run_kernel_trace.csv")).unwrap();
+    // Dispatch_Id is column 5; End_Timestamp column 10 gets +100 ns.
+    std::fs::write(dir.path().join("pass_2/run_kernel_trace.csv"), shift(&trace, &[5, 10])).unwrap();
+    let counters = std::fs::read_to_string(src.join("run_counter_collection.csv")).unwrap().replace("SQ_INSTS_VALU_ADD_F32", "SQ_INSTS_VALU_MUL_F32").replace("TCC_EA_", "TCC_EAX_");
+    std::fs::write(dir.path().join("pass_2/run_counter_collection.csv"), shift(&counters, &[1])).unwrap();
+    let p = profiler::load(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(p.dispatches.len(), 7, "pass_2 adds no dispatches");
+    let s = profiler::stats::summarize(&p);
+    check(find(&s, VA), 4, 4800.0, 1200.0, Some(1150.0), 1000.0, 1500.0, 216.0247, 36.9231);
+    let c = p.dispatches[0].counters.as_ref().unwrap();
+    assert_eq!(c.get("SQ_INSTS_VALU_ADD_F32"), Some(&1024.0));
+    assert_eq!(c.get("SQ_INSTS_VALU_MUL_F32"), Some(&1024.0));
+    assert_eq!(c.get("TCC_EAX_RDREQ"), Some(&4096.0));
+    assert!(p.dispatches[1].counters.is_none());
+}
