@@ -57,19 +57,27 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let factor = args.factor as u32;
     let loop_ref: LoopRef = args.loop_ref.parse()?;
-    let src = std::fs::read(&args.file).with_context(|| format!("cannot read {}", args.file.display()))?;
+    let src = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
     let file = frontend::parse(&src);
-    let loc = transforms::resolve(&file, &loop_ref).with_context(|| format!("{}", args.file.display()))?;
+    let loc = transforms::resolve(&file, &loop_ref)
+        .with_context(|| format!("{}", args.file.display()))?;
     let id = transforms::loop_id(&file, loc);
     let path = args.file.display().to_string();
 
     if !args.force {
         let settings = guards::Settings::default();
-        let report = std::panic::catch_unwind(AssertUnwindSafe(|| guards::check_source(&path, &src, &settings)));
+        let report = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            guards::check_source(&path, &src, &settings)
+        }));
         let Ok((report, _)) = report else {
             bail!("the guard analysis of {path} failed; use --force to rewrite without guards");
         };
-        let lr = report.functions.iter().flat_map(|f| &f.loops).find(|l| l.id == id);
+        let lr = report
+            .functions
+            .iter()
+            .flat_map(|f| &f.loops)
+            .find(|l| l.id == id);
         if let Some(lr) = lr {
             if lr.verdict == guards::Verdict::Blocked {
                 eprintln!(
@@ -90,7 +98,10 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         Ok(v) => v,
         Err(transforms::Error::Refused(r)) => {
             let line = file.functions[loc.function].loops[loc.index].keyword.line;
-            eprintln!("{path}:{line}: cannot unroll loop {id} ({mode} x{factor}): {r} [{}]", r.id());
+            eprintln!(
+                "{path}:{line}: cannot unroll loop {id} ({mode} x{factor}): {r} [{}]",
+                r.id()
+            );
             return Ok(ExitCode::from(1));
         }
         Err(e) => bail!("{path}: {e}"),
@@ -111,7 +122,11 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         let old = String::from_utf8_lossy(&src);
         let new = String::from_utf8_lossy(&variant.source);
         let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let text = diff.unified_diff().context_radius(3).header(&path, &path).to_string();
+        let text = diff
+            .unified_diff()
+            .context_radius(3)
+            .header(&path, &path)
+            .to_string();
         std::io::stdout().write_all(text.as_bytes())?;
     } else if args.in_place {
         write_atomic(&args.file, &variant.source, Some(&args.file))?;
@@ -138,23 +153,33 @@ fn write_atomic(dest: &Path, data: &[u8], like: Option<&Path>) -> anyhow::Result
         .prefix(".hip-unroll-")
         .tempfile_in(&dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(data).with_context(|| format!("cannot write {}", tmp.path().display()))?;
+    tmp.write_all(data)
+        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
     tmp.as_file().sync_all().ok();
     if let Some(p) = perms {
-        std::fs::set_permissions(tmp.path(), p).with_context(|| format!("cannot set permissions on {}", tmp.path().display()))?;
+        std::fs::set_permissions(tmp.path(), p)
+            .with_context(|| format!("cannot set permissions on {}", tmp.path().display()))?;
     }
-    tmp.persist(dest).with_context(|| format!("cannot replace {}", dest.display()))?;
+    tmp.persist(dest)
+        .with_context(|| format!("cannot replace {}", dest.display()))?;
     Ok(())
 }
 
 /// Compile the original file and the variant (written beside it, so includes resolve) and
 /// compare every kernel's argument layout.
-fn verify(original: &Path, variant: &[u8], arch: &str) -> anyhow::Result<Vec<codeobj::signature::Difference>> {
+fn verify(
+    original: &Path,
+    variant: &[u8],
+    arch: &str,
+) -> anyhow::Result<Vec<codeobj::signature::Difference>> {
     let dir = match original.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let ext = original.extension().and_then(|e| e.to_str()).unwrap_or("cu");
+    let ext = original
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("cu");
     let mut tmp = tempfile::Builder::new()
         .prefix(".hip-unroll-verify-")
         .suffix(&format!(".{ext}"))
@@ -163,14 +188,22 @@ fn verify(original: &Path, variant: &[u8], arch: &str) -> anyhow::Result<Vec<cod
     tmp.write_all(variant)?;
     tmp.flush()?;
     let cache = tempfile::tempdir()?;
-    let compiler = codeobj::compile::Compiler::new(codeobj::compile::DEFAULT_COMMAND, arch, cache.path());
+    let compiler =
+        codeobj::compile::Compiler::new(codeobj::compile::DEFAULT_COMMAND, arch, cache.path());
     let results = compiler.compile_all(&[original, tmp.path()]);
     let mut it = results.into_iter();
-    let a = it.next().unwrap().with_context(|| format!("compiling {}", original.display()))?;
+    let a = it
+        .next()
+        .unwrap()
+        .with_context(|| format!("compiling {}", original.display()))?;
     let b = it.next().unwrap().context("compiling the variant")?;
     let mut diffs = Vec::new();
     if a.code_objects.len() != b.code_objects.len() {
-        bail!("the original has {} code objects, the variant {}", a.code_objects.len(), b.code_objects.len());
+        bail!(
+            "the original has {} code objects, the variant {}",
+            a.code_objects.len(),
+            b.code_objects.len()
+        );
     }
     for (x, y) in a.code_objects.iter().zip(&b.code_objects) {
         diffs.extend(codeobj::signature::compare(x, y));
