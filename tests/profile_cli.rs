@@ -9,16 +9,28 @@ fn bin() -> Command {
 }
 
 fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/profiler").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("testdata/profiler")
+        .join(rel)
 }
 
 fn json_of(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn kernel<'a>(j: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
-    j["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).unwrap_or_else(|| panic!("no {name}"))
+    j["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == name)
+        .unwrap_or_else(|| panic!("no {name}"))
 }
 
 fn script(dir: &Path, name: &str, body: &str) {
@@ -31,24 +43,41 @@ fn script(dir: &Path, name: &str, body: &str) {
 #[test]
 fn no_profiler_installed() {
     let empty = tempfile::tempdir().unwrap();
-    let out = bin().args(["profile", "--", "./app"]).env("PATH", empty.path()).output().unwrap();
+    let out = bin()
+        .args(["profile", "--", "./app"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("neither rocprofv3 nor rocprof was found on PATH"), "{err}");
+    assert!(
+        err.contains("neither rocprofv3 nor rocprof was found on PATH"),
+        "{err}"
+    );
 }
 
 #[test]
 fn from_rocprofv3_directory_json() {
-    let out = bin().args(["profile", "--format", "json", "--from"]).arg(testdata("rocprofv3-1.0")).output().unwrap();
+    let out = bin()
+        .args(["profile", "--format", "json", "--from"])
+        .arg(testdata("rocprofv3-1.0"))
+        .output()
+        .unwrap();
     let j = json_of(&out);
     assert_eq!(j["source"], "rocprofv3-csv");
-    let va = kernel(&j, "void vecAdd<float>(float*, float const*, float const*, int)");
+    let va = kernel(
+        &j,
+        "void vecAdd<float>(float*, float const*, float const*, int)",
+    );
     // 1000, 1200, 1100, 1500 ns: see profiler/tests/readers.rs for the derivation.
     assert_eq!(va["calls"], 4);
     assert_eq!(va["total_ns"].as_f64(), Some(4800.0));
     assert_eq!(va["median_ns"].as_f64(), Some(1150.0));
     assert!((va["stddev_ns"].as_f64().unwrap() - 216.0247).abs() < 1e-3);
-    assert_eq!(kernel(&j, "__amd_rocclr_fillBufferAligned")["rank"], serde_json::Value::Null);
+    assert_eq!(
+        kernel(&j, "__amd_rocclr_fillBufferAligned")["rank"],
+        serde_json::Value::Null
+    );
     assert_eq!(j["roofline"]["peaks"]["gpu"], "mi210");
     assert!(j["critical_path"]["length_ns"].as_u64().unwrap() > 0);
 }
@@ -56,13 +85,39 @@ fn from_rocprofv3_directory_json() {
 #[test]
 fn from_each_kind() {
     for (path, source, first) in [
-        ("rocprofv3-0.x/1234_kernel_trace.csv", "rocprofv3-csv", "void addition_kernel<float>(float*, float const*, float const*, int, int)"),
-        ("rocprofv3-stats/run_kernel_stats.csv", "rocprofv3-csv", "transpose(float*, float*, int, int)"),
-        ("rocprof-v1/results.csv", "rocprof-v1", "matrixTranspose(float*, float*, int)"),
-        ("rocprof-v2", "rocprof-v1", "vecCopy(double*, double*, double*, int, int)"),
-        ("rocprof-compute/MI200", "rocprof-compute", "vecCopy(double*, double*, double*, int, int)"),
+        (
+            "rocprofv3-0.x/1234_kernel_trace.csv",
+            "rocprofv3-csv",
+            "void addition_kernel<float>(float*, float const*, float const*, int, int)",
+        ),
+        (
+            "rocprofv3-stats/run_kernel_stats.csv",
+            "rocprofv3-csv",
+            "transpose(float*, float*, int, int)",
+        ),
+        (
+            "rocprof-v1/results.csv",
+            "rocprof-v1",
+            "matrixTranspose(float*, float*, int)",
+        ),
+        (
+            "rocprof-v2",
+            "rocprof-v1",
+            "vecCopy(double*, double*, double*, int, int)",
+        ),
+        (
+            "rocprof-compute/MI200",
+            "rocprof-compute",
+            "vecCopy(double*, double*, double*, int, int)",
+        ),
     ] {
-        let j = json_of(&bin().args(["profile", "--format", "json", "--from"]).arg(testdata(path)).output().unwrap());
+        let j = json_of(
+            &bin()
+                .args(["profile", "--format", "json", "--from"])
+                .arg(testdata(path))
+                .output()
+                .unwrap(),
+        );
         assert_eq!(j["source"], source, "{path}");
         assert_eq!(j["kernels"][0]["name"], first, "{path}");
     }
@@ -81,19 +136,45 @@ fn formats_and_outputs() {
         .arg(testdata("rocprof-compute/MI200"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.starts_with("name,calls,total_ns,mean_ns,median_ns"), "{text}");
+    assert!(
+        text.starts_with("name,calls,total_ns,mean_ns,median_ns"),
+        "{text}"
+    );
     assert!(text.contains("\"vecCopy(double*, double*, double*, int, int)\",3,51000,17000.000,16000,15000,20000,2645.751,100.0000"), "{text}");
     let svg = std::fs::read_to_string(dir.path().join("report/roofline.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    let t: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
-    assert_eq!(t["traceEvents"].as_array().unwrap().iter().filter(|e| e["ph"] == "X").count(), 3);
-    let md = bin().args(["profile", "--format", "markdown", "--from"]).arg(testdata("rocprof-v1/results.csv")).output().unwrap();
+    let t: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
+    assert_eq!(
+        t["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .count(),
+        3
+    );
+    let md = bin()
+        .args(["profile", "--format", "markdown", "--from"])
+        .arg(testdata("rocprof-v1/results.csv"))
+        .output()
+        .unwrap();
     let md = String::from_utf8(md.stdout).unwrap();
     assert!(md.contains("| 1 | `matrixTranspose(float*, float*, int)` | 3 | 6900 | 2300.0 | 2300.0 | 2000 | 2600 | 300.0 | 88.46 |"), "{md}");
     // --svg without counters is an error, not a silent empty file.
-    let out = bin().args(["profile", "--svg"]).arg(dir.path().join("x.svg")).arg("--from").arg(testdata("rocprof-v2")).output().unwrap();
+    let out = bin()
+        .args(["profile", "--svg"])
+        .arg(dir.path().join("x.svg"))
+        .arg("--from")
+        .arg(testdata("rocprof-v2"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(!dir.path().join("x.svg").exists());
 }
@@ -106,14 +187,29 @@ fn bad_inputs_exit_2() {
         ("bad/foreign.csv", "unrecognised CSV header"),
         ("bad/corrupt_results.db", "not a rocpd database"),
     ] {
-        let out = bin().args(["profile", "--from"]).arg(testdata(f)).output().unwrap();
+        let out = bin()
+            .args(["profile", "--from"])
+            .arg(testdata(f))
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(2), "{f}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains(needle) && !err.contains("panicked"), "{f}: {err}");
+        assert!(
+            err.contains(needle) && !err.contains("panicked"),
+            "{f}: {err}"
+        );
     }
-    let out = bin().args(["profile", "--kernel", "(", "--from"]).arg(testdata("rocprof-v2")).output().unwrap();
+    let out = bin()
+        .args(["profile", "--kernel", "(", "--from"])
+        .arg(testdata("rocprof-v2"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = bin().args(["profile", "--kernel", "nomatch", "--from"]).arg(testdata("rocprof-v2")).output().unwrap();
+    let out = bin()
+        .args(["profile", "--kernel", "nomatch", "--from"])
+        .arg(testdata("rocprof-v2"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no kernel matches"));
 }
@@ -149,7 +245,9 @@ fn run_under_stand_in_rocprofv3() {
     let log = dir.path().join("argv.log");
     let out_dir = dir.path().join("out");
     let out = bin()
-        .args(["profile", "--preset", "kernel", "--format", "json", "--arch", "gfx90a", "-o"])
+        .args([
+            "profile", "--preset", "kernel", "--format", "json", "--arch", "gfx90a", "-o",
+        ])
         .arg(&out_dir)
         .args(["--", "true", "arg"])
         .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
@@ -159,7 +257,10 @@ fn run_under_stand_in_rocprofv3() {
         .unwrap();
     let j = json_of(&out);
     assert_eq!(j["source"], "rocprofv3-csv");
-    assert_eq!(kernel(&j, "transpose(float*, float*, int, int)")["calls"], 2);
+    assert_eq!(
+        kernel(&j, "transpose(float*, float*, int, int)")["calls"],
+        2
+    );
     let argv = std::fs::read_to_string(&log).unwrap();
     // rocprofv3 0.6 (no rocpd format): csv only; the kernel preset fits one pass.
     assert_eq!(
@@ -176,7 +277,11 @@ fn run_falls_back_to_legacy_rocprof() {
     let bin_dir = dir.path().join("bin");
     std::fs::create_dir(&bin_dir).unwrap();
     // rocprof v1: -o names the results CSV.
-    script(&bin_dir, "rocprof", r#"echo "$@" >> "$LOG"; while [ $# -gt 0 ]; do case "$1" in -o) cp "$FIXTURE" "$2"; shift ;; esac; shift; done"#);
+    script(
+        &bin_dir,
+        "rocprof",
+        r#"echo "$@" >> "$LOG"; while [ $# -gt 0 ]; do case "$1" in -o) cp "$FIXTURE" "$2"; shift ;; esac; shift; done"#,
+    );
     let log = dir.path().join("argv.log");
     let out_dir = dir.path().join("out");
     let out = bin()
@@ -191,7 +296,14 @@ fn run_falls_back_to_legacy_rocprof() {
     let j = json_of(&out);
     assert_eq!(j["source"], "rocprof-v1");
     let d = out_dir.join("pass_1");
-    assert_eq!(std::fs::read_to_string(&log).unwrap().trim(), format!("--timestamp on --stats -d {} -o {}/results.csv ./app", d.display(), d.display()));
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap().trim(),
+        format!(
+            "--timestamp on --stats -d {} -o {}/results.csv ./app",
+            d.display(),
+            d.display()
+        )
+    );
 }
 
 #[test]
@@ -199,16 +311,37 @@ fn run_timeout_and_no_kernels() {
     let dir = tempfile::tempdir().unwrap();
     let bin_dir = dir.path().join("bin");
     std::fs::create_dir(&bin_dir).unwrap();
-    script(&bin_dir, "rocprofv3", "if [ \"$1\" = --version ]; then exit 0; fi; sleep 30");
+    script(
+        &bin_dir,
+        "rocprofv3",
+        "if [ \"$1\" = --version ]; then exit 0; fi; sleep 30",
+    );
     let path = format!("{}:/usr/bin:/bin", bin_dir.display());
     let t0 = std::time::Instant::now();
-    let out = bin().args(["profile", "--timeout", "1", "-o"]).arg(dir.path().join("o1")).args(["--", "./app"]).env("PATH", &path).output().unwrap();
+    let out = bin()
+        .args(["profile", "--timeout", "1", "-o"])
+        .arg(dir.path().join("o1"))
+        .args(["--", "./app"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did not finish within 1 s"));
     assert!(t0.elapsed().as_secs() < 20);
     // A profiler run that writes nothing: a clear message, exit 2.
     script(&bin_dir, "rocprofv3", "exit 0");
-    let out = bin().args(["profile", "-o"]).arg(dir.path().join("o2")).args(["--", "./app"]).env("PATH", &path).output().unwrap();
+    let out = bin()
+        .args(["profile", "-o"])
+        .arg(dir.path().join("o2"))
+        .args(["--", "./app"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("the profiled run produced no kernel dispatches"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("the profiled run produced no kernel dispatches"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

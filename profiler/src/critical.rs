@@ -35,7 +35,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { wait_gap_ns: 5_000, extra: Vec::new() }
+        Options {
+            wait_gap_ns: 5_000,
+            extra: Vec::new(),
+        }
     }
 }
 
@@ -140,7 +143,15 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
     // Explicit edges could in principle form a cycle: fall back to dropping them.
     let topo = match petgraph::algo::toposort(&g, None) {
         Ok(t) => t,
-        Err(_) => return critical_path(p, &Options { extra: Vec::new(), ..opts.clone() }),
+        Err(_) => {
+            return critical_path(
+                p,
+                &Options {
+                    extra: Vec::new(),
+                    ..opts.clone()
+                },
+            )
+        }
     };
     let mut head = vec![0u64; n]; // longest path ending at v, v included
     let mut best_pred: Vec<Option<usize>> = vec![None; n];
@@ -159,11 +170,17 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
     let mut tail = vec![0u64; n]; // longest path starting at v, v included
     for &v in topo.iter().rev() {
         let vi = v.index();
-        let m = g.neighbors_directed(v, petgraph::Direction::Outgoing).map(|w| tail[w.index()]).max().unwrap_or(0);
+        let m = g
+            .neighbors_directed(v, petgraph::Direction::Outgoing)
+            .map(|w| tail[w.index()])
+            .max()
+            .unwrap_or(0);
         tail[vi] = m + dur[vi];
     }
     let length = head.iter().copied().max().unwrap_or(0);
-    let slack: Vec<u64> = (0..n).map(|v| length - (head[v] + tail[v] - dur[v])).collect();
+    let slack: Vec<u64> = (0..n)
+        .map(|v| length - (head[v] + tail[v] - dur[v]))
+        .collect();
     let mut path = Vec::new();
     if let Some(end) = (0..n).max_by_key(|&v| (head[v], std::cmp::Reverse(v))) {
         let mut cur = Some(end);
@@ -190,14 +207,24 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
         .map(|k| KernelShare {
             name: p.kernels[k].name.clone(),
             on_path_ns: on_path[k],
-            share: if length > 0 { on_path[k] as f64 / length as f64 * 100.0 } else { 0.0 },
+            share: if length > 0 {
+                on_path[k] as f64 / length as f64 * 100.0
+            } else {
+                0.0
+            },
             slack_ns: kslack[k],
             dispatches_on_path: count[k],
             runtime: p.kernels[k].runtime,
             rank: None,
         })
         .collect();
-    kernels.sort_by(|a, b| a.runtime.cmp(&b.runtime).then(b.on_path_ns.cmp(&a.on_path_ns)).then(a.slack_ns.cmp(&b.slack_ns)).then(a.name.cmp(&b.name)));
+    kernels.sort_by(|a, b| {
+        a.runtime
+            .cmp(&b.runtime)
+            .then(b.on_path_ns.cmp(&a.on_path_ns))
+            .then(a.slack_ns.cmp(&b.slack_ns))
+            .then(a.name.cmp(&b.name))
+    });
     let mut r = 0;
     for k in &mut kernels {
         if !k.runtime {

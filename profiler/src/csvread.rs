@@ -38,7 +38,10 @@ pub(crate) struct Header {
 
 impl Header {
     fn new(rec: &csv::StringRecord) -> Self {
-        let names: Vec<String> = rec.iter().map(|s| s.trim().trim_start_matches('\u{feff}').to_string()).collect();
+        let names: Vec<String> = rec
+            .iter()
+            .map(|s| s.trim().trim_start_matches('\u{feff}').to_string())
+            .collect();
         let mut cols = HashMap::new();
         for (i, n) in names.iter().enumerate() {
             cols.entry(n.clone()).or_insert(i);
@@ -61,28 +64,45 @@ struct Csv {
 
 fn open(path: &Path) -> Result<Csv> {
     let file = std::fs::File::open(path).map_err(crate::error::io(path))?;
-    let mut reader = csv::ReaderBuilder::new().has_headers(true).flexible(false).from_reader(file);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .from_reader(file);
     let rec = reader.headers().map_err(|e| bad(path, e))?.clone();
     if rec.is_empty() || rec.iter().all(|f| f.trim().is_empty()) {
-        return Err(Error::EmptyCsv { path: path.to_path_buf() });
+        return Err(Error::EmptyCsv {
+            path: path.to_path_buf(),
+        });
     }
-    Ok(Csv { path: path.to_path_buf(), header: Header::new(&rec), reader })
+    Ok(Csv {
+        path: path.to_path_buf(),
+        header: Header::new(&rec),
+        reader,
+    })
 }
 
 fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::BadCsv { path: path.to_path_buf(), reason: e.to_string() }
+    Error::BadCsv {
+        path: path.to_path_buf(),
+        reason: e.to_string(),
+    }
 }
 
 /// Classify a CSV file by its header.
 pub fn classify(path: &Path) -> Result<CsvKind> {
     let c = open(path)?;
-    classify_header(&c.header).ok_or_else(|| Error::UnknownCsv { path: path.to_path_buf(), header: c.header.names.join(",").chars().take(200).collect() })
+    classify_header(&c.header).ok_or_else(|| Error::UnknownCsv {
+        path: path.to_path_buf(),
+        header: c.header.names.join(",").chars().take(200).collect(),
+    })
 }
 
 fn classify_header(h: &Header) -> Option<CsvKind> {
     let all = |ns: &[&str]| ns.iter().all(|n| h.has(n));
     if all(&["Kind", "Kernel_Name", "Start_Timestamp", "End_Timestamp"]) {
-        return Some(CsvKind::Rocprofv3KernelTrace { stream: h.has("Stream_Id") });
+        return Some(CsvKind::Rocprofv3KernelTrace {
+            stream: h.has("Stream_Id"),
+        });
     }
     if all(&["Name", "Calls", "TotalDurationNs"]) {
         return Some(CsvKind::Rocprofv3Stats);
@@ -99,13 +119,20 @@ fn classify_header(h: &Header) -> Option<CsvKind> {
     if all(&["gpu_arch", "gpu_model"]) {
         return Some(CsvKind::SysInfo);
     }
-    if all(&["Dispatch_ID", "Kernel_Name", "Start_Timestamp", "End_Timestamp"]) {
+    if all(&[
+        "Dispatch_ID",
+        "Kernel_Name",
+        "Start_Timestamp",
+        "End_Timestamp",
+    ]) {
         // pmc_perf.csv may carry timestamps too; it has counter columns, timestamps.csv not.
-        return Some(if h.names.iter().any(|n| counter_base(n).is_some()) && !h.has("Start_Timestamp") {
-            CsvKind::PmcPerf
-        } else {
-            CsvKind::DispatchTimestamps
-        });
+        return Some(
+            if h.names.iter().any(|n| counter_base(n).is_some()) && !h.has("Start_Timestamp") {
+                CsvKind::PmcPerf
+            } else {
+                CsvKind::DispatchTimestamps
+            },
+        );
     }
     if all(&["Dispatch_ID", "Kernel_Name"]) && h.names.iter().any(|n| counter_base(n).is_some()) {
         return Some(CsvKind::PmcPerf);
@@ -114,7 +141,14 @@ fn classify_header(h: &Header) -> Option<CsvKind> {
 }
 
 /// Columns of the legacy and rocprof-compute layouts that look like counters but are not.
-const NOT_COUNTERS: [&str; 6] = ["GPU_ID", "PID", "TID", "SGPR", "LDS_Per_Workgroup", "Queue_ID"];
+const NOT_COUNTERS: [&str; 6] = [
+    "GPU_ID",
+    "PID",
+    "TID",
+    "SGPR",
+    "LDS_Per_Workgroup",
+    "Queue_ID",
+];
 
 /// If this header names a hardware counter column, its counter name and whether it is one
 /// instance (`TCC_EA_RDREQ[3]`) or an aggregate (`TCC_EA_RDREQ_sum`, `SQ_WAVES`).
@@ -122,7 +156,10 @@ pub(crate) fn counter_base(col: &str) -> Option<(String, CounterCol)> {
     if NOT_COUNTERS.contains(&col) {
         return None;
     }
-    let (base, kind) = if let Some(open) = col.strip_suffix(']').and_then(|c| c.rfind('[').map(|i| (c, i))) {
+    let (base, kind) = if let Some(open) = col
+        .strip_suffix(']')
+        .and_then(|c| c.rfind('[').map(|i| (c, i)))
+    {
         let (c, i) = open;
         if !c[i + 1..].bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -137,10 +174,14 @@ pub(crate) fn counter_base(col: &str) -> Option<(String, CounterCol)> {
     let mut parts = base.split('_');
     let block = parts.next()?;
     let ok = !block.is_empty()
-        && block.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+        && block
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
         && block.as_bytes()[0].is_ascii_uppercase()
         && base.contains('_')
-        && base.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        && base
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
     ok.then(|| (base.to_string(), kind))
 }
 
@@ -157,19 +198,41 @@ fn parse_u64(path: &Path, line: u64, col: &str, s: &str) -> Result<u64> {
         return Ok(v);
     }
     // rocprofv3 writes agents as "Agent 4" / "GPU 0": take the trailing number.
-    let digits: String = t.chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
+    let digits: String = t
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     if !digits.is_empty() && t.len() > digits.len() && t[..t.len() - digits.len()].ends_with(' ') {
-        return digits.parse().map_err(|_| bad(path, format!("line {line}: column {col}: not an integer: {s:?}")));
+        return digits.parse().map_err(|_| {
+            bad(
+                path,
+                format!("line {line}: column {col}: not an integer: {s:?}"),
+            )
+        });
     }
-    Err(bad(path, format!("line {line}: column {col}: not an integer: {s:?}")))
+    Err(bad(
+        path,
+        format!("line {line}: column {col}: not an integer: {s:?}"),
+    ))
 }
 
 fn parse_f64(path: &Path, line: u64, col: &str, s: &str) -> Result<f64> {
-    s.trim().parse::<f64>().map_err(|_| bad(path, format!("line {line}: column {col}: not a number: {s:?}")))
+    s.trim().parse::<f64>().map_err(|_| {
+        bad(
+            path,
+            format!("line {line}: column {col}: not a number: {s:?}"),
+        )
+    })
 }
 
 fn required(c: &Csv, n: &str) -> Result<usize> {
-    c.header.get(n).ok_or_else(|| bad(&c.path, format!("missing column {n}")))
+    c.header
+        .get(n)
+        .ok_or_else(|| bad(&c.path, format!("missing column {n}")))
 }
 
 /// Builds counter maps from the counter columns of a wide CSV (rocprof v1 results.csv,
@@ -197,10 +260,22 @@ impl CounterCols {
                 found.push((i, base, kind));
             }
         }
-        CounterCols { cols: found.into_iter().filter(|(_, b, k)| best[b] == *k).map(|(i, b, _)| (i, b)).collect() }
+        CounterCols {
+            cols: found
+                .into_iter()
+                .filter(|(_, b, k)| best[b] == *k)
+                .map(|(i, b, _)| (i, b))
+                .collect(),
+        }
     }
 
-    fn read(&self, path: &Path, line: u64, h: &Header, rec: &csv::StringRecord) -> Result<Option<Box<BTreeMap<String, f64>>>> {
+    fn read(
+        &self,
+        path: &Path,
+        line: u64,
+        h: &Header,
+        rec: &csv::StringRecord,
+    ) -> Result<Option<Box<BTreeMap<String, f64>>>> {
         if self.cols.is_empty() {
             return Ok(None);
         }
@@ -216,12 +291,23 @@ impl CounterCols {
     }
 }
 
-fn records(c: &mut Csv) -> impl Iterator<Item = (u64, std::result::Result<csv::StringRecord, csv::Error>)> + '_ {
-    c.reader.records().enumerate().map(|(i, r)| (i as u64 + 2, r))
+fn records(
+    c: &mut Csv,
+) -> impl Iterator<Item = (u64, std::result::Result<csv::StringRecord, csv::Error>)> + '_ {
+    c.reader
+        .records()
+        .enumerate()
+        .map(|(i, r)| (i as u64 + 2, r))
 }
 
 /// Append the dispatches of a rocprofv3 kernel-trace CSV (either column generation).
-pub(crate) fn read_kernel_trace(path: &Path, p: &mut Profile, names: &mut Interner, process: u32, agent_of: &HashMap<u64, u32>) -> Result<()> {
+pub(crate) fn read_kernel_trace(
+    path: &Path,
+    p: &mut Profile,
+    names: &mut Interner,
+    process: u32,
+    agent_of: &HashMap<u64, u32>,
+) -> Result<()> {
     let mut c = open(path)?;
     let agent = required(&c, "Agent_Id")?;
     let queue = required(&c, "Queue_Id")?;
@@ -240,8 +326,13 @@ pub(crate) fn read_kernel_trace(path: &Path, p: &mut Profile, names: &mut Intern
             process,
             agent,
             queue: parse_u64(&path, line, "Queue_Id", &rec[queue])?,
-            stream: stream.map(|i| parse_u64(&path, line, "Stream_Id", &rec[i])).transpose()?,
-            dispatch_id: did.map(|i| parse_u64(&path, line, "Dispatch_Id", &rec[i])).transpose()?.unwrap_or(line - 1),
+            stream: stream
+                .map(|i| parse_u64(&path, line, "Stream_Id", &rec[i]))
+                .transpose()?,
+            dispatch_id: did
+                .map(|i| parse_u64(&path, line, "Dispatch_Id", &rec[i]))
+                .transpose()?
+                .unwrap_or(line - 1),
             start_ns: parse_u64(&path, line, "Start_Timestamp", &rec[start])?,
             end_ns: parse_u64(&path, line, "End_Timestamp", &rec[end])?,
             counters: None,
@@ -257,10 +348,17 @@ fn agent_index(p: &mut Profile, agent_of: &HashMap<u64, u32>, a: u64) -> u32 {
     }
     // Unknown agent numbers get their own (anonymous) slot, keyed by number.
     let key = 1_000_000 + a as usize;
-    if let Some(i) = p.agents.iter().position(|x| x.product.as_deref() == Some(&format!("#{key}"))) {
+    if let Some(i) = p
+        .agents
+        .iter()
+        .position(|x| x.product.as_deref() == Some(&format!("#{key}")))
+    {
         return i as u32;
     }
-    p.agents.push(AgentInfo { arch: None, product: Some(format!("#{key}")) });
+    p.agents.push(AgentInfo {
+        arch: None,
+        product: Some(format!("#{key}")),
+    });
     (p.agents.len() - 1) as u32
 }
 
@@ -278,8 +376,14 @@ pub(crate) fn read_agent_info(path: &Path, p: &mut Profile) -> Result<HashMap<u6
         if rec[ty].trim() != "GPU" {
             continue;
         }
-        p.agents.push(AgentInfo { arch: Some(rec[name].trim().to_string()), product: product.map(|i| rec[i].trim().to_string()) });
-        out.insert(parse_u64(&path, line, "Node_Id", &rec[node])?, (p.agents.len() - 1) as u32);
+        p.agents.push(AgentInfo {
+            arch: Some(rec[name].trim().to_string()),
+            product: product.map(|i| rec[i].trim().to_string()),
+        });
+        out.insert(
+            parse_u64(&path, line, "Node_Id", &rec[node])?,
+            (p.agents.len() - 1) as u32,
+        );
     }
     Ok(out)
 }
@@ -287,7 +391,18 @@ pub(crate) fn read_agent_info(path: &Path, p: &mut Profile) -> Result<HashMap<u6
 /// rocprofv3 `*_kernel_stats.csv`.
 pub(crate) fn read_stats(path: &Path) -> Result<Vec<PrecomputedStats>> {
     let mut c = open(path)?;
-    let ix: Vec<usize> = ["Name", "Calls", "TotalDurationNs", "AverageNs", "MinNs", "MaxNs", "StdDev"].iter().map(|n| required(&c, n)).collect::<Result<_>>()?;
+    let ix: Vec<usize> = [
+        "Name",
+        "Calls",
+        "TotalDurationNs",
+        "AverageNs",
+        "MinNs",
+        "MaxNs",
+        "StdDev",
+    ]
+    .iter()
+    .map(|n| required(&c, n))
+    .collect::<Result<_>>()?;
     let path = c.path.clone();
     let mut out: Vec<PrecomputedStats> = Vec::new();
     for (line, rec) in records(&mut c) {
@@ -331,13 +446,24 @@ pub(crate) fn read_counter_collection(path: &Path) -> Result<CounterRows> {
         let rec = rec.map_err(|e| bad(&path, e))?;
         let d = parse_u64(&path, line, "Dispatch_Id", &rec[did])?;
         let ts = match (start, end) {
-            (Some(s), Some(e)) => Some((parse_u64(&path, line, "Start_Timestamp", &rec[s])?, parse_u64(&path, line, "End_Timestamp", &rec[e])?)),
+            (Some(s), Some(e)) => Some((
+                parse_u64(&path, line, "Start_Timestamp", &rec[s])?,
+                parse_u64(&path, line, "End_Timestamp", &rec[e])?,
+            )),
             _ => None,
         };
-        let a = agent.map(|i| parse_u64(&path, line, "Agent_Id", &rec[i])).transpose()?.unwrap_or(0);
-        let q = queue.map(|i| parse_u64(&path, line, "Queue_Id", &rec[i])).transpose()?.unwrap_or(0);
+        let a = agent
+            .map(|i| parse_u64(&path, line, "Agent_Id", &rec[i]))
+            .transpose()?
+            .unwrap_or(0);
+        let q = queue
+            .map(|i| parse_u64(&path, line, "Queue_Id", &rec[i]))
+            .transpose()?
+            .unwrap_or(0);
         let v = parse_f64(&path, line, "Counter_Value", &rec[cval])?;
-        let e = by_dispatch.entry(d).or_insert_with(|| (rec[kname].to_string(), ts, a, q, BTreeMap::new()));
+        let e = by_dispatch
+            .entry(d)
+            .or_insert_with(|| (rec[kname].to_string(), ts, a, q, BTreeMap::new()));
         *e.4.entry(rec[cname].trim().to_string()).or_insert(0.0) += v;
     }
     Ok(CounterRows { by_dispatch })
@@ -345,7 +471,12 @@ pub(crate) fn read_counter_collection(path: &Path) -> Result<CounterRows> {
 
 /// Legacy rocprof v1 `results.csv`, the rocprofv2 kernel CSV, and rocprof-compute
 /// `timestamps.csv`: one row per dispatch with timestamps; counter columns if any.
-pub(crate) fn read_dispatch_rows(path: &Path, p: &mut Profile, names: &mut Interner, process: u32) -> Result<()> {
+pub(crate) fn read_dispatch_rows(
+    path: &Path,
+    p: &mut Profile,
+    names: &mut Interner,
+    process: u32,
+) -> Result<()> {
     let mut c = open(path)?;
     let h = &c.header;
     let (kname, start, end) = if h.has("KernelName") {
@@ -364,19 +495,31 @@ pub(crate) fn read_dispatch_rows(path: &Path, p: &mut Profile, names: &mut Inter
     let path = c.path.clone();
     let mut agent_of = HashMap::new();
     // Only keep the columns needed; a header copy for counter error messages.
-    let header = Header { cols: c.header.cols.clone(), names: c.header.names.clone() };
+    let header = Header {
+        cols: c.header.cols.clone(),
+        names: c.header.names.clone(),
+    };
     for (line, rec) in records(&mut c) {
         let rec = rec.map_err(|e| bad(&path, e))?;
-        let g = gpu.map(|i| parse_u64(&path, line, "gpu-id", &rec[i])).transpose()?.unwrap_or(0);
+        let g = gpu
+            .map(|i| parse_u64(&path, line, "gpu-id", &rec[i]))
+            .transpose()?
+            .unwrap_or(0);
         let agent = agent_index(p, &agent_of, g);
         agent_of.insert(g, agent);
         p.dispatches.push(Dispatch {
             kernel: names.intern(&mut p.kernels, &rec[kname]),
             process,
             agent,
-            queue: queue.map(|i| parse_u64(&path, line, "queue-id", &rec[i])).transpose()?.unwrap_or(0),
+            queue: queue
+                .map(|i| parse_u64(&path, line, "queue-id", &rec[i]))
+                .transpose()?
+                .unwrap_or(0),
             stream: None,
-            dispatch_id: did.map(|i| parse_u64(&path, line, "Index", &rec[i])).transpose()?.unwrap_or(line - 1),
+            dispatch_id: did
+                .map(|i| parse_u64(&path, line, "Index", &rec[i]))
+                .transpose()?
+                .unwrap_or(line - 1),
             start_ns: parse_u64(&path, line, start, &rec[start_c])?,
             end_ns: parse_u64(&path, line, end, &rec[end_c])?,
             counters: counters.read(&path, line, &header, &rec)?,
@@ -392,13 +535,19 @@ pub(crate) fn read_pmc_perf(path: &Path) -> Result<BTreeMap<u64, (String, BTreeM
     let did = required(&c, "Dispatch_ID")?;
     let kname = required(&c, "Kernel_Name")?;
     let counters = CounterCols::new(&c.header);
-    let header = Header { cols: c.header.cols.clone(), names: c.header.names.clone() };
+    let header = Header {
+        cols: c.header.cols.clone(),
+        names: c.header.names.clone(),
+    };
     let path = c.path.clone();
     let mut out = BTreeMap::new();
     for (line, rec) in records(&mut c) {
         let rec = rec.map_err(|e| bad(&path, e))?;
         let d = parse_u64(&path, line, "Dispatch_ID", &rec[did])?;
-        let m = counters.read(&path, line, &header, &rec)?.map(|b| *b).unwrap_or_default();
+        let m = counters
+            .read(&path, line, &header, &rec)?
+            .map(|b| *b)
+            .unwrap_or_default();
         out.insert(d, (crate::names::normalize(&rec[kname]), m));
     }
     Ok(out)
@@ -410,6 +559,13 @@ pub(crate) fn read_sysinfo(path: &Path) -> Result<AgentInfo> {
     let arch = required(&c, "gpu_arch")?;
     let model = required(&c, "gpu_model")?;
     let path = c.path.clone();
-    let rec = records(&mut c).next().ok_or_else(|| bad(&path, "no data row"))?.1.map_err(|e| bad(&path, e))?;
-    Ok(AgentInfo { arch: Some(rec[arch].trim().to_string()), product: Some(rec[model].trim().to_string()) })
+    let rec = records(&mut c)
+        .next()
+        .ok_or_else(|| bad(&path, "no data row"))?
+        .1
+        .map_err(|e| bad(&path, e))?;
+    Ok(AgentInfo {
+        arch: Some(rec[arch].trim().to_string()),
+        product: Some(rec[model].trim().to_string()),
+    })
 }

@@ -6,13 +6,19 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{}: not a rocpd database: {reason}", path.display())]
     NotRocpd { path: PathBuf, reason: String },
     #[error("{}: unsupported rocpd schema version {version:?} (this reader knows schema 3.x, written by rocprofv3 1.0+/ROCm 7.x)", path.display())]
     SchemaVersion { path: PathBuf, version: String },
     #[error("{}: SQLite error: {source}", path.display())]
-    Sqlite { path: PathBuf, source: rusqlite::Error },
+    Sqlite {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
     #[error("{}: empty CSV file (no header row)", path.display())]
     EmptyCsv { path: PathBuf },
     #[error("{}: malformed CSV: {reason}", path.display())]
@@ -24,20 +30,32 @@ pub enum Error {
     #[error("{}: unsupported input (expected a rocpd .db, a .csv, or a directory)", path.display())]
     UnknownInput { path: PathBuf },
     #[error("inputs mix different tools ({first} and {second}); read them separately")]
-    MixedSources { first: &'static str, second: &'static str },
+    MixedSources {
+        first: &'static str,
+        second: &'static str,
+    },
     #[error("no kernel dispatches found in {what}")]
     NoKernels { what: String },
     #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output")]
     NoProfiler,
     #[error("failed to start {program}: {source}")]
-    Spawn { program: String, source: std::io::Error },
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
     #[error("{program} did not finish within {secs} s and was killed")]
     Timeout { program: String, secs: u64 },
     #[error("{program} failed ({status}); last lines of its output:\n{tail}")]
-    ProfilerFailed { program: String, status: String, tail: String },
+    ProfilerFailed {
+        program: String,
+        status: String,
+        tail: String,
+    },
     #[error("invalid kernel regex: {0}")]
     Regex(#[from] regex::Error),
-    #[error("unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)")]
+    #[error(
+        "unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)"
+    )]
     UnknownPreset(String),
     #[error("unknown GPU {0:?} for the roofline (expected mi210, mi250x or mi300x)")]
     UnknownGpu(String),
@@ -46,5 +64,8 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io { path: path.to_path_buf(), source }
+    move |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }

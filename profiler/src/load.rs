@@ -26,9 +26,14 @@ impl Input {
         match self.kind {
             InputKind::Rocpd => Source::Rocpd,
             InputKind::Csv(k) => match k {
-                CsvKind::Rocprofv3KernelTrace { .. } | CsvKind::Rocprofv3Stats | CsvKind::Rocprofv3Counters | CsvKind::Rocprofv3AgentInfo => Source::Rocprofv3Csv,
+                CsvKind::Rocprofv3KernelTrace { .. }
+                | CsvKind::Rocprofv3Stats
+                | CsvKind::Rocprofv3Counters
+                | CsvKind::Rocprofv3AgentInfo => Source::Rocprofv3Csv,
                 CsvKind::RocprofV1Results => Source::RocprofV1,
-                CsvKind::DispatchTimestamps if file_name(&self.path) == "timestamps.csv" => Source::RocprofCompute,
+                CsvKind::DispatchTimestamps if file_name(&self.path) == "timestamps.csv" => {
+                    Source::RocprofCompute
+                }
                 CsvKind::DispatchTimestamps => Source::RocprofV1,
                 CsvKind::PmcPerf | CsvKind::SysInfo => Source::RocprofCompute,
             },
@@ -37,22 +42,38 @@ impl Input {
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+    p.file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Classify one file.
 pub fn classify(path: &Path) -> Result<Input> {
     if !path.exists() {
-        return Err(Error::Io { path: path.to_path_buf(), source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory") });
+        return Err(Error::Io {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
+        });
     }
-    let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
     if ext == "csv" {
-        return Ok(Input { path: path.to_path_buf(), kind: InputKind::Csv(csvread::classify(path)?) });
+        return Ok(Input {
+            path: path.to_path_buf(),
+            kind: InputKind::Csv(csvread::classify(path)?),
+        });
     }
     if ext == "db" || ext == "sqlite" || ext == "rpd" || crate::rocpd::is_sqlite(path) {
-        return Ok(Input { path: path.to_path_buf(), kind: InputKind::Rocpd });
+        return Ok(Input {
+            path: path.to_path_buf(),
+            kind: InputKind::Rocpd,
+        });
     }
-    Err(Error::UnknownInput { path: path.to_path_buf() })
+    Err(Error::UnknownInput {
+        path: path.to_path_buf(),
+    })
 }
 
 /// Files of interest under a directory (up to four levels deep), in sorted order.
@@ -77,7 +98,9 @@ pub fn discover(dir: &Path) -> Result<Vec<Input>> {
         }
     }
     if out.is_empty() {
-        return Err(Error::NothingFound { path: dir.to_path_buf() });
+        return Err(Error::NothingFound {
+            path: dir.to_path_buf(),
+        });
     }
     Ok(out)
 }
@@ -100,7 +123,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
 /// itself for multi-pass input files (`pmc_N`, `pass_N`).
 fn pass_number(dir: &Path) -> Option<u32> {
     let n = file_name(dir);
-    n.strip_prefix("pass_").or_else(|| n.strip_prefix("pmc_")).and_then(|s| s.parse().ok())
+    n.strip_prefix("pass_")
+        .or_else(|| n.strip_prefix("pmc_"))
+        .and_then(|s| s.parse().ok())
 }
 
 /// Read everything the paths hold as one profile.
@@ -121,16 +146,23 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
             None => source = Some(s),
             Some(f) if f != s => {
                 // A rocprofv3 directory written with `-f rocpd csv` holds both: prefer rocpd.
-                if (f == Source::Rocpd && s == Source::Rocprofv3Csv) || (s == Source::Rocpd && f == Source::Rocprofv3Csv) {
+                if (f == Source::Rocpd && s == Source::Rocprofv3Csv)
+                    || (s == Source::Rocpd && f == Source::Rocprofv3Csv)
+                {
                     source = Some(Source::Rocpd);
                 } else {
-                    return Err(Error::MixedSources { first: f.as_str(), second: s.as_str() });
+                    return Err(Error::MixedSources {
+                        first: f.as_str(),
+                        second: s.as_str(),
+                    });
                 }
             }
             _ => {}
         }
     }
-    let source = source.ok_or_else(|| Error::NoKernels { what: "the given inputs".into() })?;
+    let source = source.ok_or_else(|| Error::NoKernels {
+        what: "the given inputs".into(),
+    })?;
     inputs.retain(|i| i.source() == source);
 
     // Counter passes: files under pass_N / pmc_N directories. The lowest pass gives timings;
@@ -141,7 +173,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
         passes.entry(pass).or_default().push(i);
     }
     let has_numbered = passes.keys().any(|k| k.is_some());
-    let mut groups: Vec<Vec<Input>> = if has_numbered { passes.into_values().collect() } else { vec![passes.into_values().flatten().collect()] };
+    let mut groups: Vec<Vec<Input>> = if has_numbered {
+        passes.into_values().collect()
+    } else {
+        vec![passes.into_values().flatten().collect()]
+    };
     let first = groups.remove(0);
     let mut profile = read_group(source, &first)?;
     for g in &groups {
@@ -150,7 +186,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
         profile.inputs.extend(other.inputs);
     }
     if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
-        let what = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+        let what = paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
         return Err(Error::NoKernels { what });
     }
     Ok(profile)
@@ -160,7 +200,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
 fn read_group(source: Source, inputs: &[Input]) -> Result<Profile> {
     match source {
         Source::Rocpd => {
-            let dbs: Vec<PathBuf> = inputs.iter().filter(|i| i.kind == InputKind::Rocpd).map(|i| i.path.clone()).collect();
+            let dbs: Vec<PathBuf> = inputs
+                .iter()
+                .filter(|i| i.kind == InputKind::Rocpd)
+                .map(|i| i.path.clone())
+                .collect();
             crate::rocpd::read(&dbs)
         }
         Source::Rocprofv3Csv => read_rocprofv3_csv(inputs),
@@ -180,11 +224,20 @@ fn process_of(dirs: &mut Vec<PathBuf>, path: &Path) -> u32 {
 }
 
 fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
-    let gen = if inputs.iter().any(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3KernelTrace { stream: true })) {
+    let gen = if inputs
+        .iter()
+        .any(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3KernelTrace { stream: true }))
+    {
         "rocprofv3-kernel-trace-stream"
-    } else if inputs.iter().any(|i| matches!(i.kind, InputKind::Csv(CsvKind::Rocprofv3KernelTrace { .. }))) {
+    } else if inputs
+        .iter()
+        .any(|i| matches!(i.kind, InputKind::Csv(CsvKind::Rocprofv3KernelTrace { .. })))
+    {
         "rocprofv3-kernel-trace"
-    } else if inputs.iter().any(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Counters)) {
+    } else if inputs
+        .iter()
+        .any(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Counters))
+    {
         "rocprofv3-counter-collection"
     } else {
         "rocprofv3-kernel-stats"
@@ -194,7 +247,10 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
     let mut dirs = Vec::new();
     // Agents per directory (one rocprofv3 process writes one agent_info file).
     let mut agents: HashMap<u32, HashMap<u64, u32>> = HashMap::new();
-    for i in inputs.iter().filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3AgentInfo)) {
+    for i in inputs
+        .iter()
+        .filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3AgentInfo))
+    {
         let proc_ = process_of(&mut dirs, &i.path);
         let m = csvread::read_agent_info(&i.path, &mut p)?;
         agents.entry(proc_).or_default().extend(m);
@@ -202,21 +258,42 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
     }
     let none = HashMap::new();
     let mut traced = std::collections::HashSet::new();
-    for i in inputs.iter().filter(|i| matches!(i.kind, InputKind::Csv(CsvKind::Rocprofv3KernelTrace { .. }))) {
+    for i in inputs
+        .iter()
+        .filter(|i| matches!(i.kind, InputKind::Csv(CsvKind::Rocprofv3KernelTrace { .. })))
+    {
         let proc_ = process_of(&mut dirs, &i.path);
-        csvread::read_kernel_trace(&i.path, &mut p, &mut names, proc_, agents.get(&proc_).unwrap_or(&none))?;
+        csvread::read_kernel_trace(
+            &i.path,
+            &mut p,
+            &mut names,
+            proc_,
+            agents.get(&proc_).unwrap_or(&none),
+        )?;
         traced.insert(proc_);
         p.inputs.push(i.path.clone());
     }
-    for i in inputs.iter().filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Counters)) {
+    for i in inputs
+        .iter()
+        .filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Counters))
+    {
         let proc_ = process_of(&mut dirs, &i.path);
         let rows = csvread::read_counter_collection(&i.path)?;
         p.inputs.push(i.path.clone());
         if traced.contains(&proc_) {
-            let index: HashMap<u64, usize> = p.dispatches.iter().enumerate().filter(|(_, d)| d.process == proc_).map(|(k, d)| (d.dispatch_id, k)).collect();
+            let index: HashMap<u64, usize> = p
+                .dispatches
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.process == proc_)
+                .map(|(k, d)| (d.dispatch_id, k))
+                .collect();
             for (did, (_, _, _, _, counters)) in rows.by_dispatch {
                 if let Some(&k) = index.get(&did) {
-                    p.dispatches[k].counters.get_or_insert_with(Default::default).extend(counters);
+                    p.dispatches[k]
+                        .counters
+                        .get_or_insert_with(Default::default)
+                        .extend(counters);
                 }
             }
         } else {
@@ -246,7 +323,10 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
         }
     }
     if p.dispatches.is_empty() {
-        for i in inputs.iter().filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Stats)) {
+        for i in inputs
+            .iter()
+            .filter(|i| i.kind == InputKind::Csv(CsvKind::Rocprofv3Stats))
+        {
             p.precomputed.extend(csvread::read_stats(&i.path)?);
             p.inputs.push(i.path.clone());
         }
@@ -265,9 +345,15 @@ fn read_rows(source: Source, inputs: &[Input]) -> Result<Profile> {
     for i in inputs {
         let proc_ = process_of(&mut dirs, &i.path);
         match i.kind {
-            InputKind::Csv(CsvKind::RocprofV1Results) | InputKind::Csv(CsvKind::DispatchTimestamps) => {
+            InputKind::Csv(CsvKind::RocprofV1Results)
+            | InputKind::Csv(CsvKind::DispatchTimestamps) => {
                 if format.is_empty() {
-                    format = if i.kind == InputKind::Csv(CsvKind::RocprofV1Results) { "rocprof-v1-results" } else { "rocprofv2-kernel-csv" }.into();
+                    format = if i.kind == InputKind::Csv(CsvKind::RocprofV1Results) {
+                        "rocprof-v1-results"
+                    } else {
+                        "rocprofv2-kernel-csv"
+                    }
+                    .into();
                 }
                 csvread::read_dispatch_rows(&i.path, &mut p, &mut names, proc_)?;
                 p.inputs.push(i.path.clone());
@@ -292,11 +378,20 @@ fn read_rows(source: Source, inputs: &[Input]) -> Result<Profile> {
             InputKind::Csv(CsvKind::PmcPerf) => {
                 let rows = csvread::read_pmc_perf(&i.path)?;
                 p.inputs.push(i.path.clone());
-                let index: HashMap<u64, usize> = p.dispatches.iter().enumerate().filter(|(_, d)| d.process == proc_).map(|(k, d)| (d.dispatch_id, k)).collect();
+                let index: HashMap<u64, usize> = p
+                    .dispatches
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.process == proc_)
+                    .map(|(k, d)| (d.dispatch_id, k))
+                    .collect();
                 for (did, (name, counters)) in rows {
                     if let Some(&k) = index.get(&did) {
                         if p.kernels[p.dispatches[k].kernel as usize].name == name {
-                            p.dispatches[k].counters.get_or_insert_with(Default::default).extend(counters);
+                            p.dispatches[k]
+                                .counters
+                                .get_or_insert_with(Default::default)
+                                .extend(counters);
                         }
                     }
                 }
@@ -315,10 +410,18 @@ pub fn merge_counters(p: &mut Profile, other: &Profile) {
     let mut idx: Vec<usize> = (0..p.dispatches.len()).collect();
     idx.sort_by_key(|&i| (p.dispatches[i].start_ns, p.dispatches[i].dispatch_id));
     for i in idx {
-        order.entry(p.kernels[p.dispatches[i].kernel as usize].name.as_str()).or_default().push(i);
+        order
+            .entry(p.kernels[p.dispatches[i].kernel as usize].name.as_str())
+            .or_default()
+            .push(i);
     }
     let mut oidx: Vec<usize> = (0..other.dispatches.len()).collect();
-    oidx.sort_by_key(|&i| (other.dispatches[i].start_ns, other.dispatches[i].dispatch_id));
+    oidx.sort_by_key(|&i| {
+        (
+            other.dispatches[i].start_ns,
+            other.dispatches[i].dispatch_id,
+        )
+    });
     let mut seen: HashMap<&str, usize> = HashMap::new();
     let mut updates: Vec<(usize, std::collections::BTreeMap<String, f64>)> = Vec::new();
     for i in oidx {
@@ -333,6 +436,9 @@ pub fn merge_counters(p: &mut Profile, other: &Profile) {
         *n += 1;
     }
     for (t, c) in updates {
-        p.dispatches[t].counters.get_or_insert_with(Default::default).extend(c);
+        p.dispatches[t]
+            .counters
+            .get_or_insert_with(Default::default)
+            .extend(c);
     }
 }

@@ -74,7 +74,11 @@ impl Dispatch {
     }
     /// The in-order lane this dispatch executes on: its stream when known, else its queue.
     pub fn lane(&self) -> (u32, u32, u64) {
-        (self.process, self.agent, self.stream.map(|s| s | (1 << 63)).unwrap_or(self.queue))
+        (
+            self.process,
+            self.agent,
+            self.stream.map(|s| s | (1 << 63)).unwrap_or(self.queue),
+        )
     }
 }
 
@@ -119,13 +123,20 @@ impl Profile {
 
     /// The gfx target of the profiled GPU(s), if the input names exactly one.
     pub fn arch(&self) -> Option<&str> {
-        let mut it = self.agents.iter().filter_map(|a| a.arch.as_deref()).filter(|a| a.starts_with("gfx"));
+        let mut it = self
+            .agents
+            .iter()
+            .filter_map(|a| a.arch.as_deref())
+            .filter(|a| a.starts_with("gfx"));
         let first = it.next()?;
         it.all(|a| a == first).then_some(first)
     }
 
     pub fn product(&self) -> Option<&str> {
-        self.agents.iter().filter(|a| a.arch.as_deref().is_some_and(|s| s.starts_with("gfx"))).find_map(|a| a.product.as_deref())
+        self.agents
+            .iter()
+            .filter(|a| a.arch.as_deref().is_some_and(|s| s.starts_with("gfx")))
+            .find_map(|a| a.product.as_deref())
     }
 
     /// Keep only dispatches whose (normalised) kernel name matches `re`.
@@ -156,7 +167,10 @@ impl Interner {
         let idx = match kernels.iter().position(|k| k.name == name) {
             Some(i) => i as u32,
             None => {
-                kernels.push(KernelInfo { runtime: crate::names::is_runtime_kernel(&name), name });
+                kernels.push(KernelInfo {
+                    runtime: crate::names::is_runtime_kernel(&name),
+                    name,
+                });
                 (kernels.len() - 1) as u32
             }
         };

@@ -41,14 +41,28 @@ mod tests {
 
     #[test]
     fn suffixes_and_demangling() {
-        assert_eq!(normalize("vecCopy(double*, double*, double*, int, int) [clone .kd]"), "vecCopy(double*, double*, double*, int, int)");
-        assert_eq!(normalize("vecCopy(double*, double*, double*, int, int) (.kd)"), "vecCopy(double*, double*, double*, int, int)");
-        assert_eq!(normalize("_Z6vecAddPfS_S_i.kd"), "vecAdd(float*, float*, float*, int)");
-        assert_eq!(normalize("_Z6vecAddPfS_S_i"), "vecAdd(float*, float*, float*, int)");
+        assert_eq!(
+            normalize("vecCopy(double*, double*, double*, int, int) [clone .kd]"),
+            "vecCopy(double*, double*, double*, int, int)"
+        );
+        assert_eq!(
+            normalize("vecCopy(double*, double*, double*, int, int) (.kd)"),
+            "vecCopy(double*, double*, double*, int, int)"
+        );
+        assert_eq!(
+            normalize("_Z6vecAddPfS_S_i.kd"),
+            "vecAdd(float*, float*, float*, int)"
+        );
+        assert_eq!(
+            normalize("_Z6vecAddPfS_S_i"),
+            "vecAdd(float*, float*, float*, int)"
+        );
         assert_eq!(normalize("  plain_kernel "), "plain_kernel");
         // Not a valid mangled name: kept as written.
         assert_eq!(normalize("_Zgarbage"), "_Zgarbage");
-        assert!(is_runtime_kernel(&normalize("__amd_rocclr_fillBufferAligned.kd")));
+        assert!(is_runtime_kernel(&normalize(
+            "__amd_rocclr_fillBufferAligned.kd"
+        )));
         assert!(!is_runtime_kernel("vecAdd"));
     }
 }

@@ -28,7 +28,13 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn new(p: &Profile, kernels: Vec<KernelStats>, critical_path: Option<CriticalPath>, roofline: Option<Roofline>, roofline_note: Option<String>) -> Self {
+    pub fn new(
+        p: &Profile,
+        kernels: Vec<KernelStats>,
+        critical_path: Option<CriticalPath>,
+        roofline: Option<Roofline>,
+        roofline_note: Option<String>,
+    ) -> Self {
         let (busy, span) = crate::stats::totals(p);
         Report {
             source: p.source,
@@ -60,7 +66,19 @@ fn opt(v: Option<f64>) -> String {
 /// CSV: one row per kernel, the JSON contract's fields in order plus `runtime` and `rank`.
 pub fn csv(r: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record(["name", "calls", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns", "percent", "runtime", "rank"]);
+    let _ = w.write_record([
+        "name",
+        "calls",
+        "total_ns",
+        "mean_ns",
+        "median_ns",
+        "min_ns",
+        "max_ns",
+        "stddev_ns",
+        "percent",
+        "runtime",
+        "rank",
+    ]);
     for k in &r.kernels {
         let _ = w.write_record([
             k.name.clone(),
@@ -80,7 +98,18 @@ pub fn csv(r: &Report) -> String {
 }
 
 fn rows(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
-    let head = vec!["#", "kernel", "calls", "total ns", "mean ns", "median ns", "min ns", "max ns", "stddev ns", "% GPU"];
+    let head = vec![
+        "#",
+        "kernel",
+        "calls",
+        "total ns",
+        "mean ns",
+        "median ns",
+        "min ns",
+        "max ns",
+        "stddev ns",
+        "% GPU",
+    ];
     let body = r
         .kernels
         .iter()
@@ -117,11 +146,20 @@ fn extras(r: &Report, out: &mut String, md: bool) {
             out.push('\n');
         }
         for k in cp.kernels.iter().filter(|k| !k.runtime).take(10) {
-            out.push_str(&format!("{}{:>6.2}% on path, slack {} ns  {}\n", if md { "- " } else { "  " }, k.share, k.slack_ns, k.name));
+            out.push_str(&format!(
+                "{}{:>6.2}% on path, slack {} ns  {}\n",
+                if md { "- " } else { "  " },
+                k.share,
+                k.slack_ns,
+                k.name
+            ));
         }
     }
     if let Some(rl) = &r.roofline {
-        out.push_str(&format!("\n{b}Roofline{b} ({}, HBM {} GB/s)\n", rl.peaks.gpu, rl.peaks.hbm_gbps));
+        out.push_str(&format!(
+            "\n{b}Roofline{b} ({}, HBM {} GB/s)\n",
+            rl.peaks.gpu, rl.peaks.hbm_gbps
+        ));
         if md {
             out.push('\n');
         }
@@ -159,15 +197,26 @@ pub fn table(r: &Report) -> String {
         r.dispatches,
         r.gpu_busy_ns,
         r.span_ns,
-        r.arch.as_ref().map(|a| format!(", {a}")).unwrap_or_default()
+        r.arch
+            .as_ref()
+            .map(|a| format!(", {a}"))
+            .unwrap_or_default()
     );
     let line = |cells: Vec<String>| -> String {
         cells
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let c: String = if i == 1 && c.chars().count() > 60 { c.chars().take(57).chain("...".chars()).collect() } else { c.clone() };
-                if i == 1 { format!("{:<w$}", c, w = width[i]) } else { format!("{:>w$}", c, w = width[i]) }
+                let c: String = if i == 1 && c.chars().count() > 60 {
+                    c.chars().take(57).chain("...".chars()).collect()
+                } else {
+                    c.clone()
+                };
+                if i == 1 {
+                    format!("{:<w$}", c, w = width[i])
+                } else {
+                    format!("{:>w$}", c, w = width[i])
+                }
             })
             .collect::<Vec<_>>()
             .join("  ")
@@ -187,11 +236,34 @@ pub fn table(r: &Report) -> String {
 /// GitHub-flavoured Markdown.
 pub fn markdown(r: &Report) -> String {
     let (head, body) = rows(r);
-    let mut out = format!("Source: `{}` ({}), {} dispatches, GPU busy {} ns, span {} ns\n\n", r.source.as_str(), r.format, r.dispatches, r.gpu_busy_ns, r.span_ns);
+    let mut out = format!(
+        "Source: `{}` ({}), {} dispatches, GPU busy {} ns, span {} ns\n\n",
+        r.source.as_str(),
+        r.format,
+        r.dispatches,
+        r.gpu_busy_ns,
+        r.span_ns
+    );
     out.push_str(&format!("| {} |\n", head.join(" | ")));
-    out.push_str(&format!("|{}\n", head.iter().enumerate().map(|(i, _)| if i == 1 { "---|" } else { "---:|" }).collect::<String>()));
+    out.push_str(&format!(
+        "|{}\n",
+        head.iter()
+            .enumerate()
+            .map(|(i, _)| if i == 1 { "---|" } else { "---:|" })
+            .collect::<String>()
+    ));
     for row in body {
-        let cells: Vec<String> = row.into_iter().enumerate().map(|(i, c)| if i == 1 { format!("`{}`", c.replace('|', "\\|").replace('`', "'")) } else { c }).collect();
+        let cells: Vec<String> = row
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 1 {
+                    format!("`{}`", c.replace('|', "\\|").replace('`', "'"))
+                } else {
+                    c
+                }
+            })
+            .collect();
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
     }
     extras(r, &mut out, true);

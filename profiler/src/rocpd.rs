@@ -29,44 +29,73 @@ pub const SUPPORTED_SCHEMA_MAJOR: &str = "3";
 pub fn is_sqlite(path: &Path) -> bool {
     use std::io::Read;
     let mut buf = [0u8; 16];
-    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut buf)).map(|_| &buf == b"SQLite format 3\0").unwrap_or(false)
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .map(|_| &buf == b"SQLite format 3\0")
+        .unwrap_or(false)
 }
 
 fn is_uuid_suffix(s: &str) -> bool {
     // `_` + UUID with `-` replaced by `_`: 8_4_4_4_12 hex digits.
-    let Some(rest) = s.strip_prefix('_') else { return false };
+    let Some(rest) = s.strip_prefix('_') else {
+        return false;
+    };
     let parts: Vec<&str> = rest.split('_').collect();
     parts.len() == 5
-        && parts.iter().zip([8, 4, 4, 4, 12]).all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
+        && parts
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Read one or more rocpd databases as one profile.
 pub fn read(paths: &[PathBuf]) -> Result<Profile> {
-    let first = paths.first().ok_or_else(|| Error::NoKernels { what: "an empty list of databases".into() })?;
+    let first = paths.first().ok_or_else(|| Error::NoKernels {
+        what: "an empty list of databases".into(),
+    })?;
     let sql = |path: &Path| {
         let path = path.to_path_buf();
         move |source| Error::Sqlite { path, source }
     };
-    let conn = Connection::open_in_memory_with_flags(OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .map_err(sql(first))?;
+    let conn = Connection::open_in_memory_with_flags(
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(sql(first))?;
     // Per logical table, the `schema."name"` sources across all databases.
     let mut sources: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut versions = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         if !path.is_file() {
-            return Err(Error::Io { path: path.clone(), source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file") });
+            return Err(Error::Io {
+                path: path.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            });
         }
         if !is_sqlite(path) {
-            return Err(Error::NotRocpd { path: path.clone(), reason: "the file is not an SQLite database".into() });
+            return Err(Error::NotRocpd {
+                path: path.clone(),
+                reason: "the file is not an SQLite database".into(),
+            });
         }
         let schema = format!("db{i}");
-        conn.execute("ATTACH DATABASE ?1 AS ?2", rusqlite::params![path.to_string_lossy(), schema]).map_err(sql(path))?;
+        conn.execute(
+            "ATTACH DATABASE ?1 AS ?2",
+            rusqlite::params![path.to_string_lossy(), schema],
+        )
+        .map_err(sql(path))?;
         let mut names: Vec<(String, String)> = Vec::new();
         {
             let mut st = conn
-                .prepare(&format!("SELECT type, name FROM {schema}.sqlite_master WHERE type IN ('table','view')"))
-                .map_err(|e| Error::NotRocpd { path: path.clone(), reason: format!("cannot read its schema ({e})") })?;
-            let rows = st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))).map_err(sql(path))?;
+                .prepare(&format!(
+                    "SELECT type, name FROM {schema}.sqlite_master WHERE type IN ('table','view')"
+                ))
+                .map_err(|e| Error::NotRocpd {
+                    path: path.clone(),
+                    reason: format!("cannot read its schema ({e})"),
+                })?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                .map_err(sql(path))?;
             for r in rows {
                 names.push(r.map_err(sql(path))?);
             }
@@ -76,15 +105,23 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
             // suffixed table exists (e.g. a database that someone flattened).
             let suffixed: Vec<&String> = names
                 .iter()
-                .filter(|(ty, n)| ty == "table" && n.strip_prefix(table).is_some_and(is_uuid_suffix))
+                .filter(|(ty, n)| {
+                    ty == "table" && n.strip_prefix(table).is_some_and(is_uuid_suffix)
+                })
                 .map(|(_, n)| n)
                 .collect();
             let chosen: Vec<String> = if !suffixed.is_empty() {
-                suffixed.iter().map(|n| format!("{schema}.\"{n}\"")).collect()
+                suffixed
+                    .iter()
+                    .map(|n| format!("{schema}.\"{n}\""))
+                    .collect()
             } else if names.iter().any(|(_, n)| n == table) {
                 vec![format!("{schema}.\"{table}\"")]
             } else if required {
-                return Err(Error::NotRocpd { path: path.clone(), reason: format!("no {table} table or view") });
+                return Err(Error::NotRocpd {
+                    path: path.clone(),
+                    reason: format!("no {table} table or view"),
+                });
             } else {
                 Vec::new()
             };
@@ -95,7 +132,11 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
         let mut found = None;
         for m in meta.iter().filter(|m| m.starts_with(&format!("{schema}."))) {
             let v: Option<String> = conn
-                .query_row(&format!("SELECT value FROM {m} WHERE tag = 'schema_version' LIMIT 1"), [], |r| r.get(0))
+                .query_row(
+                    &format!("SELECT value FROM {m} WHERE tag = 'schema_version' LIMIT 1"),
+                    [],
+                    |r| r.get(0),
+                )
                 .map_err(|e| match e {
                     rusqlite::Error::QueryReturnedNoRows => None,
                     e => Some(e),
@@ -103,18 +144,27 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
                 .map(Some)
                 .or_else(|e| match e {
                     None => Ok(None),
-                    Some(e) => Err(Error::NotRocpd { path: path.clone(), reason: format!("unreadable rocpd_metadata ({e})") }),
+                    Some(e) => Err(Error::NotRocpd {
+                        path: path.clone(),
+                        reason: format!("unreadable rocpd_metadata ({e})"),
+                    }),
                 })?;
             if let Some(v) = v {
                 let major = v.split('.').next().unwrap_or("");
                 if major != SUPPORTED_SCHEMA_MAJOR {
-                    return Err(Error::SchemaVersion { path: path.clone(), version: v });
+                    return Err(Error::SchemaVersion {
+                        path: path.clone(),
+                        version: v,
+                    });
                 }
                 found = Some(v);
             }
         }
         let Some(v) = found else {
-            return Err(Error::NotRocpd { path: path.clone(), reason: "rocpd_metadata has no schema_version".into() });
+            return Err(Error::NotRocpd {
+                path: path.clone(),
+                reason: "rocpd_metadata has no schema_version".into(),
+            });
         };
         versions.push(v);
     }
@@ -123,20 +173,34 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
         let srcs = sources.get(table).cloned().unwrap_or_default();
         let body = if srcs.is_empty() {
             // Optional table absent everywhere: an empty view with the same columns.
-            let nulls = cols.split(',').map(|c| format!("NULL AS {}", c.trim())).collect::<Vec<_>>().join(", ");
+            let nulls = cols
+                .split(',')
+                .map(|c| format!("NULL AS {}", c.trim()))
+                .collect::<Vec<_>>()
+                .join(", ");
             format!("SELECT {nulls} WHERE 0")
         } else {
-            srcs.iter().map(|s| format!("SELECT {cols} FROM {s}")).collect::<Vec<_>>().join(" UNION ALL ")
+            srcs.iter()
+                .map(|s| format!("SELECT {cols} FROM {s}"))
+                .collect::<Vec<_>>()
+                .join(" UNION ALL ")
         };
-        conn.execute_batch(&format!("CREATE TEMP VIEW \"all_{table}\" AS {body};")).map_err(|e| Error::NotRocpd {
-            path: first.clone(),
-            reason: format!("{table} lacks the expected columns ({e})"),
-        })?;
+        conn.execute_batch(&format!("CREATE TEMP VIEW \"all_{table}\" AS {body};"))
+            .map_err(|e| Error::NotRocpd {
+                path: first.clone(),
+                reason: format!("{table} lacks the expected columns ({e})"),
+            })?;
     }
 
-    let mut profile = Profile::new(Source::Rocpd, format!("rocpd-{}", versions.first().cloned().unwrap_or_default()));
+    let mut profile = Profile::new(
+        Source::Rocpd,
+        format!("rocpd-{}", versions.first().cloned().unwrap_or_default()),
+    );
     profile.inputs = paths.to_vec();
-    let map_err = |e: rusqlite::Error| Error::NotRocpd { path: first.clone(), reason: e.to_string() };
+    let map_err = |e: rusqlite::Error| Error::NotRocpd {
+        path: first.clone(),
+        reason: e.to_string(),
+    };
 
     // guid -> process index (one guid per profiled process).
     let mut guids: HashMap<String, u32> = HashMap::new();
@@ -152,16 +216,24 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
     // Agents.
     let mut agents: HashMap<(u32, i64), u32> = HashMap::new();
     {
-        let mut st = conn.prepare("SELECT guid, id, type, name, product_name FROM all_rocpd_info_agent").map_err(map_err)?;
+        let mut st = conn
+            .prepare("SELECT guid, id, type, name, product_name FROM all_rocpd_info_agent")
+            .map_err(map_err)?;
         let mut rows = st.query([]).map_err(map_err)?;
         while let Some(r) = rows.next().map_err(map_err)? {
-            let g = guid_idx(r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""), &mut guids);
+            let g = guid_idx(
+                r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""),
+                &mut guids,
+            );
             let id: i64 = r.get(1).map_err(map_err)?;
             let ty: Option<String> = r.get(2).map_err(map_err)?;
             if ty.as_deref() == Some("CPU") {
                 continue;
             }
-            profile.agents.push(AgentInfo { arch: r.get(3).map_err(map_err)?, product: r.get(4).map_err(map_err)? });
+            profile.agents.push(AgentInfo {
+                arch: r.get(3).map_err(map_err)?,
+                product: r.get(4).map_err(map_err)?,
+            });
             agents.insert((g, id), (profile.agents.len() - 1) as u32);
         }
     }
@@ -170,21 +242,39 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
     let mut interner = Interner::default();
     let mut symbols: HashMap<(u32, i64), u32> = HashMap::new();
     {
-        let mut st = conn.prepare("SELECT guid, id, kernel_name, display_name FROM all_rocpd_info_kernel_symbol").map_err(map_err)?;
+        let mut st = conn
+            .prepare("SELECT guid, id, kernel_name, display_name FROM all_rocpd_info_kernel_symbol")
+            .map_err(map_err)?;
         let mut rows = st.query([]).map_err(map_err)?;
         while let Some(r) = rows.next().map_err(map_err)? {
-            let g = guid_idx(r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""), &mut guids);
+            let g = guid_idx(
+                r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""),
+                &mut guids,
+            );
             let id: i64 = r.get(1).map_err(map_err)?;
             let kname: Option<String> = r.get(2).map_err(map_err)?;
             let dname: Option<String> = r.get(3).map_err(map_err)?;
-            let raw = dname.filter(|s| !s.is_empty()).or(kname).unwrap_or_else(|| format!("<kernel {id}>"));
+            let raw = dname
+                .filter(|s| !s.is_empty())
+                .or(kname)
+                .unwrap_or_else(|| format!("<kernel {id}>"));
             symbols.insert((g, id), interner.intern(&mut profile.kernels, &raw));
         }
     }
 
     // Dispatches. The event_id -> dispatch map is only needed when counters were collected.
-    let has_pmc: bool = conn.query_row("SELECT EXISTS (SELECT 1 FROM all_rocpd_pmc_event)", [], |r| r.get(0)).map_err(map_err)?;
-    let count: i64 = conn.query_row("SELECT count(*) FROM all_rocpd_kernel_dispatch", [], |r| r.get(0)).map_err(map_err)?;
+    let has_pmc: bool = conn
+        .query_row(
+            "SELECT EXISTS (SELECT 1 FROM all_rocpd_pmc_event)",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(map_err)?;
+    let count: i64 = conn
+        .query_row("SELECT count(*) FROM all_rocpd_kernel_dispatch", [], |r| {
+            r.get(0)
+        })
+        .map_err(map_err)?;
     profile.dispatches.reserve(count.max(0) as usize);
     let mut by_event: HashMap<(u32, i64), usize> = HashMap::new();
     {
@@ -208,7 +298,10 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
             let kernel_id: i64 = r.get(3).map_err(map_err)?;
             let kernel = match symbols.get(&(g, kernel_id)) {
                 Some(&k) => k,
-                None => interner.intern(&mut profile.kernels, &format!("<unknown kernel {kernel_id}>")),
+                None => interner.intern(
+                    &mut profile.kernels,
+                    &format!("<unknown kernel {kernel_id}>"),
+                ),
             };
             let agent = match agents.get(&(g, agent_id)) {
                 Some(&a) => a,
@@ -245,23 +338,42 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
     // instances of one counter are summed, as rocprofv3's CSV writer does.
     {
         let mut pmc_names: HashMap<(u32, i64), String> = HashMap::new();
-        let mut st = conn.prepare("SELECT guid, id, name FROM all_rocpd_info_pmc").map_err(map_err)?;
+        let mut st = conn
+            .prepare("SELECT guid, id, name FROM all_rocpd_info_pmc")
+            .map_err(map_err)?;
         let mut rows = st.query([]).map_err(map_err)?;
         while let Some(r) = rows.next().map_err(map_err)? {
-            let g = guid_idx(r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""), &mut guids);
+            let g = guid_idx(
+                r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""),
+                &mut guids,
+            );
             pmc_names.insert((g, r.get(1).map_err(map_err)?), r.get(2).map_err(map_err)?);
         }
         drop(rows);
         if !pmc_names.is_empty() {
-            let mut st = conn.prepare("SELECT guid, event_id, pmc_id, value FROM all_rocpd_pmc_event").map_err(map_err)?;
+            let mut st = conn
+                .prepare("SELECT guid, event_id, pmc_id, value FROM all_rocpd_pmc_event")
+                .map_err(map_err)?;
             let mut rows = st.query([]).map_err(map_err)?;
             while let Some(r) = rows.next().map_err(map_err)? {
-                let g = guid_idx(r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""), &mut guids);
-                let Some(event) = r.get::<_, Option<i64>>(1).map_err(map_err)? else { continue };
+                let g = guid_idx(
+                    r.get_ref(0).map_err(map_err)?.as_str().unwrap_or(""),
+                    &mut guids,
+                );
+                let Some(event) = r.get::<_, Option<i64>>(1).map_err(map_err)? else {
+                    continue;
+                };
                 let pmc: i64 = r.get(2).map_err(map_err)?;
                 let value: f64 = r.get::<_, Option<f64>>(3).map_err(map_err)?.unwrap_or(0.0);
-                let (Some(&d), Some(name)) = (by_event.get(&(g, event)), pmc_names.get(&(g, pmc))) else { continue };
-                *profile.dispatches[d].counters.get_or_insert_with(Default::default).entry(name.clone()).or_insert(0.0) += value;
+                let (Some(&d), Some(name)) = (by_event.get(&(g, event)), pmc_names.get(&(g, pmc)))
+                else {
+                    continue;
+                };
+                *profile.dispatches[d]
+                    .counters
+                    .get_or_insert_with(Default::default)
+                    .entry(name.clone())
+                    .or_insert(0.0) += value;
             }
         }
     }

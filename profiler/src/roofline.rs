@@ -124,7 +124,13 @@ pub struct Flops {
 
 impl Flops {
     pub fn total(&self) -> f64 {
-        self.valu_f16 + self.valu_f32 + self.valu_f64 + self.mfma_f16 + self.mfma_f32 + self.mfma_f64 + self.mfma_f8
+        self.valu_f16
+            + self.valu_f32
+            + self.valu_f64
+            + self.mfma_f16
+            + self.mfma_f32
+            + self.mfma_f64
+            + self.mfma_f8
     }
     fn add(&mut self, o: &Flops) {
         self.valu_f16 += o.valu_f16;
@@ -143,10 +149,21 @@ fn c(m: &BTreeMap<String, f64>, n: &str) -> f64 {
 
 /// FLOPs from counters (rocprof-compute's formula), or `None` without any FLOP counter.
 pub fn flops(m: &BTreeMap<String, f64>) -> Option<Flops> {
-    if !m.keys().any(|k| k.starts_with("SQ_INSTS_VALU_") && (k.contains("_F16") || k.contains("_F32") || k.contains("_F64") || k.contains("MFMA_MOPS"))) {
+    if !m.keys().any(|k| {
+        k.starts_with("SQ_INSTS_VALU_")
+            && (k.contains("_F16")
+                || k.contains("_F32")
+                || k.contains("_F64")
+                || k.contains("MFMA_MOPS"))
+    }) {
         return None;
     }
-    let valu = |t: &str| 64.0 * (c(m, &format!("SQ_INSTS_VALU_ADD_{t}")) + c(m, &format!("SQ_INSTS_VALU_MUL_{t}")) + 2.0 * c(m, &format!("SQ_INSTS_VALU_FMA_{t}")) + c(m, &format!("SQ_INSTS_VALU_TRANS_{t}")));
+    let valu = |t: &str| {
+        64.0 * (c(m, &format!("SQ_INSTS_VALU_ADD_{t}"))
+            + c(m, &format!("SQ_INSTS_VALU_MUL_{t}"))
+            + 2.0 * c(m, &format!("SQ_INSTS_VALU_FMA_{t}"))
+            + c(m, &format!("SQ_INSTS_VALU_TRANS_{t}")))
+    };
     let mfma = |t: &str| 512.0 * c(m, &format!("SQ_INSTS_VALU_MFMA_MOPS_{t}"));
     Some(Flops {
         valu_f16: valu("F16"),
@@ -166,12 +183,23 @@ pub fn hbm_bytes(m: &BTreeMap<String, f64>) -> Option<f64> {
         let bubble = c(m, "TCC_BUBBLE");
         let rd32 = c(m, "TCC_EA0_RDREQ_32B");
         let wr64 = c(m, "TCC_EA0_WRREQ_64B");
-        return Some(bubble * 128.0 + rd32 * 32.0 + (c(m, "TCC_EA0_RDREQ") - bubble - rd32) * 64.0 + (c(m, "TCC_EA0_WRREQ") - wr64) * 32.0 + wr64 * 64.0);
+        return Some(
+            bubble * 128.0
+                + rd32 * 32.0
+                + (c(m, "TCC_EA0_RDREQ") - bubble - rd32) * 64.0
+                + (c(m, "TCC_EA0_WRREQ") - wr64) * 32.0
+                + wr64 * 64.0,
+        );
     }
     if m.contains_key("TCC_EA_RDREQ") || m.contains_key("TCC_EA_WRREQ") {
         let rd32 = c(m, "TCC_EA_RDREQ_32B");
         let wr64 = c(m, "TCC_EA_WRREQ_64B");
-        return Some(rd32 * 32.0 + (c(m, "TCC_EA_RDREQ") - rd32) * 64.0 + wr64 * 64.0 + (c(m, "TCC_EA_WRREQ") - wr64) * 32.0);
+        return Some(
+            rd32 * 32.0
+                + (c(m, "TCC_EA_RDREQ") - rd32) * 64.0
+                + wr64 * 64.0
+                + (c(m, "TCC_EA_WRREQ") - wr64) * 32.0,
+        );
     }
     None
 }
@@ -215,7 +243,9 @@ fn ceiling(f: &Flops, p: &Peaks) -> (&'static str, f64) {
         (f.mfma_f32, "matrix-fp32", p.matrix_fp32_gflops),
         (f.mfma_f16 + f.mfma_f8, "matrix-fp16", p.matrix_fp16_gflops),
     ];
-    let best = kinds.iter().fold(kinds[1], |b, k| if k.0 > b.0 { *k } else { b });
+    let best = kinds
+        .iter()
+        .fold(kinds[1], |b, k| if k.0 > b.0 { *k } else { b });
     (best.1, best.2)
 }
 
@@ -223,8 +253,12 @@ fn ceiling(f: &Flops, p: &Peaks) -> (&'static str, f64) {
 pub fn roofline(p: &Profile, peaks: &Peaks) -> Roofline {
     let mut acc: BTreeMap<u32, (u64, Flops, f64, u64)> = BTreeMap::new();
     for d in &p.dispatches {
-        let Some(m) = d.counters.as_deref() else { continue };
-        let (Some(f), Some(b)) = (flops(m), hbm_bytes(m)) else { continue };
+        let Some(m) = d.counters.as_deref() else {
+            continue;
+        };
+        let (Some(f), Some(b)) = (flops(m), hbm_bytes(m)) else {
+            continue;
+        };
         let e = acc.entry(d.kernel).or_default();
         e.0 += 1;
         e.1.add(&f);
@@ -235,7 +269,11 @@ pub fn roofline(p: &Profile, peaks: &Peaks) -> Roofline {
         .into_iter()
         .map(|(k, (calls, f, bytes, t))| {
             let fl = f.total();
-            let ai = if bytes > 0.0 { fl / bytes } else { f64::INFINITY };
+            let ai = if bytes > 0.0 {
+                fl / bytes
+            } else {
+                f64::INFINITY
+            };
             let secs = t as f64 * 1e-9;
             let gflops = if secs > 0.0 { fl / secs / 1e9 } else { 0.0 };
             let gbps = if secs > 0.0 { bytes / secs / 1e9 } else { 0.0 };
@@ -255,17 +293,33 @@ pub fn roofline(p: &Profile, peaks: &Peaks) -> Roofline {
                 ceiling_gflops: ceil,
                 ridge_ai: ridge,
                 bound: if ai < ridge { "memory" } else { "compute" },
-                percent_of_roof: if roof > 0.0 { gflops / roof * 100.0 } else { 0.0 },
+                percent_of_roof: if roof > 0.0 {
+                    gflops / roof * 100.0
+                } else {
+                    0.0
+                },
                 runtime: p.kernels[k as usize].runtime,
             }
         })
         .collect();
-    kernels.sort_by(|a, b| a.runtime.cmp(&b.runtime).then(b.time_ns.cmp(&a.time_ns)).then(a.name.cmp(&b.name)));
-    Roofline { peaks: peaks.clone(), kernels }
+    kernels.sort_by(|a, b| {
+        a.runtime
+            .cmp(&b.runtime)
+            .then(b.time_ns.cmp(&a.time_ns))
+            .then(a.name.cmp(&b.name))
+    });
+    Roofline {
+        peaks: peaks.clone(),
+        kernels,
+    }
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&apos;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
 }
 
 /// A log-log SVG roofline plot: the HBM slope, the vector FP64/FP32 and matrix FP16 ceilings,
@@ -275,13 +329,25 @@ pub fn svg(r: &Roofline) -> String {
     let (x0, x1) = (0.01f64, 10_000.0f64); // FLOP/byte
     let top = r.peaks.matrix_fp16_gflops.max(r.peaks.vector_fp32_gflops) * 3.0;
     let (y0, y1) = (1.0f64, top);
-    let px = |ai: f64| ml + (ai.clamp(x0, x1).log10() - x0.log10()) / (x1.log10() - x0.log10()) * (w - ml - mr);
-    let py = |g: f64| h - mb - (g.clamp(y0, y1).log10() - y0.log10()) / (y1.log10() - y0.log10()) * (h - mt - mb);
+    let px = |ai: f64| {
+        ml + (ai.clamp(x0, x1).log10() - x0.log10()) / (x1.log10() - x0.log10()) * (w - ml - mr)
+    };
+    let py = |g: f64| {
+        h - mb - (g.clamp(y0, y1).log10() - y0.log10()) / (y1.log10() - y0.log10()) * (h - mt - mb)
+    };
     let mut s = String::new();
     s.push_str(&format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n"));
-    s.push_str(&format!("<title>Roofline ({} {})</title>\n", esc(r.peaks.gpu), esc(r.peaks.arch)));
+    s.push_str(&format!(
+        "<title>Roofline ({} {})</title>\n",
+        esc(r.peaks.gpu),
+        esc(r.peaks.arch)
+    ));
     s.push_str("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
-    s.push_str(&format!("<rect x=\"{ml}\" y=\"{mt}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n", w - ml - mr, h - mt - mb));
+    s.push_str(&format!(
+        "<rect x=\"{ml}\" y=\"{mt}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\"/>\n",
+        w - ml - mr,
+        h - mt - mb
+    ));
     // Decade grid and labels.
     let mut e = x0.log10() as i32;
     while (e as f64) <= x1.log10() {
@@ -297,7 +363,12 @@ pub fn svg(r: &Roofline) -> String {
     }
     s.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">Arithmetic intensity (FLOP/byte, HBM)</text>\n", (ml + w - mr) / 2.0, h - 15.0));
     s.push_str(&format!("<text x=\"20\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 20 {})\">GFLOP/s</text>\n", (mt + h - mb) / 2.0, (mt + h - mb) / 2.0));
-    s.push_str(&format!("<text x=\"{ml}\" y=\"25\">Roofline: {} ({}), HBM {} GB/s</text>\n", esc(r.peaks.gpu), esc(r.peaks.arch), r.peaks.hbm_gbps));
+    s.push_str(&format!(
+        "<text x=\"{ml}\" y=\"25\">Roofline: {} ({}), HBM {} GB/s</text>\n",
+        esc(r.peaks.gpu),
+        esc(r.peaks.arch),
+        r.peaks.hbm_gbps
+    ));
     for (label, ceil, color) in [
         ("vector FP64", r.peaks.vector_fp64_gflops, "#1f77b4"),
         ("vector FP32", r.peaks.vector_fp32_gflops, "#2ca02c"),
@@ -313,13 +384,23 @@ pub fn svg(r: &Roofline) -> String {
     }
     for (i, k) in r.kernels.iter().enumerate() {
         let (x, y) = (px(k.arithmetic_intensity), py(k.gflops.max(y0)));
-        let color = if k.bound == "memory" { "#ff7f0e" } else { "#9467bd" };
+        let color = if k.bound == "memory" {
+            "#ff7f0e"
+        } else {
+            "#9467bd"
+        };
         s.push_str(&format!(
             "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"5\" fill=\"{color}\"><title>{} : AI {:.3} FLOP/B, {:.1} GFLOP/s, {:.1} GB/s, {}-bound</title></circle>\n",
             esc(&k.name), k.arithmetic_intensity, k.gflops, k.gbps, k.bound
         ));
         let short: String = k.name.chars().take(40).collect();
-        s.push_str(&format!("<text x=\"{:.1}\" y=\"{:.1}\">{}. {}</text>\n", x + 7.0, y - 7.0 + (i % 3) as f64 * 12.0, i + 1, esc(&short)));
+        s.push_str(&format!(
+            "<text x=\"{:.1}\" y=\"{:.1}\">{}. {}</text>\n",
+            x + 7.0,
+            y - 7.0 + (i % 3) as f64 * 12.0,
+            i + 1,
+            esc(&short)
+        ));
     }
     s.push_str("</svg>\n");
     s

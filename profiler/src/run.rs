@@ -54,22 +54,58 @@ fn is_gfx94x(arch: &str) -> bool {
 /// and `TCC_BUBBLE` (used by the MI300 byte formula), gfx90a and older `TCC_EA_*`.
 pub fn preset_counters(preset: Preset, arch: &str) -> Vec<String> {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<String>>();
-    let kernel = s(&["SQ_WAVES", "SQ_BUSY_CYCLES", "GRBM_COUNT", "GRBM_GUI_ACTIVE"]);
-    let mut compute = s(&["SQ_WAVES", "SQ_INSTS_VALU", "SQ_INSTS_SALU", "SQ_ACTIVE_INST_VALU", "GRBM_GUI_ACTIVE"]);
+    let kernel = s(&[
+        "SQ_WAVES",
+        "SQ_BUSY_CYCLES",
+        "GRBM_COUNT",
+        "GRBM_GUI_ACTIVE",
+    ]);
+    let mut compute = s(&[
+        "SQ_WAVES",
+        "SQ_INSTS_VALU",
+        "SQ_INSTS_SALU",
+        "SQ_ACTIVE_INST_VALU",
+        "GRBM_GUI_ACTIVE",
+    ]);
     for t in ["F16", "F32", "F64"] {
         for op in ["ADD", "MUL", "FMA", "TRANS"] {
             compute.push(format!("SQ_INSTS_VALU_{op}_{t}"));
         }
     }
-    compute.extend(s(&["SQ_INSTS_VALU_MFMA_MOPS_F16", "SQ_INSTS_VALU_MFMA_MOPS_BF16", "SQ_INSTS_VALU_MFMA_MOPS_F32", "SQ_INSTS_VALU_MFMA_MOPS_F64"]));
+    compute.extend(s(&[
+        "SQ_INSTS_VALU_MFMA_MOPS_F16",
+        "SQ_INSTS_VALU_MFMA_MOPS_BF16",
+        "SQ_INSTS_VALU_MFMA_MOPS_F32",
+        "SQ_INSTS_VALU_MFMA_MOPS_F64",
+    ]));
     let ea = if is_gfx94x(arch) {
-        s(&["TCC_EA0_RDREQ", "TCC_EA0_RDREQ_32B", "TCC_EA0_WRREQ", "TCC_EA0_WRREQ_64B", "TCC_BUBBLE"])
+        s(&[
+            "TCC_EA0_RDREQ",
+            "TCC_EA0_RDREQ_32B",
+            "TCC_EA0_WRREQ",
+            "TCC_EA0_WRREQ_64B",
+            "TCC_BUBBLE",
+        ])
     } else {
-        s(&["TCC_EA_RDREQ", "TCC_EA_RDREQ_32B", "TCC_EA_WRREQ", "TCC_EA_WRREQ_64B"])
+        s(&[
+            "TCC_EA_RDREQ",
+            "TCC_EA_RDREQ_32B",
+            "TCC_EA_WRREQ",
+            "TCC_EA_WRREQ_64B",
+        ])
     };
     let mut memory = s(&["TCC_HIT", "TCC_MISS"]);
     memory.extend(ea);
-    memory.extend(s(&["TCP_TOTAL_CACHE_ACCESSES", "TCP_TCC_READ_REQ", "TCP_TCC_WRITE_REQ", "SQ_INSTS_VMEM_RD", "SQ_INSTS_VMEM_WR", "SQ_INSTS_LDS", "SQ_LDS_BANK_CONFLICT", "GRBM_GUI_ACTIVE"]));
+    memory.extend(s(&[
+        "TCP_TOTAL_CACHE_ACCESSES",
+        "TCP_TCC_READ_REQ",
+        "TCP_TCC_WRITE_REQ",
+        "SQ_INSTS_VMEM_RD",
+        "SQ_INSTS_VMEM_WR",
+        "SQ_INSTS_LDS",
+        "SQ_LDS_BANK_CONFLICT",
+        "GRBM_GUI_ACTIVE",
+    ]));
     let list: Vec<String> = match preset {
         Preset::Lightweight => vec![],
         Preset::Kernel => kernel,
@@ -112,7 +148,10 @@ pub fn split_passes(counters: &[String]) -> Vec<Vec<String>> {
     for c in dedup(counters.iter().cloned()) {
         let block = block_of(&c).to_string();
         let lim = block_limit(&block);
-        match passes.iter_mut().find(|p| p.iter().filter(|x| block_of(x) == block).count() < lim) {
+        match passes
+            .iter_mut()
+            .find(|p| p.iter().filter(|x| block_of(x) == block).count() < lim)
+        {
             Some(p) => p.push(c),
             None => passes.push(vec![c]),
         }
@@ -124,7 +163,10 @@ pub fn split_passes(counters: &[String]) -> Vec<Vec<String>> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tool {
     /// rocprofv3; `version` as printed by `rocprofv3 --version` (`1.0.0`), when it printed one.
-    Rocprofv3 { program: PathBuf, version: Option<String> },
+    Rocprofv3 {
+        program: PathBuf,
+        version: Option<String>,
+    },
     /// Legacy rocprof (v1 command line).
     RocprofV1 { program: PathBuf },
 }
@@ -138,7 +180,13 @@ impl Tool {
     /// rocpd output exists from rocprofiler-sdk 1.0 (ROCm 7.0).
     pub fn supports_rocpd(&self) -> bool {
         match self {
-            Tool::Rocprofv3 { version: Some(v), .. } => v.split('.').next().and_then(|m| m.parse::<u32>().ok()).is_some_and(|m| m >= 1),
+            Tool::Rocprofv3 {
+                version: Some(v), ..
+            } => v
+                .split('.')
+                .next()
+                .and_then(|m| m.parse::<u32>().ok())
+                .is_some_and(|m| m >= 1),
             _ => false,
         }
     }
@@ -169,7 +217,11 @@ pub const OUTPUT_NAME: &str = "run";
 /// Build the command lines: one invocation per counter pass (one with no counters when the
 /// preset has none). Pure: no I/O.
 pub fn build(tool: &Tool, plan: &Plan) -> Vec<Invocation> {
-    let passes = if plan.counters.is_empty() { vec![Vec::new()] } else { split_passes(&plan.counters) };
+    let passes = if plan.counters.is_empty() {
+        vec![Vec::new()]
+    } else {
+        split_passes(&plan.counters)
+    };
     let prog = tool.program().to_string_lossy().into_owned();
     passes
         .into_iter()
@@ -179,7 +231,13 @@ pub fn build(tool: &Tool, plan: &Plan) -> Vec<Invocation> {
             let d = dir.to_string_lossy().into_owned();
             match tool {
                 Tool::Rocprofv3 { .. } => {
-                    let mut argv = vec![prog.clone(), "--kernel-trace".into(), "--stats".into(), "-f".into(), "csv".into()];
+                    let mut argv = vec![
+                        prog.clone(),
+                        "--kernel-trace".into(),
+                        "--stats".into(),
+                        "-f".into(),
+                        "csv".into(),
+                    ];
                     if tool.supports_rocpd() {
                         argv.push("rocpd".into());
                     }
@@ -193,7 +251,11 @@ pub fn build(tool: &Tool, plan: &Plan) -> Vec<Invocation> {
                     }
                     argv.push("--".into());
                     argv.extend(plan.app.iter().cloned());
-                    Invocation { argv, dir, input_file: None }
+                    Invocation {
+                        argv,
+                        dir,
+                        input_file: None,
+                    }
                 }
                 Tool::RocprofV1 { .. } => {
                     let mut argv = vec![prog.clone()];
@@ -203,9 +265,21 @@ pub fn build(tool: &Tool, plan: &Plan) -> Vec<Invocation> {
                         argv.extend(["-i".into(), f.to_string_lossy().into_owned()]);
                         input_file = Some((f, format!("pmc: {}\n", pass.join(" "))));
                     }
-                    argv.extend(["--timestamp".into(), "on".into(), "--stats".into(), "-d".into(), d.clone(), "-o".into(), dir.join("results.csv").to_string_lossy().into_owned()]);
+                    argv.extend([
+                        "--timestamp".into(),
+                        "on".into(),
+                        "--stats".into(),
+                        "-d".into(),
+                        d.clone(),
+                        "-o".into(),
+                        dir.join("results.csv").to_string_lossy().into_owned(),
+                    ]);
                     argv.extend(plan.app.iter().cloned());
-                    Invocation { argv, dir, input_file }
+                    Invocation {
+                        argv,
+                        dir,
+                        input_file,
+                    }
                 }
             }
         })
@@ -215,17 +289,22 @@ pub fn build(tool: &Tool, plan: &Plan) -> Vec<Invocation> {
 /// Find an executable on a PATH-like string.
 pub fn which(name: &str, path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
     let path_var = path_var?;
-    std::env::split_paths(path_var).map(|d| d.join(name)).find(|p| {
-        use std::os::unix::fs::PermissionsExt;
-        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    std::env::split_paths(path_var)
+        .map(|d| d.join(name))
+        .find(|p| {
+            use std::os::unix::fs::PermissionsExt;
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// Parse `rocprofv3 --version` output (`         version: 1.0.0` among other keys).
 pub fn parse_version(out: &str) -> Option<String> {
     out.lines().find_map(|l| {
         let (k, v) = l.split_once(':')?;
-        (k.trim() == "version").then(|| v.trim().to_string()).filter(|v| !v.is_empty())
+        (k.trim() == "version")
+            .then(|| v.trim().to_string())
+            .filter(|v| !v.is_empty())
     })
 }
 
@@ -233,8 +312,15 @@ pub fn parse_version(out: &str) -> Option<String> {
 pub fn detect() -> Result<Tool> {
     let path = std::env::var_os("PATH");
     if let Some(p) = which("rocprofv3", path.as_deref()) {
-        let version = std::process::Command::new(&p).arg("--version").output().ok().and_then(|o| parse_version(&String::from_utf8_lossy(&o.stdout)));
-        return Ok(Tool::Rocprofv3 { program: p, version });
+        let version = std::process::Command::new(&p)
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| parse_version(&String::from_utf8_lossy(&o.stdout)));
+        return Ok(Tool::Rocprofv3 {
+            program: p,
+            version,
+        });
     }
     if let Some(p) = which("rocprof", path.as_deref()) {
         return Ok(Tool::RocprofV1 { program: p });
@@ -261,20 +347,34 @@ pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
         .stderr(log2)
         .process_group(0)
         .spawn()
-        .map_err(|source| Error::Spawn { program: program.clone(), source })?;
+        .map_err(|source| Error::Spawn {
+            program: program.clone(),
+            source,
+        })?;
     let t0 = Instant::now();
     let status = loop {
-        match child.try_wait().map_err(|source| Error::Spawn { program: program.clone(), source })? {
+        match child.try_wait().map_err(|source| Error::Spawn {
+            program: program.clone(),
+            source,
+        })? {
             Some(s) => break s,
             None if t0.elapsed() >= timeout => {
                 // The child leads its own process group (process_group(0) above): kill that
                 // group only, so that the application rocprofv3 started dies with it.
-                if let Some(pgid) = i32::try_from(child.id()).ok().filter(|&p| p > 1).and_then(rustix::process::Pid::from_raw) {
-                    let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                if let Some(pgid) = i32::try_from(child.id())
+                    .ok()
+                    .filter(|&p| p > 1)
+                    .and_then(rustix::process::Pid::from_raw)
+                {
+                    let _ =
+                        rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
                 }
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(Error::Timeout { program, secs: timeout.as_secs() });
+                return Err(Error::Timeout {
+                    program,
+                    secs: timeout.as_secs(),
+                });
             }
             None => std::thread::sleep(Duration::from_millis(20)),
         }
@@ -283,7 +383,11 @@ pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
         let text = std::fs::read_to_string(&log_path).unwrap_or_default();
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(15)..].join("\n");
-        return Err(Error::ProfilerFailed { program, status: status.to_string(), tail });
+        return Err(Error::ProfilerFailed {
+            program,
+            status: status.to_string(),
+            tail,
+        });
     }
     Ok(())
 }

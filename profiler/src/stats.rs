@@ -33,8 +33,17 @@ pub struct KernelStats {
 /// Summarise a profile: one entry per kernel, user kernels by descending total time (ties by
 /// name), then runtime kernels.
 pub fn summarize(p: &Profile) -> Vec<KernelStats> {
-    let mut out = if p.dispatches.is_empty() { from_precomputed(p) } else { from_dispatches(p) };
-    out.sort_by(|a, b| a.runtime.cmp(&b.runtime).then(b.total_ns.total_cmp(&a.total_ns)).then(a.name.cmp(&b.name)));
+    let mut out = if p.dispatches.is_empty() {
+        from_precomputed(p)
+    } else {
+        from_dispatches(p)
+    };
+    out.sort_by(|a, b| {
+        a.runtime
+            .cmp(&b.runtime)
+            .then(b.total_ns.total_cmp(&a.total_ns))
+            .then(a.name.cmp(&b.name))
+    });
     let mut rank = 0;
     for s in &mut out {
         if !s.runtime {
@@ -60,9 +69,17 @@ fn from_dispatches(p: &Profile) -> Vec<KernelStats> {
         let n = v.len();
         let total: f64 = v.iter().map(|&d| d as f64).sum();
         let mean = total / n as f64;
-        let median = if n % 2 == 1 { v[n / 2] as f64 } else { (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0 };
+        let median = if n % 2 == 1 {
+            v[n / 2] as f64
+        } else {
+            (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
+        };
         // Two-pass sample variance (numerically safer than rocprofv3's sum of squares; same value).
-        let var = if n < 2 { 0.0 } else { v.iter().map(|&d| (d as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64 };
+        let var = if n < 2 {
+            0.0
+        } else {
+            v.iter().map(|&d| (d as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+        };
         out.push(KernelStats {
             name: p.kernels[k].name.clone(),
             calls: n as u64,
@@ -72,7 +89,11 @@ fn from_dispatches(p: &Profile) -> Vec<KernelStats> {
             min_ns: v[0] as f64,
             max_ns: v[n - 1] as f64,
             stddev_ns: var.sqrt(),
-            percent: if grand > 0.0 { total / grand * 100.0 } else { 0.0 },
+            percent: if grand > 0.0 {
+                total / grand * 100.0
+            } else {
+                0.0
+            },
             runtime: p.kernels[k].runtime,
             rank: None,
         });
@@ -86,7 +107,11 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
     let mut merged: Vec<(String, u64, f64, f64, f64, f64)> = Vec::new(); // name, n, sum, sumsq, min, max
     for s in &p.precomputed {
         let n = s.calls as f64;
-        let sumsq = if s.calls >= 2 { s.stddev_ns.powi(2) * (n - 1.0) + s.total_ns * s.total_ns / n } else { s.total_ns * s.total_ns };
+        let sumsq = if s.calls >= 2 {
+            s.stddev_ns.powi(2) * (n - 1.0) + s.total_ns * s.total_ns / n
+        } else {
+            s.total_ns * s.total_ns
+        };
         match merged.iter_mut().find(|m| m.0 == s.name) {
             Some(m) => {
                 m.1 += s.calls;
@@ -95,7 +120,14 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
                 m.4 = m.4.min(s.min_ns);
                 m.5 = m.5.max(s.max_ns);
             }
-            None => merged.push((s.name.clone(), s.calls, s.total_ns, sumsq, s.min_ns, s.max_ns)),
+            None => merged.push((
+                s.name.clone(),
+                s.calls,
+                s.total_ns,
+                sumsq,
+                s.min_ns,
+                s.max_ns,
+            )),
         }
     }
     let grand: f64 = merged.iter().map(|m| m.2).sum();
@@ -103,7 +135,11 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
         .into_iter()
         .map(|(name, n, sum, sumsq, min, max)| {
             let nf = n as f64;
-            let var = if n < 2 { 0.0 } else { ((sumsq - sum * sum / nf) / (nf - 1.0)).abs() };
+            let var = if n < 2 {
+                0.0
+            } else {
+                ((sumsq - sum * sum / nf) / (nf - 1.0)).abs()
+            };
             KernelStats {
                 runtime: crate::names::is_runtime_kernel(&name),
                 name,
@@ -114,7 +150,11 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
                 min_ns: min,
                 max_ns: max,
                 stddev_ns: var.sqrt(),
-                percent: if grand > 0.0 { sum / grand * 100.0 } else { 0.0 },
+                percent: if grand > 0.0 {
+                    sum / grand * 100.0
+                } else {
+                    0.0
+                },
                 rank: None,
             }
         })
@@ -124,7 +164,10 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
 /// Total GPU busy time (sum of dispatch durations) and the wall span first start -> last end.
 pub fn totals(p: &Profile) -> (u64, u64) {
     let busy = p.dispatches.iter().map(|d| d.duration_ns()).sum();
-    let span = match (p.dispatches.iter().map(|d| d.start_ns).min(), p.dispatches.iter().map(|d| d.end_ns).max()) {
+    let span = match (
+        p.dispatches.iter().map(|d| d.start_ns).min(),
+        p.dispatches.iter().map(|d| d.end_ns).max(),
+    ) {
         (Some(a), Some(b)) => b.saturating_sub(a),
         _ => 0,
     };

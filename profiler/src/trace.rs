@@ -28,7 +28,11 @@ pub fn chrome_trace(p: &Profile) -> Value {
     }
     for (&(process, agent, lane), &tid) in &tids {
         let pid = pids[&(process, agent)];
-        let label = if lane & (1 << 63) != 0 { format!("stream {}", lane & !(1 << 63)) } else { format!("queue {lane}") };
+        let label = if lane & (1 << 63) != 0 {
+            format!("stream {}", lane & !(1 << 63))
+        } else {
+            format!("queue {lane}")
+        };
         events.push(json!({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": label}}));
     }
     let mut order: Vec<usize> = (0..p.dispatches.len()).collect();

@@ -10,16 +10,32 @@ fn profile(ds: &[(&str, u64, u64, u64)]) -> Profile {
         let k = match p.kernels.iter().position(|k| k.name == name) {
             Some(k) => k,
             None => {
-                p.kernels.push(KernelInfo { name: name.to_string(), runtime: name.starts_with("__amd_rocclr_") });
+                p.kernels.push(KernelInfo {
+                    name: name.to_string(),
+                    runtime: name.starts_with("__amd_rocclr_"),
+                });
                 p.kernels.len() - 1
             }
         };
-        p.dispatches.push(Dispatch { kernel: k as u32, process: 0, agent: 0, queue: 1, stream: Some(stream), dispatch_id: i as u64 + 1, start_ns: start, end_ns: end, counters: None });
+        p.dispatches.push(Dispatch {
+            kernel: k as u32,
+            process: 0,
+            agent: 0,
+            queue: 1,
+            stream: Some(stream),
+            dispatch_id: i as u64 + 1,
+            start_ns: start,
+            end_ns: end,
+            counters: None,
+        });
     }
     p
 }
 
-fn share<'a>(cp: &'a profiler::critical::CriticalPath, name: &str) -> &'a profiler::critical::KernelShare {
+fn share<'a>(
+    cp: &'a profiler::critical::CriticalPath,
+    name: &str,
+) -> &'a profiler::critical::KernelShare {
     cp.kernels.iter().find(|k| k.name == name).unwrap()
 }
 
@@ -48,7 +64,12 @@ fn parallel_streams() {
     // D starts 60 ns after A ended, but stream 2 was still busy with C until 150, so D was
     // not waiting for A: no cross edge. Critical path = stream 1 = 300 ns;
     // C and D have slack 300 - (150 + 50) = 100 ns.
-    let p = profile(&[("A", 1, 0, 100), ("B", 1, 100, 300), ("C", 2, 0, 150), ("D", 2, 160, 210)]);
+    let p = profile(&[
+        ("A", 1, 0, 100),
+        ("B", 1, 100, 300),
+        ("C", 2, 0, 150),
+        ("D", 2, 160, 210),
+    ]);
     let cp = critical_path(&p, &Options::default());
     assert_eq!(cp.cross_lane_edges, 0);
     assert_eq!(cp.program_order_edges, 2);
@@ -66,7 +87,12 @@ fn cross_stream_wait() {
     // Stream 2 idles from 300 and C starts 2 ns after A ends: C waited for A (edge A -> C).
     // Paths: A+C = 1500, A+D = 1100, B+C = 800 -> critical path [A, C] = 1500 ns.
     // Slack: B = 1500 - 800 = 700, D = 1500 - 1100 = 400.
-    let p = profile(&[("A", 1, 0, 1000), ("B", 2, 0, 300), ("C", 2, 1002, 1502), ("D", 1, 1100, 1200)]);
+    let p = profile(&[
+        ("A", 1, 0, 1000),
+        ("B", 2, 0, 300),
+        ("C", 2, 1002, 1502),
+        ("D", 1, 1100, 1200),
+    ]);
     let cp = critical_path(&p, &Options::default());
     assert_eq!(cp.cross_lane_edges, 1);
     assert_eq!(cp.length_ns, 1500);
@@ -77,7 +103,13 @@ fn cross_stream_wait() {
     assert!((share(&cp, "C").share - 33.3333).abs() < 1e-3);
     assert_eq!(share(&cp, "D").slack_ns, 400);
     // Without the inferred wait (gap 0 ns), stream 1 alone would be critical: 1100 ns.
-    let cp0 = critical_path(&p, &Options { wait_gap_ns: 0, extra: vec![] });
+    let cp0 = critical_path(
+        &p,
+        &Options {
+            wait_gap_ns: 0,
+            extra: vec![],
+        },
+    );
     assert_eq!(cp0.cross_lane_edges, 0);
     assert_eq!(cp0.length_ns, 1100);
 }
@@ -87,7 +119,12 @@ fn busy_stream_is_not_a_wait() {
     // As above, but B runs until 1001 (after A ended): C follows B on its own stream, so no
     // wait on A is inferred. D starts 5999 ns after B's end, beyond the 5000 ns gap, so no wait
     // on B either. Paths: A+D = 1100, B+C = 1001+500 = 1501.
-    let p = profile(&[("A", 1, 0, 1000), ("B", 2, 0, 1001), ("C", 2, 1002, 1502), ("D", 1, 7000, 7100)]);
+    let p = profile(&[
+        ("A", 1, 0, 1000),
+        ("B", 2, 0, 1001),
+        ("C", 2, 1002, 1502),
+        ("D", 1, 7000, 7100),
+    ]);
     let cp = critical_path(&p, &Options::default());
     assert_eq!(cp.cross_lane_edges, 0);
     assert_eq!(cp.length_ns, 1501);
@@ -99,8 +136,18 @@ fn busy_stream_is_not_a_wait() {
 #[test]
 fn explicit_dependency_and_runtime_kernels() {
     // An explicit edge D -> E across streams (e.g. a known event wait), far apart in time.
-    let p = profile(&[("D", 1, 0, 100), ("__amd_rocclr_fillBuffer", 1, 100, 400), ("E", 2, 50_000, 50_100)]);
-    let cp = critical_path(&p, &Options { wait_gap_ns: 0, extra: vec![(1, 2)] });
+    let p = profile(&[
+        ("D", 1, 0, 100),
+        ("__amd_rocclr_fillBuffer", 1, 100, 400),
+        ("E", 2, 50_000, 50_100),
+    ]);
+    let cp = critical_path(
+        &p,
+        &Options {
+            wait_gap_ns: 0,
+            extra: vec![(1, 2)],
+        },
+    );
     // D (100) -> fill (300) -> E (100) = 500.
     assert_eq!(cp.length_ns, 500);
     let fill = share(&cp, "__amd_rocclr_fillBuffer");

@@ -18,25 +18,72 @@ fn rocprofv3_directory_with_streams() {
     assert_eq!(p.dispatches.len(), 7);
     assert_eq!(p.arch(), Some("gfx90a"));
     assert_eq!(p.product(), Some("AMD Instinct MI210"));
-    assert_eq!(p.dispatches.iter().filter_map(|d| d.stream).collect::<Vec<_>>(), vec![1, 1, 1, 2, 1, 2, 1]);
+    assert_eq!(
+        p.dispatches
+            .iter()
+            .filter_map(|d| d.stream)
+            .collect::<Vec<_>>(),
+        vec![1, 1, 1, 2, 1, 2, 1]
+    );
     let s = profiler::stats::summarize(&p);
     // Grand total 4800 + 8000 + 200 = 13000 ns.
     // transpose: 3000, 5000 -> total 8000, mean 4000, median 4000,
     //   sample sd = sqrt((1000^2 + 1000^2) / 1) = 1414.2136, 8000/13000 = 61.5385 %.
-    check(find(&s, TR), 2, 8000.0, 4000.0, Some(4000.0), 3000.0, 5000.0, 1414.2136, 61.5385);
+    check(
+        find(&s, TR),
+        2,
+        8000.0,
+        4000.0,
+        Some(4000.0),
+        3000.0,
+        5000.0,
+        1414.2136,
+        61.5385,
+    );
     // vecAdd: 1000, 1200, 1100, 1500 -> total 4800, mean 1200, median (1100+1200)/2 = 1150,
     //   deviations -200, 0, -100, 300 -> sum sq 140000 / 3 = 46666.67 -> sd 216.0247; 36.9231 %.
-    check(find(&s, VA), 4, 4800.0, 1200.0, Some(1150.0), 1000.0, 1500.0, 216.0247, 36.9231);
+    check(
+        find(&s, VA),
+        4,
+        4800.0,
+        1200.0,
+        Some(1150.0),
+        1000.0,
+        1500.0,
+        216.0247,
+        36.9231,
+    );
     // The runtime fill kernel: kept, 200/13000 = 1.5385 %, marked and not ranked.
     let fill = find(&s, FILL);
-    check(fill, 1, 200.0, 200.0, Some(200.0), 200.0, 200.0, 0.0, 1.5385);
+    check(
+        fill,
+        1,
+        200.0,
+        200.0,
+        Some(200.0),
+        200.0,
+        200.0,
+        0.0,
+        1.5385,
+    );
     assert!(fill.runtime);
     assert_eq!(fill.rank, None);
-    assert_eq!(s.iter().map(|k| k.rank).collect::<Vec<_>>(), vec![Some(1), Some(2), None]);
+    assert_eq!(
+        s.iter().map(|k| k.rank).collect::<Vec<_>>(),
+        vec![Some(1), Some(2), None]
+    );
     // Counters joined by Dispatch_Id onto dispatches 1 and 4 only.
-    let with: Vec<u64> = p.dispatches.iter().filter(|d| d.counters.is_some()).map(|d| d.dispatch_id).collect();
+    let with: Vec<u64> = p
+        .dispatches
+        .iter()
+        .filter(|d| d.counters.is_some())
+        .map(|d| d.dispatch_id)
+        .collect();
     assert_eq!(with, vec![1, 4]);
-    assert_eq!(p.dispatches[0].counters.as_ref().unwrap()["TCC_EA_RDREQ"], 4096.0);
+    assert_eq!(
+        p.dispatches[0].counters.as_ref().unwrap()["TCC_EA_RDREQ"],
+        4096.0
+    );
 }
 
 /// The stats CSV alone (rocprofv3 `--stats`), agreeing with the trace-derived figures:
@@ -47,8 +94,28 @@ fn rocprofv3_stats_only() {
     assert_eq!(p.source, Source::Rocprofv3Csv);
     assert_eq!(p.format, "rocprofv3-kernel-stats");
     let s = profiler::stats::summarize(&p);
-    check(find(&s, TR), 2, 8000.0, 4000.0, None, 3000.0, 5000.0, 1414.2136, 61.5385);
-    check(find(&s, VA), 4, 4800.0, 1200.0, None, 1000.0, 1500.0, 216.0247, 36.9231);
+    check(
+        find(&s, TR),
+        2,
+        8000.0,
+        4000.0,
+        None,
+        3000.0,
+        5000.0,
+        1414.2136,
+        61.5385,
+    );
+    check(
+        find(&s, VA),
+        4,
+        4800.0,
+        1200.0,
+        None,
+        1000.0,
+        1500.0,
+        216.0247,
+        36.9231,
+    );
     let fill = find(&s, FILL);
     assert!(fill.runtime && fill.rank.is_none());
     // Same numbers as computed from the trace of the same run.
@@ -70,9 +137,32 @@ fn rocprofv3_old_generation_trace() {
     let ak = "void addition_kernel<float>(float*, float const*, float const*, int, int)";
     // addition_kernel: 50, 70, 90 -> total 210, mean 70, median 70, sd sqrt((400+0+400)/2) = 20;
     // 210 / 310 = 67.7419 %.
-    check(find(&s, ak), 3, 210.0, 70.0, Some(70.0), 50.0, 90.0, 20.0, 67.7419);
+    check(
+        find(&s, ak),
+        3,
+        210.0,
+        70.0,
+        Some(70.0),
+        50.0,
+        90.0,
+        20.0,
+        67.7419,
+    );
     // subtract_kernel: one call of 100 ns: sd 0, 100/310 = 32.2581 %.
-    check(find(&s, "subtract_kernel(float*, float const*, float const*, int, int)"), 1, 100.0, 100.0, Some(100.0), 100.0, 100.0, 0.0, 32.2581);
+    check(
+        find(
+            &s,
+            "subtract_kernel(float*, float const*, float const*, int, int)",
+        ),
+        1,
+        100.0,
+        100.0,
+        Some(100.0),
+        100.0,
+        100.0,
+        0.0,
+        32.2581,
+    );
 }
 
 /// Legacy rocprof v1 results.csv: `[clone .kd]` and a mangled `.kd` symbol, counters as columns.
@@ -84,9 +174,29 @@ fn rocprof_v1_results() {
     let s = profiler::stats::summarize(&p);
     // matrixTranspose: BeginNs..EndNs = 2000, 2600, 2300 -> total 6900, mean 2300, median 2300,
     //   sd sqrt((300^2 + 300^2 + 0) / 2) = 300; 6900 / 7800 = 88.4615 %.
-    check(find(&s, "matrixTranspose(float*, float*, int)"), 3, 6900.0, 2300.0, Some(2300.0), 2000.0, 2600.0, 300.0, 88.4615);
+    check(
+        find(&s, "matrixTranspose(float*, float*, int)"),
+        3,
+        6900.0,
+        2300.0,
+        Some(2300.0),
+        2000.0,
+        2600.0,
+        300.0,
+        88.4615,
+    );
     // _Z6vecAddPfS_S_i.kd demangled: 900 ns, 900/7800 = 11.5385 %.
-    check(find(&s, "vecAdd(float*, float*, float*, int)"), 1, 900.0, 900.0, Some(900.0), 900.0, 900.0, 0.0, 11.5385);
+    check(
+        find(&s, "vecAdd(float*, float*, float*, int)"),
+        1,
+        900.0,
+        900.0,
+        Some(900.0),
+        900.0,
+        900.0,
+        0.0,
+        11.5385,
+    );
     let c = p.dispatches[0].counters.as_ref().unwrap();
     assert_eq!(c.get("SQ_WAVES"), Some(&16384.0));
     assert_eq!(c.get("GRBM_GUI_ACTIVE"), Some(&30210.0));
@@ -101,7 +211,17 @@ fn rocprof_v2_results() {
     assert_eq!(p.format, "rocprofv2-kernel-csv");
     let s = profiler::stats::summarize(&p);
     // 16000 and 14000 -> total 30000, mean = median = 15000, sd sqrt(2 * 1000^2 / 1) = 1414.2136.
-    check(find(&s, "vecCopy(double*, double*, double*, int, int)"), 2, 30000.0, 15000.0, Some(15000.0), 14000.0, 16000.0, 1414.2136, 100.0);
+    check(
+        find(&s, "vecCopy(double*, double*, double*, int, int)"),
+        2,
+        30000.0,
+        15000.0,
+        Some(15000.0),
+        14000.0,
+        16000.0,
+        1414.2136,
+        100.0,
+    );
 }
 
 /// rocprof-compute workload: timestamps.csv + pmc_perf.csv (per-instance and _sum columns) +
@@ -114,7 +234,17 @@ fn rocprof_compute_workload() {
     let s = profiler::stats::summarize(&p);
     // 20000, 15000, 16000 -> total 51000, mean 17000, median 16000,
     //   deviations 3000, -2000, -1000 -> 14e6 / 2 = 7e6 -> sd 2645.7513.
-    check(find(&s, "vecCopy(double*, double*, double*, int, int)"), 3, 51000.0, 17000.0, Some(16000.0), 15000.0, 20000.0, 2645.7513, 100.0);
+    check(
+        find(&s, "vecCopy(double*, double*, double*, int, int)"),
+        3,
+        51000.0,
+        17000.0,
+        Some(16000.0),
+        15000.0,
+        20000.0,
+        2645.7513,
+        100.0,
+    );
     let c = p.dispatches[0].counters.as_ref().unwrap();
     // TCC_EA_RDREQ_sum (8192) wins over the instance columns; RDREQ_32B = 0 + 1024 summed.
     assert_eq!(c["TCC_EA_RDREQ"], 8192.0);
@@ -133,7 +263,17 @@ fn kernel_filter() {
     let s = profiler::stats::summarize(&p);
     assert_eq!(s.len(), 1);
     // Percent is relative to what remains.
-    check(&s[0], 2, 8000.0, 4000.0, Some(4000.0), 3000.0, 5000.0, 1414.2136, 100.0);
+    check(
+        &s[0],
+        2,
+        8000.0,
+        4000.0,
+        Some(4000.0),
+        3000.0,
+        5000.0,
+        1414.2136,
+        100.0,
+    );
 }
 
 /// Empty, malformed, ragged and foreign CSVs and a corrupt database: errors, never panics.
@@ -143,7 +283,12 @@ fn malformed_inputs() {
     let e = profiler::load(&[testdata("bad/empty_kernel_trace.csv")]).unwrap_err();
     assert!(matches!(e, Error::EmptyCsv { .. }), "{e}");
     let e = profiler::load(&[testdata("bad/badnum_kernel_trace.csv")]).unwrap_err();
-    assert!(matches!(e, Error::BadCsv { .. }) && e.to_string().contains("Start_Timestamp") && e.to_string().contains("12x34"), "{e}");
+    assert!(
+        matches!(e, Error::BadCsv { .. })
+            && e.to_string().contains("Start_Timestamp")
+            && e.to_string().contains("12x34"),
+        "{e}"
+    );
     let e = profiler::load(&[testdata("bad/ragged_kernel_trace.csv")]).unwrap_err();
     assert!(matches!(e, Error::BadCsv { .. }), "{e}");
     let e = profiler::load(&[testdata("bad/foreign.csv")]).unwrap_err();
@@ -165,7 +310,11 @@ fn malformed_inputs() {
 /// Inputs of different tools are refused rather than silently mixed.
 #[test]
 fn mixed_tools_refused() {
-    let e = profiler::load(&[testdata("rocprof-v1/results.csv"), testdata("rocprofv3-0.x/1234_kernel_trace.csv")]).unwrap_err();
+    let e = profiler::load(&[
+        testdata("rocprof-v1/results.csv"),
+        testdata("rocprofv3-0.x/1234_kernel_trace.csv"),
+    ])
+    .unwrap_err();
     assert!(matches!(e, profiler::Error::MixedSources { .. }), "{e}");
 }
 
@@ -177,15 +326,29 @@ fn counter_passes_joined() {
     let dir = tempfile::tempdir().unwrap();
     for pass in ["pass_1", "pass_2"] {
         std::fs::create_dir(dir.path().join(pass)).unwrap();
-        std::fs::copy(src.join("run_agent_info.csv"), dir.path().join(pass).join("run_agent_info.csv")).unwrap();
+        std::fs::copy(
+            src.join("run_agent_info.csv"),
+            dir.path().join(pass).join("run_agent_info.csv"),
+        )
+        .unwrap();
     }
-    std::fs::copy(src.join("run_kernel_trace.csv"), dir.path().join("pass_1/run_kernel_trace.csv")).unwrap();
-    std::fs::copy(src.join("run_counter_collection.csv"), dir.path().join("pass_1/run_counter_collection.csv")).unwrap();
+    std::fs::copy(
+        src.join("run_kernel_trace.csv"),
+        dir.path().join("pass_1/run_kernel_trace.csv"),
+    )
+    .unwrap();
+    std::fs::copy(
+        src.join("run_counter_collection.csv"),
+        dir.path().join("pass_1/run_counter_collection.csv"),
+    )
+    .unwrap();
     // Pass 2: the same dispatches 100 ids later and slower (counter collection perturbs
     // timing), with other counters.
     let shift = |text: &str, col_ix: &[usize]| -> String {
         let mut rd = csv::Reader::from_reader(text.as_bytes());
-        let mut w = csv::WriterBuilder::new().quote_style(csv::QuoteStyle::NonNumeric).from_writer(Vec::new());
+        let mut w = csv::WriterBuilder::new()
+            .quote_style(csv::QuoteStyle::NonNumeric)
+            .from_writer(Vec::new());
         w.write_record(rd.headers().unwrap()).unwrap();
         for rec in rd.records() {
             let mut f: Vec<String> = rec.unwrap().iter().map(str::to_string).collect();
@@ -198,13 +361,34 @@ fn counter_passes_joined() {
     };
     let trace = std::fs::read_to_string(src.join("run_kernel_trace.csv")).unwrap();
     // Dispatch_Id is column 5; End_Timestamp column 10 gets +100 ns.
-    std::fs::write(dir.path().join("pass_2/run_kernel_trace.csv"), shift(&trace, &[5, 10])).unwrap();
-    let counters = std::fs::read_to_string(src.join("run_counter_collection.csv")).unwrap().replace("SQ_INSTS_VALU_ADD_F32", "SQ_INSTS_VALU_MUL_F32").replace("TCC_EA_", "TCC_EAX_");
-    std::fs::write(dir.path().join("pass_2/run_counter_collection.csv"), shift(&counters, &[1])).unwrap();
+    std::fs::write(
+        dir.path().join("pass_2/run_kernel_trace.csv"),
+        shift(&trace, &[5, 10]),
+    )
+    .unwrap();
+    let counters = std::fs::read_to_string(src.join("run_counter_collection.csv"))
+        .unwrap()
+        .replace("SQ_INSTS_VALU_ADD_F32", "SQ_INSTS_VALU_MUL_F32")
+        .replace("TCC_EA_", "TCC_EAX_");
+    std::fs::write(
+        dir.path().join("pass_2/run_counter_collection.csv"),
+        shift(&counters, &[1]),
+    )
+    .unwrap();
     let p = profiler::load(&[dir.path().to_path_buf()]).unwrap();
     assert_eq!(p.dispatches.len(), 7, "pass_2 adds no dispatches");
     let s = profiler::stats::summarize(&p);
-    check(find(&s, VA), 4, 4800.0, 1200.0, Some(1150.0), 1000.0, 1500.0, 216.0247, 36.9231);
+    check(
+        find(&s, VA),
+        4,
+        4800.0,
+        1200.0,
+        Some(1150.0),
+        1000.0,
+        1500.0,
+        216.0247,
+        36.9231,
+    );
     let c = p.dispatches[0].counters.as_ref().unwrap();
     assert_eq!(c.get("SQ_INSTS_VALU_ADD_F32"), Some(&1024.0));
     assert_eq!(c.get("SQ_INSTS_VALU_MUL_F32"), Some(&1024.0));

@@ -8,12 +8,12 @@ use profiler::Source;
 
 fn sample() -> Vec<Disp> {
     vec![
-        disp("gemm_kernel", 1, 1_000, 11_000),                      // 10000
-        disp("_Z9transposePfS_ii", 1, 12_000, 14_000),             // 2000 (mangled display name)
-        disp("gemm_kernel", 2, 12_500, 20_500),                     // 8000
-        disp("__amd_rocclr_copyBuffer", 1, 21_000, 21_500),         // 500
-        disp("gemm_kernel", 1, 22_000, 31_000),                     // 9000
-        disp("_Z9transposePfS_ii", 2, 31_002, 34_002),             // 3000
+        disp("gemm_kernel", 1, 1_000, 11_000),              // 10000
+        disp("_Z9transposePfS_ii", 1, 12_000, 14_000),      // 2000 (mangled display name)
+        disp("gemm_kernel", 2, 12_500, 20_500),             // 8000
+        disp("__amd_rocclr_copyBuffer", 1, 21_000, 21_500), // 500
+        disp("gemm_kernel", 1, 22_000, 31_000),             // 9000
+        disp("_Z9transposePfS_ii", 2, 31_002, 34_002),      // 3000
     ]
 }
 
@@ -31,9 +31,29 @@ fn single_database() {
     // Grand total 10000+8000+9000 + 2000+3000 + 500 = 32500.
     // gemm: 10000, 8000, 9000 -> total 27000, mean 9000, median 9000,
     //   sd sqrt((1000^2 + 1000^2 + 0) / 2) = 1000; 27000/32500 = 83.0769 %.
-    check(find(&s, "gemm_kernel"), 3, 27000.0, 9000.0, Some(9000.0), 8000.0, 10000.0, 1000.0, 83.0769);
+    check(
+        find(&s, "gemm_kernel"),
+        3,
+        27000.0,
+        9000.0,
+        Some(9000.0),
+        8000.0,
+        10000.0,
+        1000.0,
+        83.0769,
+    );
     // transpose (demangled): 2000, 3000 -> 5000, mean = median = 2500, sd 707.1068, 15.3846 %.
-    check(find(&s, "transpose(float*, float*, int, int)"), 2, 5000.0, 2500.0, Some(2500.0), 2000.0, 3000.0, 707.1068, 15.3846);
+    check(
+        find(&s, "transpose(float*, float*, int, int)"),
+        2,
+        5000.0,
+        2500.0,
+        Some(2500.0),
+        2000.0,
+        3000.0,
+        707.1068,
+        15.3846,
+    );
     let rt = find(&s, "__amd_rocclr_copyBuffer");
     check(rt, 1, 500.0, 500.0, Some(500.0), 500.0, 500.0, 0.0, 1.5385);
     assert!(rt.runtime && rt.rank.is_none());
@@ -45,7 +65,15 @@ fn single_database() {
 fn unsuffixed_tables() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("flat.db");
-    create(&db, &Db { uuid: "", views: false, ..Db::default() }, &sample());
+    create(
+        &db,
+        &Db {
+            uuid: "",
+            views: false,
+            ..Db::default()
+        },
+        &sample(),
+    );
     let s = profiler::stats::summarize(&profiler::load(&[db]).unwrap());
     assert_eq!(find(&s, "gemm_kernel").calls, 3);
 }
@@ -57,16 +85,47 @@ fn merged_databases() {
     let a = dir.path().join("rank0_results.db");
     let b = dir.path().join("rank1_results.db");
     create(&a, &Db::default(), &sample());
-    let other = Db { uuid: "_0198c3a1_9999_7c41_9a55_aaaaaaaaaaaa", guid: "0198c3a1-9999-7c41-9a55-aaaaaaaaaaaa", ..Db::default() };
-    create(&b, &other, &[disp("gemm_kernel", 1, 5_000, 17_000), disp("reduce_kernel", 1, 18_000, 19_000)]);
+    let other = Db {
+        uuid: "_0198c3a1_9999_7c41_9a55_aaaaaaaaaaaa",
+        guid: "0198c3a1-9999-7c41-9a55-aaaaaaaaaaaa",
+        ..Db::default()
+    };
+    create(
+        &b,
+        &other,
+        &[
+            disp("gemm_kernel", 1, 5_000, 17_000),
+            disp("reduce_kernel", 1, 18_000, 19_000),
+        ],
+    );
     let p = profiler::load(&[a.clone(), b.clone()]).unwrap();
     assert_eq!(p.dispatches.len(), 8);
     let s = profiler::stats::summarize(&p);
     // gemm: 10000, 8000, 9000, 12000 -> total 39000, mean 9750, median (9000+10000)/2 = 9500,
     //   deviations 250, -1750, -750, 2250 -> 62500+3062500+562500+5062500 = 8750000 / 3
     //   = 2916666.67 -> sd 1707.8251. Grand total 32500 + 12000 + 1000 = 45500 -> 85.7143 %.
-    check(find(&s, "gemm_kernel"), 4, 39000.0, 9750.0, Some(9500.0), 8000.0, 12000.0, 1707.8251, 85.7143);
-    check(find(&s, "reduce_kernel"), 1, 1000.0, 1000.0, Some(1000.0), 1000.0, 1000.0, 0.0, 2.1978);
+    check(
+        find(&s, "gemm_kernel"),
+        4,
+        39000.0,
+        9750.0,
+        Some(9500.0),
+        8000.0,
+        12000.0,
+        1707.8251,
+        85.7143,
+    );
+    check(
+        find(&s, "reduce_kernel"),
+        1,
+        1000.0,
+        1000.0,
+        Some(1000.0),
+        1000.0,
+        1000.0,
+        0.0,
+        2.1978,
+    );
     // The two processes' stream 1 are different lanes.
     let lanes: std::collections::HashSet<_> = p.dispatches.iter().map(|d| d.lane()).collect();
     assert_eq!(lanes.len(), 3);
@@ -79,12 +138,29 @@ fn merged_databases() {
 fn schema_version_checked() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("old.db");
-    create(&db, &Db { schema_version: "2", ..Db::default() }, &sample());
+    create(
+        &db,
+        &Db {
+            schema_version: "2",
+            ..Db::default()
+        },
+        &sample(),
+    );
     let e = profiler::load(&[db]).unwrap_err();
-    assert!(matches!(e, profiler::Error::SchemaVersion { ref version, .. } if version == "2"), "{e}");
+    assert!(
+        matches!(e, profiler::Error::SchemaVersion { ref version, .. } if version == "2"),
+        "{e}"
+    );
     // A later 3.x (e.g. 3.0.5) is accepted.
     let db = dir.path().join("new.db");
-    create(&db, &Db { schema_version: "3.0.5", ..Db::default() }, &sample());
+    create(
+        &db,
+        &Db {
+            schema_version: "3.0.5",
+            ..Db::default()
+        },
+        &sample(),
+    );
     assert_eq!(profiler::load(&[db]).unwrap().format, "rocpd-3.0.5");
 }
 
@@ -93,10 +169,16 @@ fn foreign_database_refused() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("other.db");
     let c = rusqlite::Connection::open(&db).unwrap();
-    c.execute_batch("CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'x');").unwrap();
+    c.execute_batch(
+        "CREATE TABLE customers (id INTEGER, name TEXT); INSERT INTO customers VALUES (1, 'x');",
+    )
+    .unwrap();
     drop(c);
     let e = profiler::load(&[db]).unwrap_err();
-    assert!(matches!(e, profiler::Error::NotRocpd { .. }) && e.to_string().contains("rocpd_metadata"), "{e}");
+    assert!(
+        matches!(e, profiler::Error::NotRocpd { .. }) && e.to_string().contains("rocpd_metadata"),
+        "{e}"
+    );
 }
 
 /// Counters stored in rocpd_pmc_event, gfx942 names: the MI300 byte formula and MI300X peaks.
@@ -114,7 +196,15 @@ fn counters_and_mi300x_roofline() {
         ("TCC_EA0_WRREQ", 50_000.0),
         ("TCC_EA0_WRREQ_64B", 40_000.0),
     ];
-    create(&db, &Db { arch: "gfx942", product: "AMD Instinct MI300X", ..Db::default() }, &[d]);
+    create(
+        &db,
+        &Db {
+            arch: "gfx942",
+            product: "AMD Instinct MI300X",
+            ..Db::default()
+        },
+        &[d],
+    );
     let p = profiler::load(&[db]).unwrap();
     assert_eq!(p.arch(), Some("gfx942"));
     let peaks = profiler::roofline::peaks_for(p.arch(), p.product()).unwrap();
@@ -140,8 +230,16 @@ fn counters_and_mi300x_roofline() {
 #[test]
 fn directory_prefers_database() {
     let dir = tempfile::tempdir().unwrap();
-    create(&dir.path().join("run_results.db"), &Db::default(), &sample());
-    std::fs::copy(testdata("rocprofv3-1.0/node01/4711/run_kernel_trace.csv"), dir.path().join("run_kernel_trace.csv")).unwrap();
+    create(
+        &dir.path().join("run_results.db"),
+        &Db::default(),
+        &sample(),
+    );
+    std::fs::copy(
+        testdata("rocprofv3-1.0/node01/4711/run_kernel_trace.csv"),
+        dir.path().join("run_kernel_trace.csv"),
+    )
+    .unwrap();
     let p = profiler::load(&[dir.path().to_path_buf()]).unwrap();
     assert_eq!(p.source, Source::Rocpd);
     assert_eq!(p.dispatches.len(), 6);

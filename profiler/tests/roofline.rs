@@ -13,7 +13,10 @@ fn mi200_formula_on_rocprofv3_counters() {
     let r = roofline::roofline(&p, peaks);
     assert_eq!(r.kernels.len(), 1);
     let k = &r.kernels[0];
-    assert_eq!(k.name, "void vecAdd<float>(float*, float const*, float const*, int)");
+    assert_eq!(
+        k.name,
+        "void vecAdd<float>(float*, float const*, float const*, int)"
+    );
     assert_eq!(k.calls, 2);
     // Per dispatch: 64 * 1024 ADD_F32 = 65536 FLOP; bytes = 0*32 + (4096-0)*64 + 2048*64
     // + (2048-2048)*32 = 393216. Two dispatches (1000 + 1200 ns).
@@ -58,8 +61,21 @@ fn compute_bound_verdict() {
     m.insert("SQ_INSTS_VALU_FMA_F64".to_string(), 1e9);
     m.insert("TCC_EA_RDREQ".to_string(), 15_625.0); // 15625 * 64 B = 1e6 B
     let mut p = profiler::Profile::new(profiler::Source::Rocpd, "t");
-    p.kernels.push(profiler::KernelInfo { name: "dgemm".into(), runtime: false });
-    p.dispatches.push(profiler::Dispatch { kernel: 0, process: 0, agent: 0, queue: 0, stream: None, dispatch_id: 1, start_ns: 0, end_ns: 10_000_000, counters: Some(Box::new(m)) });
+    p.kernels.push(profiler::KernelInfo {
+        name: "dgemm".into(),
+        runtime: false,
+    });
+    p.dispatches.push(profiler::Dispatch {
+        kernel: 0,
+        process: 0,
+        agent: 0,
+        queue: 0,
+        stream: None,
+        dispatch_id: 1,
+        start_ns: 0,
+        end_ns: 10_000_000,
+        counters: Some(Box::new(m)),
+    });
     let k = &roofline::roofline(&p, &MI210).kernels[0];
     assert_close(k.arithmetic_intensity, 128_000.0, 1e-6);
     assert_eq!(k.bound, "compute");
@@ -68,10 +84,26 @@ fn compute_bound_verdict() {
 
 #[test]
 fn peak_selection() {
-    assert_eq!(roofline::peaks_for(Some("gfx90a"), Some("AMD Instinct MI250X")).unwrap().gpu, "mi250x");
-    assert_eq!(roofline::peaks_for(Some("gfx90a"), Some("AMD Instinct MI210")).unwrap().gpu, "mi210");
-    assert_eq!(roofline::peaks_for(Some("gfx90a"), None).unwrap().gpu, "mi210");
-    assert_eq!(roofline::peaks_for(Some("gfx942"), None).unwrap().gpu, "mi300x");
+    assert_eq!(
+        roofline::peaks_for(Some("gfx90a"), Some("AMD Instinct MI250X"))
+            .unwrap()
+            .gpu,
+        "mi250x"
+    );
+    assert_eq!(
+        roofline::peaks_for(Some("gfx90a"), Some("AMD Instinct MI210"))
+            .unwrap()
+            .gpu,
+        "mi210"
+    );
+    assert_eq!(
+        roofline::peaks_for(Some("gfx90a"), None).unwrap().gpu,
+        "mi210"
+    );
+    assert_eq!(
+        roofline::peaks_for(Some("gfx942"), None).unwrap().gpu,
+        "mi300x"
+    );
     assert!(roofline::peaks_for(Some("gfx942"), Some("AMD Instinct MI300A")).is_none());
     assert!(roofline::peaks_for(Some("gfx1100"), None).is_none());
     assert_eq!(roofline::peaks_named("MI300X").unwrap(), &MI300X);
@@ -85,19 +117,38 @@ fn svg_is_well_formed() {
     let doc = roxmltree::Document::parse(&text).expect("well-formed SVG");
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "svg");
-    assert_eq!(root.tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
-    assert_eq!(root.descendants().filter(|n| n.has_tag_name("polyline")).count(), 3);
-    let circles: Vec<_> = root.descendants().filter(|n| n.has_tag_name("circle")).collect();
+    assert_eq!(
+        root.tag_name().namespace(),
+        Some("http://www.w3.org/2000/svg")
+    );
+    assert_eq!(
+        root.descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .count(),
+        3
+    );
+    let circles: Vec<_> = root
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .collect();
     assert_eq!(circles.len(), 1);
     // The kernel name with `<float>` survives escaping.
-    let title = circles[0].children().find(|n| n.has_tag_name("title")).unwrap().text().unwrap();
+    let title = circles[0]
+        .children()
+        .find(|n| n.has_tag_name("title"))
+        .unwrap()
+        .text()
+        .unwrap();
     assert!(title.starts_with("void vecAdd<float>("), "{title}");
     assert!(title.contains("memory-bound"));
     // Every coordinate is a finite number inside the canvas.
     for c in &circles {
         let cx: f64 = c.attribute("cx").unwrap().parse().unwrap();
         let cy: f64 = c.attribute("cy").unwrap().parse().unwrap();
-        assert!((0.0..=900.0).contains(&cx) && (0.0..=600.0).contains(&cy), "{cx},{cy}");
+        assert!(
+            (0.0..=900.0).contains(&cx) && (0.0..=600.0).contains(&cy),
+            "{cx},{cy}"
+        );
     }
 }
 
@@ -115,12 +166,21 @@ fn chrome_trace_events() {
     assert_eq!(tr2["ts"].as_f64(), Some(5.0));
     assert_eq!(tr2["dur"].as_f64(), Some(5.0));
     // Two streams on one agent: one pid, two tids, named by metadata events.
-    let pids: std::collections::BTreeSet<_> = x.iter().map(|e| e["pid"].as_u64().unwrap()).collect();
-    let tids: std::collections::BTreeSet<_> = x.iter().map(|e| e["tid"].as_u64().unwrap()).collect();
+    let pids: std::collections::BTreeSet<_> =
+        x.iter().map(|e| e["pid"].as_u64().unwrap()).collect();
+    let tids: std::collections::BTreeSet<_> =
+        x.iter().map(|e| e["tid"].as_u64().unwrap()).collect();
     assert_eq!((pids.len(), tids.len()), (1, 2));
-    let names: Vec<_> = ev.iter().filter(|e| e["name"] == "thread_name").map(|e| e["args"]["name"].as_str().unwrap().to_string()).collect();
+    let names: Vec<_> = ev
+        .iter()
+        .filter(|e| e["name"] == "thread_name")
+        .map(|e| e["args"]["name"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(names, vec!["stream 1", "stream 2"]);
-    assert_eq!(x.iter().find(|e| e["args"]["dispatch_id"] == 2).unwrap()["cat"], "runtime-kernel");
+    assert_eq!(
+        x.iter().find(|e| e["args"]["dispatch_id"] == 2).unwrap()["cat"],
+        "runtime-kernel"
+    );
 }
 
 #[test]
@@ -128,11 +188,22 @@ fn report_formats() {
     let p = profiler::load(&[testdata("rocprofv3-1.0")]).unwrap();
     let s = profiler::stats::summarize(&p);
     let cp = profiler::critical::critical_path(&p, &Default::default());
-    let r = profiler::report::Report::new(&p, s, Some(cp), Some(roofline::roofline(&p, &MI210)), None);
+    let r =
+        profiler::report::Report::new(&p, s, Some(cp), Some(roofline::roofline(&p, &MI210)), None);
     let j: serde_json::Value = serde_json::from_str(&profiler::report::json(&r)).unwrap();
     assert_eq!(j["source"], "rocprofv3-csv");
     let k0 = &j["kernels"][0];
-    for key in ["name", "calls", "total_ns", "mean_ns", "median_ns", "min_ns", "max_ns", "stddev_ns", "percent"] {
+    for key in [
+        "name",
+        "calls",
+        "total_ns",
+        "mean_ns",
+        "median_ns",
+        "min_ns",
+        "max_ns",
+        "stddev_ns",
+        "percent",
+    ] {
         assert!(k0.get(key).is_some(), "missing {key}");
     }
     assert_eq!(k0["name"], "transpose(float*, float*, int, int)");
@@ -142,10 +213,20 @@ fn report_formats() {
     let mut rd = csv::Reader::from_reader(csv.as_bytes());
     let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
     assert_eq!(rows.len(), 3);
-    assert_eq!(&rows[1][0], "void vecAdd<float>(float*, float const*, float const*, int)");
+    assert_eq!(
+        &rows[1][0],
+        "void vecAdd<float>(float*, float const*, float const*, int)"
+    );
     assert_eq!(&rows[1][4], "1150");
     let md = profiler::report::markdown(&r);
-    assert!(md.lines().any(|l| l.starts_with("| 1 | `transpose(float*, float*, int, int)` | 2 | 8000 |")), "{md}");
+    assert!(
+        md.lines()
+            .any(|l| l.starts_with("| 1 | `transpose(float*, float*, int, int)` | 2 | 8000 |")),
+        "{md}"
+    );
     let t = profiler::report::table(&r);
-    assert!(t.contains("Critical path") && t.contains("memory-bound"), "{t}");
+    assert!(
+        t.contains("Critical path") && t.contains("memory-bound"),
+        "{t}"
+    );
 }

@@ -5,11 +5,19 @@ use profiler::run::{self, build, preset_counters, split_passes, Invocation, Plan
 use std::path::PathBuf;
 
 fn v3(version: &str) -> Tool {
-    Tool::Rocprofv3 { program: "/opt/rocm/bin/rocprofv3".into(), version: Some(version.into()) }
+    Tool::Rocprofv3 {
+        program: "/opt/rocm/bin/rocprofv3".into(),
+        version: Some(version.into()),
+    }
 }
 
 fn plan(preset: Preset, arch: &str, regex: Option<&str>) -> Plan {
-    Plan { counters: preset_counters(preset, arch), out_dir: "/tmp/prof".into(), kernel_regex: regex.map(str::to_string), app: vec!["./app".into(), "-n".into(), "3".into()] }
+    Plan {
+        counters: preset_counters(preset, arch),
+        out_dir: "/tmp/prof".into(),
+        kernel_regex: regex.map(str::to_string),
+        app: vec!["./app".into(), "-n".into(), "3".into()],
+    }
 }
 
 fn argvs(invs: &[Invocation]) -> Vec<Vec<String>> {
@@ -24,8 +32,16 @@ const HEAD: &str = "/opt/rocm/bin/rocprofv3 --kernel-trace --stats -f csv rocpd"
 
 #[test]
 fn preset_lightweight() {
-    let got = argvs(&build(&v3("1.0.0"), &plan(Preset::Lightweight, "gfx90a", None)));
-    assert_eq!(got, vec![sv(&format!("{HEAD} -d /tmp/prof/pass_1 -o run -- ./app -n 3"))]);
+    let got = argvs(&build(
+        &v3("1.0.0"),
+        &plan(Preset::Lightweight, "gfx90a", None),
+    ));
+    assert_eq!(
+        got,
+        vec![sv(&format!(
+            "{HEAD} -d /tmp/prof/pass_1 -o run -- ./app -n 3"
+        ))]
+    );
 }
 
 #[test]
@@ -75,7 +91,10 @@ fn preset_memory_gfx942_names() {
 
 #[test]
 fn preset_full_with_kernel_regex() {
-    let got = argvs(&build(&v3("1.0.0"), &plan(Preset::Full, "gfx90a", Some("vec.*"))));
+    let got = argvs(&build(
+        &v3("1.0.0"),
+        &plan(Preset::Full, "gfx90a", Some("vec.*")),
+    ));
     let re = "--kernel-include-regex vec.*";
     assert_eq!(
         got,
@@ -90,22 +109,36 @@ fn preset_full_with_kernel_regex() {
 #[test]
 fn rocprofv3_before_rocpd_writes_csv_only() {
     // rocprofiler-sdk 0.x (ROCm 6.x) has no rocpd output format.
-    let got = argvs(&build(&v3("0.6.0"), &plan(Preset::Lightweight, "gfx90a", None)));
+    let got = argvs(&build(
+        &v3("0.6.0"),
+        &plan(Preset::Lightweight, "gfx90a", None),
+    ));
     assert_eq!(got, vec![sv("/opt/rocm/bin/rocprofv3 --kernel-trace --stats -f csv -d /tmp/prof/pass_1 -o run -- ./app -n 3")]);
-    let unknown = Tool::Rocprofv3 { program: "rocprofv3".into(), version: None };
+    let unknown = Tool::Rocprofv3 {
+        program: "rocprofv3".into(),
+        version: None,
+    };
     assert!(!unknown.supports_rocpd());
 }
 
 #[test]
 fn legacy_rocprof_v1_syntax() {
-    let tool = Tool::RocprofV1 { program: "/opt/rocm/bin/rocprof".into() };
+    let tool = Tool::RocprofV1 {
+        program: "/opt/rocm/bin/rocprof".into(),
+    };
     let invs = build(&tool, &plan(Preset::Kernel, "gfx90a", None));
     assert_eq!(invs.len(), 1);
     assert_eq!(
         invs[0].argv,
         sv("/opt/rocm/bin/rocprof -i /tmp/prof/pass_1/input.txt --timestamp on --stats -d /tmp/prof/pass_1 -o /tmp/prof/pass_1/results.csv ./app -n 3")
     );
-    assert_eq!(invs[0].input_file, Some((PathBuf::from("/tmp/prof/pass_1/input.txt"), "pmc: SQ_WAVES SQ_BUSY_CYCLES GRBM_COUNT GRBM_GUI_ACTIVE\n".to_string())));
+    assert_eq!(
+        invs[0].input_file,
+        Some((
+            PathBuf::from("/tmp/prof/pass_1/input.txt"),
+            "pmc: SQ_WAVES SQ_BUSY_CYCLES GRBM_COUNT GRBM_GUI_ACTIVE\n".to_string()
+        ))
+    );
     let light = build(&tool, &plan(Preset::Lightweight, "gfx90a", None));
     assert_eq!(light[0].argv, sv("/opt/rocm/bin/rocprof --timestamp on --stats -d /tmp/prof/pass_1 -o /tmp/prof/pass_1/results.csv ./app -n 3"));
     assert_eq!(light[0].input_file, None);
@@ -118,8 +151,22 @@ fn pass_rule() {
     let sq: Vec<String> = (0..9).map(|i| format!("SQ_C{i}")).collect();
     let p = split_passes(&sq);
     assert_eq!(p.iter().map(Vec::len).collect::<Vec<_>>(), vec![8, 1]);
-    let p = split_passes(&c(&["GRBM_COUNT", "GRBM_GUI_ACTIVE", "GRBM_COUNT", "GRBM_SPI_BUSY", "TA_BUSY", "TA_X", "TA_Y"]));
-    assert_eq!(p, vec![c(&["GRBM_COUNT", "GRBM_GUI_ACTIVE", "TA_BUSY", "TA_X"]), c(&["GRBM_SPI_BUSY", "TA_Y"])]);
+    let p = split_passes(&c(&[
+        "GRBM_COUNT",
+        "GRBM_GUI_ACTIVE",
+        "GRBM_COUNT",
+        "GRBM_SPI_BUSY",
+        "TA_BUSY",
+        "TA_X",
+        "TA_Y",
+    ]));
+    assert_eq!(
+        p,
+        vec![
+            c(&["GRBM_COUNT", "GRBM_GUI_ACTIVE", "TA_BUSY", "TA_X"]),
+            c(&["GRBM_SPI_BUSY", "TA_Y"])
+        ]
+    );
     assert_eq!(run::block_of("TCC_EA0_RDREQ"), "TCC");
     assert_eq!(run::block_limit("TCC"), 4);
     assert_eq!(run::block_limit("SPI"), 6);
@@ -156,14 +203,33 @@ fn which_finds_executables_only() {
 fn execute_timeout_and_failure() {
     let dir = tempfile::tempdir().unwrap();
     let slow = script(dir.path(), "slow", "sleep 30");
-    let inv = Invocation { argv: vec![slow.to_string_lossy().into()], dir: dir.path().join("p1"), input_file: Some((dir.path().join("p1/input.txt"), "pmc: SQ_WAVES\n".into())) };
+    let inv = Invocation {
+        argv: vec![slow.to_string_lossy().into()],
+        dir: dir.path().join("p1"),
+        input_file: Some((dir.path().join("p1/input.txt"), "pmc: SQ_WAVES\n".into())),
+    };
     let t0 = std::time::Instant::now();
     let e = run::execute(&inv, std::time::Duration::from_millis(300)).unwrap_err();
     assert!(matches!(e, profiler::Error::Timeout { .. }), "{e}");
     assert!(t0.elapsed() < std::time::Duration::from_secs(10));
-    assert_eq!(std::fs::read_to_string(dir.path().join("p1/input.txt")).unwrap(), "pmc: SQ_WAVES\n");
-    let bad = script(dir.path(), "bad", "echo 'ROCPROFILER: counter FOO not found' >&2; exit 3");
-    let inv = Invocation { argv: vec![bad.to_string_lossy().into()], dir: dir.path().join("p2"), input_file: None };
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("p1/input.txt")).unwrap(),
+        "pmc: SQ_WAVES\n"
+    );
+    let bad = script(
+        dir.path(),
+        "bad",
+        "echo 'ROCPROFILER: counter FOO not found' >&2; exit 3",
+    );
+    let inv = Invocation {
+        argv: vec![bad.to_string_lossy().into()],
+        dir: dir.path().join("p2"),
+        input_file: None,
+    };
     let e = run::execute(&inv, std::time::Duration::from_secs(20)).unwrap_err();
-    assert!(matches!(e, profiler::Error::ProfilerFailed { .. }) && e.to_string().contains("counter FOO not found"), "{e}");
+    assert!(
+        matches!(e, profiler::Error::ProfilerFailed { .. })
+            && e.to_string().contains("counter FOO not found"),
+        "{e}"
+    );
 }

@@ -84,22 +84,38 @@ fn preset(p: PresetArg) -> Preset {
 
 /// The gfx target of the first GPU, from rocm_agent_enumerator, if installed.
 fn local_arch() -> Option<String> {
-    let out = std::process::Command::new("rocm_agent_enumerator").output().ok()?;
-    String::from_utf8_lossy(&out.stdout).lines().map(str::trim).find(|l| l.starts_with("gfx") && *l != "gfx000").map(str::to_string)
+    let out = std::process::Command::new("rocm_agent_enumerator")
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("gfx") && *l != "gfx000")
+        .map(str::to_string)
 }
 
 /// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
 fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("writing into {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("writing into {}", dir.display()))?;
     tmp.write_all(bytes)?;
-    tmp.persist(path).with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
-    let regex = args.kernel.as_deref().map(profiler::regex::Regex::new).transpose().map_err(profiler::Error::from)?;
+    let regex = args
+        .kernel
+        .as_deref()
+        .map(profiler::regex::Regex::new)
+        .transpose()
+        .map_err(profiler::Error::from)?;
     let inputs: Vec<PathBuf> = if !args.from.is_empty() {
         if !args.app.is_empty() {
             anyhow::bail!("give either --from PATH... or an application after `--`, not both");
@@ -110,11 +126,29 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!("nothing to profile: give an application after `--` (hip-unroll profile -- ./app args) or read existing output with --from PATH");
         }
         let tool = profiler::run::detect()?;
-        let out = args.out.clone().unwrap_or_else(|| PathBuf::from("hip-unroll-profile"));
-        let arch = args.arch.clone().or_else(local_arch).unwrap_or_else(|| "gfx90a".into());
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("hip-unroll-profile"));
+        let arch = args
+            .arch
+            .clone()
+            .or_else(local_arch)
+            .unwrap_or_else(|| "gfx90a".into());
         let mut counters = profiler::run::preset_counters(preset(args.preset), &arch);
-        counters.extend(args.pmc.iter().flat_map(|c| c.split(',')).map(|c| c.trim().to_string()).filter(|c| !c.is_empty()));
-        let plan = Plan { counters, out_dir: out.clone(), kernel_regex: args.kernel.clone(), app: args.app.clone() };
+        counters.extend(
+            args.pmc
+                .iter()
+                .flat_map(|c| c.split(','))
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty()),
+        );
+        let plan = Plan {
+            counters,
+            out_dir: out.clone(),
+            kernel_regex: args.kernel.clone(),
+            app: args.app.clone(),
+        };
         let invocations = profiler::run::build(&tool, &plan);
         if args.dry_run {
             for inv in &invocations {
@@ -123,7 +157,12 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         for (i, inv) in invocations.iter().enumerate() {
-            eprintln!("profile: pass {}/{}: {}", i + 1, invocations.len(), inv.argv.join(" "));
+            eprintln!(
+                "profile: pass {}/{}: {}",
+                i + 1,
+                invocations.len(),
+                inv.argv.join(" ")
+            );
             profiler::run::execute(inv, std::time::Duration::from_secs(args.timeout))?;
         }
         vec![out]
@@ -147,13 +186,27 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let kernels = profiler::stats::summarize(&profile);
-    let cp = (!profile.dispatches.is_empty()).then(|| profiler::critical::critical_path(&profile, &profiler::critical::Options { wait_gap_ns: args.wait_gap_ns, extra: Vec::new() }));
+    let cp = (!profile.dispatches.is_empty()).then(|| {
+        profiler::critical::critical_path(
+            &profile,
+            &profiler::critical::Options {
+                wait_gap_ns: args.wait_gap_ns,
+                extra: Vec::new(),
+            },
+        )
+    });
     let peaks = match &args.gpu {
-        Some(g) => Some(profiler::roofline::peaks_named(g).ok_or_else(|| profiler::Error::UnknownGpu(g.clone()))?),
+        Some(g) => Some(
+            profiler::roofline::peaks_named(g)
+                .ok_or_else(|| profiler::Error::UnknownGpu(g.clone()))?,
+        ),
         None => profiler::roofline::peaks_for(profile.arch(), profile.product()),
     };
     let (roofline, note) = if !profile.has_counters() {
-        (None, Some("no hardware counters in the input (use --preset full)".to_string()))
+        (
+            None,
+            Some("no hardware counters in the input (use --preset full)".to_string()),
+        )
     } else if let Some(pk) = peaks {
         let r = profiler::roofline::roofline(&profile, pk);
         if r.kernels.is_empty() {
@@ -162,13 +215,28 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             (Some(r), None)
         }
     } else {
-        (None, Some(format!("no peak figures for this GPU ({}); pass --gpu mi210|mi250x|mi300x", profile.arch().unwrap_or("unknown arch"))))
+        (
+            None,
+            Some(format!(
+                "no peak figures for this GPU ({}); pass --gpu mi210|mi250x|mi300x",
+                profile.arch().unwrap_or("unknown arch")
+            )),
+        )
     };
-    let svg_path = args.svg.clone().or_else(|| args.out.as_ref().filter(|_| roofline.is_some()).map(|d| d.join("roofline.svg")));
+    let svg_path = args.svg.clone().or_else(|| {
+        args.out
+            .as_ref()
+            .filter(|_| roofline.is_some())
+            .map(|d| d.join("roofline.svg"))
+    });
     if let Some(path) = &svg_path {
         match &roofline {
             Some(r) => write_atomic(path, profiler::roofline::svg(r).as_bytes())?,
-            None => anyhow::bail!("cannot write {}: {}", path.display(), note.clone().unwrap_or_default()),
+            None => anyhow::bail!(
+                "cannot write {}: {}",
+                path.display(),
+                note.clone().unwrap_or_default()
+            ),
         }
     }
     if let Some(path) = &args.trace_json {

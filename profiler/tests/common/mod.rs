@@ -7,7 +7,9 @@ use profiler::stats::KernelStats;
 use std::path::PathBuf;
 
 pub fn testdata(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/profiler").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/profiler")
+        .join(rel)
 }
 
 pub fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -20,12 +22,27 @@ pub fn assert_close(a: f64, b: f64, tol: f64) {
 }
 
 pub fn find<'a>(stats: &'a [KernelStats], name: &str) -> &'a KernelStats {
-    stats.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("no kernel {name:?} in {:?}", stats.iter().map(|s| &s.name).collect::<Vec<_>>()))
+    stats.iter().find(|s| s.name == name).unwrap_or_else(|| {
+        panic!(
+            "no kernel {name:?} in {:?}",
+            stats.iter().map(|s| &s.name).collect::<Vec<_>>()
+        )
+    })
 }
 
 /// Check one kernel's statistics against hand-computed values.
 #[track_caller]
-pub fn check(s: &KernelStats, calls: u64, total: f64, mean: f64, median: Option<f64>, min: f64, max: f64, stddev: f64, percent: f64) {
+pub fn check(
+    s: &KernelStats,
+    calls: u64,
+    total: f64,
+    mean: f64,
+    median: Option<f64>,
+    min: f64,
+    max: f64,
+    stddev: f64,
+    percent: f64,
+) {
     assert_eq!(s.calls, calls, "{}: calls", s.name);
     assert_close(s.total_ns, total, 1e-6);
     assert_close(s.mean_ns, mean, 1e-6);
