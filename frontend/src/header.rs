@@ -6,6 +6,8 @@ use crate::ir::{CmpOp, Expr, ForHeader, Span, Step};
 use crate::lower::{span_of, text_of};
 use tree_sitter::Node;
 
+use crate::kinds::fields;
+
 /// Deeper sub-expressions are kept as [`Expr::Other`] text (keeps `Expr` drops and serde shallow).
 const MAX_EXPR_DEPTH: usize = 48;
 
@@ -61,7 +63,7 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
                         None => out.push(other()),
                     },
                     "unary_expression" => {
-                        match (n.child_by_field_name("operator"), n.child_by_field_name("argument")) {
+                        match (n.child_by_field_id(fields().operator), n.child_by_field_id(fields().argument)) {
                             (Some(op), Some(arg)) => {
                                 tasks.push(Task::Unary(text_of(op, src), span));
                                 tasks.push(Task::Visit(arg, depth + 1));
@@ -70,9 +72,9 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
                         }
                     }
                     "binary_expression" => match (
-                        n.child_by_field_name("left"),
-                        n.child_by_field_name("operator"),
-                        n.child_by_field_name("right"),
+                        n.child_by_field_id(fields().left),
+                        n.child_by_field_id(fields().operator),
+                        n.child_by_field_id(fields().right),
                     ) {
                         (Some(l), Some(op), Some(r)) => {
                             tasks.push(Task::Binary(text_of(op, src), span));
@@ -127,39 +129,39 @@ fn is_ident(n: Node<'_>, src: &[u8], name: &str) -> bool {
 
 /// Recognises `for (T i = a; i CMP b; i += s)` and its variants.
 pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
-    let init = for_node.child_by_field_name("initializer")?;
+    let init = for_node.child_by_field_id(fields().initializer)?;
     let (var, var_type, init_value) = match init.kind() {
         "declaration" => {
             let mut c = init.walk();
-            let mut decls = init.children_by_field_name("declarator", &mut c);
+            let mut decls = init.children_by_field_id(fields().declarator_nz, &mut c);
             let d = decls.next()?;
             if decls.next().is_some() || d.kind() != "init_declarator" {
                 return None;
             }
-            let name = d.child_by_field_name("declarator")?;
-            let value = d.child_by_field_name("value")?;
+            let name = d.child_by_field_id(fields().declarator)?;
+            let value = d.child_by_field_id(fields().value)?;
             if name.kind() != "identifier" || value.kind() == "argument_list" || value.kind() == "initializer_list" {
                 return None;
             }
-            let ty = init.child_by_field_name("type").map(|t| text_of(t, src));
+            let ty = init.child_by_field_id(fields().ty).map(|t| text_of(t, src));
             (text_of(name, src), ty, lower_expr(value, src))
         }
         "assignment_expression" => {
-            let op = init.child_by_field_name("operator")?;
-            let left = unparen(init.child_by_field_name("left")?);
+            let op = init.child_by_field_id(fields().operator)?;
+            let left = unparen(init.child_by_field_id(fields().left)?);
             if &src[op.byte_range()] != b"=" || left.kind() != "identifier" {
                 return None;
             }
-            (text_of(left, src), None, lower_expr(init.child_by_field_name("right")?, src))
+            (text_of(left, src), None, lower_expr(init.child_by_field_id(fields().right)?, src))
         }
         _ => return None,
     };
 
-    let cond = unparen(for_node.child_by_field_name("condition")?);
+    let cond = unparen(for_node.child_by_field_id(fields().condition)?);
     if cond.kind() != "binary_expression" {
         return None;
     }
-    let op = text_of(cond.child_by_field_name("operator")?, src);
+    let op = text_of(cond.child_by_field_id(fields().operator)?, src);
     let cmp = match &op[..] {
         "<" => CmpOp::Lt,
         "<=" => CmpOp::Le,
@@ -168,7 +170,7 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
         "!=" => CmpOp::Ne,
         _ => return None,
     };
-    let (l, r) = (cond.child_by_field_name("left")?, cond.child_by_field_name("right")?);
+    let (l, r) = (cond.child_by_field_id(fields().left)?, cond.child_by_field_id(fields().right)?);
     let (var_on_left, bound_node) = if is_ident(l, src, &var) {
         (true, r)
     } else if is_ident(r, src, &var) {
@@ -189,24 +191,24 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
     };
     let bound = lower_expr(bound_node, src);
 
-    let upd = unparen(for_node.child_by_field_name("update")?);
+    let upd = unparen(for_node.child_by_field_id(fields().update)?);
     let step = match upd.kind() {
         "update_expression" => {
-            if !is_ident(upd.child_by_field_name("argument")?, src, &var) {
+            if !is_ident(upd.child_by_field_id(fields().argument)?, src, &var) {
                 return None;
             }
-            match &src[upd.child_by_field_name("operator")?.byte_range()] {
+            match &src[upd.child_by_field_id(fields().operator)?.byte_range()] {
                 b"++" => Step::Const(1),
                 b"--" => Step::Const(-1),
                 _ => return None,
             }
         }
         "assignment_expression" => {
-            if !is_ident(upd.child_by_field_name("left")?, src, &var) {
+            if !is_ident(upd.child_by_field_id(fields().left)?, src, &var) {
                 return None;
             }
-            let right = upd.child_by_field_name("right")?;
-            match &src[upd.child_by_field_name("operator")?.byte_range()] {
+            let right = upd.child_by_field_id(fields().right)?;
+            match &src[upd.child_by_field_id(fields().operator)?.byte_range()] {
                 b"+=" => add_step(lower_expr(right, src), false),
                 b"-=" => add_step(lower_expr(right, src), true),
                 b"=" => {
@@ -215,8 +217,8 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
                     if rb.kind() != "binary_expression" {
                         return None;
                     }
-                    let op = &src[rb.child_by_field_name("operator")?.byte_range()];
-                    let (bl, br) = (rb.child_by_field_name("left")?, rb.child_by_field_name("right")?);
+                    let op = &src[rb.child_by_field_id(fields().operator)?.byte_range()];
+                    let (bl, br) = (rb.child_by_field_id(fields().left)?, rb.child_by_field_id(fields().right)?);
                     match op {
                         b"+" if is_ident(bl, src, &var) => add_step(lower_expr(br, src), false),
                         b"+" if is_ident(br, src, &var) => add_step(lower_expr(bl, src), false),

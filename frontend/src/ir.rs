@@ -38,12 +38,13 @@ pub struct SourceFile {
     pub parse_errors: Vec<ParseError>,
     /// File-scope `__shared__` declarations (`extern __shared__ float smem[];` at top level).
     pub shared: Vec<SharedDecl>,
-    /// Comments and string/char literals: ranges no rule may ever match inside.
+    /// Comments and string/char literals: ranges no rule may ever match inside (those inside
+    /// host function bodies are not listed: host bodies are not lowered).
     pub inert: Vec<Span>,
     /// True when the file uses CRLF line endings.
     pub crlf: bool,
     /// File-scope (and namespace/class-scope) variables with an initialiser
-    /// (`constexpr int WARP_SIZE = 32;`), in source order.
+    /// (`constexpr int WARP_SIZE = 32;`), in source order. Their `init_idents` are not filled.
     pub globals: Vec<VarDecl>,
 }
 
@@ -84,6 +85,9 @@ pub struct Function {
     /// Set when the kernel/device qualifier came from an object-like macro of this file.
     pub qualifier_macro: Option<String>,
     pub params: Vec<Param>,
+    /// The body-level vectors below (`loops` to `const_ops`) are empty for host functions:
+    /// host code is never analysed, so its body is not lowered (unless it has syntax errors).
+    ///
     /// All loops of the function in source order (outer before inner); `Loop::index` is the
     /// position in this vector, `Loop::parent` points into it.
     pub loops: Vec<Loop>,

@@ -45,6 +45,67 @@ pub(crate) enum K {
     Error,
 }
 
+/// Field ids of the grammar, looked up once (`child_by_field_name` scans names with strcmp).
+#[allow(non_snake_case)]
+pub(crate) struct Fields {
+    /// `declarator` as the `FieldId` that `children_by_field_id` takes.
+    pub declarator_nz: std::num::NonZeroU16,
+    pub argument: u16,
+    pub arguments: u16,
+    pub body: u16,
+    pub condition: u16,
+    pub declarator: u16,
+    pub default_value: u16,
+    pub directive: u16,
+    pub field: u16,
+    pub function: u16,
+    pub initializer: u16,
+    pub label: u16,
+    pub left: u16,
+    pub name: u16,
+    pub operator: u16,
+    pub parameters: u16,
+    pub right: u16,
+    pub ty: u16,
+    pub update: u16,
+    pub value: u16,
+}
+
+impl Fields {
+    fn new(lang: &Language) -> Self {
+        let id = |n: &str| lang.field_id_for_name(n).map_or(u16::MAX, |v| v.get());
+        Fields {
+            declarator_nz: lang.field_id_for_name("declarator").expect("grammar has a declarator field"),
+            argument: id("argument"),
+            arguments: id("arguments"),
+            body: id("body"),
+            condition: id("condition"),
+            declarator: id("declarator"),
+            default_value: id("default_value"),
+            directive: id("directive"),
+            field: id("field"),
+            function: id("function"),
+            initializer: id("initializer"),
+            label: id("label"),
+            left: id("left"),
+            name: id("name"),
+            operator: id("operator"),
+            parameters: id("parameters"),
+            right: id("right"),
+            ty: id("type"),
+            update: id("update"),
+            value: id("value"),
+        }
+    }
+}
+
+static FIELDS: std::sync::OnceLock<Fields> = std::sync::OnceLock::new();
+
+/// The grammar's field ids.
+pub(crate) fn fields() -> &'static Fields {
+    FIELDS.get_or_init(|| Fields::new(&tree_sitter_cuda::LANGUAGE.into()))
+}
+
 /// `table[kind_id]` is the [`K`] of that node kind.
 pub(crate) struct Kinds {
     table: Vec<K>,

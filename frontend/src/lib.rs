@@ -24,6 +24,16 @@ thread_local! {
     static PARSER: RefCell<Option<ThreadParser>> = const { RefCell::new(None) };
 }
 
+/// True when `source` may hold kernel or `__device__` code: it mentions `__global__`,
+/// `__device__` or `__launch_bounds__` (also inside a `#define`, which is how macro-qualified
+/// kernels of the same file get their qualifier). A file for which this is false has no function
+/// any rule looks at, so a caller may skip parsing it (its parse errors are then unknown).
+pub fn may_contain_gpu_code(source: &[u8]) -> bool {
+    [&b"__global__"[..], b"__device__", b"__launch_bounds__"]
+        .iter()
+        .any(|needle| memchr::memmem::find(source, needle).is_some())
+}
+
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.
 ///
 /// Uses one tree-sitter parser per thread (created on first use) and a single walk over the

@@ -11,7 +11,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::header::{for_header, parse_int_literal, trip_count};
 use crate::ir::*;
-use crate::kinds::{Kinds, K};
+use crate::kinds::{fields, Kinds, K};
 use crate::macros::{body_names, join_continuations};
 use crate::pragma::parse_pragma_text;
 
@@ -112,6 +112,10 @@ pub(crate) struct Lowerer<'s> {
     dangling_qual: Option<(usize, FunctionKind)>,
     macro_ints: HashMap<String, i128>,
     recover: Vec<Recovered>,
+    /// Macro name -> index in `out.macros` (the last definition wins).
+    macro_idx: HashMap<String, usize>,
+    /// The body of a host function: not lowered (host code is never analysed).
+    skip_node: Option<usize>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -132,6 +136,8 @@ impl<'s> Lowerer<'s> {
             dangling_qual: None,
             macro_ints: HashMap::new(),
             recover: Vec::new(),
+            macro_idx: HashMap::new(),
+            skip_node: None,
         }
     }
 
@@ -140,7 +146,7 @@ impl<'s> Lowerer<'s> {
         let mut ancestors: Vec<Node<'_>> = Vec::new();
         'walk: loop {
             let node = cursor.node();
-            let field = cursor.field_name();
+            let field = cursor.field_id().map_or(0, |f| f.get());
             let descend = self.enter(node, field, ancestors.last().copied());
             if descend && cursor.goto_first_child() {
                 ancestors.push(node);
@@ -170,17 +176,27 @@ impl<'s> Lowerer<'s> {
         self.fns.last().is_some_and(|f| n.start_byte() >= f.body_start)
     }
 
-    fn enter(&mut self, node: Node<'_>, field: Option<&'static str>, parent: Option<Node<'_>>) -> bool {
+    fn enter(&mut self, node: Node<'_>, field: u16, parent: Option<Node<'_>>) -> bool {
         let k = self.kinds.of(node.kind_id());
         if let Some(p) = &self.pending_pragma {
             if node.start_byte() >= p.end && node.is_named() && k != K::Comment && !is_loop(k) {
                 self.pending_pragma = None;
             }
         }
+        if self.skip_node == Some(node.id()) {
+            self.skip_node = None;
+            return false;
+        }
         if node.is_missing() {
             self.out.parse_errors.push(ParseError { span: span_of(node), message: format!("missing {}", node.kind()) });
         }
-        if field == Some("value") {
+        if field == fields().declarator
+            && parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::FunctionDefinition)
+            && !node.has_error()
+        {
+            return false; // the function's name and parameters: read by `start_function`
+        }
+        if field == fields().value {
             if let Some(p) = parent {
                 if self.kinds.of(p.kind_id()) == K::InitDeclarator {
                     if let Some(pos) = self.init_map.iter().rposition(|(id, _)| *id == p.id()) {
@@ -227,7 +243,7 @@ impl<'s> Lowerer<'s> {
             }
             K::FunctionDefinition => self.start_function(node, parent),
             K::NamespaceDefinition | K::ClassSpecifier => {
-                let name = node.child_by_field_name("name").map(|n| text_of(n, self.src)).unwrap_or_default();
+                let name = node.child_by_field_id(fields().name).map(|n| text_of(n, self.src)).unwrap_or_default();
                 self.ns.push(name);
                 self.pops.push((node.id(), Pop::Ns));
             }
@@ -261,13 +277,23 @@ impl<'s> Lowerer<'s> {
             }
             K::LabeledStatement => {
                 if self.in_body(node) {
-                    if let (Some(l), Some(fc)) = (node.child_by_field_name("label"), self.fns.last_mut()) {
+                    if let (Some(l), Some(fc)) = (node.child_by_field_id(fields().label), self.fns.last_mut()) {
                         fc.f.labels.push(Label { name: text_of(l, self.src), span: span_of(node) });
                     }
                 }
             }
             K::CallExpression => self.call(node, parent),
-            K::Declaration | K::FieldDeclaration => self.declaration(node, k),
+            K::Declaration | K::FieldDeclaration => {
+                self.declaration(node, k);
+                if !self.in_body(node) && !node.has_error() {
+                    // File/namespace/class-scope declarations hold nothing to lower beyond what
+                    // `declaration` read, unless they define a class (member functions).
+                    let ty = node.child_by_field_id(fields().ty).map(|t| self.kinds.of(t.kind_id()));
+                    if ty != Some(K::ClassSpecifier) {
+                        return false;
+                    }
+                }
+            }
             K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
             K::BinaryExpression => self.const_op(node),
             _ => {}
@@ -324,8 +350,8 @@ impl<'s> Lowerer<'s> {
     // ---------------------------------------------------------------- functions
 
     fn start_function(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
-        let Some(body) = node.child_by_field_name("body") else { return };
-        let declarator = node.child_by_field_name("declarator");
+        let Some(body) = node.child_by_field_id(fields().body) else { return };
+        let declarator = node.child_by_field_id(fields().declarator);
         let mut d = declarator;
         let mut fdecl = None;
         let mut guard = 0;
@@ -340,20 +366,20 @@ impl<'s> Lowerer<'s> {
                     break;
                 }
                 "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
-                    d = x.child_by_field_name("declarator")
+                    d = x.child_by_field_id(fields().declarator)
                 }
                 "parenthesized_declarator" => d = x.named_child(0),
                 _ => break,
             }
         }
         let Some(fdecl) = fdecl else { return };
-        let Some(name_node) = fdecl.child_by_field_name("declarator") else { return };
+        let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else { return };
         let src = self.src;
         let mut leaf = name_node;
         for _ in 0..64 {
             match leaf.kind() {
                 "qualified_identifier" | "template_function" | "template_method" => {
-                    match leaf.child_by_field_name("name") {
+                    match leaf.child_by_field_id(fields().name) {
                         Some(n) => leaf = n,
                         None => break,
                     }
@@ -424,27 +450,42 @@ impl<'s> Lowerer<'s> {
             }
         }
         self.dangling_qual = None;
-        let kind = if global {
+        let mut kind = if global {
             FunctionKind::Kernel
         } else if device {
             FunctionKind::Device
         } else {
             FunctionKind::Host
         };
+        let mut qualifier_macro = None;
+        if kind == FunctionKind::Host && !self.macro_idx.is_empty() {
+            let macros = &self.out.macros;
+            let idx = &self.macro_idx;
+            let lookup = |n: &str| idx.get(n).map(|&i| &macros[i]);
+            if let Some((c, k)) = qual_candidates.iter().find_map(|c| qualifier_through_macros(c, &lookup).map(|k| (c, k))) {
+                kind = k;
+                qualifier_macro = Some(c.clone());
+            }
+        }
+        if kind == FunctionKind::Host && !body.has_error() {
+            // Host code is never analysed: do not lower its body (saves most of the walk on
+            // host-heavy files). Its qualifiers could still come from a macro defined later.
+            self.skip_node = Some(body.id());
+        }
         let is_template = parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
         let span = match parent {
             Some(p) if is_template => span_of(p),
             _ => span_of(node),
         };
         let mut params = Vec::new();
-        if let Some(pl) = fdecl.child_by_field_name("parameters") {
+        if let Some(pl) = fdecl.child_by_field_id(fields().parameters) {
             let mut c = pl.walk();
             for p in pl.named_children(&mut c) {
                 if !p.kind().contains("parameter_declaration") {
                     continue;
                 }
-                let type_text = p.child_by_field_name("type").map(|t| text_of(t, src)).unwrap_or_default();
-                let (pname, _, _) = declarator_name(p.child_by_field_name("declarator"));
+                let type_text = p.child_by_field_id(fields().ty).map(|t| text_of(t, src)).unwrap_or_default();
+                let (pname, _, _) = declarator_name(p.child_by_field_id(fields().declarator));
                 params.push(Param { name: pname.map(|n| text_of(n, src)).unwrap_or_default(), type_text, span: span_of(p) });
             }
         }
@@ -458,7 +499,7 @@ impl<'s> Lowerer<'s> {
             is_template,
             is_static,
             launch_bounds,
-            qualifier_macro: None,
+            qualifier_macro,
             params,
             loops: Vec::new(),
             calls: Vec::new(),
@@ -535,9 +576,9 @@ impl<'s> Lowerer<'s> {
                     }
                 }
                 "function_declarator" => {
-                    name = ch.child_by_field_name("declarator").map(|d| {
+                    name = ch.child_by_field_id(fields().declarator).map(|d| {
                         let mut d = d;
-                        while let Some(n) = d.child_by_field_name("name") {
+                        while let Some(n) = d.child_by_field_id(fields().name) {
                             d = n;
                         }
                         d
@@ -656,10 +697,10 @@ impl<'s> Lowerer<'s> {
         let parent_loop = fc.loop_stack.last().copied();
         let depth = parent_loop.map(|p| fc.f.loops[p].depth + 1).unwrap_or(0);
         let keyword = node.child(0).map(span_of).unwrap_or_else(|| span_of(node));
-        let body = node.child_by_field_name("body");
+        let body = node.child_by_field_id(fields().body);
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
-                let init = node.child_by_field_name("initializer").map(|i| {
+                let init = node.child_by_field_id(fields().initializer).map(|i| {
                     let mut s = span_of(i);
                     if s.end > s.start && src.get(s.end - 1) == Some(&b';') {
                         s.end -= 1;
@@ -669,14 +710,14 @@ impl<'s> Lowerer<'s> {
                 (
                     LoopKind::For,
                     init,
-                    node.child_by_field_name("condition").map(span_of),
-                    node.child_by_field_name("update").map(span_of),
+                    node.child_by_field_id(fields().condition).map(span_of),
+                    node.child_by_field_id(fields().update).map(span_of),
                     for_header(node, src),
                 )
             }
             K::ForRangeLoop => {
-                let start = node.child_by_field_name("type").or_else(|| node.child_by_field_name("declarator"));
-                let end = node.child_by_field_name("declarator");
+                let start = node.child_by_field_id(fields().ty).or_else(|| node.child_by_field_id(fields().declarator));
+                let end = node.child_by_field_id(fields().declarator);
                 let init = match (start, end) {
                     (Some(s), Some(e)) => {
                         let mut sp = span_of(s);
@@ -685,16 +726,16 @@ impl<'s> Lowerer<'s> {
                     }
                     _ => None,
                 };
-                (LoopKind::RangeFor, init, node.child_by_field_name("right").map(span_of), None, None)
+                (LoopKind::RangeFor, init, node.child_by_field_id(fields().right).map(span_of), None, None)
             }
             K::WhileStatement => {
-                let cond = node.child_by_field_name("condition").map(|c| {
-                    c.child_by_field_name("value").map(span_of).unwrap_or_else(|| inner_span(c))
+                let cond = node.child_by_field_id(fields().condition).map(|c| {
+                    c.child_by_field_id(fields().value).map(span_of).unwrap_or_else(|| inner_span(c))
                 });
                 (LoopKind::While, None, cond, None, None)
             }
             _ => {
-                let cond = node.child_by_field_name("condition").map(inner_span);
+                let cond = node.child_by_field_id(fields().condition).map(inner_span);
                 (LoopKind::Do, None, cond, None, None)
             }
         };
@@ -763,7 +804,7 @@ impl<'s> Lowerer<'s> {
                 (JumpKind::Return, Some(t))
             }
             _ => {
-                let l = node.child_by_field_name("label").map(|l| text_of(l, src)).unwrap_or_default();
+                let l = node.child_by_field_id(fields().label).map(|l| text_of(l, src)).unwrap_or_default();
                 (JumpKind::Goto, Some(JumpTarget::Label(l)))
             }
         };
@@ -776,7 +817,7 @@ impl<'s> Lowerer<'s> {
 
     fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
         let src = self.src;
-        let Some(func) = node.child_by_field_name("function") else { return };
+        let Some(func) = node.child_by_field_id(fields().function) else { return };
         let mut receiver = None;
         let mut qualifier = None;
         let mut cur = func;
@@ -788,7 +829,7 @@ impl<'s> Lowerer<'s> {
                     break;
                 }
                 "qualified_identifier" => {
-                    let Some(n) = cur.child_by_field_name("name") else { break };
+                    let Some(n) = cur.child_by_field_id(fields().name) else { break };
                     if qualifier.is_none() {
                         let q = &src[cur.start_byte()..n.start_byte()];
                         let q = String::from_utf8_lossy(q);
@@ -797,13 +838,13 @@ impl<'s> Lowerer<'s> {
                     }
                     cur = n;
                 }
-                "template_function" | "template_method" => match cur.child_by_field_name("name") {
+                "template_function" | "template_method" => match cur.child_by_field_id(fields().name) {
                     Some(n) => cur = n,
                     None => break,
                 },
                 "field_expression" => {
-                    receiver = cur.child_by_field_name("argument").map(|a| text_of(a, src));
-                    match cur.child_by_field_name("field") {
+                    receiver = cur.child_by_field_id(fields().argument).map(|a| text_of(a, src));
+                    match cur.child_by_field_id(fields().field) {
                         Some(f) => cur = f,
                         None => break,
                     }
@@ -813,7 +854,7 @@ impl<'s> Lowerer<'s> {
         }
         let Some(cn) = callee_node else { return };
         let callee = text_of(cn, src);
-        let args_node = node.child_by_field_name("arguments");
+        let args_node = node.child_by_field_id(fields().arguments);
         let mut arg_spans = Vec::new();
         let mut arg_nodes = Vec::new();
         if let Some(a) = args_node {
@@ -896,18 +937,18 @@ impl<'s> Lowerer<'s> {
                 _ => {}
             }
         }
-        let type_text = node.child_by_field_name("type").map(|t| text_of(t, src)).unwrap_or_default();
-        let default_value = if k == K::FieldDeclaration { node.child_by_field_name("default_value") } else { None };
+        let type_text = node.child_by_field_id(fields().ty).map(|t| text_of(t, src)).unwrap_or_default();
+        let default_value = if k == K::FieldDeclaration { node.child_by_field_id(fields().default_value) } else { None };
         let mut c = node.walk();
-        let declarators: Vec<Node<'_>> = node.children_by_field_name("declarator", &mut c).collect();
+        let declarators: Vec<Node<'_>> = node.children_by_field_id(fields().declarator_nz, &mut c).collect();
         for d in declarators {
             let (name_node, value, is_ptr) = declarator_name(Some(d));
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
-                    let callee = fd.child_by_field_name("declarator").map(|n| bytes_of(n, src));
+                    let callee = fd.child_by_field_id(fields().declarator).map(|n| bytes_of(n, src));
                     if callee == Some(b"HIP_DYNAMIC_SHARED") {
-                        if let Some(name) = fd.child_by_field_name("parameters").and_then(|p| second_list_item(p, src)) {
+                        if let Some(name) = fd.child_by_field_id(fields().parameters).and_then(|p| second_list_item(p, src)) {
                             self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
                         }
                     }
@@ -948,16 +989,16 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn ident(&mut self, node: Node<'_>, k: K, field: Option<&'static str>, parent: Option<Node<'_>>) {
+    fn ident(&mut self, node: Node<'_>, k: K, field: u16, parent: Option<Node<'_>>) {
         let src = self.src;
         let raw = bytes_of(node, src);
         if raw == b"HIP_DYNAMIC_SHARED" {
             // Macro use that the grammar turned into an ERROR: `HIP_DYNAMIC_SHARED(float, s)` without `;`.
             if let Some(p) = parent {
-                if p.kind() == "function_declarator" && field == Some("declarator") {
+                if p.kind() == "function_declarator" && field == fields().declarator {
                     let in_decl = p.parent().is_some_and(|gp| gp.kind() == "declaration");
                     if !in_decl {
-                        if let Some(name) = p.child_by_field_name("parameters").and_then(|l| second_list_item(l, src)) {
+                        if let Some(name) = p.child_by_field_id(fields().parameters).and_then(|l| second_list_item(l, src)) {
                             self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
                         }
                     }
@@ -1004,12 +1045,12 @@ impl<'s> Lowerer<'s> {
             return;
         }
         let pk = parent.map(|p| self.kinds.of(p.kind_id())).unwrap_or(K::Other);
-        let access = if field == Some("declarator") {
+        let access = if field == fields().declarator {
             Access::Decl
-        } else if (pk == K::AssignmentExpression && field == Some("left")) || pk == K::UpdateExpression {
+        } else if (pk == K::AssignmentExpression && field == fields().left) || pk == K::UpdateExpression {
             Access::Write
         } else if pk == K::PointerExpression
-            && parent.and_then(|p| p.child_by_field_name("operator")).is_some_and(|o| bytes_of(o, src) == b"&")
+            && parent.and_then(|p| p.child_by_field_id(fields().operator)).is_some_and(|o| bytes_of(o, src) == b"&")
         {
             Access::Write
         } else {
@@ -1027,7 +1068,7 @@ impl<'s> Lowerer<'s> {
         }
         let src = self.src;
         let (Some(l), Some(o), Some(r)) =
-            (node.child_by_field_name("left"), node.child_by_field_name("operator"), node.child_by_field_name("right"))
+            (node.child_by_field_id(fields().left), node.child_by_field_id(fields().operator), node.child_by_field_id(fields().right))
         else {
             return;
         };
@@ -1058,11 +1099,11 @@ impl<'s> Lowerer<'s> {
 
     fn macro_def(&mut self, node: Node<'_>, k: K) {
         let src = self.src;
-        let Some(name) = node.child_by_field_name("name") else { return };
+        let Some(name) = node.child_by_field_id(fields().name) else { return };
         let name = text_of(name, src);
-        let body = node.child_by_field_name("value").map(|v| join_continuations(bytes_of(v, src))).unwrap_or_default();
+        let body = node.child_by_field_id(fields().value).map(|v| join_continuations(bytes_of(v, src))).unwrap_or_default();
         let params = if k == K::PreprocFunctionDef {
-            node.child_by_field_name("parameters").map(|p| {
+            node.child_by_field_id(fields().parameters).map(|p| {
                 let mut c = p.walk();
                 let v: Vec<String> = p.named_children(&mut c).filter(|n| n.kind() != "comment").map(|n| text_of(n, src)).collect();
                 v
@@ -1076,18 +1117,19 @@ impl<'s> Lowerer<'s> {
             }
         }
         let (calls, idents, control) = body_names(&body);
+        self.macro_idx.insert(name.clone(), self.out.macros.len());
         self.out.macros.push(MacroDef { name, params, body, span: span_of(node), calls, idents, control });
     }
 
     fn preproc_call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
         let src = self.src;
-        let Some(dir) = node.child_by_field_name("directive") else { return };
+        let Some(dir) = node.child_by_field_id(fields().directive) else { return };
         let d = bytes_of(dir, src);
         let d: Vec<u8> = d.iter().copied().filter(|b| !b.is_ascii_whitespace() && *b != b'#').collect();
         if d != b"pragma" {
             return;
         }
-        let arg = node.child_by_field_name("argument").map(|a| text_of(a, src)).unwrap_or_default();
+        let arg = node.child_by_field_id(fields().argument).map(|a| text_of(a, src)).unwrap_or_default();
         let ints = &self.macro_ints;
         let Some(hint) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else { return };
         let mut span = span_of(node);
@@ -1124,8 +1166,9 @@ impl<'s> Lowerer<'s> {
                 refs.dedup_by_key(|r| r.span.start);
                 fin.f.macro_refs = refs;
                 if fin.f.kind == FunctionKind::Host {
+                    let lookup = |n: &str| macros.get(n).copied();
                     for cand in &fin.qual_candidates {
-                        if let Some(kind) = qualifier_through_macros(cand, &macros) {
+                        if let Some(kind) = qualifier_through_macros(cand, &lookup) {
                             fin.f.kind = kind;
                             fin.f.qualifier_macro = Some(cand.clone());
                             break;
@@ -1157,22 +1200,22 @@ fn memchr_crlf(src: &[u8]) -> bool {
 
 /// Does the macro `name` expand (transitively, through other macros) to `__global__` or
 /// `__device__`? Kernel wins over device. Cycle-safe and depth-bounded.
-fn qualifier_through_macros(name: &str, macros: &HashMap<&str, &MacroDef>) -> Option<FunctionKind> {
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut stack: Vec<&str> = vec![name];
+fn qualifier_through_macros<'m>(name: &str, macros: &impl Fn(&str) -> Option<&'m MacroDef>) -> Option<FunctionKind> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut stack: Vec<String> = vec![name.to_string()];
     let mut found = None;
     while let Some(n) = stack.pop() {
-        if !seen.insert(n) || seen.len() > 256 {
+        if seen.len() > 256 || !seen.insert(n.clone()) {
             continue;
         }
-        let Some(m) = macros.get(n) else { continue };
+        let Some(m) = macros(&n) else { continue };
         for t in m.idents.iter().chain(m.calls.iter()) {
             match t.as_str() {
                 "__global__" | "__launch_bounds__" => return Some(FunctionKind::Kernel),
                 "__device__" => found = Some(FunctionKind::Device),
                 other => {
-                    if let Some((k, _)) = macros.get_key_value(other) {
-                        stack.push(k);
+                    if macros(other).is_some() {
+                        stack.push(other.to_string());
                     }
                 }
             }
@@ -1206,14 +1249,14 @@ fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, 
         match x.kind() {
             "identifier" | "field_identifier" => return (Some(x), value, is_ptr),
             "init_declarator" => {
-                value = x.child_by_field_name("value");
-                d = x.child_by_field_name("declarator");
+                value = x.child_by_field_id(fields().value);
+                d = x.child_by_field_id(fields().declarator);
             }
             "pointer_declarator" | "reference_declarator" => {
                 is_ptr = true;
-                d = x.child_by_field_name("declarator").or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
+                d = x.child_by_field_id(fields().declarator).or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
             }
-            "array_declarator" | "attributed_declarator" => d = x.child_by_field_name("declarator"),
+            "array_declarator" | "attributed_declarator" => d = x.child_by_field_id(fields().declarator),
             "parenthesized_declarator" => d = x.named_child(0),
             _ => return (None, value, is_ptr),
         }
@@ -1228,7 +1271,7 @@ fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
         if x.kind() == "function_declarator" {
             return Some(x);
         }
-        cur = x.child_by_field_name("declarator");
+        cur = x.child_by_field_id(fields().declarator);
     }
     None
 }
@@ -1252,9 +1295,9 @@ fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
                 return Some(if neg { -v } else { v });
             }
             "parenthesized_expression" => n = n.named_child(0)?,
-            "unary_expression" if n.child_by_field_name("operator").is_some_and(|o| bytes_of(o, src) == b"-") => {
+            "unary_expression" if n.child_by_field_id(fields().operator).is_some_and(|o| bytes_of(o, src) == b"-") => {
                 neg = !neg;
-                n = n.child_by_field_name("argument")?;
+                n = n.child_by_field_id(fields().argument)?;
             }
             _ => return None,
         }

@@ -496,3 +496,16 @@ fn four_megabyte_file() {
     assert_eq!(f.functions.len(), n);
     assert!(f.functions.iter().all(|f| f.loops.len() == 1 && f.loops[0].trip_count == Some(16)));
 }
+
+#[test]
+fn host_bodies_are_not_lowered_and_gpu_prefilter() {
+    let src = "void host(int n) { for (int i = 0; i < n; ++i) {} }\n__global__ void k(int n) { for (int i = 0; i < n; ++i) {} }\n";
+    let f = parse(src.as_bytes());
+    assert_eq!(f.functions.len(), 2);
+    assert_eq!(f.functions[0].kind, FunctionKind::Host);
+    assert!(f.functions[0].loops.is_empty() && f.functions[0].idents.is_empty());
+    assert_eq!(f.functions[1].loops.len(), 1);
+    assert!(may_contain_gpu_code(src.as_bytes()));
+    assert!(may_contain_gpu_code(b"#define K __global__\nK void f() {}"));
+    assert!(!may_contain_gpu_code(b"int main() { for (;;) {} } // __global_"));
+}
