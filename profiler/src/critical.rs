@@ -100,8 +100,7 @@ pub fn graph(p: &Profile, opts: &Options) -> (DiGraph<usize, ()>, usize, usize) 
     by_end.sort_by_key(|&i| (p.dispatches[i].end_ns, i));
     let ends: Vec<u64> = by_end.iter().map(|&i| p.dispatches[i].end_ns).collect();
     let mut cross = 0;
-    for b in 0..n {
-        let db = &p.dispatches[b];
+    for (b, db) in p.dispatches.iter().enumerate() {
         let idle_since = prev_on_lane[b].map(|q| p.dispatches[q].end_ns);
         let mut k = ends.partition_point(|&e| e <= db.start_ns);
         while k > 0 {

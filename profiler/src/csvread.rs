@@ -275,7 +275,7 @@ impl CounterCols {
         line: u64,
         h: &Header,
         rec: &csv::StringRecord,
-    ) -> Result<Option<Box<BTreeMap<String, f64>>>> {
+    ) -> Result<Option<Counters>> {
         if self.cols.is_empty() {
             return Ok(None);
         }
@@ -287,7 +287,7 @@ impl CounterCols {
             }
             *m.entry(base.clone()).or_insert(0.0) += parse_f64(path, line, &h.names[*i], s)?;
         }
-        Ok(Some(Box::new(m)))
+        Ok(Some(m))
     }
 }
 
@@ -427,7 +427,20 @@ pub(crate) fn read_stats(path: &Path) -> Result<Vec<PrecomputedStats>> {
 /// name summed, as the writer already sums instances), plus timestamps when the generation
 /// has them (used only when there is no kernel trace).
 pub(crate) struct CounterRows {
-    pub by_dispatch: BTreeMap<u64, (String, Option<(u64, u64)>, u64, u64, BTreeMap<String, f64>)>,
+    pub by_dispatch: BTreeMap<u64, CounterRow>,
+}
+
+/// Counter values by counter name.
+pub(crate) type Counters = BTreeMap<String, f64>;
+
+/// One dispatch of a counter-collection CSV.
+pub(crate) struct CounterRow {
+    pub kernel: String,
+    /// (start, end) when the CSV generation has timestamps.
+    pub ts: Option<(u64, u64)>,
+    pub agent: u64,
+    pub queue: u64,
+    pub counters: Counters,
 }
 
 pub(crate) fn read_counter_collection(path: &Path) -> Result<CounterRows> {
@@ -461,10 +474,16 @@ pub(crate) fn read_counter_collection(path: &Path) -> Result<CounterRows> {
             .transpose()?
             .unwrap_or(0);
         let v = parse_f64(&path, line, "Counter_Value", &rec[cval])?;
-        let e = by_dispatch
-            .entry(d)
-            .or_insert_with(|| (rec[kname].to_string(), ts, a, q, BTreeMap::new()));
-        *e.4.entry(rec[cname].trim().to_string()).or_insert(0.0) += v;
+        let e = by_dispatch.entry(d).or_insert_with(|| CounterRow {
+            kernel: rec[kname].to_string(),
+            ts,
+            agent: a,
+            queue: q,
+            counters: BTreeMap::new(),
+        });
+        *e.counters
+            .entry(rec[cname].trim().to_string())
+            .or_insert(0.0) += v;
     }
     Ok(CounterRows { by_dispatch })
 }
@@ -522,7 +541,7 @@ pub(crate) fn read_dispatch_rows(
                 .unwrap_or(line - 1),
             start_ns: parse_u64(&path, line, start, &rec[start_c])?,
             end_ns: parse_u64(&path, line, end, &rec[end_c])?,
-            counters: counters.read(&path, line, &header, &rec)?,
+            counters: counters.read(&path, line, &header, &rec)?.map(Box::new),
         });
     }
     Ok(())
@@ -530,7 +549,7 @@ pub(crate) fn read_dispatch_rows(
 
 /// rocprof-compute `pmc_perf.csv`: counters per `Dispatch_ID` (and kernel name, for checking
 /// the join with timestamps.csv).
-pub(crate) fn read_pmc_perf(path: &Path) -> Result<BTreeMap<u64, (String, BTreeMap<String, f64>)>> {
+pub(crate) fn read_pmc_perf(path: &Path) -> Result<BTreeMap<u64, (String, Counters)>> {
     let mut c = open(path)?;
     let did = required(&c, "Dispatch_ID")?;
     let kname = required(&c, "Kernel_Name")?;
@@ -546,7 +565,6 @@ pub(crate) fn read_pmc_perf(path: &Path) -> Result<BTreeMap<u64, (String, BTreeM
         let d = parse_u64(&path, line, "Dispatch_ID", &rec[did])?;
         let m = counters
             .read(&path, line, &header, &rec)?
-            .map(|b| *b)
             .unwrap_or_default();
         out.insert(d, (crate::names::normalize(&rec[kname]), m));
     }

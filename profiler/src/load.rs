@@ -288,7 +288,8 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
                 .filter(|(_, d)| d.process == proc_)
                 .map(|(k, d)| (d.dispatch_id, k))
                 .collect();
-            for (did, (_, _, _, _, counters)) in rows.by_dispatch {
+            for (did, row) in rows.by_dispatch {
+                let counters = row.counters;
                 if let Some(&k) = index.get(&did) {
                     p.dispatches[k]
                         .counters
@@ -298,7 +299,14 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
             }
         } else {
             // No kernel trace: the counter rows carry timestamps in rocprofv3 1.0+.
-            for (did, (name, ts, agent, queue, counters)) in rows.by_dispatch {
+            for (did, row) in rows.by_dispatch {
+                let csvread::CounterRow {
+                    kernel: name,
+                    ts,
+                    agent,
+                    queue,
+                    counters,
+                } = row;
                 let Some((s, e)) = ts else { continue };
                 let agent_map = agents.get(&proc_).unwrap_or(&none);
                 let agent = match agent_map.get(&agent) {

@@ -13,6 +13,7 @@
 //! - HBM bytes, MI300 (gfx94x, `TCC_EA0_*` names): `TCC_BUBBLE`·128 + `TCC_EA0_RDREQ_32B`·32
 //!   + (`TCC_EA0_RDREQ` − `TCC_BUBBLE` − `TCC_EA0_RDREQ_32B`)·64
 //!   + (`TCC_EA0_WRREQ` − `TCC_EA0_WRREQ_64B`)·32 + `TCC_EA0_WRREQ_64B`·64.
+//!
 //! Counter values are the sum over instances (rocprofv3 sums them; rocprof-compute's `_sum`).
 
 use crate::model::Profile;

@@ -31,6 +31,7 @@ pub fn find<'a>(stats: &'a [KernelStats], name: &str) -> &'a KernelStats {
 }
 
 /// Check one kernel's statistics against hand-computed values.
+#[allow(clippy::too_many_arguments)]
 #[track_caller]
 pub fn check(
     s: &KernelStats,
