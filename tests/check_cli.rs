@@ -887,3 +887,66 @@ fn colors_only_on_a_terminal_without_no_color() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&o.stdout).contains('\x1b'));
 }
+
+#[test]
+fn output_file_and_color_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.sarif");
+    std::fs::write(&out, "old").unwrap();
+    let o = run(&[
+        "check",
+        "--format",
+        "sarif",
+        "-o",
+        out.to_str().unwrap(),
+        "testdata/cli/blocked.cu",
+    ]);
+    assert_eq!(code(&o), 1, "the exit status still reflects the findings");
+    assert!(o.stdout.is_empty());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    // Only the report is left in the directory (the temporary file was renamed over it).
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            mode & 0o044,
+            0o044,
+            "readable by others like any report: {mode:o}"
+        );
+    }
+    let o = run(&[
+        "check",
+        "-o",
+        "/nonexistent-dir/r.txt",
+        "testdata/cli/clean.cu",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("/nonexistent-dir/r.txt"),
+        "{}",
+        stderr(&o)
+    );
+
+    let o = run(&[
+        "check",
+        "--color",
+        "always",
+        "--hints",
+        "testdata/cli/clean.cu",
+    ]);
+    assert!(
+        stdout(&o).contains("\x1b["),
+        "--color always wins over NO_COLOR and a pipe"
+    );
+    let o = run(&[
+        "check",
+        "--color",
+        "never",
+        "--hints",
+        "testdata/cli/clean.cu",
+    ]);
+    assert!(!stdout(&o).contains('\x1b'));
+}

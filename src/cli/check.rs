@@ -69,6 +69,19 @@ pub struct CheckArgs {
     /// Human format: also list every loop with its verdict and blockers.
     #[arg(long)]
     pub loops: bool,
+    /// Write the report to this file (atomically) instead of stdout.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Colors in the human format: `auto` = only on a terminal and when NO_COLOR is unset.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 /// Settings that apply to one file: its config merged under the command-line flags.
@@ -170,7 +183,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let text = match args.format {
         Format::Human => {
             let opts = HumanOptions {
-                color: use_color(),
+                color: use_color(args.color, args.output_file.is_some()),
                 quiet: args.quiet,
                 loops: args.loops,
                 statistics: args.statistics,
@@ -181,7 +194,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Sarif => render::sarif::render(&output, &sources, &explain::rule_infos()),
         Format::Github => render::github::render(&output),
     };
-    write_stdout(&text)?;
+    match &args.output_file {
+        Some(path) => write_file(path, &text)?,
+        None => write_stdout(&text)?,
+    }
 
     for e in &errors {
         eprintln!("error: {e}");
@@ -482,9 +498,8 @@ fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, St
     let bytes = std::fs::read(&job.path)
         .map_err(|e| format!("{}: cannot read: {}", job.display, io_reason(&e)))?;
     let settings = &job.resolved.settings;
-    let result = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        checker(&job.display, &bytes, settings)
-    }));
+    let result =
+        std::panic::catch_unwind(AssertUnwindSafe(|| checker(&job.display, &bytes, settings)));
     match result {
         Ok((report, diagnostics)) => {
             let source = (keep_source && !diagnostics.is_empty()).then_some(bytes);
@@ -536,8 +551,41 @@ fn install_panic_hook() {
 }
 
 /// Colors only on a terminal, and never when `NO_COLOR` is set to a non-empty value.
-fn use_color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+fn use_color(choice: ColorChoice, to_file: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            !to_file
+                && std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+/// Write the report to `path` through a temporary file in the same directory, then rename, so
+/// that a reader never sees half a report and an old one is replaced whole.
+fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        // A report is an ordinary file (tempfile's default would be 0600).
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|_| tmp.flush())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
 }
 
 /// Write the report; a closed pipe (`| head`) is not an error.
