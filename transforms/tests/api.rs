@@ -1,0 +1,117 @@
+//! The library API as the tuner uses it: `candidates` for several factors, refusals as data,
+//! and signature invariance of every manual fixture checked on real gfx90a code objects.
+
+mod common;
+
+use transforms::{LoopLoc, Mode};
+
+const SRC: &str = "__global__ void k(float* a, int n) {\n    for (int i = 0; i < n; ++i) {\n        a[i] += 1.0f;\n    }\n    int j = 0;\n    while (j < n) { a[j] = 0.0f; ++j; }\n}\n";
+
+#[test]
+fn candidates_cover_both_modes_and_every_factor() {
+    let file = frontend::parse(SRC.as_bytes());
+    let vs = transforms::candidates(
+        SRC.as_bytes(),
+        &file,
+        LoopLoc {
+            function: 0,
+            index: 0,
+        },
+        &[1, 2, 4, 8],
+    );
+    let got: Vec<(Mode, u32)> = vs.iter().map(|v| (v.mode, v.factor)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (Mode::Pragma, 1),
+            (Mode::Pragma, 2),
+            (Mode::Manual, 2),
+            (Mode::Pragma, 4),
+            (Mode::Manual, 4),
+            (Mode::Pragma, 8),
+            (Mode::Manual, 8)
+        ]
+    );
+    for v in &vs {
+        assert_eq!(v.loop_id, "k:0");
+        assert_eq!(v.line, 2);
+        assert_eq!(transforms::apply(SRC.as_bytes(), &v.edits), v.source);
+        let s = String::from_utf8_lossy(&v.source);
+        match v.mode {
+            Mode::Pragma => assert!(
+                s.contains(&format!("    #pragma unroll {}\n    for", v.factor)),
+                "{s}"
+            ),
+            Mode::Manual => assert!(s.contains(&format!("i += {}) {{", v.factor)), "{s}"),
+        }
+    }
+}
+
+#[test]
+fn while_loop_gets_pragma_candidates_only() {
+    let file = frontend::parse(SRC.as_bytes());
+    let loc = LoopLoc {
+        function: 0,
+        index: 1,
+    };
+    let vs = transforms::candidates(SRC.as_bytes(), &file, loc, &[2, 4]);
+    assert!(vs.iter().all(|v| v.mode == Mode::Pragma) && vs.len() == 2);
+    let e = transforms::unroll(SRC.as_bytes(), &file, loc, 2, Mode::Manual).unwrap_err();
+    match e {
+        transforms::Error::Refused(r) => assert_eq!(r.id(), "not-a-for-loop"),
+        other => panic!("{other}"),
+    }
+    assert!(matches!(
+        transforms::unroll(SRC.as_bytes(), &file, loc, 0, Mode::Pragma),
+        Err(transforms::Error::BadFactor(0))
+    ));
+}
+
+/// Signature invariance: all manual fixtures (distinct kernel names) compiled together as one
+/// original and one rewritten translation unit with hipcc for gfx90a; every kernel's argument
+/// layout must be identical.
+#[test]
+fn manual_fixtures_keep_kernel_signatures() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut orig, mut fixed) = (String::new(), String::new());
+    let mut names = Vec::new();
+    for e in std::fs::read_dir(common::testdata()).unwrap() {
+        let p = e.unwrap().path();
+        let n = p.file_name().unwrap().to_string_lossy().into_owned();
+        if n.starts_with("manual_") && n.ends_with(".fixed.cu") {
+            let o = p.with_file_name(n.replace(".fixed.cu", ".cu"));
+            // Each fixture in its own namespace-free block; macros are undefined after it.
+            orig += &std::fs::read_to_string(&o).unwrap().replace("\r\n", "\n");
+            orig += "\n#undef TILE\n";
+            fixed += &std::fs::read_to_string(&p).unwrap().replace("\r\n", "\n");
+            fixed += "\n#undef TILE\n";
+            names.push(n);
+        }
+    }
+    assert!(names.len() >= 15, "{names:?}");
+    let a = dir.path().join("orig.cu");
+    let b = dir.path().join("fixed.cu");
+    std::fs::write(&a, format!("#include <hip/hip_runtime.h>\n{orig}")).unwrap();
+    std::fs::write(&b, format!("#include <hip/hip_runtime.h>\n{fixed}")).unwrap();
+    let compiler = codeobj::compile::Compiler::new(
+        codeobj::compile::DEFAULT_COMMAND,
+        "gfx90a",
+        dir.path().join("cache"),
+    );
+    let r = compiler.compile_all(&[a.as_path(), b.as_path()]);
+    let (ca, cb) = match (&r[0], &r[1]) {
+        (Ok(x), Ok(y)) => (x, y),
+        (x, y) => panic!(
+            "compile failed: {:?} / {:?}",
+            x.as_ref().err(),
+            y.as_ref().err()
+        ),
+    };
+    assert_eq!(ca.code_objects.len(), cb.code_objects.len());
+    let kernels: usize = ca.code_objects.iter().map(|c| c.kernels.len()).sum();
+    assert!(kernels >= 15, "only {kernels} kernels compiled");
+    for (x, y) in ca.code_objects.iter().zip(&cb.code_objects) {
+        let d = codeobj::signature::compare(x, y);
+        assert!(d.is_empty(), "{d:?}");
+    }
+}
