@@ -244,6 +244,13 @@ fn run_under_stand_in_rocprofv3() {
     script(&bin_dir, "rocprofv3", FAKE_V3);
     let log = dir.path().join("argv.log");
     let out_dir = dir.path().join("out");
+    // A stale pass of an earlier run in the same directory must not be read back.
+    std::fs::create_dir_all(out_dir.join("pass_2")).unwrap();
+    std::fs::copy(
+        testdata("rocprofv3-0.x/1234_kernel_trace.csv"),
+        out_dir.join("pass_2/old_kernel_trace.csv"),
+    )
+    .unwrap();
     let out = bin()
         .args([
             "profile", "--preset", "kernel", "--format", "json", "--arch", "gfx90a", "-o",
@@ -260,6 +267,14 @@ fn run_under_stand_in_rocprofv3() {
     assert_eq!(
         kernel(&j, "transpose(float*, float*, int, int)")["calls"],
         2
+    );
+    let inputs = j["inputs"].as_array().unwrap();
+    assert!(!inputs.is_empty());
+    assert!(
+        inputs
+            .iter()
+            .all(|p| !p.as_str().unwrap().contains("pass_2")),
+        "stale pass_2 read: {inputs:?}"
     );
     let argv = std::fs::read_to_string(&log).unwrap();
     // rocprofv3 0.6 (no rocpd format): csv only; the kernel preset fits one pass.

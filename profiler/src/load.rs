@@ -169,7 +169,7 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
     // the others add their counters.
     let mut passes: BTreeMap<Option<u32>, Vec<Input>> = BTreeMap::new();
     for i in inputs {
-        let pass = i.path.parent().and_then(pass_number);
+        let pass = i.path.ancestors().skip(1).take(4).find_map(pass_number);
         passes.entry(pass).or_default().push(i);
     }
     let has_numbered = passes.keys().any(|k| k.is_some());

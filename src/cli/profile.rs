@@ -165,7 +165,8 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             );
             profiler::run::execute(inv, std::time::Duration::from_secs(args.timeout))?;
         }
-        vec![out]
+        // Read back exactly the pass directories of this run (not stale ones of an earlier run).
+        invocations.iter().map(|inv| inv.dir.clone()).collect()
     };
 
     let ran = args.from.is_empty();
