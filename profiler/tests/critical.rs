@@ -154,3 +154,39 @@ fn explicit_dependency_and_runtime_kernels() {
     assert!(fill.runtime && fill.rank.is_none());
     assert_eq!(cp.kernels.last().unwrap().name, "__amd_rocclr_fillBuffer");
 }
+
+#[test]
+fn rocprofv3_fixture_by_hand() {
+    // testdata/profiler/rocprofv3-1.0 (times relative to the first start):
+    //   0 vecAdd s1 0-1000, 1 fill s1 1100-1300, 2 transpose s1 1400-4400,
+    //   3 vecAdd s2 1500-2700, 4 vecAdd s1 4500-5600, 5 transpose s2 5000-10000,
+    //   6 vecAdd s1 10100-11600.
+    // Program order: s1 0-1-2-4-6 (4 edges), s2 3-5 (1 edge).
+    // Inferred waits: 1->3 (s2's first kernel starts 200 ns after the fill ends),
+    //   2->5 (s2 idle since 2700, starts 600 ns after transpose ends),
+    //   5->6 (s1 idle since 5600, starts 100 ns after transpose on s2 ends).
+    // Longest path 0-1-2-5-6 = 1000 + 200 + 3000 + 5000 + 1500 = 10700 ns.
+    let p = profiler::load(&[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../testdata/profiler/rocprofv3-1.0")])
+    .unwrap();
+    let cp = critical_path(&p, &Options::default());
+    assert_eq!((cp.program_order_edges, cp.cross_lane_edges), (5, 3));
+    assert_eq!(cp.length_ns, 10_700);
+    assert_eq!(cp.path, vec![0, 1, 2, 5, 6]);
+    // Slack of dispatch 3 (vecAdd s2): longest path through it 1000+200+1200+5000+1500 = 8900
+    // -> 1800; dispatch 4 (vecAdd s1 4500-5600): 0-1-2-4-6 = 6800 -> 3900.
+    assert_eq!(cp.slack_ns[3], 1800);
+    assert_eq!(cp.slack_ns[4], 3900);
+    // transpose 8000/10700 = 74.766 %, vecAdd 2500/10700 = 23.364 %.
+    assert!((share(&cp, "transpose(float*, float*, int, int)").share - 74.766).abs() < 1e-3);
+    assert!(
+        (share(
+            &cp,
+            "void vecAdd<float>(float*, float const*, float const*, int)"
+        )
+        .share
+            - 23.364)
+            .abs()
+            < 1e-3
+    );
+}
