@@ -20,5 +20,5 @@ pub mod trace;
 
 pub use error::Error;
 pub use load::load;
-pub use model::{AgentInfo, Dispatch, KernelInfo, Profile, Source};
+pub use model::{AgentInfo, Dispatch, KernelInfo, PrecomputedStats, Profile, Source};
 pub use regex;
