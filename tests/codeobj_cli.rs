@@ -21,26 +21,76 @@ impl Built {
 }
 
 fn run_ok(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn built() -> &'static Built {
     static B: OnceLock<Built> = OnceLock::new();
     B.get_or_init(|| {
-        let b = Built { dir: tempfile::tempdir().unwrap() };
+        let b = Built {
+            dir: tempfile::tempdir().unwrap(),
+        };
         let kernels = format!("{TESTDATA}/kernels.cu");
         let bare = format!("{TESTDATA}/bare.cu");
         let (k1, k2, bare1, bare2) = (kernels.clone(), kernels, bare.clone(), bare);
-        let (o1, o2, o3, o4) = (b.path("k.hsaco"), b.path("app"), b.path("w64.co"), b.path("ccob.co"));
+        let (o1, o2, o3, o4) = (
+            b.path("k.hsaco"),
+            b.path("app"),
+            b.path("w64.co"),
+            b.path("ccob.co"),
+        );
         std::thread::scope(|s| {
-            s.spawn(|| run_ok(Command::new("hipcc").args(["--offload-arch=gfx90a", "--genco", "-O3", &k1, "-o"]).arg(&o1)));
-            s.spawn(|| run_ok(Command::new("hipcc").args(["--offload-arch=gfx90a", "-O3", &k2, "-o"]).arg(&o2)));
-            let dev = ["-x", "hip", "--cuda-device-only", "-nogpulib", "-nogpuinc", "-O3"];
-            s.spawn(move || {
-                run_ok(Command::new("clang-19").args(dev).args(["--offload-arch=gfx1100", "-mwavefrontsize64", "--no-gpu-bundle-output", &bare1, "-o"]).arg(&o3))
+            s.spawn(|| {
+                run_ok(
+                    Command::new("hipcc")
+                        .args(["--offload-arch=gfx90a", "--genco", "-O3", &k1, "-o"])
+                        .arg(&o1),
+                )
             });
-            s.spawn(move || run_ok(Command::new("clang-19").args(dev).args(["--offload-arch=gfx942", "--offload-compress", &bare2, "-o"]).arg(&o4)));
+            s.spawn(|| {
+                run_ok(
+                    Command::new("hipcc")
+                        .args(["--offload-arch=gfx90a", "-O3", &k2, "-o"])
+                        .arg(&o2),
+                )
+            });
+            let dev = [
+                "-x",
+                "hip",
+                "--cuda-device-only",
+                "-nogpulib",
+                "-nogpuinc",
+                "-O3",
+            ];
+            s.spawn(move || {
+                run_ok(
+                    Command::new("clang-19")
+                        .args(dev)
+                        .args([
+                            "--offload-arch=gfx1100",
+                            "-mwavefrontsize64",
+                            "--no-gpu-bundle-output",
+                            &bare1,
+                            "-o",
+                        ])
+                        .arg(&o3),
+                )
+            });
+            s.spawn(move || {
+                run_ok(
+                    Command::new("clang-19")
+                        .args(dev)
+                        .args(["--offload-arch=gfx942", "--offload-compress", &bare2, "-o"])
+                        .arg(&o4),
+                )
+            });
         });
         b
     })
@@ -57,28 +107,59 @@ fn s(p: &Path) -> String {
 #[test]
 fn inspect_json_is_the_parsers_document() {
     let b = built();
-    let files: Vec<String> = ["k.hsaco", "app", "w64.co", "ccob.co"].iter().map(|n| s(&b.path(n))).collect();
+    let files: Vec<String> = ["k.hsaco", "app", "w64.co", "ccob.co"]
+        .iter()
+        .map(|n| s(&b.path(n)))
+        .collect();
     let mut args = vec!["inspect", "--format", "json"];
     args.extend(files.iter().map(String::as_str));
     let out = hip_unroll(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let objects: Vec<codeobj::CodeObject> = files.iter().flat_map(|f| codeobj::load(Path::new(f)).unwrap()).collect();
+    let objects: Vec<codeobj::CodeObject> = files
+        .iter()
+        .flat_map(|f| codeobj::load(Path::new(f)).unwrap())
+        .collect();
     let want = serde_json::to_value(codeobj::inspect::document(&objects)).unwrap();
     assert_eq!(got, want);
     // The shape the issue specifies, on one kernel.
     let cos = got["code_objects"].as_array().unwrap();
     assert_eq!(cos.len(), 4);
-    let k = cos[0]["kernels"].as_array().unwrap().iter().find(|k| k["name"] == "_Z5scaleILi4EEvPfPKfif").unwrap();
+    let k = cos[0]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"] == "_Z5scaleILi4EEvPfPKfif")
+        .unwrap();
     let keys: Vec<&str> = k.as_object().unwrap().keys().map(String::as_str).collect();
     for key in [
-        "name", "demangled", "symbol", "arch", "wavefront_size", "vgpr_count", "agpr_count", "sgpr_count", "vgpr_spill_count",
-        "sgpr_spill_count", "lds_bytes", "scratch_bytes", "kernarg_size", "max_flat_workgroup_size", "occupancy",
+        "name",
+        "demangled",
+        "symbol",
+        "arch",
+        "wavefront_size",
+        "vgpr_count",
+        "agpr_count",
+        "sgpr_count",
+        "vgpr_spill_count",
+        "sgpr_spill_count",
+        "lds_bytes",
+        "scratch_bytes",
+        "kernarg_size",
+        "max_flat_workgroup_size",
+        "occupancy",
     ] {
         assert!(keys.contains(&key), "missing {key} in {k}");
     }
     assert_eq!(keys.len(), 15);
-    assert_eq!(k["demangled"], "void scale<4>(float*, float const*, int, float)");
+    assert_eq!(
+        k["demangled"],
+        "void scale<4>(float*, float const*, int, float)"
+    );
     assert_eq!(k["lds_bytes"], 1024);
     assert!(k["occupancy"]["waves_per_simd"].as_u64().unwrap() >= 1);
     assert_eq!(cos[2]["kernels"][0]["wavefront_size"], 64);
@@ -91,7 +172,12 @@ fn inspect_table_lists_every_kernel() {
     let out = hip_unroll(&["inspect", &s(&b.path("k.hsaco"))]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
-    for name in ["void scale<4>(float*, float const*, int, float)", "plain", "ns::dyn_lds(int const*, int*)", "spiller(float const*, float*, int)"] {
+    for name in [
+        "void scale<4>(float*, float const*, int, float)",
+        "plain",
+        "ns::dyn_lds(int const*, int*)",
+        "spiller(float const*, float*, int)",
+    ] {
         assert!(text.contains(name), "{name} missing:\n{text}");
     }
     assert!(text.contains("(vgpr)"), "{text}");
@@ -104,10 +190,18 @@ fn bad_inputs_exit_2_naming_the_file() {
     let good = std::fs::read(b.path("k.hsaco")).unwrap();
     let mut cases: Vec<(String, Vec<u8>)> = vec![
         ("empty.hsaco".into(), vec![]),
-        ("random.hsaco".into(), (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect()),
+        (
+            "random.hsaco".into(),
+            (0..4096u32)
+                .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+                .collect(),
+        ),
         ("truncated.hsaco".into(), good[..good.len() / 3].to_vec()),
         ("header-only.hsaco".into(), good[..40].to_vec()),
-        ("elf-truncated.co".into(), std::fs::read(b.path("w64.co")).unwrap()[..300].to_vec()),
+        (
+            "elf-truncated.co".into(),
+            std::fs::read(b.path("w64.co")).unwrap()[..300].to_vec(),
+        ),
     ];
     // A bundle whose second entry points past the end.
     let mut lying = good.clone();
@@ -120,7 +214,10 @@ fn bad_inputs_exit_2_naming_the_file() {
         let out = hip_unroll(&["inspect", &s(&p)]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
-        assert!(err.contains(&s(&p)), "{name}: message must name the file: {err}");
+        assert!(
+            err.contains(&s(&p)),
+            "{name}: message must name the file: {err}"
+        );
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
     let out = hip_unroll(&["inspect", "/no/such/file.hsaco"]);
@@ -129,7 +226,13 @@ fn bad_inputs_exit_2_naming_the_file() {
 }
 
 fn pressure(dir: &Path, base: &str, var: &str, extra: &[&str]) -> Output {
-    let mut args = vec!["pressure".to_string(), s(&dir.join(base)), s(&dir.join(var)), "--cache-dir".into(), s(&dir.join("cache"))];
+    let mut args = vec![
+        "pressure".to_string(),
+        s(&dir.join(base)),
+        s(&dir.join(var)),
+        "--cache-dir".into(),
+        s(&dir.join("cache")),
+    ];
     args.extend(extra.iter().map(|a| a.to_string()));
     Command::new(BIN).args(&args).output().unwrap()
 }
@@ -137,35 +240,87 @@ fn pressure(dir: &Path, base: &str, var: &str, extra: &[&str]) -> Output {
 #[test]
 fn pressure_verdicts_exit_codes_and_config() {
     let dir = tempfile::tempdir().unwrap();
-    for n in ["tile_gemm.cu", "tile_gemm.unrolled.cu", "tile_gemm_lb.cu", "tile_gemm_lb.unrolled.cu", "rowsum.cu", "rowsum.unrolled.cu"] {
+    for n in [
+        "tile_gemm.cu",
+        "tile_gemm.unrolled.cu",
+        "tile_gemm_lb.cu",
+        "tile_gemm_lb.unrolled.cu",
+        "rowsum.cu",
+        "rowsum.unrolled.cu",
+    ] {
         std::fs::copy(format!("{TESTDATA}/{n}"), dir.path().join(n)).unwrap();
     }
     let d = dir.path();
     // Spills: blocked, exit 1, numbers before and after in the JSON.
-    let out = pressure(d, "tile_gemm.cu", "tile_gemm.unrolled.cu", &["--format", "json", "--arch", "gfx90a"]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = pressure(
+        d,
+        "tile_gemm.cu",
+        "tile_gemm.unrolled.cu",
+        &["--format", "json", "--arch", "gfx90a"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["blocked"], true);
     let k = &j["kernels"][0];
     assert_eq!(k["before"]["vgpr_spill_count"], 0);
     assert!(k["after"]["vgpr_spill_count"].as_u64().unwrap() > 0);
-    assert!(k["reasons"].as_array().unwrap().iter().any(|r| r["reason"] == "vgpr-spill"));
+    assert!(k["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["reason"] == "vgpr-spill"));
     // Cheap: accepted, exit 0; the table shows the numbers.
     let out = pressure(d, "rowsum.cu", "rowsum.unrolled.cu", &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("ok: rowsum(float const*, float*, int) on gfx90a") && text.contains("vgpr"), "{text}");
+    assert!(
+        text.contains("ok: rowsum(float const*, float*, int) on gfx90a") && text.contains("vgpr"),
+        "{text}"
+    );
     // Occupancy loss: blocked by default, accepted with the threshold from hip-unroll.toml.
     let out = pressure(d, "tile_gemm_lb.cu", "tile_gemm_lb.unrolled.cu", &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
-    std::fs::write(d.join("hip-unroll.toml"), "[vgpr-pressure]\nmax-occupancy-loss = 4\n").unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[vgpr-pressure]\nmax-occupancy-loss = 4\n",
+    )
+    .unwrap();
     let out = pressure(d, "tile_gemm_lb.cu", "tile_gemm_lb.unrolled.cu", &[]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     // The command line wins over the config.
-    let out = pressure(d, "tile_gemm_lb.cu", "tile_gemm_lb.unrolled.cu", &["--max-occupancy-loss", "0"]);
+    let out = pressure(
+        d,
+        "tile_gemm_lb.cu",
+        "tile_gemm_lb.unrolled.cu",
+        &["--max-occupancy-loss", "0"],
+    );
     assert_eq!(out.status.code(), Some(1));
     // A missing compiler (from the config's [compile] section): exit 2 naming the command.
-    std::fs::write(d.join("hip-unroll.toml"), "[compile]\ncommand = \"no-such-hipcc {src} -o {out}\"\n").unwrap();
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[compile]\ncommand = \"no-such-hipcc {src} -o {out}\"\n",
+    )
+    .unwrap();
     let out = pressure(d, "rowsum.cu", "rowsum.unrolled.cu", &[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
@@ -180,20 +335,47 @@ fn pressure_verdicts_exit_codes_and_config() {
 fn check_hsaco_attaches_resources_and_flags_spilling_kernels() {
     let b = built();
     let src = format!("{TESTDATA}/kernels.cu");
-    let out = hip_unroll(&["check", &src, "--hsaco", &s(&b.path("k.hsaco")), "--format", "json"]);
+    let out = hip_unroll(&[
+        "check",
+        &src,
+        "--hsaco",
+        &s(&b.path("k.hsaco")),
+        "--format",
+        "json",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("cannot attach"), "{err}");
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let j: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"));
     let funcs = j["files"][0]["functions"].as_array().unwrap();
     let objects = codeobj::load(&b.path("k.hsaco")).unwrap();
     for name in ["scale", "plain", "dyn_lds", "spiller"] {
-        let f = funcs.iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("{name} not in {funcs:?}"));
-        let res = f["resources"].as_array().unwrap_or_else(|| panic!("{name}: no resources"));
+        let f = funcs
+            .iter()
+            .find(|f| f["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in {funcs:?}"));
+        let res = f["resources"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: no resources"));
         assert!(!res.is_empty(), "{name}");
-        let k = objects[0].kernels.iter().find(|k| codeobj::metadata::base_name(&k.meta.name) == name).unwrap();
-        assert!(res.iter().any(|r| r["vgpr_count"] == k.meta.vgpr_count && r["sgpr_count"] == k.meta.sgpr_count && r["arch"] == "gfx90a"), "{name}: {res:?}");
+        let k = objects[0]
+            .kernels
+            .iter()
+            .find(|k| codeobj::metadata::base_name(&k.meta.name) == name)
+            .unwrap();
+        assert!(
+            res.iter().any(|r| r["vgpr_count"] == k.meta.vgpr_count
+                && r["sgpr_count"] == k.meta.sgpr_count
+                && r["arch"] == "gfx90a"),
+            "{name}: {res:?}"
+        );
     }
-    let spills: Vec<&serde_json::Value> = j["diagnostics"].as_array().unwrap().iter().filter(|d| d["rule"] == "vgpr-spill").collect();
+    let spills: Vec<&serde_json::Value> = j["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "vgpr-spill")
+        .collect();
     assert_eq!(spills.len(), 1, "only spiller spills: {spills:?}");
     assert!(spills[0]["message"].as_str().unwrap().contains("spiller"));
     assert_eq!(spills[0]["severity"], "warning");

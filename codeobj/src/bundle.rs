@@ -44,9 +44,20 @@ impl TargetId {
     pub fn parse(id: &str) -> TargetId {
         let parts: Vec<&str> = id.splitn(6, '-').collect();
         let kind = parts.first().copied().unwrap_or("").to_string();
-        let triple = parts.get(1..parts.len().min(5)).map(|p| p.join("-")).unwrap_or_default();
-        let target_id = if parts.len() == 6 { parts[5].to_string() } else { String::new() };
-        TargetId { kind, triple, target_id }
+        let triple = parts
+            .get(1..parts.len().min(5))
+            .map(|p| p.join("-"))
+            .unwrap_or_default();
+        let target_id = if parts.len() == 6 {
+            parts[5].to_string()
+        } else {
+            String::new()
+        };
+        TargetId {
+            kind,
+            triple,
+            target_id,
+        }
     }
 
     /// The processor (`gfx90a`) without features.
@@ -76,7 +87,9 @@ pub fn is_bundle(data: &[u8]) -> bool {
 /// Parse a bundle at the start of `data`. Every offset and length is checked against `data`.
 pub fn parse(data: &[u8]) -> Result<Bundle<'_>> {
     if !is_bundle(data) {
-        return Err(Error::Bundle("missing __CLANG_OFFLOAD_BUNDLE__ magic".into()));
+        return Err(Error::Bundle(
+            "missing __CLANG_OFFLOAD_BUNDLE__ magic".into(),
+        ));
     }
     let mut pos = MAGIC.len() as u64;
     let count = read_u64(data, pos, "bundle entry count")?;
@@ -84,7 +97,9 @@ pub fn parse(data: &[u8]) -> Result<Bundle<'_>> {
     // Each entry header takes at least 24 bytes: a count beyond that is a lie; cap allocation.
     let max_entries = (data.len() as u64).saturating_sub(pos) / 24;
     if count > max_entries {
-        return Err(Error::Bundle(format!("{count} entries declared, room for at most {max_entries}")));
+        return Err(Error::Bundle(format!(
+            "{count} entries declared, room for at most {max_entries}"
+        )));
     }
     let mut entries = Vec::with_capacity(count as usize);
     let mut end = 0u64;
@@ -98,10 +113,21 @@ pub fn parse(data: &[u8]) -> Result<Bundle<'_>> {
         let id = std::str::from_utf8(id_bytes)
             .map_err(|_| Error::Bundle(format!("entry {i} id is not UTF-8")))?
             .to_string();
-        let body = slice(data, offset, size, "bundle entry contents")
-            .map_err(|_| Error::Bundle(format!("entry {i} (`{id}`) at {offset}+{size} lies beyond the {} bytes of the bundle", data.len())))?;
+        let body = slice(data, offset, size, "bundle entry contents").map_err(|_| {
+            Error::Bundle(format!(
+                "entry {i} (`{id}`) at {offset}+{size} lies beyond the {} bytes of the bundle",
+                data.len()
+            ))
+        })?;
         end = end.max(offset + size);
-        entries.push(Entry { id, offset, data: body });
+        entries.push(Entry {
+            id,
+            offset,
+            data: body,
+        });
     }
-    Ok(Bundle { entries, len: end.max(pos) })
+    Ok(Bundle {
+        entries,
+        len: end.max(pos),
+    })
 }

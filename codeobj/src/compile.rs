@@ -24,9 +24,17 @@ pub enum CompileError {
     #[error("compile command `{0}` lacks the {{src}} or {{out}} placeholder")]
     MissingPlaceholder(String),
     #[error("compiler `{program}` not found or not runnable (command: `{command}`): {error}")]
-    CompilerMissing { program: String, command: String, error: std::io::Error },
+    CompilerMissing {
+        program: String,
+        command: String,
+        error: std::io::Error,
+    },
     #[error("`{command}` failed ({status}):\n{stderr}")]
-    Failed { command: String, status: String, stderr: String },
+    Failed {
+        command: String,
+        status: String,
+        stderr: String,
+    },
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
     #[error("{0}")]
@@ -57,8 +65,16 @@ static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Compiler {
-    pub fn new(command: impl Into<String>, arch: impl Into<String>, cache_dir: impl Into<PathBuf>) -> Self {
-        Compiler { command: command.into(), arch: arch.into(), cache_dir: cache_dir.into() }
+    pub fn new(
+        command: impl Into<String>,
+        arch: impl Into<String>,
+        cache_dir: impl Into<PathBuf>,
+    ) -> Self {
+        Compiler {
+            command: command.into(),
+            arch: arch.into(),
+            cache_dir: cache_dir.into(),
+        }
     }
 
     /// The argument vector for one compile.
@@ -71,7 +87,11 @@ impl Compiler {
         let argv: Vec<String> = self
             .command
             .split_whitespace()
-            .map(|t| t.replace("{arch}", &self.arch).replace("{src}", &src).replace("{out}", &out))
+            .map(|t| {
+                t.replace("{arch}", &self.arch)
+                    .replace("{src}", &src)
+                    .replace("{out}", &out)
+            })
             .collect();
         if argv.is_empty() {
             return Err(CompileError::EmptyCommand);
@@ -81,17 +101,34 @@ impl Compiler {
 
     /// The compiler's identity: its `--version` output (memoised per program).
     pub fn identity(&self) -> Result<String, CompileError> {
-        let program = self.command.split_whitespace().next().ok_or(CompileError::EmptyCommand)?.to_string();
-        if let Some(v) = VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).get(&program) {
+        let program = self
+            .command
+            .split_whitespace()
+            .next()
+            .ok_or(CompileError::EmptyCommand)?
+            .to_string();
+        if let Some(v) = VERSIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .get(&program)
+        {
             return Ok(v.clone());
         }
-        let out = Command::new(&program).arg("--version").output().map_err(|error| CompileError::CompilerMissing {
-            program: program.clone(),
-            command: self.command.clone(),
-            error,
-        })?;
+        let out = Command::new(&program)
+            .arg("--version")
+            .output()
+            .map_err(|error| CompileError::CompilerMissing {
+                program: program.clone(),
+                command: self.command.clone(),
+                error,
+            })?;
         let v = String::from_utf8_lossy(&out.stdout).into_owned();
-        VERSIONS.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert_with(HashMap::new).insert(program, v.clone());
+        VERSIONS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .insert(program, v.clone());
         Ok(v)
     }
 
@@ -122,34 +159,55 @@ impl Compiler {
         if !object.is_file() {
             cached = false;
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let tmp = self.cache_dir.join(format!(".tmp-{key}-{}-{n}.co", std::process::id()));
+            let tmp = self
+                .cache_dir
+                .join(format!(".tmp-{key}-{}-{n}.co", std::process::id()));
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let output = Command::new(&argv[0]).args(&argv[1..]).output().map_err(|error| CompileError::CompilerMissing {
-                program: argv[0].clone(),
-                command: shown.clone(),
-                error,
-            })?;
+            let output = Command::new(&argv[0])
+                .args(&argv[1..])
+                .output()
+                .map_err(|error| CompileError::CompilerMissing {
+                    program: argv[0].clone(),
+                    command: shown.clone(),
+                    error,
+                })?;
             if !output.status.success() || !tmp.is_file() {
                 let _ = std::fs::remove_file(&tmp);
                 let stderr = String::from_utf8_lossy(&output.stderr);
-                let tail: String = if stderr.len() > 4000 { stderr[stderr.len() - 4000..].to_string() } else { stderr.into_owned() };
-                return Err(CompileError::Failed { command: shown, status: output.status.to_string(), stderr: tail });
+                let tail: String = if stderr.len() > 4000 {
+                    stderr[stderr.len() - 4000..].to_string()
+                } else {
+                    stderr.into_owned()
+                };
+                return Err(CompileError::Failed {
+                    command: shown,
+                    status: output.status.to_string(),
+                    stderr: tail,
+                });
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
         }
         let code_objects = crate::load(&object).map_err(CompileError::Load)?;
-        Ok(Compiled { source: src.to_path_buf(), object, cached, code_objects })
+        Ok(Compiled {
+            source: src.to_path_buf(),
+            object,
+            cached,
+            code_objects,
+        })
     }
 
     /// Compile every source in parallel (one thread each); results in input order.
     pub fn compile_all(&self, sources: &[&Path]) -> Vec<Result<Compiled, CompileError>> {
         std::thread::scope(|s| {
-            let handles: Vec<_> = sources.iter().map(|src| s.spawn(move || self.compile(src))).collect();
+            let handles: Vec<_> = sources
+                .iter()
+                .map(|src| s.spawn(move || self.compile(src)))
+                .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(CompileError::EmptyCommand)))
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         })
     }

@@ -50,7 +50,12 @@ pub fn parse_header(data: &[u8]) -> Result<Header> {
     let version = read_u16(data, 4, "compressed bundle version")?;
     let method_raw = read_u16(data, 6, "compressed bundle method")?;
     let (total_size, uncompressed_size, hash, header_len) = match version {
-        1 => (None, read_u32(data, 8, "compressed bundle header")? as u64, read_u64(data, 12, "compressed bundle header")?, 20),
+        1 => (
+            None,
+            read_u32(data, 8, "compressed bundle header")? as u64,
+            read_u64(data, 12, "compressed bundle header")?,
+            20,
+        ),
         2 => (
             Some(read_u32(data, 8, "compressed bundle header")? as u64),
             read_u32(data, 12, "compressed bundle header")? as u64,
@@ -72,15 +77,27 @@ pub fn parse_header(data: &[u8]) -> Result<Header> {
     };
     if let Some(t) = total_size {
         if t < header_len {
-            return Err(Error::Compressed(format!("total size {t} is smaller than the {header_len}-byte header")));
+            return Err(Error::Compressed(format!(
+                "total size {t} is smaller than the {header_len}-byte header"
+            )));
         }
     }
-    Ok(Header { version, method, total_size, uncompressed_size, hash, header_len })
+    Ok(Header {
+        version,
+        method,
+        total_size,
+        uncompressed_size,
+        hash,
+        header_len,
+    })
 }
 
 /// The blob's length in `data` (from the header for v2/v3; v1 runs to the end of `data`).
 pub fn blob_len(header: &Header, data: &[u8]) -> u64 {
-    header.total_size.unwrap_or(data.len() as u64).min(data.len() as u64)
+    header
+        .total_size
+        .unwrap_or(data.len() as u64)
+        .min(data.len() as u64)
 }
 
 /// Decompress the blob at the start of `data` into the (uncompressed) bundle bytes.
@@ -88,14 +105,24 @@ pub fn decompress(data: &[u8]) -> Result<Vec<u8>> {
     let header = parse_header(data)?;
     let end = match header.total_size {
         Some(t) if t > data.len() as u64 => {
-            return Err(Error::Truncated { what: "compressed bundle payload", offset: 0, needed: t, len: data.len() as u64 })
+            return Err(Error::Truncated {
+                what: "compressed bundle payload",
+                offset: 0,
+                needed: t,
+                len: data.len() as u64,
+            })
         }
         Some(t) => t,
         None => data.len() as u64,
     };
     let payload = &data[header.header_len as usize..end as usize];
     let want = header.uncompressed_size;
-    if want > MAX_UNCOMPRESSED || want > (payload.len() as u64).saturating_mul(MAX_RATIO).saturating_add(4096) {
+    if want > MAX_UNCOMPRESSED
+        || want
+            > (payload.len() as u64)
+                .saturating_mul(MAX_RATIO)
+                .saturating_add(4096)
+    {
         return Err(Error::Compressed(format!(
             "declared uncompressed size {want} is implausible for a {}-byte payload",
             payload.len()
@@ -105,11 +132,21 @@ pub fn decompress(data: &[u8]) -> Result<Vec<u8>> {
     let res = match header.method {
         Method::Zstd => zstd::stream::read::Decoder::new(payload)
             .and_then(|d| d.take(want + 1).read_to_end(&mut out)),
-        Method::Zlib => flate2::read::ZlibDecoder::new(payload).take(want + 1).read_to_end(&mut out),
+        Method::Zlib => flate2::read::ZlibDecoder::new(payload)
+            .take(want + 1)
+            .read_to_end(&mut out),
     };
     res.map_err(|e| Error::Decompress(e.to_string()))?;
     if out.len() as u64 != want {
-        return Err(Error::Decompress(format!("expected {want} bytes, got {}{}", out.len(), if out.len() as u64 > want { " or more" } else { "" })));
+        return Err(Error::Decompress(format!(
+            "expected {want} bytes, got {}{}",
+            out.len(),
+            if out.len() as u64 > want {
+                " or more"
+            } else {
+                ""
+            }
+        )));
     }
     Ok(out)
 }
@@ -118,11 +155,15 @@ pub fn decompress(data: &[u8]) -> Result<Vec<u8>> {
 /// documented above; the hash field is left 0 since readers do not check it).
 pub fn compress(bundle: &[u8], version: u16, method: Method) -> Result<Vec<u8>> {
     let payload = match method {
-        Method::Zstd => zstd::stream::encode_all(bundle, 3).map_err(|e| Error::Decompress(e.to_string()))?,
+        Method::Zstd => {
+            zstd::stream::encode_all(bundle, 3).map_err(|e| Error::Decompress(e.to_string()))?
+        }
         Method::Zlib => {
             use std::io::Write;
-            let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(bundle).map_err(|e| Error::Decompress(e.to_string()))?;
+            let mut enc =
+                flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+            enc.write_all(bundle)
+                .map_err(|e| Error::Decompress(e.to_string()))?;
             enc.finish().map_err(|e| Error::Decompress(e.to_string()))?
         }
     };

@@ -103,23 +103,35 @@ pub fn parse(data: &[u8]) -> Result<ElfCodeObject> {
         if !name.ends_with(b".kd") || sym.st_size(endian) < 64 {
             continue;
         }
-        let Ok(name) = std::str::from_utf8(name) else { continue };
+        let Ok(name) = std::str::from_utf8(name) else {
+            continue;
+        };
         let shndx = sym.st_shndx(endian);
         if shndx == elf::SHN_UNDEF || shndx >= elf::SHN_LORESERVE {
             continue;
         }
-        let Ok(section) = sections.section(object::SectionIndex(shndx as usize)) else { continue };
+        let Ok(section) = sections.section(object::SectionIndex(shndx as usize)) else {
+            continue;
+        };
         if section.sh_type(endian) == elf::SHT_NOBITS {
             continue;
         }
         let value = sym.st_value(endian);
-        let Some(rel) = value.checked_sub(section.sh_addr(endian)) else { continue };
-        let Some(off) = section.sh_offset(endian).checked_add(rel) else { continue };
+        let Some(rel) = value.checked_sub(section.sh_addr(endian)) else {
+            continue;
+        };
+        let Some(off) = section.sh_offset(endian).checked_add(rel) else {
+            continue;
+        };
         if let Ok(bytes) = slice(data, off, 64, "kernel descriptor") {
             descriptors.push((name.to_string(), KernelDescriptor::parse(bytes)?));
         }
     }
-    Ok(ElfCodeObject { e_flags: h.e_flags(endian), metadata, descriptors })
+    Ok(ElfCodeObject {
+        e_flags: h.e_flags(endian),
+        metadata,
+        descriptors,
+    })
 }
 
 /// Find and decode the NT_AMDGPU_METADATA note (section notes first, then program headers).
@@ -130,7 +142,8 @@ pub fn find_metadata(data: &[u8]) -> Result<Metadata> {
     for section in sections.iter() {
         if let Some(mut notes) = section.notes(endian, data)? {
             while let Some(note) = notes.next()? {
-                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA {
+                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA
+                {
                     return metadata::decode(note.desc());
                 }
             }
@@ -140,7 +153,8 @@ pub fn find_metadata(data: &[u8]) -> Result<Metadata> {
     for ph in h.program_headers(endian, data)? {
         if let Some(mut notes) = ph.notes(endian, data)? {
             while let Some(note) = notes.next()? {
-                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA {
+                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA
+                {
                     return metadata::decode(note.desc());
                 }
             }
@@ -159,9 +173,16 @@ pub fn section_data<'a>(data: &'a [u8], name: &[u8]) -> Result<Option<&'a [u8]>>
     let endian = h.endian()?;
     let sections = h.sections(endian, data)?;
     match sections.section_by_name(endian, name) {
-        Some((_, s)) if s.sh_type(endian) != elf::SHT_NOBITS => Ok(Some(s.data(endian, data).map_err(|_| {
-            Error::Truncated { what: "ELF section", offset: s.sh_offset(endian), needed: s.sh_size(endian), len: data.len() as u64 }
-        })?)),
+        Some((_, s)) if s.sh_type(endian) != elf::SHT_NOBITS => {
+            Ok(Some(s.data(endian, data).map_err(|_| {
+                Error::Truncated {
+                    what: "ELF section",
+                    offset: s.sh_offset(endian),
+                    needed: s.sh_size(endian),
+                    len: data.len() as u64,
+                }
+            })?))
+        }
         _ => Ok(None),
     }
 }

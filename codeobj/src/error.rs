@@ -10,7 +10,12 @@ pub enum Error {
     #[error("not an AMDGPU code object, offload bundle or host binary with a .hip_fatbin section")]
     UnknownFormat,
     #[error("truncated {what}: needs {needed} bytes at offset {offset}, input has {len}")]
-    Truncated { what: &'static str, offset: u64, needed: u64, len: u64 },
+    Truncated {
+        what: &'static str,
+        offset: u64,
+        needed: u64,
+        len: u64,
+    },
     #[error("malformed offload bundle: {0}")]
     Bundle(String),
     #[error("malformed compressed bundle: {0}")]
@@ -44,11 +49,21 @@ impl From<object::read::Error> for Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Bounds-checked slice `data[offset..offset+len]`.
-pub(crate) fn slice<'a>(data: &'a [u8], offset: u64, len: u64, what: &'static str) -> Result<&'a [u8]> {
+pub(crate) fn slice<'a>(
+    data: &'a [u8],
+    offset: u64,
+    len: u64,
+    what: &'static str,
+) -> Result<&'a [u8]> {
     let end = offset.checked_add(len);
     match end {
         Some(end) if end <= data.len() as u64 => Ok(&data[offset as usize..end as usize]),
-        _ => Err(Error::Truncated { what, offset, needed: len, len: data.len() as u64 }),
+        _ => Err(Error::Truncated {
+            what,
+            offset,
+            needed: len,
+            len: data.len() as u64,
+        }),
     }
 }
 

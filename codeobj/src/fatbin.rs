@@ -29,7 +29,13 @@ pub fn scan(data: &[u8]) -> Result<Vec<Blob<'_>>> {
             (None, None) => break,
             (Some(a), None) => (a, false),
             (None, Some(b)) => (b, true),
-            (Some(a), Some(b)) => if a <= b { (a, false) } else { (b, true) },
+            (Some(a), Some(b)) => {
+                if a <= b {
+                    (a, false)
+                } else {
+                    (b, true)
+                }
+            }
         };
         let start = pos + at;
         let blob = &data[start..];
@@ -40,7 +46,10 @@ pub fn scan(data: &[u8]) -> Result<Vec<Blob<'_>>> {
                 None => {
                     // v1: up to the next magic of either kind.
                     let after = &blob[4..];
-                    let n = [plain.find(after), packed.find(after)].into_iter().flatten().min();
+                    let n = [plain.find(after), packed.find(after)]
+                        .into_iter()
+                        .flatten()
+                        .min();
                     n.map(|n| n + 4).unwrap_or(blob.len())
                 }
             }
@@ -48,7 +57,11 @@ pub fn scan(data: &[u8]) -> Result<Vec<Blob<'_>>> {
             bundle::parse(blob)?.len as usize
         };
         let len = len.clamp(1, blob.len());
-        out.push(Blob { offset: start as u64, data: &blob[..len], compressed: is_packed });
+        out.push(Blob {
+            offset: start as u64,
+            data: &blob[..len],
+            compressed: is_packed,
+        });
         pos = start + len;
     }
     Ok(out)

@@ -66,14 +66,18 @@ pub fn rows(co: &CodeObject) -> CodeObjectRow {
                 scratch_bytes: k.meta.private_segment_fixed_size,
                 kernarg_size: k.meta.kernarg_segment_size,
                 max_flat_workgroup_size: k.meta.max_flat_workgroup_size,
-                occupancy: k.occupancy.map(|o| OccupancyRow { waves_per_simd: o.waves_per_simd, limited_by: o.limited_by.as_str() }),
+                occupancy: k.occupancy.map(|o| OccupancyRow {
+                    waves_per_simd: o.waves_per_simd,
+                    limited_by: o.limited_by.as_str(),
+                }),
             })
             .collect(),
     }
 }
 
-
 /// The whole document for a list of code objects.
 pub fn document(objects: &[CodeObject]) -> InspectOutput {
-    InspectOutput { code_objects: objects.iter().map(rows).collect() }
+    InspectOutput {
+        code_objects: objects.iter().map(rows).collect(),
+    }
 }

@@ -6,16 +6,10 @@ use crate::{CodeObject, Kernel};
 use serde::Serialize;
 
 /// Thresholds of the guard (`[vgpr-pressure]` in `hip-unroll.toml`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Thresholds {
     /// Waves per SIMD the variant may lose before it is blocked (0: any loss blocks).
     pub max_occupancy_loss: u32,
-}
-
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds { max_occupancy_loss: 0 }
-    }
 }
 
 /// The figures of one kernel on one target that the judge looks at.
@@ -53,10 +47,23 @@ impl Numbers {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum Reason {
-    VgprSpill { before: u32, after: u32 },
-    SgprSpill { before: u32, after: u32 },
-    NewScratch { before: u32, after: u32 },
-    OccupancyLoss { before: u32, after: u32, allowed: u32 },
+    VgprSpill {
+        before: u32,
+        after: u32,
+    },
+    SgprSpill {
+        before: u32,
+        after: u32,
+    },
+    NewScratch {
+        before: u32,
+        after: u32,
+    },
+    OccupancyLoss {
+        before: u32,
+        after: u32,
+        allowed: u32,
+    },
     /// The kernel is in the baseline but not in the variant's code object.
     MissingKernel,
 }
@@ -64,11 +71,25 @@ pub enum Reason {
 impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Reason::VgprSpill { before, after } => write!(f, "spills {after} VGPRs (baseline {before})"),
-            Reason::SgprSpill { before, after } => write!(f, "spills {after} SGPRs (baseline {before})"),
-            Reason::NewScratch { before, after } => write!(f, "uses {after} bytes of scratch per work-item (baseline {before})"),
-            Reason::OccupancyLoss { before, after, allowed } => {
-                write!(f, "occupancy {before} -> {after} waves per SIMD (at most {allowed} may be lost)")
+            Reason::VgprSpill { before, after } => {
+                write!(f, "spills {after} VGPRs (baseline {before})")
+            }
+            Reason::SgprSpill { before, after } => {
+                write!(f, "spills {after} SGPRs (baseline {before})")
+            }
+            Reason::NewScratch { before, after } => write!(
+                f,
+                "uses {after} bytes of scratch per work-item (baseline {before})"
+            ),
+            Reason::OccupancyLoss {
+                before,
+                after,
+                allowed,
+            } => {
+                write!(
+                    f,
+                    "occupancy {before} -> {after} waves per SIMD (at most {allowed} may be lost)"
+                )
             }
             Reason::MissingKernel => write!(f, "kernel missing from the variant"),
         }
@@ -98,17 +119,30 @@ pub struct Judgement {
 pub fn judge_numbers(before: &Numbers, after: &Numbers, t: &Thresholds) -> Vec<Reason> {
     let mut reasons = Vec::new();
     if after.vgpr_spill_count > before.vgpr_spill_count {
-        reasons.push(Reason::VgprSpill { before: before.vgpr_spill_count, after: after.vgpr_spill_count });
+        reasons.push(Reason::VgprSpill {
+            before: before.vgpr_spill_count,
+            after: after.vgpr_spill_count,
+        });
     }
     if after.sgpr_spill_count > before.sgpr_spill_count {
-        reasons.push(Reason::SgprSpill { before: before.sgpr_spill_count, after: after.sgpr_spill_count });
+        reasons.push(Reason::SgprSpill {
+            before: before.sgpr_spill_count,
+            after: after.sgpr_spill_count,
+        });
     }
     if after.scratch_bytes > before.scratch_bytes {
-        reasons.push(Reason::NewScratch { before: before.scratch_bytes, after: after.scratch_bytes });
+        reasons.push(Reason::NewScratch {
+            before: before.scratch_bytes,
+            after: after.scratch_bytes,
+        });
     }
     if let (Some(b), Some(a)) = (before.waves_per_simd, after.waves_per_simd) {
         if a + t.max_occupancy_loss < b {
-            reasons.push(Reason::OccupancyLoss { before: b, after: a, allowed: t.max_occupancy_loss });
+            reasons.push(Reason::OccupancyLoss {
+                before: b,
+                after: a,
+                allowed: t.max_occupancy_loss,
+            });
         }
     }
     reasons
@@ -123,10 +157,18 @@ pub fn matches(k: &Kernel, filter: &str) -> bool {
 
 /// Judge `variant` against `baseline`: every baseline kernel (optionally only those matching
 /// `kernel`) on every target, matched by target and mangled name.
-pub fn judge(baseline: &[CodeObject], variant: &[CodeObject], t: &Thresholds, kernel: Option<&str>) -> Judgement {
+pub fn judge(
+    baseline: &[CodeObject],
+    variant: &[CodeObject],
+    t: &Thresholds,
+    kernel: Option<&str>,
+) -> Judgement {
     let mut kernels = Vec::new();
     for bco in baseline {
-        let vco = variant.iter().find(|v| v.target_id == bco.target_id).or_else(|| variant.iter().find(|v| v.arch == bco.arch));
+        let vco = variant
+            .iter()
+            .find(|v| v.target_id == bco.target_id)
+            .or_else(|| variant.iter().find(|v| v.arch == bco.arch));
         for bk in &bco.kernels {
             if let Some(f) = kernel {
                 if !matches(bk, f) {
@@ -154,5 +196,8 @@ pub fn judge(baseline: &[CodeObject], variant: &[CodeObject], t: &Thresholds, ke
             });
         }
     }
-    Judgement { blocked: kernels.iter().any(|k| k.blocked), kernels }
+    Judgement {
+        blocked: kernels.iter().any(|k| k.blocked),
+        kernels,
+    }
 }

@@ -62,7 +62,8 @@ const MAX_DEPTH: u32 = 4;
 /// inside [`LoadError`].
 pub fn load(path: &Path) -> std::result::Result<Vec<CodeObject>, LoadError> {
     let data = std::fs::read(path).map_err(|e| LoadError::Io(path.display().to_string(), e))?;
-    read(&data, &path.display().to_string()).map_err(|e| LoadError::Parse(path.display().to_string(), e))
+    read(&data, &path.display().to_string())
+        .map_err(|e| LoadError::Parse(path.display().to_string(), e))
 }
 
 /// [`load`]'s error: the path and what went wrong.
@@ -81,7 +82,13 @@ pub fn read(data: &[u8], source: &str) -> Result<Vec<CodeObject>> {
     Ok(out)
 }
 
-fn read_into(data: &[u8], source: &str, entry_target: Option<&str>, depth: u32, out: &mut Vec<CodeObject>) -> Result<()> {
+fn read_into(
+    data: &[u8],
+    source: &str,
+    entry_target: Option<&str>,
+    depth: u32,
+    out: &mut Vec<CodeObject>,
+) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(Error::TooDeep);
     }
@@ -146,7 +153,11 @@ fn code_object(data: &[u8], source: &str, entry_target: Option<&str>) -> Result<
         .kernels
         .iter()
         .map(|m| {
-            let descriptor = parsed.descriptors.iter().find(|(n, _)| *n == m.symbol).map(|(_, d)| *d);
+            let descriptor = parsed
+                .descriptors
+                .iter()
+                .find(|(n, _)| *n == m.symbol)
+                .map(|(_, d)| *d);
             let wgp_mode = m
                 .workgroup_processor_mode
                 .or(descriptor.map(|d| d.wgp_mode()))
@@ -164,8 +175,20 @@ fn code_object(data: &[u8], source: &str, entry_target: Option<&str>) -> Result<
                     },
                 )
             });
-            Kernel { demangled: metadata::demangle(&m.name), meta: m.clone(), descriptor, occupancy }
+            Kernel {
+                demangled: metadata::demangle(&m.name),
+                meta: m.clone(),
+                descriptor,
+                occupancy,
+            }
         })
         .collect();
-    Ok(CodeObject { source: source.to_string(), arch, target_id, e_flags: parsed.e_flags, metadata: parsed.metadata, kernels })
+    Ok(CodeObject {
+        source: source.to_string(),
+        arch,
+        target_id,
+        e_flags: parsed.e_flags,
+        metadata: parsed.metadata,
+        kernels,
+    })
 }

@@ -64,10 +64,14 @@ pub struct ArgMeta {
 /// Decode the msgpack description of an NT_AMDGPU_METADATA note.
 pub fn decode(desc: &[u8]) -> Result<Metadata> {
     let mut rd = desc;
-    let root = rmpv::decode::read_value(&mut rd).map_err(|e| Error::Metadata(format!("msgpack: {e}")))?;
+    let root =
+        rmpv::decode::read_value(&mut rd).map_err(|e| Error::Metadata(format!("msgpack: {e}")))?;
     let map = as_map(&root, "metadata root")?;
     let version = match get(map, "amdhsa.version") {
-        Some(Value::Array(a)) => a.iter().map(|v| as_u64(v, "amdhsa.version")).collect::<Result<Vec<_>>>()?,
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| as_u64(v, "amdhsa.version"))
+            .collect::<Result<Vec<_>>>()?,
         Some(_) => return Err(Error::Metadata("amdhsa.version is not an array".into())),
         None => Vec::new(),
     };
@@ -80,7 +84,11 @@ pub fn decode(desc: &[u8]) -> Result<Metadata> {
         Some(_) => return Err(Error::Metadata("amdhsa.kernels is not an array".into())),
         None => return Err(Error::Metadata("no amdhsa.kernels".into())),
     };
-    Ok(Metadata { version, target, kernels })
+    Ok(Metadata {
+        version,
+        target,
+        kernels,
+    })
 }
 
 fn kernel(v: &Value) -> Result<KernelMeta> {
@@ -122,8 +130,10 @@ fn arg(v: &Value) -> Result<ArgMeta> {
     Ok(ArgMeta {
         name: opt_str(m, ".name")?,
         type_name: opt_str(m, ".type_name")?,
-        offset: opt_u32(m, ".offset")?.ok_or_else(|| Error::Metadata("argument without .offset".into()))?,
-        size: opt_u32(m, ".size")?.ok_or_else(|| Error::Metadata("argument without .size".into()))?,
+        offset: opt_u32(m, ".offset")?
+            .ok_or_else(|| Error::Metadata("argument without .offset".into()))?,
+        size: opt_u32(m, ".size")?
+            .ok_or_else(|| Error::Metadata("argument without .size".into()))?,
         value_kind: req_str(m, ".value_kind")?,
         address_space: opt_str(m, ".address_space")?,
         access: opt_str(m, ".access")?,
@@ -135,7 +145,9 @@ fn arg(v: &Value) -> Result<ArgMeta> {
 }
 
 fn get<'a>(m: &'a [(Value, Value)], key: &str) -> Option<&'a Value> {
-    m.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    m.iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
 }
 
 fn as_map<'a>(v: &'a Value, what: &str) -> Result<&'a [(Value, Value)]> {
@@ -146,15 +158,18 @@ fn as_map<'a>(v: &'a Value, what: &str) -> Result<&'a [(Value, Value)]> {
 }
 
 fn as_str<'a>(v: &'a Value, key: &str) -> Result<&'a str> {
-    v.as_str().ok_or_else(|| Error::Metadata(format!("{key} is not a UTF-8 string")))
+    v.as_str()
+        .ok_or_else(|| Error::Metadata(format!("{key} is not a UTF-8 string")))
 }
 
 fn as_u64(v: &Value, key: &str) -> Result<u64> {
-    v.as_u64().ok_or_else(|| Error::Metadata(format!("{key} is not an unsigned integer")))
+    v.as_u64()
+        .ok_or_else(|| Error::Metadata(format!("{key} is not an unsigned integer")))
 }
 
 fn as_u32(v: &Value, key: &str) -> Result<u32> {
-    u32::try_from(as_u64(v, key)?).map_err(|_| Error::Metadata(format!("{key} does not fit in 32 bits")))
+    u32::try_from(as_u64(v, key)?)
+        .map_err(|_| Error::Metadata(format!("{key} does not fit in 32 bits")))
 }
 
 fn req_str(m: &[(Value, Value)], key: &str) -> Result<String> {
@@ -162,7 +177,9 @@ fn req_str(m: &[(Value, Value)], key: &str) -> Result<String> {
 }
 
 fn opt_str(m: &[(Value, Value)], key: &str) -> Result<Option<String>> {
-    get(m, key).map(|v| as_str(v, key).map(str::to_string)).transpose()
+    get(m, key)
+        .map(|v| as_str(v, key).map(str::to_string))
+        .transpose()
 }
 
 fn opt_u32(m: &[(Value, Value)], key: &str) -> Result<Option<u32>> {
@@ -196,7 +213,9 @@ pub fn base_name(name: &str) -> String {
     let Ok(sym) = cpp_demangle::Symbol::new(name) else {
         return name.to_string();
     };
-    let opts = cpp_demangle::DemangleOptions::new().no_params().no_return_type();
+    let opts = cpp_demangle::DemangleOptions::new()
+        .no_params()
+        .no_return_type();
     let Ok(full) = sym.demangle(&opts) else {
         return name.to_string();
     };
@@ -211,5 +230,10 @@ pub fn base_name(name: &str) -> String {
             _ => {}
         }
     }
-    plain.rsplit("::").next().unwrap_or(&plain).trim().to_string()
+    plain
+        .rsplit("::")
+        .next()
+        .unwrap_or(&plain)
+        .trim()
+        .to_string()
 }

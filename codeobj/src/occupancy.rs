@@ -42,21 +42,32 @@ pub struct ArchInfo {
 pub fn arch_info(processor: &str) -> Option<ArchInfo> {
     use Family::*;
     let (family, extra_vgprs, lds_per_cu) = match processor {
-        "gfx900" | "gfx902" | "gfx904" | "gfx906" | "gfx908" | "gfx909" | "gfx90c" => (Gfx9, false, 65536),
+        "gfx900" | "gfx902" | "gfx904" | "gfx906" | "gfx908" | "gfx909" | "gfx90c" => {
+            (Gfx9, false, 65536)
+        }
         "gfx90a" | "gfx940" | "gfx941" | "gfx942" => (Gfx90a, false, 65536),
         "gfx950" => (Gfx90a, false, 163840),
         "gfx1010" | "gfx1011" | "gfx1012" | "gfx1013" => (Gfx10_1, false, 65536),
-        "gfx1030" | "gfx1031" | "gfx1032" | "gfx1033" | "gfx1034" | "gfx1035" | "gfx1036" => (Gfx10_3, false, 65536),
+        "gfx1030" | "gfx1031" | "gfx1032" | "gfx1033" | "gfx1034" | "gfx1035" | "gfx1036" => {
+            (Gfx10_3, false, 65536)
+        }
         "gfx1100" | "gfx1101" | "gfx1151" => (Gfx11, true, 65536),
         "gfx1102" | "gfx1103" | "gfx1150" => (Gfx11, false, 65536),
         _ => return None,
     };
-    Some(ArchInfo { family, extra_vgprs, lds_per_cu })
+    Some(ArchInfo {
+        family,
+        extra_vgprs,
+        lds_per_cu,
+    })
 }
 
 impl ArchInfo {
     fn gfx10_plus(&self) -> bool {
-        matches!(self.family, Family::Gfx10_1 | Family::Gfx10_3 | Family::Gfx11)
+        matches!(
+            self.family,
+            Family::Gfx10_1 | Family::Gfx10_3 | Family::Gfx11
+        )
     }
 
     /// `IsaInfo::getMaxWavesPerEU`: 8 with GFX90AInsts, 10 before gfx10, 16 with GFX10_3Insts, else 20.
@@ -169,20 +180,35 @@ impl ArchInfo {
 
     /// `IsaInfo::getMaxWorkGroupsPerCU`: single-wave workgroups are limited by wave slots only;
     /// otherwise `min(wave slots / waves per group, barriers)` with 16 barriers (32 in WGP mode).
-    pub fn max_workgroups_per_cu(&self, workgroup_size: u32, wave_size: u32, wgp_mode: bool) -> u32 {
+    pub fn max_workgroups_per_cu(
+        &self,
+        workgroup_size: u32,
+        wave_size: u32,
+        wgp_mode: bool,
+    ) -> u32 {
         let max_waves = self.max_waves_per_eu() * self.eus_per_cu(wgp_mode);
         let n = workgroup_size.max(1).div_ceil(wave_size.max(1));
         if n == 1 {
             return max_waves;
         }
-        let barriers = if self.gfx10_plus() && wgp_mode { 32 } else { 16 };
+        let barriers = if self.gfx10_plus() && wgp_mode {
+            32
+        } else {
+            16
+        };
         (max_waves / n).min(barriers)
     }
 
     /// `AMDGPUSubtarget::getOccupancyWithLocalMemSize`: workgroups that fit in LDS (at least one
     /// wave if none fits), capped by `max_workgroups_per_cu`, times waves per group, spread over
     /// the SIMDs (rounded up), capped by the maximum waves.
-    pub fn waves_with_lds(&self, lds_bytes: u32, workgroup_size: u32, wave_size: u32, wgp_mode: bool) -> u32 {
+    pub fn waves_with_lds(
+        &self,
+        lds_bytes: u32,
+        workgroup_size: u32,
+        wave_size: u32,
+        wgp_mode: bool,
+    ) -> u32 {
         let max_groups = self.max_workgroups_per_cu(workgroup_size, wave_size, wgp_mode);
         if max_groups == 0 {
             return 0;
@@ -193,7 +219,9 @@ impl ArchInfo {
         }
         let groups = groups.min(max_groups);
         let waves_per_group = workgroup_size.max(1).div_ceil(wave_size.max(1));
-        (groups * waves_per_group).div_ceil(self.eus_per_cu(wgp_mode)).min(self.max_waves_per_eu())
+        (groups * waves_per_group)
+            .div_ceil(self.eus_per_cu(wgp_mode))
+            .min(self.max_waves_per_eu())
     }
 }
 
@@ -249,8 +277,16 @@ pub struct Occupancy {
 /// The occupancy of `usage` on `arch`.
 pub fn occupancy(arch: &ArchInfo, usage: &Usage) -> Occupancy {
     let wave32 = usage.wave_size == 32;
-    let wave = if usage.wave_size == 0 { 64 } else { usage.wave_size };
-    let wg = if usage.workgroup_size == 0 { 1024 } else { usage.workgroup_size };
+    let wave = if usage.wave_size == 0 {
+        64
+    } else {
+        usage.wave_size
+    };
+    let wg = if usage.workgroup_size == 0 {
+        1024
+    } else {
+        usage.workgroup_size
+    };
     let by_vgpr = arch.waves_with_vgprs(usage.vgprs, wave32);
     let by_sgpr = arch.waves_with_sgprs(usage.sgprs);
     let by_workgroup = arch.waves_with_lds(0, wg, wave, usage.wgp_mode);
@@ -265,7 +301,15 @@ pub fn occupancy(arch: &ArchInfo, usage: &Usage) -> Occupancy {
     } else {
         Limit::Lds
     };
-    Occupancy { waves_per_simd: waves, limited_by, max_waves: arch.max_waves_per_eu(), by_vgpr, by_sgpr, by_workgroup, by_lds }
+    Occupancy {
+        waves_per_simd: waves,
+        limited_by,
+        max_waves: arch.max_waves_per_eu(),
+        by_vgpr,
+        by_sgpr,
+        by_workgroup,
+        by_lds,
+    }
 }
 
 #[cfg(test)]
@@ -279,7 +323,14 @@ mod tests {
     }
 
     fn usage(vgprs: u32, sgprs: u32, lds: u32, wg: u32, wave: u32, wgp: bool) -> Usage {
-        Usage { vgprs, sgprs, lds_bytes: lds, workgroup_size: wg, wave_size: wave, wgp_mode: wgp }
+        Usage {
+            vgprs,
+            sgprs,
+            lds_bytes: lds,
+            workgroup_size: wg,
+            wave_size: wave,
+            wgp_mode: wgp,
+        }
     }
 
     #[test]
@@ -353,7 +404,7 @@ mod tests {
         // gfx1102 has no extra VGPRs: the gfx1030 numbers.
         assert_eq!(arch("gfx1102").waves_with_vgprs(65, true), 12);
         assert_eq!(arch("gfx1102").waves_with_vgprs(97, true), 9); // 1024/112 = 9.1
-        // gfx1010: wave32 granule 8 of 1024, wave64 granule 4 of 512; at most 20 waves.
+                                                                   // gfx1010: wave32 granule 8 of 1024, wave64 granule 4 of 512; at most 20 waves.
         let a = arch("gfx1010");
         assert_eq!(a.waves_with_vgprs(48, true), 20); // 1024/48 = 21.3 -> 20
         assert_eq!(a.waves_with_vgprs(51, true), 18); // 1024/56 = 18.3
@@ -365,7 +416,15 @@ mod tests {
     fn sgpr_limits() {
         // gfx8/9: <= 80 -> 10, <= 88 -> 9, <= 100 -> 8, else 7; clamped to the max waves.
         let a = arch("gfx908");
-        for (s, w) in [(80, 10), (81, 9), (88, 9), (89, 8), (100, 8), (101, 7), (102, 7)] {
+        for (s, w) in [
+            (80, 10),
+            (81, 9),
+            (88, 9),
+            (89, 8),
+            (100, 8),
+            (101, 7),
+            (102, 7),
+        ] {
             assert_eq!(a.waves_with_sgprs(s), w, "gfx908 sgpr {s}");
         }
         let a = arch("gfx90a");
@@ -395,7 +454,7 @@ mod tests {
         // 1024-thread groups: 16 waves, max groups = min(32/16, 16) = 2.
         assert_eq!(a.waves_with_lds(32768, 1024, 64, false), 8); // 2 groups * 16 / 4
         assert_eq!(a.waves_with_lds(32769, 1024, 64, false), 4); // 1 group * 16 / 4
-        // gfx950 has 160 KiB: 163840/40960 = 4 groups of 256 -> 4 waves; gfx942 fits 1.
+                                                                 // gfx950 has 160 KiB: 163840/40960 = 4 groups of 256 -> 4 waves; gfx942 fits 1.
         assert_eq!(arch("gfx950").waves_with_lds(40960, 256, 64, false), 4);
         assert_eq!(arch("gfx942").waves_with_lds(40960, 256, 64, false), 1);
         // gfx1030 wave32, 256 threads = 8 waves. WGP mode: 4 SIMDs, 64 slots, 32 barriers,
@@ -414,7 +473,10 @@ mod tests {
         // gfx908, 1024 threads wave64 = 16 waves; 40 slots per CU: min(40/16, 16) = 2 groups
         // -> 32 waves / 4 SIMDs = 8 < 10.
         let o = occupancy(&arch("gfx908"), &usage(16, 16, 0, 1024, 64, false));
-        assert_eq!((o.waves_per_simd, o.limited_by, o.by_vgpr), (8, Limit::Workgroup, 10));
+        assert_eq!(
+            (o.waves_per_simd, o.limited_by, o.by_vgpr),
+            (8, Limit::Workgroup, 10)
+        );
         // gfx908, 128 threads = 2 waves: min(40/2, 16 barriers) = 16 groups -> 32 / 4 = 8.
         let o = occupancy(&arch("gfx908"), &usage(16, 16, 0, 128, 64, false));
         assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::Workgroup));

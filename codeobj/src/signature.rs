@@ -11,13 +11,31 @@ use serde::Serialize;
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Difference {
     /// A kernel present in `a` only.
-    MissingKernel { kernel: String },
+    MissingKernel {
+        kernel: String,
+    },
     /// A kernel present in `b` only.
-    ExtraKernel { kernel: String },
-    KernargSize { kernel: String, a: u32, b: u32 },
-    ArgCount { kernel: String, a: usize, b: usize },
+    ExtraKernel {
+        kernel: String,
+    },
+    KernargSize {
+        kernel: String,
+        a: u32,
+        b: u32,
+    },
+    ArgCount {
+        kernel: String,
+        a: usize,
+        b: usize,
+    },
     /// Argument `index` differs in `field` (`name`, `offset`, `size`, `value_kind`).
-    Arg { kernel: String, index: usize, field: &'static str, a: String, b: String },
+    Arg {
+        kernel: String,
+        index: usize,
+        field: &'static str,
+        a: String,
+        b: String,
+    },
 }
 
 impl std::fmt::Display for Difference {
@@ -25,9 +43,17 @@ impl std::fmt::Display for Difference {
         match self {
             Difference::MissingKernel { kernel } => write!(f, "{kernel}: missing from the variant"),
             Difference::ExtraKernel { kernel } => write!(f, "{kernel}: only in the variant"),
-            Difference::KernargSize { kernel, a, b } => write!(f, "{kernel}: kernarg size {a} -> {b}"),
+            Difference::KernargSize { kernel, a, b } => {
+                write!(f, "{kernel}: kernarg size {a} -> {b}")
+            }
             Difference::ArgCount { kernel, a, b } => write!(f, "{kernel}: {a} arguments -> {b}"),
-            Difference::Arg { kernel, index, field, a, b } => write!(f, "{kernel}: argument {index} {field} `{a}` -> `{b}`"),
+            Difference::Arg {
+                kernel,
+                index,
+                field,
+                a,
+                b,
+            } => write!(f, "{kernel}: argument {index} {field} `{a}` -> `{b}`"),
         }
     }
 }
@@ -45,23 +71,43 @@ pub fn compare_kernels(a: &[&KernelMeta], b: &[&KernelMeta]) -> Vec<Difference> 
     let mut out = Vec::new();
     for ka in a {
         let Some(kb) = b.iter().find(|k| k.name == ka.name) else {
-            out.push(Difference::MissingKernel { kernel: ka.name.clone() });
+            out.push(Difference::MissingKernel {
+                kernel: ka.name.clone(),
+            });
             continue;
         };
         let kernel = ka.name.clone();
         if ka.kernarg_segment_size != kb.kernarg_segment_size {
-            out.push(Difference::KernargSize { kernel: kernel.clone(), a: ka.kernarg_segment_size, b: kb.kernarg_segment_size });
+            out.push(Difference::KernargSize {
+                kernel: kernel.clone(),
+                a: ka.kernarg_segment_size,
+                b: kb.kernarg_segment_size,
+            });
         }
         if ka.args.len() != kb.args.len() {
-            out.push(Difference::ArgCount { kernel: kernel.clone(), a: ka.args.len(), b: kb.args.len() });
+            out.push(Difference::ArgCount {
+                kernel: kernel.clone(),
+                a: ka.args.len(),
+                b: kb.args.len(),
+            });
         }
         for (index, (x, y)) in ka.args.iter().zip(&kb.args).enumerate() {
             let mut field = |field: &'static str, a: String, b: String| {
                 if a != b {
-                    out.push(Difference::Arg { kernel: kernel.clone(), index, field, a, b });
+                    out.push(Difference::Arg {
+                        kernel: kernel.clone(),
+                        index,
+                        field,
+                        a,
+                        b,
+                    });
                 }
             };
-            field("name", x.name.clone().unwrap_or_default(), y.name.clone().unwrap_or_default());
+            field(
+                "name",
+                x.name.clone().unwrap_or_default(),
+                y.name.clone().unwrap_or_default(),
+            );
             field("offset", x.offset.to_string(), y.offset.to_string());
             field("size", x.size.to_string(), y.size.to_string());
             field("value_kind", x.value_kind.clone(), y.value_kind.clone());
@@ -69,7 +115,9 @@ pub fn compare_kernels(a: &[&KernelMeta], b: &[&KernelMeta]) -> Vec<Difference> 
     }
     for kb in b {
         if !a.iter().any(|k| k.name == kb.name) {
-            out.push(Difference::ExtraKernel { kernel: kb.name.clone() });
+            out.push(Difference::ExtraKernel {
+                kernel: kb.name.clone(),
+            });
         }
     }
     out

@@ -27,12 +27,25 @@ fn make_bundle(entries: &[(&str, &[u8])]) -> Vec<u8> {
 
 #[test]
 fn bundle_entries_and_target_ids() {
-    let b = make_bundle(&[("host-x86_64-unknown-linux--", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-", b"ELFDATA")]);
+    let b = make_bundle(&[
+        ("host-x86_64-unknown-linux--", b""),
+        (
+            "hipv4-amdgcn-amd-amdhsa--gfx90a:sramecc+:xnack-",
+            b"ELFDATA",
+        ),
+    ]);
     let parsed = bundle::parse(&b).unwrap();
     assert_eq!(parsed.entries.len(), 2);
     assert_eq!(parsed.len, b.len() as u64);
     let t = parsed.entries[1].target();
-    assert_eq!(t, TargetId { kind: "hipv4".into(), triple: "amdgcn-amd-amdhsa-".into(), target_id: "gfx90a:sramecc+:xnack-".into() });
+    assert_eq!(
+        t,
+        TargetId {
+            kind: "hipv4".into(),
+            triple: "amdgcn-amd-amdhsa-".into(),
+            target_id: "gfx90a:sramecc+:xnack-".into()
+        }
+    );
     assert_eq!(t.processor(), "gfx90a");
     assert!(parsed.entries[0].target().is_host());
     assert_eq!(parsed.entries[1].data, b"ELFDATA");
@@ -44,7 +57,10 @@ fn bundle_entries_and_target_ids() {
 
 #[test]
 fn every_truncation_of_a_bundle_is_an_error() {
-    let b = make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", &[7u8; 100]), ("hipv4-amdgcn-amd-amdhsa--gfx1100", &[9u8; 50])]);
+    let b = make_bundle(&[
+        ("hipv4-amdgcn-amd-amdhsa--gfx942", &[7u8; 100]),
+        ("hipv4-amdgcn-amd-amdhsa--gfx1100", &[9u8; 50]),
+    ]);
     for cut in 0..b.len() {
         assert!(bundle::parse(&b[..cut]).is_err(), "cut at {cut}");
     }
@@ -57,24 +73,36 @@ fn compressed_round_trip_every_version_and_method() {
         for m in [Method::Zlib, Method::Zstd] {
             let c = compressed::compress(&b, v, m).unwrap();
             let h = compressed::parse_header(&c).unwrap();
-            assert_eq!((h.version, h.method, h.uncompressed_size), (v, m, b.len() as u64));
+            assert_eq!(
+                (h.version, h.method, h.uncompressed_size),
+                (v, m, b.len() as u64)
+            );
             assert_eq!(h.header_len, [0, 20, 24, 32][v as usize]);
             assert_eq!(compressed::decompress(&c).unwrap(), b, "v{v} {m:?}");
             for cut in [4, 8, 12, (h.header_len - 1) as usize] {
                 assert!(compressed::decompress(&c[..cut]).is_err());
             }
             if v > 1 {
-                assert!(compressed::decompress(&c[..c.len() - 1]).is_err(), "v{v}: a short payload");
+                assert!(
+                    compressed::decompress(&c[..c.len() - 1]).is_err(),
+                    "v{v}: a short payload"
+                );
             }
         }
     }
     // Unknown version and method; a forged uncompressed size is refused before allocating.
     let mut c = compressed::compress(&b, 2, Method::Zstd).unwrap();
     c[4] = 9;
-    assert!(matches!(compressed::parse_header(&c), Err(codeobj::Error::CompressedVersion(9))));
+    assert!(matches!(
+        compressed::parse_header(&c),
+        Err(codeobj::Error::CompressedVersion(9))
+    ));
     let mut c = compressed::compress(&b, 2, Method::Zstd).unwrap();
     c[6] = 5;
-    assert!(matches!(compressed::parse_header(&c), Err(codeobj::Error::CompressionMethod(5))));
+    assert!(matches!(
+        compressed::parse_header(&c),
+        Err(codeobj::Error::CompressionMethod(5))
+    ));
     let mut c = compressed::compress(&b, 3, Method::Zstd).unwrap();
     c[16..24].copy_from_slice(&(1u64 << 40).to_le_bytes());
     assert!(compressed::decompress(&c).is_err());
@@ -83,14 +111,25 @@ fn compressed_round_trip_every_version_and_method() {
 #[test]
 fn fatbin_scan_finds_concatenated_aligned_bundles() {
     let a = make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx90a", &[1u8; 10])]);
-    let c = compressed::compress(&make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", &[2u8; 10])]), 2, Method::Zstd).unwrap();
+    let c = compressed::compress(
+        &make_bundle(&[("hipv4-amdgcn-amd-amdhsa--gfx942", &[2u8; 10])]),
+        2,
+        Method::Zstd,
+    )
+    .unwrap();
     let mut fat = a.clone();
     fat.resize(4096, 0);
     fat.extend(&c);
     fat.resize(8192, 0);
     fat.extend(&a);
     let blobs = codeobj::fatbin::scan(&fat).unwrap();
-    assert_eq!(blobs.iter().map(|b| (b.offset, b.compressed)).collect::<Vec<_>>(), vec![(0, false), (4096, true), (8192, false)]);
+    assert_eq!(
+        blobs
+            .iter()
+            .map(|b| (b.offset, b.compressed))
+            .collect::<Vec<_>>(),
+        vec![(0, false), (4096, true), (8192, false)]
+    );
     assert_eq!(blobs[1].data.len(), c.len());
 }
 
@@ -101,7 +140,10 @@ fn names() {
     assert_eq!(base_name("_ZN2ns7dyn_ldsEPKiPi"), "dyn_lds");
     assert_eq!(base_name("plain"), "plain");
     assert_eq!(demangle("plain"), None);
-    assert_eq!(demangle("_Z6rowsumPKfPfi").as_deref(), Some("rowsum(float const*, float*, int)"));
+    assert_eq!(
+        demangle("_Z6rowsumPKfPfi").as_deref(),
+        Some("rowsum(float const*, float*, int)")
+    );
 }
 
 fn numbers(vspill: u32, sspill: u32, scratch: u32, waves: u32) -> Numbers {
@@ -121,20 +163,59 @@ fn numbers(vspill: u32, sspill: u32, scratch: u32, waves: u32) -> Numbers {
 #[test]
 fn judge_rules() {
     let t = Thresholds::default();
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 8), &t), vec![]);
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(3, 0, 16, 8), &t), vec![
-        Reason::VgprSpill { before: 0, after: 3 },
-        Reason::NewScratch { before: 0, after: 16 }
-    ]);
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 2, 0, 8), &t), vec![Reason::SgprSpill { before: 0, after: 2 }]);
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 8), &t),
+        vec![]
+    );
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(3, 0, 16, 8), &t),
+        vec![
+            Reason::VgprSpill {
+                before: 0,
+                after: 3
+            },
+            Reason::NewScratch {
+                before: 0,
+                after: 16
+            }
+        ]
+    );
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 2, 0, 8), &t),
+        vec![Reason::SgprSpill {
+            before: 0,
+            after: 2
+        }]
+    );
     // A baseline that already spills: only more spilling is blamed on the variant.
-    assert_eq!(judge_numbers(&numbers(5, 0, 40, 4), &numbers(5, 0, 40, 4), &t), vec![]);
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 7), &t), vec![Reason::OccupancyLoss { before: 8, after: 7, allowed: 0 }]);
-    let t1 = Thresholds { max_occupancy_loss: 1 };
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 7), &t1), vec![]);
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 6), &t1).len(), 1);
+    assert_eq!(
+        judge_numbers(&numbers(5, 0, 40, 4), &numbers(5, 0, 40, 4), &t),
+        vec![]
+    );
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 7), &t),
+        vec![Reason::OccupancyLoss {
+            before: 8,
+            after: 7,
+            allowed: 0
+        }]
+    );
+    let t1 = Thresholds {
+        max_occupancy_loss: 1,
+    };
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 7), &t1),
+        vec![]
+    );
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 6), &t1).len(),
+        1
+    );
     // Gaining occupancy is fine.
-    assert_eq!(judge_numbers(&numbers(0, 0, 0, 4), &numbers(0, 0, 0, 8), &t), vec![]);
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 4), &numbers(0, 0, 0, 8), &t),
+        vec![]
+    );
 }
 
 proptest! {

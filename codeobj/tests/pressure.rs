@@ -21,8 +21,16 @@ fn compiler() -> Compiler {
 }
 
 fn judge(base: &str, var: &str, loss: u32) -> codeobj::judge::Judgement {
-    let (b, v, j) = codeobj::compile::compile_and_judge(&compiler(), &data(base), &data(var), &Thresholds { max_occupancy_loss: loss }, None)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (b, v, j) = codeobj::compile::compile_and_judge(
+        &compiler(),
+        &data(base),
+        &data(var),
+        &Thresholds {
+            max_occupancy_loss: loss,
+        },
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(b.code_objects[0].arch, "gfx90a");
     assert_eq!(v.code_objects[0].arch, "gfx90a");
     j
@@ -33,11 +41,30 @@ fn unrolled_variant_that_spills_is_blocked() {
     let j = judge("tile_gemm.cu", "tile_gemm.unrolled.cu", 0);
     assert!(j.blocked);
     let k = &j.kernels[0];
-    assert_eq!(k.before.vgpr_spill_count, 0, "baseline does not spill: {:?}", k.before);
+    assert_eq!(
+        k.before.vgpr_spill_count, 0,
+        "baseline does not spill: {:?}",
+        k.before
+    );
     let after = k.after.as_ref().unwrap();
-    assert!(after.vgpr_spill_count > 0 && after.scratch_bytes > 0, "{after:?}");
-    assert!(k.reasons.iter().any(|r| matches!(r, Reason::VgprSpill { before: 0, .. })), "{:?}", k.reasons);
-    assert!(k.reasons.iter().any(|r| matches!(r, Reason::NewScratch { before: 0, .. })), "{:?}", k.reasons);
+    assert!(
+        after.vgpr_spill_count > 0 && after.scratch_bytes > 0,
+        "{after:?}"
+    );
+    assert!(
+        k.reasons
+            .iter()
+            .any(|r| matches!(r, Reason::VgprSpill { before: 0, .. })),
+        "{:?}",
+        k.reasons
+    );
+    assert!(
+        k.reasons
+            .iter()
+            .any(|r| matches!(r, Reason::NewScratch { before: 0, .. })),
+        "{:?}",
+        k.reasons
+    );
 }
 
 #[test]
@@ -46,9 +73,19 @@ fn unrolled_variant_that_loses_occupancy_is_blocked_unless_allowed() {
     let k = &j.kernels[0];
     let after = k.after.as_ref().unwrap();
     assert_eq!(after.vgpr_spill_count, 0, "{after:?}");
-    let (b, a) = (k.before.waves_per_simd.unwrap(), after.waves_per_simd.unwrap());
+    let (b, a) = (
+        k.before.waves_per_simd.unwrap(),
+        after.waves_per_simd.unwrap(),
+    );
     assert!(a < b, "occupancy {b} -> {a}");
-    assert_eq!(k.reasons, vec![Reason::OccupancyLoss { before: b, after: a, allowed: 0 }]);
+    assert_eq!(
+        k.reasons,
+        vec![Reason::OccupancyLoss {
+            before: b,
+            after: a,
+            allowed: 0
+        }]
+    );
     assert!(j.blocked);
     // Allowing the loss accepts it.
     let j = judge("tile_gemm_lb.cu", "tile_gemm_lb.unrolled.cu", b - a);
@@ -61,7 +98,10 @@ fn cheap_unroll_is_accepted() {
     assert!(!j.blocked, "{:?}", j.kernels);
     assert_eq!(j.kernels.len(), 1);
     let k = &j.kernels[0];
-    assert_eq!(k.after.as_ref().unwrap().waves_per_simd, k.before.waves_per_simd);
+    assert_eq!(
+        k.after.as_ref().unwrap().waves_per_simd,
+        k.before.waves_per_simd
+    );
 }
 
 #[test]
@@ -74,8 +114,22 @@ fn compiles_are_cached_by_content() {
     // Another source, command or arch is another key.
     let k1 = c.cache_key(b"a").unwrap();
     assert_ne!(k1, c.cache_key(b"b").unwrap());
-    assert_ne!(k1, Compiler::new(DEFAULT_COMMAND, "gfx940", cache().path()).cache_key(b"a").unwrap());
-    assert_ne!(k1, Compiler::new("hipcc -O2 --offload-arch={arch} --genco {src} -o {out}", "gfx90a", cache().path()).cache_key(b"a").unwrap());
+    assert_ne!(
+        k1,
+        Compiler::new(DEFAULT_COMMAND, "gfx940", cache().path())
+            .cache_key(b"a")
+            .unwrap()
+    );
+    assert_ne!(
+        k1,
+        Compiler::new(
+            "hipcc -O2 --offload-arch={arch} --genco {src} -o {out}",
+            "gfx90a",
+            cache().path()
+        )
+        .cache_key(b"a")
+        .unwrap()
+    );
 }
 
 #[test]
@@ -83,7 +137,9 @@ fn compiler_errors_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let missing = Compiler::new("no-such-compiler-xyz {src} -o {out}", "gfx90a", dir.path());
     match missing.compile(&data("rowsum.cu")) {
-        Err(CompileError::CompilerMissing { program, .. }) => assert_eq!(program, "no-such-compiler-xyz"),
+        Err(CompileError::CompilerMissing { program, .. }) => {
+            assert_eq!(program, "no-such-compiler-xyz")
+        }
         other => panic!("{other:?}"),
     }
     let bad = dir.path().join("bad.cu");
@@ -92,5 +148,8 @@ fn compiler_errors_are_reported() {
         Err(CompileError::Failed { stderr, .. }) => assert!(stderr.contains("error"), "{stderr}"),
         other => panic!("{other:?}"),
     }
-    assert!(matches!(Compiler::new("hipcc {src}", "gfx90a", dir.path()).compile(&data("rowsum.cu")), Err(CompileError::MissingPlaceholder(_))));
+    assert!(matches!(
+        Compiler::new("hipcc {src}", "gfx90a", dir.path()).compile(&data("rowsum.cu")),
+        Err(CompileError::MissingPlaceholder(_))
+    ));
 }

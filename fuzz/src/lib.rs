@@ -26,7 +26,12 @@ pub fn elf_note(data: &[u8]) {
     let _ = codeobj::elf::find_metadata(data);
     let _ = codeobj::elf::section_data(data, b".hip_fatbin");
     if let Ok(d) = codeobj::elf::KernelDescriptor::parse(data) {
-        let _ = (d.wgp_mode(), d.wave32(), d.granulated_vgprs(), d.granulated_sgprs());
+        let _ = (
+            d.wgp_mode(),
+            d.wave32(),
+            d.granulated_vgprs(),
+            d.granulated_sgprs(),
+        );
     }
 }
 

@@ -34,7 +34,9 @@ pub fn attach(output: &mut guards::CheckOutput, hsaco: &Path) -> anyhow::Result<
                         lds_bytes: k.meta.group_segment_fixed_size,
                         scratch_bytes: k.meta.private_segment_fixed_size,
                         waves_per_simd: occ.map(|o| o.waves_per_simd).unwrap_or(0),
-                        limited_by: occ.map(|o| o.limited_by.as_str().to_string()).unwrap_or_else(|| "unknown".into()),
+                        limited_by: occ
+                            .map(|o| o.limited_by.as_str().to_string())
+                            .unwrap_or_else(|| "unknown".into()),
                     };
                     if !func.resources.contains(&res) {
                         func.resources.push(res);

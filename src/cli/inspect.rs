@@ -27,7 +27,9 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     let mut errors = Vec::new();
     for f in &args.files {
         match codeobj::load(f) {
-            Ok(cos) if cos.is_empty() => errors.push(format!("{}: no AMDGPU code object found", f.display())),
+            Ok(cos) if cos.is_empty() => {
+                errors.push(format!("{}: no AMDGPU code object found", f.display()))
+            }
             Ok(cos) => objects.extend(cos),
             Err(e) => errors.push(e.to_string()),
         }
@@ -46,7 +48,18 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_table(objects: &[codeobj::CodeObject]) {
-    let header = ["arch", "kernel", "wave", "vgpr", "agpr", "sgpr", "spill v/s", "lds", "scratch", "waves/SIMD"];
+    let header = [
+        "arch",
+        "kernel",
+        "wave",
+        "vgpr",
+        "agpr",
+        "sgpr",
+        "spill v/s",
+        "lds",
+        "scratch",
+        "waves/SIMD",
+    ];
     let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
     for co in objects {
         for k in &co.kernels {
@@ -68,7 +81,15 @@ fn print_table(objects: &[codeobj::CodeObject]) {
             ]);
         }
     }
-    let widths: Vec<usize> = (0..header.len()).map(|c| table.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            table
+                .iter()
+                .map(|r| r[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
     let mut last_source = None;
     for (i, row) in table.iter().enumerate() {
         if i > 0 {
@@ -77,13 +98,21 @@ fn print_table(objects: &[codeobj::CodeObject]) {
                 *acc += co.kernels.len();
                 Some(*acc)
             });
-            let src = objects.iter().zip(co_idx).find(|(_, end)| i <= *end).map(|(co, _)| co.source.as_str());
+            let src = objects
+                .iter()
+                .zip(co_idx)
+                .find(|(_, end)| i <= *end)
+                .map(|(co, _)| co.source.as_str());
             if src != last_source {
                 println!("{}", src.unwrap_or(""));
                 last_source = src;
             }
         }
-        let line: Vec<String> = row.iter().enumerate().map(|(c, s)| format!("{:<w$}", s, w = widths[c])).collect();
+        let line: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, s)| format!("{:<w$}", s, w = widths[c]))
+            .collect();
         println!("  {}", line.join("  ").trim_end());
     }
 }

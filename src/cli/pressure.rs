@@ -74,9 +74,16 @@ struct Output<'a> {
     kernels: &'a [codeobj::judge::KernelVerdict],
 }
 
-fn section<T: for<'de> Deserialize<'de> + Default>(table: &toml::Table, name: &str, path: &Path) -> anyhow::Result<T> {
+fn section<T: for<'de> Deserialize<'de> + Default>(
+    table: &toml::Table,
+    name: &str,
+    path: &Path,
+) -> anyhow::Result<T> {
     match table.get(name) {
-        Some(v) => v.clone().try_into().with_context(|| format!("invalid [{name}] in {}", path.display())),
+        Some(v) => v
+            .clone()
+            .try_into()
+            .with_context(|| format!("invalid [{name}] in {}", path.display())),
         None => Ok(T::default()),
     }
 }
@@ -98,25 +105,51 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
         Some(path) => {
             let table = config::load_table(&path)?;
-            (section::<CompileSection>(&table, "compile", &path)?, section::<PressureSection>(&table, "vgpr-pressure", &path)?)
+            (
+                section::<CompileSection>(&table, "compile", &path)?,
+                section::<PressureSection>(&table, "vgpr-pressure", &path)?,
+            )
         }
         None => (CompileSection::default(), PressureSection::default()),
     };
-    let arch = args.arch.or(compile_cfg.arch).unwrap_or_else(|| DEFAULT_ARCH.to_string());
-    let command = args.compile.or(compile_cfg.command).unwrap_or_else(|| DEFAULT_COMMAND.to_string());
-    let cache_dir = args.cache_dir.or(compile_cfg.cache_dir).unwrap_or_else(default_cache_dir);
-    let thresholds = Thresholds { max_occupancy_loss: args.max_occupancy_loss.or(pressure_cfg.max_occupancy_loss).unwrap_or(0) };
+    let arch = args
+        .arch
+        .or(compile_cfg.arch)
+        .unwrap_or_else(|| DEFAULT_ARCH.to_string());
+    let command = args
+        .compile
+        .or(compile_cfg.command)
+        .unwrap_or_else(|| DEFAULT_COMMAND.to_string());
+    let cache_dir = args
+        .cache_dir
+        .or(compile_cfg.cache_dir)
+        .unwrap_or_else(default_cache_dir);
+    let thresholds = Thresholds {
+        max_occupancy_loss: args
+            .max_occupancy_loss
+            .or(pressure_cfg.max_occupancy_loss)
+            .unwrap_or(0),
+    };
     for p in [&args.baseline, &args.variant] {
         if !p.is_file() {
             bail!("{}: no such file", p.display());
         }
     }
     let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir);
-    let (_b, _v, judgement) = codeobj::compile::compile_and_judge(&compiler, &args.baseline, &args.variant, &thresholds, args.kernel.as_deref())?;
+    let (_b, _v, judgement) = codeobj::compile::compile_and_judge(
+        &compiler,
+        &args.baseline,
+        &args.variant,
+        &thresholds,
+        args.kernel.as_deref(),
+    )?;
     if judgement.kernels.is_empty() {
         match &args.kernel {
             Some(k) => bail!("no kernel named `{k}` in {}", args.baseline.display()),
-            None => bail!("no kernel in the code object of {}", args.baseline.display()),
+            None => bail!(
+                "no kernel in the code object of {}",
+                args.baseline.display()
+            ),
         }
     }
     match args.format {
@@ -134,7 +167,11 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
         }
         Format::Table => print_table(&judgement),
     }
-    Ok(if judgement.blocked { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if judgement.blocked {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn print_table(j: &Judgement) {
@@ -160,10 +197,21 @@ fn print_table(j: &Judgement) {
         println!("  vgpr     {}", pair(b.vgpr_count, a.map(|a| a.vgpr_count)));
         println!("  agpr     {}", pair(b.agpr_count, a.map(|a| a.agpr_count)));
         println!("  sgpr     {}", pair(b.sgpr_count, a.map(|a| a.sgpr_count)));
-        println!("  spills   vgpr {}, sgpr {}", pair(b.vgpr_spill_count, a.map(|a| a.vgpr_spill_count)), pair(b.sgpr_spill_count, a.map(|a| a.sgpr_spill_count)));
-        println!("  scratch  {}", pair(b.scratch_bytes, a.map(|a| a.scratch_bytes)));
+        println!(
+            "  spills   vgpr {}, sgpr {}",
+            pair(b.vgpr_spill_count, a.map(|a| a.vgpr_spill_count)),
+            pair(b.sgpr_spill_count, a.map(|a| a.sgpr_spill_count))
+        );
+        println!(
+            "  scratch  {}",
+            pair(b.scratch_bytes, a.map(|a| a.scratch_bytes))
+        );
         println!("  lds      {}", pair(b.lds_bytes, a.map(|a| a.lds_bytes)));
-        println!("  waves    {} -> {}", waves(b), a.map(waves).unwrap_or_else(|| "?".into()));
+        println!(
+            "  waves    {} -> {}",
+            waves(b),
+            a.map(waves).unwrap_or_else(|| "?".into())
+        );
         for r in &k.reasons {
             println!("  blocked: {r}");
         }
