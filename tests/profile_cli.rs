@@ -360,3 +360,38 @@ fn run_timeout_and_no_kernels() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn kernel_filter_keeps_whole_critical_path() {
+    let out = bin()
+        .args([
+            "profile",
+            "--format",
+            "json",
+            "--kernel",
+            "^void vecAdd",
+            "--from",
+        ])
+        .arg(testdata("rocprofv3-1.0"))
+        .output()
+        .unwrap();
+    let j = json_of(&out);
+    let names: Vec<&str> = j["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["void vecAdd<float>(float*, float const*, float const*, int)"]
+    );
+    // The path still runs through transpose (10700 ns, see profiler/tests/critical.rs);
+    // only vecAdd's row is reported: 2500 / 10700 = 23.364 %.
+    assert_eq!(j["critical_path"]["length_ns"], 10_700);
+    let cpk = j["critical_path"]["kernels"].as_array().unwrap();
+    assert_eq!(cpk.len(), 1);
+    assert!((cpk[0]["share"].as_f64().unwrap() - 23.364).abs() < 1e-3);
+    // Percent of GPU time is relative to the kept kernels.
+    assert_eq!(j["kernels"][0]["percent"].as_f64(), Some(100.0));
+}

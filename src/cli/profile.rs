@@ -180,14 +180,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         }
         r => r?,
     };
-    if let Some(re) = &regex {
-        profile.retain_kernels(re);
-        if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
-            anyhow::bail!("no kernel matches --kernel {:?}", re.as_str());
-        }
-    }
-    let kernels = profiler::stats::summarize(&profile);
-    let cp = (!profile.dispatches.is_empty()).then(|| {
+    // The critical path needs every dispatch (a filtered-out kernel still delays the others):
+    // compute it first, then keep only the matching kernels' rows.
+    let mut cp = (!profile.dispatches.is_empty()).then(|| {
         profiler::critical::critical_path(
             &profile,
             &profiler::critical::Options {
@@ -196,6 +191,16 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             },
         )
     });
+    if let Some(re) = &regex {
+        profile.retain_kernels(re);
+        if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
+            anyhow::bail!("no kernel matches --kernel {:?}", re.as_str());
+        }
+        if let Some(cp) = &mut cp {
+            cp.kernels.retain(|k| re.is_match(&k.name));
+        }
+    }
+    let kernels = profiler::stats::summarize(&profile);
     let peaks = match &args.gpu {
         Some(g) => Some(
             profiler::roofline::peaks_named(g)
