@@ -80,7 +80,11 @@ struct PendingPragma {
 
 /// A function found inside an ERROR node: its name, qualifiers and the id of its body.
 struct Recovered {
+    /// Id of the body node (a `compound_statement`, or a bare `{` token whose statements follow
+    /// as siblings inside the ERROR node).
     body: usize,
+    /// For a bare `{`: the id and end byte of the matching `}` token.
+    close: Option<(usize, usize)>,
     name: String,
     name_span: Span,
     start: Span,
@@ -223,7 +227,7 @@ impl<'s> Lowerer<'s> {
                     self.scan_error_for_functions(node);
                 }
             }
-            K::CompoundStatement => {
+            K::CompoundStatement | K::Other => {
                 if !self.recover.is_empty() {
                     if let Some(pos) = self.recover.iter().position(|r| r.body == node.id()) {
                         let r = self.recover.swap_remove(pos);
@@ -378,6 +382,11 @@ impl<'s> Lowerer<'s> {
         let mut leaf = name_node;
         for _ in 0..64 {
             match leaf.kind() {
+                // `NAME_MACRO(a, b)(params)`: the name comes from a macro call.
+                "function_declarator" => match leaf.child_by_field_id(fields().declarator) {
+                    Some(n) => leaf = n,
+                    None => break,
+                },
                 "qualified_identifier" | "template_function" | "template_method" => {
                     match leaf.child_by_field_id(fields().name) {
                         Some(n) => leaf = n,
@@ -442,7 +451,7 @@ impl<'s> Lowerer<'s> {
         let mut recovered = false;
         if !global && !device {
             if let Some((end, kind)) = self.dangling_qual.take() {
-                if end <= node.start_byte() && src[end..node.start_byte()].iter().all(|b| b.is_ascii_whitespace()) {
+                if end <= node.start_byte() && only_directives_and_attributes(&src[end..node.start_byte()]) {
                     global = kind == FunctionKind::Kernel;
                     device = kind == FunctionKind::Device;
                     recovered = true;
@@ -536,14 +545,65 @@ impl<'s> Lowerer<'s> {
         let mut name: Option<Node<'_>> = None;
         let mut cands: Vec<String> = Vec::new();
         let mut c = node.walk();
-        for ch in node.children(&mut c) {
+        let children: Vec<Node<'_>> = node.children(&mut c).collect();
+        let mut skip_until = 0;
+        for (ci, &ch) in children.iter().enumerate() {
+            if ci <= skip_until && skip_until > 0 {
+                continue; // inside a recovered `{ ... }` body
+            }
             let kind = ch.kind();
             if start.is_none() && kind != "comment" {
                 start = Some(span_of(ch));
             }
             let t = bytes_of(ch, src);
             match kind {
-                "compound_statement" => {
+                "compound_statement" | "{" => {
+                    // A bare `{`: the body's statements are siblings up to the matching `}`.
+                    let close = if kind == "{" {
+                        let mut depth = 0usize;
+                        let mut found = None;
+                        for (si, &sib) in children.iter().enumerate().skip(ci + 1) {
+                            match sib.kind() {
+                                "{" => depth += 1,
+                                "}" if depth == 0 => {
+                                    found = Some((sib.id(), sib.end_byte()));
+                                    skip_until = si;
+                                    break;
+                                }
+                                "}" => depth -= 1,
+                                _ => {}
+                            }
+                        }
+                        if found.is_none() && name.is_some() {
+                            // Unbalanced braces (`#if`/`#else` each opening a `for {`): the body
+                            // runs up to the sibling before the next definition.
+                            let mut last = None;
+                            for (si, &sib) in children.iter().enumerate().skip(ci + 1) {
+                                if matches!(
+                                    sib.kind(),
+                                    "template_declaration" | "function_definition" | "template" | "linkage_specification"
+                                        | "namespace_definition"
+                                ) {
+                                    break;
+                                }
+                                last = Some((si, sib));
+                            }
+                            if let Some((si, sib)) = last {
+                                found = Some((sib.id(), sib.end_byte()));
+                                skip_until = si;
+                            }
+                        }
+                        match found {
+                            Some(f) => Some(f),
+                            None => {
+                                (global, device, start, prev_ident, name) = (false, false, None, None, None);
+                                cands.clear();
+                                continue;
+                            }
+                        }
+                    } else {
+                        None
+                    };
                     if let (Some(n), Some(st)) = (name, start) {
                         let fkind = if global {
                             FunctionKind::Kernel
@@ -555,6 +615,7 @@ impl<'s> Lowerer<'s> {
                         if fkind != FunctionKind::Host || !cands.is_empty() {
                             self.recover.push(Recovered {
                                 body: ch.id(),
+                                close,
                                 name: text_of(n, src),
                                 name_span: span_of(n),
                                 start: st,
@@ -566,7 +627,8 @@ impl<'s> Lowerer<'s> {
                     (global, device, start, prev_ident, name) = (false, false, None, None, None);
                     cands.clear();
                 }
-                ";" | "}" => {
+                ";" | "}" | "expression_statement" | "declaration" | "function_definition" | "template_declaration"
+                | "preproc_def" | "preproc_function_def" | "preproc_include" | "preproc_call" | "comment" => {
                     (global, device, start, prev_ident, name) = (false, false, None, None, None);
                     cands.clear();
                 }
@@ -612,7 +674,9 @@ impl<'s> Lowerer<'s> {
 
     fn start_recovered_function(&mut self, body: Node<'_>, r: Recovered) {
         let mut span = r.start;
-        span.end = body.end_byte();
+        span.end = r.close.map_or(body.end_byte(), |(_, end)| end);
+        let mut body_span = span_of(body);
+        body_span.end = span.end;
         let f = Function {
             name: r.name.clone(),
             qualified_name: {
@@ -623,7 +687,7 @@ impl<'s> Lowerer<'s> {
             kind: r.kind,
             span,
             name_span: r.name_span,
-            body: span_of(body),
+            body: body_span,
             is_template: false,
             is_static: false,
             launch_bounds: None,
@@ -651,7 +715,7 @@ impl<'s> Lowerer<'s> {
             extra_refs: Vec::new(),
             qual_candidates: r.qual_candidates,
         });
-        self.pops.push((body.id(), Pop::Function));
+        self.pops.push((r.close.map_or(body.id(), |(id, _)| id), Pop::Function));
     }
 
     fn end_function(&mut self) {
@@ -1185,6 +1249,29 @@ impl<'s> Lowerer<'s> {
         self.out.inert.sort_by_key(|s| s.start);
         self.out
     }
+}
+
+/// True for text that holds only whitespace, preprocessor lines and `__launch_bounds__(...)` /
+/// `__attribute__((...))` (what CK-style headers put between `__global__ void` and the name).
+fn only_directives_and_attributes(b: &[u8]) -> bool {
+    if b.len() > 4096 {
+        return false;
+    }
+    let text = String::from_utf8_lossy(b);
+    let mut rest = String::new();
+    let mut in_directive = false;
+    for line in text.split('\n') {
+        let t = line.trim();
+        if in_directive || t.starts_with('#') {
+            in_directive = t.ends_with('\\');
+            continue;
+        }
+        rest.push_str(t);
+        rest.push(' ');
+    }
+    let r = rest.trim();
+    r.is_empty()
+        || ((r.starts_with("__launch_bounds__") || r.starts_with("__attribute__")) && !r.contains([';', '{', '}']))
 }
 
 fn is_loop(k: K) -> bool {

@@ -509,3 +509,30 @@ fn host_bodies_are_not_lowered_and_gpu_prefilter() {
     assert!(may_contain_gpu_code(b"#define K __global__\nK void f() {}"));
     assert!(!may_contain_gpu_code(b"int main() { for (;;) {} } // __global_"));
 }
+
+#[test]
+fn kernels_split_by_preprocessor_or_inside_error_regions() {
+    // CK style: `#if` between `__global__ void` and the name.
+    let src = "template <typename G>
+__global__ void
+#if CK_USE_LAUNCH_BOUNDS
+    __launch_bounds__(256, 2)
+#endif
+        run_op(int n)
+{
+    for (int i = 0; i < 4; ++i) {}
+}
+";
+    let f = parse(src.as_bytes());
+    let k = func(&f, "run_op");
+    assert_eq!(k.kind, FunctionKind::Kernel);
+    assert_eq!(k.loops.len(), 1);
+
+    // A kernel whose body the grammar leaves as a bare `{` token inside an ERROR node.
+    let src = "struct S { int a; } };\n};\ntemplate <typename T>\n__global__ void bare(T* out, int n) {\n#pragma FP_CONTRACT ON\n  for (int i = 0; i < 8; ++i) out[i] = 0;\n}\n";
+    let f = parse(src.as_bytes());
+    let k = func(&f, "bare");
+    assert_eq!(k.kind, FunctionKind::Kernel);
+    assert_eq!(k.loops.len(), 1);
+    assert_eq!(k.loops[0].trip_count, Some(8));
+}
