@@ -571,6 +571,11 @@ pub(crate) fn read_pmc_perf(path: &Path) -> Result<BTreeMap<u64, (String, Counte
     Ok(out)
 }
 
+/// Whether a CSV has `Start_Timestamp` and `End_Timestamp` columns.
+pub(crate) fn has_timestamps(path: &Path) -> bool {
+    open(path).is_ok_and(|c| c.header.has("Start_Timestamp") && c.header.has("End_Timestamp"))
+}
+
 /// rocprof-compute `sysinfo.csv`: the GPU's gfx target and model.
 pub(crate) fn read_sysinfo(path: &Path) -> Result<AgentInfo> {
     let mut c = open(path)?;

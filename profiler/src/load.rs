@@ -60,9 +60,14 @@ pub fn classify(path: &Path) -> Result<Input> {
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
     if ext == "csv" {
+        let mut kind = csvread::classify(path)?;
+        // rocprof-compute's pmc_perf.csv carries timestamps in some versions: still counters.
+        if kind == CsvKind::DispatchTimestamps && file_name(path) == "pmc_perf.csv" {
+            kind = CsvKind::PmcPerf;
+        }
         return Ok(Input {
             path: path.to_path_buf(),
-            kind: InputKind::Csv(csvread::classify(path)?),
+            kind: InputKind::Csv(kind),
         });
     }
     if ext == "db" || ext == "sqlite" || ext == "rpd" || crate::rocpd::is_sqlite(path) {
@@ -369,9 +374,24 @@ fn read_rows(source: Source, inputs: &[Input]) -> Result<Profile> {
             _ => {}
         }
     }
+    // A rocprof-compute workload without timestamps.csv whose pmc_perf.csv has timestamps:
+    // its rows are the dispatches (counters included).
+    let timed_pmc: Vec<&Input> = inputs
+        .iter()
+        .filter(|i| i.kind == InputKind::Csv(CsvKind::PmcPerf) && csvread::has_timestamps(&i.path))
+        .collect();
+    let pmc_gives_dispatches = p.dispatches.is_empty() && !timed_pmc.is_empty();
+    if pmc_gives_dispatches {
+        for i in &timed_pmc {
+            let proc_ = process_of(&mut dirs, &i.path);
+            csvread::read_dispatch_rows(&i.path, &mut p, &mut names, proc_)?;
+            p.inputs.push(i.path.clone());
+        }
+    }
     for i in inputs {
         let proc_ = process_of(&mut dirs, &i.path);
         match i.kind {
+            InputKind::Csv(CsvKind::PmcPerf) if pmc_gives_dispatches => {}
             InputKind::Csv(CsvKind::SysInfo) => {
                 let a = csvread::read_sysinfo(&i.path)?;
                 // rocprof-compute profiles one GPU: every agent slot of this directory is it.

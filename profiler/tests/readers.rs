@@ -395,3 +395,45 @@ fn counter_passes_joined() {
     assert_eq!(c.get("TCC_EAX_RDREQ"), Some(&4096.0));
     assert!(p.dispatches[1].counters.is_none());
 }
+
+/// rocprof-compute workload whose pmc_perf.csv carries the timestamps (no timestamps.csv),
+/// gfx942 per-instance `TCC_EA0_*[i]` columns, ` (.kd)` names.
+#[test]
+fn rocprof_compute_pmc_perf_with_timestamps() {
+    let p = profiler::load(&[testdata("rocprof-compute/MI300X")]).unwrap();
+    assert_eq!(p.source, Source::RocprofCompute);
+    let s = profiler::stats::summarize(&p);
+    // 12000 and 8000 ns -> total 20000, mean = median = 10000, sd sqrt(2 * 2000^2) = 2828.4271.
+    check(
+        find(&s, "saxpy(int, float, float const*, float*)"),
+        2,
+        20000.0,
+        10000.0,
+        Some(10000.0),
+        8000.0,
+        12000.0,
+        2828.4271,
+        100.0,
+    );
+    let c = p.dispatches[1].counters.as_ref().unwrap();
+    assert_eq!(
+        (
+            c["TCC_EA0_RDREQ"],
+            c["TCC_BUBBLE"],
+            c["SQ_INSTS_VALU_FMA_F32"]
+        ),
+        (4096.0, 512.0, 16384.0)
+    );
+    // MI300 byte formula: 512*128 + 1024*32 + (4096-512-1024)*64 + (2048-2048)*32 + 2048*64
+    //   = 65536 + 32768 + 163840 + 0 + 131072 = 393216 B per dispatch;
+    // FLOPs 64*2*16384 = 2097152 per dispatch; 20000 ns in all.
+    let r = profiler::roofline::roofline(&p, &profiler::roofline::MI300X);
+    let k = &r.kernels[0];
+    assert_close(k.hbm_bytes, 786_432.0, 1e-9);
+    assert_close(k.flops, 4_194_304.0, 1e-9);
+    // AI 16/3 = 5.3333; 209.7152 GFLOP/s; 39.3216 GB/s; ridge 163400/5300 = 30.83 -> memory.
+    assert_close(k.arithmetic_intensity, 16.0 / 3.0, 1e-9);
+    assert_close(k.gflops, 209.7152, 1e-9);
+    assert_close(k.gbps, 39.3216, 1e-9);
+    assert_eq!(k.bound, "memory");
+}
