@@ -526,6 +526,141 @@ fn cmp_text(c: CmpOp) -> &'static str {
     }
 }
 
+/// A canonical header, from the IR or read from the tokens of the condition and update.
+struct Hdr<'a> {
+    var: String,
+    var_type: Option<String>,
+    cmp: CmpOp,
+    bound: Range<usize>,
+    step: HStep,
+    init_value: Option<&'a Expr>,
+    bound_expr: Option<&'a Expr>,
+}
+
+enum HStep {
+    Const(i64),
+    Add(Range<usize>),
+    Sub(Range<usize>),
+}
+
+/// Read `var CMP bound` (or `bound CMP var`) and `++var`, `var--`, `var += e`, `var = var - e`
+/// from the tokens of a header without init clause.
+fn fallback_header<'a>(src: &[u8], cond: Range<usize>, update: Range<usize>) -> Option<Hdr<'a>> {
+    let ct = text::tokenize(src, cond.clone());
+    let cmps: Vec<usize> = ct
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t.tok, Tok::Punct("<" | "<=" | ">" | ">=" | "!=")))
+        .map(|(i, _)| i)
+        .collect();
+    let [k] = cmps[..] else { return None };
+    let op = match ct[k].tok {
+        Tok::Punct("<") => CmpOp::Lt,
+        Tok::Punct("<=") => CmpOp::Le,
+        Tok::Punct(">") => CmpOp::Gt,
+        Tok::Punct(">=") => CmpOp::Ge,
+        _ => CmpOp::Ne,
+    };
+    let flip = |c: CmpOp| match c {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        CmpOp::Ne => CmpOp::Ne,
+    };
+    let (var, cmp, bound) = match (&ct[..k], &ct[k + 1..]) {
+        (
+            [Token {
+                tok: Tok::Ident(v), ..
+            }],
+            rhs,
+        ) if !rhs.is_empty() => (
+            v.clone(),
+            op,
+            rhs[0].range.start..rhs[rhs.len() - 1].range.end,
+        ),
+        (
+            lhs,
+            [Token {
+                tok: Tok::Ident(v), ..
+            }],
+        ) if !lhs.is_empty() => (
+            v.clone(),
+            flip(op),
+            lhs[0].range.start..lhs[lhs.len() - 1].range.end,
+        ),
+        _ => return None,
+    };
+    let ut = text::tokenize(src, update);
+    let is_var = |t: &Token| matches!(&t.tok, Tok::Ident(w) if *w == var);
+    let rest = |from: usize| -> Option<Range<usize>> {
+        let r = ut.get(from..)?;
+        Some(r.first()?.range.start..r.last()?.range.end)
+    };
+    let lit = |r: &Range<usize>| -> Option<i64> {
+        let t = text::tokenize(src, r.clone());
+        match &t[..] {
+            [Token {
+                tok: Tok::Num(n), ..
+            }] => n.parse::<i64>().ok(),
+            _ => None,
+        }
+    };
+    let step = match &ut[..] {
+        [a, b]
+            if a.tok == Tok::Punct("++") && is_var(b) || is_var(a) && b.tok == Tok::Punct("++") =>
+        {
+            HStep::Const(1)
+        }
+        [a, b]
+            if a.tok == Tok::Punct("--") && is_var(b) || is_var(a) && b.tok == Tok::Punct("--") =>
+        {
+            HStep::Const(-1)
+        }
+        [a, b, ..] if is_var(a) && (b.tok == Tok::Punct("+=") || b.tok == Tok::Punct("-=")) => {
+            let e = rest(2)?;
+            let up = b.tok == Tok::Punct("+=");
+            match lit(&e) {
+                Some(c) => HStep::Const(if up { c } else { -c }),
+                None if up => HStep::Add(e),
+                None => HStep::Sub(e),
+            }
+        }
+        [a, b, c, d, ..]
+            if is_var(a)
+                && b.tok == Tok::Punct("=")
+                && is_var(c)
+                && matches!(d.tok, Tok::Punct("+" | "-")) =>
+        {
+            let e = rest(4)?;
+            let up = d.tok == Tok::Punct("+");
+            if text::tokenize(src, e.clone()).iter().any(|t| {
+                matches!(
+                    t.tok,
+                    Tok::Punct("+" | "-" | "?" | "<<" | ">>" | "&" | "|" | "^")
+                )
+            }) {
+                return None;
+            }
+            match lit(&e) {
+                Some(c) => HStep::Const(if up { c } else { -c }),
+                None if up => HStep::Add(e),
+                None => HStep::Sub(e),
+            }
+        }
+        _ => return None,
+    };
+    Some(Hdr {
+        var,
+        var_type: None,
+        cmp,
+        bound,
+        step,
+        init_value: None,
+        bound_expr: None,
+    })
+}
+
 /// Build the [`LoopShape`] of `lp` (a loop of `func`), or say why it cannot be unrolled by hand.
 pub fn from_ir(
     src: &[u8],
@@ -555,8 +690,27 @@ pub fn from_ir(
             return Err(Refusal::CommaInHeader);
         }
     }
-    let (Some(h), Some(cond), Some(update)) = (&lp.header, lp.condition, lp.update) else {
+    let (Some(cond), Some(update)) = (lp.condition, lp.update) else {
         return Err(Refusal::NonCanonicalHeader);
+    };
+    let h = match &lp.header {
+        Some(h) => Hdr {
+            var: h.var.clone(),
+            var_type: h.var_type.clone(),
+            cmp: h.cmp,
+            bound: span_range(h.bound.span()),
+            step: match &h.step {
+                Step::Const(c) => HStep::Const(*c),
+                Step::Add(e) => HStep::Add(span_range(e.span())),
+                Step::Sub(e) => HStep::Sub(span_range(e.span())),
+            },
+            init_value: Some(&h.init_value),
+            bound_expr: Some(&h.bound),
+        },
+        // `for (; i < n; ++i)`: the IR's header needs an init value; read the rest here.
+        None if lp.init.is_none() => fallback_header(src, span_range(cond), span_range(update))
+            .ok_or(Refusal::NonCanonicalHeader)?,
+        None => return Err(Refusal::NonCanonicalHeader),
     };
     let var = h.var.as_str();
     let body = span_range(lp.body);
@@ -575,8 +729,8 @@ pub fn from_ir(
     }
     let up_cmp = matches!(h.cmp, CmpOp::Lt | CmpOp::Le);
     let (direction, step) = match &h.step {
-        Step::Const(0) => return Err(Refusal::ZeroStep),
-        Step::Const(c) => {
+        HStep::Const(0) => return Err(Refusal::ZeroStep),
+        HStep::Const(c) => {
             let dir = if *c > 0 {
                 Direction::Up
             } else {
@@ -590,20 +744,20 @@ pub fn from_ir(
             }
             (dir, StepShape::Const(c.unsigned_abs()))
         }
-        Step::Add(e) | Step::Sub(e) => {
-            let dir = if matches!(h.step, Step::Add(_)) {
+        HStep::Add(e) | HStep::Sub(e) => {
+            let dir = if matches!(h.step, HStep::Add(_)) {
                 Direction::Up
             } else {
                 Direction::Down
             };
             if up_cmp != (dir == Direction::Up) {
                 return Err(Refusal::UnknownStepSign {
-                    step: String::from_utf8_lossy(&src[span_range(e.span())]).into_owned(),
+                    step: String::from_utf8_lossy(&src[e.clone()]).into_owned(),
                     cmp: cmp_text(h.cmp).into(),
                 });
             }
-            cx.invariant(Part::Step, span_range(e.span()))?;
-            (dir, StepShape::Expr(span_range(e.span())))
+            cx.invariant(Part::Step, e.clone())?;
+            (dir, StepShape::Expr(e.clone()))
         }
     };
 
@@ -630,7 +784,7 @@ pub fn from_ir(
     }
 
     // The bound: invariant, side-effect free, not reading the induction variable.
-    let bound = span_range(h.bound.span());
+    let bound = h.bound.clone();
     cx.invariant(Part::Bound, bound.clone())?;
 
     // The induction variable inside the body: read only, never shadowed, address never taken.
@@ -832,8 +986,8 @@ pub fn from_ir(
 
     let const_trip = match (
         &step,
-        cx.const_value(&h.init_value),
-        cx.const_value(&h.bound),
+        h.init_value.and_then(|e| cx.const_value(e)),
+        h.bound_expr.and_then(|e| cx.const_value(e)),
     ) {
         (StepShape::Const(a), Some(a0), Some(b)) => {
             let s = if direction == Direction::Up {

@@ -19,6 +19,7 @@ fn base(ty: (&'static str, u32, bool)) -> LoopSpec {
         step: StepSpec::Const(1),
         update_form: 0,
         decl_outside: false,
+        empty_init: false,
         thread_offset: false,
         wrap_outer: false,
         body: vec![Stmt::FloatAcc],
@@ -137,6 +138,16 @@ fn fixed_shapes() -> Vec<(String, LoopSpec)> {
         },
     ));
     v.push((
+        "empty_init_grid_stride",
+        LoopSpec {
+            decl_outside: true,
+            empty_init: true,
+            step: StepSpec::GridStride,
+            thread_offset: true,
+            ..base(long)
+        },
+    ));
+    v.push((
         "outer_with_inner_loop",
         LoopSpec {
             body: vec![Stmt::InnerLoop, Stmt::Continue, Stmt::FloatAcc],
@@ -241,7 +252,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
         any::<bool>(),
         step,
         0u8..4,
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         prop::collection::vec(stmt(), 1..5),
         prop::sample::select(vec![2u32, 3, 4, 8]),
     )
@@ -254,7 +265,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
                 var_left,
                 step,
                 update_form,
-                (decl_outside, thread_offset, wrap_outer),
+                (decl_outside, empty_init, thread_offset, wrap_outer),
                 mut body,
                 factor,
             )| {
@@ -276,6 +287,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
                     step,
                     update_form,
                     decl_outside,
+                    empty_init,
                     thread_offset,
                     wrap_outer,
                     body,

@@ -54,6 +54,8 @@ pub struct LoopSpec {
     /// 0: `i += s` / `++i` forms vary with this.
     pub update_form: u8,
     pub decl_outside: bool,
+    /// With `decl_outside`: assign before the loop and leave the init clause empty.
+    pub empty_init: bool,
     pub thread_offset: bool,
     /// Put the loop inside `for (int rep = 0; rep < 2; ++rep) { ... }` (unroll the inner loop).
     pub wrap_outer: bool,

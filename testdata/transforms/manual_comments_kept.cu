@@ -1,0 +1,9 @@
+// hip-unroll-test: loop=4 factor=2 mode=manual
+// Comments inside the loop are copied; comments around it stay byte-identical.
+__global__ void cm(float* a, int n) { /* before */
+    for (int i = 0; i < n; ++i) { // header comment
+        /* i is not replaced in comments */
+        a[i] = 1.0f; // "i" in a string-like comment
+    }
+    /* after */
+}
