@@ -91,6 +91,12 @@ fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
 /// Classify a CSV file by its header.
 pub fn classify(path: &Path) -> Result<CsvKind> {
     let c = open(path)?;
+    if c.header.has("KernelName") && c.header.has("Index") && !c.header.has("BeginNs") {
+        return Err(bad(
+            path,
+            "rocprof results without BeginNs/EndNs: rerun rocprof with --timestamp on",
+        ));
+    }
     classify_header(&c.header).ok_or_else(|| Error::UnknownCsv {
         path: path.to_path_buf(),
         header: c.header.names.join(",").chars().take(200).collect(),

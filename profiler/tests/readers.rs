@@ -291,6 +291,15 @@ fn malformed_inputs() {
     );
     let e = profiler::load(&[testdata("bad/ragged_kernel_trace.csv")]).unwrap_err();
     assert!(matches!(e, Error::BadCsv { .. }), "{e}");
+    let f = tempfile::tempdir().unwrap();
+    let nots = f.path().join("results.csv");
+    std::fs::write(
+        &nots,
+        "Index,KernelName,gpu-id,queue-id,SQ_WAVES\n0,\"k [clone .kd]\",0,0,64\n",
+    )
+    .unwrap();
+    let e = profiler::load(&[nots]).unwrap_err();
+    assert!(e.to_string().contains("--timestamp on"), "{e}");
     let e = profiler::load(&[testdata("bad/foreign.csv")]).unwrap_err();
     assert!(matches!(e, Error::UnknownCsv { .. }), "{e}");
     let e = profiler::load(&[testdata("bad/corrupt_results.db")]).unwrap_err();
