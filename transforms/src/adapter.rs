@@ -157,6 +157,62 @@ impl Ctx<'_> {
             || self.func.params.iter().any(|p| p.name == name)
     }
 
+    /// `name` passed, inside the loop body, as a whole argument to a function of this file
+    /// whose parameter at that position is a non-const reference (the IR does not mark such
+    /// uses as writes). Returns the offset of the use.
+    fn passed_by_reference(&self, name: &str) -> Option<usize> {
+        let t: Vec<&Token> = self
+            .func_toks
+            .iter()
+            .filter(|t| self.body.start <= t.range.start && t.range.end <= self.body.end)
+            .collect();
+        for i in 1..t.len().saturating_sub(1) {
+            if !matches!(&t[i].tok, Tok::Ident(w) if w == name)
+                || !matches!(t[i - 1].tok, Tok::Punct("(" | ","))
+                || !matches!(t[i + 1].tok, Tok::Punct(")" | ","))
+            {
+                continue;
+            }
+            // Walk back to the unclosed `(`, counting the commas before the argument.
+            let (mut depth, mut pos, mut j) = (0i32, 0usize, i);
+            let open = loop {
+                if j == 0 {
+                    break None;
+                }
+                j -= 1;
+                match t[j].tok {
+                    Tok::Punct(")" | "]" | "}") => depth += 1,
+                    Tok::Punct("(" | "[" | "{") if depth > 0 => depth -= 1,
+                    Tok::Punct("(") => break Some(j),
+                    Tok::Punct("[" | "{") => break None,
+                    Tok::Punct(",") if depth == 0 => pos += 1,
+                    _ => {}
+                }
+            };
+            let Some(open) = open else { continue };
+            let Some(Tok::Ident(callee)) = open.checked_sub(1).map(|k| &t[k].tok) else {
+                continue;
+            };
+            let by_ref = self
+                .file
+                .functions
+                .iter()
+                .filter(|f| f.name == *callee)
+                .any(|f| {
+                    f.params.get(pos).is_some_and(|p| {
+                        let text = String::from_utf8_lossy(
+                            &self.src[p.span.start..p.span.end.min(self.src.len())],
+                        );
+                        is_mutable_ref(&text)
+                    })
+                });
+            if by_ref {
+                return Some(t[i].range.start);
+            }
+        }
+        None
+    }
+
     /// `&name` (unary), or `name` bound to a reference declaration, anywhere in the function.
     fn address_taken(&self, name: &str) -> Option<usize> {
         let t = &self.func_toks;
@@ -173,15 +229,18 @@ impl Ctx<'_> {
             }
         }
         for d in &self.func.decls {
-            if d.is_pointer_or_ref
-                && d.type_text.contains('&')
-                && d.init_idents.iter().any(|n| n == name)
+            let head = String::from_utf8_lossy(
+                &self.src[d.span.start..d.name_span.start.max(d.span.start)],
+            );
+            if d.is_pointer_or_ref && head.contains('&') && d.init_idents.iter().any(|n| n == name)
             {
                 return Some(d.span.start);
             }
         }
         for p in &self.func.params {
-            if p.name == name && p.type_text.contains('&') {
+            let text =
+                String::from_utf8_lossy(&self.src[p.span.start..p.span.end.min(self.src.len())]);
+            if p.name == name && text.contains('&') {
                 return Some(p.span.start);
             }
         }
@@ -347,6 +406,13 @@ impl Ctx<'_> {
                     line: u.span.line,
                 });
             }
+            if let Some(pos) = self.passed_by_reference(v) {
+                return Err(Refusal::WritesInvariant {
+                    part,
+                    name: v.clone(),
+                    line: self.line(pos),
+                });
+            }
             if let Some(pos) = self.address_taken(v) {
                 return Err(Refusal::InvariantAddressTaken {
                     part,
@@ -460,6 +526,16 @@ impl Ctx<'_> {
             _ => None,
         }
     }
+}
+
+/// A parameter or declaration text with a non-const lvalue reference (`int& i`, `T &x`).
+fn is_mutable_ref(text: &str) -> bool {
+    let t = text.trim_start();
+    t.contains('&')
+        && !t.contains("&&")
+        && !t.starts_with("const ")
+        && !t.contains(" const&")
+        && !t.contains(" const &")
 }
 
 /// `ALL_CAPS` names and `kName` constants: macros or constants from headers and templates.
@@ -838,6 +914,12 @@ pub fn from_ir(
     } else {
         span_range(func.span)
     };
+    if let Some(pos) = cx.passed_by_reference(var) {
+        return Err(Refusal::WritesInductionVariable {
+            var: var.into(),
+            line: cx.line(pos),
+        });
+    }
     if let Some(pos) = cx.address_taken(var) {
         if scope.contains(&pos) {
             return Err(Refusal::InductionVariableAddressTaken {
