@@ -5,7 +5,7 @@ __global__ void saxpy(int n, float a, const float* x, float* y) {
     {
         int i = tid;
         const unsigned long long hu_unroll_5_step = (unsigned long long)(blockDim.x * gridDim.x);
-        for (; hu_unroll_5_step <= (2147483647ull - (unsigned long long)(i)) / 3ull && ((int)((unsigned long long)(i) + 3ull * hu_unroll_5_step)) < n; i += blockDim.x * gridDim.x) {
+        for (; hu_unroll_5_step <= 4294967295ull && (long long)(i) + (long long)(3ull * hu_unroll_5_step) <= 2147483647ll && ((int)((long long)(i) + (long long)(3ull * hu_unroll_5_step))) < n; i += blockDim.x * gridDim.x) {
             {
                 y[i] = a * x[i] + y[i];
             }

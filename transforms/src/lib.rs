@@ -167,6 +167,10 @@ pub struct Variant {
     pub source: Vec<u8>,
 }
 
+/// Largest manual unroll factor (the body is copied this many times; the runtime guard's
+/// arithmetic is exact for factors far beyond it).
+pub const MAX_MANUAL_FACTOR: u32 = 1024;
+
 /// Unroll the loop at `loc` of `file` (parsed from `src`) by `factor` in `mode`.
 ///
 /// Pragma mode works on any loop; manual mode needs a canonical `for` loop whose rewrite it
@@ -204,6 +208,13 @@ pub fn unroll(
             let shape = adapter::from_ir(src, file, func, lp)?;
             if factor == 1 {
                 Vec::new()
+            } else if factor > MAX_MANUAL_FACTOR {
+                return Err(Refusal::FactorTooLarge {
+                    factor,
+                    ty: shape.ty_text.clone(),
+                    step: 0,
+                }
+                .into());
             } else {
                 if let shape::StepShape::Const(a) = shape.step {
                     if !manual::fits(shape.ty, a, factor) {

@@ -26,9 +26,11 @@
 //! value (for a variable declared outside the loop).
 //!
 //! For a non-constant step the copies are not substituted: each copy is followed by the
-//! original update statement (`i += stride;`), and the guard computes in `unsigned long long`
-//! so that a step of any sign or size is either proven safe or sends execution to the
-//! remainder loop.
+//! original update statement (`i += stride;`). The step is evaluated once into an
+//! `unsigned long long`, and the guard checks `i +- (N-1)*step` exactly in `long long` (for
+//! variables of up to 32 bits, after requiring step < 2^32) or as an unsigned room-left
+//! comparison (64-bit variables), so that a step of any sign or size is either proven safe or
+//! sends execution to the remainder loop.
 //!
 //! A `continue` of the loop in copy k (k < N-1) becomes `goto <label_k>` to a label just after
 //! that copy; `continue` in the last copy keeps its meaning (it reaches the main loop's update).
@@ -287,25 +289,44 @@ impl Gen<'_> {
                     )
                     .into_bytes(),
                 ));
-                let vi = format!("(unsigned long long)({v})");
-                let (room, op) = match s.direction {
-                    Direction::Up => (format!("{} - {vi}", IntType::ull_literal(s.ty.max())), '+'),
-                    Direction::Down if s.ty.min() == 0 => (vi.clone(), '-'),
-                    Direction::Down => {
-                        (format!("{vi} - {}", IntType::ull_literal(s.ty.min())), '-')
-                    }
-                };
-                let noovf = if f == 1 {
-                    format!("{st} <= {room}")
+                let op = if s.direction == Direction::Up {
+                    '+'
                 } else {
-                    format!("{st} <= ({room}) / {f}ull")
+                    '-'
                 };
                 let reach = if f == 1 {
                     st.clone()
                 } else {
                     format!("{f}ull * {st}")
                 };
-                let last = format!("(({})({vi} {op} {reach}))", s.ty_text);
+                let (noovf, last) = if s.ty.bits <= 32 {
+                    // 32-bit (or narrower) variable: a step below 2^32 keeps `i +- (N-1)*step`
+                    // exact in `long long`; no division needed.
+                    let wide = format!("(long long)({v}) {op} (long long)({reach})");
+                    let limit = match s.direction {
+                        Direction::Up => format!("{wide} <= {}ll", s.ty.max()),
+                        Direction::Down => format!("{wide} >= {}ll", s.ty.min()),
+                    };
+                    (
+                        format!("{st} <= 4294967295ull && {limit}"),
+                        format!("(({})({wide}))", s.ty_text),
+                    )
+                } else {
+                    // 64-bit variable: the room left before the limit, as an unsigned
+                    // difference (exact even for negative values), divided by N-1.
+                    let vi = format!("(unsigned long long)({v})");
+                    let room = match s.direction {
+                        Direction::Up => format!("{} - {vi}", IntType::ull_literal(s.ty.max())),
+                        Direction::Down if s.ty.min() == 0 => vi.clone(),
+                        Direction::Down => format!("{vi} - {}", IntType::ull_literal(s.ty.min())),
+                    };
+                    let noovf = if f == 1 {
+                        format!("{st} <= {room}")
+                    } else {
+                        format!("{st} <= ({room}) / {f}ull")
+                    };
+                    (noovf, format!("(({})({vi} {op} {reach}))", s.ty_text))
+                };
                 (noovf, last, self.text(&s.update))
             }
         };

@@ -84,7 +84,7 @@ pub enum Refusal {
     LambdaInBody { line: u32 },
     #[error("the loop contains syntax errors")]
     ParseErrorsInLoop,
-    #[error("factor {factor} is too large for the induction variable type `{ty}` and step {step}")]
+    #[error("factor {factor} is too large for the induction variable type `{ty}` (step {step}) or for copying the body")]
     FactorTooLarge { factor: u32, ty: String, step: u64 },
     #[error("the rewritten source does not parse cleanly ({new} syntax errors, {old} before)")]
     ReparseFailed { old: usize, new: usize },

@@ -17,7 +17,7 @@ impl IntType {
     pub fn from_text(text: &str) -> Option<IntType> {
         let words: Vec<&str> = text
             .split_whitespace()
-            .filter(|w| !matches!(*w, "const" | "volatile" | "register"))
+            .filter(|w| !matches!(*w, "const" | "register"))
             .collect();
         let t = words.join(" ");
         let t = t.strip_prefix("std::").unwrap_or(&t);
