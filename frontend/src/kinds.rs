@@ -42,6 +42,9 @@ pub(crate) enum K {
     UpdateExpression,
     PointerExpression,
     CompoundStatement,
+    /// Other nodes with a `declarator` field (pointer/array/reference declarators, parameters).
+    HasDeclarator,
+    TemplateArgumentList,
     Error,
 }
 
@@ -153,6 +156,10 @@ impl Kinds {
                 "update_expression" => K::UpdateExpression,
                 "pointer_expression" => K::PointerExpression,
                 "compound_statement" => K::CompoundStatement,
+                "template_argument_list" => K::TemplateArgumentList,
+                "pointer_declarator" | "reference_declarator" | "array_declarator" | "function_declarator"
+                | "parameter_declaration" | "optional_parameter_declaration" | "attributed_declarator"
+                | "type_definition" | "variadic_parameter_declaration" => K::HasDeclarator,
                 "ERROR" => K::Error,
                 _ => K::Other,
             };

@@ -150,8 +150,17 @@ impl<'s> Lowerer<'s> {
         let mut ancestors: Vec<Node<'_>> = Vec::new();
         'walk: loop {
             let node = cursor.node();
-            let field = cursor.field_id().map_or(0, |f| f.get());
-            let descend = self.enter(node, field, ancestors.last().copied());
+            let parent = ancestors.last().copied();
+            // `field_id` walks the cursor stack: ask only where the field matters.
+            let pk = parent.map_or(K::Other, |p| self.kinds.of(p.kind_id()));
+            let needs_field = matches!(pk, K::FunctionDefinition | K::InitDeclarator | K::Declaration)
+                || (self.kinds.of(node.kind_id()) == K::Identifier
+                    && matches!(
+                        pk,
+                        K::AssignmentExpression | K::Declaration | K::FieldDeclaration | K::HasDeclarator | K::ForRangeLoop
+                    ));
+            let field = if needs_field { cursor.field_id().map_or(0, |f| f.get()) } else { 0 };
+            let descend = self.enter(node, field, parent);
             if descend && cursor.goto_first_child() {
                 ancestors.push(node);
                 continue;
@@ -199,6 +208,16 @@ impl<'s> Lowerer<'s> {
             && !node.has_error()
         {
             return false; // the function's name and parameters: read by `start_function`
+        }
+        if (k == K::TemplateArgumentList
+            || (field == fields().ty
+                && node.child_count() > 0 // a bare `MACRO` in type position is a macro use
+                && parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::Declaration)
+                && !(k == K::ClassSpecifier && node.child_by_field_id(fields().body).is_some())))
+            && !node.has_error()
+        {
+            // Types and template arguments: nothing a rule or transform reads.
+            return false;
         }
         if field == fields().value {
             if let Some(p) = parent {
@@ -292,8 +311,10 @@ impl<'s> Lowerer<'s> {
                 if !self.in_body(node) && !node.has_error() {
                     // File/namespace/class-scope declarations hold nothing to lower beyond what
                     // `declaration` read, unless they define a class (member functions).
-                    let ty = node.child_by_field_id(fields().ty).map(|t| self.kinds.of(t.kind_id()));
-                    if ty != Some(K::ClassSpecifier) {
+                    let defines_class = node.child_by_field_id(fields().ty).is_some_and(|t| {
+                        self.kinds.of(t.kind_id()) == K::ClassSpecifier && t.child_by_field_id(fields().body).is_some()
+                    });
+                    if !defines_class {
                         return false;
                     }
                 }
