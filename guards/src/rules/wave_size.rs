@@ -11,7 +11,9 @@
 //!   a lane-named variable, or a local computed from them: `% 32` on a tile width is fine);
 //! - warp-reduction loops that start at offset 16 or stop at 32 and feed a shuffle
 //!   (`for (int o = 16; o > 0; o /= 2) v += __shfl_down(v, o);`);
-//! - `#define WARP_SIZE 32` and `constexpr int WARP_SIZE = 32;` (any warp/wave-size-like name).
+//! - `#define WARP_SIZE 32` and `constexpr int WARP_SIZE = 32;` (any warp/wave-size-like name),
+//!   unless the file also defines the same macro with another value (an `#if`/`#else` pair that
+//!   already handles wave64).
 //!
 //! ## Why
 //! CDNA GPUs (MI100 to MI300) execute 64 work-items per wavefront. Code written for 32-lane CUDA
@@ -118,8 +120,11 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
     if gpu.is_empty() {
         return out;
     }
+    let is_32 = |body: &str| body.trim().trim_matches(['(', ')']).trim() == "32";
     for m in &file.macros {
-        if m.params.is_none() && is_warp_size_name(&m.name) && m.body.trim().trim_matches(['(', ')']).trim() == "32" {
+        // `#if __HIP_PLATFORM_AMD__ #define WARP 64 #else #define WARP 32`: wave64 is handled.
+        let also_other_value = file.macros.iter().any(|o| o.name == m.name && !is_32(&o.body));
+        if m.params.is_none() && is_warp_size_name(&m.name) && is_32(&m.body) && !also_other_value {
             out.push(Finding {
                 span: m.span,
                 message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", m.name),
