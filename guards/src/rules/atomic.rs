@@ -52,11 +52,10 @@ pub fn is_atomic_name(name: &str) -> bool {
 
 /// True when `call` is an atomic operation.
 pub fn is_atomic_call(call: &Call) -> bool {
-    if is_atomic_name(&call.callee) {
-        return true;
+    if call.receiver.is_none() {
+        return is_atomic_name(&call.callee);
     }
-    call.receiver.is_some()
-        && (call.callee.starts_with("fetch_")
-            || call.callee.starts_with("compare_exchange")
-            || call.callee == "exchange")
+    // A method: only the operations of atomic objects (`a.fetch_add(1)`), not any method whose
+    // name starts with "atomic" (`layout.atomic_local_m()` is a query).
+    call.callee.starts_with("fetch_") || call.callee.starts_with("compare_exchange") || call.callee == "exchange"
 }

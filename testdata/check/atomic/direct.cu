@@ -11,9 +11,10 @@ __global__ void atomics(int* counters, float* sums, unsigned long long* wide, in
   for (int i = 0; i < n; ++i) atomicCAS(&counters[2], i, i + 1);  // ~ blockers: atomic
   for (int i = 0; i < n; ++i) atomicExch(wide, 0ull);  // ~ blockers: atomic
   for (int i = 0; i < n; ++i) atomicMax(&counters[3], i);  // ~ blockers: atomic
-  // Clean: a variable named like an atomic, and a function that is not one.
+  for (int i = 0; i < n; ++i) counter_ref.fetch_add(1);  // ~ blockers: atomic
+  // Clean: a variable named like an atomic, a method named like one, and a plain function.
   for (int i = 0; i < n; ++i) {  // ~ blockers: none
-    int atomic_count = counters[i];
+    int atomic_count = counters[i] + layout.atomic_local_m();
     sums[i] = nonatomic_add(sums[i], atomic_count);
   }
 }
