@@ -35,11 +35,18 @@ pub const ID: &str = "dynamic-lds";
 /// Names that denote dynamic shared memory inside `f`: the file's and the function's dynamic
 /// declarations plus the local pointers/references initialised from them (transitively).
 pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
+    // File-scope ones, unless the function declares its own variable of that name (a static
+    // `__shared__ float smem[256]` or a parameter shadows `extern __shared__ float smem[]`).
+    let shadowed = |n: &str| {
+        f.params.iter().any(|p| p.name == n)
+            || f.shared.iter().any(|s| s.name == n && s.kind == SharedKind::Static)
+            || f.decls.iter().any(|d| d.name == n && !f.shared.iter().any(|s| s.name == n))
+    };
     let mut names: HashSet<String> = file
         .shared
         .iter()
-        .chain(f.shared.iter())
-        .filter(|s| s.kind != SharedKind::Static)
+        .filter(|s| s.kind != SharedKind::Static && !shadowed(&s.name))
+        .chain(f.shared.iter().filter(|s| s.kind != SharedKind::Static))
         .map(|s| s.name.clone())
         .collect();
     if names.is_empty() {
