@@ -782,7 +782,15 @@ impl<'s> Lowerer<'s> {
         let parent_loop = fc.loop_stack.last().copied();
         let depth = parent_loop.map(|p| fc.f.loops[p].depth + 1).unwrap_or(0);
         let keyword = node.child(0).map(span_of).unwrap_or_else(|| span_of(node));
-        let body = node.child_by_field_id(fields().body);
+        let mut body = node.child_by_field_id(fields().body);
+        // `for (...)` + `#pragma unroll` + `for (...) stmt;`: the grammar ends the outer loop
+        // with a MISSING `;` and leaves the inner loop as a sibling. Re-attach it as the body.
+        let repaired = body.filter(|b| is_missing_statement(*b)).and_then(|_| repaired_body(node, self.kinds));
+        let mut loop_span = span_of(node);
+        if let Some((stmt, last)) = repaired {
+            body = Some(stmt);
+            loop_span.end = last.end_byte();
+        }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
                 let init = node.child_by_field_id(fields().initializer).map(|i| {
@@ -828,7 +836,7 @@ impl<'s> Lowerer<'s> {
         fc.f.loops.push(Loop {
             index: idx,
             kind,
-            span: span_of(node),
+            span: loop_span,
             keyword,
             parent: parent_loop,
             depth,
@@ -843,7 +851,8 @@ impl<'s> Lowerer<'s> {
         });
         fc.scopes.push(Scope::Loop(idx));
         fc.loop_stack.push(idx);
-        self.pops.push((node.id(), Pop::Loop(idx)));
+        let close = repaired.map_or(node.id(), |(_, last)| last.id());
+        self.pops.push((close, Pop::Loop(idx)));
     }
 
     fn end_loop(&mut self, idx: usize) {
@@ -1293,6 +1302,43 @@ fn only_directives_and_attributes(b: &[u8]) -> bool {
     let r = rest.trim();
     r.is_empty()
         || ((r.starts_with("__launch_bounds__") || r.starts_with("__attribute__")) && !r.contains([';', '{', '}']))
+}
+
+/// An `expression_statement` that is only a MISSING `;` (zero width).
+fn is_missing_statement(n: Node<'_>) -> bool {
+    n.kind() == "expression_statement" && n.start_byte() == n.end_byte()
+}
+
+/// For a loop whose body is a MISSING `;`: the statement after the pragmas that follow it (the
+/// real body), and the node where the chain of such loops ends (`for ... #pragma for ... stmt`).
+fn repaired_body<'t>(node: Node<'t>, kinds: &Kinds) -> Option<(Node<'t>, Node<'t>)> {
+    let next_statement = |n: Node<'t>| {
+        let mut s = n.next_sibling();
+        let mut saw_pragma = false;
+        while let Some(x) = s {
+            match x.kind() {
+                "preproc_call" => saw_pragma = true,
+                "comment" => {}
+                _ => break,
+            }
+            s = x.next_sibling();
+        }
+        s.filter(|_| saw_pragma)
+    };
+    let stmt = next_statement(node)?;
+    let mut last = stmt;
+    for _ in 0..256 {
+        let broken = is_loop(kinds.of(last.kind_id()))
+            && last.child_by_field_id(fields().body).is_some_and(is_missing_statement);
+        if !broken {
+            break;
+        }
+        match next_statement(last) {
+            Some(n) => last = n,
+            None => break,
+        }
+    }
+    Some((stmt, last))
 }
 
 fn is_loop(k: K) -> bool {

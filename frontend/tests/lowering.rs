@@ -536,3 +536,26 @@ __global__ void
     assert_eq!(k.loops.len(), 1);
     assert_eq!(k.loops[0].trip_count, Some(8));
 }
+
+#[test]
+fn pragma_between_nested_loops_without_braces() {
+    let src = "__global__ void k(float* a) {
+  #pragma unroll
+  for (int i = 0; i < 4; i++)
+    #pragma unroll 2
+    for (int j = 0; j < 4; j++)
+      #pragma unroll
+      for (int l = 0; l < 2; l++) a[i * 8 + j * 2 + l] = 0;
+  a[1] = 2;
+}";
+    let f = parse(src.as_bytes());
+    let l = &f.functions[0].loops;
+    assert_eq!(l.len(), 3);
+    assert_eq!(l.iter().map(|x| x.parent).collect::<Vec<_>>(), vec![None, Some(0), Some(1)]);
+    assert_eq!(l.iter().map(|x| x.depth).collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert_eq!(l[1].pragma.as_ref().map(|p| p.hint), Some(UnrollHint::Unroll(Some(2))));
+    assert!(text(src, l[0].body).starts_with("for (int j"));
+    assert!(text(src, l[0].span).ends_with("= 0;"));
+    assert!(text(src, l[1].span).ends_with("= 0;"));
+    assert_eq!(text(src, l[2].body), "a[i * 8 + j * 2 + l] = 0;");
+}
