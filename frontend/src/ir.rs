@@ -105,6 +105,9 @@ pub struct Function {
     pub labels: Vec<Label>,
     /// Lambda expressions in the body.
     pub lambdas: Vec<Span>,
+    /// Plain assignments `name = expr;` to a variable (for alias tracking after the
+    /// declaration: `float* p; p = smem + 4;`), in source order.
+    pub assigns: Vec<Assign>,
     /// Uses of this file's macros in the body (object-like `BARRIER`, function-like `SYNC()`), in
     /// source order: what `guards` expands to see through macros.
     pub macro_refs: Vec<MacroRef>,
@@ -114,6 +117,16 @@ pub struct Function {
     /// True when the function was recovered from a syntax-error region (e.g. a kernel whose
     /// qualifiers came through an unparsable macro such as `LAUNCH_BOUNDS(256)`).
     pub recovered: bool,
+}
+
+/// `target = value` where `target` is a plain name.
+#[derive(Debug, Clone, Serialize)]
+pub struct Assign {
+    pub target: String,
+    /// The whole assignment expression.
+    pub span: Span,
+    /// The names the right-hand side reads or calls.
+    pub value_idents: Vec<String>,
 }
 
 /// A use of a macro defined in the same file.
@@ -145,6 +158,8 @@ pub struct Param {
     pub name: String,
     pub type_text: String,
     pub span: Span,
+    /// Declared with `*` or `&` (the stars are not part of `type_text`).
+    pub is_pointer_or_ref: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -56,6 +56,8 @@ enum Pop {
 enum DeclRef {
     Local(usize),
     Global(usize),
+    /// The right-hand side of `Function::assigns[i]`.
+    Assign(usize),
 }
 
 struct FnCtx {
@@ -120,6 +122,8 @@ pub(crate) struct Lowerer<'s> {
     macro_idx: HashMap<String, usize>,
     /// The body of a host function: not lowered (host code is never analysed).
     skip_node: Option<usize>,
+    /// Assignment node id -> index in `Function::assigns` (until its right side is entered).
+    assign_map: Vec<(usize, usize)>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -142,6 +146,7 @@ impl<'s> Lowerer<'s> {
             recover: Vec::new(),
             macro_idx: HashMap::new(),
             skip_node: None,
+            assign_map: Vec::new(),
         }
     }
 
@@ -153,7 +158,7 @@ impl<'s> Lowerer<'s> {
             let parent = ancestors.last().copied();
             // `field_id` walks the cursor stack: ask only where the field matters.
             let pk = parent.map_or(K::Other, |p| self.kinds.of(p.kind_id()));
-            let needs_field = matches!(pk, K::FunctionDefinition | K::InitDeclarator | K::Declaration)
+            let needs_field = matches!(pk, K::FunctionDefinition | K::InitDeclarator | K::Declaration | K::AssignmentExpression)
                 || (self.kinds.of(node.kind_id()) == K::Identifier
                     && matches!(
                         pk,
@@ -218,6 +223,15 @@ impl<'s> Lowerer<'s> {
         {
             // Types and template arguments: nothing a rule or transform reads.
             return false;
+        }
+        if field == fields().right && !self.assign_map.is_empty() {
+            if let Some(p) = parent {
+                if let Some(pos) = self.assign_map.iter().rposition(|(id, _)| *id == p.id()) {
+                    let (_, i) = self.assign_map.swap_remove(pos);
+                    self.init_stack.push(DeclRef::Assign(i));
+                    self.pops.push((node.id(), Pop::Init));
+                }
+            }
         }
         if field == fields().value {
             if let Some(p) = parent {
@@ -321,6 +335,7 @@ impl<'s> Lowerer<'s> {
             }
             K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
             K::BinaryExpression => self.const_op(node),
+            K::AssignmentExpression => self.assignment(node),
             _ => {}
         }
         true
@@ -515,8 +530,13 @@ impl<'s> Lowerer<'s> {
                     continue;
                 }
                 let type_text = p.child_by_field_id(fields().ty).map(|t| text_of(t, src)).unwrap_or_default();
-                let (pname, _, _) = declarator_name(p.child_by_field_id(fields().declarator));
-                params.push(Param { name: pname.map(|n| text_of(n, src)).unwrap_or_default(), type_text, span: span_of(p) });
+                let (pname, _, is_ptr) = declarator_name(p.child_by_field_id(fields().declarator));
+                params.push(Param {
+                    name: pname.map(|n| text_of(n, src)).unwrap_or_default(),
+                    type_text,
+                    span: span_of(p),
+                    is_pointer_or_ref: is_ptr,
+                });
             }
         }
         let f = Function {
@@ -539,6 +559,7 @@ impl<'s> Lowerer<'s> {
             jumps: Vec::new(),
             labels: Vec::new(),
             lambdas: Vec::new(),
+            assigns: Vec::new(),
             macro_refs: Vec::new(),
             const_ops: Vec::new(),
             recovered,
@@ -722,6 +743,7 @@ impl<'s> Lowerer<'s> {
             jumps: Vec::new(),
             labels: Vec::new(),
             lambdas: Vec::new(),
+            assigns: Vec::new(),
             macro_refs: Vec::new(),
             const_ops: Vec::new(),
             recovered: true,
@@ -1124,13 +1146,14 @@ impl<'s> Lowerer<'s> {
         }
         if !self.init_stack.is_empty() {
             for r in self.init_stack.iter().rev().take(COLLECT_FANOUT) {
-                let d = match *r {
-                    DeclRef::Local(i) => fc.f.decls.get_mut(i),
-                    DeclRef::Global(i) => self.out.globals.get_mut(i),
+                let list = match *r {
+                    DeclRef::Local(i) => fc.f.decls.get_mut(i).map(|d| &mut d.init_idents),
+                    DeclRef::Global(i) => self.out.globals.get_mut(i).map(|d| &mut d.init_idents),
+                    DeclRef::Assign(i) => fc.f.assigns.get_mut(i).map(|a| &mut a.value_idents),
                 };
-                if let Some(d) = d {
-                    if !d.init_idents.contains(&name) {
-                        d.init_idents.push(name.clone());
+                if let Some(list) = list {
+                    if !list.contains(&name) {
+                        list.push(name.clone());
                     }
                 }
             }
@@ -1154,6 +1177,22 @@ impl<'s> Lowerer<'s> {
             fc.writes.entry(name.clone()).or_default().push(span.start);
         }
         fc.f.idents.push(IdentUse { name, span, access });
+    }
+
+    fn assignment(&mut self, node: Node<'_>) {
+        if !self.in_body(node) {
+            return;
+        }
+        let (Some(l), Some(o)) = (node.child_by_field_id(fields().left), node.child_by_field_id(fields().operator)) else {
+            return;
+        };
+        if l.kind() != "identifier" || bytes_of(o, self.src) != b"=" {
+            return;
+        }
+        let target = text_of(l, self.src);
+        let Some(fc) = self.fns.last_mut() else { return };
+        fc.f.assigns.push(Assign { target, span: span_of(node), value_idents: Vec::new() });
+        self.assign_map.push((node.id(), fc.f.assigns.len() - 1));
     }
 
     fn const_op(&mut self, node: Node<'_>) {

@@ -559,3 +559,14 @@ fn pragma_between_nested_loops_without_braces() {
     assert!(text(src, l[1].span).ends_with("= 0;"));
     assert_eq!(text(src, l[2].body), "a[i * 8 + j * 2 + l] = 0;");
 }
+
+#[test]
+fn assignments_and_pointer_params() {
+    let src = "__device__ void k(float* in, int n) { float* p; p = in + n; p += 1; n = 3; }";
+    let f = parse(src.as_bytes());
+    let k = &f.functions[0];
+    let a: Vec<(&str, Vec<String>)> = k.assigns.iter().map(|a| (a.target.as_str(), a.value_idents.clone())).collect();
+    assert_eq!(a, vec![("p", vec!["in".to_string(), "n".to_string()]), ("n", vec![])]);
+    assert!(k.params[0].is_pointer_or_ref && !k.params[1].is_pointer_or_ref);
+    assert_eq!(k.params[0].type_text, "float");
+}

@@ -9,6 +9,7 @@ use crate::callgraph::{Reach, R_ATOMIC, R_BARRIER, R_DLDS};
 use crate::rules::early_exit::MacroExit;
 use crate::rules::{atomic, barrier};
 use crate::suppress::Suppressions;
+use crate::util::within;
 
 /// A loop blocker rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -111,6 +112,32 @@ pub(crate) fn analyse_function(
                         let label = format!("`{}()`, which reaches `{}` (line {})", c.callee, w.what, w.span.line);
                         push(rule, c.span, label, Reach2::All, None);
                     }
+                }
+            }
+        }
+    }
+    // Lambdas bound to a local (`auto step = [&] { __syncthreads(); };`) and called in a loop.
+    let lambda_vars: Vec<(&str, Span)> = f
+        .decls
+        .iter()
+        .filter_map(|d| {
+            let init = d.init?;
+            f.lambdas.iter().find(|l| init.contains(l)).map(|l| (d.name.as_str(), *l))
+        })
+        .collect();
+    if !lambda_vars.is_empty() {
+        for c in f.calls.iter().filter(|c| c.receiver.is_none()) {
+            let Some(&(_, body)) = lambda_vars.iter().find(|(n, l)| *n == c.callee && !l.contains(&c.span)) else {
+                continue;
+            };
+            let inner = within(&f.calls, |x| x.span.start, body);
+            for (rule, pred) in [
+                (Blocker::Barrier, barrier::is_barrier_call as fn(&frontend::Call) -> bool),
+                (Blocker::Atomic, atomic::is_atomic_call),
+            ] {
+                if let Some(x) = inner.iter().find(|x| pred(x)) {
+                    let label = format!("`{}()`, a lambda that calls `{}` (line {})", c.callee, x.callee, x.span.line);
+                    push(rule, c.span, label, Reach2::All, None);
                 }
             }
         }

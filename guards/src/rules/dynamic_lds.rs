@@ -4,7 +4,8 @@
 //! Blocks unrolling of a loop that reads or writes dynamic shared memory: an `extern __shared__`
 //! array (file scope or local, also with `HIP_DYNAMIC_SHARED_ATTRIBUTE`), a
 //! `HIP_DYNAMIC_SHARED(type, name)` declaration, or a pointer/reference initialised from one of
-//! them, transitively (`float* a = smem; float* b = a + 4;`). Uses inside macros of the same
+//! them, transitively (`float* a = smem; float* b = a + 4;`), or assigned from one later
+//! (`float* p; p = smem + off;`). Uses inside macros of the same
 //! file and inside `__device__` helpers that touch file-scope dynamic shared memory count too.
 //! Static `__shared__ T x[N]` arrays do not block.
 //!
@@ -62,6 +63,18 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
             let aliasing = d.is_pointer_or_ref || d.type_text.contains("auto");
             if aliasing && d.init_idents.iter().any(|n| names.contains(n)) {
                 names.insert(d.name.clone());
+                grew = true;
+            }
+        }
+        // `float* p; ... p = smem + off;`: a pointer assigned from dynamic LDS later.
+        for a in &f.assigns {
+            if names.contains(&a.target) || !a.value_idents.iter().any(|n| names.contains(n)) {
+                continue;
+            }
+            let is_pointer = f.decls.iter().any(|d| d.name == a.target && d.is_pointer_or_ref)
+                || f.params.iter().any(|p| p.name == a.target && p.is_pointer_or_ref);
+            if is_pointer {
+                names.insert(a.target.clone());
                 grew = true;
             }
         }

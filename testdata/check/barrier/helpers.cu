@@ -34,3 +34,12 @@ __global__ void uses_helpers(float* s, int n) {
     s[i] = calls_pure(s[i]);
   }
 }
+
+// A lambda bound to a local and called in the loop: its barrier counts; a lambda that does not
+// synchronise does not block.
+__global__ void lambdas(float* s, int n) {
+  auto phase = [&](int i) { s[i] += 1.f; __syncthreads(); };
+  auto pure = [](float x) { return x * 2.f; };
+  for (int i = 0; i < n; ++i) phase(i);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) s[i] = pure(s[i]);  // ~ blockers: none
+}

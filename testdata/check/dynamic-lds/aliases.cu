@@ -17,3 +17,13 @@ __global__ void aliases(float* out, int n, int pitch) {
     out[i] = a_member.smem + i;
   }
 }
+
+// A pointer assigned from dynamic LDS after its declaration.
+__global__ void assigned_later(float* out, int n, bool flip) {
+  float* p;
+  float* q = out;
+  if (flip) p = smem + 32; else p = smem;
+  q = out + 1;
+  for (int i = 0; i < n; ++i) p[i] = 0.f;  // ~ blockers: dynamic-lds
+  for (int i = 0; i < n; ++i) q[i] = 0.f;  // ~ blockers: none
+}
