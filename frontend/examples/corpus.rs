@@ -11,7 +11,9 @@ fn main() {
     let (mut t_parse, mut t_full) = (0u128, 0u128);
     for line in std::io::stdin().lock().lines() {
         let path = line.expect("stdin");
-        let Ok(src) = std::fs::read(&path) else { continue };
+        let Ok(src) = std::fs::read(&path) else {
+            continue;
+        };
         let t0 = Instant::now();
         let tree = parser.parse(&src, None);
         let parse_us = t0.elapsed().as_micros();
@@ -21,9 +23,21 @@ fn main() {
         let full_us = t1.elapsed().as_micros();
         t_parse += parse_us;
         t_full += full_us;
-        let kernels: Vec<&str> =
-            f.functions.iter().filter(|x| x.kind == frontend::FunctionKind::Kernel).map(|x| x.name.as_str()).collect();
-        println!("{path}\t{}\t{parse_us}\t{full_us}\t{}", f.parse_errors.len(), kernels.join(","));
+        let kernels: Vec<&str> = f
+            .functions
+            .iter()
+            .filter(|x| x.kind == frontend::FunctionKind::Kernel)
+            .map(|x| x.name.as_str())
+            .collect();
+        println!(
+            "{path}\t{}\t{parse_us}\t{full_us}\t{}",
+            f.parse_errors.len(),
+            kernels.join(",")
+        );
     }
-    eprintln!("bare parse total {} ms, parse+lower total {} ms", t_parse / 1000, t_full / 1000);
+    eprintln!(
+        "bare parse total {} ms, parse+lower total {} ms",
+        t_parse / 1000,
+        t_full / 1000
+    );
 }

@@ -47,7 +47,10 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
         match task {
             Task::Visit(n, depth) => {
                 let span = span_of(n);
-                let other = || Expr::Other { text: text_of(n, src), span };
+                let other = || Expr::Other {
+                    text: text_of(n, src),
+                    span,
+                };
                 if depth > MAX_EXPR_DEPTH {
                     out.push(other());
                     continue;
@@ -57,13 +60,19 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
                         Some(value) => out.push(Expr::Int { value, span }),
                         None => out.push(other()),
                     },
-                    "identifier" => out.push(Expr::Ident { name: text_of(n, src), span }),
+                    "identifier" => out.push(Expr::Ident {
+                        name: text_of(n, src),
+                        span,
+                    }),
                     "parenthesized_expression" => match first_named_non_comment(n) {
                         Some(inner) => tasks.push(Task::Visit(inner, depth + 1)),
                         None => out.push(other()),
                     },
                     "unary_expression" => {
-                        match (n.child_by_field_id(fields().operator), n.child_by_field_id(fields().argument)) {
+                        match (
+                            n.child_by_field_id(fields().operator),
+                            n.child_by_field_id(fields().argument),
+                        ) {
                             (Some(op), Some(arg)) => {
                                 tasks.push(Task::Unary(text_of(op, src), span));
                                 tasks.push(Task::Visit(arg, depth + 1));
@@ -87,22 +96,49 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
                 }
             }
             Task::Unary(op, span) => {
-                let operand = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
+                let operand = out.pop().unwrap_or(Expr::Other {
+                    text: String::new(),
+                    span,
+                });
                 // Fold `-5` into a literal so constant bounds stay constants.
                 match (&op[..], &operand) {
-                    ("-", Expr::Int { value, .. }) => out.push(Expr::Int { value: -value, span }),
-                    ("+", Expr::Int { value, .. }) => out.push(Expr::Int { value: *value, span }),
-                    _ => out.push(Expr::Unary { op, operand: Box::new(operand), span }),
+                    ("-", Expr::Int { value, .. }) => out.push(Expr::Int {
+                        value: -value,
+                        span,
+                    }),
+                    ("+", Expr::Int { value, .. }) => out.push(Expr::Int {
+                        value: *value,
+                        span,
+                    }),
+                    _ => out.push(Expr::Unary {
+                        op,
+                        operand: Box::new(operand),
+                        span,
+                    }),
                 }
             }
             Task::Binary(op, span) => {
-                let rhs = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
-                let lhs = out.pop().unwrap_or(Expr::Other { text: String::new(), span });
-                out.push(Expr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), span });
+                let rhs = out.pop().unwrap_or(Expr::Other {
+                    text: String::new(),
+                    span,
+                });
+                let lhs = out.pop().unwrap_or(Expr::Other {
+                    text: String::new(),
+                    span,
+                });
+                out.push(Expr::Binary {
+                    op,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                    span,
+                });
             }
         }
     }
-    out.pop().unwrap_or(Expr::Other { text: String::new(), span: span_of(node) })
+    out.pop().unwrap_or(Expr::Other {
+        text: String::new(),
+        span: span_of(node),
+    })
 }
 
 pub(crate) fn first_named_non_comment(n: Node<'_>) -> Option<Node<'_>> {
@@ -140,7 +176,10 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
             }
             let name = d.child_by_field_id(fields().declarator)?;
             let value = d.child_by_field_id(fields().value)?;
-            if name.kind() != "identifier" || value.kind() == "argument_list" || value.kind() == "initializer_list" {
+            if name.kind() != "identifier"
+                || value.kind() == "argument_list"
+                || value.kind() == "initializer_list"
+            {
                 return None;
             }
             let ty = init.child_by_field_id(fields().ty).map(|t| text_of(t, src));
@@ -152,7 +191,11 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
             if &src[op.byte_range()] != b"=" || left.kind() != "identifier" {
                 return None;
             }
-            (text_of(left, src), None, lower_expr(init.child_by_field_id(fields().right)?, src))
+            (
+                text_of(left, src),
+                None,
+                lower_expr(init.child_by_field_id(fields().right)?, src),
+            )
         }
         _ => return None,
     };
@@ -170,7 +213,10 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
         "!=" => CmpOp::Ne,
         _ => return None,
     };
-    let (l, r) = (cond.child_by_field_id(fields().left)?, cond.child_by_field_id(fields().right)?);
+    let (l, r) = (
+        cond.child_by_field_id(fields().left)?,
+        cond.child_by_field_id(fields().right)?,
+    );
     let (var_on_left, bound_node) = if is_ident(l, src, &var) {
         (true, r)
     } else if is_ident(r, src, &var) {
@@ -218,7 +264,10 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
                         return None;
                     }
                     let op = &src[rb.child_by_field_id(fields().operator)?.byte_range()];
-                    let (bl, br) = (rb.child_by_field_id(fields().left)?, rb.child_by_field_id(fields().right)?);
+                    let (bl, br) = (
+                        rb.child_by_field_id(fields().left)?,
+                        rb.child_by_field_id(fields().right)?,
+                    );
                     match op {
                         b"+" if is_ident(bl, src, &var) => add_step(lower_expr(br, src), false),
                         b"+" if is_ident(br, src, &var) => add_step(lower_expr(bl, src), false),
@@ -231,7 +280,15 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
         }
         _ => return None,
     };
-    Some(ForHeader { var, var_type, init_value, cmp, bound, var_on_left, step })
+    Some(ForHeader {
+        var,
+        var_type,
+        init_value,
+        cmp,
+        bound,
+        var_on_left,
+        step,
+    })
 }
 
 fn add_step(e: Expr, negate: bool) -> Step {
@@ -250,7 +307,8 @@ fn add_step(e: Expr, negate: bool) -> Step {
 /// Exact trip count of a canonical header whose init, bound and step are integer constants.
 /// `Some(0)` when the loop never runs; `None` when unknown or when it would not terminate.
 pub fn trip_count(h: &ForHeader) -> Option<u64> {
-    let (Expr::Int { value: a, .. }, Expr::Int { value: b, .. }, Step::Const(s)) = (&h.init_value, &h.bound, &h.step)
+    let (Expr::Int { value: a, .. }, Expr::Int { value: b, .. }, Step::Const(s)) =
+        (&h.init_value, &h.bound, &h.step)
     else {
         return None;
     };

@@ -257,12 +257,30 @@ pub enum Step {
 /// A small expression tree for loop headers.
 #[derive(Debug, Clone, Serialize)]
 pub enum Expr {
-    Int { value: i128, span: Span },
-    Ident { name: String, span: Span },
-    Unary { op: String, operand: Box<Expr>, span: Span },
-    Binary { op: String, lhs: Box<Expr>, rhs: Box<Expr>, span: Span },
+    Int {
+        value: i128,
+        span: Span,
+    },
+    Ident {
+        name: String,
+        span: Span,
+    },
+    Unary {
+        op: String,
+        operand: Box<Expr>,
+        span: Span,
+    },
+    Binary {
+        op: String,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        span: Span,
+    },
     /// Anything else (calls, member access, casts...): kept as text.
-    Other { text: String, span: Span },
+    Other {
+        text: String,
+        span: Span,
+    },
 }
 
 impl Expr {

@@ -78,7 +78,9 @@ impl Fields {
     fn new(lang: &Language) -> Self {
         let id = |n: &str| lang.field_id_for_name(n).map_or(u16::MAX, |v| v.get());
         Fields {
-            declarator_nz: lang.field_id_for_name("declarator").expect("grammar has a declarator field"),
+            declarator_nz: lang
+                .field_id_for_name("declarator")
+                .expect("grammar has a declarator field"),
             argument: id("argument"),
             arguments: id("arguments"),
             body: id("body"),
@@ -119,7 +121,9 @@ impl Kinds {
         let n = lang.node_kind_count();
         let mut table = vec![K::Other; n + 1];
         for (id, slot) in table.iter_mut().enumerate().take(n) {
-            let Some(name) = lang.node_kind_for_id(id as u16) else { continue };
+            let Some(name) = lang.node_kind_for_id(id as u16) else {
+                continue;
+            };
             *slot = match name {
                 "function_definition" => K::FunctionDefinition,
                 "template_declaration" => K::TemplateDeclaration,
@@ -146,7 +150,10 @@ impl Kinds {
                 "field_identifier" => K::FieldIdentifier,
                 "number_literal" => K::NumberLiteral,
                 "comment" => K::Comment,
-                "string_literal" | "char_literal" | "raw_string_literal" | "system_lib_string"
+                "string_literal"
+                | "char_literal"
+                | "raw_string_literal"
+                | "system_lib_string"
                 | "concatenated_string" => K::StringLike,
                 "preproc_call" => K::PreprocCall,
                 "preproc_def" => K::PreprocDef,
@@ -157,9 +164,15 @@ impl Kinds {
                 "pointer_expression" => K::PointerExpression,
                 "compound_statement" => K::CompoundStatement,
                 "template_argument_list" => K::TemplateArgumentList,
-                "pointer_declarator" | "reference_declarator" | "array_declarator" | "function_declarator"
-                | "parameter_declaration" | "optional_parameter_declaration" | "attributed_declarator"
-                | "type_definition" | "variadic_parameter_declaration" => K::HasDeclarator,
+                "pointer_declarator"
+                | "reference_declarator"
+                | "array_declarator"
+                | "function_declarator"
+                | "parameter_declaration"
+                | "optional_parameter_declaration"
+                | "attributed_declarator"
+                | "type_definition"
+                | "variadic_parameter_declaration" => K::HasDeclarator,
                 "ERROR" => K::Error,
                 _ => K::Other,
             };

@@ -44,8 +44,13 @@ pub fn parse(source: &[u8]) -> SourceFile {
         let tp = slot.get_or_insert_with(|| {
             let lang: tree_sitter::Language = tree_sitter_cuda::LANGUAGE.into();
             let mut parser = tree_sitter::Parser::new();
-            parser.set_language(&lang).expect("tree-sitter-cuda is ABI-compatible with the tree-sitter crate");
-            ThreadParser { kinds: kinds::Kinds::new(&lang), parser }
+            parser
+                .set_language(&lang)
+                .expect("tree-sitter-cuda is ABI-compatible with the tree-sitter crate");
+            ThreadParser {
+                kinds: kinds::Kinds::new(&lang),
+                parser,
+            }
         });
         match tp.parser.parse(source, None) {
             Some(tree) => lower::Lowerer::new(source, &tp.kinds).run(&tree),
@@ -53,7 +58,10 @@ pub fn parse(source: &[u8]) -> SourceFile {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();
                 SourceFile {
-                    parse_errors: vec![ParseError { span: Span::default(), message: "parser gave no tree".into() }],
+                    parse_errors: vec![ParseError {
+                        span: Span::default(),
+                        message: "parser gave no tree".into(),
+                    }],
                     ..Default::default()
                 }
             }

@@ -17,7 +17,12 @@ use crate::pragma::parse_pragma_text;
 
 pub(crate) fn span_of(n: Node<'_>) -> Span {
     let p = n.start_position();
-    Span { start: n.start_byte(), end: n.end_byte(), line: p.row as u32 + 1, column: p.column as u32 + 1 }
+    Span {
+        start: n.start_byte(),
+        end: n.end_byte(),
+        line: p.row as u32 + 1,
+        column: p.column as u32 + 1,
+    }
 }
 
 pub(crate) fn text_of(n: Node<'_>, src: &[u8]) -> String {
@@ -30,7 +35,9 @@ fn bytes_of<'a>(n: Node<'_>, src: &'a [u8]) -> &'a [u8] {
 }
 
 /// Operators for which [`ConstOp`]s are recorded.
-const CONST_OPS: &[&[u8]] = &[b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">="];
+const CONST_OPS: &[&[u8]] = &[
+    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=",
+];
 
 /// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
 /// added to: bounds the work on pathological nesting while covering real code.
@@ -158,13 +165,26 @@ impl<'s> Lowerer<'s> {
             let parent = ancestors.last().copied();
             // `field_id` walks the cursor stack: ask only where the field matters.
             let pk = parent.map_or(K::Other, |p| self.kinds.of(p.kind_id()));
-            let needs_field = matches!(pk, K::FunctionDefinition | K::InitDeclarator | K::Declaration | K::AssignmentExpression)
-                || (self.kinds.of(node.kind_id()) == K::Identifier
-                    && matches!(
-                        pk,
-                        K::AssignmentExpression | K::Declaration | K::FieldDeclaration | K::HasDeclarator | K::ForRangeLoop
-                    ));
-            let field = if needs_field { cursor.field_id().map_or(0, |f| f.get()) } else { 0 };
+            let needs_field = matches!(
+                pk,
+                K::FunctionDefinition
+                    | K::InitDeclarator
+                    | K::Declaration
+                    | K::AssignmentExpression
+            ) || (self.kinds.of(node.kind_id()) == K::Identifier
+                && matches!(
+                    pk,
+                    K::AssignmentExpression
+                        | K::Declaration
+                        | K::FieldDeclaration
+                        | K::HasDeclarator
+                        | K::ForRangeLoop
+                ));
+            let field = if needs_field {
+                cursor.field_id().map_or(0, |f| f.get())
+            } else {
+                0
+            };
             let descend = self.enter(node, field, parent);
             if descend && cursor.goto_first_child() {
                 ancestors.push(node);
@@ -191,7 +211,9 @@ impl<'s> Lowerer<'s> {
     }
 
     fn in_body(&self, n: Node<'_>) -> bool {
-        self.fns.last().is_some_and(|f| n.start_byte() >= f.body_start)
+        self.fns
+            .last()
+            .is_some_and(|f| n.start_byte() >= f.body_start)
     }
 
     fn enter(&mut self, node: Node<'_>, field: u16, parent: Option<Node<'_>>) -> bool {
@@ -206,7 +228,10 @@ impl<'s> Lowerer<'s> {
             return false;
         }
         if node.is_missing() {
-            self.out.parse_errors.push(ParseError { span: span_of(node), message: format!("missing {}", node.kind()) });
+            self.out.parse_errors.push(ParseError {
+                span: span_of(node),
+                message: format!("missing {}", node.kind()),
+            });
         }
         if field == fields().declarator
             && parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::FunctionDefinition)
@@ -255,17 +280,18 @@ impl<'s> Lowerer<'s> {
                 return false;
             }
             K::Error => {
-                self.out.parse_errors.push(ParseError { span: span_of(node), message: "error".into() });
+                self.out.parse_errors.push(ParseError {
+                    span: span_of(node),
+                    message: "error".into(),
+                });
                 if !self.in_body(node) {
                     self.scan_error_for_functions(node);
                 }
             }
-            K::CompoundStatement | K::Other => {
-                if !self.recover.is_empty() {
-                    if let Some(pos) = self.recover.iter().position(|r| r.body == node.id()) {
-                        let r = self.recover.swap_remove(pos);
-                        self.start_recovered_function(node, r);
-                    }
+            K::CompoundStatement | K::Other if !self.recover.is_empty() => {
+                if let Some(pos) = self.recover.iter().position(|r| r.body == node.id()) {
+                    let r = self.recover.swap_remove(pos);
+                    self.start_recovered_function(node, r);
                 }
             }
             K::PreprocDef | K::PreprocFunctionDef => {
@@ -280,43 +306,45 @@ impl<'s> Lowerer<'s> {
             }
             K::FunctionDefinition => self.start_function(node, parent),
             K::NamespaceDefinition | K::ClassSpecifier => {
-                let name = node.child_by_field_id(fields().name).map(|n| text_of(n, self.src)).unwrap_or_default();
+                let name = node
+                    .child_by_field_id(fields().name)
+                    .map(|n| text_of(n, self.src))
+                    .unwrap_or_default();
                 self.ns.push(name);
                 self.pops.push((node.id(), Pop::Ns));
             }
-            K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement => {
-                if self.in_body(node) {
-                    self.start_loop(node, k, parent);
+            K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement
+                if self.in_body(node) =>
+            {
+                self.start_loop(node, k, parent);
+            }
+            K::SwitchStatement if self.in_body(node) => {
+                if let Some(fc) = self.fns.last_mut() {
+                    fc.scopes.push(Scope::Switch);
+                    self.pops.push((node.id(), Pop::Scope));
                 }
             }
-            K::SwitchStatement => {
-                if self.in_body(node) {
-                    if let Some(fc) = self.fns.last_mut() {
-                        fc.scopes.push(Scope::Switch);
-                        self.pops.push((node.id(), Pop::Scope));
-                    }
+            K::LambdaExpression if self.in_body(node) => {
+                if let Some(fc) = self.fns.last_mut() {
+                    fc.scopes.push(Scope::Lambda);
+                    fc.lambda_depth += 1;
+                    fc.f.lambdas.push(span_of(node));
+                    self.pops.push((node.id(), Pop::Lambda));
                 }
             }
-            K::LambdaExpression => {
-                if self.in_body(node) {
-                    if let Some(fc) = self.fns.last_mut() {
-                        fc.scopes.push(Scope::Lambda);
-                        fc.lambda_depth += 1;
-                        fc.f.lambdas.push(span_of(node));
-                        self.pops.push((node.id(), Pop::Lambda));
-                    }
-                }
+            K::BreakStatement | K::ContinueStatement | K::ReturnStatement | K::GotoStatement
+                if self.in_body(node) =>
+            {
+                self.jump(node, k);
             }
-            K::BreakStatement | K::ContinueStatement | K::ReturnStatement | K::GotoStatement => {
-                if self.in_body(node) {
-                    self.jump(node, k);
-                }
-            }
-            K::LabeledStatement => {
-                if self.in_body(node) {
-                    if let (Some(l), Some(fc)) = (node.child_by_field_id(fields().label), self.fns.last_mut()) {
-                        fc.f.labels.push(Label { name: text_of(l, self.src), span: span_of(node) });
-                    }
+            K::LabeledStatement if self.in_body(node) => {
+                if let (Some(l), Some(fc)) =
+                    (node.child_by_field_id(fields().label), self.fns.last_mut())
+                {
+                    fc.f.labels.push(Label {
+                        name: text_of(l, self.src),
+                        span: span_of(node),
+                    });
                 }
             }
             K::CallExpression => self.call(node, parent),
@@ -326,7 +354,8 @@ impl<'s> Lowerer<'s> {
                     // File/namespace/class-scope declarations hold nothing to lower beyond what
                     // `declaration` read, unless they define a class (member functions).
                     let defines_class = node.child_by_field_id(fields().ty).is_some_and(|t| {
-                        self.kinds.of(t.kind_id()) == K::ClassSpecifier && t.child_by_field_id(fields().body).is_some()
+                        self.kinds.of(t.kind_id()) == K::ClassSpecifier
+                            && t.child_by_field_id(fields().body).is_some()
                     });
                     if !defines_class {
                         return false;
@@ -344,7 +373,9 @@ impl<'s> Lowerer<'s> {
     fn leave(&mut self, node: Node<'_>) {
         let id = node.id();
         while self.pops.last().is_some_and(|(pid, _)| *pid == id) {
-            let Some((_, pop)) = self.pops.pop() else { break };
+            let Some((_, pop)) = self.pops.pop() else {
+                break;
+            };
             match pop {
                 Pop::Function => self.end_function(),
                 Pop::Loop(idx) => self.end_loop(idx),
@@ -390,7 +421,9 @@ impl<'s> Lowerer<'s> {
     // ---------------------------------------------------------------- functions
 
     fn start_function(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
-        let Some(body) = node.child_by_field_id(fields().body) else { return };
+        let Some(body) = node.child_by_field_id(fields().body) else {
+            return;
+        };
         let declarator = node.child_by_field_id(fields().declarator);
         let mut d = declarator;
         let mut fdecl = None;
@@ -413,7 +446,9 @@ impl<'s> Lowerer<'s> {
             }
         }
         let Some(fdecl) = fdecl else { return };
-        let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else { return };
+        let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else {
+            return;
+        };
         let src = self.src;
         let mut leaf = name_node;
         for _ in 0..64 {
@@ -433,7 +468,10 @@ impl<'s> Lowerer<'s> {
             }
         }
         let name = text_of(leaf, src);
-        let written: String = strip_template_args(&text_of(name_node, src)).chars().filter(|c| !c.is_whitespace()).collect();
+        let written: String = strip_template_args(&text_of(name_node, src))
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let mut qualified_name = String::new();
         for n in self.ns.iter().filter(|n| !n.is_empty()) {
             qualified_name.push_str(n);
@@ -461,7 +499,10 @@ impl<'s> Lowerer<'s> {
                 if n.kind() == "launch_bounds" {
                     let mut c2 = n.walk();
                     launch_bounds = Some(
-                        n.named_children(&mut c2).filter(|a| a.kind() != "comment").map(|a| text_of(a, src)).collect(),
+                        n.named_children(&mut c2)
+                            .filter(|a| a.kind() != "comment")
+                            .map(|a| text_of(a, src))
+                            .collect(),
                     );
                     global = true;
                     continue;
@@ -487,7 +528,9 @@ impl<'s> Lowerer<'s> {
         let mut recovered = false;
         if !global && !device {
             if let Some((end, kind)) = self.dangling_qual.take() {
-                if end <= node.start_byte() && only_directives_and_attributes(&src[end..node.start_byte()]) {
+                if end <= node.start_byte()
+                    && only_directives_and_attributes(&src[end..node.start_byte()])
+                {
                     global = kind == FunctionKind::Kernel;
                     device = kind == FunctionKind::Device;
                     recovered = true;
@@ -507,7 +550,10 @@ impl<'s> Lowerer<'s> {
             let macros = &self.out.macros;
             let idx = &self.macro_idx;
             let lookup = |n: &str| idx.get(n).map(|&i| &macros[i]);
-            if let Some((c, k)) = qual_candidates.iter().find_map(|c| qualifier_through_macros(c, &lookup).map(|k| (c, k))) {
+            if let Some((c, k)) = qual_candidates
+                .iter()
+                .find_map(|c| qualifier_through_macros(c, &lookup).map(|k| (c, k)))
+            {
                 kind = k;
                 qualifier_macro = Some(c.clone());
             }
@@ -517,7 +563,8 @@ impl<'s> Lowerer<'s> {
             // host-heavy files). Its qualifiers could still come from a macro defined later.
             self.skip_node = Some(body.id());
         }
-        let is_template = parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
+        let is_template =
+            parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
         let span = match parent {
             Some(p) if is_template => span_of(p),
             _ => span_of(node),
@@ -529,7 +576,10 @@ impl<'s> Lowerer<'s> {
                 if !p.kind().contains("parameter_declaration") {
                     continue;
                 }
-                let type_text = p.child_by_field_id(fields().ty).map(|t| text_of(t, src)).unwrap_or_default();
+                let type_text = p
+                    .child_by_field_id(fields().ty)
+                    .map(|t| text_of(t, src))
+                    .unwrap_or_default();
                 let (pname, _, is_ptr) = declarator_name(p.child_by_field_id(fields().declarator));
                 params.push(Param {
                     name: pname.map(|n| text_of(n, src)).unwrap_or_default(),
@@ -623,7 +673,10 @@ impl<'s> Lowerer<'s> {
                             for (si, &sib) in children.iter().enumerate().skip(ci + 1) {
                                 if matches!(
                                     sib.kind(),
-                                    "template_declaration" | "function_definition" | "template" | "linkage_specification"
+                                    "template_declaration"
+                                        | "function_definition"
+                                        | "template"
+                                        | "linkage_specification"
                                         | "namespace_definition"
                                 ) {
                                     break;
@@ -638,7 +691,8 @@ impl<'s> Lowerer<'s> {
                         match found {
                             Some(f) => Some(f),
                             None => {
-                                (global, device, start, prev_ident, name) = (false, false, None, None, None);
+                                (global, device, start, prev_ident, name) =
+                                    (false, false, None, None, None);
                                 cands.clear();
                                 continue;
                             }
@@ -669,8 +723,17 @@ impl<'s> Lowerer<'s> {
                     (global, device, start, prev_ident, name) = (false, false, None, None, None);
                     cands.clear();
                 }
-                ";" | "}" | "expression_statement" | "declaration" | "function_definition" | "template_declaration"
-                | "preproc_def" | "preproc_function_def" | "preproc_include" | "preproc_call" | "comment" => {
+                ";"
+                | "}"
+                | "expression_statement"
+                | "declaration"
+                | "function_definition"
+                | "template_declaration"
+                | "preproc_def"
+                | "preproc_function_def"
+                | "preproc_include"
+                | "preproc_call"
+                | "comment" => {
                     (global, device, start, prev_ident, name) = (false, false, None, None, None);
                     cands.clear();
                 }
@@ -722,7 +785,12 @@ impl<'s> Lowerer<'s> {
         let f = Function {
             name: r.name.clone(),
             qualified_name: {
-                let mut q: Vec<&str> = self.ns.iter().filter(|n| !n.is_empty()).map(|s| s.as_str()).collect();
+                let mut q: Vec<&str> = self
+                    .ns
+                    .iter()
+                    .filter(|n| !n.is_empty())
+                    .map(|s| s.as_str())
+                    .collect();
                 q.push(&r.name);
                 q.join("::")
             },
@@ -758,12 +826,17 @@ impl<'s> Lowerer<'s> {
             extra_refs: Vec::new(),
             qual_candidates: r.qual_candidates,
         });
-        self.pops.push((r.close.map_or(body.id(), |(id, _)| id), Pop::Function));
+        self.pops
+            .push((r.close.map_or(body.id(), |(id, _)| id), Pop::Function));
     }
 
     fn end_function(&mut self) {
         let Some(fc) = self.fns.pop() else { return };
-        self.finished.push(Finished { f: fc.f, qual_candidates: fc.qual_candidates, extra_refs: fc.extra_refs });
+        self.finished.push(Finished {
+            f: fc.f,
+            qual_candidates: fc.qual_candidates,
+            extra_refs: fc.extra_refs,
+        });
     }
 
     /// Remembers a top-level declaration / ERROR without a closing `;` that carries
@@ -780,7 +853,7 @@ impl<'s> Lowerer<'s> {
             }
             let t = bytes_of(ch, self.src);
             last_semicolon = t == b";";
-            if t == b"__global__" || (ch.kind() == "type_qualifier" && t == b"__global__") {
+            if t == b"__global__" {
                 kind = Some(FunctionKind::Kernel);
             } else if t == b"__device__" && kind.is_none() {
                 kind = Some(FunctionKind::Device);
@@ -799,7 +872,9 @@ impl<'s> Lowerer<'s> {
             Some(p) if parent.is_some_and(|par| par.id() == p.parent) => Some(p.pragma),
             _ => None,
         };
-        let Some(fc) = self.fns.last_mut() else { return };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
         let idx = fc.f.loops.len();
         let parent_loop = fc.loop_stack.last().copied();
         let depth = parent_loop.map(|p| fc.f.loops[p].depth + 1).unwrap_or(0);
@@ -807,7 +882,9 @@ impl<'s> Lowerer<'s> {
         let mut body = node.child_by_field_id(fields().body);
         // `for (...)` + `#pragma unroll` + `for (...) stmt;`: the grammar ends the outer loop
         // with a MISSING `;` and leaves the inner loop as a sibling. Re-attach it as the body.
-        let repaired = body.filter(|b| is_missing_statement(*b)).and_then(|_| repaired_body(node, self.kinds));
+        let repaired = body
+            .filter(|b| is_missing_statement(*b))
+            .and_then(|_| repaired_body(node, self.kinds));
         let mut loop_span = span_of(node);
         if let Some((stmt, last)) = repaired {
             body = Some(stmt);
@@ -831,7 +908,9 @@ impl<'s> Lowerer<'s> {
                 )
             }
             K::ForRangeLoop => {
-                let start = node.child_by_field_id(fields().ty).or_else(|| node.child_by_field_id(fields().declarator));
+                let start = node
+                    .child_by_field_id(fields().ty)
+                    .or_else(|| node.child_by_field_id(fields().declarator));
                 let end = node.child_by_field_id(fields().declarator);
                 let init = match (start, end) {
                     (Some(s), Some(e)) => {
@@ -841,11 +920,19 @@ impl<'s> Lowerer<'s> {
                     }
                     _ => None,
                 };
-                (LoopKind::RangeFor, init, node.child_by_field_id(fields().right).map(span_of), None, None)
+                (
+                    LoopKind::RangeFor,
+                    init,
+                    node.child_by_field_id(fields().right).map(span_of),
+                    None,
+                    None,
+                )
             }
             K::WhileStatement => {
                 let cond = node.child_by_field_id(fields().condition).map(|c| {
-                    c.child_by_field_id(fields().value).map(span_of).unwrap_or_else(|| inner_span(c))
+                    c.child_by_field_id(fields().value)
+                        .map(span_of)
+                        .unwrap_or_else(|| inner_span(c))
                 });
                 (LoopKind::While, None, cond, None, None)
             }
@@ -878,10 +965,14 @@ impl<'s> Lowerer<'s> {
     }
 
     fn end_loop(&mut self, idx: usize) {
-        let Some(fc) = self.fns.last_mut() else { return };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
         fc.scopes.pop();
         fc.loop_stack.pop();
-        let Some(l) = fc.f.loops.get_mut(idx) else { return };
+        let Some(l) = fc.f.loops.get_mut(idx) else {
+            return;
+        };
         if l.trip_count.is_some() {
             if let Some(h) = &l.header {
                 // A write to the induction variable in the body makes the count unknown.
@@ -897,15 +988,18 @@ impl<'s> Lowerer<'s> {
 
     fn jump(&mut self, node: Node<'_>, k: K) {
         let src = self.src;
-        let Some(fc) = self.fns.last_mut() else { return };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
         let (kind, target) = match k {
             K::BreakStatement => {
-                let t = fc.scopes.iter().rev().find_map(|s| match s {
-                    Scope::Loop(i) => Some(Some(JumpTarget::Loop(*i))),
-                    Scope::Switch => Some(Some(JumpTarget::Switch)),
-                    Scope::Lambda => Some(None),
+                // The innermost loop or switch; nothing when a lambda is nearer.
+                let t = fc.scopes.last().and_then(|s| match s {
+                    Scope::Loop(i) => Some(JumpTarget::Loop(*i)),
+                    Scope::Switch => Some(JumpTarget::Switch),
+                    Scope::Lambda => None,
                 });
-                (JumpKind::Break, t.flatten())
+                (JumpKind::Break, t)
             }
             K::ContinueStatement => {
                 let t = fc.scopes.iter().rev().find_map(|s| match s {
@@ -916,16 +1010,27 @@ impl<'s> Lowerer<'s> {
                 (JumpKind::Continue, t.flatten())
             }
             K::ReturnStatement => {
-                let t = if fc.lambda_depth > 0 { JumpTarget::Lambda } else { JumpTarget::Function };
+                let t = if fc.lambda_depth > 0 {
+                    JumpTarget::Lambda
+                } else {
+                    JumpTarget::Function
+                };
                 (JumpKind::Return, Some(t))
             }
             _ => {
-                let l = node.child_by_field_id(fields().label).map(|l| text_of(l, src)).unwrap_or_default();
+                let l = node
+                    .child_by_field_id(fields().label)
+                    .map(|l| text_of(l, src))
+                    .unwrap_or_default();
                 (JumpKind::Goto, Some(JumpTarget::Label(l)))
             }
         };
         if let Some(target) = target {
-            fc.f.jumps.push(Jump { kind, target, span: span_of(node) });
+            fc.f.jumps.push(Jump {
+                kind,
+                target,
+                span: span_of(node),
+            });
         }
     }
 
@@ -933,7 +1038,9 @@ impl<'s> Lowerer<'s> {
 
     fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
         let src = self.src;
-        let Some(func) = node.child_by_field_id(fields().function) else { return };
+        let Some(func) = node.child_by_field_id(fields().function) else {
+            return;
+        };
         let mut receiver = None;
         let mut qualifier = None;
         let mut cur = func;
@@ -945,7 +1052,9 @@ impl<'s> Lowerer<'s> {
                     break;
                 }
                 "qualified_identifier" => {
-                    let Some(n) = cur.child_by_field_id(fields().name) else { break };
+                    let Some(n) = cur.child_by_field_id(fields().name) else {
+                        break;
+                    };
                     if qualifier.is_none() {
                         let q = &src[cur.start_byte()..n.start_byte()];
                         let q = String::from_utf8_lossy(q);
@@ -954,12 +1063,16 @@ impl<'s> Lowerer<'s> {
                     }
                     cur = n;
                 }
-                "template_function" | "template_method" => match cur.child_by_field_id(fields().name) {
-                    Some(n) => cur = n,
-                    None => break,
-                },
+                "template_function" | "template_method" => {
+                    match cur.child_by_field_id(fields().name) {
+                        Some(n) => cur = n,
+                        None => break,
+                    }
+                }
                 "field_expression" => {
-                    receiver = cur.child_by_field_id(fields().argument).map(|a| text_of(a, src));
+                    receiver = cur
+                        .child_by_field_id(fields().argument)
+                        .map(|a| text_of(a, src));
                     match cur.child_by_field_id(fields().field) {
                         Some(f) => cur = f,
                         None => break,
@@ -989,14 +1102,29 @@ impl<'s> Lowerer<'s> {
             // `_Pragma("unroll") for (...)`: the pragma applies to the next statement.
             if let (Some(a), Some(stmt)) = (arg_nodes.first(), parent) {
                 let t = text_of(*a, src);
-                let t = t.trim().trim_start_matches(['L', 'u', 'U', '8']).trim_matches('"').replace("\\\"", "\"");
+                let t = t
+                    .trim()
+                    .trim_start_matches(['L', 'u', 'U', '8'])
+                    .trim_matches('"')
+                    .replace("\\\"", "\"");
                 let ints = &self.macro_ints;
                 if let Some(hint) = parse_pragma_text(&t, |n| ints.get(n).copied()) {
                     if let Some(gp) = stmt.parent() {
                         self.pending_pragma = Some(PendingPragma {
-                            pragma: Pragma { hint, span: span_of(node) },
-                            parent: if stmt.kind() == "expression_statement" { gp.id() } else { stmt.id() },
-                            end: if stmt.kind() == "expression_statement" { stmt.end_byte() } else { node.end_byte() },
+                            pragma: Pragma {
+                                hint,
+                                span: span_of(node),
+                            },
+                            parent: if stmt.kind() == "expression_statement" {
+                                gp.id()
+                            } else {
+                                stmt.id()
+                            },
+                            end: if stmt.kind() == "expression_statement" {
+                                stmt.end_byte()
+                            } else {
+                                node.end_byte()
+                            },
                         });
                     }
                 }
@@ -1005,18 +1133,26 @@ impl<'s> Lowerer<'s> {
         }
         if callee == "HIP_DYNAMIC_SHARED" {
             if let Some(n) = arg_nodes.get(1) {
-                self.add_shared(text_of(*n, src).trim().to_string(), SharedKind::HipDynamicMacro, span_of(node), node);
+                self.add_shared(
+                    text_of(*n, src).trim().to_string(),
+                    SharedKind::HipDynamicMacro,
+                    span_of(node),
+                    node,
+                );
             }
         }
         if !self.in_body(node) {
             return;
         }
         let arg_ints = arg_nodes.iter().map(|a| int_value(*a, src)).collect();
-        let Some(fc) = self.fns.last_mut() else { return };
-        if cn.kind() == "identifier" {
-            if receiver.is_none() {
-                fc.extra_refs.push(MacroRef { name: callee.clone(), span: span_of(cn) });
-            }
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        if cn.kind() == "identifier" && receiver.is_none() {
+            fc.extra_refs.push(MacroRef {
+                name: callee.clone(),
+                span: span_of(cn),
+            });
         }
         fc.f.calls.push(Call {
             callee,
@@ -1053,18 +1189,32 @@ impl<'s> Lowerer<'s> {
                 _ => {}
             }
         }
-        let type_text = node.child_by_field_id(fields().ty).map(|t| text_of(t, src)).unwrap_or_default();
-        let default_value = if k == K::FieldDeclaration { node.child_by_field_id(fields().default_value) } else { None };
+        let type_text = node
+            .child_by_field_id(fields().ty)
+            .map(|t| text_of(t, src))
+            .unwrap_or_default();
+        let default_value = if k == K::FieldDeclaration {
+            node.child_by_field_id(fields().default_value)
+        } else {
+            None
+        };
         let mut c = node.walk();
-        let declarators: Vec<Node<'_>> = node.children_by_field_id(fields().declarator_nz, &mut c).collect();
+        let declarators: Vec<Node<'_>> = node
+            .children_by_field_id(fields().declarator_nz, &mut c)
+            .collect();
         for d in declarators {
             let (name_node, value, is_ptr) = declarator_name(Some(d));
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
-                    let callee = fd.child_by_field_id(fields().declarator).map(|n| bytes_of(n, src));
+                    let callee = fd
+                        .child_by_field_id(fields().declarator)
+                        .map(|n| bytes_of(n, src));
                     if callee == Some(b"HIP_DYNAMIC_SHARED") {
-                        if let Some(name) = fd.child_by_field_id(fields().parameters).and_then(|p| second_list_item(p, src)) {
+                        if let Some(name) = fd
+                            .child_by_field_id(fields().parameters)
+                            .and_then(|p| second_list_item(p, src))
+                        {
                             self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
                         }
                     }
@@ -1074,7 +1224,11 @@ impl<'s> Lowerer<'s> {
             let Some(name_node) = name_node else { continue };
             let name = text_of(name_node, src);
             if shared {
-                let kind = if is_extern { SharedKind::ExternDynamic } else { SharedKind::Static };
+                let kind = if is_extern {
+                    SharedKind::ExternDynamic
+                } else {
+                    SharedKind::Static
+                };
                 self.add_shared(name.clone(), kind, span_of(node), node);
             }
             let value = value.or(default_value);
@@ -1092,7 +1246,9 @@ impl<'s> Lowerer<'s> {
                 init_int: value.and_then(|v| int_value(v, src)),
             };
             let r = if in_fn {
-                let Some(fc) = self.fns.last_mut() else { continue };
+                let Some(fc) = self.fns.last_mut() else {
+                    continue;
+                };
                 fc.f.decls.push(decl);
                 DeclRef::Local(fc.f.decls.len() - 1)
             } else {
@@ -1114,7 +1270,10 @@ impl<'s> Lowerer<'s> {
                 if p.kind() == "function_declarator" && field == fields().declarator {
                     let in_decl = p.parent().is_some_and(|gp| gp.kind() == "declaration");
                     if !in_decl {
-                        if let Some(name) = p.child_by_field_id(fields().parameters).and_then(|l| second_list_item(l, src)) {
+                        if let Some(name) = p
+                            .child_by_field_id(fields().parameters)
+                            .and_then(|l| second_list_item(l, src))
+                        {
                             self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
                         }
                     }
@@ -1139,7 +1298,9 @@ impl<'s> Lowerer<'s> {
                 }
             }
         }
-        let Some(fc) = self.fns.last_mut() else { return };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
         if k == K::TypeIdentifier {
             fc.extra_refs.push(MacroRef { name, span });
             return;
@@ -1161,13 +1322,17 @@ impl<'s> Lowerer<'s> {
         if is_callee {
             return;
         }
-        let pk = parent.map(|p| self.kinds.of(p.kind_id())).unwrap_or(K::Other);
+        let pk = parent
+            .map(|p| self.kinds.of(p.kind_id()))
+            .unwrap_or(K::Other);
         let access = if field == fields().declarator {
             Access::Decl
-        } else if (pk == K::AssignmentExpression && field == fields().left) || pk == K::UpdateExpression {
-            Access::Write
-        } else if pk == K::PointerExpression
-            && parent.and_then(|p| p.child_by_field_id(fields().operator)).is_some_and(|o| bytes_of(o, src) == b"&")
+        } else if (pk == K::AssignmentExpression && field == fields().left)
+            || pk == K::UpdateExpression
+            || (pk == K::PointerExpression
+                && parent
+                    .and_then(|p| p.child_by_field_id(fields().operator))
+                    .is_some_and(|o| bytes_of(o, src) == b"&"))
         {
             Access::Write
         } else {
@@ -1183,15 +1348,24 @@ impl<'s> Lowerer<'s> {
         if !self.in_body(node) {
             return;
         }
-        let (Some(l), Some(o)) = (node.child_by_field_id(fields().left), node.child_by_field_id(fields().operator)) else {
+        let (Some(l), Some(o)) = (
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().operator),
+        ) else {
             return;
         };
         if l.kind() != "identifier" || bytes_of(o, self.src) != b"=" {
             return;
         }
         let target = text_of(l, self.src);
-        let Some(fc) = self.fns.last_mut() else { return };
-        fc.f.assigns.push(Assign { target, span: span_of(node), value_idents: Vec::new() });
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.assigns.push(Assign {
+            target,
+            span: span_of(node),
+            value_idents: Vec::new(),
+        });
         self.assign_map.push((node.id(), fc.f.assigns.len() - 1));
     }
 
@@ -1200,9 +1374,11 @@ impl<'s> Lowerer<'s> {
             return;
         }
         let src = self.src;
-        let (Some(l), Some(o), Some(r)) =
-            (node.child_by_field_id(fields().left), node.child_by_field_id(fields().operator), node.child_by_field_id(fields().right))
-        else {
+        let (Some(l), Some(o), Some(r)) = (
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().operator),
+            node.child_by_field_id(fields().right),
+        ) else {
             return;
         };
         let op = bytes_of(o, src);
@@ -1215,7 +1391,9 @@ impl<'s> Lowerer<'s> {
             (Some(v), None) => (v, false, l),
             _ => return,
         };
-        let Some(fc) = self.fns.last_mut() else { return };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
         fc.f.const_ops.push(ConstOp {
             op: String::from_utf8_lossy(op).into_owned(),
             constant,
@@ -1232,39 +1410,69 @@ impl<'s> Lowerer<'s> {
 
     fn macro_def(&mut self, node: Node<'_>, k: K) {
         let src = self.src;
-        let Some(name) = node.child_by_field_id(fields().name) else { return };
+        let Some(name) = node.child_by_field_id(fields().name) else {
+            return;
+        };
         let name = text_of(name, src);
-        let body = node.child_by_field_id(fields().value).map(|v| join_continuations(bytes_of(v, src))).unwrap_or_default();
+        let body = node
+            .child_by_field_id(fields().value)
+            .map(|v| join_continuations(bytes_of(v, src)))
+            .unwrap_or_default();
         let params = if k == K::PreprocFunctionDef {
             node.child_by_field_id(fields().parameters).map(|p| {
                 let mut c = p.walk();
-                let v: Vec<String> = p.named_children(&mut c).filter(|n| n.kind() != "comment").map(|n| text_of(n, src)).collect();
+                let v: Vec<String> = p
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .map(|n| text_of(n, src))
+                    .collect();
                 v
             })
         } else {
             None
         };
         if params.is_none() {
-            if let Some(v) = parse_int_literal(body.trim().trim_start_matches('(').trim_end_matches(')')) {
+            if let Some(v) =
+                parse_int_literal(body.trim().trim_start_matches('(').trim_end_matches(')'))
+            {
                 self.macro_ints.insert(name.clone(), v);
             }
         }
         let (calls, idents, control) = body_names(&body);
         self.macro_idx.insert(name.clone(), self.out.macros.len());
-        self.out.macros.push(MacroDef { name, params, body, span: span_of(node), calls, idents, control });
+        self.out.macros.push(MacroDef {
+            name,
+            params,
+            body,
+            span: span_of(node),
+            calls,
+            idents,
+            control,
+        });
     }
 
     fn preproc_call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
         let src = self.src;
-        let Some(dir) = node.child_by_field_id(fields().directive) else { return };
+        let Some(dir) = node.child_by_field_id(fields().directive) else {
+            return;
+        };
         let d = bytes_of(dir, src);
-        let d: Vec<u8> = d.iter().copied().filter(|b| !b.is_ascii_whitespace() && *b != b'#').collect();
+        let d: Vec<u8> = d
+            .iter()
+            .copied()
+            .filter(|b| !b.is_ascii_whitespace() && *b != b'#')
+            .collect();
         if d != b"pragma" {
             return;
         }
-        let arg = node.child_by_field_id(fields().argument).map(|a| text_of(a, src)).unwrap_or_default();
+        let arg = node
+            .child_by_field_id(fields().argument)
+            .map(|a| text_of(a, src))
+            .unwrap_or_default();
         let ints = &self.macro_ints;
-        let Some(hint) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else { return };
+        let Some(hint) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else {
+            return;
+        };
         let mut span = span_of(node);
         while span.end > span.start && matches!(src.get(span.end - 1), Some(b'\n' | b'\r')) {
             span.end -= 1;
@@ -1283,7 +1491,12 @@ impl<'s> Lowerer<'s> {
         self.out.crlf = memchr_crlf(src);
         let mut finished = std::mem::take(&mut self.finished);
         finished.sort_by_key(|f| f.f.span.start);
-        let macros: HashMap<&str, &MacroDef> = self.out.macros.iter().map(|m| (m.name.as_str(), m)).collect();
+        let macros: HashMap<&str, &MacroDef> = self
+            .out
+            .macros
+            .iter()
+            .map(|m| (m.name.as_str(), m))
+            .collect();
         let mut functions = Vec::with_capacity(finished.len());
         for mut fin in finished {
             if !macros.is_empty() {
@@ -1292,9 +1505,16 @@ impl<'s> Lowerer<'s> {
                     .idents
                     .iter()
                     .filter(|i| macros.contains_key(i.name.as_str()))
-                    .map(|i| MacroRef { name: i.name.clone(), span: i.span })
+                    .map(|i| MacroRef {
+                        name: i.name.clone(),
+                        span: i.span,
+                    })
                     .collect();
-                refs.extend(fin.extra_refs.into_iter().filter(|r| macros.contains_key(r.name.as_str())));
+                refs.extend(
+                    fin.extra_refs
+                        .into_iter()
+                        .filter(|r| macros.contains_key(r.name.as_str())),
+                );
                 refs.sort_by_key(|r| r.span.start);
                 refs.dedup_by_key(|r| r.span.start);
                 fin.f.macro_refs = refs;
@@ -1309,7 +1529,10 @@ impl<'s> Lowerer<'s> {
                     }
                 }
             }
-            if fin.f.recovered && fin.f.kind == FunctionKind::Host && fin.f.qualifier_macro.is_none() {
+            if fin.f.recovered
+                && fin.f.kind == FunctionKind::Host
+                && fin.f.qualifier_macro.is_none()
+            {
                 continue; // a brace block in an ERROR region that is not a kernel after all
             }
             functions.push(fin.f);
@@ -1340,7 +1563,8 @@ fn only_directives_and_attributes(b: &[u8]) -> bool {
     }
     let r = rest.trim();
     r.is_empty()
-        || ((r.starts_with("__launch_bounds__") || r.starts_with("__attribute__")) && !r.contains([';', '{', '}']))
+        || ((r.starts_with("__launch_bounds__") || r.starts_with("__attribute__"))
+            && !r.contains([';', '{', '}']))
 }
 
 /// An `expression_statement` that is only a MISSING `;` (zero width).
@@ -1368,7 +1592,9 @@ fn repaired_body<'t>(node: Node<'t>, kinds: &Kinds) -> Option<(Node<'t>, Node<'t
     let mut last = stmt;
     for _ in 0..256 {
         let broken = is_loop(kinds.of(last.kind_id()))
-            && last.child_by_field_id(fields().body).is_some_and(is_missing_statement);
+            && last
+                .child_by_field_id(fields().body)
+                .is_some_and(is_missing_statement);
         if !broken {
             break;
         }
@@ -1381,7 +1607,10 @@ fn repaired_body<'t>(node: Node<'t>, kinds: &Kinds) -> Option<(Node<'t>, Node<'t
 }
 
 fn is_loop(k: K) -> bool {
-    matches!(k, K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement)
+    matches!(
+        k,
+        K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement
+    )
 }
 
 fn memchr_crlf(src: &[u8]) -> bool {
@@ -1393,7 +1622,10 @@ fn memchr_crlf(src: &[u8]) -> bool {
 
 /// Does the macro `name` expand (transitively, through other macros) to `__global__` or
 /// `__device__`? Kernel wins over device. Cycle-safe and depth-bounded.
-fn qualifier_through_macros<'m>(name: &str, macros: &impl Fn(&str) -> Option<&'m MacroDef>) -> Option<FunctionKind> {
+fn qualifier_through_macros<'m>(
+    name: &str,
+    macros: &impl Fn(&str) -> Option<&'m MacroDef>,
+) -> Option<FunctionKind> {
     let mut seen: HashSet<String> = HashSet::new();
     let mut stack: Vec<String> = vec![name.to_string()];
     let mut found = None;
@@ -1447,9 +1679,13 @@ fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, 
             }
             "pointer_declarator" | "reference_declarator" => {
                 is_ptr = true;
-                d = x.child_by_field_id(fields().declarator).or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
+                d = x
+                    .child_by_field_id(fields().declarator)
+                    .or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
             }
-            "array_declarator" | "attributed_declarator" => d = x.child_by_field_id(fields().declarator),
+            "array_declarator" | "attributed_declarator" => {
+                d = x.child_by_field_id(fields().declarator)
+            }
             "parenthesized_declarator" => d = x.named_child(0),
             _ => return (None, value, is_ptr),
         }
@@ -1472,7 +1708,10 @@ fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
 /// The text of the second item of a parenthesised list (`(float, smem)` -> `smem`).
 fn second_list_item(list: Node<'_>, src: &[u8]) -> Option<String> {
     let mut c = list.walk();
-    let item = list.named_children(&mut c).filter(|n| n.kind() != "comment").nth(1)?;
+    let item = list
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment")
+        .nth(1)?;
     let t = text_of(item, src);
     let t = t.trim();
     (!t.is_empty()).then(|| t.to_string())
@@ -1488,7 +1727,10 @@ fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
                 return Some(if neg { -v } else { v });
             }
             "parenthesized_expression" => n = n.named_child(0)?,
-            "unary_expression" if n.child_by_field_id(fields().operator).is_some_and(|o| bytes_of(o, src) == b"-") => {
+            "unary_expression"
+                if n.child_by_field_id(fields().operator)
+                    .is_some_and(|o| bytes_of(o, src) == b"-") =>
+            {
                 neg = !neg;
                 n = n.child_by_field_id(fields().argument)?;
             }

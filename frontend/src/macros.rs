@@ -63,13 +63,44 @@ fn strip_comments(s: &str) -> String {
 }
 
 const KEYWORDS: &[&str] = &[
-    "if", "else", "case", "default",
-    "sizeof", "alignof", "decltype", "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast",
-    "const", "volatile", "int", "unsigned", "signed", "float", "double", "char", "short", "long", "void",
-    "bool", "auto", "static", "extern", "inline", "struct", "class", "typename", "template", "true", "false",
+    "if",
+    "else",
+    "case",
+    "default",
+    "sizeof",
+    "alignof",
+    "decltype",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+    "const",
+    "volatile",
+    "int",
+    "unsigned",
+    "signed",
+    "float",
+    "double",
+    "char",
+    "short",
+    "long",
+    "void",
+    "bool",
+    "auto",
+    "static",
+    "extern",
+    "inline",
+    "struct",
+    "class",
+    "typename",
+    "template",
+    "true",
+    "false",
 ];
 
-const CONTROL: &[&str] = &["break", "continue", "return", "goto", "for", "while", "do", "switch"];
+const CONTROL: &[&str] = &[
+    "break", "continue", "return", "goto", "for", "while", "do", "switch",
+];
 
 /// Splits a macro body into (called names, other identifiers, control keywords): names are
 /// deduplicated in order, control keywords are kept in order.
@@ -104,7 +135,9 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) 
         }
         if c.is_ascii_digit() {
             // Numbers (with suffixes like 0xffu) are not identifiers.
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.' || b[i] == b'\'') {
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.' || b[i] == b'\'')
+            {
                 i += 1;
             }
             continue;
@@ -132,10 +165,9 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) 
             // A template call `f<T>(...)` is rare in macros; `f (` and `f(` are calls.
             let is_call = b.get(j) == Some(&b'(');
             let list = if is_call { &mut calls } else { &mut idents };
-            if !(is_member && !is_call) && !list.iter().any(|n| n == name) {
+            // `.member` is not a name of its own, but `.method(` is a call.
+            if (!is_member || is_call) && !list.iter().any(|n| n == name) {
                 list.push(name.to_string());
-            } else if is_member && is_call && !calls.iter().any(|n| n == name) {
-                calls.push(name.to_string());
             }
             continue;
         }
@@ -150,7 +182,9 @@ mod tests {
 
     #[test]
     fn lexes_bodies() {
-        let (c, i, k) = body_names(r#"do { __syncthreads(); x = "atomicAdd(" + y.z; g.sync(); } while (0) // f()"#);
+        let (c, i, k) = body_names(
+            r#"do { __syncthreads(); x = "atomicAdd(" + y.z; g.sync(); } while (0) // f()"#,
+        );
         assert_eq!(k, vec!["do", "while"]);
         let (_, _, k) = body_names("if (!(x)) return; else { goto fail; }");
         assert_eq!(k, vec!["return", "goto"]);
@@ -158,6 +192,9 @@ mod tests {
         assert_eq!(i, vec!["x", "y", "g"]);
         assert_eq!(join_continuations(b"a \\\n b \\\r\n c"), "a   b   c");
         assert_eq!(join_continuations(b"32  // the warp"), "32");
-        assert_eq!(join_continuations(b"f(\"//\") /* c */ + 1"), "f(\"//\")   + 1");
+        assert_eq!(
+            join_continuations(b"f(\"//\") /* c */ + 1"),
+            "f(\"//\")   + 1"
+        );
     }
 }

@@ -12,7 +12,10 @@ pub(crate) enum Factor<'a> {
 }
 
 /// Parses the text after `#pragma` (or inside `_Pragma("...")`). `None` for other pragmas.
-pub(crate) fn parse_pragma_text(text: &str, resolve: impl Fn(&str) -> Option<i128>) -> Option<UnrollHint> {
+pub(crate) fn parse_pragma_text(
+    text: &str,
+    resolve: impl Fn(&str) -> Option<i128>,
+) -> Option<UnrollHint> {
     let t = text.trim();
     let t = t.strip_prefix("GCC ").map(str::trim_start).unwrap_or(t);
     if let Some(rest) = t.strip_prefix("clang") {
@@ -41,7 +44,11 @@ pub(crate) fn parse_pragma_text(text: &str, resolve: impl Fn(&str) -> Option<i12
         return None; // `unrolled_thing`
     }
     let rest = strip_comment(rest).trim();
-    let arg = rest.strip_prefix('(').and_then(|r| r.strip_suffix(')')).unwrap_or(rest).trim();
+    let arg = rest
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .unwrap_or(rest)
+        .trim();
     if arg.is_empty() {
         return Some(UnrollHint::Unroll(None));
     }
@@ -100,7 +107,10 @@ mod tests {
         assert_eq!(p("unroll UNKNOWN"), Some(UnrollHint::Unroll(None)));
         assert_eq!(p("GCC unroll 2"), Some(UnrollHint::Unroll(Some(2))));
         assert_eq!(p("clang loop unroll(disable)"), Some(UnrollHint::NoUnroll));
-        assert_eq!(p("clang loop unroll_count(4)"), Some(UnrollHint::Unroll(Some(4))));
+        assert_eq!(
+            p("clang loop unroll_count(4)"),
+            Some(UnrollHint::Unroll(Some(4)))
+        );
         assert_eq!(p("once"), None);
         assert_eq!(p("unrolled"), None);
     }

@@ -2,14 +2,20 @@
 
 use frontend::*;
 
-fn text<'a>(src: &'a str, s: Span) -> &'a str {
+fn text(src: &str, s: Span) -> &str {
     &src[s.start..s.end]
 }
 
 fn func<'a>(f: &'a SourceFile, name: &str) -> &'a Function {
-    f.functions.iter().find(|x| x.name == name).unwrap_or_else(|| {
-        panic!("no function {name}; have {:?}", f.functions.iter().map(|x| &x.name).collect::<Vec<_>>())
-    })
+    f.functions
+        .iter()
+        .find(|x| x.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no function {name}; have {:?}",
+                f.functions.iter().map(|x| &x.name).collect::<Vec<_>>()
+            )
+        })
 }
 
 #[test]
@@ -37,7 +43,11 @@ template <> __global__ void tk<float, 4>(float* p) {}
     // Only the macro-qualified definitions (`KERNEL void mk`) confuse the grammar.
     let error_lines: Vec<u32> = f.parse_errors.iter().map(|e| e.span.line).collect();
     assert_eq!(error_lines, vec![15, 16, 17]);
-    let kinds: Vec<(&str, FunctionKind)> = f.functions.iter().map(|x| (x.name.as_str(), x.kind)).collect();
+    let kinds: Vec<(&str, FunctionKind)> = f
+        .functions
+        .iter()
+        .map(|x| (x.name.as_str(), x.kind))
+        .collect();
     use FunctionKind::*;
     assert_eq!(
         kinds,
@@ -60,7 +70,10 @@ template <> __global__ void tk<float, 4>(float* p) {}
     );
     let tk = &f.functions[4];
     assert!(tk.is_template);
-    assert_eq!(tk.launch_bounds.as_deref(), Some(&["256".to_string(), "2".to_string()][..]));
+    assert_eq!(
+        tk.launch_bounds.as_deref(),
+        Some(&["256".to_string(), "2".to_string()][..])
+    );
     assert!(text(src, tk.span).starts_with("template <typename T"));
     assert_eq!(tk.params[0].name, "p");
     assert!(func(&f, "sd").is_static);
@@ -68,7 +81,10 @@ template <> __global__ void tk<float, 4>(float* p) {}
     assert_eq!(func(&f, "m").qualified_name, "S::m");
     assert_eq!(func(&f, "mk").qualifier_macro.as_deref(), Some("KERNEL"));
     assert_eq!(func(&f, "mk2").qualifier_macro.as_deref(), Some("KATTR"));
-    assert_eq!(func(&f, "md").qualifier_macro.as_deref(), Some("DEV_INLINE"));
+    assert_eq!(
+        func(&f, "md").qualifier_macro.as_deref(),
+        Some("DEV_INLINE")
+    );
     assert!(f.functions[13].is_template);
     let k = func(&f, "k");
     assert_eq!(text(src, k.name_span), "k");
@@ -94,7 +110,11 @@ __global__ void LAUNCH_BOUNDS(256) after_macro(int n) { while (n--) {} }
     let names: Vec<&str> = f.functions.iter().map(|x| x.name.as_str()).collect();
     assert_eq!(names, vec!["in_ifdef", "in_else", "after_macro"]);
     assert!(f.functions.iter().all(|x| x.kind == FunctionKind::Kernel));
-    assert_eq!(f.functions[1].loops.len(), 1, "loop inside #if inside the body");
+    assert_eq!(
+        f.functions[1].loops.len(),
+        1,
+        "loop inside #if inside the body"
+    );
     assert!(f.functions[2].recovered);
     assert_eq!(f.functions[2].loops[0].kind, LoopKind::While);
 }
@@ -114,10 +134,28 @@ fn loops_nesting_spans_and_kinds() {
     let l = &func(&f, "k").loops;
     assert_eq!(l.len(), 5);
     let kinds: Vec<LoopKind> = l.iter().map(|x| x.kind).collect();
-    assert_eq!(kinds, vec![LoopKind::For, LoopKind::While, LoopKind::Do, LoopKind::RangeFor, LoopKind::For]);
-    assert_eq!(l.iter().map(|x| x.parent).collect::<Vec<_>>(), vec![None, Some(0), Some(0), None, None]);
-    assert_eq!(l.iter().map(|x| x.depth).collect::<Vec<_>>(), vec![0, 1, 1, 0, 0]);
-    assert_eq!(l.iter().map(|x| x.index).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    assert_eq!(
+        kinds,
+        vec![
+            LoopKind::For,
+            LoopKind::While,
+            LoopKind::Do,
+            LoopKind::RangeFor,
+            LoopKind::For
+        ]
+    );
+    assert_eq!(
+        l.iter().map(|x| x.parent).collect::<Vec<_>>(),
+        vec![None, Some(0), Some(0), None, None]
+    );
+    assert_eq!(
+        l.iter().map(|x| x.depth).collect::<Vec<_>>(),
+        vec![0, 1, 1, 0, 0]
+    );
+    assert_eq!(
+        l.iter().map(|x| x.index).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3, 4]
+    );
     assert_eq!(text(src, l[0].init.unwrap()), "int i = 0");
     assert_eq!(text(src, l[0].condition.unwrap()), "i < n");
     assert_eq!(text(src, l[0].update.unwrap()), "++i");
@@ -161,7 +199,11 @@ __global__ void k(float* a) {
 }
 ";
     let f = parse(src.as_bytes());
-    let hints: Vec<Option<UnrollHint>> = func(&f, "k").loops.iter().map(|l| l.pragma.as_ref().map(|p| p.hint)).collect();
+    let hints: Vec<Option<UnrollHint>> = func(&f, "k")
+        .loops
+        .iter()
+        .map(|l| l.pragma.as_ref().map(|p| p.hint))
+        .collect();
     use UnrollHint::*;
     assert_eq!(
         hints,
@@ -250,8 +292,16 @@ fn calls_of_every_shape() {
 }";
     let f = parse(src.as_bytes());
     let c = &func(&f, "k").calls;
-    let shape: Vec<(&str, Option<&str>, Option<&str>)> =
-        c.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.qualifier.as_deref())).collect();
+    let shape: Vec<(&str, Option<&str>, Option<&str>)> = c
+        .iter()
+        .map(|c| {
+            (
+                c.callee.as_str(),
+                c.receiver.as_deref(),
+                c.qualifier.as_deref(),
+            )
+        })
+        .collect();
     assert_eq!(
         shape,
         vec![
@@ -284,7 +334,11 @@ fn identifier_access() {
   f(i);
 }";
     let f = parse(src.as_bytes());
-    let ids: Vec<(&str, Access)> = func(&f, "k").idents.iter().map(|u| (u.name.as_str(), u.access)).collect();
+    let ids: Vec<(&str, Access)> = func(&f, "k")
+        .idents
+        .iter()
+        .map(|u| (u.name.as_str(), u.access))
+        .collect();
     use Access::*;
     assert_eq!(
         ids,
@@ -321,9 +375,15 @@ __global__ void k(int n) {
 }";
     let f = parse(src.as_bytes());
     assert_eq!(f.shared.len(), 1);
-    assert_eq!((f.shared[0].name.as_str(), f.shared[0].kind), ("file_smem", SharedKind::ExternDynamic));
+    assert_eq!(
+        (f.shared[0].name.as_str(), f.shared[0].kind),
+        ("file_smem", SharedKind::ExternDynamic)
+    );
     assert_eq!(f.globals.len(), 1);
-    assert_eq!((f.globals[0].name.as_str(), f.globals[0].init_int), ("WARP_SIZE", Some(32)));
+    assert_eq!(
+        (f.globals[0].name.as_str(), f.globals[0].init_int),
+        ("WARP_SIZE", Some(32))
+    );
     let k = func(&f, "k");
     let sh: Vec<(&str, SharedKind)> = k.shared.iter().map(|s| (s.name.as_str(), s.kind)).collect();
     use SharedKind::*;
@@ -370,7 +430,8 @@ out:
 }";
     let f = parse(src.as_bytes());
     let k = func(&f, "k");
-    let j: Vec<(JumpKind, JumpTarget)> = k.jumps.iter().map(|j| (j.kind, j.target.clone())).collect();
+    let j: Vec<(JumpKind, JumpTarget)> =
+        k.jumps.iter().map(|j| (j.kind, j.target.clone())).collect();
     use JumpKind::*;
     assert_eq!(
         j,
@@ -402,14 +463,25 @@ __global__ void k(float* a) {
   ADD(a, 1.0f);
 }";
     let f = parse(src.as_bytes());
-    let m: Vec<(&str, Option<Vec<String>>, Vec<String>)> =
-        f.macros.iter().map(|m| (m.name.as_str(), m.params.clone(), m.calls.clone())).collect();
-    assert_eq!(m[0], ("SYNC", Some(vec![]), vec!["__syncthreads".to_string()]));
+    type Summary<'a> = (&'a str, Option<Vec<String>>, Vec<String>);
+    let m: Vec<Summary> = f
+        .macros
+        .iter()
+        .map(|m| (m.name.as_str(), m.params.clone(), m.calls.clone()))
+        .collect();
+    assert_eq!(
+        m[0],
+        ("SYNC", Some(vec![]), vec!["__syncthreads".to_string()])
+    );
     assert_eq!(m[1], ("BARRIER", None, vec!["SYNC".to_string()]));
     assert_eq!(m[2].1, Some(vec!["p".to_string(), "v".to_string()]));
     assert_eq!(m[2].2, vec!["atomicAdd".to_string()]);
     assert_eq!(f.macros[2].body, "atomicAdd(p, v)");
-    let refs: Vec<&str> = func(&f, "k").macro_refs.iter().map(|r| r.name.as_str()).collect();
+    let refs: Vec<&str> = func(&f, "k")
+        .macro_refs
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
     assert_eq!(refs, vec!["SYNC", "BARRIER", "ADD"]);
 }
 
@@ -419,14 +491,26 @@ fn inert_ranges_errors_and_crlf() {
     let f = parse(src.as_bytes());
     assert!(f.crlf);
     let inert: Vec<&str> = f.inert.iter().map(|s| text(src, *s)).collect();
-    assert_eq!(inert, vec!["// __syncthreads();", "\"atomicAdd(\"", "/* x */", "'\\''", "R\"(raw)\""]);
+    assert_eq!(
+        inert,
+        vec![
+            "// __syncthreads();",
+            "\"atomicAdd(\"",
+            "/* x */",
+            "'\\''",
+            "R\"(raw)\""
+        ]
+    );
     assert!(func(&f, "k").calls.is_empty());
     let bad = parse(b"__global__ void k( { for (int i = 0; i < 4; ++i) {} }");
     assert!(!bad.parse_errors.is_empty());
     // The kernel is recovered from the ERROR node, with its loop.
     assert_eq!(bad.functions.len(), 1);
     assert!(bad.functions[0].recovered);
-    assert_eq!((bad.functions[0].name.as_str(), bad.functions[0].kind), ("k", FunctionKind::Kernel));
+    assert_eq!(
+        (bad.functions[0].name.as_str(), bad.functions[0].kind),
+        ("k", FunctionKind::Kernel)
+    );
     assert_eq!(bad.functions[0].loops[0].trip_count, Some(4));
     assert!(!parse(b"int main() { return 0; }\n").crlf);
 }
@@ -444,9 +528,12 @@ fn empty_and_garbage_inputs() {
         garbage.push((x >> 16) as u8);
     }
     let _ = parse(&garbage);
-    let f = parse(b"\xff\xfe__global__ void k\xc3\x28(int n) { for (int i = 0; i < 4; ++i) {} } \xff");
+    let f =
+        parse(b"\xff\xfe__global__ void k\xc3\x28(int n) { for (int i = 0; i < 4; ++i) {} } \xff");
     let _ = f;
-    let f = parse("__global__ void k(int n) { /* \u{e9}\u{e8} */ for (int i = 0; i < 4; ++i) {} }".as_bytes());
+    let f = parse(
+        "__global__ void k(int n) { /* \u{e9}\u{e8} */ for (int i = 0; i < 4; ++i) {} }".as_bytes(),
+    );
     assert_eq!(f.functions[0].loops.len(), 1);
     let invalid = b"__global__ void k\xff(int n) { for (int i = 0; i < 2; ++i) {} }";
     let f = parse(invalid);
@@ -494,7 +581,10 @@ fn four_megabyte_file() {
     assert!(src.len() >= 4 * 1024 * 1024);
     let f = parse(src.as_bytes());
     assert_eq!(f.functions.len(), n);
-    assert!(f.functions.iter().all(|f| f.loops.len() == 1 && f.loops[0].trip_count == Some(16)));
+    assert!(f
+        .functions
+        .iter()
+        .all(|f| f.loops.len() == 1 && f.loops[0].trip_count == Some(16)));
 }
 
 #[test]
@@ -507,7 +597,9 @@ fn host_bodies_are_not_lowered_and_gpu_prefilter() {
     assert_eq!(f.functions[1].loops.len(), 1);
     assert!(may_contain_gpu_code(src.as_bytes()));
     assert!(may_contain_gpu_code(b"#define K __global__\nK void f() {}"));
-    assert!(!may_contain_gpu_code(b"int main() { for (;;) {} } // __global_"));
+    assert!(!may_contain_gpu_code(
+        b"int main() { for (;;) {} } // __global_"
+    ));
 }
 
 #[test]
@@ -551,9 +643,15 @@ fn pragma_between_nested_loops_without_braces() {
     let f = parse(src.as_bytes());
     let l = &f.functions[0].loops;
     assert_eq!(l.len(), 3);
-    assert_eq!(l.iter().map(|x| x.parent).collect::<Vec<_>>(), vec![None, Some(0), Some(1)]);
+    assert_eq!(
+        l.iter().map(|x| x.parent).collect::<Vec<_>>(),
+        vec![None, Some(0), Some(1)]
+    );
     assert_eq!(l.iter().map(|x| x.depth).collect::<Vec<_>>(), vec![0, 1, 2]);
-    assert_eq!(l[1].pragma.as_ref().map(|p| p.hint), Some(UnrollHint::Unroll(Some(2))));
+    assert_eq!(
+        l[1].pragma.as_ref().map(|p| p.hint),
+        Some(UnrollHint::Unroll(Some(2)))
+    );
     assert!(text(src, l[0].body).starts_with("for (int j"));
     assert!(text(src, l[0].span).ends_with("= 0;"));
     assert!(text(src, l[1].span).ends_with("= 0;"));
@@ -565,8 +663,18 @@ fn assignments_and_pointer_params() {
     let src = "__device__ void k(float* in, int n) { float* p; p = in + n; p += 1; n = 3; }";
     let f = parse(src.as_bytes());
     let k = &f.functions[0];
-    let a: Vec<(&str, Vec<String>)> = k.assigns.iter().map(|a| (a.target.as_str(), a.value_idents.clone())).collect();
-    assert_eq!(a, vec![("p", vec!["in".to_string(), "n".to_string()]), ("n", vec![])]);
+    let a: Vec<(&str, Vec<String>)> = k
+        .assigns
+        .iter()
+        .map(|a| (a.target.as_str(), a.value_idents.clone()))
+        .collect();
+    assert_eq!(
+        a,
+        vec![
+            ("p", vec!["in".to_string(), "n".to_string()]),
+            ("n", vec![])
+        ]
+    );
     assert!(k.params[0].is_pointer_or_ref && !k.params[1].is_pointer_or_ref);
     assert_eq!(k.params[0].type_text, "float");
 }

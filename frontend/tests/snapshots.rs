@@ -32,7 +32,10 @@ done:
 
 #[test]
 fn ir_of_the_recovery_fixture() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/check/frontend/recovery.cu");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/check/frontend/recovery.cu"
+    );
     let src = std::fs::read(path).expect("fixture");
     let f = parse(&src);
     // The shape that matters for recovery: every function, its kind, and its loops.
@@ -43,7 +46,12 @@ fn ir_of_the_recovery_fixture() {
             let loops: Vec<String> = x
                 .loops
                 .iter()
-                .map(|l| format!("{:?}@{}:{} trip={:?}", l.kind, l.keyword.line, l.keyword.column, l.trip_count))
+                .map(|l| {
+                    format!(
+                        "{:?}@{}:{} trip={:?}",
+                        l.kind, l.keyword.line, l.keyword.column, l.trip_count
+                    )
+                })
                 .collect();
             format!(
                 "{} {:?} line={} recovered={} macro={:?} loops=[{}]",

@@ -20,10 +20,18 @@ fn main() {
     let mut n = 0usize;
     for src in &files {
         match mode.as_str() {
-            "bare" => n += parser.parse(src, None).map_or(0, |t| t.root_node().child_count()),
+            "bare" => {
+                n += parser
+                    .parse(src, None)
+                    .map_or(0, |t| t.root_node().child_count())
+            }
             "lower" => n += frontend::parse(src).functions.len(),
             _ => n += guards::check_source("x", src, &settings).0.functions.len(),
         }
     }
-    eprintln!("{mode}: {} files, {:.3} s ({n})", files.len(), t.elapsed().as_secs_f64());
+    eprintln!(
+        "{mode}: {} files, {:.3} s ({n})",
+        files.len(),
+        t.elapsed().as_secs_f64()
+    );
 }

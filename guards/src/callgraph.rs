@@ -41,10 +41,17 @@ impl<'f> Reach<'f> {
         for (i, f) in file.functions.iter().enumerate() {
             func_by_name.entry(f.name.as_str()).or_default().push(i);
         }
-        let macro_by_name: HashMap<&str, usize> =
-            file.macros.iter().enumerate().map(|(i, m)| (m.name.as_str(), i)).collect();
-        let dynamic: Vec<HashSet<String>> =
-            file.functions.iter().map(|f| dynamic_lds::dynamic_names(file, f)).collect();
+        let macro_by_name: HashMap<&str, usize> = file
+            .macros
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.as_str(), i))
+            .collect();
+        let dynamic: Vec<HashSet<String>> = file
+            .functions
+            .iter()
+            .map(|f| dynamic_lds::dynamic_names(file, f))
+            .collect();
         let file_dynamic: HashSet<&str> = file
             .shared
             .iter()
@@ -59,18 +66,24 @@ impl<'f> Reach<'f> {
             let mut seen: HashSet<usize> = HashSet::new();
             for c in &f.calls {
                 if direct[i][R_BARRIER].is_none() && barrier::is_barrier_call(c) {
-                    direct[i][R_BARRIER] = Some(Witness { what: c.callee.clone(), span: c.span });
+                    direct[i][R_BARRIER] = Some(Witness {
+                        what: c.callee.clone(),
+                        span: c.span,
+                    });
                 }
                 if direct[i][R_ATOMIC].is_none() && atomic::is_atomic_call(c) {
-                    direct[i][R_ATOMIC] = Some(Witness { what: c.callee.clone(), span: c.span });
+                    direct[i][R_ATOMIC] = Some(Witness {
+                        what: c.callee.clone(),
+                        span: c.span,
+                    });
                 }
                 if c.receiver.is_none() {
                     if let Some(js) = func_by_name.get(c.callee.as_str()) {
                         for &j in js {
-                            if f.kind != FunctionKind::Host || file.functions[j].kind != FunctionKind::Host {
-                                if seen.insert(j) {
-                                    callers[j].push(i);
-                                }
+                            let gpu_edge = f.kind != FunctionKind::Host
+                                || file.functions[j].kind != FunctionKind::Host;
+                            if gpu_edge && seen.insert(j) {
+                                callers[j].push(i);
                             }
                         }
                     }
@@ -85,7 +98,10 @@ impl<'f> Reach<'f> {
             }
             if !dynamic[i].is_empty() {
                 if let Some(u) = f.idents.iter().find(|u| dynamic[i].contains(&u.name)) {
-                    direct[i][R_DLDS] = Some(Witness { what: u.name.clone(), span: u.span });
+                    direct[i][R_DLDS] = Some(Witness {
+                        what: u.name.clone(),
+                        span: u.span,
+                    });
                 }
             }
         }
@@ -93,9 +109,15 @@ impl<'f> Reach<'f> {
             let node = nf + mi;
             let mut seen: HashSet<usize> = HashSet::new();
             for name in m.calls.iter().chain(m.idents.iter()) {
-                let w = || Some(Witness { what: name.clone(), span: m.span });
+                let w = || {
+                    Some(Witness {
+                        what: name.clone(),
+                        span: m.span,
+                    })
+                };
                 if direct[node][R_BARRIER].is_none()
-                    && (barrier::is_barrier_name(name) || (m.calls.contains(name) && barrier::is_barrier_macro_call(name)))
+                    && (barrier::is_barrier_name(name)
+                        || (m.calls.contains(name) && barrier::is_barrier_macro_call(name)))
                 {
                     direct[node][R_BARRIER] = w();
                 }
@@ -122,8 +144,10 @@ impl<'f> Reach<'f> {
 
         // Backwards BFS per rule from the direct sites.
         let mut reach = direct.clone();
+        #[allow(clippy::needless_range_loop)] // `rule` indexes the inner arrays of `reach`
         for rule in 0..N_RULES {
-            let mut queue: VecDeque<usize> = (0..nf + nm).filter(|&n| reach[n][rule].is_some()).collect();
+            let mut queue: VecDeque<usize> =
+                (0..nf + nm).filter(|&n| reach[n][rule].is_some()).collect();
             while let Some(n) = queue.pop_front() {
                 let w = reach[n][rule].clone();
                 for &c in &callers[n] {
@@ -138,7 +162,17 @@ impl<'f> Reach<'f> {
         let mut macro_exit: Vec<Option<(early_exit::MacroExit, Witness)>> = file
             .macros
             .iter()
-            .map(|m| early_exit::macro_exit(m).map(|e| (e, Witness { what: m.name.clone(), span: m.span })))
+            .map(|m| {
+                early_exit::macro_exit(m).map(|e| {
+                    (
+                        e,
+                        Witness {
+                            what: m.name.clone(),
+                            span: m.span,
+                        },
+                    )
+                })
+            })
             .collect();
         let mut queue: VecDeque<usize> = (0..nm).filter(|&m| macro_exit[m].is_some()).collect();
         while let Some(m) = queue.pop_front() {
@@ -151,7 +185,14 @@ impl<'f> Reach<'f> {
             }
         }
         let macros = reach.split_off(nf);
-        Reach { funcs: reach, macros, macro_exit, func_by_name, macro_by_name, dynamic }
+        Reach {
+            funcs: reach,
+            macros,
+            macro_exit,
+            func_by_name,
+            macro_by_name,
+            dynamic,
+        }
     }
 
     /// Every identifier a macro expands to, through nested macros (bounded).
@@ -163,7 +204,11 @@ impl<'f> Reach<'f> {
             if !seen.insert(m) || seen.len() > 64 {
                 continue;
             }
-            for n in file.macros[m].idents.iter().chain(file.macros[m].calls.iter()) {
+            for n in file.macros[m]
+                .idents
+                .iter()
+                .chain(file.macros[m].calls.iter())
+            {
                 out.push(n.as_str());
                 if let Some(&m2) = self.macro_by_name.get(n.as_str()) {
                     stack.push(m2);

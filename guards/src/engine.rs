@@ -21,7 +21,12 @@ pub enum Blocker {
 }
 
 impl Blocker {
-    pub const ALL: [Blocker; 4] = [Blocker::Atomic, Blocker::Barrier, Blocker::DynamicLds, Blocker::EarlyExit];
+    pub const ALL: [Blocker; 4] = [
+        Blocker::Atomic,
+        Blocker::Barrier,
+        Blocker::DynamicLds,
+        Blocker::EarlyExit,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -94,22 +99,42 @@ pub(crate) fn analyse_function(
         return out;
     }
     let mut items: Vec<(usize, Evidence, Reach2, Option<usize>)> = Vec::new();
-    let mut push = |rule: Blocker, span: Span, label: String, how: Reach2, target: Option<usize>| {
-        if active.0[rule.slot()] && !sup.allows(rule.id(), span.line) {
-            items.push((span.start, Evidence { rule, span, label }, how, target));
-        }
-    };
+    let mut push =
+        |rule: Blocker, span: Span, label: String, how: Reach2, target: Option<usize>| {
+            if active.0[rule.slot()] && !sup.allows(rule.id(), span.line) {
+                items.push((span.start, Evidence { rule, span, label }, how, target));
+            }
+        };
 
     for c in &f.calls {
         if barrier::is_barrier_call(c) {
-            push(Blocker::Barrier, c.span, format!("`{}()`", display_callee(c)), Reach2::All, None);
+            push(
+                Blocker::Barrier,
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Reach2::All,
+                None,
+            );
         } else if atomic::is_atomic_call(c) {
-            push(Blocker::Atomic, c.span, format!("`{}()`", display_callee(c)), Reach2::All, None);
+            push(
+                Blocker::Atomic,
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Reach2::All,
+                None,
+            );
         } else if c.receiver.is_none() {
             if let Some(js) = reach.func_by_name.get(c.callee.as_str()) {
-                for (slot, rule) in [(R_BARRIER, Blocker::Barrier), (R_ATOMIC, Blocker::Atomic), (R_DLDS, Blocker::DynamicLds)] {
+                for (slot, rule) in [
+                    (R_BARRIER, Blocker::Barrier),
+                    (R_ATOMIC, Blocker::Atomic),
+                    (R_DLDS, Blocker::DynamicLds),
+                ] {
                     if let Some(w) = js.iter().find_map(|&j| reach.funcs[j][slot].as_ref()) {
-                        let label = format!("`{}()`, which reaches `{}` (line {})", c.callee, w.what, w.span.line);
+                        let label = format!(
+                            "`{}()`, which reaches `{}` (line {})",
+                            c.callee, w.what, w.span.line
+                        );
                         push(rule, c.span, label, Reach2::All, None);
                     }
                 }
@@ -122,21 +147,33 @@ pub(crate) fn analyse_function(
         .iter()
         .filter_map(|d| {
             let init = d.init?;
-            f.lambdas.iter().find(|l| init.contains(l)).map(|l| (d.name.as_str(), *l))
+            f.lambdas
+                .iter()
+                .find(|l| init.contains(l))
+                .map(|l| (d.name.as_str(), *l))
         })
         .collect();
     if !lambda_vars.is_empty() {
         for c in f.calls.iter().filter(|c| c.receiver.is_none()) {
-            let Some(&(_, body)) = lambda_vars.iter().find(|(n, l)| *n == c.callee && !l.contains(&c.span)) else {
+            let Some(&(_, body)) = lambda_vars
+                .iter()
+                .find(|(n, l)| *n == c.callee && !l.contains(&c.span))
+            else {
                 continue;
             };
             let inner = within(&f.calls, |x| x.span.start, body);
             for (rule, pred) in [
-                (Blocker::Barrier, barrier::is_barrier_call as fn(&frontend::Call) -> bool),
+                (
+                    Blocker::Barrier,
+                    barrier::is_barrier_call as fn(&frontend::Call) -> bool,
+                ),
                 (Blocker::Atomic, atomic::is_atomic_call),
             ] {
                 if let Some(x) = inner.iter().find(|x| pred(x)) {
-                    let label = format!("`{}()`, a lambda that calls `{}` (line {})", c.callee, x.callee, x.span.line);
+                    let label = format!(
+                        "`{}()`, a lambda that calls `{}` (line {})",
+                        c.callee, x.callee, x.span.line
+                    );
                     push(rule, c.span, label, Reach2::All, None);
                 }
             }
@@ -144,16 +181,29 @@ pub(crate) fn analyse_function(
     }
     let dynamic = &reach.dynamic[fi];
     for r in &f.macro_refs {
-        let Some(&m) = reach.macro_by_name.get(r.name.as_str()) else { continue };
-        for (slot, rule) in [(R_BARRIER, Blocker::Barrier), (R_ATOMIC, Blocker::Atomic), (R_DLDS, Blocker::DynamicLds)] {
+        let Some(&m) = reach.macro_by_name.get(r.name.as_str()) else {
+            continue;
+        };
+        for (slot, rule) in [
+            (R_BARRIER, Blocker::Barrier),
+            (R_ATOMIC, Blocker::Atomic),
+            (R_DLDS, Blocker::DynamicLds),
+        ] {
             if let Some(w) = &reach.macros[m][slot] {
                 let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
                 push(rule, r.span, label, Reach2::All, None);
             }
         }
         if reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
-            if let Some(name) = reach.macro_names(file, m).into_iter().find(|n| dynamic.contains(*n)) {
-                let label = format!("macro `{}`, which uses dynamic shared memory `{}`", r.name, name);
+            if let Some(name) = reach
+                .macro_names(file, m)
+                .into_iter()
+                .find(|n| dynamic.contains(*n))
+            {
+                let label = format!(
+                    "macro `{}`, which uses dynamic shared memory `{}`",
+                    r.name, name
+                );
                 push(Blocker::DynamicLds, r.span, label, Reach2::All, None);
             }
         }
@@ -162,25 +212,57 @@ pub(crate) fn analyse_function(
                 MacroExit::Leaves => (Reach2::All, "returns or jumps out"),
                 MacroExit::Breaks => (Reach2::This, "breaks out of the loop"),
             };
-            let via = if w.what == r.name { String::new() } else { format!(" (through `{}`)", w.what) };
-            push(Blocker::EarlyExit, r.span, format!("macro `{}`, which {verb}{via}", r.name), how, None);
+            let via = if w.what == r.name {
+                String::new()
+            } else {
+                format!(" (through `{}`)", w.what)
+            };
+            push(
+                Blocker::EarlyExit,
+                r.span,
+                format!("macro `{}`, which {verb}{via}", r.name),
+                how,
+                None,
+            );
         }
     }
     if !dynamic.is_empty() {
         for u in &f.idents {
             if dynamic.contains(&u.name) {
-                let what = if u.access == Access::Decl { "declares" } else { "uses" };
-                push(Blocker::DynamicLds, u.span, format!("`{}` ({what} dynamic shared memory)", u.name), Reach2::All, None);
+                let what = if u.access == Access::Decl {
+                    "declares"
+                } else {
+                    "uses"
+                };
+                push(
+                    Blocker::DynamicLds,
+                    u.span,
+                    format!("`{}` ({what} dynamic shared memory)", u.name),
+                    Reach2::All,
+                    None,
+                );
             }
         }
     }
     for j in &f.jumps {
         match (&j.kind, &j.target) {
             (JumpKind::Break, JumpTarget::Loop(t)) => {
-                push(Blocker::EarlyExit, j.span, "`break`".into(), Reach2::This, Some(*t));
+                push(
+                    Blocker::EarlyExit,
+                    j.span,
+                    "`break`".into(),
+                    Reach2::This,
+                    Some(*t),
+                );
             }
             (JumpKind::Return, JumpTarget::Function) => {
-                push(Blocker::EarlyExit, j.span, "`return`".into(), Reach2::All, None);
+                push(
+                    Blocker::EarlyExit,
+                    j.span,
+                    "`return`".into(),
+                    Reach2::All,
+                    None,
+                );
             }
             (JumpKind::Goto, JumpTarget::Label(l)) => {
                 let how = match f.labels.iter().find(|x| &x.name == l) {
@@ -230,7 +312,9 @@ pub(crate) fn analyse_function(
     }
     // Outwards, children before parents (a child's index is greater than its parent's).
     for idx in (0..n).rev() {
-        let Some(p) = f.loops[idx].parent else { continue };
+        let Some(p) = f.loops[idx].parent else {
+            continue;
+        };
         let evs = std::mem::take(&mut propagate[idx]);
         for (ev, how) in evs {
             if let Reach2::Outside(label) = how {
@@ -240,13 +324,19 @@ pub(crate) fn analyse_function(
             }
             add(&mut out[p], &ev);
             // Keep travelling outwards even when the parent is full, but bounded per rule.
-            if propagate[p].iter().filter(|(e, _)| e.rule == ev.rule).count() < MAX_EVIDENCE {
+            if propagate[p]
+                .iter()
+                .filter(|(e, _)| e.rule == ev.rule)
+                .count()
+                < MAX_EVIDENCE
+            {
                 propagate[p].push((ev, how));
             }
         }
     }
     for v in &mut out {
-        v.evidence.sort_by(|a, b| a.rule.cmp(&b.rule).then(a.span.start.cmp(&b.span.start)));
+        v.evidence
+            .sort_by(|a, b| a.rule.cmp(&b.rule).then(a.span.start.cmp(&b.span.start)));
     }
     out
 }
@@ -254,7 +344,11 @@ pub(crate) fn analyse_function(
 /// Adds `ev` unless the loop already holds MAX_EVIDENCE items of that rule; true when added.
 fn add(v: &mut LoopVerdict, ev: &Evidence) -> bool {
     let count = v.evidence.iter().filter(|e| e.rule == ev.rule).count();
-    if count >= MAX_EVIDENCE || v.evidence.iter().any(|e| e.rule == ev.rule && e.span.start == ev.span.start) {
+    if count >= MAX_EVIDENCE
+        || v.evidence
+            .iter()
+            .any(|e| e.rule == ev.rule && e.span.start == ev.span.start)
+    {
         return false;
     }
     v.evidence.push(ev.clone());

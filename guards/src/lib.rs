@@ -37,7 +37,9 @@ impl Settings {
     }
 
     fn selected(&self, id: &str) -> bool {
-        self.select.as_ref().is_some_and(|s| s.iter().any(|r| r == id || r == "all" || r == "ALL"))
+        self.select
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|r| r == id || r == "all" || r == "ALL"))
     }
 
     fn blocker_active(&self, b: Blocker) -> bool {
@@ -77,12 +79,23 @@ fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> F
         active[b as usize] = settings.blocker_active(b) && !sup.file_allows(b.id());
     }
     let active = engine::Active(active);
-    let any_loops = file.functions.iter().any(|f| f.kind != FunctionKind::Host && !f.loops.is_empty());
+    let any_loops = file
+        .functions
+        .iter()
+        .any(|f| f.kind != FunctionKind::Host && !f.loops.is_empty());
     if !any_loops {
-        return FileAnalysis { loops: file.functions.iter().map(|f| vec![LoopVerdict::default(); f.loops.len()]).collect() };
+        return FileAnalysis {
+            loops: file
+                .functions
+                .iter()
+                .map(|f| vec![LoopVerdict::default(); f.loops.len()])
+                .collect(),
+        };
     }
     let reach = callgraph::Reach::build(file);
-    let loops = (0..file.functions.len()).map(|i| engine::analyse_function(file, i, &reach, &active, sup)).collect();
+    let loops = (0..file.functions.len())
+        .map(|i| engine::analyse_function(file, i, &reach, &active, sup))
+        .collect();
     FileAnalysis { loops }
 }
 
@@ -104,7 +117,14 @@ fn related(ev: &Evidence) -> Related {
     }
 }
 
-fn diag(path: &str, span: Span, rule: &str, severity: Severity, message: String, related: Vec<Related>) -> Diagnostic {
+fn diag(
+    path: &str,
+    span: Span,
+    rule: &str,
+    severity: Severity,
+    message: String,
+    related: Vec<Related>,
+) -> Diagnostic {
     Diagnostic {
         path: path.to_string(),
         line: span.line,
@@ -118,20 +138,33 @@ fn diag(path: &str, span: Span, rule: &str, severity: Severity, message: String,
 }
 
 /// Analyse one file: the per-loop report and the diagnostics (suppressions already applied).
-pub fn check_source(path: &str, source: &[u8], settings: &Settings) -> (FileReport, Vec<Diagnostic>) {
+pub fn check_source(
+    path: &str,
+    source: &[u8],
+    settings: &Settings,
+) -> (FileReport, Vec<Diagnostic>) {
     let file = frontend::parse(source);
     check_parsed(path, source, &file, settings)
 }
 
 /// [`check_source`] for a file that is already parsed.
-pub fn check_parsed(path: &str, source: &[u8], file: &SourceFile, settings: &Settings) -> (FileReport, Vec<Diagnostic>) {
+pub fn check_parsed(
+    path: &str,
+    source: &[u8],
+    file: &SourceFile,
+    settings: &Settings,
+) -> (FileReport, Vec<Diagnostic>) {
     let sup = Suppressions::from_file(file, source);
     let analysis = analyze_with(file, settings, &sup);
     let mut diags = Vec::new();
     let blocked_on = settings.diagnostic_active(rules::unroll_blocked::ID)
-        || settings.select.as_ref().is_some_and(|_| Blocker::ALL.iter().any(|b| settings.selected(b.id())))
+        || settings
+            .select
+            .as_ref()
+            .is_some_and(|_| Blocker::ALL.iter().any(|b| settings.selected(b.id())))
             && !settings.ignored(rules::unroll_blocked::ID);
-    let hints_on = !settings.ignored(rules::candidate::ID) && (settings.hints || settings.selected(rules::candidate::ID));
+    let hints_on = !settings.ignored(rules::candidate::ID)
+        && (settings.hints || settings.selected(rules::candidate::ID));
     let mut functions = Vec::new();
     for (fi, f) in file.functions.iter().enumerate() {
         if f.kind == FunctionKind::Host {
@@ -141,20 +174,31 @@ pub fn check_parsed(path: &str, source: &[u8], file: &SourceFile, settings: &Set
         for (li, l) in f.loops.iter().enumerate() {
             let v = &analysis.loops[fi][li];
             // Loop-level suppressions: on the loop's line (or before), or on its pragma's line.
-            let lines: Vec<u32> = std::iter::once(l.keyword.line).chain(l.pragma.as_ref().map(|p| p.span.line)).collect();
-            let evidence: Vec<&Evidence> =
-                v.evidence.iter().filter(|e| !lines.iter().any(|&ln| sup.allows(e.rule.id(), ln))).collect();
+            let lines: Vec<u32> = std::iter::once(l.keyword.line)
+                .chain(l.pragma.as_ref().map(|p| p.span.line))
+                .collect();
+            let evidence: Vec<&Evidence> = v
+                .evidence
+                .iter()
+                .filter(|e| !lines.iter().any(|&ln| sup.allows(e.rule.id(), ln)))
+                .collect();
             let mut blockers: Vec<&'static str> = evidence.iter().map(|e| e.rule.id()).collect();
             blockers.sort();
             blockers.dedup();
-            let verdict = if blockers.is_empty() { Verdict::Candidate } else { Verdict::Blocked };
+            let verdict = if blockers.is_empty() {
+                Verdict::Candidate
+            } else {
+                Verdict::Blocked
+            };
             let id = format!("{}:{}", f.name, li);
             if let Some(p) = &l.pragma {
                 let wants_unroll = matches!(p.hint, UnrollHint::Unroll(_));
                 if wants_unroll
                     && verdict == Verdict::Blocked
                     && blocked_on
-                    && !lines.iter().any(|&ln| sup.allows(rules::unroll_blocked::ID, ln))
+                    && !lines
+                        .iter()
+                        .any(|&ln| sup.allows(rules::unroll_blocked::ID, ln))
                 {
                     let mut cited = Vec::new();
                     let mut rel = Vec::new();
@@ -171,15 +215,32 @@ pub fn check_parsed(path: &str, source: &[u8], file: &SourceFile, settings: &Set
                         pragma_text(&p.hint),
                         cited.join("; ")
                     );
-                    diags.push(diag(path, p.span, rules::unroll_blocked::ID, Severity::Warning, msg, rel));
+                    diags.push(diag(
+                        path,
+                        p.span,
+                        rules::unroll_blocked::ID,
+                        Severity::Warning,
+                        msg,
+                        rel,
+                    ));
                 }
-            } else if verdict == Verdict::Candidate && hints_on && !sup.allows(rules::candidate::ID, l.keyword.line) {
+            } else if verdict == Verdict::Candidate
+                && hints_on
+                && !sup.allows(rules::candidate::ID, l.keyword.line)
+            {
                 let tc = match l.trip_count {
                     Some(n) => format!(" (constant trip count {n})"),
                     None => String::new(),
                 };
                 let msg = format!("loop `{id}` can be unrolled: no guard blocks it{tc}");
-                diags.push(diag(path, l.keyword, rules::candidate::ID, Severity::Hint, msg, Vec::new()));
+                diags.push(diag(
+                    path,
+                    l.keyword,
+                    rules::candidate::ID,
+                    Severity::Hint,
+                    msg,
+                    Vec::new(),
+                ));
             }
             loops.push(LoopReport {
                 id,
@@ -209,11 +270,30 @@ pub fn check_parsed(path: &str, source: &[u8], file: &SourceFile, settings: &Set
             let rel = w
                 .related
                 .iter()
-                .map(|(s, label)| Related { line: s.line, column: s.column, span: (s.start, s.end), label: label.clone() })
+                .map(|(s, label)| Related {
+                    line: s.line,
+                    column: s.column,
+                    span: (s.start, s.end),
+                    label: label.clone(),
+                })
                 .collect();
-            diags.push(diag(path, w.span, rules::wave_size::ID, Severity::Warning, w.message, rel));
+            diags.push(diag(
+                path,
+                w.span,
+                rules::wave_size::ID,
+                Severity::Warning,
+                w.message,
+                rel,
+            ));
         }
     }
     diags.sort_by_key(|d| (d.line, d.column));
-    (FileReport { path: path.to_string(), parse_errors: file.parse_errors.len(), functions }, diags)
+    (
+        FileReport {
+            path: path.to_string(),
+            parse_errors: file.parse_errors.len(),
+            functions,
+        },
+        diags,
+    )
 }

@@ -16,7 +16,9 @@ impl Suppressions {
     pub fn from_file(file: &SourceFile, src: &[u8]) -> Self {
         let mut s = Suppressions::default();
         for span in &file.inert {
-            let Some(text) = src.get(span.start..span.end) else { continue };
+            let Some(text) = src.get(span.start..span.end) else {
+                continue;
+            };
             if !(text.starts_with(b"//") || text.starts_with(b"/*")) {
                 continue; // a string or char literal
             }
@@ -32,19 +34,33 @@ impl Suppressions {
                 } else {
                     continue;
                 };
-                let Some(args) = after.trim_start().strip_prefix('(') else { continue };
+                let Some(args) = after.trim_start().strip_prefix('(') else {
+                    continue;
+                };
                 let Some(end) = args.find(')') else { continue };
                 // A comment alone on its line applies to that line and the next; a trailing
                 // comment (code before it) only to its own line.
-                let line_start = src[..span.start].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-                let standalone = src[line_start..span.start].iter().all(|b| b.is_ascii_whitespace());
-                for rule in args[..end].split(',').map(str::trim).filter(|r| !r.is_empty()) {
+                let line_start = src[..span.start]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1);
+                let standalone = src[line_start..span.start]
+                    .iter()
+                    .all(|b| b.is_ascii_whitespace());
+                for rule in args[..end]
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|r| !r.is_empty())
+                {
                     if whole_file {
                         s.file.insert(rule.to_string());
                     } else {
                         s.lines.entry(span.line).or_default().push(rule.to_string());
                         if standalone {
-                            s.lines.entry(span.line + 1).or_default().push(rule.to_string());
+                            s.lines
+                                .entry(span.line + 1)
+                                .or_default()
+                                .push(rule.to_string());
                         }
                     }
                 }
@@ -61,7 +77,11 @@ impl Suppressions {
     /// True when `rule` is allowed on `line`: a directive trailing that line, or alone on the
     /// line before (or allowed for the whole file).
     pub fn allows(&self, rule: &str, line: u32) -> bool {
-        self.file_allows(rule) || self.lines.get(&line).is_some_and(|v| v.iter().any(|r| r == rule || r == "all"))
+        self.file_allows(rule)
+            || self
+                .lines
+                .get(&line)
+                .is_some_and(|v| v.iter().any(|r| r == rule || r == "all"))
     }
 
     pub fn is_empty(&self) -> bool {

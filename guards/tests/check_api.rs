@@ -1,7 +1,7 @@
 //! `check_source` as a library: report shape, messages, related locations, rule selection,
 //! and robustness on malformed input.
 
-use guards::{check_source, rules, Severity, Settings, Verdict};
+use guards::{check_source, rules, Settings, Severity, Verdict};
 
 const SRC: &str = r#"#define SYNC() __syncthreads()
 __device__ void helper(int* c) { atomicAdd(c, 1); }
@@ -54,55 +54,129 @@ fn diagnostics_cite_blockers_with_lines_and_related_locations() {
     let (_, d) = run(&Settings::default());
     let rules_lines: Vec<(&str, u32)> = d.iter().map(|d| (d.rule.as_str(), d.line)).collect();
     // The pragma lines (4 and 10) and the lane arithmetic (15); not the nounroll loop.
-    assert_eq!(rules_lines, vec![("unroll-blocked", 4), ("unroll-blocked", 10), ("wave-size", 15)]);
+    assert_eq!(
+        rules_lines,
+        vec![
+            ("unroll-blocked", 4),
+            ("unroll-blocked", 10),
+            ("wave-size", 15)
+        ]
+    );
     let first = &d[0];
     assert_eq!(first.severity, Severity::Warning);
-    assert!(first.message.contains("#pragma unroll 4"), "{}", first.message);
-    assert!(first.message.contains("barrier at line 7"), "{}", first.message);
-    assert!(first.message.contains("early-exit at line 8"), "{}", first.message);
+    assert!(
+        first.message.contains("#pragma unroll 4"),
+        "{}",
+        first.message
+    );
+    assert!(
+        first.message.contains("barrier at line 7"),
+        "{}",
+        first.message
+    );
+    assert!(
+        first.message.contains("early-exit at line 8"),
+        "{}",
+        first.message
+    );
     let rel: Vec<u32> = first.related.iter().map(|r| r.line).collect();
     assert_eq!(rel, vec![7, 8]);
-    assert!(first.related[0].label.contains("SYNC"), "{}", first.related[0].label);
+    assert!(
+        first.related[0].label.contains("SYNC"),
+        "{}",
+        first.related[0].label
+    );
     let second = &d[1];
-    assert!(second.message.contains("`helper()`, which reaches `atomicAdd` (line 2)"), "{}", second.message);
+    assert!(
+        second
+            .message
+            .contains("`helper()`, which reaches `atomicAdd` (line 2)"),
+        "{}",
+        second.message
+    );
     assert_eq!((d[2].line, d[2].column), (15, 14));
-    assert_eq!(&SRC.as_bytes()[d[2].span.0..d[2].span.1], b"threadIdx.x & 31");
+    assert_eq!(
+        &SRC.as_bytes()[d[2].span.0..d[2].span.1],
+        b"threadIdx.x & 31"
+    );
 }
 
 #[test]
 fn selection_and_hints() {
-    let ignore_barrier = Settings { ignore: vec!["barrier".into()], ..Default::default() };
+    let ignore_barrier = Settings {
+        ignore: vec!["barrier".into()],
+        ..Default::default()
+    };
     let (r, d) = run(&ignore_barrier);
     assert_eq!(r.functions[1].loops[0].blockers, vec!["early-exit"]);
     assert_eq!(r.functions[1].loops[2].verdict, Verdict::Candidate);
     assert_eq!(d.iter().filter(|d| d.rule == "unroll-blocked").count(), 2);
 
-    let only_atomic = Settings { select: Some(vec!["atomic".into()]), ..Default::default() };
+    let only_atomic = Settings {
+        select: Some(vec!["atomic".into()]),
+        ..Default::default()
+    };
     let (r, d) = run(&only_atomic);
     assert!(r.functions[1].loops[0].blockers.is_empty());
     assert_eq!(r.functions[1].loops[1].blockers, vec!["atomic"]);
     let rl: Vec<(&str, u32)> = d.iter().map(|d| (d.rule.as_str(), d.line)).collect();
-    assert_eq!(rl, vec![("unroll-blocked", 10)], "selecting a blocker reports the pragmas it blocks");
+    assert_eq!(
+        rl,
+        vec![("unroll-blocked", 10)],
+        "selecting a blocker reports the pragmas it blocks"
+    );
 
-    let only_wave = Settings { select: Some(vec!["wave-size".into()]), ..Default::default() };
+    let only_wave = Settings {
+        select: Some(vec!["wave-size".into()]),
+        ..Default::default()
+    };
     let (r, d) = run(&only_wave);
-    assert_eq!(r.functions[1].loops[0].blockers, vec!["barrier", "early-exit"], "blockers stay on");
+    assert_eq!(
+        r.functions[1].loops[0].blockers,
+        vec!["barrier", "early-exit"],
+        "blockers stay on"
+    );
     assert!(d.iter().all(|d| d.rule == "wave-size") && d.len() == 1);
 
-    let no_pragma_diag = Settings { ignore: vec!["unroll-blocked".into()], ..Default::default() };
-    assert!(run(&no_pragma_diag).1.iter().all(|d| d.rule != "unroll-blocked"));
+    let no_pragma_diag = Settings {
+        ignore: vec!["unroll-blocked".into()],
+        ..Default::default()
+    };
+    assert!(run(&no_pragma_diag)
+        .1
+        .iter()
+        .all(|d| d.rule != "unroll-blocked"));
 
-    let hints = Settings { hints: true, ..Default::default() };
+    let hints = Settings {
+        hints: true,
+        ..Default::default()
+    };
     let (_, d) = run(&hints);
-    let h: Vec<(u32, Severity)> = d.iter().filter(|d| d.rule == "candidate").map(|d| (d.line, d.severity)).collect();
+    let h: Vec<(u32, Severity)> = d
+        .iter()
+        .filter(|d| d.rule == "candidate")
+        .map(|d| (d.line, d.severity))
+        .collect();
     assert_eq!(h, vec![(14, Severity::Hint)]);
-    assert!(run(&Settings::default()).1.iter().all(|d| d.rule != "candidate"));
+    assert!(run(&Settings::default())
+        .1
+        .iter()
+        .all(|d| d.rule != "candidate"));
 }
 
 #[test]
 fn registry_lookup_and_docs() {
     let ids: Vec<&str> = rules::all().iter().map(|r| r.id).collect();
-    for id in ["barrier", "atomic", "dynamic-lds", "early-exit", "wave-size", "unroll-blocked", "candidate", "vgpr-pressure"] {
+    for id in [
+        "barrier",
+        "atomic",
+        "dynamic-lds",
+        "early-exit",
+        "wave-size",
+        "unroll-blocked",
+        "candidate",
+        "vgpr-pressure",
+    ] {
         assert!(ids.contains(&id), "{id} not registered");
     }
     let wave = rules::lookup("wave-size").unwrap();
@@ -113,7 +187,10 @@ fn registry_lookup_and_docs() {
 
 #[test]
 fn malformed_inputs_never_panic() {
-    let s = Settings { hints: true, ..Default::default() };
+    let s = Settings {
+        hints: true,
+        ..Default::default()
+    };
     let _ = check_source("empty.cu", b"", &s);
     let mut x: u64 = 7;
     let garbage: Vec<u8> = (0..100_000)
@@ -134,7 +211,12 @@ fn malformed_inputs_never_panic() {
     let (r, _) = check_source("deep.cu", nested.as_bytes(), &s);
     let loops = &r.functions[0].loops;
     assert_eq!(loops.len(), 20_000);
-    assert!(loops.iter().all(|l| l.blockers == vec!["atomic", "early-exit"]), "innermost evidence reaches every level");
+    assert!(
+        loops
+            .iter()
+            .all(|l| l.blockers == vec!["atomic", "early-exit"]),
+        "innermost evidence reaches every level"
+    );
     let unit = "__global__ void k(float* a) {\n#pragma unroll\n for (int i = 0; i < 8; ++i) { a[i] = 0.f; __syncthreads(); }\n}\n";
     let big = unit.repeat(4 * 1024 * 1024 / unit.len() + 1);
     let (r, d) = check_source("big.cu", big.as_bytes(), &s);

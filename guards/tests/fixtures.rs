@@ -22,7 +22,9 @@ fn expectations(src: &str) -> Result<Expect, String> {
         if line.contains("hip-unroll-test: hints") {
             e.hints = true;
         }
-        let Some(pos) = line.find("// ~") else { continue };
+        let Some(pos) = line.find("// ~") else {
+            continue;
+        };
         let rest = &line[pos + 4..];
         let carets = rest.chars().take_while(|c| *c == '^').count() as u32;
         let rest = rest[carets as usize..].trim();
@@ -38,27 +40,36 @@ fn expectations(src: &str) -> Result<Expect, String> {
                 .collect();
             v.sort();
             if e.loops.insert(target, v).is_some() {
-                return Err(format!("line {lineno}: two `blockers:` annotations for line {target}"));
+                return Err(format!(
+                    "line {lineno}: two `blockers:` annotations for line {target}"
+                ));
             }
         } else if let Some(r) = rest.strip_prefix("diag:") {
             for rule in r.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 e.diags.push((target, rule.to_string()));
             }
         } else {
-            return Err(format!("line {lineno}: unknown annotation `{rest}` (want `blockers:` or `diag:`)"));
+            return Err(format!(
+                "line {lineno}: unknown annotation `{rest}` (want `blockers:` or `diag:`)"
+            ));
         }
     }
     Ok(e)
 }
 
 fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
             fixtures(&p, out);
-        } else if p.extension().is_some_and(|x| x == "cu" || x == "hip" || x == "cuh") {
+        } else if p
+            .extension()
+            .is_some_and(|x| x == "cu" || x == "hip" || x == "cuh")
+        {
             out.push(p);
         }
     }
@@ -67,7 +78,10 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
 fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
     let src = std::fs::read_to_string(path).map_err(|e| vec![e.to_string()])?;
     let exp = expectations(&src).map_err(|e| vec![e])?;
-    let settings = guards::Settings { hints: exp.hints, ..Default::default() };
+    let settings = guards::Settings {
+        hints: exp.hints,
+        ..Default::default()
+    };
     let (report, diags) = guards::check_source(&path.to_string_lossy(), src.as_bytes(), &settings);
     let mut errs = Vec::new();
     if exp.loops.is_empty() && exp.diags.is_empty() {
@@ -92,7 +106,9 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
     }
     for line in exp.loops.keys() {
         if !seen_lines.contains(line) {
-            errs.push(format!("line {line}: `blockers:` annotation but no reported loop starts there"));
+            errs.push(format!(
+                "line {line}: `blockers:` annotation but no reported loop starts there"
+            ));
         }
     }
     let mut got: Vec<(u32, String)> = diags.iter().map(|d| (d.line, d.rule.clone())).collect();
@@ -103,7 +119,10 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
         if let Some(i) = got.iter().position(|g| g == w) {
             got.remove(i);
         } else {
-            errs.push(format!("line {}: expected a `{}` diagnostic, none there", w.0, w.1));
+            errs.push(format!(
+                "line {}: expected a `{}` diagnostic, none there",
+                w.0, w.1
+            ));
         }
     }
     for g in &got {
@@ -112,7 +131,10 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
             .find(|d| d.line == g.0 && d.rule == g.1)
             .map(|d| d.message.as_str())
             .unwrap_or("");
-        errs.push(format!("line {}: unexpected `{}` diagnostic: {msg}", g.0, g.1));
+        errs.push(format!(
+            "line {}: unexpected `{}` diagnostic: {msg}",
+            g.0, g.1
+        ));
     }
     if errs.is_empty() {
         Ok(())
@@ -156,18 +178,31 @@ fn check_fixtures() {
 fn every_rule_has_flagged_and_clean_fixtures() {
     // Both ways: each rule directory holds a case where the rule fires and one it leaves alone.
     let root = root();
-    for rule in ["barrier", "atomic", "dynamic-lds", "early-exit", "wave-size", "unroll-blocked", "candidate"] {
+    for rule in [
+        "barrier",
+        "atomic",
+        "dynamic-lds",
+        "early-exit",
+        "wave-size",
+        "unroll-blocked",
+        "candidate",
+    ] {
         let mut files = Vec::new();
         fixtures(&root.join(rule), &mut files);
         assert!(!files.is_empty(), "no fixtures under {rule}/");
         let mut flagged = false;
         let mut clean = false;
         for f in &files {
-            let exp = expectations(&std::fs::read_to_string(f).unwrap_or_default()).unwrap_or_default();
-            flagged |= exp.loops.values().any(|b| b.iter().any(|r| r == rule)) || exp.diags.iter().any(|(_, r)| r == rule);
+            let exp =
+                expectations(&std::fs::read_to_string(f).unwrap_or_default()).unwrap_or_default();
+            flagged |= exp.loops.values().any(|b| b.iter().any(|r| r == rule))
+                || exp.diags.iter().any(|(_, r)| r == rule);
             clean |= exp.loops.values().any(|b| !b.iter().any(|r| r == rule));
         }
         assert!(flagged, "no fixture under {rule}/ expects `{rule}`");
-        assert!(clean, "no fixture under {rule}/ has a loop that `{rule}` leaves alone");
+        assert!(
+            clean,
+            "no fixture under {rule}/ has a loop that `{rule}` leaves alone"
+        );
     }
 }

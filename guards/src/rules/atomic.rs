@@ -57,5 +57,7 @@ pub fn is_atomic_call(call: &Call) -> bool {
     }
     // A method: only the operations of atomic objects (`a.fetch_add(1)`), not any method whose
     // name starts with "atomic" (`layout.atomic_local_m()` is a query).
-    call.callee.starts_with("fetch_") || call.callee.starts_with("compare_exchange") || call.callee == "exchange"
+    call.callee.starts_with("fetch_")
+        || call.callee.starts_with("compare_exchange")
+        || call.callee == "exchange"
 }

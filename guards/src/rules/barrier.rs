@@ -61,7 +61,7 @@ pub fn is_barrier_call(call: &Call) -> bool {
             return true; // `g.sync()`, `grid.sync()`, `this_grid().sync()`
         }
         return match call.qualifier.as_deref() {
-            Some(q) => is_cg_namespace(q), // `cg::sync(g)`
+            Some(q) => is_cg_namespace(q),     // `cg::sync(g)`
             None => call.arg_spans.len() == 1, // `sync(g)` after `using namespace cooperative_groups`
         };
     }

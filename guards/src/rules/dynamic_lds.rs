@@ -40,8 +40,12 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
     // `__shared__ float smem[256]` or a parameter shadows `extern __shared__ float smem[]`).
     let shadowed = |n: &str| {
         f.params.iter().any(|p| p.name == n)
-            || f.shared.iter().any(|s| s.name == n && s.kind == SharedKind::Static)
-            || f.decls.iter().any(|d| d.name == n && !f.shared.iter().any(|s| s.name == n))
+            || f.shared
+                .iter()
+                .any(|s| s.name == n && s.kind == SharedKind::Static)
+            || f.decls
+                .iter()
+                .any(|d| d.name == n && !f.shared.iter().any(|s| s.name == n))
     };
     let mut names: HashSet<String> = file
         .shared
@@ -71,8 +75,13 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
             if names.contains(&a.target) || !a.value_idents.iter().any(|n| names.contains(n)) {
                 continue;
             }
-            let is_pointer = f.decls.iter().any(|d| d.name == a.target && d.is_pointer_or_ref)
-                || f.params.iter().any(|p| p.name == a.target && p.is_pointer_or_ref);
+            let is_pointer = f
+                .decls
+                .iter()
+                .any(|d| d.name == a.target && d.is_pointer_or_ref)
+                || f.params
+                    .iter()
+                    .any(|p| p.name == a.target && p.is_pointer_or_ref);
             if is_pointer {
                 names.insert(a.target.clone());
                 grew = true;

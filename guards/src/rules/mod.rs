@@ -59,7 +59,9 @@ impl Rule {
 fn module_doc(src: &str) -> String {
     let mut out = String::new();
     for line in src.lines() {
-        let Some(rest) = line.strip_prefix("//!") else { break };
+        let Some(rest) = line.strip_prefix("//!") else {
+            break;
+        };
         out.push_str(rest.strip_prefix(' ').unwrap_or(rest));
         out.push('\n');
     }
@@ -148,7 +150,11 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n, "duplicate rule id");
         for r in all() {
-            assert!(r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'), "{}", r.id);
+            assert!(
+                r.id.chars().all(|c| c.is_ascii_lowercase() || c == '-'),
+                "{}",
+                r.id
+            );
             let doc = r.doc();
             for section in ["## What it does", "## Why", "## Example", "## Fix safety"] {
                 assert!(doc.contains(section), "{} lacks {section}", r.id);

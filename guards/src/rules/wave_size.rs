@@ -73,15 +73,32 @@ fn is_lane_name(n: &str) -> bool {
 
 /// A warp/wave-size-like constant name: `WARP_SIZE`, `kWarpSize`, `warp_sz`, `THREADS_PER_WARP`.
 pub fn is_warp_size_name(n: &str) -> bool {
-    let c: String = n.chars().filter(|c| *c != '_').collect::<String>().to_ascii_lowercase();
-    ["warpsize", "warpsz", "threadsperwarp", "wavesize", "wavefrontsize", "warplanes", "lanesperwarp"]
-        .iter()
-        .any(|k| c.contains(k))
+    let c: String = n
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    [
+        "warpsize",
+        "warpsz",
+        "threadsperwarp",
+        "wavesize",
+        "wavefrontsize",
+        "warplanes",
+        "lanesperwarp",
+    ]
+    .iter()
+    .any(|k| c.contains(k))
 }
 
 /// Names in `f` that hold (or derive from) a thread or lane id.
 fn lane_names(f: &Function) -> HashSet<String> {
-    let mut set: HashSet<String> = f.params.iter().filter(|p| is_lane_name(&p.name)).map(|p| p.name.clone()).collect();
+    let mut set: HashSet<String> = f
+        .params
+        .iter()
+        .filter(|p| is_lane_name(&p.name))
+        .map(|p| p.name.clone())
+        .collect();
     for d in &f.decls {
         if is_lane_name(&d.name) {
             set.insert(d.name.clone());
@@ -90,7 +107,11 @@ fn lane_names(f: &Function) -> HashSet<String> {
     loop {
         let mut grew = false;
         for d in &f.decls {
-            if !set.contains(&d.name) && d.init_idents.iter().any(|n| set.contains(n) || is_lane_name(n)) {
+            if !set.contains(&d.name)
+                && d.init_idents
+                    .iter()
+                    .any(|n| set.contains(n) || is_lane_name(n))
+            {
                 set.insert(d.name.clone());
                 grew = true;
             }
@@ -107,7 +128,11 @@ fn is_shfl(name: &str) -> bool {
 
 fn is_warp_intrinsic_with_mask(name: &str) -> bool {
     (name.ends_with("_sync")
-        && ["__shfl", "__ballot", "__any", "__all", "__match", "__reduce", "__uni"].iter().any(|p| name.starts_with(p)))
+        && [
+            "__shfl", "__ballot", "__any", "__all", "__match", "__reduce", "__uni",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p)))
         || name == "__syncwarp"
 }
 
@@ -116,14 +141,21 @@ const FULL_MASK: i128 = 0xffff_ffff;
 /// All wave-size findings of a file, sorted by position.
 pub fn check(file: &SourceFile) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
-    let gpu: Vec<&Function> = file.functions.iter().filter(|f| f.kind != FunctionKind::Host).collect();
+    let gpu: Vec<&Function> = file
+        .functions
+        .iter()
+        .filter(|f| f.kind != FunctionKind::Host)
+        .collect();
     if gpu.is_empty() {
         return out;
     }
     let is_32 = |body: &str| body.trim().trim_matches(['(', ')']).trim() == "32";
     for m in &file.macros {
         // `#if __HIP_PLATFORM_AMD__ #define WARP 64 #else #define WARP 32`: wave64 is handled.
-        let also_other_value = file.macros.iter().any(|o| o.name == m.name && !is_32(&o.body));
+        let also_other_value = file
+            .macros
+            .iter()
+            .any(|o| o.name == m.name && !is_32(&o.body));
         if m.params.is_none() && is_warp_size_name(&m.name) && is_32(&m.body) && !also_other_value {
             out.push(Finding {
                 span: m.span,
@@ -154,7 +186,10 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
         if d.init_int == Some(32) && is_warp_size_name(&d.name) {
             out.push(Finding {
                 span: d.span,
-                message: format!("`{} = 32` hard-codes a 32-lane warp: use `warpSize`", d.name),
+                message: format!(
+                    "`{} = 32` hard-codes a 32-lane warp: use `warpSize`",
+                    d.name
+                ),
                 related: Vec::new(),
             });
         }
@@ -182,7 +217,10 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
     for op in &f.const_ops {
         if op.constant == FULL_MASK
             && matches!(op.op.as_str(), "==" | "!=")
-            && op.operand_names.iter().any(|n| n.starts_with("__ballot") || n == "__activemask")
+            && op
+                .operand_names
+                .iter()
+                .any(|n| n.starts_with("__ballot") || n == "__activemask")
         {
             out.push(Finding {
                 span: op.span,
@@ -199,7 +237,11 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
             ("/", 32) | (">>", 5) => "a warp index",
             _ => continue,
         };
-        if let Some(n) = op.operand_names.iter().find(|n| lanes.contains(*n) || is_lane_name(n)) {
+        if let Some(n) = op
+            .operand_names
+            .iter()
+            .find(|n| lanes.contains(*n) || is_lane_name(n))
+        {
             out.push(Finding {
                 span: op.span,
                 message: format!(
@@ -220,12 +262,21 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
         let stops_32 = l.condition.and_then(|c| {
             within(&f.const_ops, |o| o.span.start, c)
                 .iter()
-                .find(|o| o.constant == 32 && matches!(o.op.as_str(), "<" | "<=" | "!=") && o.constant_on_right)
+                .find(|o| {
+                    o.constant == 32
+                        && matches!(o.op.as_str(), "<" | "<=" | "!=")
+                        && o.constant_on_right
+                })
                 .and_then(|o| o.operand_names.first().map(|s| s.as_str()))
         });
-        let Some(var) = starts_16.or(stops_32) else { continue };
+        let Some(var) = starts_16.or(stops_32) else {
+            continue;
+        };
         let shfl = within(&f.calls, |c| c.span.start, l.body).iter().find(|c| {
-            is_shfl(&c.callee) && within(&f.idents, |i| i.span.start, c.args).iter().any(|i| i.name == var)
+            is_shfl(&c.callee)
+                && within(&f.idents, |i| i.span.start, c.args)
+                    .iter()
+                    .any(|i| i.name == var)
         });
         if let Some(c) = shfl {
             out.push(Finding {
