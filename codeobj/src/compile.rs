@@ -175,16 +175,10 @@ impl Compiler {
                 })?;
             if !output.status.success() || !tmp.is_file() {
                 let _ = std::fs::remove_file(&tmp);
-                let stderr = String::from_utf8_lossy(&output.stderr);
-                let tail: String = if stderr.len() > 4000 {
-                    stderr[stderr.len() - 4000..].to_string()
-                } else {
-                    stderr.into_owned()
-                };
                 return Err(CompileError::Failed {
                     command: shown,
                     status: output.status.to_string(),
-                    stderr: tail,
+                    stderr: tail(&String::from_utf8_lossy(&output.stderr), 4000).to_string(),
                 });
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
@@ -211,6 +205,15 @@ impl Compiler {
                 .collect()
         })
     }
+}
+
+/// The last `max` bytes of `text` at most, starting on a character boundary.
+fn tail(text: &str, max: usize) -> &str {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    &text[start..]
 }
 
 /// Compile a baseline and a variant in parallel and judge the variant.

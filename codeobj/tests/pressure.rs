@@ -153,3 +153,35 @@ fn compiler_errors_are_reported() {
         Err(CompileError::MissingPlaceholder(_))
     ));
 }
+
+/// A failing compiler's stderr is cut to its last 4000 bytes on a character boundary: clang
+/// quotes identifiers with `‘’` in UTF-8 locales, and a cut inside one must not panic.
+#[test]
+fn long_non_ascii_compiler_output_is_cut_on_a_char_boundary() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cc = dir.path().join("fails.sh");
+    // 3000 * 3 bytes: the cut at len - 4000 = 5000 falls inside a `‘`.
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\ni=0\nwhile [ $i -lt 3000 ]; do printf '\\342\\200\\230' >&2; i=$((i+1)); done\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c = Compiler::new(
+        format!("{} {{src}} {{out}}", cc.display()),
+        "gfx90a",
+        dir.path().join("cache"),
+    );
+    match c.compile(&data("rowsum.cu")) {
+        Err(CompileError::Failed { stderr, .. }) => {
+            assert!(
+                stderr.len() <= 4000 && stderr.len() >= 3997,
+                "{}",
+                stderr.len()
+            );
+            assert!(stderr.chars().all(|ch| ch == '‘'), "{stderr}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
