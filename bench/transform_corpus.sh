@@ -7,7 +7,8 @@
 # Usage: bench/transform_corpus.sh [MAX_FILES]   (default: every file of the list)
 # Env:   HIP_UNROLL (default target/release/hip-unroll), CORPUS_LIST
 #        (default /work/corpus/compiles_gfx90a.txt), OUT_DIR (default: a new temp dir; per-variant
-#        results in results.tsv, compiler logs of failures in logs/), FACTOR (default 4).
+#        results in results.tsv, compiler logs of failures in logs/), FACTOR (default 4),
+#        FORCE=1 (also transform guard-blocked loops, with --force).
 # Nothing is written next to the corpus files: variants go to OUT_DIR and are compiled with
 # -I <the original's directory> so that their quoted includes still resolve.
 set -euo pipefail
@@ -36,7 +37,11 @@ while IFS= read -r f; do
   # id, line, verdict, blockers (comma-separated) per loop
   while IFS=$'\t' read -r id line verdict blockers; do
     [ -n "$id" ] || continue
-    if [ "$verdict" = blocked ]; then
+    force=()
+    if [ "$verdict" = blocked ] && [ "${FORCE:-0}" = 1 ]; then
+      printf '%s\t%s\t%s\t-\tblocked\t%s\n' "$f" "$id" "$line" "$blockers" >>"$RES"
+      force=(--force)
+    elif [ "$verdict" = blocked ]; then
       printf '%s\t%s\t%s\t-\tblocked\t%s\n' "$f" "$id" "$line" "$blockers" >>"$RES"
       continue
     fi
@@ -44,7 +49,7 @@ while IFS= read -r f; do
       n=$((n + 1))
       ext="${f##*.}"
       var="$OUT/variants/v$n.$ext"
-      err=$("$BIN" unroll "$f" --loop "$id" --factor "$FACTOR" --mode "$mode" -o "$var" 2>&1 >/dev/null) && rc=0 || rc=$?
+      err=$("$BIN" unroll "$f" --loop "$id" --factor "$FACTOR" --mode "$mode" "${force[@]}" -o "$var" 2>&1 >/dev/null) && rc=0 || rc=$?
       if [ "$rc" -eq 1 ]; then
         reason=$(printf '%s' "$err" | grep -o '\[[a-z0-9-]*\]$' | tr -d '[]' | head -1)
         printf '%s\t%s\t%s\t%s\trefused\t%s\n' "$f" "$id" "$line" "$mode" "${reason:-guard}" >>"$RES"
@@ -80,7 +85,7 @@ awk -F'\t' 'NR > 1 {
 }
 END {
   n = 0; for (k in loops) n++
-  printf "candidate loops: %d   guard-blocked loops: %d", n, blocked
+  printf "loops tried: %d   guard-blocked loops: %d", n, blocked
   for (r in by_rule) printf "  [%s: %d]", r, by_rule[r]
   printf "\n"
   for (m in tried) {

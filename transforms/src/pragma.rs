@@ -25,14 +25,15 @@ pub fn edits(src: &[u8], file: &SourceFile, lp: &Loop, factor: u32) -> Vec<Edit>
     let nl = if file.crlf { "\r\n" } else { "\n" };
     let kw = lp.keyword.start;
     let indent = text::indent_of(src, kw).to_vec();
-    if text::first_on_line(src, kw) {
+    if text::first_on_line(src, kw) && starts_statement(src, file, kw) {
         let mut t = indent;
         t.extend_from_slice(want.as_bytes());
         t.extend_from_slice(nl.as_bytes());
         vec![Edit::insert(text::line_start(src, kw), t)]
     } else {
-        // `if (c) for (...)` or `label: for (...)`: a pragma line there may not parse, so the
-        // loop becomes the only statement of a new block that starts with the pragma.
+        // `if (c) for (...)`, `label: for (...)`, or a loop that is the unbraced body of an
+        // `if`/`for`/`else`: a pragma line there may not parse, so the loop becomes the only
+        // statement of a new block that starts with the pragma.
         let unit = text::indent_unit(src, lp.span.start..lp.span.end, &indent);
         let mut inner = indent.clone();
         inner.extend_from_slice(&unit);
@@ -51,6 +52,34 @@ pub fn edits(src: &[u8], file: &SourceFile, lp: &Loop, factor: u32) -> Vec<Edit>
         t.extend_from_slice(&indent);
         t.push(b'}');
         vec![Edit::replace(lp.span.start..lp.span.end, t)]
+    }
+}
+
+/// True when the code before `pos` ends a statement or opens/closes a block (`;`, `{`, `}`),
+/// skipping whitespace, comments and preprocessor lines: a pragma line can go there.
+fn starts_statement(src: &[u8], file: &SourceFile, pos: usize) -> bool {
+    let mut i = pos;
+    loop {
+        while i > 0 && src[i - 1].is_ascii_whitespace() {
+            i -= 1;
+        }
+        if i == 0 {
+            return true;
+        }
+        if let Some(c) = file
+            .inert
+            .iter()
+            .find(|s| s.start < i && i <= s.end && src[s.start] == b'/')
+        {
+            i = c.start;
+            continue;
+        }
+        let ls = text::line_start(src, i - 1);
+        if src[ls..i].iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'#') {
+            i = ls;
+            continue;
+        }
+        return matches!(src[i - 1], b';' | b'{' | b'}');
     }
 }
 
