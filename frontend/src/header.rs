@@ -304,15 +304,81 @@ fn add_step(e: Expr, negate: bool) -> Step {
     }
 }
 
-/// Exact trip count of a canonical header whose init, bound and step are integer constants.
+/// Exact trip count of a canonical header whose init, bound and step are integer literals.
 /// `Some(0)` when the loop never runs; `None` when unknown or when it would not terminate.
 pub fn trip_count(h: &ForHeader) -> Option<u64> {
-    let (Expr::Int { value: a, .. }, Expr::Int { value: b, .. }, Step::Const(s)) =
-        (&h.init_value, &h.bound, &h.step)
-    else {
-        return None;
+    trip_count_with(h, &|_| None)
+}
+
+/// Evaluates an integer constant expression; names are looked up with `resolve` (object-like
+/// macros, `constexpr`/`const` integers). `None` when anything is not a known constant.
+pub fn eval_const(e: &Expr, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
+    // Iterative post-order over the (depth-capped) tree.
+    enum T<'e> {
+        Visit(&'e Expr),
+        Unary(&'e str),
+        Binary(&'e str),
+    }
+    let mut tasks = vec![T::Visit(e)];
+    let mut vals: Vec<i128> = Vec::new();
+    while let Some(t) = tasks.pop() {
+        match t {
+            T::Visit(Expr::Int { value, .. }) => vals.push(*value),
+            T::Visit(Expr::Ident { name, .. }) => vals.push(resolve(name)?),
+            T::Visit(Expr::Unary { op, operand, .. }) => {
+                tasks.push(T::Unary(op));
+                tasks.push(T::Visit(operand));
+            }
+            T::Visit(Expr::Binary { op, lhs, rhs, .. }) => {
+                tasks.push(T::Binary(op));
+                tasks.push(T::Visit(rhs));
+                tasks.push(T::Visit(lhs));
+            }
+            T::Visit(Expr::Other { .. }) => return None,
+            T::Unary(op) => {
+                let v = vals.pop()?;
+                vals.push(match op {
+                    "-" => v.checked_neg()?,
+                    "+" => v,
+                    "~" => !v,
+                    _ => return None,
+                });
+            }
+            T::Binary(op) => {
+                let r = vals.pop()?;
+                let l = vals.pop()?;
+                vals.push(match op {
+                    "+" => l.checked_add(r)?,
+                    "-" => l.checked_sub(r)?,
+                    "*" => l.checked_mul(r)?,
+                    "/" => l.checked_div(r)?,
+                    "%" => l.checked_rem(r)?,
+                    "<<" => l.checked_shl(u32::try_from(r).ok().filter(|s| *s < 64)?)?,
+                    ">>" => l.checked_shr(u32::try_from(r).ok().filter(|s| *s < 64)?)?,
+                    "&" => l & r,
+                    "|" => l | r,
+                    "^" => l ^ r,
+                    _ => return None,
+                });
+            }
+        }
+    }
+    vals.pop()
+}
+
+/// [`trip_count`] where init, bound and step may be constant expressions over names that
+/// `resolve` knows (`for (int i = 0; i < TILE * 2; i += STEP)`).
+pub fn trip_count_with(h: &ForHeader, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<u64> {
+    let a = eval_const(&h.init_value, resolve)?;
+    let b = eval_const(&h.bound, resolve)?;
+    let s: i128 = match &h.step {
+        Step::Const(s) => *s as i128,
+        Step::Add(e) => eval_const(e, resolve)?,
+        Step::Sub(e) => eval_const(e, resolve)?.checked_neg()?,
     };
-    let (a, b, s) = (*a, *b, *s as i128);
+    if s == 0 {
+        return None;
+    }
     let n: i128 = match h.cmp {
         CmpOp::Lt => {
             if a >= b {

@@ -345,6 +345,8 @@ pub struct VarDecl {
     pub is_pointer_or_ref: bool,
     /// The initialiser's value when it is an integer literal (`= 32`, `= 0x20`, `= -1`).
     pub init_int: Option<i128>,
+    /// Declared `const` or `constexpr`.
+    pub is_const: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
 
-use crate::header::{for_header, parse_int_literal, trip_count};
+use crate::header::{for_header, parse_int_literal, trip_count_with};
 use crate::ir::*;
 use crate::kinds::{fields, Kinds, K};
 use crate::macros::{body_names, join_continuations};
@@ -941,7 +941,25 @@ impl<'s> Lowerer<'s> {
                 (LoopKind::Do, None, cond, None, None)
             }
         };
-        let trip_count = header.as_ref().and_then(trip_count);
+        // Names in the header resolve to object-like integer macros and `const`/`constexpr`
+        // integers declared before the loop (file scope or this function).
+        let trip_count = header.as_ref().and_then(|h| {
+            let macro_ints = &self.macro_ints;
+            let globals = &self.out.globals;
+            let locals = &fc.f.decls;
+            let resolve = |n: &str| -> Option<i128> {
+                let is_const = |d: &&VarDecl| d.is_const;
+                locals
+                    .iter()
+                    .rev()
+                    .find(|d| d.name == n)
+                    .filter(is_const)
+                    .and_then(|d| d.init_int)
+                    .or_else(|| macro_ints.get(n).copied())
+                    .or_else(|| globals.iter().rev().find(|d| d.name == n).filter(is_const).and_then(|d| d.init_int))
+            };
+            trip_count_with(h, &resolve)
+        });
         fc.f.loops.push(Loop {
             index: idx,
             kind,
@@ -1180,11 +1198,12 @@ impl<'s> Lowerer<'s> {
     fn declaration(&mut self, node: Node<'_>, k: K) {
         let src = self.src;
         let in_fn = self.in_body(node);
-        let (mut shared, mut is_extern) = (false, false);
+        let (mut shared, mut is_extern, mut is_const) = (false, false, false);
         let mut c = node.walk();
         for ch in node.children(&mut c) {
             match ch.kind() {
                 "type_qualifier" if bytes_of(ch, src) == b"__shared__" => shared = true,
+                "type_qualifier" if matches!(bytes_of(ch, src), b"const" | b"constexpr") => is_const = true,
                 "storage_class_specifier" if bytes_of(ch, src) == b"extern" => is_extern = true,
                 _ => {}
             }
@@ -1244,6 +1263,7 @@ impl<'s> Lowerer<'s> {
                 init_idents: Vec::new(),
                 is_pointer_or_ref: is_ptr,
                 init_int: value.and_then(|v| int_value(v, src)),
+                is_const,
             };
             let r = if in_fn {
                 let Some(fc) = self.fns.last_mut() else {

@@ -678,3 +678,30 @@ fn assignments_and_pointer_params() {
     assert!(k.params[0].is_pointer_or_ref && !k.params[1].is_pointer_or_ref);
     assert_eq!(k.params[0].type_text, "float");
 }
+
+#[test]
+fn trip_counts_through_named_constants() {
+    let src = "#define TILE 16
+#define STEP (2)
+constexpr int kN = 8;
+static const int kHalf = kN / 2;
+int not_const = 5;
+__global__ void k(float* a, int n) {
+  const int local = 3;
+  int var = 4;
+  for (int i = 0; i < TILE; ++i) {}
+  for (int i = 0; i < TILE * 2; i += STEP) {}
+  for (int i = kN - 1; i >= 0; --i) {}
+  for (int i = 0; i < local; ++i) {}
+  for (int i = 0; i < var; ++i) {}
+  for (int i = 0; i < not_const; ++i) {}
+  for (int i = 0; i < n; ++i) {}
+  for (int i = 0; i < TILE << 1; i += kN) {}
+}";
+    let f = parse(src.as_bytes());
+    let trips: Vec<Option<u64>> = f.functions[0].loops.iter().map(|l| l.trip_count).collect();
+    assert_eq!(trips, vec![Some(16), Some(16), Some(8), Some(3), None, None, None, Some(4)]);
+    assert!(f.globals.iter().find(|g| g.name == "kN").unwrap().is_const);
+    assert!(!f.globals.iter().find(|g| g.name == "not_const").unwrap().is_const);
+    assert_eq!(trip_count(&f.functions[0].loops[0].header.clone().unwrap()), None, "literal-only API");
+}
