@@ -1,23 +1,26 @@
 //! The profiler crate's error type: one variant per way an input or a run can fail.
+//!
+//! Each message states its cause itself (`path: reason`), so no variant also exposes that cause
+//! as its `source()`: printed with its chain (anyhow's `{:#}`), a reason would appear twice.
 
 use std::path::PathBuf;
 
 /// Everything that can go wrong while running a profiler or reading its output.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{}: not a rocpd database: {reason}", path.display())]
     NotRocpd { path: PathBuf, reason: String },
     #[error("{}: unsupported rocpd schema version {version:?} (this reader knows schema 3.x, written by rocprofv3 1.0+/ROCm 7.x)", path.display())]
     SchemaVersion { path: PathBuf, version: String },
-    #[error("{}: SQLite error: {source}", path.display())]
+    #[error("{}: SQLite error: {error}", path.display())]
     Sqlite {
         path: PathBuf,
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
     #[error("{}: empty CSV file (no header row)", path.display())]
     EmptyCsv { path: PathBuf },
@@ -38,10 +41,10 @@ pub enum Error {
     NoKernels { what: String },
     #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output")]
     NoProfiler,
-    #[error("failed to start {program}: {source}")]
+    #[error("failed to start {program}: {error}")]
     Spawn {
         program: String,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{program} did not finish within {secs} s and was killed")]
     Timeout { program: String, secs: u64 },
@@ -52,7 +55,7 @@ pub enum Error {
         tail: String,
     },
     #[error("invalid kernel regex: {0}")]
-    Regex(#[from] regex::Error),
+    Regex(regex::Error),
     #[error(
         "unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)"
     )]
@@ -61,11 +64,17 @@ pub enum Error {
     UnknownGpu(String),
 }
 
+impl From<regex::Error> for Error {
+    fn from(e: regex::Error) -> Self {
+        Error::Regex(e)
+    }
+}
+
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
+    move |error| Error::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     }
 }

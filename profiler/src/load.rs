@@ -52,7 +52,7 @@ pub fn classify(path: &Path) -> Result<Input> {
     if !path.exists() {
         return Err(Error::Io {
             path: path.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
+            error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
         });
     }
     let ext = path

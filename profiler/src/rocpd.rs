@@ -55,7 +55,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
     })?;
     let sql = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| Error::Sqlite { path, source }
+        move |error| Error::Sqlite { path, error }
     };
     let conn = Connection::open_in_memory_with_flags(
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -68,7 +68,7 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
         if !path.is_file() {
             return Err(Error::Io {
                 path: path.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+                error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
             });
         }
         if !is_sqlite(path) {

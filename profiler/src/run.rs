@@ -347,15 +347,15 @@ pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
         .stderr(log2)
         .process_group(0)
         .spawn()
-        .map_err(|source| Error::Spawn {
+        .map_err(|error| Error::Spawn {
             program: program.clone(),
-            source,
+            error,
         })?;
     let t0 = Instant::now();
     let status = loop {
-        match child.try_wait().map_err(|source| Error::Spawn {
+        match child.try_wait().map_err(|error| Error::Spawn {
             program: program.clone(),
-            source,
+            error,
         })? {
             Some(s) => break s,
             None if t0.elapsed() >= timeout => {
