@@ -4,13 +4,18 @@
 //! transform), 2 usage, input or I/O errors. Library errors become messages only here.
 
 mod cli;
+mod files;
 mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "hip-unroll", version, about = "Find, guard, rewrite and measure loop unrolling in HIP kernels")]
+#[command(
+    name = "hip-unroll",
+    version,
+    about = "Find, guard, rewrite and measure loop unrolling in HIP kernels"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -387,3 +387,47 @@ fn check_hsaco_attaches_resources_and_flags_spilling_kernels() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("junk.hsaco"));
 }
+
+/// A reader that closes the pipe early (`| head`) ends the output quietly: no panic, no
+/// backtrace (Rust ignores SIGPIPE, so `println!` would panic on the failed write).
+#[test]
+fn inspect_into_a_closed_pipe_does_not_panic() {
+    let b = built();
+    let k = s(&b.path("k.hsaco"));
+    for format in ["table", "json"] {
+        let mut child = Command::new(BIN)
+            .args(["inspect", "--format", format])
+            .args(std::iter::repeat_n(&k, 200))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{format}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{format}: {err}");
+    }
+}
+
+/// `pressure` names what a path is when it is not a source file.
+#[test]
+fn pressure_on_a_directory_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = format!("{TESTDATA}/rowsum.cu");
+    let out = hip_unroll(&["pressure", &s(dir.path()), &src]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        format!("error: {}: is a directory, not a file", s(dir.path())),
+        "{err}"
+    );
+    let missing = dir.path().join("missing.cu");
+    let out = hip_unroll(&["pressure", &src, &s(&missing)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!("error: {}: no such file or directory", s(&missing))
+    );
+}

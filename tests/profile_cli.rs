@@ -214,6 +214,96 @@ fn bad_inputs_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("no kernel matches"));
 }
 
+/// Each error is stated once: a reason that a library error already prints is not repeated by
+/// its source chain (`{:#}` in main), and names the input it is about.
+#[test]
+fn errors_say_their_reason_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.db");
+    let cases: Vec<(Vec<std::ffi::OsString>, &str)> = vec![
+        (
+            vec!["--from".into(), missing.clone().into()],
+            "no such file or directory",
+        ),
+        (
+            vec![
+                "--kernel".into(),
+                "(".into(),
+                "--from".into(),
+                testdata("rocprof-v2").into(),
+            ],
+            "unclosed group",
+        ),
+        (
+            vec![
+                "--trace-json".into(),
+                dir.path().into(),
+                "--from".into(),
+                testdata("rocprof-v2").into(),
+            ],
+            "Is a directory",
+        ),
+    ];
+    for (args, reason) in cases {
+        let out = bin().arg("profile").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches(reason).count(), 1, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// A reader that closes the pipe early (`| head`) ends the output quietly: no panic.
+#[test]
+fn output_into_a_closed_pipe_does_not_panic() {
+    for args in [
+        vec!["profile", "--format", "json", "--from"],
+        vec!["explain", "--list"],
+    ] {
+        let mut cmd = bin();
+        cmd.args(&args);
+        if args[0] == "profile" {
+            cmd.arg(testdata("rocprofv3-1.0"));
+        }
+        let mut child = cmd
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+/// Options that only shape a profiler run are refused with `--from` instead of being ignored.
+#[test]
+fn run_options_conflict_with_from() {
+    for opt in [
+        &["--preset", "compute"][..],
+        &["--pmc", "SQ_WAVES"],
+        &["--timeout", "5"],
+        &["--arch", "gfx942"],
+        &["--dry-run"],
+    ] {
+        let out = bin()
+            .arg("profile")
+            .args(opt)
+            .arg("--from")
+            .arg(testdata("rocprof-v2"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{opt:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("cannot be used with") && err.contains(opt[0]),
+            "{opt:?}: {err}"
+        );
+    }
+}
+
 /// A stand-in rocprofv3 that records its argv and writes what rocprofv3 1.0 writes for a
 /// kernel trace (+ counters when --pmc is given) into `-d DIR` with prefix `-o NAME`.
 const FAKE_V3: &str = r#"

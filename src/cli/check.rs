@@ -12,7 +12,7 @@ use guards::{CheckOutput, Diagnostic, FileReport, Settings};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -168,12 +168,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
 
     if let Some(hsaco) = &args.hsaco {
-        crate::cli::hsaco::attach(&mut output, hsaco).with_context(|| {
-            format!(
-                "cannot attach code-object resources from {}",
-                hsaco.display()
-            )
-        })?;
+        // The code-object reader's errors already name the file.
+        crate::cli::hsaco::attach(&mut output, hsaco).context("--hsaco")?;
     }
     output.diagnostics.sort_by(|a, b| {
         (&a.path, a.line, a.column, &a.rule, &a.message)
@@ -195,8 +191,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Github => render::github::render(&output),
     };
     match &args.output_file {
-        Some(path) => write_file(path, &text)?,
-        None => write_stdout(&text)?,
+        Some(path) => crate::files::write_atomic(path, text.as_bytes())?,
+        None => crate::files::stdout(&text)?,
     }
 
     for e in &errors {
@@ -225,7 +221,7 @@ fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Res
         .collect();
     if !unknown.is_empty() {
         bail!(
-            "unknown rule id{} in {origin}: {}\nknown rule ids: {}",
+            "unknown rule id{} in {origin}: {} (known rule ids: {})",
             if unknown.len() == 1 { "" } else { "s" },
             unknown.join(", "),
             known.join(", ")
@@ -253,7 +249,7 @@ fn collect_files(
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => dirs.push(p.clone()),
             Ok(_) => files.push((p.clone(), true)),
-            Err(e) => errors.push(format!("{}: {}", p.display(), io_reason(&e))),
+            Err(e) => errors.push(format!("{}: {}", p.display(), crate::files::io_reason(&e))),
         }
     }
     let Some((first, rest)) = dirs.split_first() else {
@@ -313,14 +309,6 @@ fn collect_files(
     files
 }
 
-fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
 /// The path as reports show it: as given, without leading `./`.
 fn display_path(p: &Path) -> String {
     let clean: PathBuf = p
@@ -355,9 +343,7 @@ impl<'a> Resolver<'a> {
             by_config: HashMap::new(),
         };
         if let Some(path) = &args.config {
-            if !path.is_file() {
-                bail!("config file {}: no such file", path.display());
-            }
+            crate::files::require_file(path).map_err(|e| anyhow::anyhow!("config file {e}"))?;
             let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
             r.forced = Some(r.load(Some(canon))?);
         }
@@ -495,8 +481,13 @@ fn analyse_all(
 }
 
 fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, String> {
-    let bytes = std::fs::read(&job.path)
-        .map_err(|e| format!("{}: cannot read: {}", job.display, io_reason(&e)))?;
+    let bytes = std::fs::read(&job.path).map_err(|e| {
+        format!(
+            "{}: cannot read: {}",
+            job.display,
+            crate::files::io_reason(&e)
+        )
+    })?;
     let settings = &job.resolved.settings;
     let result =
         std::panic::catch_unwind(AssertUnwindSafe(|| checker(&job.display, &bytes, settings)));
@@ -560,42 +551,6 @@ fn use_color(choice: ColorChoice, to_file: bool) -> bool {
                 && std::io::stdout().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
-    }
-}
-
-/// Write the report to `path` through a temporary file in the same directory, then rename, so
-/// that a reader never sees half a report and an old one is replaced whole.
-fn write_file(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        // A report is an ordinary file (tempfile's default would be 0600).
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|_| tmp.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
-}
-
-/// Write the report; a closed pipe (`| head`) is not an error.
-fn write_stdout(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("cannot write the report")
-        }
-        _ => Ok(()),
     }
 }
 

@@ -68,12 +68,21 @@ pub struct CheckSection {
 
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
 pub fn load_check_section(path: &Path) -> anyhow::Result<CheckSection> {
-    let mut table = load_table(path)?;
-    match table.remove("check") {
-        None => Ok(CheckSection::default()),
-        Some(value) => value.try_into::<CheckSection>().map_err(|e| {
+    section(&load_table(path)?, "check", path)
+}
+
+/// The section `name` of a parsed config file (`path`, for messages) as `T`; an absent section
+/// is `T::default()`, a malformed one an error naming the section, the file and the key.
+pub fn section<T: serde::de::DeserializeOwned + Default>(
+    table: &toml::Table,
+    name: &str,
+    path: &Path,
+) -> anyhow::Result<T> {
+    match table.get(name) {
+        None => Ok(T::default()),
+        Some(value) => value.clone().try_into::<T>().map_err(|e| {
             anyhow::anyhow!(
-                "invalid [check] section in {}: {}",
+                "invalid [{name}] section in {}: {}",
                 path.display(),
                 e.message()
             )

@@ -28,7 +28,7 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
         match rules.iter().find(|r| r.id == id) {
             Some(r) => crate::render::human::explain(r),
             None => bail!(
-                "unknown rule id {id:?}\nknown rule ids: {}",
+                "unknown rule id {id:?} (known rule ids: {})",
                 rules
                     .iter()
                     .map(|r| r.id.as_str())
@@ -37,7 +37,7 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     };
-    print!("{text}");
+    crate::files::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

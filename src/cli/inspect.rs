@@ -6,10 +6,13 @@ use clap::ValueEnum;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `--format` of `inspect` and `pressure`.
 #[derive(Debug, Clone, Copy, ValueEnum, Default)]
 pub enum Format {
+    /// Aligned columns, for people.
     #[default]
     Table,
+    /// One JSON document, for tools.
     Json,
 }
 
@@ -18,6 +21,7 @@ pub struct InspectArgs {
     /// Code objects (.hsaco, .co), offload bundles, or host executables / shared libraries.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -37,82 +41,77 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
     if !errors.is_empty() {
         bail!("{}", errors.join("\nerror: "));
     }
-    match args.format {
-        Format::Json => {
-            let out = codeobj::inspect::document(&objects);
-            println!("{}", serde_json::to_string_pretty(&out)?);
-        }
-        Format::Table => print_table(&objects),
-    }
+    let text = match args.format {
+        Format::Json => serde_json::to_string_pretty(&codeobj::inspect::document(&objects))? + "\n",
+        Format::Table => table(&objects),
+    };
+    crate::files::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(objects: &[codeobj::CodeObject]) {
-    let header = [
-        "arch",
-        "kernel",
-        "wave",
-        "vgpr",
-        "agpr",
-        "sgpr",
-        "spill v/s",
-        "lds",
-        "scratch",
-        "waves/SIMD",
-    ];
-    let mut table: Vec<Vec<String>> = vec![header.iter().map(|s| s.to_string()).collect()];
-    for co in objects {
-        for k in &co.kernels {
-            let m = &k.meta;
-            table.push(vec![
-                co.target_id.clone(),
-                k.demangled.clone().unwrap_or_else(|| m.name.clone()),
-                m.wavefront_size.to_string(),
-                m.vgpr_count.to_string(),
-                m.agpr_count.unwrap_or(0).to_string(),
-                m.sgpr_count.to_string(),
-                format!("{}/{}", m.vgpr_spill_count, m.sgpr_spill_count),
-                m.group_segment_fixed_size.to_string(),
-                m.private_segment_fixed_size.to_string(),
-                match k.occupancy {
-                    Some(o) => format!("{} ({})", o.waves_per_simd, o.limited_by.as_str()),
-                    None => "unknown arch".to_string(),
-                },
-            ]);
-        }
-    }
-    let widths: Vec<usize> = (0..header.len())
+const HEADER: [&str; 10] = [
+    "arch",
+    "kernel",
+    "wave",
+    "vgpr",
+    "agpr",
+    "sgpr",
+    "spill v/s",
+    "lds",
+    "scratch",
+    "waves/SIMD",
+];
+
+/// One row per kernel under a line naming its code object, columns aligned across all.
+fn table(objects: &[codeobj::CodeObject]) -> String {
+    let rows: Vec<Vec<Vec<String>>> = objects
+        .iter()
+        .map(|co| co.kernels.iter().map(|k| row(co, k)).collect())
+        .collect();
+    let widths: Vec<usize> = (0..HEADER.len())
         .map(|c| {
-            table
-                .iter()
+            rows.iter()
+                .flatten()
                 .map(|r| r[c].chars().count())
+                .chain([HEADER[c].len()])
                 .max()
                 .unwrap_or(0)
         })
         .collect();
-    let mut last_source = None;
-    for (i, row) in table.iter().enumerate() {
-        if i > 0 {
-            // Print each code object's source above its rows.
-            let co_idx = objects.iter().scan(0usize, |acc, co| {
-                *acc += co.kernels.len();
-                Some(*acc)
-            });
-            let src = objects
-                .iter()
-                .zip(co_idx)
-                .find(|(_, end)| i <= *end)
-                .map(|(co, _)| co.source.as_str());
-            if src != last_source {
-                println!("{}", src.unwrap_or(""));
-                last_source = src;
-            }
-        }
-        let line: Vec<String> = row
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
             .iter()
-            .enumerate()
-            .map(|(c, s)| format!("{:<w$}", s, w = widths[c]))
+            .zip(&widths)
+            .map(|(s, w)| format!("{s:<w$}"))
             .collect();
-        println!("  {}", line.join("  ").trim_end());
+        format!("  {}\n", padded.join("  ").trim_end())
+    };
+    let mut out = line(&HEADER.map(String::from));
+    for (co, rows) in objects.iter().zip(&rows) {
+        out.push_str(&co.source);
+        out.push('\n');
+        for r in rows {
+            out.push_str(&line(r));
+        }
     }
+    out
+}
+
+fn row(co: &codeobj::CodeObject, k: &codeobj::Kernel) -> Vec<String> {
+    let m = &k.meta;
+    vec![
+        co.target_id.clone(),
+        k.demangled.clone().unwrap_or_else(|| m.name.clone()),
+        m.wavefront_size.to_string(),
+        m.vgpr_count.to_string(),
+        m.agpr_count.unwrap_or(0).to_string(),
+        m.sgpr_count.to_string(),
+        format!("{}/{}", m.vgpr_spill_count, m.sgpr_spill_count),
+        m.group_segment_fixed_size.to_string(),
+        m.private_segment_fixed_size.to_string(),
+        match k.occupancy {
+            Some(o) => format!("{} ({})", o.waves_per_simd, o.limited_by.as_str()),
+            None => "unknown arch".to_string(),
+        },
+    ]
 }

@@ -5,20 +5,13 @@
 //! unreadable code object, no kernel matched).
 
 use crate::cli::config;
-use anyhow::{bail, Context};
-use clap::ValueEnum;
+use crate::cli::inspect::Format;
+use anyhow::bail;
 use codeobj::compile::{Compiler, DEFAULT_ARCH, DEFAULT_COMMAND};
 use codeobj::judge::{Judgement, Numbers, Thresholds};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-
-#[derive(Debug, Clone, Copy, ValueEnum, Default)]
-pub enum Format {
-    #[default]
-    Table,
-    Json,
-}
 
 #[derive(clap::Args)]
 pub struct PressureArgs {
@@ -43,6 +36,7 @@ pub struct PressureArgs {
     /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -74,20 +68,6 @@ struct Output<'a> {
     kernels: &'a [codeobj::judge::KernelVerdict],
 }
 
-fn section<T: for<'de> Deserialize<'de> + Default>(
-    table: &toml::Table,
-    name: &str,
-    path: &Path,
-) -> anyhow::Result<T> {
-    match table.get(name) {
-        Some(v) => v
-            .clone()
-            .try_into()
-            .with_context(|| format!("invalid [{name}] in {}", path.display())),
-        None => Ok(T::default()),
-    }
-}
-
 fn default_cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
         return d.into();
@@ -106,8 +86,8 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
         Some(path) => {
             let table = config::load_table(&path)?;
             (
-                section::<CompileSection>(&table, "compile", &path)?,
-                section::<PressureSection>(&table, "vgpr-pressure", &path)?,
+                config::section::<CompileSection>(&table, "compile", &path)?,
+                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
             )
         }
         None => (CompileSection::default(), PressureSection::default()),
@@ -131,9 +111,7 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or(0),
     };
     for p in [&args.baseline, &args.variant] {
-        if !p.is_file() {
-            bail!("{}: no such file", p.display());
-        }
+        crate::files::require_file(p)?;
     }
     let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir);
     let (_b, _v, judgement) = codeobj::compile::compile_and_judge(
@@ -163,9 +141,9 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
                 blocked: judgement.blocked,
                 kernels: &judgement.kernels,
             };
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            crate::files::stdout(&(serde_json::to_string_pretty(&out)? + "\n"))?;
         }
-        Format::Table => print_table(&judgement),
+        Format::Table => crate::files::stdout(&table(&judgement))?,
     }
     Ok(if judgement.blocked {
         ExitCode::from(1)
@@ -174,7 +152,8 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print_table(j: &Judgement) {
+fn table(j: &Judgement) -> String {
+    use std::fmt::Write;
     fn pair(b: u32, a: Option<u32>) -> String {
         match a {
             Some(a) if a == b => format!("{b}"),
@@ -188,34 +167,59 @@ fn print_table(j: &Judgement) {
             _ => "?".into(),
         }
     }
+    let mut out = String::new();
     for k in &j.kernels {
         let name = k.demangled.as_deref().unwrap_or(&k.kernel);
         let verdict = if k.blocked { "BLOCKED" } else { "ok" };
-        println!("{verdict}: {name} on {}", k.arch);
         let a = k.after.as_ref();
         let b = &k.before;
-        println!("  vgpr     {}", pair(b.vgpr_count, a.map(|a| a.vgpr_count)));
-        println!("  agpr     {}", pair(b.agpr_count, a.map(|a| a.agpr_count)));
-        println!("  sgpr     {}", pair(b.sgpr_count, a.map(|a| a.sgpr_count)));
-        println!(
+        let _ = writeln!(out, "{verdict}: {name} on {}", k.arch);
+        let _ = writeln!(
+            out,
+            "  vgpr     {}",
+            pair(b.vgpr_count, a.map(|a| a.vgpr_count))
+        );
+        let _ = writeln!(
+            out,
+            "  agpr     {}",
+            pair(b.agpr_count, a.map(|a| a.agpr_count))
+        );
+        let _ = writeln!(
+            out,
+            "  sgpr     {}",
+            pair(b.sgpr_count, a.map(|a| a.sgpr_count))
+        );
+        let _ = writeln!(
+            out,
             "  spills   vgpr {}, sgpr {}",
             pair(b.vgpr_spill_count, a.map(|a| a.vgpr_spill_count)),
             pair(b.sgpr_spill_count, a.map(|a| a.sgpr_spill_count))
         );
-        println!(
+        let _ = writeln!(
+            out,
             "  scratch  {}",
             pair(b.scratch_bytes, a.map(|a| a.scratch_bytes))
         );
-        println!("  lds      {}", pair(b.lds_bytes, a.map(|a| a.lds_bytes)));
-        println!(
+        let _ = writeln!(
+            out,
+            "  lds      {}",
+            pair(b.lds_bytes, a.map(|a| a.lds_bytes))
+        );
+        let _ = writeln!(
+            out,
             "  waves    {} -> {}",
             waves(b),
             a.map(waves).unwrap_or_else(|| "?".into())
         );
         for r in &k.reasons {
-            println!("  blocked: {r}");
+            let _ = writeln!(out, "  blocked: {r}");
         }
     }
     let blocked = j.kernels.iter().filter(|k| k.blocked).count();
-    println!("{} kernel(s) judged, {blocked} blocked", j.kernels.len());
+    let _ = writeln!(
+        out,
+        "{} kernel(s) judged, {blocked} blocked",
+        j.kernels.len()
+    );
+    out
 }

@@ -4,7 +4,6 @@
 
 use anyhow::Context;
 use profiler::run::{Plan, Preset};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -19,16 +18,25 @@ pub enum PresetArg {
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum Format {
+    /// Aligned columns with the critical path and roofline, for people.
     Table,
+    /// The report as JSON (`source`, `kernels` with their statistics, `critical_path`, `roofline`).
     Json,
+    /// One row per kernel: the JSON statistics' fields plus `runtime` and `rank`.
     Csv,
+    /// GitHub-flavoured Markdown (tables for pull requests and notes).
     Markdown,
 }
 
 #[derive(clap::Args)]
 pub struct ProfileArgs {
     /// Counter preset: lightweight (kernel trace only), kernel, compute, memory, full.
-    #[arg(long, value_enum, default_value = "lightweight")]
+    #[arg(
+        long,
+        value_enum,
+        default_value = "lightweight",
+        conflicts_with = "from"
+    )]
     pub preset: PresetArg,
     /// Output directory for the profiler's files (one pass_N subdirectory per counter pass)
     /// and the report's SVG.
@@ -38,15 +46,16 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub kernel: Option<String>,
     /// Extra hardware counters to collect (split into passes as needed).
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., conflicts_with = "from")]
     pub pmc: Vec<String>,
     /// Kill the profiled run after this many seconds (per pass).
-    #[arg(long, default_value_t = 600)]
+    #[arg(long, default_value_t = 600, conflicts_with = "from")]
     pub timeout: u64,
     /// Read existing profiler output instead of running: rocpd .db files, rocprofv3 or
     /// rocprof-compute directories, kernel-trace/stats CSVs, rocprof results.csv.
     #[arg(long, num_args = 1..)]
     pub from: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Write the roofline plot here (default: roofline.svg in -o DIR when there is a roofline).
@@ -59,13 +68,13 @@ pub struct ProfileArgs {
     #[arg(long)]
     pub gpu: Option<String>,
     /// gfx target whose counter names the presets use (default: rocm_agent_enumerator, else gfx90a).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     pub arch: Option<String>,
     /// Largest gap (ns) between one stream's kernel end and another's start read as a wait.
     #[arg(long, default_value_t = 5000)]
     pub wait_gap_ns: u64,
     /// Print the profiler command lines and exit without running them.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     pub dry_run: bool,
     /// The application and its arguments, after `--`.
     #[arg(last = true)]
@@ -94,19 +103,12 @@ fn local_arch() -> Option<String> {
         .map(str::to_string)
 }
 
-/// Write `bytes` to `path` atomically (temp file in the same directory, then rename).
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("writing into {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+/// Write an output file, creating its directory (`-o DIR` need not exist yet).
+fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    crate::files::write_atomic(path, bytes)
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
@@ -151,9 +153,11 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         };
         let invocations = profiler::run::build(&tool, &plan);
         if args.dry_run {
-            for inv in &invocations {
-                println!("{}", inv.argv.join(" "));
-            }
+            let lines: String = invocations
+                .iter()
+                .map(|inv| inv.argv.join(" ") + "\n")
+                .collect();
+            crate::files::stdout(&lines)?;
             return Ok(ExitCode::SUCCESS);
         }
         for (i, inv) in invocations.iter().enumerate() {
@@ -237,9 +241,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     });
     if let Some(path) = &svg_path {
         match &roofline {
-            Some(r) => write_atomic(path, profiler::roofline::svg(r).as_bytes())?,
+            Some(r) => write_output(path, profiler::roofline::svg(r).as_bytes())?,
             None => anyhow::bail!(
-                "cannot write {}: {}",
+                "no roofline to plot into {}: {}",
                 path.display(),
                 note.clone().unwrap_or_default()
             ),
@@ -247,7 +251,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.trace_json {
         let v = profiler::trace::chrome_trace(&profile);
-        write_atomic(path, serde_json::to_string(&v)?.as_bytes())?;
+        write_output(path, serde_json::to_string(&v)?.as_bytes())?;
     }
     let report = profiler::report::Report::new(&profile, kernels, cp, roofline, note);
     let text = match args.format {
@@ -256,6 +260,6 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         Format::Csv => profiler::report::csv(&report),
         Format::Markdown => profiler::report::markdown(&report),
     };
-    print!("{text}");
+    crate::files::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
 }

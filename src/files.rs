@@ -1,0 +1,66 @@
+//! The user's files, in and out: input paths checked with one clear reason, results printed to
+//! stdout (a closed pipe, as in `| head`, is not an error) or written atomically (a temporary
+//! file in the same directory, then a rename).
+
+use anyhow::{bail, Context};
+use std::io::Write;
+use std::path::Path;
+
+/// Print a command's whole output. A reader that stopped early (`| head`) ends the output
+/// quietly instead of panicking like `print!`.
+pub fn stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file in the same directory, then rename, so that
+/// a reader never sees half a file and an old one is replaced whole. The file gets the usual
+/// permissions of a new file (0644), not tempfile's 0600.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    let mut tmp = builder
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.flush())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    // `PersistError` shows its io::Error and also returns it as its source: take the error
+    // itself so that the reason is printed once.
+    tmp.persist(path)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
+    Ok(())
+}
+
+/// `path` must be an existing regular file; the error names it and says what it is instead.
+pub fn require_file(path: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(()),
+        Ok(m) if m.is_dir() => bail!("{}: is a directory, not a file", path.display()),
+        Ok(_) => bail!("{}: not a regular file", path.display()),
+        Err(e) => bail!("{}: {}", path.display(), io_reason(&e)),
+    }
+}
+
+/// A short, lower-case reason for the common I/O errors (`no such file or directory`), the
+/// system's wording for the others.
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
