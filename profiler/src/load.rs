@@ -286,20 +286,10 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
         let rows = csvread::read_counter_collection(&i.path)?;
         p.inputs.push(i.path.clone());
         if traced.contains(&proc_) {
-            let index: HashMap<u64, usize> = p
-                .dispatches
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.process == proc_)
-                .map(|(k, d)| (d.dispatch_id, k))
-                .collect();
+            let index = p.dispatch_index(proc_);
             for (did, row) in rows.by_dispatch {
-                let counters = row.counters;
                 if let Some(&k) = index.get(&did) {
-                    p.dispatches[k]
-                        .counters
-                        .get_or_insert_with(Default::default)
-                        .extend(counters);
+                    p.dispatches[k].add_counters(row.counters);
                 }
             }
         } else {
@@ -406,21 +396,11 @@ fn read_rows(source: Source, inputs: &[Input]) -> Result<Profile> {
             InputKind::Csv(CsvKind::PmcPerf) => {
                 let rows = csvread::read_pmc_perf(&i.path)?;
                 p.inputs.push(i.path.clone());
-                let index: HashMap<u64, usize> = p
-                    .dispatches
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| d.process == proc_)
-                    .map(|(k, d)| (d.dispatch_id, k))
-                    .collect();
+                let index = p.dispatch_index(proc_);
                 for (did, (name, counters)) in rows {
-                    if let Some(&k) = index.get(&did) {
-                        if p.kernels[p.dispatches[k].kernel as usize].name == name {
-                            p.dispatches[k]
-                                .counters
-                                .get_or_insert_with(Default::default)
-                                .extend(counters);
-                        }
+                    let Some(&k) = index.get(&did) else { continue };
+                    if p.kernels[p.dispatches[k].kernel as usize].name == name {
+                        p.dispatches[k].add_counters(counters);
                     }
                 }
             }
@@ -451,7 +431,7 @@ pub fn merge_counters(p: &mut Profile, other: &Profile) {
         )
     });
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut updates: Vec<(usize, std::collections::BTreeMap<String, f64>)> = Vec::new();
+    let mut updates: Vec<(usize, BTreeMap<String, f64>)> = Vec::new();
     for i in oidx {
         let d = &other.dispatches[i];
         let name = other.kernels[d.kernel as usize].name.as_str();
@@ -464,9 +444,6 @@ pub fn merge_counters(p: &mut Profile, other: &Profile) {
         *n += 1;
     }
     for (t, c) in updates {
-        p.dispatches[t]
-            .counters
-            .get_or_insert_with(Default::default)
-            .extend(c);
+        p.dispatches[t].add_counters(c);
     }
 }

@@ -72,6 +72,12 @@ impl Dispatch {
     pub fn duration_ns(&self) -> u64 {
         self.end_ns.saturating_sub(self.start_ns)
     }
+    /// Add counter values to this dispatch's counters (a name already there is replaced).
+    pub fn add_counters(&mut self, counters: impl IntoIterator<Item = (String, f64)>) {
+        self.counters
+            .get_or_insert_with(Default::default)
+            .extend(counters);
+    }
     /// The in-order lane this dispatch executes on: its stream when known, else its queue.
     pub fn lane(&self) -> (u32, u32, u64) {
         (
@@ -144,6 +150,16 @@ impl Profile {
         let keep: Vec<bool> = self.kernels.iter().map(|k| re.is_match(&k.name)).collect();
         self.dispatches.retain(|d| keep[d.kernel as usize]);
         self.precomputed.retain(|p| re.is_match(&p.name));
+    }
+
+    /// Index into [`Profile::dispatches`] of each dispatch id of one process (input).
+    pub fn dispatch_index(&self, process: u32) -> std::collections::HashMap<u64, usize> {
+        self.dispatches
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.process == process)
+            .map(|(k, d)| (d.dispatch_id, k))
+            .collect()
     }
 
     pub fn has_counters(&self) -> bool {
