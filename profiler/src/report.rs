@@ -66,7 +66,7 @@ fn opt(v: Option<f64>) -> String {
 /// CSV: one row per kernel, the JSON contract's fields in order plus `runtime` and `rank`.
 pub fn csv(r: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record([
+    w.write_record([
         "name",
         "calls",
         "total_ns",
@@ -78,9 +78,10 @@ pub fn csv(r: &Report) -> String {
         "percent",
         "runtime",
         "rank",
-    ]);
+    ])
+    .expect("writing CSV into memory");
     for k in &r.kernels {
-        let _ = w.write_record([
+        w.write_record([
             k.name.clone(),
             k.calls.to_string(),
             format!("{}", k.total_ns),
@@ -92,9 +93,11 @@ pub fn csv(r: &Report) -> String {
             format!("{:.4}", k.percent),
             k.runtime.to_string(),
             k.rank.map(|r| r.to_string()).unwrap_or_default(),
-        ]);
+        ])
+        .expect("writing CSV into memory");
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    String::from_utf8(w.into_inner().expect("flushing CSV into memory"))
+        .expect("CSV of UTF-8 strings")
 }
 
 fn rows(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
@@ -181,6 +184,14 @@ fn extras(r: &Report, out: &mut String, md: bool) {
     }
 }
 
+/// `SOURCE (format), N dispatches, GPU busy T ns, span S ns`: the line above every table.
+fn headline(r: &Report, source: &str) -> String {
+    format!(
+        "{source} ({}), {} dispatches, GPU busy {} ns, span {} ns",
+        r.format, r.dispatches, r.gpu_busy_ns, r.span_ns
+    )
+}
+
 /// Plain-text table for terminals.
 pub fn table(r: &Report) -> String {
     let (head, body) = rows(r);
@@ -190,18 +201,12 @@ pub fn table(r: &Report) -> String {
             width[i] = width[i].max(c.chars().count().min(if i == 1 { 60 } else { 100 }));
         }
     }
-    let mut out = format!(
-        "source: {} ({}), {} dispatches, GPU busy {} ns, span {} ns{}\n\n",
-        r.source.as_str(),
-        r.format,
-        r.dispatches,
-        r.gpu_busy_ns,
-        r.span_ns,
-        r.arch
-            .as_ref()
-            .map(|a| format!(", {a}"))
-            .unwrap_or_default()
-    );
+    let arch = r
+        .arch
+        .as_ref()
+        .map(|a| format!(", {a}"))
+        .unwrap_or_default();
+    let mut out = format!("source: {}{arch}\n\n", headline(r, r.source.as_str()));
     let line = |cells: Vec<String>| -> String {
         cells
             .iter()
@@ -237,12 +242,8 @@ pub fn table(r: &Report) -> String {
 pub fn markdown(r: &Report) -> String {
     let (head, body) = rows(r);
     let mut out = format!(
-        "Source: `{}` ({}), {} dispatches, GPU busy {} ns, span {} ns\n\n",
-        r.source.as_str(),
-        r.format,
-        r.dispatches,
-        r.gpu_busy_ns,
-        r.span_ns
+        "Source: {}\n\n",
+        headline(r, &format!("`{}`", r.source.as_str()))
     );
     out.push_str(&format!("| {} |\n", head.join(" | ")));
     out.push_str(&format!(
