@@ -24,6 +24,35 @@ thread_local! {
     static PARSER: RefCell<Option<ThreadParser>> = const { RefCell::new(None) };
 }
 
+/// Makes tree-sitter allocate with mimalloc instead of the C library's malloc: about 5% fewer
+/// instructions for a parse of HIP sources (tree-sitter allocates a node per token). Pair it with
+/// `#[global_allocator] static A: mimalloc::MiMalloc = mimalloc::MiMalloc;` in the binary.
+///
+/// # Safety
+/// Call it first thing in `main`, before any tree-sitter object exists in the process (memory
+/// tree-sitter allocated with one allocator must not be freed with the other). Later calls do
+/// nothing.
+pub unsafe fn use_mimalloc_for_tree_sitter() {
+    use std::ffi::c_void;
+    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        unsafe { libmimalloc_sys::mi_malloc(size) }
+    }
+    unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
+        match n.checked_mul(size) {
+            Some(total) => unsafe { libmimalloc_sys::mi_zalloc(total) },
+            None => std::ptr::null_mut(),
+        }
+    }
+    unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+        unsafe { libmimalloc_sys::mi_realloc(p, size) }
+    }
+    unsafe extern "C" fn free(p: *mut c_void) {
+        unsafe { libmimalloc_sys::mi_free(p) }
+    }
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| unsafe { tree_sitter::set_allocator(Some(malloc), Some(calloc), Some(realloc), Some(free)) });
+}
+
 /// True when `source` may hold kernel or `__device__` code: it mentions `__global__`,
 /// `__device__` or `__launch_bounds__` (also inside a `#define`, which is how macro-qualified
 /// kernels of the same file get their qualifier). A file for which this is false has no function
