@@ -1,7 +1,7 @@
 //! The `hip-unroll inspect --format json` document: one row per kernel per target. Kept here,
 //! beside the reader, so the shape is tested against `llvm-readelf` with the parser.
 
-use crate::CodeObject;
+use crate::{CodeObject, Kernel};
 use serde::Serialize;
 
 /// The `inspect --format json` document.
@@ -43,35 +43,39 @@ pub struct OccupancyRow {
     pub limited_by: &'static str,
 }
 
+impl KernelRow {
+    /// The row of kernel `k` of code object `co`.
+    pub fn new(co: &CodeObject, k: &Kernel) -> KernelRow {
+        let m = &k.meta;
+        KernelRow {
+            name: m.name.clone(),
+            demangled: k.demangled.clone(),
+            symbol: m.symbol.clone(),
+            arch: co.arch.clone(),
+            wavefront_size: m.wavefront_size,
+            vgpr_count: m.vgpr_count,
+            agpr_count: m.agpr_count.unwrap_or(0),
+            sgpr_count: m.sgpr_count,
+            vgpr_spill_count: m.vgpr_spill_count,
+            sgpr_spill_count: m.sgpr_spill_count,
+            lds_bytes: m.group_segment_fixed_size,
+            scratch_bytes: m.private_segment_fixed_size,
+            kernarg_size: m.kernarg_segment_size,
+            max_flat_workgroup_size: m.max_flat_workgroup_size,
+            occupancy: k.occupancy.map(|o| OccupancyRow {
+                waves_per_simd: o.waves_per_simd,
+                limited_by: o.limited_by.as_str(),
+            }),
+        }
+    }
+}
+
 /// The JSON rows of one code object.
 pub fn rows(co: &CodeObject) -> CodeObjectRow {
     CodeObjectRow {
         source: co.source.clone(),
         arch: co.arch.clone(),
-        kernels: co
-            .kernels
-            .iter()
-            .map(|k| KernelRow {
-                name: k.meta.name.clone(),
-                demangled: k.demangled.clone(),
-                symbol: k.meta.symbol.clone(),
-                arch: co.arch.clone(),
-                wavefront_size: k.meta.wavefront_size,
-                vgpr_count: k.meta.vgpr_count,
-                agpr_count: k.meta.agpr_count.unwrap_or(0),
-                sgpr_count: k.meta.sgpr_count,
-                vgpr_spill_count: k.meta.vgpr_spill_count,
-                sgpr_spill_count: k.meta.sgpr_spill_count,
-                lds_bytes: k.meta.group_segment_fixed_size,
-                scratch_bytes: k.meta.private_segment_fixed_size,
-                kernarg_size: k.meta.kernarg_segment_size,
-                max_flat_workgroup_size: k.meta.max_flat_workgroup_size,
-                occupancy: k.occupancy.map(|o| OccupancyRow {
-                    waves_per_simd: o.waves_per_simd,
-                    limited_by: o.limited_by.as_str(),
-                }),
-            })
-            .collect(),
+        kernels: co.kernels.iter().map(|k| KernelRow::new(co, k)).collect(),
     }
 }
 
