@@ -50,7 +50,9 @@ pub unsafe fn use_mimalloc_for_tree_sitter() {
         unsafe { libmimalloc_sys::mi_free(p) }
     }
     static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| unsafe { tree_sitter::set_allocator(Some(malloc), Some(calloc), Some(realloc), Some(free)) });
+    ONCE.call_once(|| unsafe {
+        tree_sitter::set_allocator(Some(malloc), Some(calloc), Some(realloc), Some(free))
+    });
 }
 
 /// True when `source` may hold kernel or `__device__` code: it mentions `__global__`,

@@ -219,7 +219,15 @@ impl<'s> Lowerer<'s> {
     fn enter(&mut self, node: Node<'_>, field: u16, parent: Option<Node<'_>>) -> bool {
         let k = self.kinds.of(node.kind_id());
         if let Some(p) = &self.pending_pragma {
-            if node.start_byte() >= p.end && node.is_named() && k != K::Comment && !is_loop(k) {
+            if node.start_byte() >= p.end
+                && node.is_named()
+                && k != K::Comment
+                && !is_loop(k)
+                && !matches!(
+                    node.kind(),
+                    "preproc_else" | "preproc_elif" | "preproc_elifdef" | "preproc_call"
+                )
+            {
                 self.pending_pragma = None;
             }
         }
@@ -956,7 +964,14 @@ impl<'s> Lowerer<'s> {
                     .filter(is_const)
                     .and_then(|d| d.init_int)
                     .or_else(|| macro_ints.get(n).copied())
-                    .or_else(|| globals.iter().rev().find(|d| d.name == n).filter(is_const).and_then(|d| d.init_int))
+                    .or_else(|| {
+                        globals
+                            .iter()
+                            .rev()
+                            .find(|d| d.name == n)
+                            .filter(is_const)
+                            .and_then(|d| d.init_int)
+                    })
             };
             trip_count_with(h, &resolve)
         });
@@ -1203,7 +1218,9 @@ impl<'s> Lowerer<'s> {
         for ch in node.children(&mut c) {
             match ch.kind() {
                 "type_qualifier" if bytes_of(ch, src) == b"__shared__" => shared = true,
-                "type_qualifier" if matches!(bytes_of(ch, src), b"const" | b"constexpr") => is_const = true,
+                "type_qualifier" if matches!(bytes_of(ch, src), b"const" | b"constexpr") => {
+                    is_const = true
+                }
                 "storage_class_specifier" if bytes_of(ch, src) == b"extern" => is_extern = true,
                 _ => {}
             }
@@ -1497,9 +1514,34 @@ impl<'s> Lowerer<'s> {
         while span.end > span.start && matches!(src.get(span.end - 1), Some(b'\n' | b'\r')) {
             span.end -= 1;
         }
+        // `#if X` / `#pragma unroll` / `#endif` / `for ...`: the pragma applies to the loop
+        // after the conditional, whose parent is the conditional's parent.
+        let mut p = parent;
+        while let Some(x) = p.filter(|x| x.kind().starts_with("preproc_")) {
+            p = x.parent();
+        }
+        let target = p.map(|p| p.id()).unwrap_or(usize::MAX);
+        // In `#if A #pragma unroll 8 #else #pragma unroll 2 #endif`, the first branch wins.
+        let in_else = parent.is_some_and(|x| {
+            matches!(
+                x.kind(),
+                "preproc_else" | "preproc_elif" | "preproc_elifdef"
+            )
+        });
+        if in_else
+            && self
+                .pending_pragma
+                .as_ref()
+                .is_some_and(|pp| pp.parent == target)
+        {
+            if let Some(pp) = &mut self.pending_pragma {
+                pp.end = node.end_byte();
+            }
+            return;
+        }
         self.pending_pragma = Some(PendingPragma {
             pragma: Pragma { hint, span },
-            parent: parent.map(|p| p.id()).unwrap_or(usize::MAX),
+            parent: target,
             end: node.end_byte(),
         });
     }

@@ -705,3 +705,25 @@ __global__ void k(float* a, int n) {
     assert!(!f.globals.iter().find(|g| g.name == "not_const").unwrap().is_const);
     assert_eq!(trip_count(&f.functions[0].loops[0].header.clone().unwrap()), None, "literal-only API");
 }
+
+#[test]
+fn pragma_inside_a_preprocessor_conditional() {
+    let src = "__global__ void k(float* a) {
+#if defined(__HIP_PLATFORM_AMD__)
+#pragma unroll 8
+#else
+#pragma unroll 2
+#endif
+  for (int i = 0; i < 16; ++i) a[i] = 0;
+#ifdef NEVER
+#pragma unroll
+#endif
+  a[0] = 1;
+  for (int i = 0; i < 16; ++i) a[i] = 1;
+}";
+    let f = parse(src.as_bytes());
+    let l = &f.functions[0].loops;
+    // Both branches are seen without a preprocessor: the first one wins.
+    assert_eq!(l[0].pragma.as_ref().map(|p| p.hint), Some(UnrollHint::Unroll(Some(8))));
+    assert!(l[1].pragma.is_none(), "a statement between the conditional and the loop");
+}
