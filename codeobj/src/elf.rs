@@ -5,7 +5,7 @@
 use crate::error::{slice, Error, Result};
 use crate::metadata::{self, Metadata};
 use object::elf;
-use object::read::elf::{FileHeader, SectionHeader, Sym};
+use object::read::elf::{FileHeader, NoteIterator, SectionHeader, Sym};
 use object::Endianness;
 use serde::Serialize;
 
@@ -136,35 +136,36 @@ pub fn parse(data: &[u8]) -> Result<ElfCodeObject> {
 
 /// Find and decode the NT_AMDGPU_METADATA note (section notes first, then program headers).
 pub fn find_metadata(data: &[u8]) -> Result<Metadata> {
+    use object::read::elf::ProgramHeader;
     let h = Header::parse(data)?;
     let endian = h.endian()?;
-    let sections = h.sections(endian, data)?;
-    for section in sections.iter() {
-        if let Some(mut notes) = section.notes(endian, data)? {
-            while let Some(note) = notes.next()? {
-                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA
-                {
-                    return metadata::decode(note.desc());
-                }
-            }
+    for section in h.sections(endian, data)?.iter() {
+        if let Some(m) = metadata_note(section.notes(endian, data)?, endian)? {
+            return Ok(m);
         }
     }
-    use object::read::elf::ProgramHeader;
     for ph in h.program_headers(endian, data)? {
-        if let Some(mut notes) = ph.notes(endian, data)? {
-            while let Some(note) = notes.next()? {
-                if note.name() == b"AMDGPU" && note_type(note.n_type(endian)) == NT_AMDGPU_METADATA
-                {
-                    return metadata::decode(note.desc());
-                }
-            }
+        if let Some(m) = metadata_note(ph.notes(endian, data)?, endian)? {
+            return Ok(m);
         }
     }
     Err(Error::NoMetadata)
 }
 
-fn note_type<T: Into<u32>>(t: T) -> u32 {
-    t.into()
+/// The decoded NT_AMDGPU_METADATA note among `notes`, if there is one.
+fn metadata_note(
+    notes: Option<NoteIterator<'_, Header>>,
+    endian: Endianness,
+) -> Result<Option<Metadata>> {
+    let Some(mut notes) = notes else {
+        return Ok(None);
+    };
+    while let Some(note) = notes.next()? {
+        if note.name() == b"AMDGPU" && note.n_type(endian) == NT_AMDGPU_METADATA {
+            return metadata::decode(note.desc()).map(Some);
+        }
+    }
+    Ok(None)
 }
 
 /// The contents of the section called `name` of any 64-bit ELF file (host binaries), if present.
