@@ -137,7 +137,7 @@ pub fn judge_numbers(before: &Numbers, after: &Numbers, t: &Thresholds) -> Vec<R
         });
     }
     if let (Some(b), Some(a)) = (before.waves_per_simd, after.waves_per_simd) {
-        if a + t.max_occupancy_loss < b {
+        if a.saturating_add(t.max_occupancy_loss) < b {
             reasons.push(Reason::OccupancyLoss {
                 before: b,
                 after: a,

@@ -216,6 +216,14 @@ fn judge_rules() {
         judge_numbers(&numbers(0, 0, 0, 4), &numbers(0, 0, 0, 8), &t),
         vec![]
     );
+    // The largest allowance (`--max-occupancy-loss 4294967295`) allows any loss: no overflow.
+    let max = Thresholds {
+        max_occupancy_loss: u32::MAX,
+    };
+    assert_eq!(
+        judge_numbers(&numbers(0, 0, 0, 8), &numbers(0, 0, 0, 4), &max),
+        vec![]
+    );
 }
 
 proptest! {
