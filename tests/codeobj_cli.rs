@@ -431,3 +431,38 @@ fn pressure_on_a_directory_says_so() {
         format!("error: {}: no such file or directory", s(&missing))
     );
 }
+
+/// A code object whose metadata claims absurd register counts (assembled with llvm-mc-19 from
+/// a hand-written note) is read, not a panic: rounding 2^32-1 VGPRs up to the allocation
+/// granule overflowed to 0 and divided by it.
+#[test]
+fn inspect_forged_register_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = dir.path().join("forged.s");
+    std::fs::write(
+        &asm,
+        ".amdgcn_target \"amdgcn-amd-amdhsa--gfx90a\"\n.amdgpu_metadata\n---\namdhsa.kernels:\n  - .name: forged\n    .symbol: forged.kd\n    .vgpr_count: 4294967295\n    .sgpr_count: 4294967295\n    .agpr_count: 0\n    .vgpr_spill_count: 0\n    .sgpr_spill_count: 0\n    .group_segment_fixed_size: 0\n    .private_segment_fixed_size: 0\n    .kernarg_segment_size: 0\n    .kernarg_segment_align: 8\n    .wavefront_size: 64\n    .max_flat_workgroup_size: 256\n    .args: []\namdhsa.target: amdgcn-amd-amdhsa--gfx90a\namdhsa.version:\n  - 1\n  - 2\n...\n.end_amdgpu_metadata\n",
+    )
+    .unwrap();
+    let obj = dir.path().join("forged.o");
+    run_ok(
+        Command::new("llvm-mc-19")
+            .args([
+                "-triple",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx90a",
+                "-filetype=obj",
+            ])
+            .arg(&asm)
+            .arg("-o")
+            .arg(&obj),
+    );
+    let out = hip_unroll(&["inspect", "--format", "json", &s(&obj)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let k = &v["code_objects"][0]["kernels"][0];
+    assert_eq!(k["vgpr_count"], 4294967295u32);
+    assert_eq!(k["occupancy"]["waves_per_simd"], 1, "{k}");
+    assert_eq!(k["occupancy"]["limited_by"], "vgpr", "{k}");
+}

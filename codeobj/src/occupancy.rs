@@ -139,7 +139,7 @@ impl ArchInfo {
         if vgprs < granule {
             return max;
         }
-        let rounded = vgprs.div_ceil(granule) * granule;
+        let rounded = vgprs.div_ceil(granule).saturating_mul(granule);
         (self.total_num_vgprs(wave32) / rounded).max(1).min(max)
     }
 
@@ -356,6 +356,18 @@ mod tests {
         for p in ["gfx940", "gfx941", "gfx942", "gfx950"] {
             assert_eq!(arch(p).waves_with_vgprs(129, false), 3, "{p}");
         }
+    }
+
+    #[test]
+    fn absurd_register_counts_give_one_wave() {
+        // A forged metadata note may claim any u32: rounding it up to the granule must not
+        // overflow (to 0, then a division by zero).
+        for p in ["gfx90a", "gfx908", "gfx1100"] {
+            for wave32 in [false, true] {
+                assert_eq!(arch(p).waves_with_vgprs(u32::MAX, wave32), 1, "{p}");
+            }
+        }
+        assert_eq!(arch("gfx90a").waves_with_sgprs(u32::MAX), 7);
     }
 
     #[test]
