@@ -16,6 +16,23 @@ pub struct Witness {
     pub span: Span,
 }
 
+/// The functions of the file a call may reach, by name: any function for a free or qualified
+/// call (`helper(x)`, `Gemm::Run(x)`), only member functions for a method call (`tile.load()`).
+/// Overloads and same-named members are merged (conservative).
+pub(crate) fn call_targets<'a>(
+    file: &'a SourceFile,
+    by_name: &'a HashMap<&str, Vec<usize>>,
+    c: &frontend::Call,
+) -> impl Iterator<Item = usize> + 'a {
+    let method = c.receiver.is_some();
+    by_name
+        .get(c.callee.as_str())
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(move |&j| !method || file.functions[j].qualified_name.contains("::"))
+}
+
 pub(crate) const R_BARRIER: usize = 0;
 pub(crate) const R_ATOMIC: usize = 1;
 pub(crate) const R_DLDS: usize = 2;
@@ -77,15 +94,11 @@ impl<'f> Reach<'f> {
                         span: c.span,
                     });
                 }
-                if c.receiver.is_none() {
-                    if let Some(js) = func_by_name.get(c.callee.as_str()) {
-                        for &j in js {
-                            let gpu_edge = f.kind != FunctionKind::Host
-                                || file.functions[j].kind != FunctionKind::Host;
-                            if gpu_edge && seen.insert(j) {
-                                callers[j].push(i);
-                            }
-                        }
+                for j in call_targets(file, &func_by_name, c) {
+                    let gpu_edge = f.kind != FunctionKind::Host
+                        || file.functions[j].kind != FunctionKind::Host;
+                    if gpu_edge && seen.insert(j) {
+                        callers[j].push(i);
                     }
                 }
             }

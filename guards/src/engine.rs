@@ -5,7 +5,7 @@
 
 use frontend::{Access, Function, FunctionKind, JumpKind, JumpTarget, SourceFile, Span};
 
-use crate::callgraph::{Reach, R_ATOMIC, R_BARRIER, R_DLDS};
+use crate::callgraph::{call_targets, Reach, R_ATOMIC, R_BARRIER, R_DLDS};
 use crate::rules::early_exit::MacroExit;
 use crate::rules::{atomic, barrier};
 use crate::suppress::Suppressions;
@@ -123,8 +123,9 @@ pub(crate) fn analyse_function(
                 Reach2::All,
                 None,
             );
-        } else if c.receiver.is_none() {
-            if let Some(js) = reach.func_by_name.get(c.callee.as_str()) {
+        } else {
+            let js: Vec<usize> = call_targets(file, &reach.func_by_name, c).collect();
+            if !js.is_empty() {
                 for (slot, rule) in [
                     (R_BARRIER, Blocker::Barrier),
                     (R_ATOMIC, Blocker::Atomic),
@@ -133,7 +134,9 @@ pub(crate) fn analyse_function(
                     if let Some(w) = js.iter().find_map(|&j| reach.funcs[j][slot].as_ref()) {
                         let label = format!(
                             "`{}()`, which reaches `{}` (line {})",
-                            c.callee, w.what, w.span.line
+                            display_callee(c),
+                            w.what,
+                            w.span.line
                         );
                         push(rule, c.span, label, Reach2::All, None);
                     }

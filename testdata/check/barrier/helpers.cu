@@ -43,3 +43,22 @@ __global__ void lambdas(float* s, int n) {
   for (int i = 0; i < n; ++i) phase(i);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) s[i] = pure(s[i]);  // ~ blockers: none
 }
+
+// Member functions of the same file, called as methods or qualified: their barriers count; a
+// free function that happens to share a method's name is not reached by a method call.
+struct Tile {
+  __device__ void load(float* s) { s[threadIdx.x] = 0.f; __syncthreads(); }
+  __device__ float get(const float* s, int i) const { return s[i]; }
+  static __device__ void stage(float* s) { __syncthreads(); }
+};
+__device__ void reset(float* s) { __syncthreads(); }
+
+__global__ void members(float* s, int n) {
+  Tile t;
+  Tile* p = &t;
+  for (int i = 0; i < n; ++i) t.load(s);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) p->load(s);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) Tile::stage(s);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) s[i] = t.get(s, i);  // ~ blockers: none
+  for (int i = 0; i < n; ++i) t.reset();  // ~ blockers: none
+}
