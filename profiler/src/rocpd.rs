@@ -27,12 +27,18 @@ pub const SUPPORTED_SCHEMA_MAJOR: &str = "3";
 
 /// True if the file starts with the SQLite header.
 pub fn is_sqlite(path: &Path) -> bool {
+    sqlite_header(path).unwrap_or(false)
+}
+
+/// Whether the file starts with the SQLite header; an error if it cannot be read.
+fn sqlite_header(path: &Path) -> std::io::Result<bool> {
     use std::io::Read;
     let mut buf = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .map(|_| &buf == b"SQLite format 3\0")
-        .unwrap_or(false)
+    match std::fs::File::open(path)?.read_exact(&mut buf) {
+        Ok(()) => Ok(&buf == b"SQLite format 3\0"),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 fn is_uuid_suffix(s: &str) -> bool {
@@ -93,13 +99,10 @@ fn attach(
         path: path.to_path_buf(),
         reason,
     };
-    if !path.is_file() {
-        return Err(Error::Io {
-            path: path.to_path_buf(),
-            error: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
-        });
+    if path.is_dir() {
+        return Err(not_rocpd("a directory, not a database file".into()));
     }
-    if !is_sqlite(path) {
+    if !sqlite_header(path).map_err(crate::error::io(path))? {
         return Err(not_rocpd("the file is not an SQLite database".into()));
     }
     conn.execute(

@@ -181,6 +181,24 @@ fn foreign_database_refused() {
     );
 }
 
+/// `rocpd::read` on paths that are no database says what they are.
+#[test]
+fn non_database_paths_refused_with_their_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = profiler::rocpd::read(&[dir.path().to_path_buf()]).unwrap_err();
+    assert!(e.to_string().contains("a directory"), "{e}");
+    let missing = dir.path().join("missing_results.db");
+    let e = profiler::rocpd::read(&[missing]).unwrap_err();
+    assert!(
+        matches!(&e, profiler::Error::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound),
+        "{e}"
+    );
+    let short = dir.path().join("short.db");
+    std::fs::write(&short, b"SQLite").unwrap();
+    let e = profiler::rocpd::read(&[short]).unwrap_err();
+    assert!(e.to_string().contains("not an SQLite database"), "{e}");
+}
+
 /// Counters stored in rocpd_pmc_event, gfx942 names: the MI300 byte formula and MI300X peaks.
 #[test]
 fn counters_and_mi300x_roofline() {
