@@ -785,45 +785,83 @@ impl<'s> Lowerer<'s> {
         }
     }
 
+    /// `ns::Class::name` for a function recovered at the current position.
+    fn qualify(&self, name: &str) -> String {
+        let mut q: Vec<&str> = self
+            .ns
+            .iter()
+            .filter(|n| !n.is_empty())
+            .map(|s| s.as_str())
+            .collect();
+        q.push(name);
+        q.join("::")
+    }
+
+    /// `__global__ void k(...) { UNREACHABLE_CODE }`: a body holding only a macro parses as an
+    /// initializer list, making the definition a declaration. Keep the function (with no loops:
+    /// the body is not code the grammar understood).
+    fn stub_kernel(&mut self, node: Node<'_>, declarators: &[Node<'_>]) {
+        let src = self.src;
+        let mut kind = None;
+        let mut c = node.walk();
+        for ch in node.children(&mut c) {
+            match (ch.kind(), bytes_of(ch, src)) {
+                ("launch_bounds", _) | (_, b"__global__") => kind = Some(FunctionKind::Kernel),
+                (_, b"__device__") if kind.is_none() => kind = Some(FunctionKind::Device),
+                _ => {}
+            }
+        }
+        let Some(kind) = kind else { return };
+        for d in declarators {
+            if d.kind() != "init_declarator" {
+                continue;
+            }
+            let (Some(fd), Some(body)) = (
+                d.child_by_field_id(fields().declarator),
+                d.child_by_field_id(fields().value),
+            ) else {
+                continue;
+            };
+            if fd.kind() != "function_declarator" || body.kind() != "initializer_list" {
+                continue;
+            }
+            let Some(name_node) = fd.child_by_field_id(fields().declarator) else {
+                continue;
+            };
+            let name = text_of(name_node, src);
+            let qualified_name = self.qualify(&name);
+            let mut f = blank_function(
+                name,
+                qualified_name,
+                kind,
+                span_of(node),
+                span_of(name_node),
+                span_of(body),
+            );
+            f.recovered = true;
+            self.finished.push(Finished {
+                f,
+                qual_candidates: Vec::new(),
+                extra_refs: Vec::new(),
+            });
+        }
+    }
+
     fn start_recovered_function(&mut self, body: Node<'_>, r: Recovered) {
         let mut span = r.start;
         span.end = r.close.map_or(body.end_byte(), |(_, end)| end);
         let mut body_span = span_of(body);
         body_span.end = span.end;
-        let f = Function {
-            name: r.name.clone(),
-            qualified_name: {
-                let mut q: Vec<&str> = self
-                    .ns
-                    .iter()
-                    .filter(|n| !n.is_empty())
-                    .map(|s| s.as_str())
-                    .collect();
-                q.push(&r.name);
-                q.join("::")
-            },
-            kind: r.kind,
+        let qualified_name = self.qualify(&r.name);
+        let mut f = blank_function(
+            r.name.clone(),
+            qualified_name,
+            r.kind,
             span,
-            name_span: r.name_span,
-            body: body_span,
-            is_template: false,
-            is_static: false,
-            launch_bounds: None,
-            qualifier_macro: None,
-            params: Vec::new(),
-            loops: Vec::new(),
-            calls: Vec::new(),
-            idents: Vec::new(),
-            decls: Vec::new(),
-            shared: Vec::new(),
-            jumps: Vec::new(),
-            labels: Vec::new(),
-            lambdas: Vec::new(),
-            assigns: Vec::new(),
-            macro_refs: Vec::new(),
-            const_ops: Vec::new(),
-            recovered: true,
-        };
+            r.name_span,
+            body_span,
+        );
+        f.recovered = true;
         self.fns.push(FnCtx {
             f,
             body_start: body.start_byte(),
@@ -1238,6 +1276,9 @@ impl<'s> Lowerer<'s> {
         let declarators: Vec<Node<'_>> = node
             .children_by_field_id(fields().declarator_nz, &mut c)
             .collect();
+        if !in_fn {
+            self.stub_kernel(node, &declarators);
+        }
         for d in declarators {
             let (name_node, value, is_ptr) = declarator_name(Some(d));
             if d.kind() == "function_declarator" || name_node.is_none() {
@@ -1602,6 +1643,42 @@ impl<'s> Lowerer<'s> {
         self.out.functions = functions;
         self.out.inert.sort_by_key(|s| s.start);
         self.out
+    }
+}
+
+/// A function with no body contents yet.
+fn blank_function(
+    name: String,
+    qualified_name: String,
+    kind: FunctionKind,
+    span: Span,
+    name_span: Span,
+    body: Span,
+) -> Function {
+    Function {
+        name,
+        qualified_name,
+        kind,
+        span,
+        name_span,
+        body,
+        is_template: false,
+        is_static: false,
+        launch_bounds: None,
+        qualifier_macro: None,
+        params: Vec::new(),
+        loops: Vec::new(),
+        calls: Vec::new(),
+        idents: Vec::new(),
+        decls: Vec::new(),
+        shared: Vec::new(),
+        jumps: Vec::new(),
+        labels: Vec::new(),
+        lambdas: Vec::new(),
+        assigns: Vec::new(),
+        macro_refs: Vec::new(),
+        const_ops: Vec::new(),
+        recovered: false,
     }
 }
 

@@ -700,10 +700,32 @@ __global__ void k(float* a, int n) {
 }";
     let f = parse(src.as_bytes());
     let trips: Vec<Option<u64>> = f.functions[0].loops.iter().map(|l| l.trip_count).collect();
-    assert_eq!(trips, vec![Some(16), Some(16), Some(8), Some(3), None, None, None, Some(4)]);
+    assert_eq!(
+        trips,
+        vec![
+            Some(16),
+            Some(16),
+            Some(8),
+            Some(3),
+            None,
+            None,
+            None,
+            Some(4)
+        ]
+    );
     assert!(f.globals.iter().find(|g| g.name == "kN").unwrap().is_const);
-    assert!(!f.globals.iter().find(|g| g.name == "not_const").unwrap().is_const);
-    assert_eq!(trip_count(&f.functions[0].loops[0].header.clone().unwrap()), None, "literal-only API");
+    assert!(
+        !f.globals
+            .iter()
+            .find(|g| g.name == "not_const")
+            .unwrap()
+            .is_const
+    );
+    assert_eq!(
+        trip_count(&f.functions[0].loops[0].header.clone().unwrap()),
+        None,
+        "literal-only API"
+    );
 }
 
 #[test]
@@ -724,6 +746,31 @@ fn pragma_inside_a_preprocessor_conditional() {
     let f = parse(src.as_bytes());
     let l = &f.functions[0].loops;
     // Both branches are seen without a preprocessor: the first one wins.
-    assert_eq!(l[0].pragma.as_ref().map(|p| p.hint), Some(UnrollHint::Unroll(Some(8))));
-    assert!(l[1].pragma.is_none(), "a statement between the conditional and the loop");
+    assert_eq!(
+        l[0].pragma.as_ref().map(|p| p.hint),
+        Some(UnrollHint::Unroll(Some(8)))
+    );
+    assert!(
+        l[1].pragma.is_none(),
+        "a statement between the conditional and the loop"
+    );
+}
+
+#[test]
+fn stub_kernels_whose_body_is_a_macro() {
+    let src = "template <typename T>\n__global__\n__launch_bounds__(256) void stub(const T* q) {\n  UNREACHABLE_CODE\n}\n__global__ void real(int n) { for (int i = 0; i < n; ++i) {} }\n";
+    let f = parse(src.as_bytes());
+    let names: Vec<(&str, FunctionKind, bool)> = f
+        .functions
+        .iter()
+        .map(|x| (x.name.as_str(), x.kind, x.recovered))
+        .collect();
+    assert_eq!(
+        names,
+        vec![
+            ("stub", FunctionKind::Kernel, true),
+            ("real", FunctionKind::Kernel, false)
+        ]
+    );
+    assert!(f.functions[0].loops.is_empty());
 }
