@@ -70,14 +70,18 @@ pub fn classify(path: &Path) -> Result<Input> {
             kind: InputKind::Csv(kind),
         });
     }
-    if ext == "db" || ext == "sqlite" || ext == "rpd" || crate::rocpd::is_sqlite(path) {
-        return Ok(Input {
+    let is_db = ext == "db"
+        || ext == "sqlite"
+        || ext == "rpd"
+        || crate::rocpd::sqlite_header(path).map_err(crate::error::io(path))?;
+    if !is_db {
+        return Err(Error::UnknownInput {
             path: path.to_path_buf(),
-            kind: InputKind::Rocpd,
         });
     }
-    Err(Error::UnknownInput {
+    Ok(Input {
         path: path.to_path_buf(),
+        kind: InputKind::Rocpd,
     })
 }
 

@@ -31,7 +31,7 @@ pub fn is_sqlite(path: &Path) -> bool {
 }
 
 /// Whether the file starts with the SQLite header; an error if it cannot be read.
-fn sqlite_header(path: &Path) -> std::io::Result<bool> {
+pub(crate) fn sqlite_header(path: &Path) -> std::io::Result<bool> {
     use std::io::Read;
     let mut buf = [0u8; 16];
     match std::fs::File::open(path)?.read_exact(&mut buf) {
