@@ -538,6 +538,38 @@ fn is_mutable_ref(text: &str) -> bool {
         && !t.contains(" const &")
 }
 
+/// A single (possibly qualified) type name that is not a known non-integer type: a template
+/// parameter or typedef that may be an integer (`J`, `index_t`, `rocsparse_int`), or `auto`.
+fn is_generic_type_name(t: &str) -> bool {
+    let t = t.trim();
+    let plain = !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+        && !t.starts_with(|c: char| c.is_ascii_digit());
+    let non_integer = [
+        "float",
+        "double",
+        "half",
+        "__half",
+        "bool",
+        "char",
+        "void",
+        "__hip_bfloat16",
+        "hip_bfloat16",
+        "bfloat16",
+        "float2",
+        "float4",
+        "double2",
+        "int2",
+        "int4",
+        "uint2",
+        "uint4",
+        "dim3",
+        "?",
+    ];
+    plain && !non_integer.contains(&t.trim_start_matches("std::"))
+}
+
 /// `ALL_CAPS` names and `kName` constants: macros or constants from headers and templates.
 fn looks_constant(w: &str) -> bool {
     let caps = w.chars().any(|c| c.is_ascii_uppercase())
@@ -845,10 +877,29 @@ pub fn from_ir(
             .map(str::to_string)
             .unwrap_or_else(|| "?".into()),
     };
-    let ty = IntType::from_text(&ty_text).ok_or_else(|| Refusal::UnknownInductionType {
-        var: var.into(),
-        ty: ty_text.clone(),
-    })?;
+    let (ty, generic) = match IntType::from_text(&ty_text) {
+        Some(t) => (t, false),
+        // A template parameter, a typedef from a header or `auto`: handled with type-generic
+        // limits, asserted to be an integer at compile time.
+        None if is_generic_type_name(&ty_text) => (
+            IntType {
+                signed: true,
+                bits: 64,
+            },
+            true,
+        ),
+        None => {
+            return Err(Refusal::UnknownInductionType {
+                var: var.into(),
+                ty: ty_text.clone(),
+            })
+        }
+    };
+    let ty_text = if generic {
+        format!("decltype({var})")
+    } else {
+        ty_text
+    };
     if let StepShape::Const(a) = step {
         if !crate::manual::fits(ty, a, 2) {
             return Err(Refusal::FactorTooLarge {
@@ -1105,6 +1156,7 @@ pub fn from_ir(
         var: var.into(),
         ty,
         ty_text,
+        generic,
         direction,
         step,
         span,

@@ -104,11 +104,24 @@ impl Gen<'_> {
             '-'
         };
         let v = &self.s.var;
-        Some(if self.s.ty.is_narrow() {
+        Some(if self.s.ty.is_narrow() || self.s.generic {
             format!("(({})({v} {op} {lit}))", self.s.ty_text)
         } else {
             format!("({v} {op} {lit})")
         })
+    }
+
+    /// `decltype(i)`'s largest value that is certainly representable (2^(w-1)-1: the maximum
+    /// of a signed type, below the maximum of an unsigned one), as a C++ expression.
+    fn generic_max(&self) -> String {
+        let t = &self.s.ty_text;
+        format!("(((({t})1 << (sizeof({t}) * 8 - 2)) - 1) * 2 + 1)")
+    }
+
+    /// Its smallest certainly representable value: -(2^(w-1)-1) if signed, 0 if unsigned.
+    fn generic_min(&self) -> String {
+        let t = &self.s.ty_text;
+        format!("(({t})-1 < ({t})0 ? -{} : ({t})0)", self.generic_max())
     }
 
     fn label(&self, k: u128) -> String {
@@ -263,12 +276,28 @@ impl Gen<'_> {
         if let Some(r) = &s.init {
             lines.push((1, format!("{};", self.text(r)).into_bytes()));
         }
+        if s.generic {
+            let t = &s.ty_text;
+            lines.push((
+                1,
+                format!(
+                    "static_assert(({t})1 / 2 == 0 && sizeof({t}) <= 8, \"hip-unroll: `{v}` must be an integer of at most 64 bits\");"
+                )
+                .into_bytes(),
+            ));
+        }
         let (guard, last, update) = match step {
             Some(a) => {
                 let reach = (f * a) as i128;
-                let noovf = match s.direction {
-                    Direction::Up => format!("{v} <= {}", s.ty.literal(s.ty.max() - reach)),
-                    Direction::Down => format!("{v} >= {}", s.ty.literal(s.ty.min() + reach)),
+                let noovf = match (s.direction, s.generic) {
+                    (Direction::Up, false) => {
+                        format!("{v} <= {}", s.ty.literal(s.ty.max() - reach))
+                    }
+                    (Direction::Down, false) => {
+                        format!("{v} >= {}", s.ty.literal(s.ty.min() + reach))
+                    }
+                    (Direction::Up, true) => format!("{v} <= {} - {reach}", self.generic_max()),
+                    (Direction::Down, true) => format!("{v} >= {} + {reach}", self.generic_min()),
                 };
                 (
                     noovf,
@@ -299,7 +328,28 @@ impl Gen<'_> {
                 } else {
                     format!("{f}ull * {st}")
                 };
-                let (noovf, last) = if s.ty.bits <= 32 {
+                let (noovf, last) = if s.generic {
+                    // Unknown width (at most 64 bits, asserted): as the 64-bit case, with the
+                    // conservative limits, first checking `i` lies within them.
+                    let vi = format!("(unsigned long long)({v})");
+                    let (max, min) = (self.generic_max(), self.generic_min());
+                    let (inside, room) = match s.direction {
+                        Direction::Up => (
+                            format!("{v} <= {max}"),
+                            format!("(unsigned long long)({max}) - {vi}"),
+                        ),
+                        Direction::Down => (
+                            format!("{v} >= {min}"),
+                            format!("{vi} - (unsigned long long)({min})"),
+                        ),
+                    };
+                    let noovf = if f == 1 {
+                        format!("{inside} && {st} <= {room}")
+                    } else {
+                        format!("{inside} && {st} <= ({room}) / {f}ull")
+                    };
+                    (noovf, format!("(({})({vi} {op} {reach}))", s.ty_text))
+                } else if s.ty.bits <= 32 {
                     // 32-bit (or narrower) variable: a step below 2^32 keeps `i +- (N-1)*step`
                     // exact in `long long`; no division needed.
                     let wide = format!("(long long)({v}) {op} (long long)({reach})");
@@ -396,6 +446,7 @@ mod tests {
                 bits: 32,
             },
             ty_text: "int".into(),
+            generic: false,
             direction: Direction::Up,
             step: StepShape::Const(1),
             span: src.find("for").unwrap()..src.rfind('}').unwrap() + 1,

@@ -118,8 +118,12 @@ pub struct LoopShape {
     /// Induction variable name.
     pub var: String,
     pub ty: IntType,
-    /// The type as written (used in casts).
+    /// The type as written (used in casts); `decltype(i)` when `generic`.
     pub ty_text: String,
+    /// The type is a template parameter or a typedef we cannot see (`J`, `index_t`, `auto`):
+    /// `ty` is then a placeholder, and limits and casts are written as C++ expressions on
+    /// `decltype(i)`, behind a `static_assert` that it is an integer type of at most 64 bits.
+    pub generic: bool,
     pub direction: Direction,
     pub step: StepShape,
     /// From the `for` keyword to the end of the loop statement: the bytes that are replaced.

@@ -24,6 +24,7 @@ fn base(ty: (&'static str, u32, bool)) -> LoopSpec {
         wrap_outer: false,
         body: vec![Stmt::FloatAcc],
         factor: 4,
+        template: false,
     }
 }
 
@@ -192,6 +193,49 @@ fn fixed_shapes() -> Vec<(String, LoopSpec)> {
             ..base(TYPES[5])
         },
     ));
+    v.push((
+        "template_int",
+        LoopSpec {
+            template: true,
+            step: StepSpec::Const(3),
+            ..base(int)
+        },
+    ));
+    v.push((
+        "template_size_t_down",
+        LoopSpec {
+            template: true,
+            up: false,
+            inclusive: true,
+            ..base(size)
+        },
+    ));
+    v.push((
+        "template_unsigned_grid_stride",
+        LoopSpec {
+            template: true,
+            step: StepSpec::GridStride,
+            thread_offset: true,
+            ..base(uns)
+        },
+    ));
+    v.push((
+        "template_long_param_step_down",
+        LoopSpec {
+            template: true,
+            up: false,
+            step: StepSpec::Param("int"),
+            ..base(long)
+        },
+    ));
+    v.push((
+        "template_short_decl_outside",
+        LoopSpec {
+            template: true,
+            decl_outside: true,
+            ..base(TYPES[5])
+        },
+    ));
     let mut out = Vec::new();
     for (name, spec) in v {
         for factor in [2, 3, 4, 8] {
@@ -252,7 +296,13 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
         any::<bool>(),
         step,
         0u8..4,
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            prop::bool::weighted(0.25),
+        ),
         prop::collection::vec(stmt(), 1..5),
         prop::sample::select(vec![2u32, 3, 4, 8]),
     )
@@ -265,7 +315,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
                 var_left,
                 step,
                 update_form,
-                (decl_outside, empty_init, thread_offset, wrap_outer),
+                (decl_outside, empty_init, thread_offset, wrap_outer, template),
                 mut body,
                 factor,
             )| {
@@ -292,6 +342,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
                     wrap_outer,
                     body,
                     factor,
+                    template,
                 }
             },
         )

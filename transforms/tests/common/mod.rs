@@ -61,6 +61,9 @@ pub struct LoopSpec {
     pub wrap_outer: bool,
     pub body: Vec<Stmt>,
     pub factor: u32,
+    /// Write the kernel as `template <class J>` with `J` as the induction type, instantiated
+    /// with `ty` (exercises the type-generic guard).
+    pub template: bool,
 }
 
 pub const TYPES: &[(&str, u32, bool)] = &[
@@ -93,9 +96,13 @@ impl LoopSpec {
 
     /// The kernel `name` with the loop (loop index 0, or 1 when wrapped in an outer loop).
     pub fn kernel(&self, name: &str) -> String {
-        let t = self.ty;
+        let t = if self.template { "J" } else { self.ty };
         let bt = self.bound_ty.unwrap_or(t);
-        let mut s = format!(
+        let mut s = String::new();
+        if self.template {
+            s += "template <class J>\n";
+        }
+        s += &format!(
             "__global__ void {name}(unsigned long long p_lo, unsigned long long p_hi, unsigned long long p_step, float* out, const float* in) {{\n"
         );
         s += &format!("    const {bt} lo = ({bt})p_lo;\n    const {bt} hi = ({bt})p_hi;\n");
@@ -170,6 +177,8 @@ pub struct Pair {
     pub var: String,
     pub bits: u32,
     pub signed: bool,
+    /// Template argument when the kernels are templates.
+    pub inst: Option<String>,
 }
 
 /// Unroll the loop at `index` of the only function of `orig` (named `name`) and return the
@@ -213,8 +222,13 @@ pub fn run_pairs(pairs: &[Pair], large: bool) -> Result<String, String> {
     }
     src += "#include \"hu_diff_main.h\"\nstatic const hu_case hu_cases[] = {\n";
     for p in pairs {
+        let targs = p
+            .inst
+            .as_ref()
+            .map(|t| format!("<{t}>"))
+            .unwrap_or_default();
         src += &format!(
-            "    {{\"{}\", orig_{}, var_{}, {}, {}}},\n",
+            "    {{\"{}\", orig_{}{targs}, var_{}{targs}, {}, {}}},\n",
             p.name,
             p.name,
             p.name,
@@ -296,5 +310,6 @@ pub fn pair(spec: &LoopSpec, name: &str) -> Result<Pair, String> {
         var,
         bits: spec.bits,
         signed: spec.signed,
+        inst: spec.template.then(|| spec.ty.to_string()),
     })
 }
