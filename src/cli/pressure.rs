@@ -20,21 +20,21 @@ pub struct PressureArgs {
     /// The rewritten (unrolled) kernel source.
     pub variant: PathBuf,
     /// Target processor [default: `[compile] arch` or gfx90a].
-    #[arg(long)]
+    #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
     /// Compile command with `{src}`, `{out}` (and `{arch}`) placeholders
     /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
-    #[arg(long)]
+    #[arg(long, value_name = "CMD")]
     pub compile: Option<String>,
     /// Judge only this kernel (mangled, demangled or bare name).
-    #[arg(long)]
+    #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// Waves per SIMD the variant may lose [default: `[vgpr-pressure] max-occupancy-loss` or 0].
-    #[arg(long)]
+    #[arg(long, value_name = "WAVES")]
     pub max_occupancy_loss: Option<u32>,
     /// Where compiled objects are cached [default: `[compile] cache-dir`, $HIP_UNROLL_CACHE_DIR,
     /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]

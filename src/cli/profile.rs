@@ -9,10 +9,15 @@ use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum PresetArg {
+    /// Kernel trace only, no counters: least perturbation.
     Lightweight,
+    /// Kernel trace plus wave and busy counters.
     Kernel,
+    /// VALU/SALU/MFMA instruction mix and wave counters (the roofline's FLOPs).
     Compute,
+    /// L2, L1, LDS and DRAM counters (the roofline's bytes).
     Memory,
+    /// Compute and memory together: everything the roofline needs.
     Full,
 }
 
@@ -30,7 +35,7 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct ProfileArgs {
-    /// Counter preset: lightweight (kernel trace only), kernel, compute, memory, full.
+    /// Counters to collect, as a preset (more in --pmc).
     #[arg(
         long,
         value_enum,
@@ -40,38 +45,43 @@ pub struct ProfileArgs {
     pub preset: PresetArg,
     /// Output directory for the profiler's files (one pass_N subdirectory per counter pass)
     /// and the report's SVG.
-    #[arg(short = 'o', long = "output-dir")]
+    #[arg(short = 'o', long = "output-dir", value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Only report kernels whose name matches this regex (also limits counter collection).
-    #[arg(long)]
+    #[arg(long, value_name = "REGEX")]
     pub kernel: Option<String>,
     /// Extra hardware counters to collect (split into passes as needed).
-    #[arg(long, num_args = 1.., conflicts_with = "from")]
+    #[arg(long, num_args = 1.., conflicts_with = "from", value_name = "COUNTER")]
     pub pmc: Vec<String>,
     /// Kill the profiled run after this many seconds (per pass).
-    #[arg(long, default_value_t = 600, conflicts_with = "from")]
+    #[arg(
+        long,
+        default_value_t = 600,
+        conflicts_with = "from",
+        value_name = "SECS"
+    )]
     pub timeout: u64,
     /// Read existing profiler output instead of running: rocpd .db files, rocprofv3 or
     /// rocprof-compute directories, kernel-trace/stats CSVs, rocprof results.csv.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., value_name = "PATH")]
     pub from: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Write the roofline plot here (default: roofline.svg in -o DIR when there is a roofline).
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
     /// Write a Perfetto/Chrome trace JSON of the dispatches.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub trace_json: Option<PathBuf>,
     /// Peaks for the roofline: mi210, mi250x or mi300x (default: from the profiled agent).
     #[arg(long)]
     pub gpu: Option<String>,
     /// gfx target whose counter names the presets use (default: rocm_agent_enumerator, else gfx90a).
-    #[arg(long, conflicts_with = "from")]
+    #[arg(long, conflicts_with = "from", value_name = "ARCH")]
     pub arch: Option<String>,
     /// Largest gap (ns) between one stream's kernel end and another's start read as a wait.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_name = "NS")]
     pub wait_gap_ns: u64,
     /// Print the profiler command lines and exit without running them.
     #[arg(long, conflicts_with = "from")]
