@@ -391,13 +391,22 @@ fn check_hsaco_attaches_resources_and_flags_spilling_kernels() {
 /// A reader that closes the pipe early (`| head`) ends the output quietly: no panic, no
 /// backtrace (Rust ignores SIGPIPE, so `println!` would panic on the failed write).
 #[test]
-fn inspect_into_a_closed_pipe_does_not_panic() {
+fn output_into_a_closed_pipe_does_not_panic() {
     let b = built();
     let k = s(&b.path("k.hsaco"));
-    for format in ["table", "json"] {
+    let profile = format!(
+        "{}/testdata/profiler/rocprofv3-1.0",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut inspect = vec!["inspect".to_string(), "--format".into(), "table".into()];
+    inspect.extend(std::iter::repeat_n(k, 200));
+    let mut inspect_json = inspect.clone();
+    inspect_json[2] = "json".into();
+    let profile = ["profile", "--format", "json", "--from", &profile].map(String::from);
+    let explain = ["explain", "--list"].map(String::from);
+    for args in [&inspect[..], &inspect_json, &profile, &explain] {
         let mut child = Command::new(BIN)
-            .args(["inspect", "--format", format])
-            .args(std::iter::repeat_n(&k, 200))
+            .args(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -405,8 +414,8 @@ fn inspect_into_a_closed_pipe_does_not_panic() {
         drop(child.stdout.take());
         let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!err.contains("panicked"), "{format}: {err}");
-        assert_eq!(out.status.code(), Some(0), "{format}: {err}");
+        assert!(!err.contains("panicked"), "{:?}: {err}", &args[..2]);
+        assert_eq!(out.status.code(), Some(0), "{:?}: {err}", &args[..2]);
     }
 }
 

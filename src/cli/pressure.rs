@@ -174,37 +174,27 @@ fn table(j: &Judgement) -> String {
         let a = k.after.as_ref();
         let b = &k.before;
         let _ = writeln!(out, "{verdict}: {name} on {}", k.arch);
-        let _ = writeln!(
-            out,
-            "  vgpr     {}",
-            pair(b.vgpr_count, a.map(|a| a.vgpr_count))
-        );
-        let _ = writeln!(
-            out,
-            "  agpr     {}",
-            pair(b.agpr_count, a.map(|a| a.agpr_count))
-        );
-        let _ = writeln!(
-            out,
-            "  sgpr     {}",
-            pair(b.sgpr_count, a.map(|a| a.sgpr_count))
-        );
+        let rows = [
+            ("vgpr", b.vgpr_count, a.map(|a| a.vgpr_count)),
+            ("agpr", b.agpr_count, a.map(|a| a.agpr_count)),
+            ("sgpr", b.sgpr_count, a.map(|a| a.sgpr_count)),
+        ];
+        for (label, before, after) in rows {
+            let _ = writeln!(out, "  {label:<8} {}", pair(before, after));
+        }
         let _ = writeln!(
             out,
             "  spills   vgpr {}, sgpr {}",
             pair(b.vgpr_spill_count, a.map(|a| a.vgpr_spill_count)),
             pair(b.sgpr_spill_count, a.map(|a| a.sgpr_spill_count))
         );
-        let _ = writeln!(
-            out,
-            "  scratch  {}",
-            pair(b.scratch_bytes, a.map(|a| a.scratch_bytes))
-        );
-        let _ = writeln!(
-            out,
-            "  lds      {}",
-            pair(b.lds_bytes, a.map(|a| a.lds_bytes))
-        );
+        let rows = [
+            ("scratch", b.scratch_bytes, a.map(|a| a.scratch_bytes)),
+            ("lds", b.lds_bytes, a.map(|a| a.lds_bytes)),
+        ];
+        for (label, before, after) in rows {
+            let _ = writeln!(out, "  {label:<8} {}", pair(before, after));
+        }
         let _ = writeln!(
             out,
             "  waves    {} -> {}",
