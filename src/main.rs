@@ -37,7 +37,14 @@ enum Command {
     Profile(cli::profile::ProfileArgs),
 }
 
+/// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
+/// the lint allocates many small short-lived objects on every thread.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
+    // SAFETY: called once, before any tree-sitter object exists in this process.
+    unsafe { frontend::use_mimalloc_for_tree_sitter() };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -279,6 +279,7 @@ fn json_format_snapshot_and_contract() {
     assert_eq!(files(&v), ["testdata/cli/blocked.cu"]);
     let f = &v["files"][0];
     assert_eq!(f["parse_errors"], 0);
+    assert_eq!(f["parsed"], true);
     let names: Vec<&str> = f["functions"]
         .as_array()
         .unwrap()
@@ -965,4 +966,41 @@ fn output_file_and_color_flags() {
         "testdata/cli/clean.cu",
     ]);
     assert!(!stdout(&o).contains('\x1b'));
+}
+
+/// A file with no GPU code is listed unparsed (`parsed: false`) unless `--parse-all` asks for it:
+/// its syntax error is counted only then.
+#[test]
+fn host_only_files_are_skipped_unless_parse_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("host.cpp");
+    std::fs::write(
+        &host,
+        "int main() { for (int i = 0; i < 3; ++i) { return ( } }\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push(host.to_str().unwrap());
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hip-unroll"))
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["files"][0].clone()
+    };
+    let skipped = run(&[]);
+    assert_eq!(skipped["parsed"], false);
+    assert_eq!(skipped["parse_errors"], 0);
+    let parsed = run(&["--parse-all"]);
+    assert_eq!(parsed["parsed"], true);
+    assert!(parsed["parse_errors"].as_u64().unwrap() > 0, "{parsed}");
+    assert_eq!(parsed["functions"], serde_json::json!([]));
 }

@@ -29,6 +29,11 @@ pub struct Settings {
     pub ignore: Vec<String>,
     /// Emit `candidate` hints for unrollable loops without a pragma.
     pub hints: bool,
+    /// Parse every file, even one with no GPU code (no `__global__`, `__device__` or
+    /// `__launch_bounds__` anywhere in its bytes). Off by default: such a file cannot hold a
+    /// kernel or device function, so `check_source` skips its parse and reports it with
+    /// `parsed: false`; turn this on to count parse errors over all files.
+    pub parse_all: bool,
 }
 
 impl Settings {
@@ -143,6 +148,15 @@ pub fn check_source(
     source: &[u8],
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
+    if !settings.parse_all && !frontend::may_contain_gpu_code(source) {
+        let report = FileReport {
+            path: path.to_string(),
+            parse_errors: 0,
+            parsed: false,
+            functions: Vec::new(),
+        };
+        return (report, Vec::new());
+    }
     let file = frontend::parse(source);
     check_parsed(path, source, &file, settings)
 }
@@ -292,6 +306,7 @@ pub fn check_parsed(
         FileReport {
             path: path.to_string(),
             parse_errors: file.parse_errors.len(),
+            parsed: true,
             functions,
         },
         diags,

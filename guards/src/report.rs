@@ -93,6 +93,9 @@ pub struct KernelResources {
 pub struct FileReport {
     pub path: String,
     pub parse_errors: usize,
+    /// False when the file was skipped unparsed because it holds no GPU code
+    /// (see `Settings::parse_all`); `parse_errors` is then 0 because nothing was parsed.
+    pub parsed: bool,
     pub functions: Vec<FunctionReport>,
 }
 

@@ -57,6 +57,10 @@ pub struct CheckArgs {
     /// Do not honour .gitignore, .ignore and git exclude files.
     #[arg(long)]
     pub no_ignore: bool,
+    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__`
+    /// (skipped by default and listed with `"parsed": false`), e.g. to count parse errors.
+    #[arg(long)]
+    pub parse_all: bool,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
     #[arg(long)]
     pub force_exclude: bool,
@@ -428,6 +432,7 @@ impl<'a> Resolver<'a> {
                     .map(trim)
                     .unwrap_or_default(),
                 hints,
+                parse_all: a.parse_all,
             },
             fail_on: a.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
             exclude,
@@ -612,6 +617,7 @@ mod tests {
         let report = FileReport {
             path: path.into(),
             parse_errors: depth as usize,
+            parsed: true,
             functions: vec![],
         };
         (report, vec![])

@@ -184,6 +184,7 @@ __global__ void reduce(float* out, const float* in) {
         let file = FileReport {
             path: path.clone(),
             parse_errors: 0,
+            parsed: true,
             functions: vec![FunctionReport {
                 name: "reduce".into(),
                 kind: frontend::FunctionKind::Kernel,
