@@ -21,6 +21,9 @@ MAX=${1:-0}
 OUT=${OUT_DIR:-$(mktemp -d /tmp/transform-corpus.XXXXXX)}
 mkdir -p "$OUT/logs" "$OUT/variants"
 [ -x "$BIN" ] || { echo "build first: cargo build --release (missing $BIN)" >&2; exit 2; }
+# Run a private copy, so that a rebuild during the run cannot change or remove it.
+cp "$BIN" "$OUT/hip-unroll"
+BIN="$OUT/hip-unroll"
 [ -r "$LIST" ] || { echo "cannot read corpus list $LIST" >&2; exit 2; }
 command -v hipcc >/dev/null || { echo "hipcc not found" >&2; exit 2; }
 command -v jq >/dev/null || { echo "jq not found" >&2; exit 2; }
