@@ -312,7 +312,7 @@ pub(crate) fn read_kernel_trace(
     p: &mut Profile,
     names: &mut Interner,
     process: u32,
-    agent_of: &HashMap<u64, u32>,
+    agents: &mut HashMap<u64, u32>,
 ) -> Result<()> {
     let mut c = open(path)?;
     let agent = required(&c, "Agent_Id")?;
@@ -326,7 +326,7 @@ pub(crate) fn read_kernel_trace(
     for (line, rec) in records(&mut c) {
         let rec = rec.map_err(|e| bad(&path, e))?;
         let a = parse_u64(&path, line, "Agent_Id", &rec[agent])?;
-        let agent = agent_index(p, agent_of, a);
+        let agent = agent_index(p, agents, a);
         p.dispatches.push(Dispatch {
             kernel: names.intern(&mut p.kernels, &rec[kname]),
             process,
@@ -347,25 +347,13 @@ pub(crate) fn read_kernel_trace(
     Ok(())
 }
 
-/// Map a tool's agent number to an index into `p.agents`, adding an unknown agent if needed.
-fn agent_index(p: &mut Profile, agent_of: &HashMap<u64, u32>, a: u64) -> u32 {
-    if let Some(&i) = agent_of.get(&a) {
-        return i;
-    }
-    // Unknown agent numbers get their own (anonymous) slot, keyed by number.
-    let key = 1_000_000 + a as usize;
-    if let Some(i) = p
-        .agents
-        .iter()
-        .position(|x| x.product.as_deref() == Some(&format!("#{key}")))
-    {
-        return i as u32;
-    }
-    p.agents.push(AgentInfo {
-        arch: None,
-        product: Some(format!("#{key}")),
-    });
-    (p.agents.len() - 1) as u32
+/// Map a tool's agent number to an index into `p.agents`. A number that `agents` does not know
+/// (no agent-info file, or not a GPU there) gets one anonymous agent, remembered in `agents`.
+pub(crate) fn agent_index(p: &mut Profile, agents: &mut HashMap<u64, u32>, a: u64) -> u32 {
+    *agents.entry(a).or_insert_with(|| {
+        p.agents.push(AgentInfo::default());
+        (p.agents.len() - 1) as u32
+    })
 }
 
 /// rocprofv3 `*_agent_info.csv`: GPU agents by `Node_Id` (the number `Agent_Id` carries).
@@ -518,7 +506,7 @@ pub(crate) fn read_dispatch_rows(
     let did = ["Index", "Dispatch_ID"].iter().find_map(|n| h.get(n));
     let counters = CounterCols::new(h);
     let path = c.path.clone();
-    let mut agent_of = HashMap::new();
+    let mut agents = HashMap::new();
     // Only keep the columns needed; a header copy for counter error messages.
     let header = Header {
         cols: c.header.cols.clone(),
@@ -530,8 +518,7 @@ pub(crate) fn read_dispatch_rows(
             .map(|i| parse_u64(&path, line, "gpu-id", &rec[i]))
             .transpose()?
             .unwrap_or(0);
-        let agent = agent_index(p, &agent_of, g);
-        agent_of.insert(g, agent);
+        let agent = agent_index(p, &mut agents, g);
         p.dispatches.push(Dispatch {
             kernel: names.intern(&mut p.kernels, &rec[kname]),
             process,

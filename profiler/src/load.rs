@@ -265,7 +265,6 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
         agents.entry(proc_).or_default().extend(m);
         p.inputs.push(i.path.clone());
     }
-    let none = HashMap::new();
     let mut traced = std::collections::HashSet::new();
     for i in inputs
         .iter()
@@ -277,7 +276,7 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
             &mut p,
             &mut names,
             proc_,
-            agents.get(&proc_).unwrap_or(&none),
+            agents.entry(proc_).or_default(),
         )?;
         traced.insert(proc_);
         p.inputs.push(i.path.clone());
@@ -307,14 +306,7 @@ fn read_rocprofv3_csv(inputs: &[Input]) -> Result<Profile> {
                     counters,
                 } = row;
                 let Some((s, e)) = ts else { continue };
-                let agent_map = agents.get(&proc_).unwrap_or(&none);
-                let agent = match agent_map.get(&agent) {
-                    Some(&a) => a,
-                    None => {
-                        p.agents.push(Default::default());
-                        (p.agents.len() - 1) as u32
-                    }
-                };
+                let agent = csvread::agent_index(&mut p, agents.entry(proc_).or_default(), agent);
                 p.dispatches.push(Dispatch {
                     kernel: names.intern(&mut p.kernels, &name),
                     process: proc_,

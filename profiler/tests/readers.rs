@@ -446,3 +446,33 @@ fn rocprof_compute_pmc_perf_with_timestamps() {
     assert_close(k.gbps, 39.3216, 1e-9);
     assert_eq!(k.bound, "memory");
 }
+
+/// Without an agent-info file, one agent number is one agent: dispatches of "Agent 1" on the
+/// same queue stay on one lane, so the critical path keeps their program order (a counter
+/// collection CSV read alone gave every dispatch an agent of its own).
+#[test]
+fn unknown_agent_numbers_are_one_agent_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = testdata("rocprofv3-1.0/node01/4711/run_counter_collection.csv");
+    // Both dispatches on queue 1 (the fixture has the second on queue 2).
+    let text = std::fs::read_to_string(src)
+        .unwrap()
+        .replace(",\"Agent 1\",2,", ",\"Agent 1\",1,");
+    let csv = dir.path().join("run_counter_collection.csv");
+    std::fs::write(&csv, text).unwrap();
+    let p = profiler::load(&[csv]).unwrap();
+    assert_eq!(p.dispatches.len(), 2);
+    assert_eq!(p.dispatches[0].agent, p.dispatches[1].agent);
+    assert_eq!(p.agents.len(), 1);
+    let cp = profiler::critical::critical_path(&p, &Default::default());
+    assert_eq!((cp.program_order_edges, cp.cross_lane_edges), (1, 0));
+
+    // The same for a kernel trace read without its agent-info file.
+    let src = testdata("rocprofv3-1.0/node01/4711/run_kernel_trace.csv");
+    let trace = dir.path().join("run_kernel_trace.csv");
+    std::fs::copy(src, &trace).unwrap();
+    let p = profiler::load(&[trace]).unwrap();
+    let agents: std::collections::BTreeSet<u32> = p.dispatches.iter().map(|d| d.agent).collect();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!(p.agents.len(), 1);
+}
