@@ -164,7 +164,7 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
                 best_pred[vi] = Some(ui);
             }
         }
-        head[vi] = m + dur[vi];
+        head[vi] = m.saturating_add(dur[vi]);
     }
     let mut tail = vec![0u64; n]; // longest path starting at v, v included
     for &v in topo.iter().rev() {
@@ -174,11 +174,11 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
             .map(|w| tail[w.index()])
             .max()
             .unwrap_or(0);
-        tail[vi] = m + dur[vi];
+        tail[vi] = m.saturating_add(dur[vi]);
     }
     let length = head.iter().copied().max().unwrap_or(0);
     let slack: Vec<u64> = (0..n)
-        .map(|v| length - (head[v] + tail[v] - dur[v]))
+        .map(|v| length.saturating_sub(head[v].saturating_add(tail[v]) - dur[v]))
         .collect();
     let mut path = Vec::new();
     if let Some(end) = (0..n).max_by_key(|&v| (head[v], std::cmp::Reverse(v))) {
@@ -193,7 +193,7 @@ pub fn critical_path(p: &Profile, opts: &Options) -> CriticalPath {
     let mut count = vec![0u64; p.kernels.len()];
     for &v in &path {
         let k = p.dispatches[v].kernel as usize;
-        on_path[k] += dur[v];
+        on_path[k] = on_path[k].saturating_add(dur[v]);
         count[k] += 1;
     }
     let mut kslack = vec![u64::MAX; p.kernels.len()];

@@ -163,7 +163,10 @@ fn from_precomputed(p: &Profile) -> Vec<KernelStats> {
 
 /// Total GPU busy time (sum of dispatch durations) and the wall span first start -> last end.
 pub fn totals(p: &Profile) -> (u64, u64) {
-    let busy = p.dispatches.iter().map(|d| d.duration_ns()).sum();
+    let busy = p
+        .dispatches
+        .iter()
+        .fold(0u64, |t, d| t.saturating_add(d.duration_ns()));
     let span = match (
         p.dispatches.iter().map(|d| d.start_ns).min(),
         p.dispatches.iter().map(|d| d.end_ns).max(),

@@ -190,3 +190,15 @@ fn rocprofv3_fixture_by_hand() {
             < 1e-3
     );
 }
+
+/// Timestamps from a corrupt trace (an end of 2^64-1) saturate the sums instead of overflowing
+/// them (a panic in debug builds, a wrapped, tiny critical path in release builds).
+#[test]
+fn absurd_durations_saturate() {
+    let max = u64::MAX;
+    let p = profile(&[("a", 1, 0, max), ("b", 1, 1, max)]);
+    let cp = critical_path(&p, &Options::default());
+    assert_eq!(cp.length_ns, max);
+    assert_eq!(cp.program_order_edges, 1);
+    assert_eq!(profiler::stats::totals(&p), (max, max));
+}
