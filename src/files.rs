@@ -61,6 +61,15 @@ pub fn io_reason(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory, not a file".into(),
         _ => e.to_string(),
+    }
+}
+
+/// A code-object reader's error as one line: I/O errors worded as for every other input.
+pub fn load_error(e: &codeobj::LoadError) -> String {
+    match e {
+        codeobj::LoadError::Io(path, e) => format!("{path}: {}", io_reason(e)),
+        e => e.to_string(),
     }
 }

@@ -222,7 +222,16 @@ fn bad_inputs_exit_2_naming_the_file() {
     }
     let out = hip_unroll(&["inspect", "/no/such/file.hsaco"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/file.hsaco"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "error: /no/such/file.hsaco: no such file or directory"
+    );
+    let out = hip_unroll(&["inspect", &s(dir.path())]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        format!("error: {}: is a directory, not a file", s(dir.path()))
+    );
 }
 
 fn pressure(dir: &Path, base: &str, var: &str, extra: &[&str]) -> Output {

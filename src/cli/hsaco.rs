@@ -12,7 +12,8 @@ use std::path::Path;
 /// itself for `extern "C"` kernels. Every target in the file and every template instantiation
 /// with distinct figures adds one entry.
 pub fn attach(output: &mut guards::CheckOutput, hsaco: &Path) -> anyhow::Result<()> {
-    let objects = codeobj::load(hsaco)?;
+    let objects =
+        codeobj::load(hsaco).map_err(|e| anyhow::anyhow!(crate::files::load_error(&e)))?;
     if objects.is_empty() {
         anyhow::bail!("{}: no AMDGPU code object found", hsaco.display());
     }

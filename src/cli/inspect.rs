@@ -35,7 +35,7 @@ pub fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
                 errors.push(format!("{}: no AMDGPU code object found", f.display()))
             }
             Ok(cos) => objects.extend(cos),
-            Err(e) => errors.push(e.to_string()),
+            Err(e) => errors.push(crate::files::load_error(&e)),
         }
     }
     if !errors.is_empty() {
