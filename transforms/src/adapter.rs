@@ -140,8 +140,7 @@ impl Ctx<'_> {
         self.func
             .decls
             .iter()
-            .filter(|d| d.name == name && d.span.start < before)
-            .next_back()
+            .rfind(|d| d.name == name && d.span.start < before)
             .map(|d| d.type_text.as_str())
             .or_else(|| {
                 self.func
@@ -1042,11 +1041,10 @@ pub fn from_ir(
                     why: "differs between copies".into(),
                 });
             }
-            Tok::Ident(w) if w == var => {
-                if !matches!(prev, Some(Tok::Punct("." | "->" | "::"))) {
-                    body_var.push(t.range.clone());
-                }
+            Tok::Ident(w) if w == var && !matches!(prev, Some(Tok::Punct("." | "->" | "::"))) => {
+                body_var.push(t.range.clone());
             }
+            Tok::Ident(w) if w == var => {}
             Tok::Ident(w) => {
                 if let Some(m) = cx.macro_def(w) {
                     let toks = text::tokenize(m.body.as_bytes(), 0..m.body.len());

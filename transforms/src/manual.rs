@@ -452,7 +452,7 @@ mod tests {
             span: src.find("for").unwrap()..src.rfind('}').unwrap() + 1,
             init: Some(find(src, "int i = 0")),
             cond: cond.clone(),
-            cond_var: vec![cond.start..cond.start + 1],
+            cond_var: std::iter::once(cond.start..cond.start + 1).collect(),
             update: find(src, "++i"),
             header_end: src.find(") {").unwrap() + 1,
             body: body.clone(),

@@ -140,11 +140,9 @@ pub fn tokenize(src: &[u8], range: Range<usize>) -> Vec<Token> {
         if b.is_ascii_digit() || (b == b'.' && i + 1 < end && src[i + 1].is_ascii_digit()) {
             while i < end {
                 let c = src[i];
-                if is_ident_char(c) || c == b'.' || c == b'\'' {
-                    i += 1;
-                } else if (c == b'+' || c == b'-')
-                    && matches!(src[i - 1], b'e' | b'E' | b'p' | b'P')
-                {
+                let exponent_sign =
+                    (c == b'+' || c == b'-') && matches!(src[i - 1], b'e' | b'E' | b'p' | b'P');
+                if is_ident_char(c) || c == b'.' || c == b'\'' || exponent_sign {
                     i += 1;
                 } else {
                     break;

@@ -29,6 +29,7 @@ fn base(ty: (&'static str, u32, bool)) -> LoopSpec {
 }
 
 /// Hand-picked shapes: every supported loop shape of the issue, for factors 2, 3, 4 and 8.
+#[allow(clippy::vec_init_then_push)]
 fn fixed_shapes() -> Vec<(String, LoopSpec)> {
     let int = TYPES[0];
     let uns = TYPES[1];
