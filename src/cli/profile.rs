@@ -192,6 +192,9 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
                 path.display()
             )
         }
+        Err(profiler::Error::Io { path, error }) => {
+            anyhow::bail!("{}: {}", path.display(), crate::files::io_reason(&error))
+        }
         r => r?,
     };
     // The critical path needs every dispatch (a filtered-out kernel still delays the others):
