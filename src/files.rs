@@ -9,8 +9,13 @@ use std::path::Path;
 /// Print a command's whole output. A reader that stopped early (`| head`) ends the output
 /// quietly instead of panicking like `print!`.
 pub fn stdout(text: &str) -> anyhow::Result<()> {
+    stdout_bytes(text.as_bytes())
+}
+
+/// [`stdout`] for output that need not be UTF-8 (a rewritten source file, byte for byte).
+pub fn stdout_bytes(bytes: &[u8]) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+    match out.write_all(bytes).and_then(|_| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(e).context("cannot write to stdout")
         }
@@ -22,6 +27,12 @@ pub fn stdout(text: &str) -> anyhow::Result<()> {
 /// a reader never sees half a file and an old one is replaced whole. The file gets the usual
 /// permissions of a new file (0644), not tempfile's 0600.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic_like(path, bytes, None)
+}
+
+/// [`write_atomic`] that keeps permissions: those of `path` when it exists (a file rewritten in
+/// place keeps its mode), else those of `like` (a rewrite of `like` written elsewhere), else 0644.
+pub fn write_atomic_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -38,6 +49,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     tmp.write_all(bytes)
         .and_then(|_| tmp.flush())
         .with_context(|| format!("cannot write {}", path.display()))?;
+    let keep = std::fs::metadata(path)
+        .or_else(|e| like.map_or(Err(e), std::fs::metadata))
+        .ok()
+        .filter(|m| m.is_file());
+    if let Some(m) = keep {
+        std::fs::set_permissions(tmp.path(), m.permissions())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
     // `PersistError` shows its io::Error and also returns it as its source: take the error
     // itself so that the reason is printed once.
     tmp.persist(path)

@@ -299,3 +299,42 @@ fn verify_compiles_both_and_accepts_an_unchanged_signature() {
     // No temporary variant is left beside the source.
     assert_eq!(std::fs::read_dir(p.parent().unwrap()).unwrap().count(), 1);
 }
+
+/// A reader that closes the pipe early (`| head`) ends the output quietly: exit 0, no
+/// "Broken pipe" error, no panic. The file is padded past the pipe buffer so the write fails.
+#[test]
+fn output_into_a_closed_pipe_is_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("big.cu");
+    let mut text = String::from(
+        "__global__ void k(float* a, int n) {\n  for (int i = 0; i < n; ++i) {\n    a[i] += 1.0f;\n  }\n}\n",
+    );
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "// padding line {i} so that the output exceeds a pipe buffer\n"
+        ));
+    }
+    std::fs::write(&src, text).unwrap();
+    for mode in ["pragma", "manual"] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_hip-unroll"))
+            .args([
+                "unroll",
+                src.to_str().unwrap(),
+                "--loop",
+                "2",
+                "--factor",
+                "4",
+                "--mode",
+                mode,
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {err}");
+        assert!(err.is_empty(), "{mode}: {err}");
+    }
+}

@@ -127,42 +127,15 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
             .context_radius(3)
             .header(&path, &path)
             .to_string();
-        std::io::stdout().write_all(text.as_bytes())?;
+        crate::files::stdout(&text)?;
     } else if args.in_place {
-        write_atomic(&args.file, &variant.source, Some(&args.file))?;
+        crate::files::write_atomic_like(&args.file, &variant.source, None)?;
     } else if let Some(out) = &args.output {
-        write_atomic(out, &variant.source, Some(&args.file))?;
+        crate::files::write_atomic_like(out, &variant.source, Some(&args.file))?;
     } else {
-        std::io::stdout().write_all(&variant.source)?;
+        crate::files::stdout_bytes(&variant.source)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Write `data` to `dest` through a temporary file in the same directory, then rename, so
-/// `dest` is never half-written. Permissions come from `dest` if it exists, else from `like`.
-fn write_atomic(dest: &Path, data: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
-    let dir = match dest.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let perms = std::fs::metadata(dest)
-        .or_else(|e| like.map_or(Err(e), std::fs::metadata))
-        .ok()
-        .map(|m| m.permissions());
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".hip-unroll-")
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(data)
-        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
-    tmp.as_file().sync_all().ok();
-    if let Some(p) = perms {
-        std::fs::set_permissions(tmp.path(), p)
-            .with_context(|| format!("cannot set permissions on {}", tmp.path().display()))?;
-    }
-    tmp.persist(dest)
-        .with_context(|| format!("cannot replace {}", dest.display()))?;
-    Ok(())
 }
 
 /// Compile the original file and the variant (written beside it, so includes resolve) and
