@@ -15,5 +15,8 @@ fn parses_with_mimalloc() {
         assert_eq!(h.join().expect("no panic"), 2000);
     }
     unsafe { frontend::use_mimalloc_for_tree_sitter() }; // later calls do nothing
-    assert_eq!(frontend::parse(b"__global__ void k() {}").functions.len(), 1);
+    assert_eq!(
+        frontend::parse(b"__global__ void k() {}").functions.len(),
+        1
+    );
 }
