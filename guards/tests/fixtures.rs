@@ -11,6 +11,8 @@ struct Expect {
     loops: BTreeMap<u32, Vec<String>>,
     /// (line, rule) of each expected diagnostic.
     diags: Vec<(u32, String)>,
+    /// line -> expected constant trip count (`None` for `trip: ?`) of the loop on that line.
+    trips: BTreeMap<u32, Option<u64>>,
     hints: bool,
 }
 
@@ -48,9 +50,23 @@ fn expectations(src: &str) -> Result<Expect, String> {
             for rule in r.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 e.diags.push((target, rule.to_string()));
             }
+        } else if let Some(t) = rest.strip_prefix("trip:") {
+            let t = t.trim();
+            let want = match t {
+                "?" => None,
+                n => Some(
+                    n.parse::<u64>()
+                        .map_err(|_| format!("line {lineno}: bad trip count `{n}`"))?,
+                ),
+            };
+            if e.trips.insert(target, want).is_some() {
+                return Err(format!(
+                    "line {lineno}: two `trip:` annotations for line {target}"
+                ));
+            }
         } else {
             return Err(format!(
-                "line {lineno}: unknown annotation `{rest}` (want `blockers:` or `diag:`)"
+                "line {lineno}: unknown annotation `{rest}` (want `blockers:`, `diag:` or `trip:`)"
             ));
         }
     }
@@ -102,6 +118,21 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
                 )),
                 _ => {}
             }
+            if let Some(want) = exp.trips.get(&l.line) {
+                if *want != l.trip_count {
+                    errs.push(format!(
+                        "line {}: loop {} trip count {:?}, expected {:?}",
+                        l.line, l.id, l.trip_count, want
+                    ));
+                }
+            }
+        }
+    }
+    for line in exp.trips.keys() {
+        if !seen_lines.contains(line) {
+            errs.push(format!(
+                "line {line}: `trip:` annotation but no reported loop starts there"
+            ));
         }
     }
     for line in exp.loops.keys() {
