@@ -128,6 +128,8 @@ struct Ctx<'a> {
     body: Range<usize>,
     /// Tokens of the whole function definition.
     func_toks: Vec<Token>,
+    /// Tokens of the whole file (for declarations of the functions the body calls).
+    file_toks: Vec<Token>,
 }
 
 impl Ctx<'_> {
@@ -192,27 +194,119 @@ impl Ctx<'_> {
             let Some(Tok::Ident(callee)) = open.checked_sub(1).map(|k| &t[k].tok) else {
                 continue;
             };
-            let by_ref = self
-                .file
-                .functions
-                .iter()
-                .filter(|f| f.name == *callee)
-                .any(|f| {
-                    f.params.get(pos).is_some_and(|p| {
-                        let text = String::from_utf8_lossy(
-                            &self.src[p.span.start..p.span.end.min(self.src.len())],
-                        );
-                        is_mutable_ref(&text)
-                    })
-                });
-            if by_ref {
+            if self.param_may_be_mutable_ref(callee, pos) {
                 return Some(t[i].range.start);
             }
         }
         None
     }
 
-    /// `&name` (unary), or `name` bound to a reference declaration, anywhere in the function.
+    /// Does a function `callee` declared or defined in this file (or `swap`, which takes its
+    /// arguments by reference) have a non-const reference parameter at position `pos`?
+    fn param_may_be_mutable_ref(&self, callee: &str, pos: usize) -> bool {
+        if callee == "swap" {
+            return true;
+        }
+        let t = &self.file_toks;
+        for k in 1..t.len().saturating_sub(1) {
+            // A declarator `TYPE callee(`: the name follows a type word, `*` or `&`.
+            let declarator = match &t[k - 1].tok {
+                Tok::Ident(w) => !matches!(
+                    w.as_str(),
+                    "return" | "case" | "else" | "do" | "new" | "delete" | "throw" | "sizeof"
+                ),
+                Tok::Punct(p) => matches!(*p, "*" | "&" | "&&"),
+                _ => false,
+            };
+            if !declarator
+                || !matches!(&t[k].tok, Tok::Ident(w) if w == callee)
+                || t[k + 1].tok != Tok::Punct("(")
+            {
+                continue;
+            }
+            // The parameter at `pos`: tokens between the commas at depth 1.
+            let (mut depth, mut n, mut from) = (0i32, 0usize, None);
+            for (j, x) in t.iter().enumerate().skip(k + 1) {
+                match x.tok {
+                    Tok::Punct("(" | "[" | "{" | "<") => {
+                        depth += 1;
+                        if depth == 1 && n == pos {
+                            from = Some(j + 1);
+                        }
+                    }
+                    Tok::Punct(")" | "]" | "}" | ">") => depth -= 1,
+                    Tok::Punct(",") if depth == 1 => {
+                        n += 1;
+                        if n == pos {
+                            from = Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                let end_of_param =
+                    depth == 0 || (depth == 1 && x.tok == Tok::Punct(",") && n == pos + 1);
+                if end_of_param {
+                    if let Some(f) = from.filter(|&f| f < j) {
+                        let text = String::from_utf8_lossy(
+                            &self.src[t[f].range.start..t[j - 1].range.end],
+                        );
+                        if is_mutable_ref(&text) {
+                            return true;
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        false
+    }
+
+    /// A macro used in the loop body that writes `name`: its text assigns, increments or takes
+    /// the address of `name`, or of a parameter whose argument names `name`. Returns the offset
+    /// of the use.
+    fn macro_writes(&self, name: &str) -> Option<usize> {
+        let t: Vec<&Token> = self
+            .func_toks
+            .iter()
+            .filter(|t| self.body.start <= t.range.start && t.range.end <= self.body.end)
+            .collect();
+        for (i, tok) in t.iter().enumerate() {
+            let Tok::Ident(w) = &tok.tok else { continue };
+            let Some(m) = self.macro_def(w) else { continue };
+            let written = macro_written_names(&m.body);
+            let is_param = |x: &str| {
+                m.params
+                    .as_ref()
+                    .is_some_and(|ps| ps.iter().any(|p| p == x))
+            };
+            if written.iter().any(|v| v == name && !is_param(v)) {
+                return Some(tok.range.start);
+            }
+            if !written.iter().any(|v| is_param(v))
+                || t.get(i + 1).is_none_or(|x| x.tok != Tok::Punct("("))
+            {
+                continue;
+            }
+            let mut depth = 0i32;
+            for x in &t[i + 1..] {
+                match &x.tok {
+                    Tok::Punct("(") => depth += 1,
+                    Tok::Punct(")") => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    Tok::Ident(v) if v == name => return Some(tok.range.start),
+                    _ => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// `&name` (unary), `name` bound to a reference declaration or captured by a `[&]` lambda
+    /// outside the body, or `name` itself a local reference, anywhere in the function.
     fn address_taken(&self, name: &str) -> Option<usize> {
         let t = &self.func_toks;
         for i in 0..t.len() {
@@ -234,6 +328,37 @@ impl Ctx<'_> {
             if d.is_pointer_or_ref && head.contains('&') && d.init_idents.iter().any(|n| n == name)
             {
                 return Some(d.span.start);
+            }
+        }
+        for d in &self.func.decls {
+            let head = &self.src[d.span.start..d.name_span.start.max(d.span.start)];
+            if d.name == name && head.contains(&b'&') {
+                return Some(d.span.start);
+            }
+        }
+        // A lambda outside the body with a by-reference default capture that names `name`
+        // (`[&name]` is a unary `&` above; lambdas inside the body are checked by the caller).
+        for l in self
+            .func
+            .lambdas
+            .iter()
+            .filter(|l| !inside(&self.body, **l))
+        {
+            let toks: Vec<&Token> = t
+                .iter()
+                .filter(|x| l.start <= x.range.start && x.range.end <= l.end)
+                .collect();
+            let captures_by_ref = toks
+                .iter()
+                .skip(1)
+                .take_while(|x| x.tok != Tok::Punct("]"))
+                .any(|x| x.tok == Tok::Punct("&"));
+            if captures_by_ref
+                && toks
+                    .iter()
+                    .any(|x| matches!(&x.tok, Tok::Ident(w) if w == name))
+            {
+                return Some(l.start);
             }
         }
         for p in &self.func.params {
@@ -405,7 +530,7 @@ impl Ctx<'_> {
                     line: u.span.line,
                 });
             }
-            if let Some(pos) = self.passed_by_reference(v) {
+            if let Some(pos) = self.passed_by_reference(v).or_else(|| self.macro_writes(v)) {
                 return Err(Refusal::WritesInvariant {
                     part,
                     name: v.clone(),
@@ -527,14 +652,33 @@ impl Ctx<'_> {
     }
 }
 
-/// A parameter or declaration text with a non-const lvalue reference (`int& i`, `T &x`).
+/// A parameter or declaration text with a non-const reference (`int& i`, `T &x`, `T&& x`).
 fn is_mutable_ref(text: &str) -> bool {
     let t = text.trim_start();
-    t.contains('&')
-        && !t.contains("&&")
-        && !t.starts_with("const ")
-        && !t.contains(" const&")
-        && !t.contains(" const &")
+    // `T&& x` counts: a forwarding reference binds an lvalue argument as `T&`.
+    t.contains('&') && !t.starts_with("const ") && !t.contains(" const&") && !t.contains(" const &")
+}
+
+/// Names a macro body writes: followed (past closing parentheses) by an assignment, `++` or
+/// `--`, or preceded (past opening parentheses) by `++`, `--` or a unary `&`.
+fn macro_written_names(body: &str) -> Vec<String> {
+    let t = text::tokenize(body.as_bytes(), 0..body.len());
+    let mut out = Vec::new();
+    for (i, x) in t.iter().enumerate() {
+        let Tok::Ident(w) = &x.tok else { continue };
+        let after = t[i + 1..].iter().find(|y| y.tok != Tok::Punct(")"));
+        let before = t[..i].iter().rposition(|y| y.tok != Tok::Punct("("));
+        let assigned =
+            after.is_some_and(|y| matches!(y.tok, Tok::Punct(p) if ASSIGN_OPS.contains(&p)));
+        let pre = before.is_some_and(|b| {
+            matches!(t[b].tok, Tok::Punct("++" | "--"))
+                || (t[b].tok == Tok::Punct("&") && is_unary(&t, b))
+        });
+        if assigned || pre {
+            out.push(w.clone());
+        }
+    }
+    out
 }
 
 /// A single (possibly qualified) type name that is not a known non-integer type: a template
@@ -829,6 +973,7 @@ pub fn from_ir(
         var,
         body: body.clone(),
         func_toks,
+        file_toks: text::tokenize(src, 0..src.len()),
     };
 
     if h.cmp == CmpOp::Ne {
@@ -964,7 +1109,7 @@ pub fn from_ir(
     } else {
         span_range(func.span)
     };
-    if let Some(pos) = cx.passed_by_reference(var) {
+    if let Some(pos) = cx.passed_by_reference(var).or_else(|| cx.macro_writes(var)) {
         return Err(Refusal::WritesInductionVariable {
             var: var.into(),
             line: cx.line(pos),

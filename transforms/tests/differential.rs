@@ -150,6 +150,22 @@ fn fixed_shapes() -> Vec<(String, LoopSpec)> {
         },
     ));
     v.push((
+        "switch_continue_and_macro",
+        LoopSpec {
+            body: vec![Stmt::SwitchContinue, Stmt::Macro, Stmt::FloatAcc],
+            ..base(int)
+        },
+    ));
+    v.push((
+        "switch_continue_param_step_down",
+        LoopSpec {
+            up: false,
+            step: StepSpec::Param("unsigned"),
+            body: vec![Stmt::Macro, Stmt::SwitchContinue],
+            ..base(uns)
+        },
+    ));
+    v.push((
         "outer_with_inner_loop",
         LoopSpec {
             body: vec![Stmt::InnerLoop, Stmt::Continue, Stmt::FloatAcc],
@@ -271,6 +287,8 @@ fn stmt() -> impl Strategy<Value = Stmt> {
         Just(Stmt::InnerLoop),
         Just(Stmt::Store),
         Just(Stmt::Block),
+        Just(Stmt::SwitchContinue),
+        Just(Stmt::Macro),
     ]
 }
 

@@ -36,6 +36,10 @@ pub enum Stmt {
     Store,
     /// `{ int i2 = (int)(i % 5); acc += (float)i2; }`: a nested block with a local.
     Block,
+    /// A `switch` on `i` whose `case` continues the loop (a `continue` inside a `switch`).
+    SwitchContinue,
+    /// `HU_MACC(i);`: a function-like macro of the file that writes `acc` and reads `in[i]`.
+    Macro,
 }
 
 #[derive(Debug, Clone)]
@@ -99,6 +103,9 @@ impl LoopSpec {
         let t = if self.template { "J" } else { self.ty };
         let bt = self.bound_ty.unwrap_or(t);
         let mut s = String::new();
+        if self.body.contains(&Stmt::Macro) {
+            s += "#define HU_MACC(x) acc = acc * 0.5f + in[hu_slot(x)]\n";
+        }
         if self.template {
             s += "template <class J>\n";
         }
@@ -152,6 +159,10 @@ impl LoopSpec {
                 ),
                 Stmt::Store => format!("{b}out[hu_slot(i * 3 + 1)] -= 0.25f * acc;\n"),
                 Stmt::Block => format!("{b}{{\n{b}    int i2 = (int)(i % 5);\n{b}    acc += (float)i2;\n{b}}}\n"),
+                Stmt::SwitchContinue => format!(
+                    "{b}switch ((int)(i % 3)) {{\n{b}case 0:\n{b}    if (hu_skip(i)) continue;\n{b}    break;\n{b}case 1:\n{b}    acc += 1.0f;\n{b}    break;\n{b}default:\n{b}    acc -= 0.5f;\n{b}}}\n"
+                ),
+                Stmt::Macro => format!("{b}HU_MACC(i);\n"),
             };
         }
         s += &format!("{b}out[hu_slot(i)] += acc;\n{ind}}}\n");
