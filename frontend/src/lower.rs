@@ -413,8 +413,50 @@ impl<'s> Lowerer<'s> {
             let k = self.kinds.of(node.kind_id());
             if matches!(k, K::Declaration | K::Error) {
                 self.note_dangling_qualifier(node);
+            } else if node.kind() == "expression_statement" {
+                self.recover_call_shaped_header(node);
             }
         }
+    }
+
+    /// `__global__ void ATTR_MACRO(args)` (a dangling declaration) followed by
+    /// `name(T* MACRO p, ...)` that parses as a call statement with a MISSING `;`, then a
+    /// top-level `{ ... }`: the braces are the body of `name`, qualified by the declaration.
+    fn recover_call_shaped_header(&mut self, node: Node<'_>) {
+        let Some((end, kind)) = self.dangling_qual else {
+            return;
+        };
+        let missing_semicolon = node
+            .child(node.child_count().saturating_sub(1))
+            .is_some_and(|c| c.start_byte() == c.end_byte());
+        let name = node
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_id(fields().function))
+            .filter(|f| f.kind() == "identifier");
+        let mut body = node.next_sibling();
+        while let Some(b) = body.filter(|b| b.kind() == "comment") {
+            body = b.next_sibling();
+        }
+        let (Some(name), Some(body), true) = (name, body, missing_semicolon) else {
+            return;
+        };
+        if body.kind() != "compound_statement"
+            || end > node.start_byte()
+            || !only_directives_and_attributes(&self.src[end..node.start_byte()])
+        {
+            return;
+        }
+        self.dangling_qual = None;
+        self.recover.push(Recovered {
+            body: body.id(),
+            close: None,
+            name: text_of(name, self.src),
+            name_span: span_of(name),
+            start: span_of(node),
+            kind,
+            qual_candidates: Vec::new(),
+        });
     }
 
     fn child_comments(&mut self, node: Node<'_>) {
