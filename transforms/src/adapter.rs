@@ -13,28 +13,7 @@ use frontend::{
 };
 use std::ops::Range;
 
-/// HIP/CUDA built-in variables: constant for a thread's lifetime.
-const BUILTINS: &[&str] = &[
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "warpSize",
-    "hipThreadIdx_x",
-    "hipThreadIdx_y",
-    "hipThreadIdx_z",
-    "hipBlockIdx_x",
-    "hipBlockIdx_y",
-    "hipBlockIdx_z",
-    "hipBlockDim_x",
-    "hipBlockDim_y",
-    "hipBlockDim_z",
-    "hipGridDim_x",
-    "hipGridDim_y",
-    "hipGridDim_z",
-];
-
-/// Built-ins of unsigned type.
+/// HIP/CUDA built-in variables of unsigned type: constant for a thread's lifetime.
 const UNSIGNED_BUILTINS: &[&str] = &[
     "threadIdx",
     "blockIdx",
@@ -53,6 +32,11 @@ const UNSIGNED_BUILTINS: &[&str] = &[
     "hipGridDim_y",
     "hipGridDim_z",
 ];
+
+/// HIP/CUDA built-in variables (the unsigned ones and the `int` `warpSize`).
+fn is_builtin(w: &str) -> bool {
+    w == "warpSize" || UNSIGNED_BUILTINS.contains(&w)
+}
 
 /// Side-effect-free functions a bound may call.
 const PURE_CALLS: &[&str] = &[
@@ -158,15 +142,19 @@ impl Ctx<'_> {
             || self.func.params.iter().any(|p| p.name == name)
     }
 
+    /// The tokens of the loop body.
+    fn body_toks(&self) -> Vec<&Token> {
+        self.func_toks
+            .iter()
+            .filter(|t| self.body.start <= t.range.start && t.range.end <= self.body.end)
+            .collect()
+    }
+
     /// `name` passed, inside the loop body, as a whole argument to a function of this file
     /// whose parameter at that position is a non-const reference (the IR does not mark such
     /// uses as writes). Returns the offset of the use.
     fn passed_by_reference(&self, name: &str) -> Option<usize> {
-        let t: Vec<&Token> = self
-            .func_toks
-            .iter()
-            .filter(|t| self.body.start <= t.range.start && t.range.end <= self.body.end)
-            .collect();
+        let t = self.body_toks();
         for i in 1..t.len().saturating_sub(1) {
             if !matches!(&t[i].tok, Tok::Ident(w) if w == name)
                 || !matches!(t[i - 1].tok, Tok::Punct("(" | ","))
@@ -265,11 +253,7 @@ impl Ctx<'_> {
     /// the address of `name`, or of a parameter whose argument names `name`. Returns the offset
     /// of the use.
     fn macro_writes(&self, name: &str) -> Option<usize> {
-        let t: Vec<&Token> = self
-            .func_toks
-            .iter()
-            .filter(|t| self.body.start <= t.range.start && t.range.end <= self.body.end)
-            .collect();
+        let t = self.body_toks();
         for (i, tok) in t.iter().enumerate() {
             let Tok::Ident(w) = &tok.tok else { continue };
             let Some(m) = self.macro_def(w) else { continue };
@@ -425,7 +409,7 @@ impl Ctx<'_> {
                     });
                 }
                 Tok::Punct(".") => {
-                    let ok = matches!(prev, Some(Tok::Ident(w)) if BUILTINS.contains(&w.as_str()));
+                    let ok = matches!(prev, Some(Tok::Ident(w)) if is_builtin(w));
                     if !ok {
                         return Err(Refusal::ReadsMemory {
                             part,
@@ -456,7 +440,7 @@ impl Ctx<'_> {
                     if w == self.var {
                         return Err(Refusal::ReadsInductionVariable { part });
                     }
-                    if TYPE_WORDS.contains(&w.as_str()) || BUILTINS.contains(&w.as_str()) {
+                    if TYPE_WORDS.contains(&w.as_str()) || is_builtin(w) {
                         continue;
                     }
                     if next == Some(&Tok::Punct("(")) {
@@ -587,16 +571,7 @@ impl Ctx<'_> {
                         Some(t) if t.signed => {}
                         _ => {
                             // A macro whose body is a plain decimal literal is a signed int.
-                            let signed_macro = self.macro_def(w).is_some_and(|m| {
-                                m.params.is_none()
-                                    && m.body
-                                        .trim()
-                                        .trim_start_matches('(')
-                                        .trim_end_matches(')')
-                                        .trim()
-                                        .parse::<i64>()
-                                        .is_ok()
-                            });
+                            let signed_macro = self.macro_literal(w).is_some();
                             if !signed_macro {
                                 return true;
                             }
@@ -607,6 +582,19 @@ impl Ctx<'_> {
             }
         }
         false
+    }
+
+    /// The value of an object-like macro whose body is a plain decimal literal (optionally
+    /// parenthesized): a signed `int`/`long` constant.
+    fn macro_literal(&self, name: &str) -> Option<i64> {
+        let m = self.macro_def(name).filter(|m| m.params.is_none())?;
+        m.body
+            .trim()
+            .trim_start_matches('(')
+            .trim_end_matches(')')
+            .trim()
+            .parse::<i64>()
+            .ok()
     }
 
     /// Value of a constant expression (integer literals, `-`, `+`, `*`, object-like macros
@@ -633,20 +621,7 @@ impl Ctx<'_> {
                     _ => None,
                 }
             }
-            Expr::Ident { name, .. } => {
-                let m = self.macro_def(name)?;
-                if m.params.is_some() {
-                    return None;
-                }
-                m.body
-                    .trim()
-                    .trim_start_matches('(')
-                    .trim_end_matches(')')
-                    .trim()
-                    .parse::<i64>()
-                    .ok()
-                    .map(i128::from)
-            }
+            Expr::Ident { name, .. } => self.macro_literal(name).map(i128::from),
             _ => None,
         }
     }

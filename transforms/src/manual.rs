@@ -86,23 +86,32 @@ impl Gen<'_> {
         self.s.indent_unit.repeat(depth)
     }
 
+    /// `+` for an ascending loop, `-` for a descending one.
+    fn op(&self) -> char {
+        match self.s.direction {
+            Direction::Up => '+',
+            Direction::Down => '-',
+        }
+    }
+
+    /// A constant offset of the induction variable: a plain literal while it fits an `int`,
+    /// else a literal of the variable's type.
+    fn offset_literal(&self, off: u128) -> String {
+        if off <= i32::MAX as u128 {
+            off.to_string()
+        } else {
+            self.s.ty.literal(off as i128)
+        }
+    }
+
     /// The value of the induction variable in copy `k` (substitution form), or `None` for the
     /// variable itself.
     fn value(&self, a: u128, k: u128) -> Option<String> {
         if k == 0 {
             return None;
         }
-        let off = a * k;
-        let lit = if off <= i32::MAX as u128 {
-            off.to_string()
-        } else {
-            self.s.ty.literal(off as i128)
-        };
-        let op = if self.s.direction == Direction::Up {
-            '+'
-        } else {
-            '-'
-        };
+        let lit = self.offset_literal(a * k);
+        let op = self.op();
         let v = &self.s.var;
         Some(if self.s.ty.is_narrow() || self.s.generic {
             format!("(({})({v} {op} {lit}))", self.s.ty_text)
@@ -183,7 +192,7 @@ impl Gen<'_> {
 
     /// One copy of the body as a block statement, to be placed at `depth`.
     fn copy(&self, k: u128, value: Option<&str>, depth: usize) -> Vec<u8> {
-        let label = if k + 1 < self.n && self.copy_has_continue() {
+        let label = if k + 1 < self.n && !self.s.continues.is_empty() {
             Some(self.label(k))
         } else {
             None
@@ -210,23 +219,13 @@ impl Gen<'_> {
         out
     }
 
-    fn copy_has_continue(&self) -> bool {
-        !self.s.continues.is_empty()
-    }
-
     fn main_update(&self, a: u128) -> String {
-        let total = a * self.n;
-        let lit = if total <= i32::MAX as u128 {
-            total.to_string()
-        } else {
-            self.s.ty.literal(total as i128)
-        };
-        let op = if self.s.direction == Direction::Up {
-            "+="
-        } else {
-            "-="
-        };
-        format!("{} {op} {lit}", self.s.var)
+        format!(
+            "{} {}= {}",
+            self.s.var,
+            self.op(),
+            self.offset_literal(a * self.n)
+        )
     }
 
     /// Constant trip count divisible by N: one loop, no remainder, the original condition.
@@ -318,11 +317,7 @@ impl Gen<'_> {
                     )
                     .into_bytes(),
                 ));
-                let op = if s.direction == Direction::Up {
-                    '+'
-                } else {
-                    '-'
-                };
+                let op = self.op();
                 let reach = if f == 1 {
                     st.clone()
                 } else {
