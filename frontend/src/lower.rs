@@ -1559,12 +1559,17 @@ impl<'s> Lowerer<'s> {
             }
         }
         let (calls, idents, control) = body_names(&body);
+        // The directive node ends after its newline; the macro ends before it.
+        let mut span = span_of(node);
+        while span.end > span.start && matches!(src[span.end - 1], b'\n' | b'\r') {
+            span.end -= 1;
+        }
         self.macro_idx.insert(name.clone(), self.out.macros.len());
         self.out.macros.push(MacroDef {
             name,
             params,
             body,
-            span: span_of(node),
+            span,
             calls,
             idents,
             control,

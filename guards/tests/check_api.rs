@@ -224,3 +224,13 @@ fn malformed_inputs_never_panic() {
     let invalid = b"__global__ void k\xff\xfe(int n) { for (int i = 0; i < n; ++i) { \xc3\x28 } }";
     let _ = check_source("bad-utf8.cu", invalid, &s);
 }
+
+#[test]
+fn define_finding_ends_on_its_own_line() {
+    // The directive node includes its newline; the finding must not run into the next line.
+    let src = "#define WARP_SIZE 32\r\n__global__ void k(float* a) { a[0] = WARP_SIZE; }\n";
+    let (_, d) = check_source("w.cu", src.as_bytes(), &Settings::default());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!((d[0].rule.as_str(), d[0].line), ("wave-size", 1));
+    assert_eq!(&src[d[0].span.0..d[0].span.1], "#define WARP_SIZE 32");
+}
