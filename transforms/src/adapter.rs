@@ -371,6 +371,35 @@ impl Ctx<'_> {
         }) && !self.func.params.iter().any(|p| p.name == name)
     }
 
+    /// A variable declared at this file's global scope that a kernel may write (not `const`,
+    /// `constexpr` or `__constant__`), read from the tokens: the IR lists only initialized
+    /// globals.
+    fn mutable_global(&self, name: &str) -> bool {
+        let t = &self.file_toks;
+        let in_function = |pos: usize| {
+            self.file
+                .functions
+                .iter()
+                .any(|f| f.span.start <= pos && pos < f.span.end)
+        };
+        (1..t.len().saturating_sub(1)).any(|k| {
+            let declarator = matches!(&t[k].tok, Tok::Ident(w) if w == name)
+                && matches!(t[k - 1].tok, Tok::Ident(_) | Tok::Punct("*" | "&"))
+                && matches!(t[k + 1].tok, Tok::Punct(";" | "=" | "[" | "," | "{"))
+                && !in_function(t[k].range.start);
+            declarator
+                && !t[..k]
+                    .iter()
+                    .rev()
+                    .take_while(|x| {
+                        !matches!(x.tok, Tok::Punct(";" | "{" | "}") | Tok::Directive(_))
+                    })
+                    .any(|x| {
+                        matches!(&x.tok, Tok::Ident(w) if matches!(w.as_str(), "const" | "constexpr" | "__constant__"))
+                    })
+        })
+    }
+
     fn macro_def(&self, name: &str) -> Option<&frontend::MacroDef> {
         self.file.macros.iter().rev().find(|m| m.name == name)
     }
@@ -486,7 +515,7 @@ impl Ctx<'_> {
                         vars.push(w.clone());
                         continue;
                     }
-                    if self.in_signature(w) || looks_constant(w) {
+                    if self.in_signature(w) || (looks_constant(w) && !self.mutable_global(w)) {
                         continue;
                     }
                     return Err(Refusal::ReadsNonLocal {
