@@ -52,8 +52,8 @@ pub struct Evidence {
 }
 
 /// How evidence travels to enclosing loops.
-#[derive(Clone, Copy)]
-enum Reach2 {
+#[derive(Clone, Copy, PartialEq)]
+enum Spread {
     /// Blocks every enclosing loop (barrier, atomic, dynamic LDS, `return`).
     All,
     /// Blocks only the loop it is assigned to (`break`).
@@ -98,9 +98,9 @@ pub(crate) fn analyse_function(
     if n == 0 || f.kind == FunctionKind::Host {
         return out;
     }
-    let mut items: Vec<(usize, Evidence, Reach2, Option<usize>)> = Vec::new();
+    let mut items: Vec<(usize, Evidence, Spread, Option<usize>)> = Vec::new();
     let mut push =
-        |rule: Blocker, span: Span, label: String, how: Reach2, target: Option<usize>| {
+        |rule: Blocker, span: Span, label: String, how: Spread, target: Option<usize>| {
             if active.0[rule.slot()] && !sup.allows(rule.id(), span.line) {
                 items.push((span.start, Evidence { rule, span, label }, how, target));
             }
@@ -112,7 +112,7 @@ pub(crate) fn analyse_function(
                 Blocker::Barrier,
                 c.span,
                 format!("`{}()`", display_callee(c)),
-                Reach2::All,
+                Spread::All,
                 None,
             );
         } else if atomic::is_atomic_call(c) {
@@ -120,7 +120,7 @@ pub(crate) fn analyse_function(
                 Blocker::Atomic,
                 c.span,
                 format!("`{}()`", display_callee(c)),
-                Reach2::All,
+                Spread::All,
                 None,
             );
         } else {
@@ -138,7 +138,7 @@ pub(crate) fn analyse_function(
                             w.what,
                             w.span.line
                         );
-                        push(rule, c.span, label, Reach2::All, None);
+                        push(rule, c.span, label, Spread::All, None);
                     }
                 }
             }
@@ -177,7 +177,7 @@ pub(crate) fn analyse_function(
                         "`{}()`, a lambda that calls `{}` (line {})",
                         c.callee, x.callee, x.span.line
                     );
-                    push(rule, c.span, label, Reach2::All, None);
+                    push(rule, c.span, label, Spread::All, None);
                 }
             }
         }
@@ -194,7 +194,7 @@ pub(crate) fn analyse_function(
         ] {
             if let Some(w) = &reach.macros[m][slot] {
                 let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
-                push(rule, r.span, label, Reach2::All, None);
+                push(rule, r.span, label, Spread::All, None);
             }
         }
         if reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
@@ -207,13 +207,13 @@ pub(crate) fn analyse_function(
                     "macro `{}`, which uses dynamic shared memory `{}`",
                     r.name, name
                 );
-                push(Blocker::DynamicLds, r.span, label, Reach2::All, None);
+                push(Blocker::DynamicLds, r.span, label, Spread::All, None);
             }
         }
         if let Some((exit, w)) = &reach.macro_exit[m] {
             let (how, verb) = match exit {
-                MacroExit::Leaves => (Reach2::All, "returns or jumps out"),
-                MacroExit::Breaks => (Reach2::This, "breaks out of the loop"),
+                MacroExit::Leaves => (Spread::All, "returns or jumps out"),
+                MacroExit::Breaks => (Spread::This, "breaks out of the loop"),
             };
             let via = if w.what == r.name {
                 String::new()
@@ -241,7 +241,7 @@ pub(crate) fn analyse_function(
                     Blocker::DynamicLds,
                     u.span,
                     format!("`{}` ({what} dynamic shared memory)", u.name),
-                    Reach2::All,
+                    Spread::All,
                     None,
                 );
             }
@@ -254,7 +254,7 @@ pub(crate) fn analyse_function(
                     Blocker::EarlyExit,
                     j.span,
                     "`break`".into(),
-                    Reach2::This,
+                    Spread::This,
                     Some(*t),
                 );
             }
@@ -263,14 +263,14 @@ pub(crate) fn analyse_function(
                     Blocker::EarlyExit,
                     j.span,
                     "`return`".into(),
-                    Reach2::All,
+                    Spread::All,
                     None,
                 );
             }
             (JumpKind::Goto, JumpTarget::Label(l)) => {
                 let how = match f.labels.iter().find(|x| &x.name == l) {
-                    Some(label) => Reach2::Outside(label.span.start),
-                    None => Reach2::All,
+                    Some(label) => Spread::Outside(label.span.start),
+                    None => Spread::All,
                 };
                 push(Blocker::EarlyExit, j.span, format!("`goto {l}`"), how, None);
             }
@@ -283,7 +283,7 @@ pub(crate) fn analyse_function(
     items.sort_by_key(|i| i.0);
 
     // Sweep: innermost loop containing each item (loops are in pre-order, properly nested).
-    let mut propagate: Vec<Vec<(Evidence, Reach2)>> = vec![Vec::new(); n];
+    let mut propagate: Vec<Vec<(Evidence, Spread)>> = vec![Vec::new(); n];
     let mut stack: Vec<usize> = Vec::new();
     let mut next = 0;
     for (pos, ev, how, target) in items {
@@ -303,13 +303,13 @@ pub(crate) fn analyse_function(
             _ => stack.last().copied(),
         };
         let Some(home) = home else { continue };
-        if let Reach2::Outside(label) = how {
+        if let Spread::Outside(label) = how {
             if f.loops[home].span.start <= label && label < f.loops[home].span.end {
                 continue; // the label is inside this loop: the goto stays in it
             }
         }
         add(&mut out[home], &ev);
-        if !matches!(how, Reach2::This) {
+        if !matches!(how, Spread::This) {
             propagate[home].push((ev, how));
         }
     }
@@ -320,16 +320,17 @@ pub(crate) fn analyse_function(
         };
         let evs = std::mem::take(&mut propagate[idx]);
         for (ev, how) in evs {
-            if let Reach2::Outside(label) = how {
+            if let Spread::Outside(label) = how {
                 if f.loops[p].span.start <= label && label < f.loops[p].span.end {
                     continue;
                 }
             }
             add(&mut out[p], &ev);
-            // Keep travelling outwards even when the parent is full, but bounded per rule.
+            // Keep travelling outwards even when the parent is full, but bounded per rule and
+            // reach: `goto`s that stop at the next loop must not crowd out a `return`.
             if propagate[p]
                 .iter()
-                .filter(|(e, _)| e.rule == ev.rule)
+                .filter(|(e, h)| e.rule == ev.rule && *h == how)
                 .count()
                 < MAX_EVIDENCE
             {
