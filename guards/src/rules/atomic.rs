@@ -47,7 +47,6 @@ pub fn is_atomic_name(name: &str) -> bool {
         || name.starts_with("__sync_bool_compare_and_swap")
         || name.starts_with("__sync_lock_test_and_set")
         || (name.starts_with("__builtin_amdgcn_") && name.contains("atomic"))
-        || name.starts_with("__hip_atomic_")
 }
 
 /// True when `call` is an atomic operation.

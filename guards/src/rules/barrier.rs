@@ -69,7 +69,7 @@ pub fn is_barrier_call(call: &Call) -> bool {
 }
 
 fn is_cg_namespace(q: &str) -> bool {
-    q == "cg" || q.ends_with("cooperative_groups") || q == "cooperative_groups"
+    q == "cg" || q.ends_with("cooperative_groups")
 }
 
 /// True for a name in a macro body that reaches a barrier (`sync` is a group method there).
