@@ -1049,7 +1049,7 @@ pub fn from_ir(
         ty_text
     };
     if let StepShape::Const(a) = step {
-        if !crate::manual::fits(ty, a, 2) {
+        if !crate::manual::fits(ty, generic, a, 2) {
             return Err(Refusal::FactorTooLarge {
                 factor: 2,
                 ty: ty_text,

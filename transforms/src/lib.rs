@@ -217,7 +217,7 @@ pub fn unroll(
                 .into());
             } else {
                 if let shape::StepShape::Const(a) = shape.step {
-                    if !manual::fits(shape.ty, a, factor) {
+                    if !manual::fits(shape.ty, shape.generic, a, factor) {
                         return Err(Refusal::FactorTooLarge {
                             factor,
                             ty: shape.ty_text.clone(),

@@ -52,10 +52,16 @@ pub fn expand(src: &[u8], s: &LoopShape, factor: u32) -> Vec<u8> {
     }
 }
 
-/// Largest factor whose guard literal stays representable (`TMAX - (N-1)*step` >= TMIN).
-pub fn fits(ty: IntType, step: u64, factor: u32) -> bool {
+/// Does the guard's limit stay representable for `factor` (`TMAX - (N-1)*step` >= TMIN)? For a
+/// type-generic variable (`generic`), `(N-1)*step` must not exceed 2^63-1, the largest limit
+/// the generic guard may use, else the guard's arithmetic wraps for a 64-bit unsigned type.
+pub fn fits(ty: IntType, generic: bool, step: u64, factor: u32) -> bool {
     let reach = (factor as i128 - 1) * step as i128;
-    reach <= ty.max() - ty.min()
+    if generic {
+        reach <= i64::MAX as i128
+    } else {
+        reach <= ty.max() - ty.min()
+    }
 }
 
 struct Gen<'a> {
@@ -511,6 +517,7 @@ mod tests {
                 signed: true,
                 bits: 8
             },
+            false,
             5,
             8
         ));
@@ -519,8 +526,16 @@ mod tests {
                 signed: true,
                 bits: 8
             },
+            false,
             100,
             8
         ));
+        let generic = IntType {
+            signed: true,
+            bits: 64,
+        };
+        assert!(fits(generic, true, 1 << 62, 2));
+        assert!(!fits(generic, true, 1 << 62, 4));
+        assert!(fits(generic, false, 1 << 62, 4));
     }
 }
