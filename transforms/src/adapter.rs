@@ -477,10 +477,8 @@ impl Ctx<'_> {
                             continue;
                         }
                         if let Some(m) = self.macro_def(w) {
-                            if m.calls.is_empty() && !m.body.contains('[') && !m.body.contains("->")
-                            {
-                                continue;
-                            }
+                            self.macro_reads(part, m, &mut vars, 0)?;
+                            continue;
                         }
                         return Err(Refusal::CallsFunction {
                             part,
@@ -491,37 +489,10 @@ impl Ctx<'_> {
                         continue;
                     }
                     if let Some(m) = self.macro_def(w) {
-                        if !m.calls.is_empty() {
-                            return Err(Refusal::CallsFunction {
-                                part,
-                                callee: m.calls[0].clone(),
-                            });
-                        }
-                        if m.body.contains('[') || m.body.contains("->") || m.body.contains('=') {
-                            return Err(Refusal::ReadsMemory {
-                                part,
-                                what: format!("macro {w}"),
-                            });
-                        }
-                        vars.extend(
-                            m.idents
-                                .iter()
-                                .filter(|n| self.is_local_or_param(n))
-                                .cloned(),
-                        );
+                        self.macro_reads(part, m, &mut vars, 0)?;
                         continue;
                     }
-                    if self.is_local_or_param(w) {
-                        vars.push(w.clone());
-                        continue;
-                    }
-                    if self.in_signature(w) || (looks_constant(w) && !self.mutable_global(w)) {
-                        continue;
-                    }
-                    return Err(Refusal::ReadsNonLocal {
-                        part,
-                        name: w.clone(),
-                    });
+                    self.plain_name(part, w, &mut vars)?;
                 }
                 _ => {}
             }
@@ -559,6 +530,70 @@ impl Ctx<'_> {
             }
         }
         Ok(vars)
+    }
+
+    /// A name of the bound or step that is no macro, call or type word: a local or parameter
+    /// (added to `vars`), a template parameter, or a constant-looking name that is no writable
+    /// global of this file.
+    fn plain_name(&self, part: Part, w: &str, vars: &mut Vec<String>) -> Result<(), Refusal> {
+        if self.is_local_or_param(w) {
+            vars.push(w.to_string());
+            return Ok(());
+        }
+        if self.in_signature(w) || (looks_constant(w) && !self.mutable_global(w)) {
+            return Ok(());
+        }
+        Err(Refusal::ReadsNonLocal {
+            part,
+            name: w.to_string(),
+        })
+    }
+
+    /// A macro used by the bound or step: no calls, memory reads or assignments in its text;
+    /// the names it reads (other than its parameters), and the macros it uses, are checked as if
+    /// written in place.
+    fn macro_reads(
+        &self,
+        part: Part,
+        m: &frontend::MacroDef,
+        vars: &mut Vec<String>,
+        depth: u32,
+    ) -> Result<(), Refusal> {
+        if let Some(c) = m.calls.iter().find(|c| !PURE_CALLS.contains(&c.as_str())) {
+            return Err(Refusal::CallsFunction {
+                part,
+                callee: c.clone(),
+            });
+        }
+        if m.body.contains('[') || m.body.contains("->") || m.body.contains('=') {
+            return Err(Refusal::ReadsMemory {
+                part,
+                what: format!("macro {}", m.name),
+            });
+        }
+        let is_param = |x: &str| {
+            m.params
+                .as_ref()
+                .is_some_and(|ps| ps.iter().any(|p| p == x))
+        };
+        for x in m.idents.iter().filter(|x| !is_param(x)) {
+            if x == self.var {
+                return Err(Refusal::ReadsInductionVariable { part });
+            }
+            if let Some(inner) = self.macro_def(x) {
+                // Nested macros are read as well (a self-referential one stops expanding).
+                if depth < 8 && inner.name != m.name {
+                    self.macro_reads(part, inner, vars, depth + 1)?;
+                }
+                continue;
+            }
+            if TYPE_WORDS.contains(&x.as_str()) || is_builtin(x) || PURE_CALLS.contains(&x.as_str())
+            {
+                continue;
+            }
+            self.plain_name(part, x, vars)?;
+        }
+        Ok(())
     }
 
     /// May the comparison in the condition be done in an unsigned type? True unless every
