@@ -252,6 +252,10 @@ fn bad_arguments_exit_2() {
     for (args, needle) in [
         (vec![f, "--loop", "2", "--factor", "0"], "at least 1"),
         (
+            vec![f, "--loop", "2", "--factor", "4294967296"],
+            "at most 4294967295 (got 4294967296)",
+        ),
+        (
             vec![f, "--loop", "3", "--factor", "2"],
             "no loop starts on line 3",
         ),

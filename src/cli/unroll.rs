@@ -53,7 +53,11 @@ pub struct UnrollArgs {
 
 pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     if args.factor < 1 || args.factor > u32::MAX as i64 {
-        bail!("--factor must be at least 1 (got {})", args.factor);
+        bail!(
+            "--factor must be at least 1 and at most {} (got {})",
+            u32::MAX,
+            args.factor
+        );
     }
     let factor = args.factor as u32;
     let loop_ref: LoopRef = args.loop_ref.parse()?;
