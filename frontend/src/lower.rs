@@ -1872,7 +1872,15 @@ fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, 
             "array_declarator" | "attributed_declarator" => {
                 d = x.child_by_field_id(fields().declarator)
             }
-            "parenthesized_declarator" => d = x.named_child(0),
+            "parenthesized_declarator" => {
+                // `__align__(16) char smem[]` reads as `__align__ (16 char smem[])` with an
+                // ERROR before the declarator: take the last child that is not one.
+                let mut c = x.walk();
+                d = x
+                    .named_children(&mut c)
+                    .filter(|n| !n.is_error() && n.kind() != "comment")
+                    .last();
+            }
             _ => return (None, value, is_ptr),
         }
     }
