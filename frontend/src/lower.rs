@@ -475,27 +475,9 @@ impl<'s> Lowerer<'s> {
             return;
         };
         let declarator = node.child_by_field_id(fields().declarator);
-        let mut d = declarator;
-        let mut fdecl = None;
-        let mut guard = 0;
-        while let Some(x) = d {
-            guard += 1;
-            if guard > 64 {
-                break;
-            }
-            match x.kind() {
-                "function_declarator" => {
-                    fdecl = Some(x);
-                    break;
-                }
-                "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
-                    d = x.child_by_field_id(fields().declarator)
-                }
-                "parenthesized_declarator" => d = x.named_child(0),
-                _ => break,
-            }
-        }
-        let Some(fdecl) = fdecl else { return };
+        let Some(fdecl) = declarator.and_then(find_function_declarator) else {
+            return;
+        };
         let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else {
             return;
         };
@@ -1887,14 +1869,16 @@ fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, 
     (None, value, is_ptr)
 }
 
+/// The `function_declarator` in a declarator chain (`*f(...)`, `&f(...)`, `(f)(...)`).
 fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
     let mut cur = Some(d);
-    for _ in 0..16 {
+    for _ in 0..64 {
         let x = cur?;
-        if x.kind() == "function_declarator" {
-            return Some(x);
-        }
-        cur = x.child_by_field_id(fields().declarator);
+        cur = match x.kind() {
+            "function_declarator" => return Some(x),
+            "parenthesized_declarator" => x.named_child(0),
+            _ => x.child_by_field_id(fields().declarator),
+        };
     }
     None
 }
