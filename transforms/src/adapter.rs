@@ -924,11 +924,14 @@ fn fallback_header<'a>(src: &[u8], cond: Range<usize>, update: Range<usize>) -> 
         {
             let e = rest(4)?;
             let up = d.tok == Tok::Punct("+");
+            // `e` must bind tighter than the `+`/`-`: no operator of additive or lower
+            // precedence (`i = i + s < 3` is `i = ((i + s) < 3)`).
             if text::tokenize(src, e.clone()).iter().any(|t| {
-                matches!(
-                    t.tok,
-                    Tok::Punct("+" | "-" | "?" | "<<" | ">>" | "&" | "|" | "^")
-                )
+                matches!(t.tok, Tok::Punct(p) if ASSIGN_OPS.contains(&p) || matches!(
+                    p,
+                    "+" | "-" | "?" | "<<" | ">>" | "&" | "|" | "^" | "<" | ">" | "<=" | ">="
+                        | "==" | "!=" | "&&" | "||" | "<=>"
+                ))
             }) {
                 return None;
             }
