@@ -263,7 +263,7 @@ impl Ctx<'_> {
                     .as_ref()
                     .is_some_and(|ps| ps.iter().any(|p| p == x))
             };
-            if written.iter().any(|v| v == name && !is_param(v)) {
+            if self.macro_text_writes(m, name, 0) {
                 return Some(tok.range.start);
             }
             if !written.iter().any(|v| is_param(v))
@@ -287,6 +287,31 @@ impl Ctx<'_> {
             }
         }
         None
+    }
+
+    /// Does the text of macro `m`, or of a macro it uses, write `name` (not one of its
+    /// parameters)?
+    fn macro_text_writes(&self, m: &frontend::MacroDef, name: &str, depth: u32) -> bool {
+        let is_param = |x: &str| {
+            m.params
+                .as_ref()
+                .is_some_and(|ps| ps.iter().any(|p| p == x))
+        };
+        if macro_written_names(&m.body)
+            .iter()
+            .any(|v| v == name && !is_param(v))
+        {
+            return true;
+        }
+        depth < 8
+            && text::tokenize(m.body.as_bytes(), 0..m.body.len())
+                .iter()
+                .any(|x| match &x.tok {
+                    Tok::Ident(w) if *w != m.name && !is_param(w) => self
+                        .macro_def(w)
+                        .is_some_and(|inner| self.macro_text_writes(inner, name, depth + 1)),
+                    _ => false,
+                })
     }
 
     /// `&name` (unary), `name` bound to a reference declaration or captured by a `[&]` lambda
