@@ -165,17 +165,37 @@ pub(crate) fn analyse_function(
                 continue;
             };
             let inner = within(&f.calls, |x| x.span.start, body);
-            for (rule, pred) in [
+            for (slot, rule, pred) in [
                 (
+                    R_BARRIER,
                     Blocker::Barrier,
                     barrier::is_barrier_call as fn(&frontend::Call) -> bool,
                 ),
-                (Blocker::Atomic, atomic::is_atomic_call),
+                (R_ATOMIC, Blocker::Atomic, atomic::is_atomic_call),
             ] {
-                if let Some(x) = inner.iter().find(|x| pred(x)) {
+                // Directly, through a `__device__` function, or through a macro.
+                let via_call = inner.iter().find(|x| {
+                    pred(x)
+                        || call_targets(file, &reach.func_by_name, x)
+                            .any(|j| reach.funcs[j][slot].is_some())
+                });
+                let via_macro = || {
+                    f.macro_refs.iter().find(|r| {
+                        body.contains(&r.span)
+                            && reach
+                                .macro_by_name
+                                .get(r.name.as_str())
+                                .is_some_and(|&m| reach.macros[m][slot].is_some())
+                    })
+                };
+                let hit = match via_call {
+                    Some(x) => Some((x.callee.as_str(), x.span.line)),
+                    None => via_macro().map(|r| (r.name.as_str(), r.span.line)),
+                };
+                if let Some((what, line)) = hit {
                     let label = format!(
-                        "`{}()`, a lambda that calls `{}` (line {})",
-                        c.callee, x.callee, x.span.line
+                        "`{}()`, a lambda that calls `{what}` (line {line})",
+                        c.callee
                     );
                     push(rule, c.span, label, Spread::All, None);
                 }
