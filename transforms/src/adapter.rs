@@ -314,6 +314,41 @@ impl Ctx<'_> {
                 })
     }
 
+    /// Why macro `m` (used in the body), or a macro it uses, cannot be copied: it jumps,
+    /// differs between copies, or reads the induction variable (not as one of its parameters,
+    /// which the copies substitute).
+    fn macro_in_body_problem(&self, m: &frontend::MacroDef, depth: u32) -> Option<String> {
+        let is_param = |x: &str| {
+            m.params
+                .as_ref()
+                .is_some_and(|ps| ps.iter().any(|p| p == x))
+        };
+        for mt in text::tokenize(m.body.as_bytes(), 0..m.body.len()) {
+            let Tok::Ident(x) = &mt.tok else { continue };
+            if matches!(
+                x.as_str(),
+                "break" | "continue" | "return" | "goto" | "__LINE__" | "__COUNTER__"
+            ) {
+                return Some(format!("contains `{x}`"));
+            }
+            if is_param(x) {
+                continue;
+            }
+            if x == self.var {
+                return Some(format!("refers to the induction variable `{}`", self.var));
+            }
+            if depth < 8 && *x != m.name {
+                if let Some(why) = self
+                    .macro_def(x)
+                    .and_then(|inner| self.macro_in_body_problem(inner, depth + 1))
+                {
+                    return Some(format!("uses macro `{x}`, which {why}"));
+                }
+            }
+        }
+        None
+    }
+
     /// `&name` (unary), `name` bound to a reference declaration or captured by a `[&]` lambda
     /// outside the body, or `name` itself a local reference, anywhere in the function.
     fn address_taken(&self, name: &str) -> Option<usize> {
@@ -1258,36 +1293,11 @@ pub fn from_ir(
             }
             Tok::Ident(w) if w == var => {}
             Tok::Ident(w) => {
-                if let Some(m) = cx.macro_def(w) {
-                    let toks = text::tokenize(m.body.as_bytes(), 0..m.body.len());
-                    for mt in toks {
-                        if let Tok::Ident(x) = &mt.tok {
-                            if matches!(
-                                x.as_str(),
-                                "break"
-                                    | "continue"
-                                    | "return"
-                                    | "goto"
-                                    | "__LINE__"
-                                    | "__COUNTER__"
-                            ) {
-                                return Err(Refusal::MacroInBody {
-                                    name: w.clone(),
-                                    why: format!("contains `{x}`"),
-                                });
-                            }
-                            let is_param = m
-                                .params
-                                .as_ref()
-                                .is_some_and(|ps| ps.iter().any(|p| p == x));
-                            if x == var && !is_param {
-                                return Err(Refusal::MacroInBody {
-                                    name: w.clone(),
-                                    why: format!("refers to the induction variable `{var}`"),
-                                });
-                            }
-                        }
-                    }
+                if let Some(why) = cx.macro_def(w).and_then(|m| cx.macro_in_body_problem(m, 0)) {
+                    return Err(Refusal::MacroInBody {
+                        name: w.clone(),
+                        why,
+                    });
                 }
             }
             _ => {}
