@@ -1440,7 +1440,14 @@ impl<'s> Lowerer<'s> {
         } else {
             Access::Read
         };
-        if access == Access::Write {
+        // `int& r = i;` can write `i` through `r`: not a write itself, but the loop's count
+        // is no longer known.
+        let bound_to_reference = pk == K::InitDeclarator
+            && field == fields().value
+            && parent
+                .and_then(|p| p.child_by_field_id(fields().declarator))
+                .is_some_and(|d| d.kind() == "reference_declarator");
+        if access == Access::Write || bound_to_reference {
             fc.writes.entry(name.clone()).or_default().push(span.start);
         }
         fc.f.idents.push(IdentUse { name, span, access });
