@@ -4,8 +4,9 @@
 
 mod common;
 
-use common::{pair, run_pairs, LoopSpec, Pair, StepSpec, Stmt, TYPES};
+use common::{pair, run_pairs, unroll_kernel, LoopSpec, Pair, StepSpec, Stmt, TYPES};
 use proptest::prelude::*;
+use transforms::Mode;
 
 fn base(ty: (&'static str, u32, bool)) -> LoopSpec {
     LoopSpec {
@@ -277,6 +278,50 @@ fn fixed_shapes_all_factors() {
     let out = run_pairs(&pairs, true).unwrap_or_else(|e| panic!("{e}"));
     assert!(out.contains("failures=0"), "{out}");
     eprintln!("{out}");
+}
+
+/// Nested loops unrolled one after the other: the inner loop by 3, then the outer loop (whose
+/// body now holds the unrolled inner loop) by 4.
+#[test]
+fn nested_inner_then_outer() {
+    let orig = "__global__ void orig_nest(unsigned long long p_lo, unsigned long long p_hi, unsigned long long p_step, float* out, const float* in) {
+    const int lo = (int)p_lo;
+    const int hi = (int)p_hi;
+    const int k = (int)(p_step % 7);
+    float acc = 0.0f;
+    for (int i = lo; i < hi; ++i) {
+        hu_trace(i);
+        for (int j = 0; j < k; ++j) {
+            if (j == 1) continue;
+            acc = acc * 0.75f + in[hu_slot(i + j)];
+        }
+        out[hu_slot(i)] += acc;
+    }
+    out[63] = acc;
+}
+";
+    let inner = unroll_kernel(orig, 1, 3, Mode::Manual, "var_nest", "orig_nest")
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The inner loop's `continue` became jumps to labels: the outer loop must now refuse.
+    let err = unroll_kernel(&inner, 0, 4, Mode::Manual, "var_nest", "var_nest").unwrap_err();
+    assert!(err.contains("goto"), "{err}");
+    let no_continue = orig.replace("            if (j == 1) continue;\n", "");
+    let inner = unroll_kernel(&no_continue, 1, 3, Mode::Manual, "var_nest", "orig_nest")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let var = unroll_kernel(&inner, 0, 4, Mode::Manual, "var_nest", "var_nest")
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Outer main loop and remainder, each copy of the body with the inner main and remainder.
+    assert_eq!(var.matches("for (").count(), 2 + 5 * 2, "{var}");
+    let p = Pair {
+        name: "nest".into(),
+        orig: no_continue,
+        var,
+        bits: 32,
+        signed: true,
+        inst: None,
+    };
+    let out = run_pairs(&[p], false).unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.contains("failures=0"), "{out}");
 }
 
 fn stmt() -> impl Strategy<Value = Stmt> {
