@@ -189,13 +189,15 @@ impl Ctx<'_> {
         None
     }
 
-    /// Does a function `callee` declared or defined in this file (or `swap`, which takes its
-    /// arguments by reference) have a non-const reference parameter at position `pos`?
+    /// Does a function `callee` declared or defined in this file, or a lambda stored in a
+    /// variable (or `swap`, which takes its arguments by reference), have a non-const reference
+    /// parameter at position `pos`? A callable variable of unknown signature may.
     fn param_may_be_mutable_ref(&self, callee: &str, pos: usize) -> bool {
         if callee == "swap" {
             return true;
         }
         let t = &self.file_toks;
+        let mut lambda = false;
         for k in 1..t.len().saturating_sub(1) {
             // A declarator `TYPE callee(`: the name follows a type word, `*` or `&`.
             let declarator = match &t[k - 1].tok {
@@ -206,15 +208,29 @@ impl Ctx<'_> {
                 Tok::Punct(p) => matches!(*p, "*" | "&" | "&&"),
                 _ => false,
             };
-            if !declarator
-                || !matches!(&t[k].tok, Tok::Ident(w) if w == callee)
-                || t[k + 1].tok != Tok::Punct("(")
-            {
+            if !matches!(&t[k].tok, Tok::Ident(w) if w == callee) {
                 continue;
             }
+            // `TYPE callee(...)`, or a lambda `callee = [...](...)`: the parameter list's `(`.
+            let open = if declarator && t[k + 1].tok == Tok::Punct("(") {
+                k + 1
+            } else if t[k + 1].tok == Tok::Punct("=")
+                && t.get(k + 2).is_some_and(|x| x.tok == Tok::Punct("["))
+            {
+                let Some(close) = (k + 2..t.len()).find(|&j| t[j].tok == Tok::Punct("]")) else {
+                    continue;
+                };
+                if t.get(close + 1).is_none_or(|x| x.tok != Tok::Punct("(")) {
+                    continue;
+                }
+                lambda = true;
+                close + 1
+            } else {
+                continue;
+            };
             // The parameter at `pos`: tokens between the commas at depth 1.
             let (mut depth, mut n, mut from) = (0i32, 0usize, None);
-            for (j, x) in t.iter().enumerate().skip(k + 1) {
+            for (j, x) in t.iter().enumerate().skip(open) {
                 match x.tok {
                     Tok::Punct("(" | "[" | "{" | "<") => {
                         depth += 1;
@@ -246,7 +262,9 @@ impl Ctx<'_> {
                 }
             }
         }
-        false
+        // A callable local or parameter (functor, function pointer) of unknown signature may
+        // take its arguments by reference.
+        !lambda && self.is_local_or_param(callee)
     }
 
     /// A macro used in the loop body that writes `name`: its text assigns, increments or takes
