@@ -1676,6 +1676,7 @@ impl<'s> Lowerer<'s> {
             }
             functions.push(fin.f);
         }
+        void_counts_of_by_ref_args(&mut functions, src);
         self.out.functions = functions;
         self.out.inert.sort_by_key(|s| s.start);
         self.out
@@ -1720,6 +1721,44 @@ fn blank_function(
 
 /// True for text that holds only whitespace, preprocessor lines and `__launch_bounds__(...)` /
 /// `__attribute__((...))` (what CK-style headers put between `__global__ void` and the name).
+/// A loop variable passed to a non-const `T&` parameter of a function of this file
+/// (`bump(i)` with `void bump(int& v)`) may be written there: its loop has no constant count.
+fn void_counts_of_by_ref_args(functions: &mut [Function], src: &[u8]) {
+    let mut by_ref: HashMap<String, Vec<bool>> = HashMap::new();
+    for f in functions.iter() {
+        let refs = by_ref.entry(f.name.clone()).or_default();
+        for (k, p) in f.params.iter().enumerate() {
+            let text = src.get(p.span.start..p.span.end).unwrap_or_default();
+            let r = p.is_pointer_or_ref && !text.windows(5).any(|w| w == b"const");
+            match refs.get_mut(k) {
+                Some(x) => *x |= r,
+                None => refs.push(r),
+            }
+        }
+    }
+    for f in functions.iter_mut() {
+        let Function { loops, calls, .. } = f;
+        for l in loops.iter_mut().filter(|l| l.trip_count.is_some()) {
+            let Some(var) = l.header.as_ref().map(|h| h.var.as_bytes()) else {
+                continue;
+            };
+            let written = calls.iter().any(|c| {
+                l.body.contains(&c.span)
+                    && by_ref.get(&c.callee).is_some_and(|refs| {
+                        c.arg_spans.iter().zip(refs).any(|(a, &r)| {
+                            r && src
+                                .get(a.start..a.end)
+                                .is_some_and(|t| t.trim_ascii() == var)
+                        })
+                    })
+            });
+            if written {
+                l.trip_count = None;
+            }
+        }
+    }
+}
+
 fn only_directives_and_attributes(b: &[u8]) -> bool {
     if b.len() > 4096 {
         return false;
