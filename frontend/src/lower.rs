@@ -622,29 +622,20 @@ impl<'s> Lowerer<'s> {
             }
         }
         let f = Function {
-            name,
-            qualified_name,
-            kind,
-            span,
-            name_span: span_of(leaf),
-            body: span_of(body),
             is_template,
             is_static,
             launch_bounds,
             qualifier_macro,
             params,
-            loops: Vec::new(),
-            calls: Vec::new(),
-            idents: Vec::new(),
-            decls: Vec::new(),
-            shared: Vec::new(),
-            jumps: Vec::new(),
-            labels: Vec::new(),
-            lambdas: Vec::new(),
-            assigns: Vec::new(),
-            macro_refs: Vec::new(),
-            const_ops: Vec::new(),
             recovered,
+            ..blank_function(
+                name,
+                qualified_name,
+                kind,
+                span,
+                span_of(leaf),
+                span_of(body),
+            )
         };
         self.fns.push(FnCtx {
             f,

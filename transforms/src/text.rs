@@ -95,14 +95,7 @@ pub fn tokenize(src: &[u8], range: Range<usize>) -> Vec<Token> {
             continue;
         }
         if b == b'"' || b == b'\'' {
-            i += 1;
-            while i < end && src[i] != b {
-                if src[i] == b'\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i = (i + 1).min(end);
+            i = skip_quoted(src, i, end);
             out.push(Token {
                 tok: Tok::Str,
                 range: start..i,
@@ -116,15 +109,7 @@ pub fn tokenize(src: &[u8], range: Range<usize>) -> Vec<Token> {
             // String literal prefixes (u8"..", L'..', R"(..)") are rare in kernels: a prefix
             // directly followed by a quote makes the whole thing a string token.
             if i < end && (src[i] == b'"' || src[i] == b'\'') {
-                let q = src[i];
-                i += 1;
-                while i < end && src[i] != q {
-                    if src[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i = (i + 1).min(end);
+                i = skip_quoted(src, i, end);
                 out.push(Token {
                     tok: Tok::Str,
                     range: start..i,
@@ -345,4 +330,18 @@ mod tests {
         let s = b"i = 0, j = 0";
         assert!(has_top_level_comma(s, 0..s.len()));
     }
+}
+
+/// The end of the string or char literal whose opening quote is at `open` (just past its
+/// closing quote, or `end` when it is unterminated); backslash escapes are skipped.
+fn skip_quoted(src: &[u8], open: usize, end: usize) -> usize {
+    let q = src[open];
+    let mut i = open + 1;
+    while i < end && src[i] != q {
+        if src[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    (i + 1).min(end)
 }
