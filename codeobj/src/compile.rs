@@ -1,9 +1,16 @@
-//! Compiling kernels for the `vgpr-pressure` guard: runs a compile command template
-//! (`{src}`, `{out}`, `{arch}` placeholders), in parallel, and caches each object under a
-//! content hash (blake3 of the source bytes, the expanded command and the compiler's
-//! `--version` output). The only module of `codeobj` that does I/O besides [`crate::load`].
+//! Compiling kernels (the `vgpr-pressure` guard, `unroll --verify`, `bench`): runs a compile
+//! command template (`{src}`, `{out}`, `{arch}` placeholders) plus extra arguments (defines,
+//! include directories), in parallel, and caches each output under a content hash: blake3 of
+//! the source bytes, the bytes of every header it includes with `#include "..."` (found next to
+//! the including file or in a `-I` directory, recursively), extra key files (a prelude passed
+//! with `-include`), the expanded command and arguments, and the compiler's `--version` output.
+//! The output is a code object (read back with [`crate::load`]) or text such as PTX.
 //!
-//! Limitation: headers a source includes are not part of the hash.
+//! A second index, `by-source/<key without the compiler identity>`, names the object last built
+//! from those inputs, so that a cache carried to a machine without the compiler (a GPU machine
+//! with only a driver) still serves it: [`Compiled::precompiled`] says so.
+//!
+//! The only module of `codeobj` that does I/O besides [`crate::load`].
 
 use crate::{CodeObject, LoadError};
 use std::collections::HashMap;
@@ -41,6 +48,26 @@ pub enum CompileError {
     Load(LoadError),
 }
 
+/// What a compile produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    /// An AMDGPU code object or offload bundle, read back into [`Compiled::code_objects`].
+    #[default]
+    CodeObject,
+    /// Text such as PTX (`clang -S` for an NVPTX target), cached with this file extension and
+    /// not parsed here.
+    Text(&'static str),
+}
+
+impl Output {
+    fn extension(self) -> &'static str {
+        match self {
+            Output::CodeObject => "co",
+            Output::Text(ext) => ext,
+        }
+    }
+}
+
 /// A compile command and where its results are cached.
 #[derive(Debug, Clone)]
 pub struct Compiler {
@@ -48,6 +75,13 @@ pub struct Compiler {
     pub command: String,
     pub arch: String,
     pub cache_dir: PathBuf,
+    /// Extra arguments placed right after the program (`-DN=4`, `-I dir`, `-include p.h`); one
+    /// argument each, never split.
+    pub args: Vec<String>,
+    /// Files whose bytes are part of the key besides the source and its local headers (a prelude
+    /// passed with `-include`).
+    pub key_files: Vec<PathBuf>,
+    pub output: Output,
 }
 
 /// A compiled source.
@@ -58,7 +92,11 @@ pub struct Compiled {
     pub object: PathBuf,
     /// Whether it came from the cache without running the compiler.
     pub cached: bool,
+    /// Empty for [`Output::Text`] outputs.
     pub code_objects: Vec<CodeObject>,
+    /// Taken from the `by-source` index because the compiler is not installed here: the object
+    /// was built from the same inputs by a compiler whose identity could not be checked.
+    pub precompiled: bool,
 }
 
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
@@ -74,7 +112,27 @@ impl Compiler {
             command: command.into(),
             arch: arch.into(),
             cache_dir: cache_dir.into(),
+            args: Vec::new(),
+            key_files: Vec::new(),
+            output: Output::CodeObject,
         }
+    }
+
+    /// Add extra arguments (see [`Compiler::args`]).
+    pub fn with_args(mut self, args: impl IntoIterator<Item = String>) -> Self {
+        self.args.extend(args);
+        self
+    }
+
+    /// Add files to the key (see [`Compiler::key_files`]).
+    pub fn with_key_files(mut self, files: impl IntoIterator<Item = PathBuf>) -> Self {
+        self.key_files.extend(files);
+        self
+    }
+
+    pub fn with_output(mut self, output: Output) -> Self {
+        self.output = output;
+        self
     }
 
     /// The argument vector for one compile.
@@ -84,7 +142,7 @@ impl Compiler {
         }
         let src = src.display().to_string();
         let out = out.display().to_string();
-        let argv: Vec<String> = self
+        let mut argv: Vec<String> = self
             .command
             .split_whitespace()
             .map(|t| {
@@ -96,10 +154,12 @@ impl Compiler {
         if argv.is_empty() {
             return Err(CompileError::EmptyCommand);
         }
+        argv.splice(1..1, self.args.iter().cloned());
         Ok(argv)
     }
 
-    /// The compiler's identity: its `--version` output (memoised per program).
+    /// The compiler's identity: its `--version` output, memoised per program file (its resolved
+    /// path, size and modification time, so that a reinstalled or removed compiler is seen).
     pub fn identity(&self) -> Result<String, CompileError> {
         let program = self
             .command
@@ -107,42 +167,113 @@ impl Compiler {
             .next()
             .ok_or(CompileError::EmptyCommand)?
             .to_string();
+        let missing = |error| CompileError::CompilerMissing {
+            program: program.clone(),
+            command: self.command.clone(),
+            error,
+        };
+        let resolved = resolve_program(&program).ok_or_else(|| {
+            missing(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "not found on PATH",
+            ))
+        })?;
+        let meta = std::fs::metadata(&resolved).map_err(missing)?;
+        let memo = format!(
+            "{}\0{}\0{:?}",
+            resolved.display(),
+            meta.len(),
+            meta.modified().ok()
+        );
         if let Some(v) = VERSIONS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_or_insert_with(HashMap::new)
-            .get(&program)
+            .get(&memo)
         {
             return Ok(v.clone());
         }
         let out = Command::new(&program)
             .arg("--version")
             .output()
-            .map_err(|error| CompileError::CompilerMissing {
-                program: program.clone(),
-                command: self.command.clone(),
-                error,
-            })?;
+            .map_err(missing)?;
         let v = String::from_utf8_lossy(&out.stdout).into_owned();
         VERSIONS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_or_insert_with(HashMap::new)
-            .insert(program, v.clone());
+            .insert(memo, v.clone());
         Ok(v)
     }
 
-    /// The cache key of a source: blake3(source bytes, expanded command, compiler identity).
+    /// The cache key of source bytes with no local headers: blake3(source bytes, expanded
+    /// command, extra arguments, key files, compiler identity).
     pub fn cache_key(&self, source: &[u8]) -> Result<String, CompileError> {
+        let skey = self.source_key(None, source)?;
+        self.full_key(&skey)
+    }
+
+    /// The key of everything but the compiler identity; with `path`, the headers the source
+    /// includes with `#include "..."` are part of it.
+    pub fn source_key(&self, path: Option<&Path>, source: &[u8]) -> Result<String, CompileError> {
         let mut h = blake3::Hasher::new();
-        h.update(b"hip-unroll compile v1\0");
-        h.update(&(source.len() as u64).to_le_bytes());
-        h.update(source);
-        h.update(b"\0");
-        h.update(self.command.replace("{arch}", &self.arch).as_bytes());
+        let mut field = |bytes: &[u8]| {
+            h.update(&(bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        };
+        field(b"hip-unroll compile v2");
+        field(source);
+        field(self.command.replace("{arch}", &self.arch).as_bytes());
+        for a in &self.args {
+            field(a.as_bytes());
+        }
+        field(self.output.extension().as_bytes());
+        for f in &self.key_files {
+            let bytes = std::fs::read(f).map_err(|error| CompileError::Io {
+                path: f.display().to_string(),
+                error,
+            })?;
+            field(f.display().to_string().as_bytes());
+            field(&bytes);
+        }
+        if let Some(path) = path {
+            for (name, bytes) in local_includes(path, source, &self.include_dirs()) {
+                field(name.display().to_string().as_bytes());
+                field(&bytes);
+            }
+        }
+        Ok(h.finalize().to_hex().to_string())
+    }
+
+    fn full_key(&self, source_key: &str) -> Result<String, CompileError> {
+        let mut h = blake3::Hasher::new();
+        h.update(b"hip-unroll compile v2\0");
+        h.update(source_key.as_bytes());
         h.update(b"\0");
         h.update(self.identity()?.as_bytes());
         Ok(h.finalize().to_hex().to_string())
+    }
+
+    /// Directories named by `-I DIR`, `-IDIR`, `-iquote DIR` in the command and the arguments.
+    fn include_dirs(&self) -> Vec<PathBuf> {
+        let words: Vec<&str> = self
+            .command
+            .split_whitespace()
+            .chain(self.args.iter().map(String::as_str))
+            .collect();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            if (w == "-I" || w == "-iquote") && i + 1 < words.len() {
+                out.push(PathBuf::from(words[i + 1]));
+                i += 1;
+            } else if let Some(d) = w.strip_prefix("-I").filter(|d| !d.is_empty()) {
+                out.push(PathBuf::from(d));
+            }
+            i += 1;
+        }
+        out
     }
 
     /// Compile `src` (or take it from the cache) and read its code objects.
@@ -152,16 +283,28 @@ impl Compiler {
             move |error| CompileError::Io { path, error }
         };
         let bytes = std::fs::read(src).map_err(io(src))?;
-        let key = self.cache_key(&bytes)?;
+        let skey = self.source_key(Some(src), &bytes)?;
+        let index = self.cache_dir.join("by-source").join(&skey);
+        let key = match self.full_key(&skey) {
+            Ok(key) => key,
+            Err(missing @ CompileError::CompilerMissing { .. }) => {
+                return self.precompiled(src, &index).ok_or(missing)?;
+            }
+            Err(e) => return Err(e),
+        };
         std::fs::create_dir_all(&self.cache_dir).map_err(io(&self.cache_dir))?;
-        let object = self.cache_dir.join(format!("{key}.co"));
+        let object = self
+            .cache_dir
+            .join(format!("{key}.{}", self.output.extension()));
         let mut cached = true;
         if !object.is_file() {
             cached = false;
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let tmp = self
-                .cache_dir
-                .join(format!(".tmp-{key}-{}-{n}.co", std::process::id()));
+            let tmp = self.cache_dir.join(format!(
+                ".tmp-{key}-{}-{n}.{}",
+                std::process::id(),
+                self.output.extension()
+            ));
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
@@ -183,13 +326,49 @@ impl Compiler {
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
         }
-        let code_objects = crate::load(&object).map_err(CompileError::Load)?;
+        if std::fs::read_to_string(&index).ok().as_deref()
+            != object.file_name().and_then(|n| n.to_str())
+        {
+            write_atomic(
+                &index,
+                object.file_name().unwrap_or_default().as_encoded_bytes(),
+            )?;
+        }
+        let code_objects = self.read_back(&object)?;
         Ok(Compiled {
             source: src.to_path_buf(),
             object,
             cached,
             code_objects,
+            precompiled: false,
         })
+    }
+
+    fn read_back(&self, object: &Path) -> Result<Vec<CodeObject>, CompileError> {
+        match self.output {
+            Output::CodeObject => crate::load(object).map_err(CompileError::Load),
+            Output::Text(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// The object the `by-source` index names, when the compiler cannot run here.
+    fn precompiled(&self, src: &Path, index: &Path) -> Option<Result<Compiled, CompileError>> {
+        let name = std::fs::read_to_string(index).ok()?;
+        let name = name.trim();
+        if name.is_empty() || name.contains('/') {
+            return None;
+        }
+        let object = self.cache_dir.join(name);
+        if !object.is_file() {
+            return None;
+        }
+        Some(self.read_back(&object).map(|code_objects| Compiled {
+            source: src.to_path_buf(),
+            object,
+            cached: true,
+            code_objects,
+            precompiled: true,
+        }))
     }
 
     /// Compile every source in parallel (one thread each); results in input order.
@@ -205,6 +384,91 @@ impl Compiler {
                 .collect()
         })
     }
+}
+
+/// The file `program` runs: itself when it names a path, else the first match on `PATH`.
+fn resolve_program(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return p.is_file().then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+/// Write `bytes` to `path` through a temporary file in the same directory and a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
+    let io = |error| CompileError::Io {
+        path: path.display().to_string(),
+        error,
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".tmp-{}-{n}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io(e)
+    })
+}
+
+/// The headers `source` (at `path`) includes with `#include "NAME"`, recursively: each found
+/// next to the including file or in one of `dirs`, in the order first reached, each once.
+/// Headers that are not found (system headers, or ones only the compiler's own paths reach)
+/// are left to the compiler identity.
+pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(PathBuf, Vec<u8>)> {
+    const MAX_HEADERS: usize = 4096;
+    let mut out: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<(PathBuf, Vec<u8>)> = vec![(path.to_path_buf(), source.to_vec())];
+    while let Some((file, bytes)) = stack.pop() {
+        let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut found = Vec::new();
+        for name in quoted_includes(&bytes) {
+            let candidates =
+                std::iter::once(here.join(&name)).chain(dirs.iter().map(|d| d.join(&name)));
+            for c in candidates {
+                if c.is_file() {
+                    let canon = std::fs::canonicalize(&c).unwrap_or(c.clone());
+                    if seen.insert(canon) && out.len() < MAX_HEADERS {
+                        if let Ok(b) = std::fs::read(&c) {
+                            out.push((PathBuf::from(&name), b.clone()));
+                            found.push((c, b));
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        // Depth-first in source order.
+        stack.extend(found.into_iter().rev());
+    }
+    out
+}
+
+/// The names of `#include "NAME"` directives, in order (comments before `#` are not handled:
+/// a commented-out include only makes the key cover one more file).
+fn quoted_includes(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix('"') else {
+            continue;
+        };
+        if let Some(end) = rest.find('"') {
+            out.push(rest[..end].to_string());
+        }
+    }
+    out
 }
 
 /// The last `max` bytes of `text` at most, starting on a character boundary.

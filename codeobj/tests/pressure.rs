@@ -185,3 +185,67 @@ fn long_non_ascii_compiler_output_is_cut_on_a_char_boundary() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A header the source includes with `#include "..."` is part of the key: editing it rebuilds.
+#[test]
+fn local_headers_are_part_of_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::create_dir(dir.path().join("inc")).unwrap();
+    std::fs::write(
+        &src,
+        "#include <hip/hip_runtime.h>\n#include \"inc/n.h\"\n__global__ void k(float* p) { p[0] = N; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("inc/n.h"), "#include \"m.h\"\n").unwrap();
+    std::fs::write(dir.path().join("inc/m.h"), "#define N 1\n").unwrap();
+    let c = Compiler::new(DEFAULT_COMMAND, "gfx90a", dir.path().join("cache"));
+    let first = c.compile(&src).unwrap();
+    assert!(!first.cached);
+    assert!(c.compile(&src).unwrap().cached);
+    // Two levels down.
+    std::fs::write(dir.path().join("inc/m.h"), "#define N 2\n").unwrap();
+    let second = c.compile(&src).unwrap();
+    assert!(!second.cached, "an edited header must rebuild");
+    assert_ne!(first.object, second.object);
+    // A define is part of the key too.
+    let with_define = c.clone().with_args(["-DUNUSED=3".to_string()]);
+    assert!(!with_define.compile(&src).unwrap().cached);
+}
+
+/// Where the compiler is missing, the object built from the same inputs is served from the
+/// `by-source` index (a cache carried to a machine with only a GPU driver); inputs never built
+/// still fail with the missing compiler.
+#[test]
+fn precompiled_objects_serve_a_machine_without_the_compiler() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let cc = bin.join("fakecc");
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\necho fakecc 1.0\n[ \"$1\" = --version ] && exit 0\ncp \"$1\" \"$2\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let src = dir.path().join("k.ptx.in");
+    std::fs::write(&src, ".entry k()\n").unwrap();
+    let cache = dir.path().join("cache");
+    let template = format!("{} {{src}} {{out}}", cc.display());
+    let c = Compiler::new(template.clone(), "sm_80", &cache)
+        .with_output(codeobj::compile::Output::Text("ptx"));
+    let built = c.compile(&src).unwrap();
+    assert!(!built.precompiled && built.object.extension().unwrap() == "ptx");
+    assert!(c.compile(&src).unwrap().cached);
+    std::fs::remove_file(&cc).unwrap();
+    let served = c.compile(&src).unwrap();
+    assert!(served.precompiled && served.cached);
+    assert_eq!(served.object, built.object);
+    // Inputs never built here still fail with the missing compiler.
+    std::fs::write(&src, ".entry other()\n").unwrap();
+    match c.compile(&src) {
+        Err(CompileError::CompilerMissing { program, .. }) => assert!(program.ends_with("fakecc")),
+        other => panic!("{other:?}"),
+    }
+}
