@@ -1,0 +1,198 @@
+//! The GPU a bench runs on, behind one trait with two implementations loaded at run time:
+//! [`crate::hip`] (libamdhip64) and [`crate::cuda`] (libcuda through cudarc). Every wait is
+//! bounded: a launch that does not finish within the timeout is an error, never a hang, and a
+//! device that timed out is not touched again (its memory is left to the process exit).
+
+use serde::Serialize;
+use std::time::Duration;
+
+/// Which runtime a device comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Api {
+    Hip,
+    Cuda,
+}
+
+impl std::fmt::Display for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Api::Hip => "hip",
+            Api::Cuda => "cuda",
+        })
+    }
+}
+
+/// What the runner needs to know about a device.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceInfo {
+    pub api: Api,
+    pub ordinal: i32,
+    pub name: String,
+    /// `gfx90a`, `sm_90`; `None` when it cannot be told (then `--arch` is required).
+    pub arch: Option<String>,
+    pub limits: Limits,
+}
+
+/// Launch limits of a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub max_threads_per_block: u32,
+    pub max_block: [u32; 3],
+    pub max_grid: [u32; 3],
+    /// Shared memory (LDS) per block, bytes.
+    pub max_shared_per_block: u32,
+    pub warp_size: u32,
+}
+
+impl Limits {
+    /// Whether a launch fits the device; the error names the limit.
+    pub fn check(&self, grid: [u32; 3], block: [u32; 3], shared: u32, static_shared: u32) -> Result<(), String> {
+        let axes = ["x", "y", "z"];
+        for i in 0..3 {
+            if block[i] > self.max_block[i] {
+                return Err(format!("block.{} = {} is over the device's maximum of {}", axes[i], block[i], self.max_block[i]));
+            }
+            if grid[i] > self.max_grid[i] {
+                return Err(format!("grid.{} = {} is over the device's maximum of {}", axes[i], grid[i], self.max_grid[i]));
+            }
+        }
+        let threads: u64 = block.iter().map(|&b| b as u64).product();
+        if threads > self.max_threads_per_block as u64 {
+            return Err(format!("block of {threads} threads is over the device's maximum of {}", self.max_threads_per_block));
+        }
+        let lds = shared as u64 + static_shared as u64;
+        if lds > self.max_shared_per_block as u64 {
+            return Err(format!(
+                "{lds} bytes of shared memory per block ({shared} dynamic + {static_shared} static) is over the device's maximum of {}",
+                self.max_shared_per_block
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A device allocation (an address in the device's space).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DevicePtr(pub u64);
+
+/// A loaded kernel of a device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelHandle(pub usize);
+
+/// How one launch looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+}
+
+/// Why a device call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// No usable library or device: one line for the user, exit 2.
+    #[error("{0}")]
+    Unavailable(String),
+    /// A runtime call returned an error.
+    #[error("{call} failed: {name}{detail}")]
+    Call {
+        call: &'static str,
+        name: String,
+        /// `: description` or empty.
+        detail: String,
+    },
+    #[error("{what} did not finish within {timeout:?} (the device is left as it is)")]
+    Timeout { what: String, timeout: Duration },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// One GPU, as the runner drives it. Calls are in order on one stream.
+pub trait Device {
+    fn info(&self) -> &DeviceInfo;
+    /// Load a module (a code object or PTX text, NUL-terminated by the implementation) and
+    /// find `symbol` in it. `param_offsets`/`kernarg_size` lay out the argument block where the
+    /// runtime wants one (HIP); CUDA takes one pointer per parameter.
+    fn load(&mut self, image: &[u8], symbol: &str, param_offsets: &[u32], kernarg_size: u32) -> Result<KernelHandle, DeviceError>;
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError>;
+    fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError>;
+    fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError>;
+    fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError>;
+    /// Launch `kernel` with one byte string per parameter, timed by GPU events around it; waits
+    /// (bounded by the timeout) and returns the elapsed milliseconds.
+    fn launch_timed(&mut self, kernel: KernelHandle, launch: &Launch, args: &[Vec<u8>]) -> Result<f64, DeviceError>;
+}
+
+/// Run `f` on another thread and give up after `timeout`: for runtime entry points that could
+/// block on a broken driver (initialisation). A thread that never returns is left behind.
+pub(crate) fn bounded<T: Send + 'static>(what: &str, timeout: Duration, f: impl FnOnce() -> T + Send + 'static) -> Result<T, DeviceError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("hip-unroll-gpu-init".into())
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .map_err(|e| DeviceError::Unavailable(format!("cannot start a thread: {e}")))?;
+    rx.recv_timeout(timeout).map_err(|_| DeviceError::Timeout {
+        what: what.to_string(),
+        timeout,
+    })
+}
+
+/// Poll `ready` until it says done, an error, or the deadline: never a blocking wait.
+pub(crate) fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool, DeviceError>) -> Result<(), DeviceError> {
+    let start = std::time::Instant::now();
+    let mut spins = 0u32;
+    loop {
+        if ready()? {
+            return Ok(());
+        }
+        if start.elapsed() > timeout {
+            return Err(DeviceError::Timeout {
+                what: what.to_string(),
+                timeout,
+            });
+        }
+        spins += 1;
+        if spins < 1000 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits {
+            max_threads_per_block: 1024,
+            max_block: [1024, 1024, 64],
+            max_grid: [2147483647, 65535, 65535],
+            max_shared_per_block: 65536,
+            warp_size: 64,
+        }
+    }
+
+    #[test]
+    fn limits_name_what_is_over() {
+        let l = limits();
+        assert!(l.check([1024, 1, 1], [256, 1, 1], 0, 1024).is_ok());
+        assert_eq!(l.check([1, 1, 1], [2048, 1, 1], 0, 0).unwrap_err(), "block.x = 2048 is over the device's maximum of 1024");
+        assert_eq!(l.check([1, 70000, 1], [1, 1, 1], 0, 0).unwrap_err(), "grid.y = 70000 is over the device's maximum of 65535");
+        assert_eq!(l.check([1, 1, 1], [64, 32, 1], 0, 0).unwrap_err(), "block of 2048 threads is over the device's maximum of 1024");
+        assert!(l.check([1, 1, 1], [64, 1, 1], 65536, 16).unwrap_err().contains("65552 bytes of shared memory"));
+    }
+
+    #[test]
+    fn waits_are_bounded() {
+        let e = wait_until("a launch", Duration::from_millis(20), || Ok(false)).unwrap_err();
+        assert!(matches!(e, DeviceError::Timeout { .. }), "{e}");
+        let e = bounded("hipInit", Duration::from_millis(20), || std::thread::sleep(Duration::from_secs(5))).unwrap_err();
+        assert!(e.to_string().starts_with("hipInit did not finish within 20ms"), "{e}");
+        assert_eq!(bounded("x", Duration::from_secs(5), || 7).unwrap(), 7);
+    }
+}

@@ -1,0 +1,286 @@
+//! Element and scalar types of a spec (`f32`, `i32`, ...): sizes, the C++ types they match in a
+//! kernel's demangled signature, encoding of scalar values and generation of buffer contents.
+
+use serde::{Deserialize, Serialize};
+
+/// A scalar type a buffer element or a by-value argument may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Elem {
+    I8,
+    U8,
+    I16,
+    U16,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl Elem {
+    pub const ALL: [Elem; 10] = [
+        Elem::I8,
+        Elem::U8,
+        Elem::I16,
+        Elem::U16,
+        Elem::I32,
+        Elem::U32,
+        Elem::I64,
+        Elem::U64,
+        Elem::F32,
+        Elem::F64,
+    ];
+
+    pub fn size(self) -> usize {
+        match self {
+            Elem::I8 | Elem::U8 => 1,
+            Elem::I16 | Elem::U16 => 2,
+            Elem::I32 | Elem::U32 | Elem::F32 => 4,
+            Elem::I64 | Elem::U64 | Elem::F64 => 8,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::I8 => "i8",
+            Elem::U8 => "u8",
+            Elem::I16 => "i16",
+            Elem::U16 => "u16",
+            Elem::I32 => "i32",
+            Elem::U32 => "u32",
+            Elem::I64 => "i64",
+            Elem::U64 => "u64",
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F32 | Elem::F64)
+    }
+
+    /// The spellings of this type in a demangled C++ signature (typedefs such as `int32_t` or
+    /// `size_t` are already resolved there).
+    pub fn cxx_names(self) -> &'static [&'static str] {
+        match self {
+            Elem::I8 => &["signed char", "char"],
+            Elem::U8 => &["unsigned char", "char", "bool"],
+            Elem::I16 => &["short"],
+            Elem::U16 => &["unsigned short"],
+            Elem::I32 => &["int"],
+            Elem::U32 => &["unsigned int"],
+            Elem::I64 => &["long", "long long"],
+            Elem::U64 => &["unsigned long", "unsigned long long"],
+            Elem::F32 => &["float"],
+            Elem::F64 => &["double"],
+        }
+    }
+
+    /// The spec type for a demangled C++ scalar type, when it is one hip-unroll knows.
+    pub fn from_cxx(t: &str) -> Option<Elem> {
+        let t = t.trim();
+        Elem::ALL
+            .into_iter()
+            .find(|e| e.cxx_names().first() == Some(&t) || (t != "char" && t != "bool" && e.cxx_names().contains(&t)))
+            .or(match t {
+                "char" => Some(Elem::I8),
+                "bool" => Some(Elem::U8),
+                _ => None,
+            })
+    }
+
+    /// The little-endian bytes of `v` as this type, or why it does not fit.
+    pub fn encode(self, v: &Number) -> Result<Vec<u8>, String> {
+        fn int<T: TryFrom<i128>>(v: &Number, name: &str) -> Result<T, String> {
+            match *v {
+                Number::Int(i) => T::try_from(i).map_err(|_| format!("{i} does not fit in {name}")),
+                Number::Float(f) => Err(format!("{f} is not an integer ({name})")),
+            }
+        }
+        let n = self.name();
+        Ok(match self {
+            Elem::I8 => int::<i8>(v, n)?.to_le_bytes().to_vec(),
+            Elem::U8 => int::<u8>(v, n)?.to_le_bytes().to_vec(),
+            Elem::I16 => int::<i16>(v, n)?.to_le_bytes().to_vec(),
+            Elem::U16 => int::<u16>(v, n)?.to_le_bytes().to_vec(),
+            Elem::I32 => int::<i32>(v, n)?.to_le_bytes().to_vec(),
+            Elem::U32 => int::<u32>(v, n)?.to_le_bytes().to_vec(),
+            Elem::I64 => int::<i64>(v, n)?.to_le_bytes().to_vec(),
+            Elem::U64 => int::<u64>(v, n)?.to_le_bytes().to_vec(),
+            Elem::F32 => (v.as_f64() as f32).to_le_bytes().to_vec(),
+            Elem::F64 => v.as_f64().to_le_bytes().to_vec(),
+        })
+    }
+
+    /// Element `i` of `bytes` as f64 (exact for every integer type up to 2^53).
+    pub fn read_f64(self, bytes: &[u8], i: usize) -> f64 {
+        let s = self.size();
+        let b = &bytes[i * s..(i + 1) * s];
+        match self {
+            Elem::I8 => b[0] as i8 as f64,
+            Elem::U8 => b[0] as f64,
+            Elem::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+            Elem::U16 => u16::from_le_bytes([b[0], b[1]]) as f64,
+            Elem::I32 => i32::from_le_bytes(b.try_into().expect("4 bytes")) as f64,
+            Elem::U32 => u32::from_le_bytes(b.try_into().expect("4 bytes")) as f64,
+            Elem::I64 => i64::from_le_bytes(b.try_into().expect("8 bytes")) as f64,
+            Elem::U64 => u64::from_le_bytes(b.try_into().expect("8 bytes")) as f64,
+            Elem::F32 => f32::from_le_bytes(b.try_into().expect("4 bytes")) as f64,
+            Elem::F64 => f64::from_le_bytes(b.try_into().expect("8 bytes")),
+        }
+    }
+
+    /// Element `i` of `bytes` as written in a report (`1.5`, `-3`, `NaN`).
+    pub fn show(self, bytes: &[u8], i: usize) -> String {
+        let s = self.size();
+        let b = &bytes[i * s..(i + 1) * s];
+        match self {
+            Elem::I64 => i64::from_le_bytes(b.try_into().expect("8 bytes")).to_string(),
+            Elem::U64 => u64::from_le_bytes(b.try_into().expect("8 bytes")).to_string(),
+            Elem::F32 => format!("{:?}", f32::from_le_bytes(b.try_into().expect("4 bytes"))),
+            Elem::F64 => format!("{:?}", f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            _ => format!("{}", self.read_f64(bytes, i)),
+        }
+    }
+}
+
+impl std::fmt::Display for Elem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A number from the spec: TOML integers stay exact.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    pub fn as_f64(&self) -> f64 {
+        match *self {
+            Number::Int(i) => i as f64,
+            Number::Float(f) => f,
+        }
+    }
+}
+
+/// SplitMix64 (Steele, Lea and Flood): a fixed, tiny generator, so that `uniform` contents with
+/// a given seed are the same bytes in every hip-unroll version and on every machine (a property
+/// general-purpose RNG crates do not promise across releases).
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1) with 53 random bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// How a buffer's contents are made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fill {
+    Zeros,
+    Ones,
+    /// 0, 1, 2, ... (wrapping for narrow integer types).
+    Iota,
+    /// Uniform in [low, high) (integers: [low, high] rounded down), from SplitMix64(seed).
+    Uniform { low: f64, high: f64, seed: u64 },
+}
+
+/// `len` elements of `elem` made by `fill`, little-endian.
+pub fn generate(elem: Elem, len: usize, fill: &Fill) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len * elem.size());
+    let mut rng = match fill {
+        Fill::Uniform { seed, .. } => Some(SplitMix64(*seed)),
+        _ => None,
+    };
+    for i in 0..len {
+        if elem.is_float() {
+            let v = match fill {
+                Fill::Zeros => 0.0,
+                Fill::Ones => 1.0,
+                Fill::Iota => i as f64,
+                Fill::Uniform { low, high, .. } => {
+                    low + (high - low) * rng.as_mut().expect("seeded").next_f64()
+                }
+            };
+            match elem {
+                Elem::F32 => out.extend((v as f32).to_le_bytes()),
+                _ => out.extend(v.to_le_bytes()),
+            }
+        } else {
+            let v: i128 = match fill {
+                Fill::Zeros => 0,
+                Fill::Ones => 1,
+                Fill::Iota => i as i128,
+                Fill::Uniform { low, high, .. } => {
+                    let u = rng.as_mut().expect("seeded").next_f64();
+                    ((low + (high - low + 1.0) * u).floor().min(*high)) as i128
+                }
+            };
+            // Truncation: iota wraps in narrow types; the other fills are in range.
+            let bytes = (v as u128).to_le_bytes();
+            out.extend_from_slice(&bytes[..elem.size()]);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills() {
+        assert_eq!(generate(Elem::I32, 3, &Fill::Iota), [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(generate(Elem::F32, 1, &Fill::Ones), 1.0f32.to_le_bytes());
+        assert_eq!(generate(Elem::U8, 300, &Fill::Iota)[257], 1);
+        let u = Fill::Uniform { low: -1.0, high: 1.0, seed: 7 };
+        let a = generate(Elem::F64, 1000, &u);
+        assert_eq!(a, generate(Elem::F64, 1000, &u), "same seed, same bytes");
+        assert_ne!(a, generate(Elem::F64, 1000, &Fill::Uniform { low: -1.0, high: 1.0, seed: 8 }));
+        let vals: Vec<f64> = (0..1000).map(|i| Elem::F64.read_f64(&a, i)).collect();
+        assert!(vals.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(vals.iter().any(|v| *v < -0.9) && vals.iter().any(|v| *v > 0.9));
+        let dice = generate(Elem::I32, 600, &Fill::Uniform { low: 1.0, high: 6.0, seed: 1 });
+        let d: Vec<f64> = (0..600).map(|i| Elem::I32.read_f64(&dice, i)).collect();
+        for face in 1..=6 {
+            assert!(d.contains(&(face as f64)), "{face} missing");
+        }
+        assert!(d.iter().all(|v| (1.0..=6.0).contains(v)));
+    }
+
+    /// The first outputs of SplitMix64 seeded with 0 (the published reference values).
+    #[test]
+    fn splitmix_reference() {
+        let mut r = SplitMix64(0);
+        assert_eq!(r.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(r.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+    }
+
+    #[test]
+    fn encode_checks_range() {
+        assert_eq!(Elem::I32.encode(&Number::Int(-2)).unwrap(), (-2i32).to_le_bytes());
+        assert!(Elem::U8.encode(&Number::Int(256)).unwrap_err().contains("does not fit in u8"));
+        assert!(Elem::I32.encode(&Number::Float(1.5)).unwrap_err().contains("not an integer"));
+        assert_eq!(Elem::F32.encode(&Number::Int(3)).unwrap(), 3.0f32.to_le_bytes());
+        assert_eq!(Elem::from_cxx("unsigned int"), Some(Elem::U32));
+        assert_eq!(Elem::from_cxx("long long"), Some(Elem::I64));
+        assert_eq!(Elem::from_cxx("char"), Some(Elem::I8));
+        assert_eq!(Elem::from_cxx("float4"), None);
+    }
+}

@@ -1,0 +1,39 @@
+//! The runner's error type: each variant is one line for the user (the binary adds `error: `).
+
+use crate::device::DeviceError;
+use crate::prelude::Refusal;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
+    /// The spec does not fit the compiled kernel (arguments, unknown kernel, launch limits).
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+    /// The kernel uses constructs with no CUDA meaning (NVIDIA path).
+    #[error("{file}: cannot run on NVIDIA: {}", .refusals.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("; "))]
+    Refused { file: String, refusals: Vec<Refusal> },
+    #[error("{}", compile_message(.0))]
+    Compile(codeobj::compile::CompileError),
+    #[error("{0}")]
+    Build(String),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error("{path}: {}", crate::spec::io_reason(.error))]
+    Io { path: String, error: std::io::Error },
+    /// A variant's outputs are not within the tolerance of the baseline's.
+    #[error("outputs differ from the baseline's: {}", .0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))]
+    OutputsDiffer(Vec<crate::session::OutputDiff>),
+    /// The kernel changed a buffer the spec does not mark as an output.
+    #[error("{0}")]
+    WroteInput(String),
+}
+
+fn compile_message(e: &codeobj::compile::CompileError) -> String {
+    match e {
+        codeobj::compile::CompileError::CompilerMissing { program, .. } => format!(
+            "{program} is not installed here and the cache holds no object built from these inputs: compile on a machine that has it (`hip-unroll bench SPEC --compile-only --backend BACKEND --arch ARCH --cache-dir DIR`) and bring DIR along (`--cache-dir DIR`)"
+        ),
+        other => other.to_string(),
+    }
+}

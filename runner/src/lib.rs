@@ -1,0 +1,27 @@
+//! runner: the kernel runner behind `hip-unroll bench`. A launch spec ([`spec`]) names a kernel,
+//! its launch and its arguments; [`build`] compiles it through `codeobj`'s cache (hipcc for
+//! AMD, clang-19 to PTX with the [`prelude`] for NVIDIA) and checks the spec against the real
+//! parameter list ([`signature`]); [`session`] loads it on a GPU found at run time ([`hip`],
+//! [`cuda`]), times launches with GPU events and compares outputs ([`compare`], [`stats`]).
+//!
+//! No GPU library is linked: libamdhip64 and libcuda are opened when a device is asked for,
+//! so the binary runs, and fails with one clear line, on machines with neither.
+
+pub mod build;
+pub mod compare;
+pub mod cuda;
+pub mod device;
+pub mod elem;
+pub mod error;
+pub mod expr;
+pub mod hip;
+pub mod prelude;
+pub mod ptx;
+pub mod session;
+pub mod signature;
+pub mod spec;
+pub mod stats;
+
+pub use error::RunnerError;
+pub use session::{Backend, Options, Session};
+pub use spec::Spec;

@@ -1,0 +1,319 @@
+//! The NVIDIA path's prelude (HIP device-side names mapped to CUDA's, see
+//! `runner/prelude/hip_unroll_cuda_prelude.h`) and the refusals: constructs with no CUDA
+//! meaning that a kernel reaches (AMD builtins, wave64-only code), found on the frontend IR of
+//! the kernel and the same-file functions and macros it uses.
+
+use frontend::{Function, FunctionKind, SourceFile, Span};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+/// The prelude header, passed to clang with `-include`.
+pub const PRELUDE: &str = include_str!("../prelude/hip_unroll_cuda_prelude.h");
+/// File name of the prelude in the cache.
+pub const PRELUDE_NAME: &str = "hip_unroll_cuda_prelude.h";
+/// `hip/hip_runtime.h` (and `hip_runtime_api.h`) on the NVIDIA path: the prelude again, so that
+/// `#include <hip/hip_runtime.h>` finds it before any installed HIP header.
+const SHADOW: &str = "// hip-unroll: HIP's runtime header on the NVIDIA path is the prelude.\n#include \"../hip_unroll_cuda_prelude.h\"\n";
+
+/// Write the prelude and the shadow `hip/` headers under `dir` (once per content; atomically);
+/// returns the prelude's path and the include directory to pass with `-I`.
+pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let root = dir.join(format!("prelude-{}", &blake3::hash(PRELUDE.as_bytes()).to_hex()[..16]));
+    let prelude = root.join(PRELUDE_NAME);
+    let files = [
+        (prelude.clone(), PRELUDE),
+        (root.join("hip/hip_runtime.h"), SHADOW),
+        (root.join("hip/hip_runtime_api.h"), SHADOW),
+    ];
+    for (path, text) in files {
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
+            continue;
+        }
+        let parent = path.parent().expect("has a parent");
+        std::fs::create_dir_all(parent)?;
+        let tmp = parent.join(format!(".tmp-{}-{}", std::process::id(), path.file_name().and_then(|n| n.to_str()).unwrap_or("h")));
+        std::fs::write(&tmp, text)?;
+        std::fs::rename(&tmp, &path)?;
+    }
+    Ok((prelude, root))
+}
+
+/// A construct the NVIDIA path cannot compile faithfully.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// The construct as named in the source (`__builtin_amdgcn_readfirstlane`, `0xffffffffffffffff`).
+    pub construct: String,
+    pub line: u32,
+    pub column: u32,
+    /// Why it has no CUDA meaning.
+    pub reason: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: `{}`: {}", self.line, self.construct, self.reason)
+    }
+}
+
+/// Calls with no CUDA meaning, by prefix.
+const AMD_PREFIXES: &[(&str, &str)] = &[
+    ("__builtin_amdgcn_", "an AMDGPU builtin"),
+    ("__builtin_r600_", "an AMDGPU builtin"),
+    ("__ockl_", "an AMD device-library function (ockl)"),
+    ("__ocml_", "an AMD device-library function (ocml)"),
+    ("__llvm_amdgcn_", "an AMDGPU intrinsic"),
+    ("__hip_atomic_", "an AMD scoped atomic builtin"),
+    ("__hip_ds_", "an AMD LDS permute/swizzle"),
+    ("__hip_move_dpp", "an AMD DPP move"),
+    ("__amdgcn_", "an AMDGPU builtin"),
+    ("__mbcnt_", "AMD's lane-count instruction (mbcnt)"),
+    ("__bitextract_", "an AMD bit-field instruction"),
+    ("__bitinsert_", "an AMD bit-field instruction"),
+    ("__fns", "an AMD find-nth-set-bit helper"),
+    ("__lastbit_", "an AMD bit helper"),
+];
+
+const BALLOTS: &[&str] = &["__ballot", "__ballot_sync", "__activemask"];
+
+fn is_warp_intrinsic(name: &str) -> bool {
+    name == "__syncwarp"
+        || (name.ends_with("_sync")
+            && ["__shfl", "__ballot", "__any", "__all", "__match", "__reduce", "__uni"]
+                .iter()
+                .any(|p| name.starts_with(p)))
+}
+
+/// The refusals for kernel `kernel` (its bare name, every overload) of `file`.
+pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
+    let mut out = Vec::new();
+    let macros: HashMap<&str, Vec<&frontend::MacroDef>> =
+        file.macros.iter().fold(HashMap::new(), |mut m, d| {
+            m.entry(d.name.as_str()).or_default().push(d);
+            m
+        });
+    for f in reachable(file, kernel) {
+        calls(f, &macros, &mut out);
+        wave64(f, &mut out);
+    }
+    // Wave-size constants of 64 the reached code uses.
+    for f in reachable(file, kernel) {
+        for r in &f.macro_refs {
+            if let Some(defs) = macros.get(r.name.as_str()) {
+                let all_64 = defs.iter().all(|d| d.params.is_none() && is_64(&d.body));
+                if all_64 && guards::rules::wave_size::is_warp_size_name(&r.name) {
+                    push(&mut out, &r.name, r.span, "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)");
+                }
+            }
+        }
+        for d in f.decls.iter().chain(file.globals.iter()) {
+            if d.init_int == Some(64) && guards::rules::wave_size::is_warp_size_name(&d.name) && f.idents.iter().any(|u| u.name == d.name) {
+                let span = if f.span.contains(&d.span) { d.span } else { f.idents.iter().find(|u| u.name == d.name).map(|u| u.span).unwrap_or(d.span) };
+                push(&mut out, &d.name, span, "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)");
+            }
+        }
+    }
+    out.sort_by_key(|r| (r.line, r.column, r.construct.clone()));
+    out.dedup();
+    out
+}
+
+fn is_64(body: &str) -> bool {
+    body.trim().trim_matches(['(', ')']).trim() == "64"
+}
+
+fn push(out: &mut Vec<Refusal>, construct: &str, span: Span, reason: &str) {
+    out.push(Refusal {
+        construct: construct.to_string(),
+        line: span.line,
+        column: span.column,
+        reason: reason.to_string(),
+    });
+}
+
+/// The kernel and every same-file `__device__` function it reaches through calls or macros.
+fn reachable<'a>(file: &'a SourceFile, kernel: &str) -> Vec<&'a Function> {
+    let gpu: Vec<&Function> = file.functions.iter().filter(|f| f.kind != FunctionKind::Host).collect();
+    let macro_calls: HashMap<&str, &Vec<String>> = file.macros.iter().map(|m| (m.name.as_str(), &m.calls)).collect();
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut stack: Vec<usize> = gpu
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.name == kernel && f.kind == FunctionKind::Kernel)
+        .map(|(i, _)| i)
+        .collect();
+    while let Some(i) = stack.pop() {
+        if !seen.insert(i) {
+            continue;
+        }
+        let f = gpu[i];
+        let mut names: Vec<&str> = f.calls.iter().map(|c| c.callee.as_str()).collect();
+        for r in &f.macro_refs {
+            if let Some(cs) = macro_calls.get(r.name.as_str()) {
+                names.extend(cs.iter().map(String::as_str));
+            }
+        }
+        for (j, g) in gpu.iter().enumerate() {
+            if g.kind == FunctionKind::Device && names.contains(&g.name.as_str()) && !seen.contains(&j) {
+                stack.push(j);
+            }
+        }
+    }
+    let mut v: Vec<usize> = seen.into_iter().collect();
+    v.sort_unstable();
+    v.into_iter().map(|i| gpu[i]).collect()
+}
+
+fn amd_reason(name: &str) -> Option<&'static str> {
+    AMD_PREFIXES.iter().find(|(p, _)| name.starts_with(p)).map(|(_, r)| *r)
+}
+
+/// AMD-only calls, directly or through the file's macros (followed to any depth).
+fn calls(f: &Function, macros: &HashMap<&str, Vec<&frontend::MacroDef>>, out: &mut Vec<Refusal>) {
+    for c in &f.calls {
+        if let Some(why) = amd_reason(&c.callee) {
+            push(out, &c.callee, c.callee_span, &format!("{why}, with no CUDA equivalent"));
+        }
+    }
+    for r in &f.macro_refs {
+        let mut stack = vec![r.name.as_str()];
+        let mut seen = HashSet::new();
+        while let Some(m) = stack.pop() {
+            if !seen.insert(m) {
+                continue;
+            }
+            for d in macros.get(m).into_iter().flatten() {
+                for c in d.calls.iter().chain(d.idents.iter()) {
+                    if let Some(why) = amd_reason(c) {
+                        push(out, c, r.span, &format!("{why}, with no CUDA equivalent (through macro `{}`)", r.name));
+                    } else if macros.contains_key(c.as_str()) {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Wave64-only code: lane masks wider than 32 bits, the upper half of a ballot read, and lane
+/// ids compared with or masked by values only a 64-lane wavefront reaches.
+fn wave64(f: &Function, out: &mut Vec<Refusal>) {
+    const WIDE: i128 = u32::MAX as i128;
+    for c in &f.calls {
+        if is_warp_intrinsic(&c.callee) {
+            if let Some(Some(m)) = c.arg_ints.first() {
+                if *m > WIDE || *m < -1 {
+                    push(out, &format!("{}({m:#x}, ...)", c.callee), c.span, "a 64-bit lane mask (wave64-only code; NVIDIA warps have 32 lanes)");
+                }
+            }
+        }
+    }
+    // Names holding a ballot (or derived from one), and names holding a lane id.
+    let mut ballot: HashSet<&str> = HashSet::new();
+    let mut lane: HashSet<&str> = HashSet::new();
+    loop {
+        let before = (ballot.len(), lane.len());
+        for d in &f.decls {
+            if d.init_idents.iter().any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str())) {
+                ballot.insert(&d.name);
+            }
+            if d.init_idents.iter().any(|n| n == "__lane_id" || lane.contains(n.as_str())) {
+                lane.insert(&d.name);
+            }
+        }
+        for a in &f.assigns {
+            if a.value_idents.iter().any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str())) {
+                ballot.insert(&a.target);
+            }
+        }
+        if (ballot.len(), lane.len()) == before {
+            break;
+        }
+    }
+    for op in &f.const_ops {
+        let names: Vec<&str> = op.operand_names.iter().map(String::as_str).collect();
+        let on_ballot = names.iter().any(|n| BALLOTS.contains(n) || ballot.contains(n));
+        let on_lane = names.iter().any(|n| *n == "__lane_id" || lane.contains(n));
+        let k = op.constant;
+        let shown = |what: &str| format!("{what} {} {k}", op.op);
+        if on_ballot {
+            let upper = match op.op.as_str() {
+                ">>" => op.constant_on_right && k >= 32,
+                "&" | "==" | "!=" | "<" | "<=" | ">" | ">=" => k > WIDE,
+                _ => false,
+            };
+            if upper {
+                push(out, &shown("ballot"), op.span, "reads the upper 32 lanes of a ballot (wave64-only code; NVIDIA warps have 32 lanes)");
+            }
+        }
+        if on_lane && op.constant_on_right {
+            let wave64 = match op.op.as_str() {
+                "<" | ">=" => k > 32,
+                "<=" | ">" | "==" | "!=" => k >= 32,
+                "%" => k > 32,
+                "&" => k > 31 && k < 64,
+                _ => false,
+            };
+            if wave64 {
+                push(out, &shown("lane id"), op.span, "assumes lane ids of a 64-lane wavefront (wave64-only code; NVIDIA warps have 32 lanes)");
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(src: &str) -> Vec<String> {
+        refusals(&frontend::parse(src.as_bytes()), "k")
+            .into_iter()
+            .map(|r| format!("{}:{}", r.line, r.construct))
+            .collect()
+    }
+
+    #[test]
+    fn amd_builtins_are_refused_directly_and_through_macros_and_helpers() {
+        let src = "#define FIRST(x) __builtin_amdgcn_readfirstlane(x)\n\
+__device__ int helper(int v) { return __ockl_wfred_add_i32(v); }\n\
+__device__ int unused(int v) { return __builtin_amdgcn_ds_swizzle(v, 0); }\n\
+__global__ void k(int* p) {\n  p[0] = FIRST(p[1]);\n  p[2] = helper(p[3]);\n  p[4] = __builtin_amdgcn_mbcnt_lo(~0u, 0u);\n}\n";
+        assert_eq!(refused(src), ["2:__ockl_wfred_add_i32", "5:__builtin_amdgcn_readfirstlane", "7:__builtin_amdgcn_mbcnt_lo"]);
+    }
+
+    #[test]
+    fn wave64_code_is_refused() {
+        let src = "#define WAVE_SIZE 64\n\
+__global__ void k(unsigned long long* p, int* q) {\n\
+  unsigned long long b = __ballot(q[0] > 0);\n\
+  if (b == 0xffffffffffffffff) p[0] = 1;\n\
+  p[1] = b >> 32;\n\
+  p[2] = __shfl_sync(0xffffffffffffffffull, p[3], 1);\n\
+  int lane = __lane_id();\n\
+  if (lane >= 48) q[1] = 0;\n\
+  q[2] = lane & 63;\n\
+  q[3] = WAVE_SIZE;\n\
+}\n";
+        let r = refused(src);
+        assert_eq!(r.len(), 6, "{r:?}");
+        for want in ["4:ballot == ", "5:ballot >> 32", "6:__shfl_sync(0xffffffffffffffff", "8:lane id >= 48", "9:lane id & 63", "10:WAVE_SIZE"] {
+            assert!(r.iter().any(|x| x.starts_with(want)), "{want} not in {r:?}");
+        }
+    }
+
+    #[test]
+    fn portable_code_is_not_refused() {
+        let src = "#include <hip/hip_runtime.h>\n\
+#if defined(__HIP_PLATFORM_AMD__)\n#define WARP 64\n#else\n#define WARP 32\n#endif\n\
+__global__ void k(float* p, unsigned long long* m) {\n\
+  float v = p[threadIdx.x];\n\
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);\n\
+  unsigned long long b = __ballot(v > 0);\n\
+  m[0] = __popcll(b) + WARP;\n\
+  if (__lane_id() < 16) p[0] = v;\n\
+  __syncthreads();\n\
+  atomicAdd(p + 1, v);\n\
+}\n";
+        assert_eq!(refused(src), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,376 @@
+//! A bench session: one device, the spec's buffers on it, and kernels prepared against them.
+//! This is the library API the `bench` command and the tuner's `bench` backend share:
+//! [`Session::open`] (device, buffers, the baseline kernel), [`Session::prepare`] (compile a
+//! variant, launch it once on fresh outputs and compare them with the baseline's) and
+//! [`Session::sample`] (one timed launch; outputs are reset first, outside the timed part, so
+//! every launch of every kernel sees the same memory).
+
+use crate::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
+use crate::compare::{checksum, diff, Mismatch};
+use crate::device::{Api, Device, DeviceError, DevicePtr, KernelHandle, Launch};
+use crate::elem::generate;
+use crate::error::RunnerError;
+use crate::spec::{ArgKind, Init, Spec, Tolerance};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Which runtime to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// A HIP device if there is one, else a CUDA device.
+    Auto,
+    Hip,
+    Cuda,
+}
+
+/// How a session finds its device and compiles.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub backend: Backend,
+    /// Compile target (`gfx90a`, `sm_80`); default: the device's (AMD) or `sm_80` (NVIDIA).
+    pub arch: Option<String>,
+    pub device: i32,
+    /// Bounds runtime initialisation and every wait for a launch.
+    pub timeout: Duration,
+    pub build: BuildOptions,
+}
+
+/// Open the device `opts` asks for; the error is one line (no library, no GPU).
+pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
+    let hip = || crate::hip::HipDevice::open(opts.device, opts.timeout).map(|d| Box::new(d) as Box<dyn Device>);
+    let cuda = || crate::cuda::CudaDevice::open(opts.device, opts.timeout).map(|d| Box::new(d) as Box<dyn Device>);
+    match opts.backend {
+        Backend::Hip => Ok(hip()?),
+        Backend::Cuda => Ok(cuda()?),
+        Backend::Auto => match hip() {
+            Ok(d) => Ok(d),
+            Err(DeviceError::Unavailable(h)) => match cuda() {
+                Ok(d) => Ok(d),
+                Err(DeviceError::Unavailable(c)) => Err(RunnerError::Device(DeviceError::Unavailable(format!("no GPU: {h}; {c}")))),
+                Err(e) => Err(e.into()),
+            },
+            Err(e) => Err(e.into()),
+        },
+    }
+}
+
+/// The compile target for a device.
+pub fn target_for(api: Api, device_arch: Option<&str>, arch: Option<&str>) -> Result<Target, RunnerError> {
+    match api {
+        Api::Hip => match arch.or(device_arch) {
+            Some(a) => Ok(Target::Hip(a.to_string())),
+            None => Err(RunnerError::Device(DeviceError::Unavailable(
+                "cannot tell the AMD GPU's architecture (no /sys/class/kfd topology): pass --arch gfx...".into(),
+            ))),
+        },
+        Api::Cuda => Ok(Target::Cuda(arch.unwrap_or(DEFAULT_CUDA_ARCH).to_string())),
+    }
+}
+
+struct Buf {
+    ptr: DevicePtr,
+    /// Outputs: a device copy of the initial contents, copied over `ptr` before every launch.
+    pristine: Option<DevicePtr>,
+    bytes: usize,
+    /// Inputs: checksum of the initial contents, to prove the kernel left them alone.
+    initial: String,
+}
+
+/// One output of one kernel after a launch on fresh memory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Output {
+    pub arg: usize,
+    pub name: String,
+    pub checksum: String,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+}
+
+/// An output of a variant outside the tolerance of the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputDiff {
+    pub name: String,
+    pub tolerance: Tolerance,
+    #[serde(flatten)]
+    pub first: Mismatch,
+}
+
+impl std::fmt::Display for OutputDiff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}`[{}] = {} (baseline {}), {} element(s) outside {}",
+            self.name, self.first.index, self.first.variant, self.first.baseline, self.first.count, self.tolerance
+        )
+    }
+}
+
+/// A kernel loaded in a session.
+#[derive(Debug, Clone, Serialize)]
+pub struct Prepared {
+    pub built: Built,
+    /// Outputs of its first launch on fresh memory.
+    pub outputs: Vec<Output>,
+    #[serde(skip)]
+    handle: KernelHandle,
+}
+
+/// Index of a prepared kernel in its session (0 is the baseline).
+pub type KernelId = usize;
+
+pub struct Session {
+    device: Box<dyn Device>,
+    pub spec: Spec,
+    pub target: Target,
+    build: BuildOptions,
+    launch: Launch,
+    buffers: Vec<Option<Buf>>,
+    pub kernels: Vec<Prepared>,
+}
+
+impl Session {
+    /// Open the device, compile and check the spec's kernel from `baseline` (default: the
+    /// spec's source), allocate and fill the buffers, and prepare the baseline.
+    pub fn open(spec: Spec, baseline: Option<&Path>, opts: &Options) -> Result<Session, RunnerError> {
+        let device = open_device(opts)?;
+        Session::with_device(device, spec, baseline, opts)
+    }
+
+    /// [`Session::open`] on a device already opened.
+    pub fn with_device(mut device: Box<dyn Device>, spec: Spec, baseline: Option<&Path>, opts: &Options) -> Result<Session, RunnerError> {
+        let info = device.info().clone();
+        let target = target_for(info.api, info.arch.as_deref(), opts.arch.as_deref())?;
+        let source = baseline.map(Path::to_path_buf).unwrap_or_else(|| spec.source.clone());
+        let built = build(&spec, &source, &target, &opts.build)?;
+        info.limits
+            .check(spec.grid, spec.block, spec.shared_bytes, built.static_shared)
+            .map_err(|m| RunnerError::Invalid {
+                path: spec.path.display().to_string(),
+                message: format!("{m} ({})", info.name),
+            })?;
+        let mut buffers = Vec::new();
+        for (i, a) in spec.args.iter().enumerate() {
+            let ArgKind::Buffer(b) = &a.kind else {
+                buffers.push(None);
+                continue;
+            };
+            let data = contents(&spec, i)?;
+            let ptr = device.alloc(data.len())?;
+            device.upload(ptr, &data)?;
+            let pristine = match b.output {
+                Some(_) => {
+                    let p = device.alloc(data.len())?;
+                    device.upload(p, &data)?;
+                    Some(p)
+                }
+                None => None,
+            };
+            buffers.push(Some(Buf {
+                ptr,
+                pristine,
+                bytes: data.len(),
+                initial: checksum(&data),
+            }));
+        }
+        let launch = Launch {
+            grid: spec.grid,
+            block: spec.block,
+            shared_bytes: spec.shared_bytes,
+        };
+        let mut s = Session {
+            device,
+            spec,
+            target,
+            build: opts.build.clone(),
+            launch,
+            buffers,
+            kernels: Vec::new(),
+        };
+        s.add(built)?;
+        Ok(s)
+    }
+
+    pub fn device(&self) -> &crate::device::DeviceInfo {
+        self.device.info()
+    }
+
+    /// Compile `source` as a variant of the baseline, launch it once and compare its outputs
+    /// with the baseline's: `OutputsDiffer` when any output is outside its tolerance.
+    pub fn prepare(&mut self, source: &Path) -> Result<KernelId, RunnerError> {
+        let built = build(&self.spec, source, &self.target, &self.build)?;
+        let id = self.add(built)?;
+        let diffs = self.compare(0, id);
+        if !diffs.is_empty() {
+            return Err(RunnerError::OutputsDiffer(diffs));
+        }
+        Ok(id)
+    }
+
+    /// Prepare without comparing (the caller reports differences itself).
+    pub fn prepare_unchecked(&mut self, source: &Path) -> Result<KernelId, RunnerError> {
+        let built = build(&self.spec, source, &self.target, &self.build)?;
+        self.add(built)
+    }
+
+    fn add(&mut self, built: Built) -> Result<KernelId, RunnerError> {
+        if let (Some(need), Some(have)) = (built.ptx_cc, self.device.info().arch.as_deref().and_then(cc_of)) {
+            if need > have {
+                return Err(RunnerError::Invalid {
+                    path: built.object.display().to_string(),
+                    message: format!(
+                        "PTX for sm_{}{} cannot run on {} (sm_{}{}): pass --arch sm_{}{}",
+                        need.0, need.1, self.device.info().name, have.0, have.1, have.0, have.1
+                    ),
+                });
+            }
+        }
+        let offsets: Vec<u32> = built.signature.params.iter().map(|p| p.offset).collect();
+        let handle = self.device.load(&built.image, &built.signature.symbol, &offsets, built.signature.kernarg_size)?;
+        self.kernels.push(Prepared {
+            built,
+            outputs: Vec::new(),
+            handle,
+        });
+        let id = self.kernels.len() - 1;
+        self.sample(id)?;
+        let outputs = self.read_outputs()?;
+        self.kernels[id].outputs = outputs;
+        Ok(id)
+    }
+
+    /// One timed launch of kernel `id` on reset outputs; milliseconds of GPU time.
+    pub fn sample(&mut self, id: KernelId) -> Result<f64, RunnerError> {
+        for b in self.buffers.iter().flatten() {
+            if let Some(p) = b.pristine {
+                self.device.copy(b.ptr, p, b.bytes)?;
+            }
+        }
+        let args = self.args()?;
+        let handle = self.kernels.get(id).ok_or_else(|| RunnerError::Build(format!("no kernel {id} in the session")))?.handle;
+        Ok(self.device.launch_timed(handle, &self.launch, &args)?)
+    }
+
+    fn args(&self) -> Result<Vec<Vec<u8>>, RunnerError> {
+        Ok(self
+            .spec
+            .args
+            .iter()
+            .zip(&self.buffers)
+            .map(|(a, b)| match (&a.kind, b) {
+                (ArgKind::Scalar { bytes, .. }, _) => bytes.clone(),
+                (ArgKind::Buffer(_), Some(b)) => b.ptr.0.to_le_bytes().to_vec(),
+                (ArgKind::Buffer(_), None) => unreachable!("every buffer is allocated"),
+            })
+            .collect())
+    }
+
+    fn read_outputs(&mut self) -> Result<Vec<Output>, RunnerError> {
+        let mut out = Vec::new();
+        for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
+            let (ArgKind::Buffer(spec_b), Some(b)) = (&a.kind, b) else { continue };
+            if spec_b.output.is_none() {
+                continue;
+            }
+            let mut bytes = vec![0u8; b.bytes];
+            self.device.download(b.ptr, &mut bytes)?;
+            out.push(Output {
+                arg: i,
+                name: a.name.clone().unwrap_or_else(|| format!("arg{}", i + 1)),
+                checksum: checksum(&bytes),
+                bytes,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The outputs of kernel `b` outside their tolerance of kernel `a`'s.
+    pub fn compare(&self, a: KernelId, b: KernelId) -> Vec<OutputDiff> {
+        let mut diffs = Vec::new();
+        for (oa, ob) in self.kernels[a].outputs.iter().zip(&self.kernels[b].outputs) {
+            let ArgKind::Buffer(buf) = &self.spec.args[oa.arg].kind else { continue };
+            let tol = buf.output.unwrap_or(Tolerance::Exact);
+            if let Some(first) = diff(buf.elem, &tol, &oa.bytes, &ob.bytes) {
+                diffs.push(OutputDiff {
+                    name: oa.name.clone(),
+                    tolerance: tol,
+                    first,
+                });
+            }
+        }
+        diffs
+    }
+
+    /// Every buffer that is not an output still holds its initial contents.
+    pub fn check_inputs(&mut self) -> Result<(), RunnerError> {
+        for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
+            let (ArgKind::Buffer(sb), Some(b)) = (&a.kind, b) else { continue };
+            if sb.output.is_some() {
+                continue;
+            }
+            let mut bytes = vec![0u8; b.bytes];
+            self.device.download(b.ptr, &mut bytes)?;
+            if checksum(&bytes) != b.initial {
+                return Err(RunnerError::WroteInput(format!(
+                    "{}: the kernel wrote to {}, which is not marked as an output: mark it `output = ...` so that every launch starts from the same memory",
+                    self.spec.path.display(),
+                    a.label(i)
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `sm_86` -> (8, 6).
+fn cc_of(arch: &str) -> Option<(u32, u32)> {
+    let n: u32 = arch.strip_prefix("sm_")?.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()?;
+    Some((n / 10, n % 10))
+}
+
+/// The initial contents of buffer argument `i`.
+pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
+    let ArgKind::Buffer(b) = &spec.args[i].kind else {
+        return Err(RunnerError::Build(format!("argument {} is not a buffer", i + 1)));
+    };
+    match &b.init {
+        Init::Fill(f) => Ok(generate(b.elem, b.length as usize, f)),
+        Init::File(path) => {
+            let data = std::fs::read(path).map_err(|error| RunnerError::Io {
+                path: path.display().to_string(),
+                error,
+            })?;
+            if data.len() as u64 != b.bytes() {
+                return Err(RunnerError::Invalid {
+                    path: spec.path.display().to_string(),
+                    message: format!(
+                        "{}: {} holds {} bytes, the buffer is {} x {} = {} bytes",
+                        spec.args[i].label(i),
+                        path.display(),
+                        data.len(),
+                        b.length,
+                        b.elem,
+                        b.bytes()
+                    ),
+                });
+            }
+            Ok(data)
+        }
+    }
+}
+
+/// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
+/// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
+        return d.into();
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("hip-unroll");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache").join("hip-unroll");
+    }
+    std::env::temp_dir().join("hip-unroll-cache")
+}
