@@ -35,6 +35,8 @@ enum Command {
     Unroll(cli::unroll::UnrollArgs),
     /// Run a workload under rocprofv3, or read its outputs, and summarise per-kernel timings.
     Profile(cli::profile::ProfileArgs),
+    /// Time one kernel in isolation on the GPU from a launch spec (or compare a variant with it).
+    Bench(cli::bench::BenchArgs),
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Pressure(a) => cli::pressure::run(a),
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
+        Command::Bench(a) => cli::bench::run(a),
     };
     match result {
         Ok(code) => code,

@@ -95,7 +95,7 @@ impl Elem {
     pub fn encode(self, v: &Number) -> Result<Vec<u8>, String> {
         fn int<T: TryFrom<i128>>(v: &Number, name: &str) -> Result<T, String> {
             match *v {
-                Number::Int(i) => T::try_from(i).map_err(|_| format!("{i} does not fit in {name}")),
+                Number::Int(i) => T::try_from(i as i128).map_err(|_| format!("{i} does not fit in {name}")),
                 Number::Float(f) => Err(format!("{f} is not an integer ({name})")),
             }
         }
@@ -156,7 +156,7 @@ impl std::fmt::Display for Elem {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Number {
-    Int(i128),
+    Int(i64),
     Float(f64),
 }
 

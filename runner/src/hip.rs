@@ -113,7 +113,10 @@ impl Api_ {
         // SAFETY: both return pointers to static strings (or null).
         let text = |p: *const c_char| (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
         let name = text(unsafe { (self.get_error_name)(e) }).unwrap_or_else(|| format!("error {e}"));
-        let detail = text(unsafe { (self.get_error_string)(e) }).map(|d| format!(" ({d})")).unwrap_or_default();
+        let detail = text(unsafe { (self.get_error_string)(e) })
+            .filter(|d| *d != name)
+            .map(|d| format!(" ({d})"))
+            .unwrap_or_default();
         DeviceError::Call {
             call,
             name: format!("{name} ({e})"),

@@ -318,7 +318,7 @@ impl Spec {
         n.insert("shared-bytes".into(), self.shared_bytes as i128);
         for a in &self.args {
             if let (Some(name), ArgKind::Scalar { value: Number::Int(v), .. }) = (&a.name, &a.kind) {
-                n.insert(name.clone(), *v);
+                n.insert(name.clone(), *v as i128);
             }
         }
         n

@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes an `Args` struct and `run(args) -> Result<ExitCode>`.
 
+pub mod bench;
 pub mod check;
 pub mod config;
 pub mod explain;

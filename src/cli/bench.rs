@@ -1,0 +1,281 @@
+//! `hip-unroll bench SPEC`: time one kernel in isolation on the machine's GPU (AMD through HIP,
+//! NVIDIA through PTX) from a launch spec, or `--compare` a variant against it on identical
+//! inputs. Arguments and printing only; the work is the `runner` crate's.
+//!
+//! Exit status: 0 done (and, with `--compare`, the outputs agree), 1 the variant's outputs
+//! differ from the baseline's, 2 bad spec, refused kernel, compile error, no GPU or driver,
+//! launch error or timeout.
+
+use anyhow::bail;
+use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
+use runner::session::{default_cache_dir, Backend, Options, OutputDiff, Session};
+use runner::stats::{summarize, Summary};
+use runner::Spec;
+use serde::Serialize;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum BackendArg {
+    /// A HIP device if the machine has one, else a CUDA device.
+    Auto,
+    /// AMD GPUs through libamdhip64.
+    Hip,
+    /// NVIDIA GPUs through libcuda (the kernel compiled to PTX).
+    Cuda,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// The launch spec (TOML, `version = 1`).
+    pub spec: PathBuf,
+    /// Time this source instead of the spec's (with --compare: the variant compared with it).
+    #[arg(long, value_name = "VARIANT.cu")]
+    pub source: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
+    /// Compile target: gfx90a, gfx942... (AMD; default: the device's) or sm_80, sm_90... (NVIDIA; default sm_80).
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Device ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: i32,
+    /// Timed launches (per kernel).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub iterations: u32,
+    /// Untimed launches first (per kernel).
+    #[arg(long, default_value_t = 5)]
+    pub warmup: u32,
+    /// Seconds a launch (or the runtime's initialisation) may take before it is abandoned.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Time the spec's source and --source interleaved (A B A B) on identical inputs and diff
+    /// their outputs with the spec's tolerances.
+    #[arg(long, requires = "source")]
+    pub compare: bool,
+    /// Compile and check the spec against the kernel only (no GPU needed): fills the cache that
+    /// a machine without the compiler reads with --cache-dir.
+    #[arg(long)]
+    pub compile_only: bool,
+    /// Where compiled objects are cached [default: $HIP_UNROLL_CACHE_DIR, $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Serialize)]
+struct KernelReport<'a> {
+    role: &'static str,
+    source: String,
+    symbol: &'a str,
+    demangled: Option<&'a str>,
+    object: String,
+    cached: bool,
+    precompiled: bool,
+    samples_ms: Vec<f64>,
+    summary: Summary,
+    outputs: Vec<OutputSum<'a>>,
+}
+
+#[derive(Serialize)]
+struct OutputSum<'a> {
+    name: &'a str,
+    blake3: &'a str,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    spec: String,
+    device: &'a runner::device::DeviceInfo,
+    target: &'a Target,
+    iterations: u32,
+    warmup: u32,
+    kernels: Vec<KernelReport<'a>>,
+    /// Variant median / baseline median (with --compare).
+    ratio: Option<f64>,
+    /// Outputs of the variant outside their tolerance (with --compare; empty: they agree).
+    differences: Option<&'a [OutputDiff]>,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds (got {})", args.timeout);
+    }
+    crate::files::require_file(&args.spec)?;
+    let spec = Spec::load(&args.spec)?;
+    let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir));
+    if args.compile_only {
+        return compile_only(&args, &spec, &build_opts);
+    }
+    let opts = Options {
+        backend: match args.backend {
+            BackendArg::Auto => Backend::Auto,
+            BackendArg::Hip => Backend::Hip,
+            BackendArg::Cuda => Backend::Cuda,
+        },
+        arch: args.arch.clone(),
+        device: args.device,
+        timeout: Duration::from_secs_f64(args.timeout),
+        build: build_opts,
+    };
+    let baseline = if args.compare { None } else { args.source.as_deref() };
+    if let Some(s) = &args.source {
+        crate::files::require_file(s)?;
+    }
+    let mut session = Session::open(spec, baseline, &opts)?;
+    let variant = match (&args.source, args.compare) {
+        (Some(v), true) => Some(session.prepare_unchecked(v)?),
+        _ => None,
+    };
+    let ids: Vec<usize> = std::iter::once(0).chain(variant).collect();
+    for _ in 0..args.warmup {
+        for &k in &ids {
+            session.sample(k)?;
+        }
+    }
+    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); ids.len()];
+    for _ in 0..args.iterations {
+        for (slot, &k) in ids.iter().enumerate() {
+            samples[slot].push(session.sample(k)?);
+        }
+    }
+    session.check_inputs()?;
+    let diffs = variant.map(|v| session.compare(0, v));
+    let summaries: Vec<Summary> = samples.iter().map(|s| summarize(s).expect("at least one iteration")).collect();
+    let ratio = (summaries.len() == 2).then(|| summaries[1].median / summaries[0].median);
+    let kernels: Vec<KernelReport> = session
+        .kernels
+        .iter()
+        .zip(samples)
+        .zip(&summaries)
+        .enumerate()
+        .map(|(i, ((k, s), sum))| KernelReport {
+            role: if ids.len() == 2 && i == 1 { "variant" } else { "baseline" },
+            source: k.built.source.display().to_string(),
+            symbol: &k.built.signature.symbol,
+            demangled: k.built.signature.demangled.as_deref(),
+            object: k.built.object.display().to_string(),
+            cached: k.built.cached,
+            precompiled: k.built.precompiled,
+            samples_ms: s,
+            summary: sum.clone(),
+            outputs: k.outputs.iter().map(|o| OutputSum { name: &o.name, blake3: &o.checksum }).collect(),
+        })
+        .collect();
+    let report = Report {
+        spec: args.spec.display().to_string(),
+        device: session.device(),
+        target: &session.target,
+        iterations: args.iterations,
+        warmup: args.warmup,
+        kernels,
+        ratio,
+        differences: diffs.as_deref(),
+    };
+    match args.format {
+        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
+        Format::Human => crate::files::stdout(&human(&report))?,
+    }
+    Ok(match diffs {
+        Some(d) if !d.is_empty() => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    })
+}
+
+fn human(r: &Report) -> String {
+    let mut out = String::new();
+    let d = r.device;
+    let _ = writeln!(out, "device   {} ({} #{}, {})", d.name, d.api, d.ordinal, d.arch.as_deref().unwrap_or("?"));
+    let _ = writeln!(out, "target   {:?}; {} timed launches after {} warm-up, per kernel", r.target, r.iterations, r.warmup);
+    for k in &r.kernels {
+        let s = &k.summary;
+        let origin = if k.precompiled { "precompiled" } else if k.cached { "cached" } else { "compiled" };
+        let _ = writeln!(out, "{:<8} {} ({origin})", k.role, k.source);
+        let _ = writeln!(out, "         kernel {}", k.demangled.unwrap_or(k.symbol));
+        let _ = writeln!(
+            out,
+            "         median {:.4} ms  q1 {:.4}  q3 {:.4}  MAD {:.4} ({:.2}%)  min {:.4}  max {:.4}  n {}",
+            s.median, s.q1, s.q3, s.mad, s.rel_spread * 100.0, s.min, s.max, s.n
+        );
+        let shown: Vec<String> = k.samples_ms.iter().map(|x| format!("{x:.4}")).collect();
+        let _ = writeln!(out, "         samples (ms) {}", shown.join(" "));
+        for o in &k.outputs {
+            let _ = writeln!(out, "         output {} blake3 {}", o.name, o.blake3);
+        }
+    }
+    if let Some(ratio) = r.ratio {
+        let _ = writeln!(out, "ratio    variant / baseline median = {ratio:.4}");
+    }
+    match r.differences {
+        Some([]) => {
+            let _ = writeln!(out, "outputs  agree within the spec's tolerances");
+        }
+        Some(diffs) => {
+            for d in diffs {
+                let _ = writeln!(out, "DIFFERS  {d} (max |diff| {:e})", d.first.max_abs_diff);
+            }
+        }
+        None => {}
+    }
+    out
+}
+
+/// `--compile-only`: build (and check) for the chosen backend(s), without a GPU.
+fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
+    let arch = args.arch.as_deref();
+    let targets: Vec<Target> = match (args.backend, arch) {
+        (BackendArg::Hip, a) => vec![Target::Hip(a.unwrap_or(codeobj::compile::DEFAULT_ARCH).to_string())],
+        (BackendArg::Cuda, a) => vec![Target::Cuda(a.unwrap_or(DEFAULT_CUDA_ARCH).to_string())],
+        (BackendArg::Auto, Some(a)) if a.starts_with("sm_") => vec![Target::Cuda(a.to_string())],
+        (BackendArg::Auto, Some(a)) => vec![Target::Hip(a.to_string())],
+        (BackendArg::Auto, None) => vec![
+            Target::Hip(codeobj::compile::DEFAULT_ARCH.to_string()),
+            Target::Cuda(DEFAULT_CUDA_ARCH.to_string()),
+        ],
+    };
+    let mut sources = vec![spec.source.clone()];
+    if let Some(v) = &args.source {
+        crate::files::require_file(v)?;
+        sources.push(v.clone());
+    }
+    let mut built: Vec<Built> = Vec::new();
+    for t in &targets {
+        for s in &sources {
+            built.push(build(spec, s, t, opts)?);
+        }
+    }
+    match args.format {
+        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&built)? + "\n"))?,
+        Format::Human => {
+            let mut out = String::new();
+            for b in &built {
+                let origin = if b.precompiled { "precompiled" } else if b.cached { "cached" } else { "compiled" };
+                let _ = writeln!(out, "{} for {:?} ({origin}): {}", b.source.display(), b.target, b.object.display());
+                let sig = &b.signature;
+                let _ = writeln!(out, "  kernel {} ({})", sig.demangled.as_deref().unwrap_or(&sig.symbol), sig.symbol);
+                for (i, p) in sig.params.iter().enumerate() {
+                    let _ = writeln!(
+                        out,
+                        "  param {} {}{} size {} offset {}",
+                        i + 1,
+                        p.cxx_type.as_deref().unwrap_or("?"),
+                        p.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+                        p.size,
+                        p.offset
+                    );
+                }
+            }
+            crate::files::stdout(&out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
