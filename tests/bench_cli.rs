@@ -56,7 +56,12 @@ fn every_bad_spec_exits_2_with_its_message() {
             );
             let err = stderr(&o);
             assert_eq!(o.status.code(), Some(2), "{} ({b}): {err}", path.display());
-            assert_eq!(err.lines().count(), 1, "{} ({b}): one line: {err}", path.display());
+            assert_eq!(
+                err.lines().count(),
+                1,
+                "{} ({b}): one line: {err}",
+                path.display()
+            );
             assert!(
                 err.starts_with(&format!("error: {}: ", path.display())) && err.contains(expect),
                 "{} ({b}): want `{expect}`, got {err}",
@@ -72,15 +77,27 @@ fn every_bad_spec_exits_2_with_its_message() {
 fn refused_kernels_exit_2_on_nvidia_and_build_for_amd() {
     let cache = tempfile::tempdir().unwrap();
     for (spec, construct) in [
-        ("refused/amd_builtin.toml", "`__builtin_amdgcn_readfirstlane`"),
+        (
+            "refused/amd_builtin.toml",
+            "`__builtin_amdgcn_readfirstlane`",
+        ),
         ("refused/wave64.toml", "`ballot >> 32`"),
     ] {
         let p = data(spec);
-        let o = bench(&[p.to_str().unwrap(), "--compile-only", "--backend", "cuda"], cache.path());
+        let o = bench(
+            &[p.to_str().unwrap(), "--compile-only", "--backend", "cuda"],
+            cache.path(),
+        );
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains("cannot run on NVIDIA: line ") && err.contains(construct), "{err}");
-        let o = bench(&[p.to_str().unwrap(), "--compile-only", "--backend", "hip"], cache.path());
+        assert!(
+            err.contains("cannot run on NVIDIA: line ") && err.contains(construct),
+            "{err}"
+        );
+        let o = bench(
+            &[p.to_str().unwrap(), "--compile-only", "--backend", "hip"],
+            cache.path(),
+        );
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     }
 }
@@ -104,7 +121,10 @@ fn compile_only_builds_both_targets_and_reports_the_kernel() {
     let built = v.as_array().unwrap();
     assert_eq!(built.len(), 4, "2 sources x 2 targets");
     let targets: Vec<String> = built.iter().map(|b| b["target"].to_string()).collect();
-    assert!(targets.iter().any(|t| t.contains("gfx90a")) && targets.iter().any(|t| t.contains("sm_80")), "{targets:?}");
+    assert!(
+        targets.iter().any(|t| t.contains("gfx90a")) && targets.iter().any(|t| t.contains("sm_80")),
+        "{targets:?}"
+    );
     for b in built {
         assert_eq!(b["signature"]["symbol"], "_Z3dotPKfS0_Pfi");
         assert_eq!(b["signature"]["params"].as_array().unwrap().len(), 4);
@@ -119,7 +139,15 @@ fn compile_only_builds_both_targets_and_reports_the_kernel() {
 fn a_carried_cache_serves_a_machine_without_clang() {
     let cache = tempfile::tempdir().unwrap();
     let spec = data("dot.toml");
-    let o = bench(&[spec.to_str().unwrap(), "--compile-only", "--backend", "cuda"], cache.path());
+    let o = bench(
+        &[
+            spec.to_str().unwrap(),
+            "--compile-only",
+            "--backend",
+            "cuda",
+        ],
+        cache.path(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("(compiled)"));
     let empty = tempfile::tempdir().unwrap();
@@ -133,9 +161,18 @@ fn a_carried_cache_serves_a_machine_without_clang() {
             .output()
             .unwrap()
     };
-    let o = no_clang(&[spec.to_str().unwrap(), "--compile-only", "--backend", "cuda"]);
+    let o = no_clang(&[
+        spec.to_str().unwrap(),
+        "--compile-only",
+        "--backend",
+        "cuda",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("(precompiled)"), "{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("(precompiled)"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     let o = no_clang(&[
         spec.to_str().unwrap(),
         "--compile-only",
@@ -146,7 +183,10 @@ fn a_carried_cache_serves_a_machine_without_clang() {
     ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("clang++-19 is not installed here") && err.contains("--compile-only"), "{err}");
+    assert!(
+        err.contains("clang++-19 is not installed here") && err.contains("--compile-only"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -162,7 +202,16 @@ fn no_gpu_fails_at_once_with_one_line_for_each_backend() {
         ("auto", "error: no GPU: "),
     ] {
         let start = Instant::now();
-        let o = bench(&[data("dot.toml").to_str().unwrap(), "--backend", backend, "--timeout", "5"], cache.path());
+        let o = bench(
+            &[
+                data("dot.toml").to_str().unwrap(),
+                "--backend",
+                backend,
+                "--timeout",
+                "5",
+            ],
+            cache.path(),
+        );
         let took = start.elapsed();
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{backend}: {err}");
@@ -172,7 +221,10 @@ fn no_gpu_fails_at_once_with_one_line_for_each_backend() {
         assert!(o.stdout.is_empty());
     }
     // A bad spec is reported before the missing GPU.
-    let o = bench(&[data("bad/too_short.toml").to_str().unwrap()], cache.path());
+    let o = bench(
+        &[data("bad/too_short.toml").to_str().unwrap()],
+        cache.path(),
+    );
     assert!(stderr(&o).contains("buffer too short"), "{}", stderr(&o));
 }
 
@@ -182,9 +234,18 @@ fn usage_errors_exit_2() {
     let spec = data("dot.toml");
     for (args, want) in [
         (vec![spec.to_str().unwrap(), "--compare"], "--source"),
-        (vec![spec.to_str().unwrap(), "--iterations", "0"], "iterations"),
-        (vec![spec.to_str().unwrap(), "--timeout", "0"], "--timeout must be a positive number"),
-        (vec!["no-such-spec.toml"], "no-such-spec.toml: no such file or directory"),
+        (
+            vec![spec.to_str().unwrap(), "--iterations", "0"],
+            "iterations",
+        ),
+        (
+            vec![spec.to_str().unwrap(), "--timeout", "0"],
+            "--timeout must be a positive number",
+        ),
+        (
+            vec!["no-such-spec.toml"],
+            "no-such-spec.toml: no such file or directory",
+        ),
     ] {
         let o = bench(&args, cache.path());
         assert_eq!(o.status.code(), Some(2), "{args:?}");

@@ -82,20 +82,37 @@ pub fn bare_name(kernel: &str) -> String {
         return codeobj::metadata::base_name(kernel);
     }
     let no_targs = kernel.split('<').next().unwrap_or(kernel);
-    no_targs.rsplit("::").next().unwrap_or(no_targs).trim().to_string()
+    no_targs
+        .rsplit("::")
+        .next()
+        .unwrap_or(no_targs)
+        .trim()
+        .to_string()
 }
 
 fn compiler(spec: &Spec, target: &Target, opts: &BuildOptions) -> Result<Compiler, RunnerError> {
-    let mut args: Vec<String> = spec.defines.iter().map(|(k, v)| format!("-D{k}={v}")).collect();
+    let mut args: Vec<String> = spec
+        .defines
+        .iter()
+        .map(|(k, v)| format!("-D{k}={v}"))
+        .collect();
     args.extend(spec.flags.iter().cloned());
     Ok(match target {
-        Target::Hip(arch) => Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args),
+        Target::Hip(arch) => {
+            Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args)
+        }
         Target::Cuda(arch) => {
-            let (prelude, root) = crate::prelude::install(&opts.cache_dir).map_err(|error| RunnerError::Io {
-                path: opts.cache_dir.display().to_string(),
-                error,
-            })?;
-            let mut pre = vec!["-I".to_string(), root.display().to_string(), "-include".to_string(), prelude.display().to_string()];
+            let (prelude, root) =
+                crate::prelude::install(&opts.cache_dir).map_err(|error| RunnerError::Io {
+                    path: opts.cache_dir.display().to_string(),
+                    error,
+                })?;
+            let mut pre = vec![
+                "-I".to_string(),
+                root.display().to_string(),
+                "-include".to_string(),
+                prelude.display().to_string(),
+            ];
             pre.extend(args);
             Compiler::new(opts.cuda_command.clone(), arch.clone(), &opts.cache_dir)
                 .with_args(pre)
@@ -106,7 +123,11 @@ fn compiler(spec: &Spec, target: &Target, opts: &BuildOptions) -> Result<Compile
 }
 
 /// The kernels of a compiled object: their symbols and signatures.
-fn kernels(compiled: &codeobj::compile::Compiled, target: &Target, image: &[u8]) -> Result<Vec<(KernelSig, u32)>, RunnerError> {
+fn kernels(
+    compiled: &codeobj::compile::Compiled,
+    target: &Target,
+    image: &[u8],
+) -> Result<Vec<(KernelSig, u32)>, RunnerError> {
     match target {
         Target::Hip(arch) => {
             let co = compiled
@@ -114,20 +135,43 @@ fn kernels(compiled: &codeobj::compile::Compiled, target: &Target, image: &[u8])
                 .iter()
                 .find(|c| &c.arch == arch)
                 .or(compiled.code_objects.first())
-                .ok_or_else(|| RunnerError::Build(format!("{}: no code object in the compiler's output", compiled.object.display())))?;
-            Ok(co.kernels.iter().map(|k| (signature::from_amd(&k.meta), k.meta.group_segment_fixed_size)).collect())
+                .ok_or_else(|| {
+                    RunnerError::Build(format!(
+                        "{}: no code object in the compiler's output",
+                        compiled.object.display()
+                    ))
+                })?;
+            Ok(co
+                .kernels
+                .iter()
+                .map(|k| {
+                    (
+                        signature::from_amd(&k.meta),
+                        k.meta.group_segment_fixed_size,
+                    )
+                })
+                .collect())
         }
         Target::Cuda(_) => {
             let text = String::from_utf8_lossy(image);
-            let m = crate::ptx::parse(&text).map_err(|e| RunnerError::Build(format!("{}: {e}", compiled.object.display())))?;
-            Ok(m.entries.iter().map(|e| (signature::from_ptx(e), 0)).collect())
+            let m = crate::ptx::parse(&text)
+                .map_err(|e| RunnerError::Build(format!("{}: {e}", compiled.object.display())))?;
+            Ok(m.entries
+                .iter()
+                .map(|e| (signature::from_ptx(e), 0))
+                .collect())
         }
     }
 }
 
 /// Compile `source` (the spec's, or a variant) for `target`, find the spec's kernel in it and
 /// check the spec's arguments against its parameters.
-pub fn build(spec: &Spec, source: &Path, target: &Target, opts: &BuildOptions) -> Result<Built, RunnerError> {
+pub fn build(
+    spec: &Spec,
+    source: &Path,
+    target: &Target,
+    opts: &BuildOptions,
+) -> Result<Built, RunnerError> {
     let text = std::fs::read(source).map_err(|error| RunnerError::Io {
         path: source.display().to_string(),
         error,
@@ -153,7 +197,12 @@ pub fn build(spec: &Spec, source: &Path, target: &Target, opts: &BuildOptions) -
     };
     let (mut compiled, mut image) = compile(source)?;
     let mut found = kernels(&compiled, target, &image)?;
-    let symbols = |found: &[(KernelSig, u32)]| found.iter().map(|(s, _)| s.symbol.clone()).collect::<Vec<_>>();
+    let symbols = |found: &[(KernelSig, u32)]| {
+        found
+            .iter()
+            .map(|(s, _)| s.symbol.clone())
+            .collect::<Vec<_>>()
+    };
     let mut symbol = signature::resolve(&symbols(&found), &spec.kernel);
     if symbol.is_err() && spec.kernel.contains('<') {
         // A template kernel the source does not instantiate: instantiate it in a wrapper.
@@ -166,13 +215,18 @@ pub fn build(spec: &Spec, source: &Path, target: &Target, opts: &BuildOptions) -
         path: spec.path.display().to_string(),
         message: m,
     })?;
-    let (sig, static_shared) = found.into_iter().find(|(s, _)| s.symbol == symbol).expect("resolved among these");
+    let (sig, static_shared) = found
+        .into_iter()
+        .find(|(s, _)| s.symbol == symbol)
+        .expect("resolved among these");
     signature::check_args(spec, &sig).map_err(|m| RunnerError::Invalid {
         path: spec.path.display().to_string(),
         message: m,
     })?;
     let ptx_cc = match target {
-        Target::Cuda(_) => crate::ptx::parse(&String::from_utf8_lossy(&image)).ok().and_then(|m| m.compute_capability()),
+        Target::Cuda(_) => crate::ptx::parse(&String::from_utf8_lossy(&image))
+            .ok()
+            .and_then(|m| m.compute_capability()),
         Target::Hip(_) => None,
     };
     Ok(Built {
@@ -200,7 +254,10 @@ fn instance_wrapper(source: &Path, kernel: &str, cache: &Path) -> Result<PathBuf
         src = abs.display()
     );
     let dir = cache.join("instances");
-    let path = dir.join(format!("{}.cu", &blake3::hash(text.as_bytes()).to_hex()[..24]));
+    let path = dir.join(format!(
+        "{}.cu",
+        &blake3::hash(text.as_bytes()).to_hex()[..24]
+    ));
     let io = |error| RunnerError::Io {
         path: path.display().to_string(),
         error,

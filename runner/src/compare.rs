@@ -41,7 +41,9 @@ pub fn diff(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Opt
         }
         let ok = match *tol {
             Tolerance::Exact => false,
-            Tolerance::Close { atol, rtol } => x.is_finite() && y.is_finite() && (x - y).abs() <= atol + rtol * x.abs(),
+            Tolerance::Close { atol, rtol } => {
+                x.is_finite() && y.is_finite() && (x - y).abs() <= atol + rtol * x.abs()
+            }
             Tolerance::Ulps { ulps } => ulp_distance(elem, a, b).is_some_and(|d| d <= ulps),
         };
         if !ok {
@@ -55,8 +57,16 @@ pub fn diff(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Opt
     }
     first.map(|index| Mismatch {
         index,
-        baseline: if index < baseline.len() / s { elem.show(baseline, index) } else { "(missing)".into() },
-        variant: if index < variant.len() / s { elem.show(variant, index) } else { "(missing)".into() },
+        baseline: if index < baseline.len() / s {
+            elem.show(baseline, index)
+        } else {
+            "(missing)".into()
+        },
+        variant: if index < variant.len() / s {
+            elem.show(variant, index)
+        } else {
+            "(missing)".into()
+        },
         count,
         max_abs_diff: max_abs,
     })
@@ -74,28 +84,50 @@ pub fn ulp_distance(elem: Elem, a: &[u8], b: &[u8]) -> Option<u64> {
     }
     match elem {
         Elem::F32 => {
-            let (x, y) = (f32::from_le_bytes(a.try_into().ok()?), f32::from_le_bytes(b.try_into().ok()?));
+            let (x, y) = (
+                f32::from_le_bytes(a.try_into().ok()?),
+                f32::from_le_bytes(b.try_into().ok()?),
+            );
             if x.is_nan() || y.is_nan() {
                 return None;
             }
-            let o = |v: f32| ordered64(((v.to_bits() as u64 & 0x8000_0000) << 32) | (v.to_bits() as u64 & 0x7fff_ffff));
+            let o = |v: f32| {
+                ordered64(
+                    ((v.to_bits() as u64 & 0x8000_0000) << 32) | (v.to_bits() as u64 & 0x7fff_ffff),
+                )
+            };
             Some((o(x) - o(y)).unsigned_abs() as u64)
         }
         Elem::F64 => {
-            let (x, y) = (f64::from_le_bytes(a.try_into().ok()?), f64::from_le_bytes(b.try_into().ok()?));
+            let (x, y) = (
+                f64::from_le_bytes(a.try_into().ok()?),
+                f64::from_le_bytes(b.try_into().ok()?),
+            );
             if x.is_nan() || y.is_nan() {
                 return None;
             }
-            Some((ordered64(x.to_bits()) - ordered64(y.to_bits())).unsigned_abs().min(u64::MAX as u128) as u64)
+            Some(
+                (ordered64(x.to_bits()) - ordered64(y.to_bits()))
+                    .unsigned_abs()
+                    .min(u64::MAX as u128) as u64,
+            )
         }
         _ => {
             let full = |v: &[u8], signed: bool| -> i128 {
-                let mut w = [if signed && v[v.len() - 1] & 0x80 != 0 { 0xff } else { 0 }; 16];
+                let mut w = [if signed && v[v.len() - 1] & 0x80 != 0 {
+                    0xff
+                } else {
+                    0
+                }; 16];
                 w[..v.len()].copy_from_slice(v);
                 i128::from_le_bytes(w)
             };
             let signed = matches!(elem, Elem::I8 | Elem::I16 | Elem::I32 | Elem::I64);
-            Some((full(a, signed) - full(b, signed)).unsigned_abs().min(u64::MAX as u128) as u64)
+            Some(
+                (full(a, signed) - full(b, signed))
+                    .unsigned_abs()
+                    .min(u64::MAX as u128) as u64,
+            )
         }
     }
 }
@@ -113,7 +145,10 @@ mod tests {
         let a = f32s(&[1.0, 2.0, 3.0, 4.0]);
         let b = f32s(&[1.0, 2.5, 3.0, 5.0]);
         let m = diff(Elem::F32, &Tolerance::Exact, &a, &b).unwrap();
-        assert_eq!((m.index, m.baseline.as_str(), m.variant.as_str(), m.count), (1, "2.0", "2.5", 2));
+        assert_eq!(
+            (m.index, m.baseline.as_str(), m.variant.as_str(), m.count),
+            (1, "2.0", "2.5", 2)
+        );
         assert_eq!(m.max_abs_diff, 1.0);
         assert!(diff(Elem::F32, &Tolerance::Exact, &a, &a).is_none());
         // NaN with the same bits is equal; different NaNs are not.
@@ -123,7 +158,10 @@ mod tests {
 
     #[test]
     fn close_is_numpy_allclose_on_the_baseline() {
-        let tol = Tolerance::Close { atol: 1e-6, rtol: 1e-3 };
+        let tol = Tolerance::Close {
+            atol: 1e-6,
+            rtol: 1e-3,
+        };
         let a = f32s(&[1000.0, 0.0, 1.0]);
         assert!(diff(Elem::F32, &tol, &a, &f32s(&[1000.9, 0.0000009, 1.0])).is_none());
         let m = diff(Elem::F32, &tol, &a, &f32s(&[1001.2, 0.0, 1.0])).unwrap();
@@ -135,21 +173,49 @@ mod tests {
     fn ulps() {
         let one = 1.0f32;
         let next = f32::from_bits(one.to_bits() + 3);
-        assert_eq!(ulp_distance(Elem::F32, &one.to_le_bytes(), &next.to_le_bytes()), Some(3));
-        assert_eq!(ulp_distance(Elem::F32, &0.0f32.to_le_bytes(), &(-0.0f32).to_le_bytes()), Some(0));
+        assert_eq!(
+            ulp_distance(Elem::F32, &one.to_le_bytes(), &next.to_le_bytes()),
+            Some(3)
+        );
+        assert_eq!(
+            ulp_distance(Elem::F32, &0.0f32.to_le_bytes(), &(-0.0f32).to_le_bytes()),
+            Some(0)
+        );
         let tiny = f32::from_bits(1);
-        assert_eq!(ulp_distance(Elem::F32, &tiny.to_le_bytes(), &(-tiny).to_le_bytes()), Some(2));
-        assert_eq!(ulp_distance(Elem::F64, &1.0f64.to_le_bytes(), &f64::from_bits(1.0f64.to_bits() + 1).to_le_bytes()), Some(1));
-        assert_eq!(ulp_distance(Elem::I32, &(-2i32).to_le_bytes(), &3i32.to_le_bytes()), Some(5));
+        assert_eq!(
+            ulp_distance(Elem::F32, &tiny.to_le_bytes(), &(-tiny).to_le_bytes()),
+            Some(2)
+        );
+        assert_eq!(
+            ulp_distance(
+                Elem::F64,
+                &1.0f64.to_le_bytes(),
+                &f64::from_bits(1.0f64.to_bits() + 1).to_le_bytes()
+            ),
+            Some(1)
+        );
+        assert_eq!(
+            ulp_distance(Elem::I32, &(-2i32).to_le_bytes(), &3i32.to_le_bytes()),
+            Some(5)
+        );
         let t = Tolerance::Ulps { ulps: 3 };
         assert!(diff(Elem::F32, &t, &f32s(&[one]), &f32s(&[next])).is_none());
-        assert!(diff(Elem::F32, &t, &f32s(&[one]), &f32s(&[f32::from_bits(one.to_bits() + 4)])).is_some());
+        assert!(diff(
+            Elem::F32,
+            &t,
+            &f32s(&[one]),
+            &f32s(&[f32::from_bits(one.to_bits() + 4)])
+        )
+        .is_some());
     }
 
     #[test]
     fn lengths_and_checksums() {
         let m = diff(Elem::I32, &Tolerance::Exact, &[0; 8], &[0; 4]).unwrap();
         assert_eq!((m.index, m.variant.as_str(), m.count), (1, "(missing)", 1));
-        assert_eq!(checksum(b""), "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
+        assert_eq!(
+            checksum(b""),
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
+        );
     }
 }

@@ -2,7 +2,10 @@
 //! (dynamic loading, CUDA 12.0 symbols): PTX is loaded with `cuModuleLoadData` and JIT-compiled
 //! by the driver, so the GPU machine needs the driver only (no toolkit, no compiler).
 
-use crate::device::{bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits};
+use crate::device::{
+    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
+    Limits,
+};
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys::{self, CUdevice_attribute as A};
 use std::ffi::{c_void, CString};
@@ -10,9 +13,19 @@ use std::time::Duration;
 
 fn call(name: &'static str) -> impl Fn(DriverError) -> DeviceError {
     move |e: DriverError| {
-        let n = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
-        let detail = e.error_string().map(|s| format!(" ({})", s.to_string_lossy())).unwrap_or_default();
-        DeviceError::Call { call: name, name: n, detail }
+        let n = e
+            .error_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{:?}", e.0));
+        let detail = e
+            .error_string()
+            .map(|s| format!(" ({})", s.to_string_lossy()))
+            .unwrap_or_default();
+        DeviceError::Call {
+            call: name,
+            name: n,
+            detail,
+        }
     }
 }
 
@@ -29,11 +42,18 @@ pub fn device_count(timeout: Duration) -> Result<i32, DeviceError> {
             "no NVIDIA driver: cannot load libcuda.so.1; install the NVIDIA driver or use --backend hip".into(),
         ));
     }
-    let r = bounded("cuInit", timeout, || result::init().and_then(|_| result::device::get_count()))?;
+    let r = bounded("cuInit", timeout, || {
+        result::init().and_then(|_| result::device::get_count())
+    })?;
     match r {
         Ok(n) if n > 0 => Ok(n),
-        Ok(_) => Err(DeviceError::Unavailable("no NVIDIA GPU: the CUDA driver found no device".into())),
-        Err(e) => Err(DeviceError::Unavailable(format!("no NVIDIA GPU: {}", call("cuInit")(e)))),
+        Ok(_) => Err(DeviceError::Unavailable(
+            "no NVIDIA GPU: the CUDA driver found no device".into(),
+        )),
+        Err(e) => Err(DeviceError::Unavailable(format!(
+            "no NVIDIA GPU: {}",
+            call("cuInit")(e)
+        ))),
     }
 }
 
@@ -59,15 +79,20 @@ impl CudaDevice {
     pub fn open(ordinal: i32, timeout: Duration) -> Result<CudaDevice, DeviceError> {
         let n = device_count(timeout)?;
         if ordinal < 0 || ordinal >= n {
-            return Err(DeviceError::Unavailable(format!("no CUDA device {ordinal} (there are {n})")));
+            return Err(DeviceError::Unavailable(format!(
+                "no CUDA device {ordinal} (there are {n})"
+            )));
         }
         let device = result::device::get(ordinal).map_err(call("cuDeviceGet"))?;
         // SAFETY: a valid device; the context is released in Drop.
-        let ctx = unsafe { result::primary_ctx::retain(device) }.map_err(call("cuDevicePrimaryCtxRetain"))?;
+        let ctx = unsafe { result::primary_ctx::retain(device) }
+            .map_err(call("cuDevicePrimaryCtxRetain"))?;
         unsafe { result::ctx::set_current(ctx) }.map_err(call("cuCtxSetCurrent"))?;
         let attr = |a: A| -> Result<u32, DeviceError> {
             // SAFETY: a valid device and attribute.
-            unsafe { result::device::get_attribute(device, a) }.map(|v| v.max(0) as u32).map_err(call("cuDeviceGetAttribute"))
+            unsafe { result::device::get_attribute(device, a) }
+                .map(|v| v.max(0) as u32)
+                .map_err(call("cuDeviceGetAttribute"))
         };
         let limits = Limits {
             max_threads_per_block: attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
@@ -87,7 +112,10 @@ impl CudaDevice {
         let major = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
         let minor = attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
         let name = result::device::get_name(device).map_err(call("cuDeviceGetName"))?;
-        let ev = || result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).map_err(call("cuEventCreate"));
+        let ev = || {
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+                .map_err(call("cuEventCreate"))
+        };
         let events = (ev()?, ev()?);
         Ok(CudaDevice {
             info: DeviceInfo {
@@ -110,7 +138,9 @@ impl CudaDevice {
 
     fn live(&self) -> Result<(), DeviceError> {
         if self.poisoned {
-            return Err(DeviceError::Invalid("the device timed out earlier; it is not used again".into()));
+            return Err(DeviceError::Invalid(
+                "the device timed out earlier; it is not used again".into(),
+            ));
         }
         // SAFETY: the retained primary context; current on whichever thread drives the device.
         unsafe { result::ctx::set_current(self.ctx) }.map_err(call("cuCtxSetCurrent"))
@@ -122,18 +152,27 @@ impl Device for CudaDevice {
         &self.info
     }
 
-    fn load(&mut self, image: &[u8], symbol: &str, param_offsets: &[u32], _kernarg_size: u32) -> Result<KernelHandle, DeviceError> {
+    fn load(
+        &mut self,
+        image: &[u8],
+        symbol: &str,
+        param_offsets: &[u32],
+        _kernarg_size: u32,
+    ) -> Result<KernelHandle, DeviceError> {
         self.live()?;
         // PTX is text: the driver wants it NUL-terminated.
         let mut ptx = image.to_vec();
         if ptx.last() != Some(&0) {
             ptx.push(0);
         }
-        let name = CString::new(symbol).map_err(|_| DeviceError::Invalid(format!("kernel name `{symbol}` has a NUL byte")))?;
+        let name = CString::new(symbol)
+            .map_err(|_| DeviceError::Invalid(format!("kernel name `{symbol}` has a NUL byte")))?;
         // SAFETY: a NUL-terminated image; the module stays loaded until Drop.
-        let module = unsafe { result::module::load_data(ptx.as_ptr().cast()) }.map_err(call("cuModuleLoadData"))?;
+        let module = unsafe { result::module::load_data(ptx.as_ptr().cast()) }
+            .map_err(call("cuModuleLoadData"))?;
         self.modules.push(module);
-        let function = unsafe { result::module::get_function(module, name) }.map_err(call("cuModuleGetFunction"))?;
+        let function = unsafe { result::module::get_function(module, name) }
+            .map_err(call("cuModuleGetFunction"))?;
         self.kernels.push(Loaded {
             function,
             params: param_offsets.len(),
@@ -167,20 +206,38 @@ impl Device for CudaDevice {
         unsafe { result::memcpy_dtod_sync(dst.0, src.0, bytes) }.map_err(call("cuMemcpyDtoD"))
     }
 
-    fn launch_timed(&mut self, kernel: KernelHandle, launch: &Launch, args: &[Vec<u8>]) -> Result<f64, DeviceError> {
+    fn launch_timed(
+        &mut self,
+        kernel: KernelHandle,
+        launch: &Launch,
+        args: &[Vec<u8>],
+    ) -> Result<f64, DeviceError> {
         self.live()?;
-        let k = self.kernels.get(kernel.0).ok_or_else(|| DeviceError::Invalid("unknown kernel handle".into()))?;
+        let k = self
+            .kernels
+            .get(kernel.0)
+            .ok_or_else(|| DeviceError::Invalid("unknown kernel handle".into()))?;
         if args.len() != k.params {
-            return Err(DeviceError::Invalid(format!("{} arguments for {} parameters", args.len(), k.params)));
+            return Err(DeviceError::Invalid(format!(
+                "{} arguments for {} parameters",
+                args.len(),
+                k.params
+            )));
         }
         // One pointer per parameter to its bytes (8-byte aligned copies).
-        let mut storage: Vec<Vec<u64>> = args.iter().map(|a| {
-            let mut w = vec![0u64; a.len().div_ceil(8).max(1)];
-            // SAFETY: `w` has at least `a.len()` bytes.
-            unsafe { std::ptr::copy_nonoverlapping(a.as_ptr(), w.as_mut_ptr().cast::<u8>(), a.len()) };
-            w
-        }).collect();
-        let mut params: Vec<*mut c_void> = storage.iter_mut().map(|w| w.as_mut_ptr().cast()).collect();
+        let mut storage: Vec<Vec<u64>> = args
+            .iter()
+            .map(|a| {
+                let mut w = vec![0u64; a.len().div_ceil(8).max(1)];
+                // SAFETY: `w` has at least `a.len()` bytes.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(a.as_ptr(), w.as_mut_ptr().cast::<u8>(), a.len())
+                };
+                w
+            })
+            .collect();
+        let mut params: Vec<*mut c_void> =
+            storage.iter_mut().map(|w| w.as_mut_ptr().cast()).collect();
         let (start, stop) = self.events;
         let stream = std::ptr::null_mut();
         // SAFETY: a live function and events; parameters outlive the call (the driver copies them).
@@ -210,7 +267,8 @@ impl Device for CudaDevice {
             return Err(e);
         }
         // SAFETY: both events completed.
-        let ms = unsafe { result::event::elapsed(start, stop) }.map_err(call("cuEventElapsedTime"))?;
+        let ms =
+            unsafe { result::event::elapsed(start, stop) }.map_err(call("cuEventElapsedTime"))?;
         Ok(ms as f64)
     }
 }

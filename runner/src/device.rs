@@ -47,19 +47,34 @@ pub struct Limits {
 
 impl Limits {
     /// Whether a launch fits the device; the error names the limit.
-    pub fn check(&self, grid: [u32; 3], block: [u32; 3], shared: u32, static_shared: u32) -> Result<(), String> {
+    pub fn check(
+        &self,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        static_shared: u32,
+    ) -> Result<(), String> {
         let axes = ["x", "y", "z"];
         for i in 0..3 {
             if block[i] > self.max_block[i] {
-                return Err(format!("block.{} = {} is over the device's maximum of {}", axes[i], block[i], self.max_block[i]));
+                return Err(format!(
+                    "block.{} = {} is over the device's maximum of {}",
+                    axes[i], block[i], self.max_block[i]
+                ));
             }
             if grid[i] > self.max_grid[i] {
-                return Err(format!("grid.{} = {} is over the device's maximum of {}", axes[i], grid[i], self.max_grid[i]));
+                return Err(format!(
+                    "grid.{} = {} is over the device's maximum of {}",
+                    axes[i], grid[i], self.max_grid[i]
+                ));
             }
         }
         let threads: u64 = block.iter().map(|&b| b as u64).product();
         if threads > self.max_threads_per_block as u64 {
-            return Err(format!("block of {threads} threads is over the device's maximum of {}", self.max_threads_per_block));
+            return Err(format!(
+                "block of {threads} threads is over the device's maximum of {}",
+                self.max_threads_per_block
+            ));
         }
         let lds = shared as u64 + static_shared as u64;
         if lds > self.max_shared_per_block as u64 {
@@ -114,19 +129,34 @@ pub trait Device {
     /// Load a module (a code object or PTX text, NUL-terminated by the implementation) and
     /// find `symbol` in it. `param_offsets`/`kernarg_size` lay out the argument block where the
     /// runtime wants one (HIP); CUDA takes one pointer per parameter.
-    fn load(&mut self, image: &[u8], symbol: &str, param_offsets: &[u32], kernarg_size: u32) -> Result<KernelHandle, DeviceError>;
+    fn load(
+        &mut self,
+        image: &[u8],
+        symbol: &str,
+        param_offsets: &[u32],
+        kernarg_size: u32,
+    ) -> Result<KernelHandle, DeviceError>;
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError>;
     fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError>;
     fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError>;
     fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError>;
     /// Launch `kernel` with one byte string per parameter, timed by GPU events around it; waits
     /// (bounded by the timeout) and returns the elapsed milliseconds.
-    fn launch_timed(&mut self, kernel: KernelHandle, launch: &Launch, args: &[Vec<u8>]) -> Result<f64, DeviceError>;
+    fn launch_timed(
+        &mut self,
+        kernel: KernelHandle,
+        launch: &Launch,
+        args: &[Vec<u8>],
+    ) -> Result<f64, DeviceError>;
 }
 
 /// Run `f` on another thread and give up after `timeout`: for runtime entry points that could
 /// block on a broken driver (initialisation). A thread that never returns is left behind.
-pub(crate) fn bounded<T: Send + 'static>(what: &str, timeout: Duration, f: impl FnOnce() -> T + Send + 'static) -> Result<T, DeviceError> {
+pub(crate) fn bounded<T: Send + 'static>(
+    what: &str,
+    timeout: Duration,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, DeviceError> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::Builder::new()
         .name("hip-unroll-gpu-init".into())
@@ -141,7 +171,11 @@ pub(crate) fn bounded<T: Send + 'static>(what: &str, timeout: Duration, f: impl 
 }
 
 /// Poll `ready` until it says done, an error, or the deadline: never a blocking wait.
-pub(crate) fn wait_until(what: &str, timeout: Duration, mut ready: impl FnMut() -> Result<bool, DeviceError>) -> Result<(), DeviceError> {
+pub(crate) fn wait_until(
+    what: &str,
+    timeout: Duration,
+    mut ready: impl FnMut() -> Result<bool, DeviceError>,
+) -> Result<(), DeviceError> {
     let start = std::time::Instant::now();
     let mut spins = 0u32;
     loop {
@@ -181,18 +215,37 @@ mod tests {
     fn limits_name_what_is_over() {
         let l = limits();
         assert!(l.check([1024, 1, 1], [256, 1, 1], 0, 1024).is_ok());
-        assert_eq!(l.check([1, 1, 1], [2048, 1, 1], 0, 0).unwrap_err(), "block.x = 2048 is over the device's maximum of 1024");
-        assert_eq!(l.check([1, 70000, 1], [1, 1, 1], 0, 0).unwrap_err(), "grid.y = 70000 is over the device's maximum of 65535");
-        assert_eq!(l.check([1, 1, 1], [64, 32, 1], 0, 0).unwrap_err(), "block of 2048 threads is over the device's maximum of 1024");
-        assert!(l.check([1, 1, 1], [64, 1, 1], 65536, 16).unwrap_err().contains("65552 bytes of shared memory"));
+        assert_eq!(
+            l.check([1, 1, 1], [2048, 1, 1], 0, 0).unwrap_err(),
+            "block.x = 2048 is over the device's maximum of 1024"
+        );
+        assert_eq!(
+            l.check([1, 70000, 1], [1, 1, 1], 0, 0).unwrap_err(),
+            "grid.y = 70000 is over the device's maximum of 65535"
+        );
+        assert_eq!(
+            l.check([1, 1, 1], [64, 32, 1], 0, 0).unwrap_err(),
+            "block of 2048 threads is over the device's maximum of 1024"
+        );
+        assert!(l
+            .check([1, 1, 1], [64, 1, 1], 65536, 16)
+            .unwrap_err()
+            .contains("65552 bytes of shared memory"));
     }
 
     #[test]
     fn waits_are_bounded() {
         let e = wait_until("a launch", Duration::from_millis(20), || Ok(false)).unwrap_err();
         assert!(matches!(e, DeviceError::Timeout { .. }), "{e}");
-        let e = bounded("hipInit", Duration::from_millis(20), || std::thread::sleep(Duration::from_secs(5))).unwrap_err();
-        assert!(e.to_string().starts_with("hipInit did not finish within 20ms"), "{e}");
+        let e = bounded("hipInit", Duration::from_millis(20), || {
+            std::thread::sleep(Duration::from_secs(5))
+        })
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("hipInit did not finish within 20ms"),
+            "{e}"
+        );
         assert_eq!(bounded("x", Duration::from_secs(5), || 7).unwrap(), 7);
     }
 }

@@ -83,7 +83,10 @@ impl Elem {
         let t = t.trim();
         Elem::ALL
             .into_iter()
-            .find(|e| e.cxx_names().first() == Some(&t) || (t != "char" && t != "bool" && e.cxx_names().contains(&t)))
+            .find(|e| {
+                e.cxx_names().first() == Some(&t)
+                    || (t != "char" && t != "bool" && e.cxx_names().contains(&t))
+            })
             .or(match t {
                 "char" => Some(Elem::I8),
                 "bool" => Some(Elem::U8),
@@ -95,7 +98,9 @@ impl Elem {
     pub fn encode(self, v: &Number) -> Result<Vec<u8>, String> {
         fn int<T: TryFrom<i128>>(v: &Number, name: &str) -> Result<T, String> {
             match *v {
-                Number::Int(i) => T::try_from(i as i128).map_err(|_| format!("{i} does not fit in {name}")),
+                Number::Int(i) => {
+                    T::try_from(i as i128).map_err(|_| format!("{i} does not fit in {name}"))
+                }
                 Number::Float(f) => Err(format!("{f} is not an integer ({name})")),
             }
         }
@@ -198,7 +203,11 @@ pub enum Fill {
     /// 0, 1, 2, ... (wrapping for narrow integer types).
     Iota,
     /// Uniform in [low, high) (integers: [low, high] rounded down), from SplitMix64(seed).
-    Uniform { low: f64, high: f64, seed: u64 },
+    Uniform {
+        low: f64,
+        high: f64,
+        seed: u64,
+    },
 }
 
 /// `len` elements of `elem` made by `fill`, little-endian.
@@ -246,17 +255,43 @@ mod tests {
 
     #[test]
     fn fills() {
-        assert_eq!(generate(Elem::I32, 3, &Fill::Iota), [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        assert_eq!(
+            generate(Elem::I32, 3, &Fill::Iota),
+            [0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]
+        );
         assert_eq!(generate(Elem::F32, 1, &Fill::Ones), 1.0f32.to_le_bytes());
         assert_eq!(generate(Elem::U8, 300, &Fill::Iota)[257], 1);
-        let u = Fill::Uniform { low: -1.0, high: 1.0, seed: 7 };
+        let u = Fill::Uniform {
+            low: -1.0,
+            high: 1.0,
+            seed: 7,
+        };
         let a = generate(Elem::F64, 1000, &u);
         assert_eq!(a, generate(Elem::F64, 1000, &u), "same seed, same bytes");
-        assert_ne!(a, generate(Elem::F64, 1000, &Fill::Uniform { low: -1.0, high: 1.0, seed: 8 }));
+        assert_ne!(
+            a,
+            generate(
+                Elem::F64,
+                1000,
+                &Fill::Uniform {
+                    low: -1.0,
+                    high: 1.0,
+                    seed: 8
+                }
+            )
+        );
         let vals: Vec<f64> = (0..1000).map(|i| Elem::F64.read_f64(&a, i)).collect();
         assert!(vals.iter().all(|v| (-1.0..1.0).contains(v)));
         assert!(vals.iter().any(|v| *v < -0.9) && vals.iter().any(|v| *v > 0.9));
-        let dice = generate(Elem::I32, 600, &Fill::Uniform { low: 1.0, high: 6.0, seed: 1 });
+        let dice = generate(
+            Elem::I32,
+            600,
+            &Fill::Uniform {
+                low: 1.0,
+                high: 6.0,
+                seed: 1,
+            },
+        );
         let d: Vec<f64> = (0..600).map(|i| Elem::I32.read_f64(&dice, i)).collect();
         for face in 1..=6 {
             assert!(d.contains(&(face as f64)), "{face} missing");
@@ -274,10 +309,22 @@ mod tests {
 
     #[test]
     fn encode_checks_range() {
-        assert_eq!(Elem::I32.encode(&Number::Int(-2)).unwrap(), (-2i32).to_le_bytes());
-        assert!(Elem::U8.encode(&Number::Int(256)).unwrap_err().contains("does not fit in u8"));
-        assert!(Elem::I32.encode(&Number::Float(1.5)).unwrap_err().contains("not an integer"));
-        assert_eq!(Elem::F32.encode(&Number::Int(3)).unwrap(), 3.0f32.to_le_bytes());
+        assert_eq!(
+            Elem::I32.encode(&Number::Int(-2)).unwrap(),
+            (-2i32).to_le_bytes()
+        );
+        assert!(Elem::U8
+            .encode(&Number::Int(256))
+            .unwrap_err()
+            .contains("does not fit in u8"));
+        assert!(Elem::I32
+            .encode(&Number::Float(1.5))
+            .unwrap_err()
+            .contains("not an integer"));
+        assert_eq!(
+            Elem::F32.encode(&Number::Int(3)).unwrap(),
+            3.0f32.to_le_bytes()
+        );
         assert_eq!(Elem::from_cxx("unsigned int"), Some(Elem::U32));
         assert_eq!(Elem::from_cxx("long long"), Some(Elem::I64));
         assert_eq!(Elem::from_cxx("char"), Some(Elem::I8));

@@ -12,7 +12,10 @@ pub enum RunnerError {
     Invalid { path: String, message: String },
     /// The kernel uses constructs with no CUDA meaning (NVIDIA path).
     #[error("{file}: cannot run on NVIDIA: {}", .refusals.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("; "))]
-    Refused { file: String, refusals: Vec<Refusal> },
+    Refused {
+        file: String,
+        refusals: Vec<Refusal>,
+    },
     #[error("{}", compile_message(.0))]
     Compile(codeobj::compile::CompileError),
     #[error("{0}")]

@@ -51,7 +51,9 @@ fn lex(text: &str) -> Result<Vec<Tok>, String> {
             }
             let digits: String = text[start..i].chars().filter(|c| *c != '_').collect();
             out.push(Tok::Num(
-                digits.parse().map_err(|_| format!("number `{digits}` too large"))?,
+                digits
+                    .parse()
+                    .map_err(|_| format!("number `{digits}` too large"))?,
             ));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
@@ -99,7 +101,12 @@ impl Parser<'_> {
         while let Some(op @ ('+' | '-')) = self.peek_op() {
             self.pos += 1;
             let r = self.product()?;
-            v = if op == '+' { v.checked_add(r) } else { v.checked_sub(r) }.ok_or(OVERFLOW)?;
+            v = if op == '+' {
+                v.checked_add(r)
+            } else {
+                v.checked_sub(r)
+            }
+            .ok_or(OVERFLOW)?;
         }
         Ok(v)
     }
@@ -166,10 +173,15 @@ mod tests {
     use super::*;
 
     fn names() -> HashMap<String, i128> {
-        [("grid.x", 4), ("block.x", 256), ("threads", 1024), ("n", 1000)]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect()
+        [
+            ("grid.x", 4),
+            ("block.x", 256),
+            ("threads", 1024),
+            ("n", 1000),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
     }
 
     #[test]
@@ -179,18 +191,26 @@ mod tests {
         assert_eq!(eval("n + 2 * (4 - 1)", &n), Ok(1006));
         assert_eq!(eval("ceil(n, 256) * 256", &n), Ok(1024));
         assert_eq!(eval("n / 256", &n), Ok(3));
-        assert_eq!(eval("-n % 7 + max(1, 2)", &n), Ok((-1000i128).rem_euclid(7) + 2));
+        assert_eq!(
+            eval("-n % 7 + max(1, 2)", &n),
+            Ok((-1000i128).rem_euclid(7) + 2)
+        );
         assert_eq!(eval("1_000", &n), Ok(1000));
     }
 
     #[test]
     fn errors_say_why() {
         let n = names();
-        assert!(eval("m", &n).unwrap_err().starts_with("unknown name `m` (known: block.x, grid.x, n, threads)"));
+        assert!(eval("m", &n)
+            .unwrap_err()
+            .starts_with("unknown name `m` (known: block.x, grid.x, n, threads)"));
         assert_eq!(eval("n / 0", &n), Err("division by zero".into()));
         assert_eq!(eval("(n", &n), Err("expected `)`".into()));
         assert_eq!(eval("n n", &n), Err("unexpected `n`".into()));
         assert_eq!(eval("n $", &n), Err("unexpected character `$`".into()));
-        assert_eq!(eval("170141183460469231731687303715884105727 + 1", &n), Err(OVERFLOW.into()));
+        assert_eq!(
+            eval("170141183460469231731687303715884105727 + 1", &n),
+            Err(OVERFLOW.into())
+        );
     }
 }

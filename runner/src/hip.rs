@@ -2,7 +2,10 @@
 //! a small typed FFI over the module API (no link-time dependency, so the binary runs on
 //! machines without ROCm). Every call is checked and its error named (`hipGetErrorName`).
 
-use crate::device::{bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits};
+use crate::device::{
+    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
+    Limits,
+};
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::Arc;
@@ -28,7 +31,12 @@ const LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
 const LAUNCH_PARAM_END: usize = 3;
 
 /// The library names tried, in order.
-pub const LIBRARIES: &[&str] = &["libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.7", "libamdhip64.so.5"];
+pub const LIBRARIES: &[&str] = &[
+    "libamdhip64.so",
+    "libamdhip64.so.6",
+    "libamdhip64.so.7",
+    "libamdhip64.so.5",
+];
 
 #[allow(clippy::type_complexity)]
 struct Api_ {
@@ -43,7 +51,19 @@ struct Api_ {
     module_load_data: unsafe extern "C" fn(*mut Ptr, *const c_void) -> Err,
     module_get_function: unsafe extern "C" fn(*mut Ptr, Ptr, *const c_char) -> Err,
     module_unload: unsafe extern "C" fn(Ptr) -> Err,
-    module_launch_kernel: unsafe extern "C" fn(Ptr, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, c_uint, Ptr, *mut Ptr, *mut Ptr) -> Err,
+    module_launch_kernel: unsafe extern "C" fn(
+        Ptr,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        c_uint,
+        Ptr,
+        *mut Ptr,
+        *mut Ptr,
+    ) -> Err,
     event_create: unsafe extern "C" fn(*mut Ptr) -> Err,
     event_record: unsafe extern "C" fn(Ptr, Ptr) -> Err,
     event_query: unsafe extern "C" fn(Ptr) -> Err,
@@ -60,7 +80,10 @@ impl Api_ {
         for name in LIBRARIES {
             // SAFETY: loading the HIP runtime runs its initialisers, as linking it would.
             match unsafe { Library::new(*name) } {
-                Ok(lib) => return Api_::bind(lib).map_err(|e| DeviceError::Unavailable(format!("{name}: {e}"))),
+                Ok(lib) => {
+                    return Api_::bind(lib)
+                        .map_err(|e| DeviceError::Unavailable(format!("{name}: {e}")))
+                }
                 Err(e) => last = e.to_string(),
             }
         }
@@ -111,8 +134,11 @@ impl Api_ {
 
     fn error(&self, call: &'static str, e: Err) -> DeviceError {
         // SAFETY: both return pointers to static strings (or null).
-        let text = |p: *const c_char| (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned());
-        let name = text(unsafe { (self.get_error_name)(e) }).unwrap_or_else(|| format!("error {e}"));
+        let text = |p: *const c_char| {
+            (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+        };
+        let name =
+            text(unsafe { (self.get_error_name)(e) }).unwrap_or_else(|| format!("error {e}"));
         let detail = text(unsafe { (self.get_error_string)(e) })
             .filter(|d| *d != name)
             .map(|d| format!(" ({d})"))
@@ -161,9 +187,15 @@ fn count(api: &Arc<Api_>, timeout: Duration) -> Result<i32, DeviceError> {
         (init, n, e)
     })?;
     if e != SUCCESS || n <= 0 {
-        let why = if e != SUCCESS { api.error("hipGetDeviceCount", e).to_string() } else { api.error("hipInit", init).to_string() };
+        let why = if e != SUCCESS {
+            api.error("hipGetDeviceCount", e).to_string()
+        } else {
+            api.error("hipInit", init).to_string()
+        };
         let _ = init;
-        return Err(DeviceError::Unavailable(format!("no AMD GPU: the HIP runtime found no device ({why})")));
+        return Err(DeviceError::Unavailable(format!(
+            "no AMD GPU: the HIP runtime found no device ({why})"
+        )));
     }
     Ok(n)
 }
@@ -174,25 +206,41 @@ impl HipDevice {
         let api = Arc::new(Api_::open()?);
         let n = count(&api, timeout)?;
         if ordinal < 0 || ordinal >= n {
-            return Err(DeviceError::Unavailable(format!("no HIP device {ordinal} (there are {n})")));
+            return Err(DeviceError::Unavailable(format!(
+                "no HIP device {ordinal} (there are {n})"
+            )));
         }
         // SAFETY: plain C calls with valid out-pointers.
         unsafe {
             api.check("hipSetDevice", (api.set_device)(ordinal))?;
             let attr = |a: c_int| -> Result<u32, DeviceError> {
                 let mut v: c_int = 0;
-                api.check("hipDeviceGetAttribute", (api.device_get_attribute)(&mut v, a, ordinal))?;
+                api.check(
+                    "hipDeviceGetAttribute",
+                    (api.device_get_attribute)(&mut v, a, ordinal),
+                )?;
                 Ok(v.max(0) as u32)
             };
             let limits = Limits {
                 max_threads_per_block: attr(ATTR_MAX_THREADS_PER_BLOCK)?,
-                max_block: [attr(ATTR_MAX_BLOCK_DIM_X)?, attr(ATTR_MAX_BLOCK_DIM_X + 1)?, attr(ATTR_MAX_BLOCK_DIM_X + 2)?],
-                max_grid: [attr(ATTR_MAX_GRID_DIM_X)?, attr(ATTR_MAX_GRID_DIM_X + 1)?, attr(ATTR_MAX_GRID_DIM_X + 2)?],
+                max_block: [
+                    attr(ATTR_MAX_BLOCK_DIM_X)?,
+                    attr(ATTR_MAX_BLOCK_DIM_X + 1)?,
+                    attr(ATTR_MAX_BLOCK_DIM_X + 2)?,
+                ],
+                max_grid: [
+                    attr(ATTR_MAX_GRID_DIM_X)?,
+                    attr(ATTR_MAX_GRID_DIM_X + 1)?,
+                    attr(ATTR_MAX_GRID_DIM_X + 2)?,
+                ],
                 max_shared_per_block: attr(ATTR_MAX_SHARED_PER_BLOCK)?,
                 warp_size: attr(ATTR_WARP_SIZE)?,
             };
             let mut name = [0 as c_char; 256];
-            api.check("hipDeviceGetName", (api.device_get_name)(name.as_mut_ptr(), name.len() as c_int, ordinal))?;
+            api.check(
+                "hipDeviceGetName",
+                (api.device_get_name)(name.as_mut_ptr(), name.len() as c_int, ordinal),
+            )?;
             let name = CStr::from_ptr(name.as_ptr()).to_string_lossy().into_owned();
             let mut start: Ptr = std::ptr::null_mut();
             let mut stop: Ptr = std::ptr::null_mut();
@@ -219,7 +267,9 @@ impl HipDevice {
 
     fn live(&self) -> Result<(), DeviceError> {
         if self.poisoned {
-            return Err(DeviceError::Invalid("the device timed out earlier; it is not used again".into()));
+            return Err(DeviceError::Invalid(
+                "the device timed out earlier; it is not used again".into(),
+            ));
         }
         Ok(())
     }
@@ -234,7 +284,12 @@ fn kfd_arch(ordinal: i32) -> Option<String> {
             let e = e.ok()?;
             let id: u32 = e.file_name().to_str()?.parse().ok()?;
             let props = std::fs::read_to_string(e.path().join("properties")).ok()?;
-            let v = props.lines().find_map(|l| l.strip_prefix("gfx_target_version "))?.trim().parse::<u32>().ok()?;
+            let v = props
+                .lines()
+                .find_map(|l| l.strip_prefix("gfx_target_version "))?
+                .trim()
+                .parse::<u32>()
+                .ok()?;
             (v != 0).then_some((id, v))
         })
         .collect();
@@ -256,16 +311,29 @@ impl Device for HipDevice {
         &self.info
     }
 
-    fn load(&mut self, image: &[u8], symbol: &str, param_offsets: &[u32], kernarg_size: u32) -> Result<KernelHandle, DeviceError> {
+    fn load(
+        &mut self,
+        image: &[u8],
+        symbol: &str,
+        param_offsets: &[u32],
+        kernarg_size: u32,
+    ) -> Result<KernelHandle, DeviceError> {
         self.live()?;
-        let name = CString::new(symbol).map_err(|_| DeviceError::Invalid(format!("kernel name `{symbol}` has a NUL byte")))?;
+        let name = CString::new(symbol)
+            .map_err(|_| DeviceError::Invalid(format!("kernel name `{symbol}` has a NUL byte")))?;
         let mut module: Ptr = std::ptr::null_mut();
         let mut function: Ptr = std::ptr::null_mut();
         // SAFETY: the image outlives the call (HIP copies it); out-pointers are valid.
         unsafe {
-            self.api.check("hipModuleLoadData", (self.api.module_load_data)(&mut module, image.as_ptr().cast()))?;
+            self.api.check(
+                "hipModuleLoadData",
+                (self.api.module_load_data)(&mut module, image.as_ptr().cast()),
+            )?;
             self.modules.push(module);
-            self.api.check("hipModuleGetFunction", (self.api.module_get_function)(&mut function, module, name.as_ptr()))?;
+            self.api.check(
+                "hipModuleGetFunction",
+                (self.api.module_get_function)(&mut function, module, name.as_ptr()),
+            )?;
         }
         self.kernels.push(Loaded {
             function,
@@ -279,7 +347,10 @@ impl Device for HipDevice {
         self.live()?;
         let mut p: Ptr = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
-        unsafe { self.api.check("hipMalloc", (self.api.malloc)(&mut p, bytes.max(1)))? };
+        unsafe {
+            self.api
+                .check("hipMalloc", (self.api.malloc)(&mut p, bytes.max(1)))?
+        };
         self.allocations.push(p);
         Ok(DevicePtr(p as u64))
     }
@@ -287,32 +358,67 @@ impl Device for HipDevice {
     fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
         self.live()?;
         // SAFETY: `dst` came from `alloc` with at least `src.len()` bytes (the caller's contract).
-        unsafe { self.api.check("hipMemcpy (host to device)", (self.api.memcpy)(dst.0 as Ptr, src.as_ptr().cast(), src.len(), MEMCPY_HTOD)) }
+        unsafe {
+            self.api.check(
+                "hipMemcpy (host to device)",
+                (self.api.memcpy)(dst.0 as Ptr, src.as_ptr().cast(), src.len(), MEMCPY_HTOD),
+            )
+        }
     }
 
     fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
         self.live()?;
         // SAFETY: as `upload`.
-        unsafe { self.api.check("hipMemcpy (device to host)", (self.api.memcpy)(dst.as_mut_ptr().cast(), src.0 as *const c_void, dst.len(), MEMCPY_DTOH)) }
+        unsafe {
+            self.api.check(
+                "hipMemcpy (device to host)",
+                (self.api.memcpy)(
+                    dst.as_mut_ptr().cast(),
+                    src.0 as *const c_void,
+                    dst.len(),
+                    MEMCPY_DTOH,
+                ),
+            )
+        }
     }
 
     fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError> {
         self.live()?;
         // SAFETY: as `upload`.
-        unsafe { self.api.check("hipMemcpy (device to device)", (self.api.memcpy)(dst.0 as Ptr, src.0 as *const c_void, bytes, MEMCPY_DTOD)) }
+        unsafe {
+            self.api.check(
+                "hipMemcpy (device to device)",
+                (self.api.memcpy)(dst.0 as Ptr, src.0 as *const c_void, bytes, MEMCPY_DTOD),
+            )
+        }
     }
 
-    fn launch_timed(&mut self, kernel: KernelHandle, launch: &Launch, args: &[Vec<u8>]) -> Result<f64, DeviceError> {
+    fn launch_timed(
+        &mut self,
+        kernel: KernelHandle,
+        launch: &Launch,
+        args: &[Vec<u8>],
+    ) -> Result<f64, DeviceError> {
         self.live()?;
-        let k = self.kernels.get(kernel.0).ok_or_else(|| DeviceError::Invalid("unknown kernel handle".into()))?;
+        let k = self
+            .kernels
+            .get(kernel.0)
+            .ok_or_else(|| DeviceError::Invalid("unknown kernel handle".into()))?;
         if args.len() != k.offsets.len() {
-            return Err(DeviceError::Invalid(format!("{} arguments for {} parameters", args.len(), k.offsets.len())));
+            return Err(DeviceError::Invalid(format!(
+                "{} arguments for {} parameters",
+                args.len(),
+                k.offsets.len()
+            )));
         }
         let mut kernarg = vec![0u8; k.kernarg_size as usize];
         for (a, &off) in args.iter().zip(&k.offsets) {
             let end = off as usize + a.len();
             if end > kernarg.len() {
-                return Err(DeviceError::Invalid(format!("argument at offset {off} overruns the {}-byte argument block", kernarg.len())));
+                return Err(DeviceError::Invalid(format!(
+                    "argument at offset {off} overruns the {}-byte argument block",
+                    kernarg.len()
+                )));
             }
             kernarg[off as usize..end].copy_from_slice(a);
         }
@@ -329,7 +435,10 @@ impl Device for HipDevice {
         // SAFETY: the function and events are live; `extra` and `kernarg` outlive the call
         // (HIP copies the argument block at launch).
         unsafe {
-            api.check("hipEventRecord", (api.event_record)(start, std::ptr::null_mut()))?;
+            api.check(
+                "hipEventRecord",
+                (api.event_record)(start, std::ptr::null_mut()),
+            )?;
             api.check(
                 "hipModuleLaunchKernel",
                 (api.module_launch_kernel)(
@@ -346,7 +455,10 @@ impl Device for HipDevice {
                     extra.as_mut_ptr(),
                 ),
             )?;
-            api.check("hipEventRecord", (api.event_record)(stop, std::ptr::null_mut()))?;
+            api.check(
+                "hipEventRecord",
+                (api.event_record)(stop, std::ptr::null_mut()),
+            )?;
         }
         let waited = wait_until("the kernel", self.timeout, || {
             // SAFETY: live event.
@@ -362,7 +474,12 @@ impl Device for HipDevice {
         }
         let mut ms = 0f32;
         // SAFETY: both events completed.
-        unsafe { api.check("hipEventElapsedTime", (api.event_elapsed_time)(&mut ms, start, stop))? };
+        unsafe {
+            api.check(
+                "hipEventElapsedTime",
+                (api.event_elapsed_time)(&mut ms, start, stop),
+            )?
+        };
         Ok(ms as f64)
     }
 }

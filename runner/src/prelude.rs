@@ -19,7 +19,10 @@ const SHADOW: &str = "// hip-unroll: HIP's runtime header on the NVIDIA path is 
 /// Write the prelude and the shadow `hip/` headers under `dir` (once per content; atomically);
 /// returns the prelude's path and the include directory to pass with `-I`.
 pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
-    let root = dir.join(format!("prelude-{}", &blake3::hash(PRELUDE.as_bytes()).to_hex()[..16]));
+    let root = dir.join(format!(
+        "prelude-{}",
+        &blake3::hash(PRELUDE.as_bytes()).to_hex()[..16]
+    ));
     let prelude = root.join(PRELUDE_NAME);
     let files = [
         (prelude.clone(), PRELUDE),
@@ -32,7 +35,11 @@ pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
         }
         let parent = path.parent().expect("has a parent");
         std::fs::create_dir_all(parent)?;
-        let tmp = parent.join(format!(".tmp-{}-{}", std::process::id(), path.file_name().and_then(|n| n.to_str()).unwrap_or("h")));
+        let tmp = parent.join(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            path.file_name().and_then(|n| n.to_str()).unwrap_or("h")
+        ));
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path)?;
     }
@@ -52,7 +59,11 @@ pub struct Refusal {
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}: `{}`: {}", self.line, self.construct, self.reason)
+        write!(
+            f,
+            "line {}: `{}`: {}",
+            self.line, self.construct, self.reason
+        )
     }
 }
 
@@ -79,9 +90,11 @@ const BALLOTS: &[&str] = &["__ballot", "__ballot_sync", "__activemask"];
 fn is_warp_intrinsic(name: &str) -> bool {
     name == "__syncwarp"
         || (name.ends_with("_sync")
-            && ["__shfl", "__ballot", "__any", "__all", "__match", "__reduce", "__uni"]
-                .iter()
-                .any(|p| name.starts_with(p)))
+            && [
+                "__shfl", "__ballot", "__any", "__all", "__match", "__reduce", "__uni",
+            ]
+            .iter()
+            .any(|p| name.starts_with(p)))
 }
 
 /// The refusals for kernel `kernel` (its bare name, every overload) of `file`.
@@ -102,14 +115,35 @@ pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
             if let Some(defs) = macros.get(r.name.as_str()) {
                 let all_64 = defs.iter().all(|d| d.params.is_none() && is_64(&d.body));
                 if all_64 && guards::rules::wave_size::is_warp_size_name(&r.name) {
-                    push(&mut out, &r.name, r.span, "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)");
+                    push(
+                        &mut out,
+                        &r.name,
+                        r.span,
+                        "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)",
+                    );
                 }
             }
         }
         for d in f.decls.iter().chain(file.globals.iter()) {
-            if d.init_int == Some(64) && guards::rules::wave_size::is_warp_size_name(&d.name) && f.idents.iter().any(|u| u.name == d.name) {
-                let span = if f.span.contains(&d.span) { d.span } else { f.idents.iter().find(|u| u.name == d.name).map(|u| u.span).unwrap_or(d.span) };
-                push(&mut out, &d.name, span, "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)");
+            if d.init_int == Some(64)
+                && guards::rules::wave_size::is_warp_size_name(&d.name)
+                && f.idents.iter().any(|u| u.name == d.name)
+            {
+                let span = if f.span.contains(&d.span) {
+                    d.span
+                } else {
+                    f.idents
+                        .iter()
+                        .find(|u| u.name == d.name)
+                        .map(|u| u.span)
+                        .unwrap_or(d.span)
+                };
+                push(
+                    &mut out,
+                    &d.name,
+                    span,
+                    "a wave size of 64 (wave64-only code; NVIDIA warps have 32 lanes)",
+                );
             }
         }
     }
@@ -133,8 +167,16 @@ fn push(out: &mut Vec<Refusal>, construct: &str, span: Span, reason: &str) {
 
 /// The kernel and every same-file `__device__` function it reaches through calls or macros.
 fn reachable<'a>(file: &'a SourceFile, kernel: &str) -> Vec<&'a Function> {
-    let gpu: Vec<&Function> = file.functions.iter().filter(|f| f.kind != FunctionKind::Host).collect();
-    let macro_calls: HashMap<&str, &Vec<String>> = file.macros.iter().map(|m| (m.name.as_str(), &m.calls)).collect();
+    let gpu: Vec<&Function> = file
+        .functions
+        .iter()
+        .filter(|f| f.kind != FunctionKind::Host)
+        .collect();
+    let macro_calls: HashMap<&str, &Vec<String>> = file
+        .macros
+        .iter()
+        .map(|m| (m.name.as_str(), &m.calls))
+        .collect();
     let mut seen: HashSet<usize> = HashSet::new();
     let mut stack: Vec<usize> = gpu
         .iter()
@@ -154,7 +196,10 @@ fn reachable<'a>(file: &'a SourceFile, kernel: &str) -> Vec<&'a Function> {
             }
         }
         for (j, g) in gpu.iter().enumerate() {
-            if g.kind == FunctionKind::Device && names.contains(&g.name.as_str()) && !seen.contains(&j) {
+            if g.kind == FunctionKind::Device
+                && names.contains(&g.name.as_str())
+                && !seen.contains(&j)
+            {
                 stack.push(j);
             }
         }
@@ -165,14 +210,22 @@ fn reachable<'a>(file: &'a SourceFile, kernel: &str) -> Vec<&'a Function> {
 }
 
 fn amd_reason(name: &str) -> Option<&'static str> {
-    AMD_PREFIXES.iter().find(|(p, _)| name.starts_with(p)).map(|(_, r)| *r)
+    AMD_PREFIXES
+        .iter()
+        .find(|(p, _)| name.starts_with(p))
+        .map(|(_, r)| *r)
 }
 
 /// AMD-only calls, directly or through the file's macros (followed to any depth).
 fn calls(f: &Function, macros: &HashMap<&str, Vec<&frontend::MacroDef>>, out: &mut Vec<Refusal>) {
     for c in &f.calls {
         if let Some(why) = amd_reason(&c.callee) {
-            push(out, &c.callee, c.callee_span, &format!("{why}, with no CUDA equivalent"));
+            push(
+                out,
+                &c.callee,
+                c.callee_span,
+                &format!("{why}, with no CUDA equivalent"),
+            );
         }
     }
     for r in &f.macro_refs {
@@ -185,7 +238,15 @@ fn calls(f: &Function, macros: &HashMap<&str, Vec<&frontend::MacroDef>>, out: &m
             for d in macros.get(m).into_iter().flatten() {
                 for c in d.calls.iter().chain(d.idents.iter()) {
                     if let Some(why) = amd_reason(c) {
-                        push(out, c, r.span, &format!("{why}, with no CUDA equivalent (through macro `{}`)", r.name));
+                        push(
+                            out,
+                            c,
+                            r.span,
+                            &format!(
+                                "{why}, with no CUDA equivalent (through macro `{}`)",
+                                r.name
+                            ),
+                        );
                     } else if macros.contains_key(c.as_str()) {
                         stack.push(c);
                     }
@@ -203,7 +264,12 @@ fn wave64(f: &Function, out: &mut Vec<Refusal>) {
         if is_warp_intrinsic(&c.callee) {
             if let Some(Some(m)) = c.arg_ints.first() {
                 if *m > WIDE || *m < -1 {
-                    push(out, &format!("{}({m:#x}, ...)", c.callee), c.span, "a 64-bit lane mask (wave64-only code; NVIDIA warps have 32 lanes)");
+                    push(
+                        out,
+                        &format!("{}({m:#x}, ...)", c.callee),
+                        c.span,
+                        "a 64-bit lane mask (wave64-only code; NVIDIA warps have 32 lanes)",
+                    );
                 }
             }
         }
@@ -214,15 +280,24 @@ fn wave64(f: &Function, out: &mut Vec<Refusal>) {
     loop {
         let before = (ballot.len(), lane.len());
         for d in &f.decls {
-            if d.init_idents.iter().any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str())) {
+            if d.init_idents
+                .iter()
+                .any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str()))
+            {
                 ballot.insert(&d.name);
             }
-            if d.init_idents.iter().any(|n| n == "__lane_id" || lane.contains(n.as_str())) {
+            if d.init_idents
+                .iter()
+                .any(|n| n == "__lane_id" || lane.contains(n.as_str()))
+            {
                 lane.insert(&d.name);
             }
         }
         for a in &f.assigns {
-            if a.value_idents.iter().any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str())) {
+            if a.value_idents
+                .iter()
+                .any(|n| BALLOTS.contains(&n.as_str()) || ballot.contains(n.as_str()))
+            {
                 ballot.insert(&a.target);
             }
         }
@@ -232,7 +307,9 @@ fn wave64(f: &Function, out: &mut Vec<Refusal>) {
     }
     for op in &f.const_ops {
         let names: Vec<&str> = op.operand_names.iter().map(String::as_str).collect();
-        let on_ballot = names.iter().any(|n| BALLOTS.contains(n) || ballot.contains(n));
+        let on_ballot = names
+            .iter()
+            .any(|n| BALLOTS.contains(n) || ballot.contains(n));
         let on_lane = names.iter().any(|n| *n == "__lane_id" || lane.contains(n));
         let k = op.constant;
         let shown = |what: &str| format!("{what} {} {k}", op.op);
@@ -278,7 +355,14 @@ mod tests {
 __device__ int helper(int v) { return __ockl_wfred_add_i32(v); }\n\
 __device__ int unused(int v) { return __builtin_amdgcn_ds_swizzle(v, 0); }\n\
 __global__ void k(int* p) {\n  p[0] = FIRST(p[1]);\n  p[2] = helper(p[3]);\n  p[4] = __builtin_amdgcn_mbcnt_lo(~0u, 0u);\n}\n";
-        assert_eq!(refused(src), ["2:__ockl_wfred_add_i32", "5:__builtin_amdgcn_readfirstlane", "7:__builtin_amdgcn_mbcnt_lo"]);
+        assert_eq!(
+            refused(src),
+            [
+                "2:__ockl_wfred_add_i32",
+                "5:__builtin_amdgcn_readfirstlane",
+                "7:__builtin_amdgcn_mbcnt_lo"
+            ]
+        );
     }
 
     #[test]
@@ -296,7 +380,14 @@ __global__ void k(unsigned long long* p, int* q) {\n\
 }\n";
         let r = refused(src);
         assert_eq!(r.len(), 6, "{r:?}");
-        for want in ["4:ballot == ", "5:ballot >> 32", "6:__shfl_sync(0xffffffffffffffff", "8:lane id >= 48", "9:lane id & 63", "10:WAVE_SIZE"] {
+        for want in [
+            "4:ballot == ",
+            "5:ballot >> 32",
+            "6:__shfl_sync(0xffffffffffffffff",
+            "8:lane id >= 48",
+            "9:lane id & 63",
+            "10:WAVE_SIZE",
+        ] {
             assert!(r.iter().any(|x| x.starts_with(want)), "{want} not in {r:?}");
         }
     }

@@ -35,7 +35,9 @@ impl PtxModule {
     /// The compute capability the module needs, `sm_86` -> (8, 6).
     pub fn compute_capability(&self) -> Option<(u32, u32)> {
         let t = self.target.as_deref()?.split(',').next()?.trim();
-        let digits = t.strip_prefix("sm_")?.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let digits = t
+            .strip_prefix("sm_")?
+            .trim_end_matches(|c: char| c.is_ascii_alphabetic());
         let n: u32 = digits.parse().ok()?;
         Some((n / 10, n % 10))
     }
@@ -58,7 +60,11 @@ pub fn parse(text: &str) -> Result<PtxModule, String> {
         let after = &rest[at + ".entry".len()..];
         let open = after.find('(');
         let brace = after.find('{');
-        let name_end = [open, brace, after.find(';')].into_iter().flatten().min().ok_or("`.entry` without a body")?;
+        let name_end = [open, brace, after.find(';')]
+            .into_iter()
+            .flatten()
+            .min()
+            .ok_or("`.entry` without a body")?;
         let name = after[..name_end].trim().to_string();
         if name.is_empty() {
             return Err("`.entry` without a name".into());
@@ -66,7 +72,10 @@ pub fn parse(text: &str) -> Result<PtxModule, String> {
         let mut params = Vec::new();
         let mut consumed = name_end;
         if open == Some(name_end) {
-            let close = after[name_end..].find(')').ok_or_else(|| format!("{name}: unclosed parameter list"))? + name_end;
+            let close = after[name_end..]
+                .find(')')
+                .ok_or_else(|| format!("{name}: unclosed parameter list"))?
+                + name_end;
             for p in after[name_end + 1..close].split(',') {
                 let p = p.trim();
                 if !p.is_empty() {
@@ -109,7 +118,12 @@ fn param(p: &str) -> Result<PtxParam, String> {
         let w = words[i];
         match w {
             ".align" => {
-                align = Some(words.get(i + 1).and_then(|a| a.parse::<u32>().ok()).ok_or_else(|| format!("bad .align in `{p}`"))?);
+                align = Some(
+                    words
+                        .get(i + 1)
+                        .and_then(|a| a.parse::<u32>().ok())
+                        .ok_or_else(|| format!("bad .align in `{p}`"))?,
+                );
                 i += 1;
             }
             ".ptr" => is_ptr = true,
@@ -121,11 +135,16 @@ fn param(p: &str) -> Result<PtxParam, String> {
     }
     let ty = ty.ok_or_else(|| format!("no type in `{p}`"))?;
     let name = name.ok_or_else(|| format!("no name in `{p}`"))?;
-    let width: u32 = ty[1..].parse::<u32>().map_err(|_| format!("unknown type .{ty} in `{p}`"))? / 8;
+    let width: u32 = ty[1..]
+        .parse::<u32>()
+        .map_err(|_| format!("unknown type .{ty} in `{p}`"))?
+        / 8;
     let (name, count) = match name.split_once('[') {
         Some((n, c)) => (
             n.to_string(),
-            c.trim_end_matches(']').parse::<u32>().map_err(|_| format!("bad array size in `{p}`"))?,
+            c.trim_end_matches(']')
+                .parse::<u32>()
+                .map_err(|_| format!("bad array size in `{p}`"))?,
         ),
         None => (name, 1),
     };
@@ -176,8 +195,15 @@ mod tests {
         let e = &m.entries[0];
         assert_eq!(e.name, "_Z1kPfi");
         assert_eq!(
-            e.params.iter().map(|p| (p.ty.as_str(), p.size, p.align, p.is_ptr)).collect::<Vec<_>>(),
-            [("u64", 8, 4, true), ("u32", 4, 4, false), ("b8", 12, 4, false)]
+            e.params
+                .iter()
+                .map(|p| (p.ty.as_str(), p.size, p.align, p.is_ptr))
+                .collect::<Vec<_>>(),
+            [
+                ("u64", 8, 4, true),
+                ("u32", 4, 4, false),
+                ("b8", 12, 4, false)
+            ]
         );
         assert!(m.entries[1].params.is_empty());
     }

@@ -39,8 +39,14 @@ pub struct Options {
 
 /// Open the device `opts` asks for; the error is one line (no library, no GPU).
 pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
-    let hip = || crate::hip::HipDevice::open(opts.device, opts.timeout).map(|d| Box::new(d) as Box<dyn Device>);
-    let cuda = || crate::cuda::CudaDevice::open(opts.device, opts.timeout).map(|d| Box::new(d) as Box<dyn Device>);
+    let hip = || {
+        crate::hip::HipDevice::open(opts.device, opts.timeout)
+            .map(|d| Box::new(d) as Box<dyn Device>)
+    };
+    let cuda = || {
+        crate::cuda::CudaDevice::open(opts.device, opts.timeout)
+            .map(|d| Box::new(d) as Box<dyn Device>)
+    };
     match opts.backend {
         Backend::Hip => Ok(hip()?),
         Backend::Cuda => Ok(cuda()?),
@@ -48,7 +54,9 @@ pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
             Ok(d) => Ok(d),
             Err(DeviceError::Unavailable(h)) => match cuda() {
                 Ok(d) => Ok(d),
-                Err(DeviceError::Unavailable(c)) => Err(RunnerError::Device(DeviceError::Unavailable(format!("no GPU: {h}; {c}")))),
+                Err(DeviceError::Unavailable(c)) => Err(RunnerError::Device(
+                    DeviceError::Unavailable(format!("no GPU: {h}; {c}")),
+                )),
                 Err(e) => Err(e.into()),
             },
             Err(e) => Err(e.into()),
@@ -57,7 +65,11 @@ pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
 }
 
 /// The compile target for a device.
-pub fn target_for(api: Api, device_arch: Option<&str>, arch: Option<&str>) -> Result<Target, RunnerError> {
+pub fn target_for(
+    api: Api,
+    device_arch: Option<&str>,
+    arch: Option<&str>,
+) -> Result<Target, RunnerError> {
     match api {
         Api::Hip => match arch.or(device_arch) {
             Some(a) => Ok(Target::Hip(a.to_string())),
@@ -102,7 +114,12 @@ impl std::fmt::Display for OutputDiff {
         write!(
             f,
             "`{}`[{}] = {} (baseline {}), {} element(s) outside {}",
-            self.name, self.first.index, self.first.variant, self.first.baseline, self.first.count, self.tolerance
+            self.name,
+            self.first.index,
+            self.first.variant,
+            self.first.baseline,
+            self.first.count,
+            self.tolerance
         )
     }
 }
@@ -133,19 +150,35 @@ pub struct Session {
 impl Session {
     /// Open the device, compile and check the spec's kernel from `baseline` (default: the
     /// spec's source), allocate and fill the buffers, and prepare the baseline.
-    pub fn open(spec: Spec, baseline: Option<&Path>, opts: &Options) -> Result<Session, RunnerError> {
+    pub fn open(
+        spec: Spec,
+        baseline: Option<&Path>,
+        opts: &Options,
+    ) -> Result<Session, RunnerError> {
         let device = open_device(opts)?;
         Session::with_device(device, spec, baseline, opts)
     }
 
     /// [`Session::open`] on a device already opened.
-    pub fn with_device(mut device: Box<dyn Device>, spec: Spec, baseline: Option<&Path>, opts: &Options) -> Result<Session, RunnerError> {
+    pub fn with_device(
+        mut device: Box<dyn Device>,
+        spec: Spec,
+        baseline: Option<&Path>,
+        opts: &Options,
+    ) -> Result<Session, RunnerError> {
         let info = device.info().clone();
         let target = target_for(info.api, info.arch.as_deref(), opts.arch.as_deref())?;
-        let source = baseline.map(Path::to_path_buf).unwrap_or_else(|| spec.source.clone());
+        let source = baseline
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| spec.source.clone());
         let built = build(&spec, &source, &target, &opts.build)?;
         info.limits
-            .check(spec.grid, spec.block, spec.shared_bytes, built.static_shared)
+            .check(
+                spec.grid,
+                spec.block,
+                spec.shared_bytes,
+                built.static_shared,
+            )
             .map_err(|m| RunnerError::Invalid {
                 path: spec.path.display().to_string(),
                 message: format!("{m} ({})", info.name),
@@ -215,19 +248,33 @@ impl Session {
     }
 
     fn add(&mut self, built: Built) -> Result<KernelId, RunnerError> {
-        if let (Some(need), Some(have)) = (built.ptx_cc, self.device.info().arch.as_deref().and_then(cc_of)) {
+        if let (Some(need), Some(have)) = (
+            built.ptx_cc,
+            self.device.info().arch.as_deref().and_then(cc_of),
+        ) {
             if need > have {
                 return Err(RunnerError::Invalid {
                     path: built.object.display().to_string(),
                     message: format!(
                         "PTX for sm_{}{} cannot run on {} (sm_{}{}): pass --arch sm_{}{}",
-                        need.0, need.1, self.device.info().name, have.0, have.1, have.0, have.1
+                        need.0,
+                        need.1,
+                        self.device.info().name,
+                        have.0,
+                        have.1,
+                        have.0,
+                        have.1
                     ),
                 });
             }
         }
         let offsets: Vec<u32> = built.signature.params.iter().map(|p| p.offset).collect();
-        let handle = self.device.load(&built.image, &built.signature.symbol, &offsets, built.signature.kernarg_size)?;
+        let handle = self.device.load(
+            &built.image,
+            &built.signature.symbol,
+            &offsets,
+            built.signature.kernarg_size,
+        )?;
         self.kernels.push(Prepared {
             built,
             outputs: Vec::new(),
@@ -248,7 +295,11 @@ impl Session {
             }
         }
         let args = self.args()?;
-        let handle = self.kernels.get(id).ok_or_else(|| RunnerError::Build(format!("no kernel {id} in the session")))?.handle;
+        let handle = self
+            .kernels
+            .get(id)
+            .ok_or_else(|| RunnerError::Build(format!("no kernel {id} in the session")))?
+            .handle;
         Ok(self.device.launch_timed(handle, &self.launch, &args)?)
     }
 
@@ -269,7 +320,9 @@ impl Session {
     fn read_outputs(&mut self) -> Result<Vec<Output>, RunnerError> {
         let mut out = Vec::new();
         for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
-            let (ArgKind::Buffer(spec_b), Some(b)) = (&a.kind, b) else { continue };
+            let (ArgKind::Buffer(spec_b), Some(b)) = (&a.kind, b) else {
+                continue;
+            };
             if spec_b.output.is_none() {
                 continue;
             }
@@ -289,7 +342,9 @@ impl Session {
     pub fn compare(&self, a: KernelId, b: KernelId) -> Vec<OutputDiff> {
         let mut diffs = Vec::new();
         for (oa, ob) in self.kernels[a].outputs.iter().zip(&self.kernels[b].outputs) {
-            let ArgKind::Buffer(buf) = &self.spec.args[oa.arg].kind else { continue };
+            let ArgKind::Buffer(buf) = &self.spec.args[oa.arg].kind else {
+                continue;
+            };
             let tol = buf.output.unwrap_or(Tolerance::Exact);
             if let Some(first) = diff(buf.elem, &tol, &oa.bytes, &ob.bytes) {
                 diffs.push(OutputDiff {
@@ -305,7 +360,9 @@ impl Session {
     /// Every buffer that is not an output still holds its initial contents.
     pub fn check_inputs(&mut self) -> Result<(), RunnerError> {
         for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
-            let (ArgKind::Buffer(sb), Some(b)) = (&a.kind, b) else { continue };
+            let (ArgKind::Buffer(sb), Some(b)) = (&a.kind, b) else {
+                continue;
+            };
             if sb.output.is_some() {
                 continue;
             }
@@ -325,14 +382,21 @@ impl Session {
 
 /// `sm_86` -> (8, 6).
 fn cc_of(arch: &str) -> Option<(u32, u32)> {
-    let n: u32 = arch.strip_prefix("sm_")?.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()?;
+    let n: u32 = arch
+        .strip_prefix("sm_")?
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .parse()
+        .ok()?;
     Some((n / 10, n % 10))
 }
 
 /// The initial contents of buffer argument `i`.
 pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
     let ArgKind::Buffer(b) = &spec.args[i].kind else {
-        return Err(RunnerError::Build(format!("argument {} is not a buffer", i + 1)));
+        return Err(RunnerError::Build(format!(
+            "argument {} is not a buffer",
+            i + 1
+        )));
     };
     match &b.init {
         Init::Fill(f) => Ok(generate(b.elem, b.length as usize, f)),

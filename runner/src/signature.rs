@@ -122,7 +122,10 @@ pub fn resolve(symbols: &[String], wanted: &str) -> Result<String, String> {
     if !w.contains('<') {
         let by_base: Vec<&String> = symbols
             .iter()
-            .filter(|s| codeobj::metadata::base_name(s) == w || short_name(s).rsplit("::").next() == Some(w.as_str()))
+            .filter(|s| {
+                codeobj::metadata::base_name(s) == w
+                    || short_name(s).rsplit("::").next() == Some(w.as_str())
+            })
             .collect();
         if let Some(s) = pick(by_base)? {
             return Ok(s);
@@ -133,7 +136,11 @@ pub fn resolve(symbols: &[String], wanted: &str) -> Result<String, String> {
         if symbols.is_empty() {
             "none".to_string()
         } else {
-            symbols.iter().map(|s| show(s)).collect::<Vec<_>>().join(", ")
+            symbols
+                .iter()
+                .map(|s| show(s))
+                .collect::<Vec<_>>()
+                .join(", ")
         }
     ))
 }
@@ -167,7 +174,9 @@ pub fn from_amd(k: &codeobj::KernelMeta) -> KernelSig {
             cxx_type,
             size: a.size,
             offset: a.offset,
-            pointer: Some(a.value_kind == "global_buffer" || a.value_kind == "dynamic_shared_pointer"),
+            pointer: Some(
+                a.value_kind == "global_buffer" || a.value_kind == "dynamic_shared_pointer",
+            ),
         })
         .collect::<Vec<_>>();
     let kernarg_size = params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
@@ -228,7 +237,13 @@ fn pointee(t: &str) -> Option<&str> {
     if t.ends_with('*') {
         return Some(t); // pointer to pointer: no scalar element type
     }
-    Some(t.trim_start_matches("const ").trim_end_matches(" const").trim_start_matches("volatile ").trim_end_matches(" volatile").trim())
+    Some(
+        t.trim_start_matches("const ")
+            .trim_end_matches(" const")
+            .trim_start_matches("volatile ")
+            .trim_end_matches(" volatile")
+            .trim(),
+    )
 }
 
 /// Check the spec's arguments against the kernel's parameters: count, kind (buffer or scalar),
@@ -244,7 +259,11 @@ pub fn check_args(spec: &Spec, sig: &KernelSig) -> Result<(), String> {
     }
     for (i, (a, p)) in spec.args.iter().zip(&sig.params).enumerate() {
         let label = a.label(i);
-        let ty = p.cxx_type.as_deref().map(|t| format!(" `{t}`")).unwrap_or_default();
+        let ty = p
+            .cxx_type
+            .as_deref()
+            .map(|t| format!(" `{t}`"))
+            .unwrap_or_default();
         if let (Some(want), Some(have)) = (&a.name, &p.name) {
             if want != have {
                 return Err(format!(
@@ -263,7 +282,11 @@ pub fn check_args(spec: &Spec, sig: &KernelSig) -> Result<(), String> {
                     ));
                 }
                 if p.size != 8 {
-                    return Err(format!("{label}: a buffer, but parameter {}{ty} is {} bytes, not a 64-bit pointer", i + 1, p.size));
+                    return Err(format!(
+                        "{label}: a buffer, but parameter {}{ty} is {} bytes, not a 64-bit pointer",
+                        i + 1,
+                        p.size
+                    ));
                 }
                 if let Some(pt) = p.cxx_type.as_deref().and_then(pointee) {
                     if pt.ends_with('*') {
@@ -283,7 +306,10 @@ pub fn check_args(spec: &Spec, sig: &KernelSig) -> Result<(), String> {
             }
             ArgKind::Scalar { elem, .. } => {
                 if p.pointer == Some(true) {
-                    return Err(format!("{label}: a scalar, but parameter {}{ty} is a pointer (use `buffer = ...`)", i + 1));
+                    return Err(format!(
+                        "{label}: a scalar, but parameter {}{ty} is a pointer (use `buffer = ...`)",
+                        i + 1
+                    ));
                 }
                 if p.size as usize != elem.size() {
                     return Err(format!(
@@ -296,7 +322,10 @@ pub fn check_args(spec: &Spec, sig: &KernelSig) -> Result<(), String> {
                 if let Some(t) = p.cxx_type.as_deref() {
                     if let Some(e) = Elem::from_cxx(t) {
                         if e != *elem && !elem.cxx_names().contains(&t.trim()) {
-                            return Err(format!("{label}: scalar {elem}, but parameter {}{ty} is {e}", i + 1));
+                            return Err(format!(
+                                "{label}: scalar {elem}, but parameter {}{ty} is {e}",
+                                i + 1
+                            ));
                         }
                     }
                 }
@@ -321,7 +350,10 @@ mod tests {
     #[test]
     fn demangles_parameter_lists() {
         let (d, p) = demangled_params("_Z7stencilILi4EEvPKfPfS1_i").unwrap();
-        assert_eq!(d, "void stencil<4>(float const*, float*, float const*, int)");
+        assert_eq!(
+            d,
+            "void stencil<4>(float const*, float*, float const*, int)"
+        );
         assert_eq!(p, ["float const*", "float*", "float const*", "int"]);
         assert_eq!(demangled_params("_Z1kv").unwrap().1, Vec::<String>::new());
         assert!(demangled_params("plain_c_kernel").is_none());
@@ -332,10 +364,16 @@ mod tests {
 
     #[test]
     fn resolves_names() {
-        let syms: Vec<String> = ["_Z7stencilILi4EEvPKfPfS1_i", "_Z7stencilILi2EEvPKfPfS1_i", "_Z3dotPKfS0_Pfi", "_ZN2ns3dotEPf", "plain"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let syms: Vec<String> = [
+            "_Z7stencilILi4EEvPKfPfS1_i",
+            "_Z7stencilILi2EEvPKfPfS1_i",
+            "_Z3dotPKfS0_Pfi",
+            "_ZN2ns3dotEPf",
+            "plain",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(resolve(&syms, "stencil<4>").unwrap(), syms[0]);
         assert_eq!(resolve(&syms, "stencil< 2 >").unwrap(), syms[1]);
         assert_eq!(resolve(&syms, "_Z3dotPKfS0_Pfi").unwrap(), syms[2]);

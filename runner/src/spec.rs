@@ -156,7 +156,11 @@ impl Arg {
 
 #[derive(Debug, Clone)]
 pub enum ArgKind {
-    Scalar { elem: Elem, value: Number, bytes: Vec<u8> },
+    Scalar {
+        elem: Elem,
+        value: Number,
+        bytes: Vec<u8>,
+    },
     Buffer(Buffer),
 }
 
@@ -228,11 +232,9 @@ impl Spec {
         // A version other than 1 is reported as such, before any field of version 1 is checked.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("version") {
-                Some(toml::Value::Integer(v)) if *v != VERSION as i64 => {
-                    return Err(err(format!(
-                        "spec version {v} is not supported (this hip-unroll reads version {VERSION})"
-                    )))
-                }
+                Some(toml::Value::Integer(v)) if *v != VERSION as i64 => return Err(err(format!(
+                    "spec version {v} is not supported (this hip-unroll reads version {VERSION})"
+                ))),
                 None => return Err(err(format!("missing `version = {VERSION}`"))),
                 _ => {}
             }
@@ -255,7 +257,10 @@ impl Spec {
             .map_err(|_| err(format!("shared-bytes {} is too large", raw.shared_bytes)))?;
         let mut defines = Vec::new();
         for (k, v) in raw.defines {
-            if k.is_empty() || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || k.starts_with(|c: char| c.is_ascii_digit()) {
+            if k.is_empty()
+                || !k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                || k.starts_with(|c: char| c.is_ascii_digit())
+            {
                 return Err(err(format!("defines: `{k}` is not a macro name")));
             }
             let v = match v {
@@ -317,7 +322,14 @@ impl Spec {
         n.insert("blocks".into(), self.blocks() as i128);
         n.insert("shared-bytes".into(), self.shared_bytes as i128);
         for a in &self.args {
-            if let (Some(name), ArgKind::Scalar { value: Number::Int(v), .. }) = (&a.name, &a.kind) {
+            if let (
+                Some(name),
+                ArgKind::Scalar {
+                    value: Number::Int(v),
+                    ..
+                },
+            ) = (&a.name, &a.kind)
+            {
                 n.insert(name.clone(), *v as i128);
             }
         }
@@ -329,7 +341,9 @@ impl Spec {
     pub fn check_lengths(&self) -> Result<(), String> {
         let names = self.expr_names();
         for (i, a) in self.args.iter().enumerate() {
-            let ArgKind::Buffer(b) = &a.kind else { continue };
+            let ArgKind::Buffer(b) = &a.kind else {
+                continue;
+            };
             if let Some(e) = &b.min_length {
                 let need = crate::expr::eval(e, &names)
                     .map_err(|m| format!("{}: min-length `{e}`: {m}", a.label(i)))?;
@@ -412,7 +426,9 @@ fn arg_kind(a: &RawArg, dir: &Path) -> Result<ArgKind, String> {
             };
             let elements_per_thread = match a.elements_per_thread {
                 None => None,
-                Some(k) if k < 0 => return Err(format!("elements-per-thread must be at least 0 (got {k})")),
+                Some(k) if k < 0 => {
+                    return Err(format!("elements-per-thread must be at least 0 (got {k})"))
+                }
                 Some(k) => Some(k as u64),
             };
             Ok(ArgKind::Buffer(Buffer {
@@ -428,7 +444,10 @@ fn arg_kind(a: &RawArg, dir: &Path) -> Result<ArgKind, String> {
 }
 
 fn init(a: &RawArg, elem: Elem, dir: &Path) -> Result<Init, String> {
-    let word = a.init.as_deref().unwrap_or(if a.file.is_some() { "file" } else { "zeros" });
+    let word = a
+        .init
+        .as_deref()
+        .unwrap_or(if a.file.is_some() { "file" } else { "zeros" });
     let extra = |allowed: &[&str]| -> Result<(), String> {
         for (k, set) in [
             ("low", a.low.is_some()),
@@ -455,7 +474,9 @@ fn init(a: &RawArg, elem: Elem, dir: &Path) -> Result<Init, String> {
             extra(&["low", "high", "seed"])?;
             let (low, high) = (a.low.unwrap_or(0.0), a.high.unwrap_or(1.0));
             if !(low.is_finite() && high.is_finite() && low < high) {
-                return Err(format!("uniform needs finite low < high (got {low}, {high})"));
+                return Err(format!(
+                    "uniform needs finite low < high (got {low}, {high})"
+                ));
             }
             if !elem.is_float() && (low.fract() != 0.0 || high.fract() != 0.0) {
                 return Err(format!("uniform {elem} needs integer low and high"));
@@ -468,7 +489,10 @@ fn init(a: &RawArg, elem: Elem, dir: &Path) -> Result<Init, String> {
         }
         "file" => {
             extra(&["file"])?;
-            let f = a.file.as_ref().ok_or("init = \"file\" needs `file = \"PATH\"`")?;
+            let f = a
+                .file
+                .as_ref()
+                .ok_or("init = \"file\" needs `file = \"PATH\"`")?;
             Ok(Init::File(dir.join(f)))
         }
         other => Err(format!(
@@ -488,7 +512,9 @@ fn tolerance(t: &RawTolerance) -> Result<Tolerance, String> {
             (a, r, None) if a.is_some() || r.is_some() => {
                 let (atol, rtol) = (a.unwrap_or(0.0), r.unwrap_or(0.0));
                 if !(atol >= 0.0 && rtol >= 0.0 && atol.is_finite() && rtol.is_finite()) {
-                    return Err(format!("atol and rtol must be finite and >= 0 (got {atol}, {rtol})"));
+                    return Err(format!(
+                        "atol and rtol must be finite and >= 0 (got {atol}, {rtol})"
+                    ));
                 }
                 Ok(Tolerance::Close { atol, rtol })
             }
@@ -518,7 +544,11 @@ fn dims(d: &RawDims) -> Result<[u32; 3], String> {
 
 /// toml's messages span several lines (a code frame): keep the first line and the message.
 fn one_line(msg: &str) -> String {
-    let lines: Vec<&str> = msg.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&str> = msg
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     match (lines.first(), lines.last()) {
         (Some(first), Some(last)) if lines.len() > 1 => format!("{first} {last}"),
         (Some(first), _) => first.to_string(),

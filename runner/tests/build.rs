@@ -75,7 +75,8 @@ fn dot_compiles_to_ptx_with_its_entry_and_params() {
 fn dot_compiles_to_a_code_object_whose_args_codeobj_reads() {
     let spec = Spec::load(&data("dot.toml")).unwrap();
     let b = build(&spec, &data("dot.cu"), &hip(), opts()).unwrap_or_else(|e| panic!("{e}"));
-    let v = build(&spec, &data("dot.unrolled.cu"), &hip(), opts()).unwrap_or_else(|e| panic!("{e}"));
+    let v =
+        build(&spec, &data("dot.unrolled.cu"), &hip(), opts()).unwrap_or_else(|e| panic!("{e}"));
     let s = &b.signature;
     assert_eq!(s.symbol, "_Z3dotPKfS0_Pfi");
     assert_eq!(
@@ -111,10 +112,7 @@ fn template_kernels_are_found_and_instantiated() {
     let spec2 = Spec::parse(&text, &data("stencil.toml")).unwrap();
     for t in [cuda(), hip()] {
         let b = build(&spec2, &data("stencil.cu"), &t, opts()).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            b.signature.symbol, "_Z7stencilILi2EEvPKfPfS1_i",
-            "{t:?}"
-        );
+        assert_eq!(b.signature.symbol, "_Z7stencilILi2EEvPKfPfS1_i", "{t:?}");
     }
     // A template argument of the wrong kind fails in the compiler, with its message.
     let text = std::fs::read_to_string(data("stencil.toml"))

@@ -108,7 +108,10 @@ struct Report<'a> {
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!("--timeout must be a positive number of seconds (got {})", args.timeout);
+        bail!(
+            "--timeout must be a positive number of seconds (got {})",
+            args.timeout
+        );
     }
     crate::files::require_file(&args.spec)?;
     let spec = Spec::load(&args.spec)?;
@@ -127,7 +130,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         timeout: Duration::from_secs_f64(args.timeout),
         build: build_opts,
     };
-    let baseline = if args.compare { None } else { args.source.as_deref() };
+    let baseline = if args.compare {
+        None
+    } else {
+        args.source.as_deref()
+    };
     if let Some(s) = &args.source {
         crate::files::require_file(s)?;
     }
@@ -150,7 +157,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     session.check_inputs()?;
     let diffs = variant.map(|v| session.compare(0, v));
-    let summaries: Vec<Summary> = samples.iter().map(|s| summarize(s).expect("at least one iteration")).collect();
+    let summaries: Vec<Summary> = samples
+        .iter()
+        .map(|s| summarize(s).expect("at least one iteration"))
+        .collect();
     let ratio = (summaries.len() == 2).then(|| summaries[1].median / summaries[0].median);
     let kernels: Vec<KernelReport> = session
         .kernels
@@ -159,7 +169,11 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .zip(&summaries)
         .enumerate()
         .map(|(i, ((k, s), sum))| KernelReport {
-            role: if ids.len() == 2 && i == 1 { "variant" } else { "baseline" },
+            role: if ids.len() == 2 && i == 1 {
+                "variant"
+            } else {
+                "baseline"
+            },
             source: k.built.source.display().to_string(),
             symbol: &k.built.signature.symbol,
             demangled: k.built.signature.demangled.as_deref(),
@@ -168,7 +182,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             precompiled: k.built.precompiled,
             samples_ms: s,
             summary: sum.clone(),
-            outputs: k.outputs.iter().map(|o| OutputSum { name: &o.name, blake3: &o.checksum }).collect(),
+            outputs: k
+                .outputs
+                .iter()
+                .map(|o| OutputSum {
+                    name: &o.name,
+                    blake3: &o.checksum,
+                })
+                .collect(),
         })
         .collect();
     let report = Report {
@@ -194,11 +215,28 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 fn human(r: &Report) -> String {
     let mut out = String::new();
     let d = r.device;
-    let _ = writeln!(out, "device   {} ({} #{}, {})", d.name, d.api, d.ordinal, d.arch.as_deref().unwrap_or("?"));
-    let _ = writeln!(out, "target   {:?}; {} timed launches after {} warm-up, per kernel", r.target, r.iterations, r.warmup);
+    let _ = writeln!(
+        out,
+        "device   {} ({} #{}, {})",
+        d.name,
+        d.api,
+        d.ordinal,
+        d.arch.as_deref().unwrap_or("?")
+    );
+    let _ = writeln!(
+        out,
+        "target   {:?}; {} timed launches after {} warm-up, per kernel",
+        r.target, r.iterations, r.warmup
+    );
     for k in &r.kernels {
         let s = &k.summary;
-        let origin = if k.precompiled { "precompiled" } else if k.cached { "cached" } else { "compiled" };
+        let origin = if k.precompiled {
+            "precompiled"
+        } else if k.cached {
+            "cached"
+        } else {
+            "compiled"
+        };
         let _ = writeln!(out, "{:<8} {} ({origin})", k.role, k.source);
         let _ = writeln!(out, "         kernel {}", k.demangled.unwrap_or(k.symbol));
         let _ = writeln!(
@@ -233,7 +271,9 @@ fn human(r: &Report) -> String {
 fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
     let arch = args.arch.as_deref();
     let targets: Vec<Target> = match (args.backend, arch) {
-        (BackendArg::Hip, a) => vec![Target::Hip(a.unwrap_or(codeobj::compile::DEFAULT_ARCH).to_string())],
+        (BackendArg::Hip, a) => vec![Target::Hip(
+            a.unwrap_or(codeobj::compile::DEFAULT_ARCH).to_string(),
+        )],
         (BackendArg::Cuda, a) => vec![Target::Cuda(a.unwrap_or(DEFAULT_CUDA_ARCH).to_string())],
         (BackendArg::Auto, Some(a)) if a.starts_with("sm_") => vec![Target::Cuda(a.to_string())],
         (BackendArg::Auto, Some(a)) => vec![Target::Hip(a.to_string())],
@@ -258,17 +298,37 @@ fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::R
         Format::Human => {
             let mut out = String::new();
             for b in &built {
-                let origin = if b.precompiled { "precompiled" } else if b.cached { "cached" } else { "compiled" };
-                let _ = writeln!(out, "{} for {:?} ({origin}): {}", b.source.display(), b.target, b.object.display());
+                let origin = if b.precompiled {
+                    "precompiled"
+                } else if b.cached {
+                    "cached"
+                } else {
+                    "compiled"
+                };
+                let _ = writeln!(
+                    out,
+                    "{} for {:?} ({origin}): {}",
+                    b.source.display(),
+                    b.target,
+                    b.object.display()
+                );
                 let sig = &b.signature;
-                let _ = writeln!(out, "  kernel {} ({})", sig.demangled.as_deref().unwrap_or(&sig.symbol), sig.symbol);
+                let _ = writeln!(
+                    out,
+                    "  kernel {} ({})",
+                    sig.demangled.as_deref().unwrap_or(&sig.symbol),
+                    sig.symbol
+                );
                 for (i, p) in sig.params.iter().enumerate() {
                     let _ = writeln!(
                         out,
                         "  param {} {}{} size {} offset {}",
                         i + 1,
                         p.cxx_type.as_deref().unwrap_or("?"),
-                        p.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
+                        p.name
+                            .as_deref()
+                            .map(|n| format!(" {n}"))
+                            .unwrap_or_default(),
                         p.size,
                         p.offset
                     );
