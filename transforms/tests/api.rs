@@ -134,7 +134,10 @@ fn factor_too_large_names_the_real_step_or_the_copy_limit() {
         other => panic!("{other:?}"),
     };
     let m = msg(8);
-    assert!(m.contains("`signed char`") && m.contains("steps of 100"), "{m}");
+    assert!(
+        m.contains("`signed char`") && m.contains("steps of 100"),
+        "{m}"
+    );
     let m = msg(transforms::MAX_MANUAL_FACTOR + 1);
     assert!(
         m.contains("largest manual unroll factor, 1024") && !m.contains("step"),
