@@ -241,7 +241,7 @@ fn errors_say_their_reason_once() {
                 "--from".into(),
                 testdata("rocprof-v2").into(),
             ],
-            "Is a directory",
+            "is a directory, not a file",
         ),
     ];
     for (args, reason) in cases {

@@ -48,6 +48,9 @@ pub struct Compiler {
     pub command: String,
     pub arch: String,
     pub cache_dir: PathBuf,
+    /// Arguments appended to every expanded command (`-I dir`, `-D NAME=1`); part of the cache
+    /// key.
+    pub extra_args: Vec<String>,
 }
 
 /// A compiled source.
@@ -74,7 +77,14 @@ impl Compiler {
             command: command.into(),
             arch: arch.into(),
             cache_dir: cache_dir.into(),
+            extra_args: Vec::new(),
         }
+    }
+
+    /// The same compiler with `args` appended to every command.
+    pub fn with_args(mut self, args: impl IntoIterator<Item = String>) -> Self {
+        self.extra_args.extend(args);
+        self
     }
 
     /// The argument vector for one compile.
@@ -92,6 +102,7 @@ impl Compiler {
                     .replace("{src}", &src)
                     .replace("{out}", &out)
             })
+            .chain(self.extra_args.iter().cloned())
             .collect();
         if argv.is_empty() {
             return Err(CompileError::EmptyCommand);
@@ -141,6 +152,10 @@ impl Compiler {
         h.update(b"\0");
         h.update(self.command.replace("{arch}", &self.arch).as_bytes());
         h.update(b"\0");
+        for a in &self.extra_args {
+            h.update(a.as_bytes());
+            h.update(b"\0");
+        }
         h.update(self.identity()?.as_bytes());
         Ok(h.finalize().to_hex().to_string())
     }

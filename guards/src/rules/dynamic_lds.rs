@@ -20,6 +20,7 @@
 //! - Dynamic LDS is one untyped array that kernels carve into views of different types, whose
 //!   accesses the compiler must assume may alias; unrolling gains little there and is not worth
 //!   a rewrite that nobody reviewed.
+//!
 //! The loop is left to a human decision: `hip-unroll unroll --force` rewrites it.
 //!
 //! ## Example
