@@ -85,7 +85,8 @@ pub struct KernelResources {
     pub lds_bytes: u32,
     pub scratch_bytes: u32,
     pub waves_per_simd: u32,
-    /// `vgpr`, `sgpr`, `lds` or `workgroup`.
+    /// `vgpr`, `sgpr`, `lds`, `workgroup`, or `wave-cap` when nothing binds below the
+    /// hardware's maximum waves per SIMD.
     pub limited_by: String,
 }
 
