@@ -1086,3 +1086,27 @@ fn host_only_files_are_skipped_unless_parse_all() {
     assert!(parsed["parse_errors"].as_u64().unwrap() > 0, "{parsed}");
     assert_eq!(parsed["functions"], serde_json::json!([]));
 }
+
+/// `explain` says that suppressions quiet the lint but never open a loop to rewriting, and
+/// gives dynamic-lds's real reason (unrolling touches the same addresses).
+#[test]
+fn explain_states_the_rewrite_policy() {
+    for rule in ["barrier", "atomic", "dynamic-lds", "early-exit"] {
+        let o = run(&["explain", rule]);
+        assert_eq!(code(&o), 0);
+        let t = stdout(&o).replace('\n', " ").replace("//! ", "");
+        assert!(
+            t.contains("silences the lint (`check`) only") && t.contains("--force"),
+            "{rule}: {t}"
+        );
+    }
+    let t = stdout(&run(&["explain", "dynamic-lds"]));
+    assert!(!t.contains("read past the allocation"), "{t}");
+    assert!(t.contains("touches exactly the addresses") && t.contains("group_segment_fixed_size"), "{t}");
+    let t = stdout(&run(&["explain", "barrier"]));
+    for form in ["__syncwarp", "s_barrier", "arrive_and_wait", "producer_acquire", "cg::wait", "__threadfence"] {
+        assert!(t.contains(form), "{form}: {t}");
+    }
+    let t = stdout(&run(&["explain", "unroll-blocked"]));
+    assert!(t.contains("hint") && t.contains("[check.severity]"), "{t}");
+}
