@@ -16,7 +16,10 @@
 //!   `arrive()`, `wait(token)`, `wait_parity()`, `try_wait*()`, `arrive_and_drop()`,
 //!   `cuda::device::barrier_arrive_tx()`;
 //! - libcu++ pipelines (`cuda::pipeline`): `producer_acquire()`, `producer_commit()`,
-//!   `consumer_wait*()`, `consumer_release()`, `cuda::pipeline_producer_commit(pipe, bar)`.
+//!   `consumer_wait*()`, `consumer_release()`, `cuda::pipeline_producer_commit(pipe, bar)`,
+//!   `cuda::pipeline_consumer_wait_prior<N>(pipe)`. Every operation of a barrier or pipeline
+//!   object counts, whatever its scope: the scope (`thread_scope_block`, `_thread`) is a
+//!   template argument of a type the tool does not resolve.
 //!
 //! The synchronisation is also found when it is reached through a `__device__` function defined
 //! in the same file (at any depth of calls, recursion included), through an object-like or
@@ -29,9 +32,10 @@
 //! counters; `__builtin_amdgcn_sched_barrier`/`sched_group_barrier` only constrain the
 //! compiler's scheduling within one wave; warp data exchanges and votes (`__shfl*_sync`,
 //! `__ballot_sync`, `__any_sync`, ...) are collectives whose count every lane keeps when a
-//! loop is unrolled; asynchronous copies (`cuda::memcpy_async`, `__pipeline_memcpy_async`,
-//! `__pipeline_commit`, `__pipeline_wait_prior`) issue or wait for the calling thread's own
-//! copies (the barrier or pipeline wait that consumes them is reported).
+//! loop is unrolled; asynchronous copies (`cuda::memcpy_async`, `__pipeline_memcpy_async`) only
+//! issue a copy, and the per-thread primitives `__pipeline_commit`/`__pipeline_wait_prior`
+//! (and `cp.async.wait_group` in asm) order only the calling thread's own copies (the barrier
+//! or pipeline operation that consumes a copy is reported).
 //!
 //! ## Why
 //! Every thread of a workgroup (or warp, or pipeline) must reach the same synchronisation point
@@ -110,8 +114,12 @@ const CG_FREE: &[&str] = &[
     "barrier_wait",
 ];
 
-/// Free functions of libcu++ that arrive on a barrier.
-const CUDA_FREE: &[&str] = &["barrier_arrive_tx", "pipeline_producer_commit"];
+/// Free functions of libcu++ that operate on a barrier or pipeline object.
+const CUDA_FREE: &[&str] = &[
+    "barrier_arrive_tx",
+    "pipeline_producer_commit",
+    "pipeline_consumer_wait_prior",
+];
 
 /// True for a barrier intrinsic or builtin called by name (also used for macro bodies).
 pub fn is_barrier_name(name: &str) -> bool {

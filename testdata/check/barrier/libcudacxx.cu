@@ -30,6 +30,9 @@ __global__ void copy(float* out, const float* in, int n) {
     out[i] = tile[threadIdx.x];
     pipe.consumer_release();
   }
+  for (int i = 0; i < n; ++i) {  // ~ blockers: barrier
+    cuda::pipeline_consumer_wait_prior<0>(pipe);
+  }
   auto drain = [&]() { cuda::pipeline_producer_commit(pipe, bar); };
   for (int i = 0; i < n; ++i) drain();
   // ~^ blockers: barrier
