@@ -1102,9 +1102,19 @@ fn explain_states_the_rewrite_policy() {
     }
     let t = stdout(&run(&["explain", "dynamic-lds"]));
     assert!(!t.contains("read past the allocation"), "{t}");
-    assert!(t.contains("touches exactly the addresses") && t.contains("group_segment_fixed_size"), "{t}");
+    assert!(
+        t.contains("touches exactly the addresses") && t.contains("group_segment_fixed_size"),
+        "{t}"
+    );
     let t = stdout(&run(&["explain", "barrier"]));
-    for form in ["__syncwarp", "s_barrier", "arrive_and_wait", "producer_acquire", "cg::wait", "__threadfence"] {
+    for form in [
+        "__syncwarp",
+        "s_barrier",
+        "arrive_and_wait",
+        "producer_acquire",
+        "cg::wait",
+        "__threadfence",
+    ] {
         assert!(t.contains(form), "{form}: {t}");
     }
     let t = stdout(&run(&["explain", "unroll-blocked"]));
