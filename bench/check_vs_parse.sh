@@ -32,10 +32,13 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
     fi
 fi
 
-# The file list: what a directory walk of `check` picks up (.cu .cuh .hip .cpp .hpp .h).
+# The file list: what a directory walk of `check` picks up (src/cli/check.rs EXTENSIONS, any case).
 LIST="$OUT/files.txt"
-find "$CORPUS" -type f \( -name '*.cu' -o -name '*.cuh' -o -name '*.hip' -o -name '*.cpp' \
-    -o -name '*.hpp' -o -name '*.h' \) -not -path '*/.*' | LC_ALL=C sort > "$LIST"
+find "$CORPUS" -type f \( -iname '*.cu' -o -iname '*.cuh' -o -iname '*.hip' -o -iname '*.cpp' \
+    -o -iname '*.cc' -o -iname '*.cxx' -o -iname '*.c++' -o -iname '*.cp' -o -iname '*.h' \
+    -o -iname '*.hh' -o -iname '*.hpp' -o -iname '*.hxx' -o -iname '*.h++' -o -iname '*.inl' \
+    -o -iname '*.ipp' -o -iname '*.tpp' -o -iname '*.tcc' -o -iname '*.txx' \) \
+    -not -path '*/.*' | LC_ALL=C sort > "$LIST"
 FILES=$(wc -l < "$LIST")
 BYTES=$(tr '\n' '\0' < "$LIST" | xargs -0 cat | wc -c)
 echo "corpus: $CORPUS: $FILES files, $BYTES bytes; $(nproc) cores"

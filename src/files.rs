@@ -30,38 +30,97 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic_like(path, bytes, None)
 }
 
-/// [`write_atomic`] that keeps permissions: those of `path` when it exists (a file rewritten in
-/// place keeps its mode), else those of `like` (a rewrite of `like` written elsewhere), else 0644.
+/// [`write_atomic`] that keeps what an in-place write would keep: when `path` exists, its
+/// permissions and its owner and group (a file another user owns is refused when its owner
+/// cannot be kept), and it must be writable by us (a read-only file is refused, as a plain
+/// write would be); else the permissions of `like` (a rewrite of `like` written elsewhere),
+/// else 0644. Errors name `path`, never the temporary file.
 pub fn write_atomic_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
+    let shown = path.display();
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    let existing = std::fs::metadata(path).ok().filter(|m| m.is_file());
+    #[cfg(unix)]
+    if existing.is_some() && !writable(path) {
+        bail!("cannot write {shown}: permission denied (the file is read-only for you; it is left as it was)");
+    }
     let mut builder = tempfile::Builder::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let mut tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let why = |e: std::io::Error| anyhow::anyhow!("cannot write {shown}: {}", plain_reason(&e));
+    let mut tmp = builder.tempfile_in(dir).map_err(why)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let keep = std::fs::metadata(path)
-        .or_else(|e| like.map_or(Err(e), std::fs::metadata))
-        .ok()
-        .filter(|m| m.is_file());
-    if let Some(m) = keep {
-        std::fs::set_permissions(tmp.path(), m.permissions())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        .map_err(why)?;
+    #[cfg(unix)]
+    if let Some(m) = &existing {
+        keep_owner(tmp.as_file(), m).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write {shown} in place: {e}; it is left as it was (write the result elsewhere)"
+            )
+        })?;
     }
-    // `PersistError` shows its io::Error and also returns it as its source: take the error
-    // itself so that the reason is printed once.
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
+    let keep = existing.or_else(|| {
+        like.and_then(|l| std::fs::metadata(l).ok())
+            .filter(|m| m.is_file())
+    });
+    if let Some(m) = keep {
+        tmp.as_file()
+            .set_permissions(m.permissions())
+            .map_err(why)?;
+    }
+    tmp.persist(path).map_err(|e| why(e.error))?;
     Ok(())
+}
+
+/// Rewrite an existing file atomically, keeping its permissions, owner and group (see
+/// [`write_atomic_like`]).
+pub fn rewrite_in_place(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    require_file(path)?;
+    write_atomic_like(path, bytes, None)
+}
+
+/// May this process write `path` (its permission bits, ACLs, a read-only mount)?
+#[cfg(unix)]
+fn writable(path: &Path) -> bool {
+    rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_ok()
+}
+
+/// Give the temporary file the owner and group of the file it replaces. Only root may give a
+/// file away; when that is impossible the rewrite is refused rather than silently making the
+/// file ours.
+#[cfg(unix)]
+fn keep_owner(tmp: &std::fs::File, original: &std::fs::Metadata) -> Result<(), String> {
+    use std::os::unix::fs::MetadataExt;
+    let ours = tmp.metadata().map_err(|e| io_reason(&e))?;
+    if ours.uid() == original.uid() && ours.gid() == original.gid() {
+        return Ok(());
+    }
+    std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())).map_err(|_| {
+        if ours.uid() != original.uid() {
+            format!(
+                "it belongs to another user (uid {}) and its owner cannot be kept",
+                original.uid()
+            )
+        } else {
+            format!("its group (gid {}) cannot be kept", original.gid())
+        }
+    })
+}
+
+/// [`io_reason`] of the error itself, without the path of the temporary file that `tempfile`
+/// appends to it (`... at path "/dir/.tmpXXXX"`).
+fn plain_reason(e: &std::io::Error) -> String {
+    let r = io_reason(e);
+    match r.find(" at path \"") {
+        Some(i) => r[..i].to_string(),
+        None => r,
+    }
 }
 
 /// `path` must be an existing regular file; the error names it and says what it is instead.

@@ -241,7 +241,7 @@ fn errors_say_their_reason_once() {
                 "--from".into(),
                 testdata("rocprof-v2").into(),
             ],
-            "Is a directory",
+            "is a directory, not a file",
         ),
     ];
     for (args, reason) in cases {
@@ -459,4 +459,47 @@ fn kernel_filter_keeps_whole_critical_path() {
     assert!((cpk[0]["share"].as_f64().unwrap() - 23.364).abs() < 1e-3);
     // Percent of GPU time is relative to the kept kernels.
     assert_eq!(j["kernels"][0]["percent"].as_f64(), Some(100.0));
+}
+
+/// A dispatch whose end precedes its start (one bad row of a kernel trace) is left out of the
+/// statistics and counted on stderr, instead of counting as 0 ns.
+#[test]
+fn inverted_dispatches_are_left_out_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(testdata("rocprofv3-0.x/1234_kernel_trace.csv")).unwrap();
+    let good = dir.path().join("good");
+    let bad = dir.path().join("bad");
+    std::fs::create_dir_all(&good).unwrap();
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(good.join("1234_kernel_trace.csv"), &text).unwrap();
+    // Dispatch 3 ends 70 ns before it starts.
+    let broken = text.replace(
+        ",8819330200000200,8819330200000270,",
+        ",8819330200000270,8819330200000200,",
+    );
+    assert_ne!(broken, text);
+    std::fs::write(bad.join("1234_kernel_trace.csv"), &broken).unwrap();
+    let name = "void addition_kernel<float>(float*, float const*, float const*, int, int)";
+    let run = |d: &Path| {
+        bin()
+            .args(["profile", "--format", "json", "--from"])
+            .arg(d)
+            .output()
+            .unwrap()
+    };
+    let (g, b) = (run(&good), run(&bad));
+    assert_eq!((g.status.code(), b.status.code()), (Some(0), Some(0)));
+    assert!(String::from_utf8_lossy(&g.stderr).is_empty());
+    let e = String::from_utf8_lossy(&b.stderr);
+    assert!(
+        e.contains("1 dispatch whose end timestamp precedes its start left out"),
+        "{e}"
+    );
+    let (jg, jb) = (json_of(&g), json_of(&b));
+    let (kg, kb) = (kernel(&jg, name), kernel(&jb, name));
+    assert_eq!(
+        kb["calls"].as_u64().unwrap() + 1,
+        kg["calls"].as_u64().unwrap()
+    );
+    assert!(kb["min_ns"].as_f64().unwrap() > 0.0, "{kb}");
 }

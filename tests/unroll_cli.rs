@@ -342,3 +342,362 @@ fn output_into_a_closed_pipe_is_quiet() {
         assert!(err.is_empty(), "{mode}: {err}");
     }
 }
+
+// ---------------------------------------------------------------- issue 9: identity and policy
+
+/// The reproduction of issue 9: same-named kernels in two namespaces and two overloads; the
+/// loops of `b::k` (barrier) and `over(int*, int)` (atomic) were rewritten by line because the
+/// verdict was looked up by a `name:index` string that both namesakes shared.
+const ISSUE9: &str = "namespace a { __global__ void k(float* x, int n) { for (int i = 0; i < n; ++i) { x[i] += 1.0f; } } }
+namespace b { __global__ void k(float* x, int n) { for (int i = 0; i < n; ++i) { __syncthreads(); x[i] += 1.0f; } } }
+__global__ void over(float* x, int n) { for (int i = 0; i < n; ++i) { x[i] += 1.0f; } }
+__global__ void over(int* x, int n) { for (int i = 0; i < n; ++i) { atomicAdd(x, 1); } }
+";
+
+#[test]
+fn issue9_blocked_loops_are_refused_by_id_and_by_line_in_both_modes() {
+    let (_d, p) = temp_kernel(ISSUE9);
+    let f = p.to_str().unwrap();
+    for mode in ["pragma", "manual"] {
+        for (r, rule, id) in [
+            ("2", "barrier", "b::k:0"),
+            ("b::k:0", "barrier", "b::k:0"),
+            ("4", "atomic", "over(int*, int):0"),
+            ("over(int*, int):0", "atomic", "over(int*, int):0"),
+            ("over(int *,int):0", "atomic", "over(int*, int):0"),
+        ] {
+            let o = run(&[f, "--loop", r, "--factor", "4", "--mode", mode]);
+            let e = stderr(&o);
+            assert_eq!(code(&o), 1, "{mode} {r}: {e}");
+            assert!(o.stdout.is_empty(), "{mode} {r}");
+            assert!(
+                e.contains(&format!("loop {id} is blocked by {rule}"))
+                    && e.contains("[guard-blocked]"),
+                "{mode} {r}: {e}"
+            );
+        }
+        // The unblocked namesakes are rewritten.
+        for (r, line) in [
+            ("1", 1),
+            ("a::k:0", 1),
+            ("3", 3),
+            ("over(float*, int):0", 3),
+        ] {
+            let o = run(&[f, "--loop", r, "--factor", "4", "--mode", mode]);
+            assert_eq!(code(&o), 0, "{mode} {r}: {}", stderr(&o));
+            let out = String::from_utf8_lossy(&o.stdout).into_owned();
+            let changed: Vec<usize> = out
+                .lines()
+                .zip(ISSUE9.lines())
+                .enumerate()
+                .filter(|(_, (a, b))| a != b)
+                .map(|(i, _)| i + 1)
+                .collect();
+            assert_eq!(changed.first(), Some(&line), "{mode} {r}: {out}");
+        }
+        // --force rewrites the blocked one.
+        let o = run(&[
+            f, "--loop", "b::k:0", "--factor", "4", "--mode", mode, "--force",
+        ]);
+        assert_eq!(code(&o), 0, "{mode}: {}", stderr(&o));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        ISSUE9,
+        "input changed"
+    );
+}
+
+#[test]
+fn ambiguous_or_unknown_loops_exit_2_with_the_candidates() {
+    let (_d, p) = temp_kernel(ISSUE9);
+    let f = p.to_str().unwrap();
+    for (r, needles) in [
+        (
+            "k:0",
+            vec!["names several loops", "a::k:0 (line 1)", "b::k:0 (line 2)"],
+        ),
+        (
+            "over:0",
+            vec!["over(float*, int):0 (line 3)", "over(int*, int):0 (line 4)"],
+        ),
+        (
+            "c::k:0",
+            vec!["no function named `c::k`", "over(int*, int):0 (line 4)"],
+        ),
+        (
+            "b::k:1",
+            vec!["has no loop 1 (it has 1)", "b::k:0 (line 2)"],
+        ),
+        (
+            "7",
+            vec!["no loop starts on line 7", "over(int*, int):0 (line 4)"],
+        ),
+    ] {
+        let o = run(&[f, "--loop", r, "--factor", "2"]);
+        let e = stderr(&o);
+        assert_eq!(code(&o), 2, "{r}: {e}");
+        for n in needles {
+            assert!(e.contains(n), "{r}: want {n:?} in {e}");
+        }
+    }
+    let (_d2, p2) = temp_kernel(
+        "__global__ void k(float* x) { for (int i = 0; i < 4; ++i) x[i] = 0; for (int j = 0; j < 4; ++j) x[j] = 1; }\n",
+    );
+    let o = run(&[p2.to_str().unwrap(), "--loop", "1", "--factor", "2"]);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    assert!(
+        e.contains("several loops start on line 1")
+            && e.contains("k:0 (line 1)")
+            && e.contains("k:1 (line 1)"),
+        "{e}"
+    );
+}
+
+/// Suppressions quiet the lint; they never open a loop to rewriting (only --force does).
+#[test]
+fn suppressions_do_not_bypass_the_guard() {
+    let text = "__global__ void k(float* a, int n) {\n    // hip-unroll: allow(barrier)\n    for (int i = 0; i < n; ++i) {\n        a[i] = 1.0f;\n        __syncthreads();\n    }\n}\n";
+    let (_d, p) = temp_kernel(text);
+    let check = Command::new(BIN)
+        .args(["check", "--format", "json", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(
+        v["files"][0]["functions"][0]["loops"][0]["verdict"],
+        "candidate"
+    );
+    let o = run(&[p.to_str().unwrap(), "--loop", "3", "--factor", "2"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("blocked by barrier"), "{}", stderr(&o));
+    let cfg = p.parent().unwrap().join("hip-unroll.toml");
+    std::fs::write(&cfg, "[check]\nignore = [\"barrier\"]\n").unwrap();
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "3",
+        "--factor",
+        "2",
+        "--mode",
+        "manual",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+}
+
+/// `#pragma nounroll`, `unroll 1`, `clang loop unroll_count(N)` and `unroll(disable)` are the
+/// author's decisions: refused in both modes unless --force; a plain `#pragma unroll 4` is
+/// rewritten.
+#[test]
+fn user_decision_pragmas_are_not_replaced_without_force() {
+    for pragma in [
+        "#pragma nounroll",
+        "#pragma unroll 1",
+        "#pragma unroll(1)",
+        "#pragma clang loop unroll_count(4)",
+        "#pragma clang loop unroll(disable)",
+        "#pragma clang loop unroll(full)",
+    ] {
+        let text = format!(
+            "__global__ void k(float* a, int n) {{\n    {pragma}\n    for (int i = 0; i < n; ++i) {{\n        a[i] = 1.0f;\n    }}\n}}\n"
+        );
+        let (_d, p) = temp_kernel(&text);
+        let f = p.to_str().unwrap();
+        for mode in ["pragma", "manual"] {
+            let o = run(&[f, "--loop", "3", "--factor", "8", "--mode", mode]);
+            let e = stderr(&o);
+            assert_eq!(code(&o), 1, "{pragma} {mode}: {e}");
+            assert!(
+                e.contains("[user-pragma]") && e.contains(pragma) && e.contains("(line 2)"),
+                "{pragma} {mode}: {e}"
+            );
+            let o = run(&[f, "--loop", "3", "--factor", "8", "--mode", mode, "--force"]);
+            assert_eq!(code(&o), 0, "{pragma} {mode} --force: {}", stderr(&o));
+        }
+    }
+    let text = "__global__ void k(float* a, int n) {\n    #pragma unroll 4\n    for (int i = 0; i < n; ++i) {\n        a[i] = 1.0f;\n    }\n}\n";
+    let (_d, p) = temp_kernel(text);
+    let o = run(&[p.to_str().unwrap(), "--loop", "3", "--factor", "8"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("    #pragma unroll 8\n    for"));
+}
+
+/// `#pragma unroll \` continued with `8` on the next line is a factor of 8 (it was read as a
+/// full unroll): `check` reports `unroll 8`, and rewriting to 8 leaves the loop as it is.
+#[test]
+fn continued_pragma_is_read_whole() {
+    let text = "__global__ void k(float* a) {\n#pragma unroll \\\n    8\n    for (int i = 0; i < 64; ++i) {\n        a[i] = 1.0f;\n    }\n}\n";
+    let (_d, p) = temp_kernel(text);
+    let check = Command::new(BIN)
+        .args(["check", "--format", "json", p.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(
+        v["files"][0]["functions"][0]["loops"][0]["unroll_pragma"],
+        "unroll 8"
+    );
+    let o = run(&[p.to_str().unwrap(), "--loop", "4", "--factor", "2"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        out.contains("#pragma unroll 2\n    for") && !out.contains("    8\n"),
+        "{out}"
+    );
+}
+
+/// `--verify` honours `[compile] command` of hip-unroll.toml (as `pressure` does), and `-I`
+/// lets a file that needs an include path verify.
+#[test]
+fn verify_uses_the_config_command_and_include_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let inc = dir.path().join("inc");
+    std::fs::create_dir(&inc).unwrap();
+    std::fs::write(inc.join("defs.h"), "#define SCALE 2.0f\n").unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "#include <hip/hip_runtime.h>\n#include \"defs.h\"\n__global__ void k(float* a, int n) {\n    for (int i = 0; i < n; ++i) {\n        a[i] = SCALE;\n    }\n}\n",
+    )
+    .unwrap();
+    let f = src.to_str().unwrap();
+    let args = [f, "--loop", "4", "--factor", "4", "--verify"];
+    let o = run(&args);
+    assert_eq!(code(&o), 2, "no include path: {}", stderr(&o));
+    assert!(stderr(&o).contains("defs.h"), "{}", stderr(&o));
+    let mut with_i = args.to_vec();
+    with_i.extend(["-I", inc.to_str().unwrap()]);
+    let o = run(&with_i);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("#pragma unroll 4"));
+    // The config's command is used: a compiler that always fails shows up by name.
+    std::fs::write(
+        dir.path().join("hip-unroll.toml"),
+        "[compile]\ncommand = \"/bin/false {src} -o {out}\"\n",
+    )
+    .unwrap();
+    let o = run(&with_i);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("/bin/false"), "{}", stderr(&o));
+    // Only the variant file and nothing else was ever left beside the source.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+}
+
+/// A write error names the user's path, not the internal temporary file.
+#[test]
+fn write_errors_name_the_users_path() {
+    let d = tempfile::Builder::new()
+        .prefix("hu-write")
+        .tempdir()
+        .unwrap();
+    let p = d.path().join("k.cu");
+    std::fs::write(&p, KERNEL).unwrap();
+    let out = d.path().join("k.cu").join("out.cu"); // k.cu is a file, not a directory
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "2",
+        "--factor",
+        "2",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    assert!(
+        e.contains(&format!("cannot write {}", out.display())),
+        "{e}"
+    );
+    assert!(!e.contains(".tmp") && !e.contains("at path"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+}
+
+/// `--in-place` on another user's read-only file in a writable directory keeps its owner and
+/// mode (as root, who may give the file back); a user who cannot write the file, or cannot keep
+/// its owner, is refused and the file is left as it was.
+#[test]
+fn in_place_keeps_owner_and_mode_or_refuses() {
+    use std::os::unix::fs::MetadataExt;
+    let (d, p) = temp_kernel(KERNEL);
+    let euid = std::fs::metadata(d.path()).unwrap().uid();
+    if euid != 0 {
+        eprintln!("skipped: needs root to create another user's file");
+        return;
+    }
+    const NOBODY: u32 = 65534;
+    std::os::unix::fs::chown(&p, Some(NOBODY), Some(NOBODY)).unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "2",
+        "--factor",
+        "2",
+        "--in-place",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = std::fs::metadata(&p).unwrap();
+    assert_eq!(
+        (m.uid(), m.gid(), m.mode() & 0o777),
+        (NOBODY, NOBODY, 0o444)
+    );
+    assert!(std::fs::read_to_string(&p)
+        .unwrap()
+        .contains("#pragma unroll 2"));
+    // As an unprivileged user in a world-writable directory: a root-owned file it may not
+    // write is refused; one it may write but whose owner it cannot keep is refused too.
+    if std::process::Command::new("setpriv")
+        .arg("--help")
+        .output()
+        .is_err()
+    {
+        return;
+    }
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    for (mode, needle) in [
+        (0o444, "read-only for you"),
+        (0o666, "another user (uid 0)"),
+    ] {
+        std::fs::write(&p, KERNEL).unwrap();
+        std::os::unix::fs::chown(&p, Some(0), Some(0)).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        let o = Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                BIN,
+                "unroll",
+            ])
+            .args([
+                p.to_str().unwrap(),
+                "--loop",
+                "2",
+                "--factor",
+                "2",
+                "--in-place",
+            ])
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(code(&o), 2, "{mode:o}: {e}");
+        assert!(
+            e.contains(needle) && e.contains("left as it was"),
+            "{mode:o}: {e}"
+        );
+        let m = std::fs::metadata(&p).unwrap();
+        assert_eq!((m.uid(), m.mode() & 0o777), (0, mode), "{mode:o}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), KERNEL);
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "no temp left"
+        );
+    }
+}

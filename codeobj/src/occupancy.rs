@@ -239,12 +239,14 @@ pub struct Usage {
 
 /// The resource that binds occupancy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Limit {
     Vgpr,
     Sgpr,
     Lds,
     Workgroup,
+    /// Nothing binds below the hardware's maximum waves per SIMD: the wave cap itself.
+    WaveCap,
 }
 
 impl Limit {
@@ -254,6 +256,7 @@ impl Limit {
             Limit::Sgpr => "sgpr",
             Limit::Lds => "lds",
             Limit::Workgroup => "workgroup",
+            Limit::WaveCap => "wave-cap",
         }
     }
 }
@@ -262,9 +265,9 @@ impl Limit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Occupancy {
     pub waves_per_simd: u32,
-    /// The binding limit: the first of vgpr, sgpr, workgroup, lds whose bound equals
-    /// `waves_per_simd` (so `lds` only when LDS is strictly tighter than the workgroup limit,
-    /// which it includes). When nothing binds below the maximum, this is `vgpr`.
+    /// The binding limit: `wave-cap` when nothing binds below the hardware's maximum waves per
+    /// SIMD; else the first of vgpr, sgpr, workgroup, lds whose bound equals `waves_per_simd`
+    /// (so `lds` only when LDS is strictly tighter than the workgroup limit, which it includes).
     pub limited_by: Limit,
     pub max_waves: u32,
     pub by_vgpr: u32,
@@ -292,7 +295,9 @@ pub fn occupancy(arch: &ArchInfo, usage: &Usage) -> Occupancy {
     let by_workgroup = arch.waves_with_lds(0, wg, wave, usage.wgp_mode);
     let by_lds = arch.waves_with_lds(usage.lds_bytes, wg, wave, usage.wgp_mode);
     let waves = by_vgpr.min(by_sgpr).min(by_workgroup).min(by_lds);
-    let limited_by = if by_vgpr == waves {
+    let limited_by = if waves == arch.max_waves_per_eu() {
+        Limit::WaveCap
+    } else if by_vgpr == waves {
         Limit::Vgpr
     } else if by_sgpr == waves {
         Limit::Sgpr
@@ -501,9 +506,16 @@ mod tests {
         // gfx1100 wave32, 1024 threads = 32 waves; CU mode: 32 slots -> 1 group -> 32/2 = 16.
         let o = occupancy(&arch("gfx1100"), &usage(16, 16, 0, 1024, 32, false));
         assert_eq!(o.waves_per_simd, 16);
-        // Ties go to vgpr: nothing binds below the maximum.
+        // Nothing binds below the maximum: the hardware wave cap is the limiter (it was
+        // reported as `vgpr`), also when the VGPR bound equals the cap exactly.
         let o = occupancy(&arch("gfx90a"), &usage(64, 16, 0, 256, 64, false));
-        assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::Vgpr));
+        assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::WaveCap));
+        assert_eq!(o.by_vgpr, 8);
+        let o = occupancy(&arch("gfx90a"), &usage(4, 16, 0, 64, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (8, Limit::WaveCap));
+        // One VGPR granule more and the registers bind.
+        let o = occupancy(&arch("gfx90a"), &usage(72, 16, 0, 256, 64, false));
+        assert_eq!((o.waves_per_simd, o.limited_by), (7, Limit::Vgpr));
         // Unknown processors have no rules.
         assert!(arch_info("gfx1200").is_none());
         assert!(arch_info("gfx803").is_none());

@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+pub use crate::identity::{Candidate, FunctionId, LookupError, LoopId, LoopLoc, LoopRef};
+
 /// A byte range in the original file, with the 1-based line and column (in bytes) of `start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
 pub struct Span {
@@ -70,8 +72,18 @@ pub enum FunctionKind {
 pub struct Function {
     /// Unqualified name (`foo` for `ns::foo<T>`).
     pub name: String,
-    /// Name as written, with qualifiers (`ns::Foo::bar`).
+    /// Qualified name without template arguments: the enclosing namespaces and classes (an
+    /// unnamed namespace as `(anonymous namespace)`) and the qualifiers written in the
+    /// declarator (`a::b::S::m` for `void a::b::S::m()` or for `m` defined in `struct S` in
+    /// `namespace a::b`).
     pub qualified_name: String,
+    /// The function's identity in this file (unique; see [`crate::identity`]): the qualified
+    /// name plus a disambiguator when it is not unique (`over(float*, int)`, `k<float>`).
+    pub id: FunctionId,
+    /// The parameter types, normalised (`(const float*, int)`; names, default values,
+    /// `__restrict__` and top-level `const` left out). `None` when the function was recovered
+    /// from a syntax-error region and its parameters are unknown.
+    pub signature: Option<String>,
     pub kind: FunctionKind,
     /// Whole definition, template header and attributes included.
     pub span: Span,
@@ -111,6 +123,8 @@ pub struct Function {
     /// Uses of this file's macros in the body (object-like `BARRIER`, function-like `SYNC()`), in
     /// source order: what `guards` expands to see through macros.
     pub macro_refs: Vec<MacroRef>,
+    /// Inline assembly statements in the body (`asm volatile("s_barrier")`), in source order.
+    pub asm: Vec<InlineAsm>,
     /// Binary operations `x OP constant` / `constant OP x` for OP in `% & / >> << * == != < <= > >=`
     /// with an integer-literal operand, in the body (raw material of lane-arithmetic lints).
     pub const_ops: Vec<ConstOp>,
@@ -127,6 +141,15 @@ pub struct Assign {
     pub span: Span,
     /// The names the right-hand side reads or calls.
     pub value_idents: Vec<String>,
+}
+
+/// An inline assembly statement (`asm`, `__asm__`, `__asm volatile (...)`).
+#[derive(Debug, Clone, Serialize)]
+pub struct InlineAsm {
+    /// The assembler template: the contents of its string literal(s), escapes as written
+    /// (`s_waitcnt lgkmcnt(0)\n s_barrier`).
+    pub template: String,
+    pub span: Span,
 }
 
 /// A use of a macro defined in the same file.
@@ -181,9 +204,22 @@ pub enum UnrollHint {
     NoUnroll,
 }
 
+/// How an unroll pragma is spelt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PragmaSyntax {
+    /// `#pragma unroll [N]`, `#pragma unroll(N)`, `#pragma nounroll`
+    Unroll,
+    /// `#pragma GCC unroll N`
+    Gcc,
+    /// `#pragma clang loop unroll(...)` / `unroll_count(N)`
+    ClangLoop,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Pragma {
     pub hint: UnrollHint,
+    pub syntax: PragmaSyntax,
     /// The whole pragma line (from `#` to the end of the line, newline excluded).
     pub span: Span,
 }
@@ -419,4 +455,7 @@ pub struct MacroDef {
     /// Control-flow keywords of the replacement, in order (`break`, `continue`, `return`, `goto`,
     /// `for`, `while`, `do`, `switch`): a `return` in a macro leaves the function it is used in.
     pub control: Vec<String>,
+    /// When the replacement holds inline assembly (`asm`, `__asm__`): the contents of its
+    /// string literals, joined by newlines.
+    pub asm: Option<String>,
 }

@@ -45,6 +45,8 @@ pub(crate) enum K {
     /// Other nodes with a `declarator` field (pointer/array/reference declarators, parameters).
     HasDeclarator,
     TemplateArgumentList,
+    /// `asm volatile("...")`
+    GnuAsm,
     Error,
 }
 
@@ -55,6 +57,7 @@ pub(crate) struct Fields {
     pub declarator_nz: std::num::NonZeroU16,
     pub argument: u16,
     pub arguments: u16,
+    pub assembly_code: u16,
     pub body: u16,
     pub condition: u16,
     pub declarator: u16,
@@ -83,6 +86,7 @@ impl Fields {
                 .expect("grammar has a declarator field"),
             argument: id("argument"),
             arguments: id("arguments"),
+            assembly_code: id("assembly_code"),
             body: id("body"),
             condition: id("condition"),
             declarator: id("declarator"),
@@ -164,6 +168,7 @@ impl Kinds {
                 "pointer_expression" => K::PointerExpression,
                 "compound_statement" => K::CompoundStatement,
                 "template_argument_list" => K::TemplateArgumentList,
+                "gnu_asm_expression" => K::GnuAsm,
                 "pointer_declarator"
                 | "reference_declarator"
                 | "array_declarator"

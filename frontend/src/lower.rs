@@ -10,9 +10,10 @@ use std::collections::{HashMap, HashSet};
 use tree_sitter::{Node, Tree};
 
 use crate::header::{for_header, parse_int_literal, trip_count_with};
+use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdParts};
 use crate::ir::*;
 use crate::kinds::{fields, Kinds, K};
-use crate::macros::{body_names, join_continuations};
+use crate::macros::{asm_strings, body_names, join_continuations};
 use crate::pragma::parse_pragma_text;
 
 pub(crate) fn span_of(n: Node<'_>) -> Span {
@@ -79,6 +80,7 @@ struct FnCtx {
     extra_refs: Vec<MacroRef>,
     /// Identifiers among the declaration specifiers: candidates for qualifier macros.
     qual_candidates: Vec<String>,
+    id_parts: IdParts,
 }
 
 struct PendingPragma {
@@ -103,6 +105,7 @@ struct Recovered {
 
 struct Finished {
     f: Function,
+    id_parts: IdParts,
     qual_candidates: Vec<String>,
     extra_refs: Vec<MacroRef>,
 }
@@ -314,10 +317,12 @@ impl<'s> Lowerer<'s> {
             }
             K::FunctionDefinition => self.start_function(node, parent),
             K::NamespaceDefinition | K::ClassSpecifier => {
-                let name = node
-                    .child_by_field_id(fields().name)
-                    .map(|n| text_of(n, self.src))
-                    .unwrap_or_default();
+                let name = match node.child_by_field_id(fields().name) {
+                    Some(n) => join_tokens(tokens(&text_of(n, self.src))),
+                    // As demanglers print them.
+                    None if k == K::NamespaceDefinition => "(anonymous namespace)".into(),
+                    None => format!("(anonymous {})", node.kind().trim_end_matches("_specifier")),
+                };
                 self.ns.push(name);
                 self.pops.push((node.id(), Pop::Ns));
             }
@@ -356,6 +361,7 @@ impl<'s> Lowerer<'s> {
                 }
             }
             K::CallExpression => self.call(node, parent),
+            K::GnuAsm if self.in_body(node) => self.inline_asm(node),
             K::Declaration | K::FieldDeclaration => {
                 self.declaration(node, k);
                 if !self.in_body(node) && !node.has_error() {
@@ -500,16 +506,8 @@ impl<'s> Lowerer<'s> {
             }
         }
         let name = text_of(leaf, src);
-        let written: String = strip_template_args(&text_of(name_node, src))
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        let mut qualified_name = String::new();
-        for n in self.ns.iter().filter(|n| !n.is_empty()) {
-            qualified_name.push_str(n);
-            qualified_name.push_str("::");
-        }
-        qualified_name.push_str(&written);
+        let with_args = self.qualify(&join_tokens(tokens(&text_of(name_node, src))));
+        let qualified_name = strip_template_args(&with_args);
 
         // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
         let (mut global, mut device, mut is_static) = (false, false, false);
@@ -602,6 +600,7 @@ impl<'s> Lowerer<'s> {
             _ => span_of(node),
         };
         let mut params = Vec::new();
+        let mut param_types: Vec<String> = Vec::new();
         if let Some(pl) = fdecl.child_by_field_id(fields().parameters) {
             let mut c = pl.walk();
             for p in pl.named_children(&mut c) {
@@ -613,6 +612,7 @@ impl<'s> Lowerer<'s> {
                     .map(|t| text_of(t, src))
                     .unwrap_or_default();
                 let (pname, _, is_ptr) = declarator_name(p.child_by_field_id(fields().declarator));
+                param_types.push(param_type(p, pname, src));
                 params.push(Param {
                     name: pname.map(|n| text_of(n, src)).unwrap_or_default(),
                     type_text,
@@ -621,6 +621,10 @@ impl<'s> Lowerer<'s> {
                 });
             }
         }
+        if param_types.len() == 1 && param_types[0] == "void" {
+            param_types.clear(); // `f(void)`
+        }
+        let signature = format!("({})", param_types.join(", "));
         let f = Function {
             is_template,
             is_static,
@@ -628,6 +632,7 @@ impl<'s> Lowerer<'s> {
             qualifier_macro,
             params,
             recovered,
+            signature: Some(signature.clone()),
             ..blank_function(
                 name,
                 qualified_name,
@@ -646,6 +651,10 @@ impl<'s> Lowerer<'s> {
             writes: HashMap::new(),
             extra_refs: Vec::new(),
             qual_candidates,
+            id_parts: IdParts {
+                with_args,
+                signature: Some(signature),
+            },
         });
         self.pops.push((node.id(), Pop::Function));
     }
@@ -802,12 +811,7 @@ impl<'s> Lowerer<'s> {
 
     /// `ns::Class::name` for a function recovered at the current position.
     fn qualify(&self, name: &str) -> String {
-        let mut q: Vec<&str> = self
-            .ns
-            .iter()
-            .filter(|n| !n.is_empty())
-            .map(|s| s.as_str())
-            .collect();
+        let mut q: Vec<&str> = self.ns.iter().map(|s| s.as_str()).collect();
         q.push(name);
         q.join("::")
     }
@@ -844,7 +848,8 @@ impl<'s> Lowerer<'s> {
                 continue;
             };
             let name = text_of(name_node, src);
-            let qualified_name = self.qualify(&name);
+            let with_args = self.qualify(&join_tokens(tokens(&name)));
+            let qualified_name = strip_template_args(&with_args);
             let mut f = blank_function(
                 name,
                 qualified_name,
@@ -858,6 +863,10 @@ impl<'s> Lowerer<'s> {
                 f,
                 qual_candidates: Vec::new(),
                 extra_refs: Vec::new(),
+                id_parts: IdParts {
+                    with_args,
+                    signature: None,
+                },
             });
         }
     }
@@ -867,7 +876,8 @@ impl<'s> Lowerer<'s> {
         span.end = r.close.map_or(body.end_byte(), |(_, end)| end);
         let mut body_span = span_of(body);
         body_span.end = span.end;
-        let qualified_name = self.qualify(&r.name);
+        let with_args = self.qualify(&join_tokens(tokens(&r.name)));
+        let qualified_name = strip_template_args(&with_args);
         let mut f = blank_function(
             r.name.clone(),
             qualified_name,
@@ -886,6 +896,10 @@ impl<'s> Lowerer<'s> {
             writes: HashMap::new(),
             extra_refs: Vec::new(),
             qual_candidates: r.qual_candidates,
+            id_parts: IdParts {
+                with_args,
+                signature: None,
+            },
         });
         self.pops
             .push((r.close.map_or(body.id(), |(id, _)| id), Pop::Function));
@@ -897,6 +911,7 @@ impl<'s> Lowerer<'s> {
             f: fc.f,
             qual_candidates: fc.qual_candidates,
             extra_refs: fc.extra_refs,
+            id_parts: fc.id_parts,
         });
     }
 
@@ -1194,11 +1209,12 @@ impl<'s> Lowerer<'s> {
                     .trim_matches('"')
                     .replace("\\\"", "\"");
                 let ints = &self.macro_ints;
-                if let Some(hint) = parse_pragma_text(&t, |n| ints.get(n).copied()) {
+                if let Some((hint, syntax)) = parse_pragma_text(&t, |n| ints.get(n).copied()) {
                     if let Some(gp) = stmt.parent() {
                         self.pending_pragma = Some(PendingPragma {
                             pragma: Pragma {
                                 hint,
+                                syntax,
                                 span: span_of(node),
                             },
                             parent: if stmt.kind() == "expression_statement" {
@@ -1250,6 +1266,38 @@ impl<'s> Lowerer<'s> {
             arg_spans,
             arg_ints,
         });
+    }
+
+    fn inline_asm(&mut self, node: Node<'_>) {
+        let src = self.src;
+        let Some(code) = node.child_by_field_id(fields().assembly_code) else {
+            return;
+        };
+        // A string literal, or adjacent literals (`"s_waitcnt lgkmcnt(0)\n" "s_barrier"`).
+        let mut parts = Vec::new();
+        let mut stack = vec![code];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "string_content" | "escape_sequence" | "raw_string_content" => {
+                    parts.push(text_of(n, src))
+                }
+                _ => {
+                    let mut c = n.walk();
+                    let children: Vec<_> = n.children(&mut c).collect();
+                    stack.extend(children.into_iter().rev());
+                }
+            }
+            if parts.len() > 4096 {
+                break;
+            }
+        }
+        let template = parts.concat();
+        if let Some(fc) = self.fns.last_mut() {
+            fc.f.asm.push(InlineAsm {
+                template,
+                span: span_of(node),
+            });
+        }
     }
 
     fn add_shared(&mut self, name: String, kind: SharedKind, span: Span, node: Node<'_>) {
@@ -1539,6 +1587,7 @@ impl<'s> Lowerer<'s> {
             }
         }
         let (calls, idents, control) = body_names(&body);
+        let asm = asm_strings(&body);
         // The directive node ends after its newline; the macro ends before it.
         let mut span = span_of(node);
         while span.end > span.start && matches!(src[span.end - 1], b'\n' | b'\r') {
@@ -1553,6 +1602,7 @@ impl<'s> Lowerer<'s> {
             calls,
             idents,
             control,
+            asm,
         });
     }
 
@@ -1570,12 +1620,13 @@ impl<'s> Lowerer<'s> {
         if d != b"pragma" {
             return;
         }
+        // `#pragma unroll \` + `8` on the next line is `#pragma unroll 8`.
         let arg = node
             .child_by_field_id(fields().argument)
-            .map(|a| text_of(a, src))
+            .map(|a| join_continuations(bytes_of(a, src)))
             .unwrap_or_default();
         let ints = &self.macro_ints;
-        let Some(hint) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else {
+        let Some((hint, syntax)) = parse_pragma_text(&arg, |n| ints.get(n).copied()) else {
             return;
         };
         let mut span = span_of(node);
@@ -1608,7 +1659,7 @@ impl<'s> Lowerer<'s> {
             return;
         }
         self.pending_pragma = Some(PendingPragma {
-            pragma: Pragma { hint, span },
+            pragma: Pragma { hint, syntax, span },
             parent: target,
             end: node.end_byte(),
         });
@@ -1628,6 +1679,7 @@ impl<'s> Lowerer<'s> {
             .map(|m| (m.name.as_str(), m))
             .collect();
         let mut functions = Vec::with_capacity(finished.len());
+        let mut id_parts = Vec::with_capacity(finished.len());
         for mut fin in finished {
             if !macros.is_empty() {
                 let mut refs: Vec<MacroRef> = fin
@@ -1666,7 +1718,9 @@ impl<'s> Lowerer<'s> {
                 continue; // a brace block in an ERROR region that is not a kernel after all
             }
             functions.push(fin.f);
+            id_parts.push(fin.id_parts);
         }
+        assign_ids(&mut functions, &id_parts);
         void_counts_of_by_ref_args(&mut functions, src);
         self.out.functions = functions;
         self.out.inert.sort_by_key(|s| s.start);
@@ -1686,6 +1740,8 @@ fn blank_function(
     Function {
         name,
         qualified_name,
+        id: FunctionId::default(),
+        signature: None,
         kind,
         span,
         name_span,
@@ -1705,6 +1761,7 @@ fn blank_function(
         lambdas: Vec::new(),
         assigns: Vec::new(),
         macro_refs: Vec::new(),
+        asm: Vec::new(),
         const_ops: Vec::new(),
         recovered: false,
     }
@@ -1955,17 +2012,53 @@ fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
     None
 }
 
-/// `ns::f<T, U<V>>` -> `ns::f`.
-fn strip_template_args(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut depth = 0usize;
-    for ch in s.chars() {
-        match ch {
-            '<' => depth += 1,
-            '>' if depth > 0 => depth -= 1,
-            _ if depth == 0 => out.push(ch),
-            _ => {}
+/// The type of a parameter as ids show it: its tokens without the declared name, the default
+/// value, `__restrict__` and (for a parameter passed by value) top-level `const`/`volatile`.
+fn param_type(p: Node<'_>, name: Option<Node<'_>>, src: &[u8]) -> String {
+    let skip_value = p.child_by_field_id(fields().default_value).map(|v| v.id());
+    let skip_name = name.map(|n| n.id());
+    let mut by_value = true;
+    let mut toks: Vec<String> = Vec::new();
+    let mut stack = vec![p];
+    let mut budget = 4096;
+    while let Some(n) = stack.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        if Some(n.id()) == skip_value || Some(n.id()) == skip_name || n.kind() == "comment" {
+            continue;
+        }
+        if matches!(
+            n.kind(),
+            "pointer_declarator"
+                | "reference_declarator"
+                | "array_declarator"
+                | "abstract_pointer_declarator"
+                | "abstract_reference_declarator"
+                | "abstract_array_declarator"
+                | "function_declarator"
+                | "abstract_function_declarator"
+        ) {
+            by_value = false;
+        }
+        if n.child_count() == 0 {
+            let t = text_of(n, src);
+            if t == "=" && skip_value.is_some() {
+                continue;
+            }
+            if !matches!(t.as_str(), "__restrict__" | "__restrict" | "restrict") {
+                toks.push(t);
+            }
+        } else {
+            let mut c = n.walk();
+            let children: Vec<_> = n.children(&mut c).collect();
+            stack.extend(children.into_iter().rev());
         }
     }
-    out
+    if by_value {
+        toks.retain(|t| t != "const" && t != "volatile");
+    }
+    let parts: Vec<&str> = toks.iter().flat_map(|t| tokens(t)).collect();
+    join_tokens(parts)
 }

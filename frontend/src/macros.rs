@@ -176,6 +176,45 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) 
     (calls, idents, control)
 }
 
+/// When a macro body holds inline assembly (an `asm`, `__asm` or `__asm__` keyword): the
+/// contents of the string literals after the first such keyword, joined by newlines.
+pub(crate) fn asm_strings(body: &str) -> Option<String> {
+    let b = body.as_bytes();
+    let mut i = 0;
+    let mut seen_asm = false;
+    let mut out: Vec<&str> = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' || c == b'\'' {
+            let s = i + 1;
+            i += 1;
+            while i < b.len() && b[i] != c {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if seen_asm && c == b'"' {
+                out.push(&body[s..i.min(b.len())]);
+            }
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            if matches!(&body[s..i], "asm" | "__asm" | "__asm__") {
+                seen_asm = true;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    seen_asm.then(|| out.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,5 +235,20 @@ mod tests {
             join_continuations(b"f(\"//\") /* c */ + 1"),
             "f(\"//\")   + 1"
         );
+    }
+
+    #[test]
+    fn finds_asm_in_bodies() {
+        assert_eq!(
+            asm_strings(r#"asm volatile("s_waitcnt lgkmcnt(0)\n" "s_barrier" ::: "memory")"#)
+                .as_deref(),
+            Some("s_waitcnt lgkmcnt(0)\\n\ns_barrier\nmemory")
+        );
+        assert_eq!(
+            asm_strings(r#"__asm__ __volatile__("bar.sync 0;")"#).as_deref(),
+            Some("bar.sync 0;")
+        );
+        assert_eq!(asm_strings(r#"printf("s_barrier")"#), None);
+        assert_eq!(asm_strings("my_asm_helper()"), None);
     }
 }

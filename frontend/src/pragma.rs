@@ -2,7 +2,7 @@
 //! `#pragma nounroll`, `#pragma GCC unroll N`, `#pragma clang loop unroll(...)`, `_Pragma("...")`.
 
 use crate::header::parse_int_literal;
-use crate::ir::UnrollHint;
+use crate::ir::{PragmaSyntax, UnrollHint};
 
 /// The factor of `unroll N` when N is a name: resolved by the caller (object-like macros).
 pub(crate) enum Factor<'a> {
@@ -11,13 +11,24 @@ pub(crate) enum Factor<'a> {
     Name(&'a str),
 }
 
-/// Parses the text after `#pragma` (or inside `_Pragma("...")`). `None` for other pragmas.
+/// Parses the text after `#pragma` (or inside `_Pragma("...")`), continuation lines already
+/// joined. `None` for other pragmas.
 pub(crate) fn parse_pragma_text(
     text: &str,
     resolve: impl Fn(&str) -> Option<i128>,
-) -> Option<UnrollHint> {
+) -> Option<(UnrollHint, PragmaSyntax)> {
     let t = text.trim();
-    let t = t.strip_prefix("GCC ").map(str::trim_start).unwrap_or(t);
+    let (t, syntax) = match t.strip_prefix("GCC ") {
+        Some(r) => (r.trim_start(), PragmaSyntax::Gcc),
+        None => (t, PragmaSyntax::Unroll),
+    };
+    if syntax == PragmaSyntax::Unroll && t.starts_with("clang") {
+        return parse_clang(t, resolve).map(|h| (h, PragmaSyntax::ClangLoop));
+    }
+    parse_unroll(t, resolve).map(|h| (h, syntax))
+}
+
+fn parse_clang(t: &str, resolve: impl Fn(&str) -> Option<i128>) -> Option<UnrollHint> {
     if let Some(rest) = t.strip_prefix("clang") {
         let rest = rest.trim_start().strip_prefix("loop")?.trim_start();
         let compact: String = rest.chars().filter(|c| !c.is_whitespace()).collect();
@@ -33,6 +44,10 @@ pub(crate) fn parse_pragma_text(
         }
         return None;
     }
+    None
+}
+
+fn parse_unroll(t: &str, resolve: impl Fn(&str) -> Option<i128>) -> Option<UnrollHint> {
     if let Some(rest) = t.strip_prefix("nounroll") {
         if rest.is_empty() || rest.starts_with(char::is_whitespace) {
             return Some(UnrollHint::NoUnroll);
@@ -92,7 +107,24 @@ mod tests {
     use super::*;
 
     fn p(t: &str) -> Option<UnrollHint> {
-        parse_pragma_text(t, |n| (n == "UNROLL").then_some(8))
+        parse_pragma_text(t, |n| (n == "UNROLL").then_some(8)).map(|(h, _)| h)
+    }
+
+    fn syntax(t: &str) -> Option<PragmaSyntax> {
+        parse_pragma_text(t, |_| None).map(|(_, s)| s)
+    }
+
+    #[test]
+    fn syntaxes() {
+        assert_eq!(syntax("unroll 4"), Some(PragmaSyntax::Unroll));
+        assert_eq!(syntax("nounroll"), Some(PragmaSyntax::Unroll));
+        assert_eq!(syntax("GCC unroll 4"), Some(PragmaSyntax::Gcc));
+        assert_eq!(
+            syntax("clang loop unroll_count(4)"),
+            Some(PragmaSyntax::ClangLoop)
+        );
+        assert_eq!(syntax("clang loop vectorize(enable)"), None);
+        assert_eq!(syntax("GCC clang loop unroll(full)"), None);
     }
 
     #[test]

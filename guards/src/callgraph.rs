@@ -47,7 +47,7 @@ pub(crate) struct Reach<'f> {
     pub func_by_name: HashMap<&'f str, Vec<usize>>,
     pub macro_by_name: HashMap<&'f str, usize>,
     /// Per function: the names denoting dynamic shared memory in it.
-    pub dynamic: Vec<HashSet<String>>,
+    pub dynamic: Vec<HashMap<String, String>>,
 }
 
 impl<'f> Reach<'f> {
@@ -64,7 +64,7 @@ impl<'f> Reach<'f> {
             .enumerate()
             .map(|(i, m)| (m.name.as_str(), i))
             .collect();
-        let dynamic: Vec<HashSet<String>> = file
+        let dynamic: Vec<HashMap<String, String>> = file
             .functions
             .iter()
             .map(|f| dynamic_lds::dynamic_names(file, f))
@@ -102,6 +102,14 @@ impl<'f> Reach<'f> {
                     }
                 }
             }
+            if direct[i][R_BARRIER].is_none() {
+                direct[i][R_BARRIER] = f.asm.iter().find_map(|a| {
+                    barrier::asm_barrier(&a.template).map(|w| Witness {
+                        what: format!("asm(\"{w}\")"),
+                        span: a.span,
+                    })
+                });
+            }
             for r in &f.macro_refs {
                 if let Some(&m) = macro_by_name.get(r.name.as_str()) {
                     if seen.insert(nf + m) {
@@ -110,9 +118,13 @@ impl<'f> Reach<'f> {
                 }
             }
             if !dynamic[i].is_empty() {
-                if let Some(u) = f.idents.iter().find(|u| dynamic[i].contains(&u.name)) {
+                if let Some((u, root)) = f
+                    .idents
+                    .iter()
+                    .find_map(|u| dynamic[i].get(&u.name).map(|r| (u, r)))
+                {
                     direct[i][R_DLDS] = Some(Witness {
-                        what: u.name.clone(),
+                        what: root.clone(),
                         span: u.span,
                     });
                 }
@@ -121,6 +133,12 @@ impl<'f> Reach<'f> {
         for (mi, m) in file.macros.iter().enumerate() {
             let node = nf + mi;
             let mut seen: HashSet<usize> = HashSet::new();
+            if let Some(w) = m.asm.as_deref().and_then(barrier::asm_barrier) {
+                direct[node][R_BARRIER] = Some(Witness {
+                    what: format!("asm(\"{w}\")"),
+                    span: m.span,
+                });
+            }
             for name in m.calls.iter().chain(m.idents.iter()) {
                 let w = || {
                     Some(Witness {

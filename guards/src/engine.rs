@@ -144,6 +144,17 @@ pub(crate) fn analyse_function(
             }
         }
     }
+    for a in &f.asm {
+        if let Some(w) = barrier::asm_barrier(&a.template) {
+            push(
+                Blocker::Barrier,
+                a.span,
+                format!("`asm(\"{w}\")`"),
+                Spread::All,
+                None,
+            );
+        }
+    }
     // Lambdas bound to a local (`auto step = [&] { __syncthreads(); };`) and called in a loop.
     let lambda_vars: Vec<(&str, Span)> = f
         .decls
@@ -188,9 +199,17 @@ pub(crate) fn analyse_function(
                                 .is_some_and(|&m| reach.macros[m][slot].is_some())
                     })
                 };
+                let via_asm = || {
+                    f.asm
+                        .iter()
+                        .filter(|a| slot == R_BARRIER && body.contains(&a.span))
+                        .find_map(|a| barrier::asm_barrier(&a.template).map(|w| (w, a.span.line)))
+                };
                 let hit = match via_call {
-                    Some(x) => Some((x.callee.as_str(), x.span.line)),
-                    None => via_macro().map(|r| (r.name.as_str(), r.span.line)),
+                    Some(x) => Some((x.callee.clone(), x.span.line)),
+                    None => via_macro()
+                        .map(|r| (r.name.clone(), r.span.line))
+                        .or_else(via_asm),
                 };
                 if let Some((what, line)) = hit {
                     let label = format!(
@@ -218,15 +237,22 @@ pub(crate) fn analyse_function(
             }
         }
         if reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
-            if let Some(name) = reach
+            if let Some((name, root)) = reach
                 .macro_names(file, m)
                 .into_iter()
-                .find(|n| dynamic.contains(*n))
+                .find_map(|n| dynamic.get(n).map(|root| (n, root)))
             {
-                let label = format!(
-                    "macro `{}`, which uses dynamic shared memory `{}`",
-                    r.name, name
-                );
+                let label = if name == root {
+                    format!(
+                        "macro `{}`, which uses dynamic shared memory `{root}`",
+                        r.name
+                    )
+                } else {
+                    format!(
+                        "macro `{}`, which uses `{name}`, a pointer into dynamic shared memory `{root}`",
+                        r.name
+                    )
+                };
                 push(Blocker::DynamicLds, r.span, label, Spread::All, None);
             }
         }
@@ -251,19 +277,21 @@ pub(crate) fn analyse_function(
     }
     if !dynamic.is_empty() {
         for u in &f.idents {
-            if dynamic.contains(&u.name) {
-                let what = if u.access == Access::Decl {
-                    "declares"
-                } else {
-                    "uses"
+            if let Some(root) = dynamic.get(&u.name) {
+                let label = match (u.name == *root, u.access == Access::Decl) {
+                    (true, true) => format!("`{root}` (declares dynamic shared memory)"),
+                    (true, false) => format!("`{root}` (dynamic shared memory)"),
+                    (false, true) => {
+                        format!(
+                            "`{}`, a pointer into dynamic shared memory `{root}`",
+                            u.name
+                        )
+                    }
+                    (false, false) => {
+                        format!("`{}` (points into dynamic shared memory `{root}`)", u.name)
+                    }
                 };
-                push(
-                    Blocker::DynamicLds,
-                    u.span,
-                    format!("`{}` ({what} dynamic shared memory)", u.name),
-                    Spread::All,
-                    None,
-                );
+                push(Blocker::DynamicLds, u.span, label, Spread::All, None);
             }
         }
     }

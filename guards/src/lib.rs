@@ -16,7 +16,9 @@ pub use engine::{Blocker, Evidence, LoopVerdict};
 pub use report::*;
 pub use suppress::Suppressions;
 
-use frontend::{FunctionKind, SourceFile, Span, UnrollHint};
+use std::collections::BTreeMap;
+
+use frontend::{FunctionKind, LoopLoc, SourceFile, Span, UnrollHint};
 
 /// What `check` should report: which rules are on, whether hints are emitted.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +36,9 @@ pub struct Settings {
     /// kernel or device function, so `check_source` skips its parse and reports it with
     /// `parsed: false`; turn this on to count parse errors over all files.
     pub parse_all: bool,
+    /// Severity of the diagnostics of a rule, by rule id, instead of the rule's default
+    /// (`[check.severity]` in hip-unroll.toml: `unroll-blocked = "warning"`).
+    pub severity: BTreeMap<String, Severity>,
 }
 
 impl Settings {
@@ -60,6 +65,15 @@ impl Settings {
         }
     }
 
+    /// The severity of `id`'s diagnostics: the configured one, else the rule's default.
+    pub fn severity_of(&self, id: &str) -> Severity {
+        self.severity
+            .get(id)
+            .copied()
+            .or_else(|| rules::lookup(id).map(|r| r.severity))
+            .unwrap_or(Severity::Warning)
+    }
+
     fn diagnostic_active(&self, id: &str) -> bool {
         !self.ignored(id) && self.select.as_ref().is_none_or(|_| self.selected(id))
     }
@@ -72,10 +86,25 @@ pub struct FileAnalysis {
     pub loops: Vec<Vec<LoopVerdict>>,
 }
 
-/// Runs the blocker rules over a parsed file (suppressions and selection applied).
+/// Runs the blocker rules over a parsed file (suppressions and selection applied): the
+/// verdicts `check` reports.
 pub fn analyze(file: &SourceFile, source: &[u8], settings: &Settings) -> FileAnalysis {
     let sup = Suppressions::from_file(file, source);
     analyze_with(file, settings, &sup)
+}
+
+/// Runs every blocker rule over a parsed file, whatever a selection or an inline
+/// `allow(...)` says: the verdicts a rewrite must respect. Suppressions quiet the lint; they
+/// never make a loop safe to rewrite. A loop `check` reports blocked is blocked here too.
+pub fn analyze_for_rewrite(file: &SourceFile) -> FileAnalysis {
+    analyze_with(file, &Settings::default(), &Suppressions::default())
+}
+
+impl FileAnalysis {
+    /// The verdict of the loop at `loc`.
+    pub fn verdict(&self, loc: LoopLoc) -> &LoopVerdict {
+        &self.loops[loc.function][loc.index]
+    }
 }
 
 fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> FileAnalysis {
@@ -204,7 +233,12 @@ pub fn check_parsed(
             } else {
                 Verdict::Blocked
             };
-            let id = format!("{}:{}", f.name, li);
+            let id = file
+                .loop_id(LoopLoc {
+                    function: fi,
+                    index: li,
+                })
+                .to_string();
             if let Some(p) = &l.pragma {
                 let wants_unroll = matches!(p.hint, UnrollHint::Unroll(_));
                 if wants_unroll
@@ -233,7 +267,7 @@ pub fn check_parsed(
                         path,
                         p.span,
                         rules::unroll_blocked::ID,
-                        Severity::Warning,
+                        settings.severity_of(rules::unroll_blocked::ID),
                         msg,
                         rel,
                     ));
@@ -251,7 +285,7 @@ pub fn check_parsed(
                     path,
                     l.keyword,
                     rules::candidate::ID,
-                    Severity::Hint,
+                    settings.severity_of(rules::candidate::ID),
                     msg,
                     Vec::new(),
                 ));
@@ -295,7 +329,7 @@ pub fn check_parsed(
                 path,
                 w.span,
                 rules::wave_size::ID,
-                Severity::Warning,
+                settings.severity_of(rules::wave_size::ID),
                 w.message,
                 rel,
             ));

@@ -48,7 +48,12 @@ pub enum Verdict {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LoopReport {
-    /// `function:index`
+    /// The loop's identity, `FUNCTION:INDEX` ([`frontend::LoopId`] displayed): FUNCTION is the
+    /// qualified name with enclosing namespaces and classes (`a::k`, `(anonymous namespace)::k`)
+    /// plus, only when that is not unique in the file, a disambiguator (`k<float>`,
+    /// `over(float*, int)`, `k(float*)#2`); INDEX is the loop's position among the function's
+    /// loops in source order, outer before inner. Unique within the file; no line number in it.
+    /// `hip-unroll unroll --loop` accepts it.
     pub id: String,
     pub line: u32,
     pub column: u32,
@@ -85,7 +90,8 @@ pub struct KernelResources {
     pub lds_bytes: u32,
     pub scratch_bytes: u32,
     pub waves_per_simd: u32,
-    /// `vgpr`, `sgpr`, `lds` or `workgroup`.
+    /// `vgpr`, `sgpr`, `lds`, `workgroup`, or `wave-cap` when nothing binds below the
+    /// hardware's maximum waves per SIMD.
     pub limited_by: String,
 }
 

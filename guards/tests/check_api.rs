@@ -63,7 +63,10 @@ fn diagnostics_cite_blockers_with_lines_and_related_locations() {
         ]
     );
     let first = &d[0];
-    assert_eq!(first.severity, Severity::Warning);
+    // A hint by default (issue 9: a compiler pragma over a barrier is correct code); wave-size
+    // stays a warning.
+    assert_eq!(first.severity, Severity::Hint);
+    assert_eq!(d[2].severity, Severity::Warning);
     assert!(
         first.message.contains("#pragma unroll 4"),
         "{}",
@@ -98,6 +101,27 @@ fn diagnostics_cite_blockers_with_lines_and_related_locations() {
     assert_eq!(
         &SRC.as_bytes()[d[2].span.0..d[2].span.1],
         b"threadIdx.x & 31"
+    );
+}
+
+#[test]
+fn severity_is_configurable_per_rule() {
+    let mut settings = Settings::default();
+    settings
+        .severity
+        .insert("unroll-blocked".into(), Severity::Warning);
+    settings
+        .severity
+        .insert("wave-size".into(), Severity::Error);
+    let (_, d) = run(&settings);
+    let got: Vec<(&str, Severity)> = d.iter().map(|d| (d.rule.as_str(), d.severity)).collect();
+    assert_eq!(
+        got,
+        vec![
+            ("unroll-blocked", Severity::Warning),
+            ("unroll-blocked", Severity::Warning),
+            ("wave-size", Severity::Error)
+        ]
     );
 }
 
@@ -233,4 +257,59 @@ fn define_finding_ends_on_its_own_line() {
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!((d[0].rule.as_str(), d[0].line), ("wave-size", 1));
     assert_eq!(&src[d[0].span.0..d[0].span.1], "#define WARP_SIZE 32");
+}
+
+/// Dynamic-LDS evidence names the dynamic array itself: the declaration, a use, and a pointer
+/// derived from it (never "declares dynamic shared memory" for the pointer); a pointer into a
+/// static `__shared__` array is not dynamic at all.
+#[test]
+fn dynamic_lds_messages_name_the_dynamic_array() {
+    let src = r#"extern __shared__ float smem[];
+__global__ void k(float* out, int n) {
+  __shared__ float tile[64];
+  #pragma unroll 4
+  for (int i = 0; i < n; ++i) {
+    float* row = smem + i * 4;
+    float* t = tile + i;
+    row[0] = *t;
+  }
+  #pragma unroll 4
+  for (int i = 0; i < n; ++i) out[i] = smem[i];
+  float* st = tile + 4;
+  #pragma unroll 4
+  for (int i = 0; i < n; ++i) st[i] = 0.f;
+}
+"#;
+    let (r, d) = check_source("k.cu", src.as_bytes(), &Settings::default());
+    let blockers: Vec<Vec<String>> = r.functions[0]
+        .loops
+        .iter()
+        .map(|l| l.blockers.clone())
+        .collect();
+    assert_eq!(
+        blockers,
+        vec![
+            vec!["dynamic-lds".to_string()],
+            vec!["dynamic-lds".into()],
+            vec![]
+        ]
+    );
+    let labels: Vec<&str> = d
+        .iter()
+        .flat_map(|d| d.related.iter().map(|r| r.label.as_str()))
+        .collect();
+    assert!(
+        labels.contains(&"dynamic-lds: `row`, a pointer into dynamic shared memory `smem`"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(&"dynamic-lds: `smem` (dynamic shared memory)"),
+        "{labels:?}"
+    );
+    assert!(
+        !labels
+            .iter()
+            .any(|l| l.contains("`t`") || l.contains("tile")),
+        "{labels:?}"
+    );
 }

@@ -194,6 +194,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
         merge_counters(&mut profile, &other);
         profile.inputs.extend(other.inputs);
     }
+    // A dispatch that ends before it starts has no duration: leave it out of everything
+    // (statistics, critical path, trace), and count it.
+    let before = profile.dispatches.len();
+    profile.dispatches.retain(|d| d.end_ns >= d.start_ns);
+    profile.inverted_dispatches = before - profile.dispatches.len();
     if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
         let what = paths
             .iter()

@@ -112,6 +112,10 @@ pub struct Profile {
     pub agents: Vec<AgentInfo>,
     pub dispatches: Vec<Dispatch>,
     pub precomputed: Vec<PrecomputedStats>,
+    /// Dispatches left out because their end timestamp precedes their start (a clock or
+    /// tool error: their duration is unknown, and counting them as 0 ns would skew every
+    /// statistic). Readers drop them; the CLI says how many.
+    pub inverted_dispatches: usize,
 }
 
 impl Profile {
@@ -124,6 +128,7 @@ impl Profile {
             agents: Vec::new(),
             dispatches: Vec::new(),
             precomputed: Vec::new(),
+            inverted_dispatches: 0,
         }
     }
 

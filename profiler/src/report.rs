@@ -134,8 +134,26 @@ fn rows(r: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     (head, body)
 }
 
+/// Kernel names longer than this are cut in the plain-text table and its sections.
+const NAME_WIDTH: usize = 60;
+
+/// `name` cut to [`NAME_WIDTH`] characters (`...` at the end) when it is longer.
+fn shorten(name: &str) -> String {
+    if name.chars().count() > NAME_WIDTH {
+        name.chars()
+            .take(NAME_WIDTH - 3)
+            .chain("...".chars())
+            .collect()
+    } else {
+        name.to_string()
+    }
+}
+
+/// The critical-path and roofline sections. Plain text cuts long (template) names as the
+/// table does; Markdown keeps them whole, as its table does.
 fn extras(r: &Report, out: &mut String, md: bool) {
     let b = if md { "**" } else { "" };
+    let name = |n: &str| if md { n.to_string() } else { shorten(n) };
     if let Some(cp) = &r.critical_path {
         out.push_str(&format!(
             "\n{b}Critical path{b}: {} ns of {} ns span ({} dispatches on it; {} program-order and {} cross-stream edges)\n",
@@ -154,7 +172,7 @@ fn extras(r: &Report, out: &mut String, md: bool) {
                 if md { "- " } else { "  " },
                 k.share,
                 k.slack_ns,
-                k.name
+                name(&k.name)
             ));
         }
     }
@@ -170,7 +188,7 @@ fn extras(r: &Report, out: &mut String, md: bool) {
             out.push_str(&format!(
                 "{}{}: AI {:.3} FLOP/B, {:.1} GFLOP/s, {:.1} GB/s, {}-bound ({}; {:.1}% of roof)\n",
                 if md { "- " } else { "  " },
-                k.name,
+                name(&k.name),
                 k.arithmetic_intensity,
                 k.gflops,
                 k.gbps,
@@ -198,7 +216,7 @@ pub fn table(r: &Report) -> String {
     let mut width: Vec<usize> = head.iter().map(|h| h.len()).collect();
     for row in &body {
         for (i, c) in row.iter().enumerate() {
-            width[i] = width[i].max(c.chars().count().min(if i == 1 { 60 } else { 100 }));
+            width[i] = width[i].max(c.chars().count().min(if i == 1 { NAME_WIDTH } else { 100 }));
         }
     }
     let arch = r
@@ -212,11 +230,7 @@ pub fn table(r: &Report) -> String {
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let c: String = if i == 1 && c.chars().count() > 60 {
-                    c.chars().take(57).chain("...".chars()).collect()
-                } else {
-                    c.clone()
-                };
+                let c: String = if i == 1 { shorten(c) } else { c.clone() };
                 if i == 1 {
                     format!("{:<w$}", c, w = width[i])
                 } else {

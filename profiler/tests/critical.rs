@@ -202,3 +202,34 @@ fn absurd_durations_saturate() {
     assert_eq!(cp.program_order_edges, 1);
     assert_eq!(profiler::stats::totals(&p), (max, max));
 }
+
+/// A 5 KB template name is cut in the plain-text critical-path section as in the table above it
+/// (it was printed whole); Markdown keeps it whole, as its table does.
+#[test]
+fn long_names_are_cut_in_the_critical_path_section() {
+    let long = format!(
+        "void gemm<{}>(float*)",
+        "ck::Sequence<1, 2, 3>, ".repeat(220)
+    );
+    assert!(long.len() > 5000);
+    let p = profile(&[(long.as_str(), 1, 0, 100), ("small", 1, 100, 150)]);
+    let cp = critical_path(&p, &Options::default());
+    let stats = profiler::stats::summarize(&p);
+    let r = profiler::report::Report::new(&p, stats, Some(cp), None, None);
+    let text = profiler::report::table(&r);
+    let section = text
+        .split("Critical path")
+        .nth(1)
+        .expect("a critical-path section");
+    assert!(
+        section.lines().all(|l| l.chars().count() < 120),
+        "{section}"
+    );
+    assert!(
+        section.contains("void gemm<ck::Sequence<1, 2, 3>, "),
+        "{section}"
+    );
+    assert!(section.contains("..."), "{section}");
+    let md = profiler::report::markdown(&r);
+    assert!(md.contains(&long));
+}

@@ -17,6 +17,31 @@ fn sample() -> Vec<Disp> {
     ]
 }
 
+/// A dispatch whose end precedes its start is left out of the statistics and counted (it was
+/// kept as 0 ns, which pulled the mean down and the deviation up).
+#[test]
+fn inverted_dispatches_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run_results.db");
+    let mut ds = sample();
+    ds.push(disp("gemm_kernel", 1, 40_000, 39_000));
+    create(&db, &Db::default(), &ds);
+    let p = profiler::load(&[db]).unwrap();
+    assert_eq!((p.dispatches.len(), p.inverted_dispatches), (6, 1));
+    let s = profiler::stats::summarize(&p);
+    check(
+        find(&s, "gemm_kernel"),
+        3,
+        27000.0,
+        9000.0,
+        Some(9000.0),
+        8000.0,
+        10000.0,
+        1000.0,
+        83.0769,
+    );
+}
+
 #[test]
 fn single_database() {
     let dir = tempfile::tempdir().unwrap();

@@ -18,8 +18,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-/// Extensions of the files a directory walk picks up (a file named explicitly is always checked).
-pub const EXTENSIONS: [&str; 6] = ["cu", "cuh", "hip", "cpp", "hpp", "h"];
+/// Extensions of the files a directory walk picks up, compared without case (a file named
+/// explicitly is always checked; `[check] extend-include` adds patterns): CUDA and HIP sources
+/// and headers, the usual C++ source and header extensions. Not `.c` (C has no kernels) nor
+/// `.inc` (often not C++ at all).
+pub const EXTENSIONS: [&str; 18] = [
+    "cu", "cuh", "hip", "cpp", "cc", "cxx", "c++", "cp", "h", "hh", "hpp", "hxx", "h++", "inl",
+    "ipp", "tpp", "tcc", "txx",
+];
 
 /// Stack of each analysis thread: deeply nested input must not overflow it.
 const STACK_SIZE: usize = 256 << 20;
@@ -94,6 +100,8 @@ struct Resolved {
     fail_on: FailOn,
     /// Compiled `exclude` patterns, rooted at the config file's directory.
     exclude: Option<Gitignore>,
+    /// Compiled `extend-include` patterns, rooted at the config file's directory.
+    include: Option<Gitignore>,
 }
 
 /// One file to analyse.
@@ -129,11 +137,18 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         args.paths.clone()
     };
     let mut errors: Vec<String> = Vec::new();
-    let found = collect_files(&paths, args.no_ignore, &mut errors);
+    let (found, others) = collect_files(&paths, args.no_ignore, &mut errors);
 
     let mut resolver = Resolver::new(&args, &known)?;
     let mut jobs: Vec<Job> = Vec::with_capacity(found.len());
-    for (path, explicit) in found {
+    let mut extra = Vec::new();
+    for path in others {
+        let resolved = resolver.for_file(&path)?;
+        if resolver.matches(&path, &resolved, |r| r.include.as_ref()) {
+            extra.push((path, false));
+        }
+    }
+    for (path, explicit) in found.into_iter().chain(extra) {
         let resolved = resolver.for_file(&path)?;
         if (!explicit || args.force_exclude) && resolver.excluded(&path, &resolved) {
             continue;
@@ -240,13 +255,14 @@ fn has_source_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
-/// Every file to check, with whether it was named explicitly. Missing paths and walk errors go
+/// Every file to check, with whether it was named explicitly, and the walked files without a
+/// source extension (which `extend-include` may still take). Missing paths and walk errors go
 /// to `errors` (exit 2 at the end; the other paths are still checked).
 fn collect_files(
     paths: &[PathBuf],
     no_ignore: bool,
     errors: &mut Vec<String>,
-) -> Vec<(PathBuf, bool)> {
+) -> (Vec<(PathBuf, bool)>, Vec<PathBuf>) {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
     for p in paths {
@@ -257,7 +273,7 @@ fn collect_files(
         }
     }
     let Some((first, rest)) = dirs.split_first() else {
-        return files;
+        return (files, Vec::new());
     };
     let mut builder = ignore::WalkBuilder::new(first);
     for d in rest {
@@ -277,17 +293,22 @@ fn collect_files(
                 .min(8),
         );
     let found: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    let others: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
     let walk_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
         let found = &found;
+        let others = &others;
         let walk_errors = &walk_errors;
         Box::new(move |entry| {
             match entry {
                 Ok(e) => {
-                    if e.file_type().is_some_and(|t| t.is_file()) && has_source_extension(e.path())
-                    {
-                        found
-                            .lock()
+                    if e.file_type().is_some_and(|t| t.is_file()) {
+                        let list = if has_source_extension(e.path()) {
+                            found
+                        } else {
+                            others
+                        };
+                        list.lock()
                             .unwrap_or_else(|p| p.into_inner())
                             .push(e.into_path());
                     }
@@ -310,7 +331,9 @@ fn collect_files(
             .into_iter()
             .map(|p| (p, false)),
     );
-    files
+    let mut others = others.into_inner().unwrap_or_else(|p| p.into_inner());
+    others.sort();
+    (files, others)
 }
 
 /// The path as reports show it: as given, without leading `./`.
@@ -398,21 +421,34 @@ impl<'a> Resolver<'a> {
         for ids in [&section.select, &section.ignore].into_iter().flatten() {
             validate_rules(ids, self.known, &origin)?;
         }
-        let exclude = match (&config, &section.exclude) {
-            (Some(p), Some(patterns)) if !patterns.is_empty() => {
-                let root = p.parent().unwrap_or(Path::new("/"));
-                let mut b = GitignoreBuilder::new(root);
-                for pat in patterns {
-                    b.add_line(None, pat)
-                        .with_context(|| format!("invalid exclude pattern {pat:?} in {origin}"))?;
+        let patterns =
+            |list: &Option<Vec<String>>, key: &str| -> anyhow::Result<Option<Gitignore>> {
+                match (&config, list) {
+                    (Some(p), Some(patterns)) if !patterns.is_empty() => {
+                        let root = p.parent().unwrap_or(Path::new("/"));
+                        let mut b = GitignoreBuilder::new(root);
+                        for pat in patterns {
+                            b.add_line(None, pat).with_context(|| {
+                                format!("invalid {key} pattern {pat:?} in {origin}")
+                            })?;
+                        }
+                        Ok(Some(b.build().with_context(|| {
+                            format!("invalid {key} patterns in {origin}")
+                        })?))
+                    }
+                    _ => Ok(None),
                 }
-                Some(
-                    b.build()
-                        .with_context(|| format!("invalid exclude patterns in {origin}"))?,
-                )
+            };
+        let exclude = patterns(&section.exclude, "exclude")?;
+        let include = patterns(&section.extend_include, "extend-include")?;
+        let mut severity = std::collections::BTreeMap::new();
+        if let Some(map) = &section.severity {
+            let ids: Vec<String> = map.keys().cloned().collect();
+            validate_rules(&ids, self.known, &origin)?;
+            for (id, level) in map {
+                severity.insert(id.trim().to_string(), level.severity());
             }
-            _ => None,
-        };
+        }
         let a = self.args;
         let hints = if a.hints {
             true
@@ -433,15 +469,28 @@ impl<'a> Resolver<'a> {
                     .unwrap_or_default(),
                 hints,
                 parse_all: a.parse_all,
+                severity,
             },
             fail_on: a.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
             exclude,
+            include,
         }))
     }
 
     /// True when `path` matches its config's `exclude` (the file or one of its directories).
     fn excluded(&self, path: &Path, resolved: &Resolved) -> bool {
-        let Some(gi) = &resolved.exclude else {
+        self.matches(path, resolved, |r| r.exclude.as_ref())
+    }
+
+    /// True when `path` (the file or one of its directories) matches the patterns `which`
+    /// picks from its config.
+    fn matches(
+        &self,
+        path: &Path,
+        resolved: &Resolved,
+        which: impl Fn(&Resolved) -> Option<&Gitignore>,
+    ) -> bool {
+        let Some(gi) = which(resolved) else {
             return false;
         };
         let canon_dir = match &self.forced {
@@ -574,10 +623,15 @@ mod tests {
 
     #[test]
     fn extensions() {
-        for ok in ["a.cu", "a.cuh", "a.hip", "a.cpp", "a.hpp", "a.h", "A.CU"] {
+        for ok in [
+            "a.cu", "a.cuh", "a.hip", "a.cpp", "a.hpp", "a.h", "A.CU", "a.cc", "a.cxx", "a.c++",
+            "a.hh", "a.hxx", "a.inl", "a.ipp", "a.tpp", "x.CC",
+        ] {
             assert!(has_source_extension(Path::new(ok)), "{ok}");
         }
-        for no in ["a.c", "a.txt", "cu", "a.cu.bak", "a"] {
+        for no in [
+            "a.c", "a.C", "a.txt", "cu", "a.cu.bak", "a", "a.inc", "a.py",
+        ] {
             assert!(!has_source_extension(Path::new(no)), "{no}");
         }
     }
@@ -587,6 +641,7 @@ mod tests {
             settings: Settings::default(),
             fail_on: FailOn::Warning,
             exclude: None,
+            include: None,
         });
         Job {
             display: display_path(&path),

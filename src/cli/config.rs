@@ -64,6 +64,11 @@ pub struct CheckSection {
     /// Gitignore-style patterns, relative to the config file's directory, of files and
     /// directories that directory walks skip.
     pub exclude: Option<Vec<String>>,
+    /// Gitignore-style patterns (`*.cl`, `kernels/*.inc`) of files that directory walks pick
+    /// up besides the usual C++/HIP/CUDA extensions, as ruff's `extend-include`.
+    pub extend_include: Option<Vec<String>>,
+    /// Severity of a rule's diagnostics, by rule id (`unroll-blocked = "warning"`).
+    pub severity: Option<std::collections::BTreeMap<String, FailOn>>,
 }
 
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
@@ -103,12 +108,17 @@ mod tests {
     #[test]
     fn check_section_parses_and_rejects_unknown_keys() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "[check]\nselect = [\"barrier\"]\nfail-on = \"error\"\nhints = true\nexclude = [\"gen/\"]\n[profile]\nx = 1\n");
+        let p = write(dir.path(), "[check]\nselect = [\"barrier\"]\nfail-on = \"error\"\nhints = true\nexclude = [\"gen/\"]\nextend-include = [\"*.cl\"]\n[check.severity]\nunroll-blocked = \"warning\"\n[profile]\nx = 1\n");
         let s = load_check_section(&p).unwrap();
         assert_eq!(s.select.as_deref(), Some(&["barrier".to_string()][..]));
         assert_eq!(s.fail_on, Some(FailOn::Error));
         assert_eq!(s.hints, Some(true));
         assert_eq!(s.exclude.as_deref(), Some(&["gen/".to_string()][..]));
+        assert_eq!(s.extend_include.as_deref(), Some(&["*.cl".to_string()][..]));
+        assert_eq!(
+            s.severity.unwrap().get("unroll-blocked"),
+            Some(&FailOn::Warning)
+        );
 
         let p = write(dir.path(), "[check]\nselet = [\"barrier\"]\n");
         let e = load_check_section(&p).unwrap_err().to_string();

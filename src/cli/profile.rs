@@ -197,6 +197,13 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         }
         r => r?,
     };
+    if profile.inverted_dispatches > 0 {
+        let n = profile.inverted_dispatches;
+        eprintln!(
+            "profile: {n} dispatch{} whose end timestamp precedes its start left out of the statistics",
+            if n == 1 { "" } else { "es" }
+        );
+    }
     // The critical path needs every dispatch (a filtered-out kernel still delays the others):
     // compute it first, then keep only the matching kernels' rows.
     let mut cp = (!profile.dispatches.is_empty()).then(|| {

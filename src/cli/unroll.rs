@@ -1,15 +1,20 @@
-//! `hip-unroll unroll`: rewrite one loop (pragma or manual unrolling) and print, diff or write it.
+//! `hip-unroll unroll`: rewrite one loop (pragma or manual unrolling) and print, diff or write
+//! it. The guard -> rewrite -> verify sequence is `pipeline`'s; this module parses arguments,
+//! reads the config and the file, and prints.
 //!
-//! Exit status: 0 success; 1 the loop is blocked by a guard (unless `--force`) or cannot be
-//! rewritten safely (never overridden), or `--verify` found a changed kernel signature;
-//! 2 bad arguments, unknown loop, unreadable file, I/O or compile errors.
+//! Exit status: 0 success; 1 the loop is refused (a guard blocks it or its pragma is the
+//! author's decision, unless `--force`; the rewrite cannot be proven equivalent, never
+//! overridden; `--verify` found a changed kernel signature), with the reason id; 2 bad
+//! arguments, an unknown or ambiguous loop (the candidates are listed), unreadable file, I/O or
+//! compile errors.
 
+use crate::cli::config;
+use crate::cli::pressure::CompileSection;
 use anyhow::{bail, Context};
-use std::io::Write;
+use pipeline::{LoopRef, Mode, Policy, Refusal};
 use std::panic::AssertUnwindSafe;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use transforms::{LoopRef, Mode};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeArg {
@@ -21,7 +26,9 @@ pub enum ModeArg {
 pub struct UnrollArgs {
     /// The HIP source file.
     pub file: PathBuf,
-    /// The loop: the line of its `for`/`while`/`do` keyword, or its `function:index` id.
+    /// The loop: the line of its `for`/`while`/`do` keyword, or its `FUNCTION:INDEX` id from
+    /// `check --format json` (`a::k:0`, `over(float*, int):1`; a shorter `k:0` when it names
+    /// one loop only).
     #[arg(long = "loop", value_name = "LOOP")]
     pub loop_ref: String,
     /// Unroll factor (at least 1).
@@ -33,22 +40,33 @@ pub struct UnrollArgs {
     /// Write the result to this file (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "OUT", conflicts_with_all = ["in_place", "diff"])]
     pub output: Option<PathBuf>,
-    /// Rewrite FILE in place (atomically, keeping its permissions).
+    /// Rewrite FILE in place (atomically, keeping its permissions and owner).
     #[arg(long, conflicts_with = "diff")]
     pub in_place: bool,
     /// Print a unified diff instead of the new source.
     #[arg(long)]
     pub diff: bool,
-    /// Rewrite even if a guard blocks the loop (correctness refusals are never overridden).
+    /// Rewrite even if a guard blocks the loop or its pragma is the author's decision
+    /// (`nounroll`, `unroll 1`, `clang loop ...`); correctness refusals are never overridden.
     #[arg(long)]
     pub force: bool,
-    /// Compile the original and the variant (hipcc --genco for --arch) and refuse the variant
-    /// if any kernel's argument layout differs.
+    /// Compile the original and the variant and refuse the variant if any kernel's argument
+    /// layout differs (the `[compile] command` of hip-unroll.toml, else hipcc --genco).
     #[arg(long)]
     pub verify: bool,
-    /// Target of `--verify`.
-    #[arg(long, default_value = codeobj::compile::DEFAULT_ARCH, requires = "verify")]
-    pub arch: String,
+    /// Target of `--verify` [default: `[compile] arch` or gfx90a].
+    #[arg(long, value_name = "ARCH", requires = "verify")]
+    pub arch: Option<String>,
+    /// Compile command of `--verify`, with `{src}`, `{out}` and `{arch}` placeholders
+    /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
+    #[arg(long, value_name = "CMD", requires = "verify")]
+    pub compile: Option<String>,
+    /// Include directory for `--verify` (repeatable).
+    #[arg(short = 'I', value_name = "DIR", requires = "verify")]
+    pub include: Vec<String>,
+    /// Macro definition for `--verify`, `NAME` or `NAME=VALUE` (repeatable).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", requires = "verify")]
+    pub define: Vec<String>,
 }
 
 pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
@@ -61,50 +79,25 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let factor = args.factor as u32;
     let loop_ref: LoopRef = args.loop_ref.parse()?;
-    let src = std::fs::read(&args.file)
+    let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let file = frontend::parse(&src);
-    let loc = transforms::resolve(&file, &loop_ref)
-        .with_context(|| format!("{}", args.file.display()))?;
-    let id = transforms::loop_id(&file, loc);
     let path = args.file.display().to_string();
-
-    if !args.force {
-        let settings = guards::Settings::default();
-        let report = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            guards::check_source(&path, &src, &settings)
-        }));
-        let Ok((report, _)) = report else {
-            bail!("the guard analysis of {path} failed; use --force to rewrite without guards");
-        };
-        let lr = report
-            .functions
-            .iter()
-            .flat_map(|f| &f.loops)
-            .find(|l| l.id == id);
-        if let Some(lr) = lr {
-            if lr.verdict == guards::Verdict::Blocked {
-                eprintln!(
-                    "{path}:{}: loop {id} is blocked by {} (see `hip-unroll explain RULE`; --force overrides guards)",
-                    lr.line,
-                    lr.blockers.join(", ")
-                );
-                return Ok(ExitCode::from(1));
-            }
-        }
-    }
-
+    let source = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline::Source::new(bytes)))
+        .map_err(|_| anyhow::anyhow!("internal error while analysing {path}; please report it"))?;
+    let loc = source.resolve(&loop_ref).with_context(|| path.clone())?;
     let mode = match args.mode {
         ModeArg::Pragma => Mode::Pragma,
         ModeArg::Manual => Mode::Manual,
     };
-    let variant = match transforms::unroll(&src, &file, loc, factor, mode) {
+    let policy = Policy { force: args.force };
+    let variant = match source.variant(loc, factor, mode, policy) {
         Ok(v) => v,
-        Err(transforms::Error::Refused(r)) => {
-            let line = file.functions[loc.function].loops[loc.index].keyword.line;
+        Err(pipeline::Error::Refused {
+            id, line, refusal, ..
+        }) => {
             eprintln!(
-                "{path}:{line}: cannot unroll loop {id} ({mode} x{factor}): {r} [{}]",
-                r.id()
+                "{path}:{line}: {}",
+                refusal_message(&id, mode, factor, &refusal)
             );
             return Ok(ExitCode::from(1));
         }
@@ -112,9 +105,16 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     };
 
     if args.verify && !variant.edits.is_empty() {
-        let diffs = verify(&args.file, &variant.source, &args.arch)?;
+        let opts = verify_options(&args)?;
+        let diffs = pipeline::verify(&args.file, &variant.source, &opts)?;
         if !diffs.is_empty() {
-            eprintln!("{path}: the variant changes kernel signatures:");
+            let r = Refusal::SignatureChanged(diffs.clone());
+            eprintln!(
+                "{path}:{}: loop {} ({mode} x{factor}): the variant changes kernel signatures [{}]:",
+                variant.line,
+                variant.loop_id,
+                r.id()
+            );
             for d in diffs {
                 eprintln!("  {d}");
             }
@@ -123,7 +123,7 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
 
     if args.diff {
-        let old = String::from_utf8_lossy(&src);
+        let old = String::from_utf8_lossy(source.bytes());
         let new = String::from_utf8_lossy(&variant.source);
         let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
         let text = diff
@@ -133,7 +133,7 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
             .to_string();
         crate::files::stdout(&text)?;
     } else if args.in_place {
-        crate::files::write_atomic_like(&args.file, &variant.source, None)?;
+        crate::files::rewrite_in_place(&args.file, &variant.source)?;
     } else if let Some(out) = &args.output {
         crate::files::write_atomic_like(out, &variant.source, Some(&args.file))?;
     } else {
@@ -142,48 +142,43 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Compile the original file and the variant (written beside it, so includes resolve) and
-/// compare every kernel's argument layout.
-fn verify(
-    original: &Path,
-    variant: &[u8],
-    arch: &str,
-) -> anyhow::Result<Vec<codeobj::signature::Difference>> {
-    let dir = match original.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
+/// One line: why the loop is not rewritten, with the reason id in brackets.
+fn refusal_message(id: &pipeline::LoopId, mode: Mode, factor: u32, r: &Refusal) -> String {
+    match r {
+        Refusal::GuardBlocked { .. } => format!(
+            "loop {id} is {r}; --force overrides guards [{}]",
+            r.id()
+        ),
+        Refusal::UserPragma { pragma, line } => format!(
+            "loop {id} carries `{pragma}` (line {line}), its author's decision; not replaced (--force overrides) [{}]",
+            r.id()
+        ),
+        _ => format!("cannot unroll loop {id} ({mode} x{factor}): {r} [{}]", r.id()),
+    }
+}
+
+/// `--verify`'s compiler: the command line first, then `[compile]` of hip-unroll.toml (found
+/// upward from the file, as `pressure` does), then hipcc for gfx90a.
+fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
+    let cfg = match config::find_config(&args.file) {
+        Some(path) => {
+            let table = config::load_table(&path)?;
+            config::section::<CompileSection>(&table, "compile", &path)?
+        }
+        None => CompileSection::default(),
     };
-    let ext = original
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("cu");
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".hip-unroll-verify-")
-        .suffix(&format!(".{ext}"))
-        .tempfile_in(&dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(variant)?;
-    tmp.flush()?;
-    let cache = tempfile::tempdir()?;
-    let compiler =
-        codeobj::compile::Compiler::new(codeobj::compile::DEFAULT_COMMAND, arch, cache.path());
-    let results = compiler.compile_all(&[original, tmp.path()]);
-    let mut it = results.into_iter();
-    let a = it
-        .next()
-        .unwrap()
-        .with_context(|| format!("compiling {}", original.display()))?;
-    let b = it.next().unwrap().context("compiling the variant")?;
-    let mut diffs = Vec::new();
-    if a.code_objects.len() != b.code_objects.len() {
-        bail!(
-            "the original has {} code objects, the variant {}",
-            a.code_objects.len(),
-            b.code_objects.len()
-        );
+    let mut opts = pipeline::VerifyOptions::default();
+    if let Some(c) = args.compile.clone().or(cfg.command) {
+        opts.command = c;
     }
-    for (x, y) in a.code_objects.iter().zip(&b.code_objects) {
-        diffs.extend(codeobj::signature::compare(x, y));
+    if let Some(a) = args.arch.clone().or(cfg.arch) {
+        opts.arch = a;
     }
-    Ok(diffs)
+    for dir in &args.include {
+        opts.extra_args.push(format!("-I{dir}"));
+    }
+    for d in &args.define {
+        opts.extra_args.push(format!("-D{d}"));
+    }
+    Ok(opts)
 }

@@ -18,7 +18,6 @@ pub use refusal::{Part, Refusal};
 
 use frontend::SourceFile;
 use serde::Serialize;
-use std::str::FromStr;
 
 /// How a loop is unrolled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -39,57 +38,7 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// A loop as the user names it: the line of its keyword, or its `function:index` id.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoopRef {
-    Line(u32),
-    Id { function: String, index: usize },
-}
-
-impl FromStr for LoopRef {
-    type Err = LookupError;
-    fn from_str(s: &str) -> Result<LoopRef, LookupError> {
-        let s = s.trim();
-        if let Ok(line) = s.parse::<u32>() {
-            return Ok(LoopRef::Line(line));
-        }
-        match s.rsplit_once(':') {
-            Some((f, i)) if !f.is_empty() && !f.ends_with(':') => match i.parse::<usize>() {
-                Ok(index) => Ok(LoopRef::Id {
-                    function: f.to_string(),
-                    index,
-                }),
-                Err(_) => Err(LookupError::BadRef(s.to_string())),
-            },
-            _ => Err(LookupError::BadRef(s.to_string())),
-        }
-    }
-}
-
-/// A resolved loop: `file.functions[function].loops[index]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LoopLoc {
-    pub function: usize,
-    pub index: usize,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LookupError {
-    #[error("`{0}` is neither a line number nor a `function:index` loop id")]
-    BadRef(String),
-    #[error("no loop starts on line {0}")]
-    NoLoopAtLine(u32),
-    #[error("several loops start on line {0}; use a `function:index` id")]
-    AmbiguousLine(u32),
-    #[error("no function named `{0}` with a body")]
-    UnknownFunction(String),
-    #[error("function `{function}` has no loop {index} (it has {count})")]
-    NoSuchLoop {
-        function: String,
-        index: usize,
-        count: usize,
-    },
-}
+pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
@@ -101,55 +50,14 @@ pub enum Error {
     Refused(#[from] Refusal),
 }
 
-/// Find a loop by line or id.
+/// Find a loop by line or id (see [`frontend::SourceFile::resolve`]).
 pub fn resolve(file: &SourceFile, r: &LoopRef) -> Result<LoopLoc, LookupError> {
-    match r {
-        LoopRef::Line(line) => {
-            let hits: Vec<LoopLoc> = file
-                .functions
-                .iter()
-                .enumerate()
-                .flat_map(|(fi, f)| {
-                    f.loops
-                        .iter()
-                        .filter(|l| l.keyword.line == *line)
-                        .map(move |l| LoopLoc {
-                            function: fi,
-                            index: l.index,
-                        })
-                })
-                .collect();
-            match hits.len() {
-                0 => Err(LookupError::NoLoopAtLine(*line)),
-                1 => Ok(hits[0]),
-                _ => Err(LookupError::AmbiguousLine(*line)),
-            }
-        }
-        LoopRef::Id { function, index } => {
-            let fi = file
-                .functions
-                .iter()
-                .position(|f| f.name == *function || f.qualified_name == *function)
-                .ok_or_else(|| LookupError::UnknownFunction(function.clone()))?;
-            let count = file.functions[fi].loops.len();
-            if *index >= count {
-                return Err(LookupError::NoSuchLoop {
-                    function: function.clone(),
-                    index: *index,
-                    count,
-                });
-            }
-            Ok(LoopLoc {
-                function: fi,
-                index: *index,
-            })
-        }
-    }
+    file.resolve(r)
 }
 
-/// The `function:index` id of a loop (the id `check --format json` prints).
+/// The `FUNCTION:INDEX` id of a loop (the id `check --format json` prints).
 pub fn loop_id(file: &SourceFile, loc: LoopLoc) -> String {
-    format!("{}:{}", file.functions[loc.function].name, loc.index)
+    file.loop_id(loc).to_string()
 }
 
 /// One rewritten version of a file.
@@ -193,14 +101,16 @@ pub fn unroll(
             function: format!("#{}", loc.function),
             index: loc.index,
             count: 0,
+            candidates: Vec::new(),
         })?;
     let lp = func
         .loops
         .get(loc.index)
         .ok_or_else(|| LookupError::NoSuchLoop {
-            function: func.name.clone(),
+            function: func.id.to_string(),
             index: loc.index,
             count: func.loops.len(),
+            candidates: Vec::new(),
         })?;
     let edits = match mode {
         Mode::Pragma => pragma::edits(src, file, lp, factor),
@@ -209,10 +119,9 @@ pub fn unroll(
             if factor == 1 {
                 Vec::new()
             } else if factor > MAX_MANUAL_FACTOR {
-                return Err(Refusal::FactorTooLarge {
+                return Err(Refusal::FactorAboveMax {
                     factor,
-                    ty: shape.ty_text.clone(),
-                    step: 0,
+                    max: MAX_MANUAL_FACTOR,
                 }
                 .into());
             } else {
@@ -272,30 +181,4 @@ pub fn candidates(src: &[u8], file: &SourceFile, loc: LoopLoc, factors: &[u32]) 
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parses_loop_refs() {
-        assert_eq!("12".parse::<LoopRef>().unwrap(), LoopRef::Line(12));
-        assert_eq!(
-            "saxpy:1".parse::<LoopRef>().unwrap(),
-            LoopRef::Id {
-                function: "saxpy".into(),
-                index: 1
-            }
-        );
-        assert_eq!(
-            "ns::k:0".parse::<LoopRef>().unwrap(),
-            LoopRef::Id {
-                function: "ns::k".into(),
-                index: 0
-            }
-        );
-        assert!("k:x".parse::<LoopRef>().is_err());
-        assert!("ns::".parse::<LoopRef>().is_err());
-    }
 }

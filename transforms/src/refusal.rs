@@ -84,8 +84,10 @@ pub enum Refusal {
     LambdaInBody { line: u32 },
     #[error("the loop contains syntax errors")]
     ParseErrorsInLoop,
-    #[error("factor {factor} is too large for the induction variable type `{ty}` (step {step}) or for copying the body")]
+    #[error("factor {factor} is too large for the induction variable type `{ty}`: {} steps of {step} overflow it", .factor.saturating_sub(1))]
     FactorTooLarge { factor: u32, ty: String, step: u64 },
+    #[error("factor {factor} is above the largest manual unroll factor, {max} (the body would be copied {factor} times)")]
+    FactorAboveMax { factor: u32, max: u32 },
     #[error("the rewritten source does not parse cleanly ({new} syntax errors, {old} before)")]
     ReparseFailed { old: usize, new: usize },
 }
@@ -130,7 +132,7 @@ impl Refusal {
             Refusal::StaticLocalInBody { .. } => "static-local-in-body",
             Refusal::LambdaInBody { .. } => "lambda-in-body",
             Refusal::ParseErrorsInLoop => "parse-errors-in-loop",
-            Refusal::FactorTooLarge { .. } => "factor-too-large",
+            Refusal::FactorTooLarge { .. } | Refusal::FactorAboveMax { .. } => "factor-too-large",
             Refusal::ReparseFailed { .. } => "reparse-failed",
         }
     }

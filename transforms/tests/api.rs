@@ -115,3 +115,32 @@ fn manual_fixtures_keep_kernel_signatures() {
         assert!(d.is_empty(), "{d:?}");
     }
 }
+
+/// The two ways a factor is too large say what is too large: the step that overflows the
+/// induction variable's type (with the real step), or the body-copy limit (no step at all).
+#[test]
+fn factor_too_large_names_the_real_step_or_the_copy_limit() {
+    let src = "__global__ void k(float* a, signed char n) {\n    for (signed char c = 0; c < n; c += 100) {\n        a[c] = 1.0f;\n    }\n}\n";
+    let file = frontend::parse(src.as_bytes());
+    let loc = LoopLoc {
+        function: 0,
+        index: 0,
+    };
+    let msg = |factor| match transforms::unroll(src.as_bytes(), &file, loc, factor, Mode::Manual) {
+        Err(transforms::Error::Refused(r)) => {
+            assert_eq!(r.id(), "factor-too-large");
+            r.to_string()
+        }
+        other => panic!("{other:?}"),
+    };
+    let m = msg(8);
+    assert!(
+        m.contains("`signed char`") && m.contains("steps of 100"),
+        "{m}"
+    );
+    let m = msg(transforms::MAX_MANUAL_FACTOR + 1);
+    assert!(
+        m.contains("largest manual unroll factor, 1024") && !m.contains("step"),
+        "{m}"
+    );
+}

@@ -23,7 +23,9 @@
 //! Accumulate privately (registers or LDS) inside the loop and publish once after it.
 //!
 //! ## Fix safety
-//! No automatic fix. Silence a reviewed case with `// hip-unroll: allow(atomic)`.
+//! No automatic fix: `hip-unroll unroll` refuses the loop unless `--force` is given.
+//! `// hip-unroll: allow(atomic)` silences the lint (`check`) only; `unroll` and the tuner apply
+//! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
 use frontend::Call;
 

@@ -1,36 +1,64 @@
-//! `barrier`: a loop that executes a workgroup barrier cannot be unrolled safely by this tool.
+//! `barrier`: a loop that executes a barrier or another synchronisation step cannot be unrolled
+//! safely by this tool.
 //!
 //! ## What it does
-//! Blocks unrolling of a loop whose body, condition or header executes a barrier:
-//! `__syncthreads()` and its `__syncthreads_count/_and/_or` forms, `__builtin_amdgcn_s_barrier`
-//! (and the `_signal`/`_wait` split barriers), and cooperative-groups synchronisation
-//! (`grid.sync()`, `block.sync()`, `cg::sync(block)`, `this_grid().sync()`). The barrier is also
-//! found when it is reached through a `__device__` function defined in the same file (at any
-//! depth of calls, recursion included) or through an object-like or function-like macro of the
-//! same file (macros that expand to other macros too).
+//! Blocks unrolling of a loop whose body, condition or header synchronises threads:
+//! - workgroup barriers: `__syncthreads()` and its `_count/_and/_or` forms, `__barrier_sync`,
+//!   `__builtin_amdgcn_s_barrier` (and the `_signal`/`_wait` split barriers),
+//!   `__work_group_barrier`, the `__nvvm_bar*` builtins;
+//! - warp barriers: `__syncwarp()`, `__builtin_amdgcn_wave_barrier()`;
+//! - inline assembly that contains a barrier instruction: `s_barrier` (AMD GCN/CDNA/RDNA, the
+//!   composable_kernel `block_sync_lds` pattern), `bar.*`, `barrier.*`, `mbarrier.*` (PTX);
+//! - cooperative groups: `grid.sync()`, `block.sync()`, `this_thread_block().sync()`,
+//!   `cg::sync(g)`, `cg::wait(g)` and `cg::wait_prior<N>(g)` (they end with `g.sync()`),
+//!   cluster `barrier_arrive()`/`barrier_wait()`;
+//! - libcu++ barriers (`cuda::barrier`, `cuda::std::barrier`, latches): `arrive_and_wait()`,
+//!   `arrive()`, `wait(token)`, `wait_parity()`, `try_wait*()`, `arrive_and_drop()`,
+//!   `cuda::device::barrier_arrive_tx()`;
+//! - libcu++ pipelines (`cuda::pipeline`): `producer_acquire()`, `producer_commit()`,
+//!   `consumer_wait*()`, `consumer_release()`, `cuda::pipeline_producer_commit(pipe, bar)`,
+//!   `cuda::pipeline_consumer_wait_prior<N>(pipe)`. Every operation of a barrier or pipeline
+//!   object counts, whatever its scope: the scope (`thread_scope_block`, `_thread`) is a
+//!   template argument of a type the tool does not resolve.
+//!
+//! The synchronisation is also found when it is reached through a `__device__` function defined
+//! in the same file (at any depth of calls, recursion included), through an object-like or
+//! function-like macro of the same file (macros that expand to other macros too), or through a
+//! lambda called in the loop.
+//!
+//! Not synchronisation, so not reported: fences (`__threadfence*`, `__builtin_amdgcn_fence`)
+//! order only the calling thread's own memory accesses and wait for no other thread;
+//! `__builtin_amdgcn_s_waitcnt` (and `s_waitcnt` in asm) waits on the issuing wave's own memory
+//! counters; `__builtin_amdgcn_sched_barrier`/`sched_group_barrier` only constrain the
+//! compiler's scheduling within one wave; warp data exchanges and votes (`__shfl*_sync`,
+//! `__ballot_sync`, `__any_sync`, ...) are collectives whose count every lane keeps when a
+//! loop is unrolled; asynchronous copies (`cuda::memcpy_async`, `__pipeline_memcpy_async`) only
+//! issue a copy, and the per-thread primitives `__pipeline_commit`/`__pipeline_wait_prior`
+//! (and `cp.async.wait_group` in asm) order only the calling thread's own copies (the barrier
+//! or pipeline operation that consumes a copy is reported).
 //!
 //! ## Why
-//! Every work-item of a workgroup must reach the same barrier the same number of times. Unrolling
-//! a loop that contains a barrier duplicates it; if the trip count is not a multiple of the
-//! unroll factor, the remainder loop executes barriers in a different pattern, and with a
-//! divergent trip count some waves wait forever. Even when it is correct, an unrolled barrier
-//! loop rarely gains: the barrier serialises the waves anyway.
+//! Every thread of a workgroup (or warp, or pipeline) must reach the same synchronisation point
+//! the same number of times and in the same order. Unrolling a loop that contains one duplicates
+//! it; if the trip count is not a multiple of the unroll factor, the remainder loop executes the
+//! synchronisation in a different pattern, and with a divergent trip count some waves wait
+//! forever. Even when it is correct, an unrolled barrier loop rarely gains: the barrier
+//! serialises the waves anyway. The automated tuner does not take that risk.
 //!
 //! ## Example
 //! ```cpp
-//! #pragma unroll 4            // unroll-blocked: barrier
-//! for (int k = 0; k < K; k += TILE) {
+//! for (int k = 0; k < K; k += TILE) {   // blocked: barrier
 //!     tile[ty][tx] = A[...];
 //!     __syncthreads();
 //!     acc += tile[ty][k];
 //! }
 //! ```
-//! Unroll the loop inside the barrier phases instead (the inner `k` loop over the tile), or
-//! remove the pragma.
+//! Unroll the loop inside the barrier phases instead (the inner `k` loop over the tile).
 //!
 //! ## Fix safety
-//! No automatic fix: `hip-unroll unroll` refuses to rewrite a blocked loop. Silence a reviewed
-//! case with `// hip-unroll: allow(barrier)` on the loop's line or the line before.
+//! No automatic fix: `hip-unroll unroll` refuses to rewrite a blocked loop unless `--force` is
+//! given. `// hip-unroll: allow(barrier)` on the loop's line or the line before silences the
+//! lint (`check`) only; `unroll` and the tuner apply every blocker whatever the suppressions say.
 
 use frontend::Call;
 
@@ -43,36 +71,165 @@ const NAMES: &[&str] = &[
     "__syncthreads_and",
     "__syncthreads_or",
     "__barrier_sync",
+    "__barrier_sync_count",
     "__hip_syncthreads",
+    "__syncwarp",
+    "__work_group_barrier",
+    "__builtin_amdgcn_wave_barrier",
+];
+
+/// Prefixes of barrier builtins (`__builtin_amdgcn_s_barrier_signal`, `__nvvm_bar0_popc`).
+const PREFIXES: &[&str] = &["__builtin_amdgcn_s_barrier", "__nvvm_bar"];
+
+/// Methods of synchronisation objects: cooperative groups, libcu++ barriers, latches and
+/// pipelines. Called on any receiver.
+const METHODS: &[&str] = &[
+    "sync",
+    "barrier_arrive",
+    "barrier_wait",
+    "arrive",
+    "arrive_and_wait",
+    "arrive_and_drop",
+    "wait",
+    "wait_parity",
+    "try_wait",
+    "try_wait_parity",
+    "try_wait_for",
+    "try_wait_until",
+    "producer_acquire",
+    "producer_commit",
+    "consumer_wait",
+    "consumer_wait_for",
+    "consumer_wait_until",
+    "consumer_release",
+];
+
+/// Free functions of the cooperative-groups namespace that synchronise the group passed to
+/// them (`cg::sync(g)`, `cg::wait(g)`, `cg::wait_prior<1>(g)`).
+const CG_FREE: &[&str] = &[
+    "sync",
+    "wait",
+    "wait_prior",
+    "barrier_arrive",
+    "barrier_wait",
+];
+
+/// Free functions of libcu++ that operate on a barrier or pipeline object.
+const CUDA_FREE: &[&str] = &[
+    "barrier_arrive_tx",
+    "pipeline_producer_commit",
+    "pipeline_consumer_wait_prior",
 ];
 
 /// True for a barrier intrinsic or builtin called by name (also used for macro bodies).
 pub fn is_barrier_name(name: &str) -> bool {
-    NAMES.contains(&name) || name.starts_with("__builtin_amdgcn_s_barrier")
+    NAMES.contains(&name) || PREFIXES.iter().any(|p| name.starts_with(p))
 }
 
-/// True when `call` is a barrier: an intrinsic, or a cooperative-groups `sync`.
+/// True when `call` synchronises: an intrinsic, a cooperative-groups or libcu++ operation.
 pub fn is_barrier_call(call: &Call) -> bool {
-    if is_barrier_name(&call.callee) {
+    let name = call.callee.as_str();
+    if call.receiver.is_some() {
+        // `g.sync()`, `grid.sync()`, `this_grid().sync()`, `bar.arrive_and_wait()`,
+        // `pipe.consumer_wait()`; also an intrinsic reached as `obj.__syncthreads()` (never).
+        return METHODS.contains(&name);
+    }
+    if is_barrier_name(name) {
         return true;
     }
-    if call.callee == "sync" {
-        if call.receiver.is_some() {
-            return true; // `g.sync()`, `grid.sync()`, `this_grid().sync()`
-        }
-        return match call.qualifier.as_deref() {
-            Some(q) => is_cg_namespace(q),     // `cg::sync(g)`
-            None => call.arg_spans.len() == 1, // `sync(g)` after `using namespace cooperative_groups`
-        };
+    let one_arg = call.arg_spans.len() == 1;
+    match call.qualifier.as_deref() {
+        Some(q) if is_cg_namespace(q) => CG_FREE.contains(&name),
+        Some(q) if is_cuda_namespace(q) => CUDA_FREE.contains(&name),
+        Some(_) => false,
+        // `sync(g)` / `wait(g)` after `using namespace cooperative_groups`.
+        None => (one_arg && CG_FREE.contains(&name)) || CUDA_FREE.contains(&name),
     }
-    call.callee == "barrier_wait" && call.receiver.is_some()
 }
 
 fn is_cg_namespace(q: &str) -> bool {
+    let q = q.trim_start_matches("::");
     q == "cg" || q.ends_with("cooperative_groups")
 }
 
-/// True for a name in a macro body that reaches a barrier (`sync` is a group method there).
+fn is_cuda_namespace(q: &str) -> bool {
+    let q = q.trim_start_matches("::");
+    q == "cuda" || q.starts_with("cuda::")
+}
+
+/// True for a name called in a macro body that reaches a synchronisation (methods included:
+/// the lexer cannot tell `g.sync()` from `sync(g)` there).
 pub fn is_barrier_macro_call(name: &str) -> bool {
-    is_barrier_name(name) || name == "sync"
+    is_barrier_name(name) || METHODS.contains(&name) || CUDA_FREE.contains(&name)
+}
+
+/// The barrier instruction in an inline-assembly template, if any: `s_barrier` (AMD, also
+/// `s_barrier_signal`/`s_barrier_wait`), `bar.*`, `barrier.*`, `mbarrier.*` (PTX).
+pub fn asm_barrier(template: &str) -> Option<String> {
+    // Escapes are kept as written: `\n`, `\t` separate instructions.
+    let t = template.replace("\\n", "\n").replace("\\t", "\t");
+    let b = t.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || c == b'%';
+    let mut i = 0;
+    while i < b.len() {
+        if !word(b[i]) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && word(b[i]) {
+            i += 1;
+        }
+        let w = &t[s..i];
+        let hit = w == "s_barrier"
+            || w.starts_with("s_barrier_")
+            || ["bar.", "barrier.", "mbarrier."]
+                .iter()
+                .any(|p| w.starts_with(p) && w.len() > p.len());
+        if hit {
+            return Some(w.to_string());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asm_templates() {
+        assert_eq!(
+            asm_barrier("s_waitcnt lgkmcnt(0)\\n s_barrier").as_deref(),
+            Some("s_barrier")
+        );
+        assert_eq!(
+            asm_barrier("s_waitcnt lgkmcnt(0)\\ns_barrier").as_deref(),
+            Some("s_barrier")
+        );
+        assert_eq!(asm_barrier("bar.sync 0;").as_deref(), Some("bar.sync"));
+        assert_eq!(
+            asm_barrier("barrier.sync.aligned 1, 64;").as_deref(),
+            Some("barrier.sync.aligned")
+        );
+        assert_eq!(
+            asm_barrier("mbarrier.try_wait.parity.shared.b64 p, [%0], %1;").as_deref(),
+            Some("mbarrier.try_wait.parity.shared.b64")
+        );
+        assert_eq!(
+            asm_barrier("s_barrier_signal -1").as_deref(),
+            Some("s_barrier_signal")
+        );
+        for clean in [
+            "s_waitcnt vmcnt(0)",
+            "v_add_f32 %0, %1, %2",
+            "cp.async.wait_group 0;",
+            "membar.cta;",
+            "fence.acq_rel.gpu;",
+            "s_nop 0 // no s_barrierx here",
+            "ld.shared.u32 %0, [foo_bar.x];",
+        ] {
+            assert_eq!(asm_barrier(clean), None, "{clean}");
+        }
+    }
 }

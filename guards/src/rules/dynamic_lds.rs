@@ -5,37 +5,46 @@
 //! array (file scope or local, also with `HIP_DYNAMIC_SHARED_ATTRIBUTE`), a
 //! `HIP_DYNAMIC_SHARED(type, name)` declaration, or a pointer/reference initialised from one of
 //! them, transitively (`float* a = smem; float* b = a + 4;`), or assigned from one later
-//! (`float* p; p = smem + off;`). Uses inside macros of the same
-//! file and inside `__device__` helpers that touch file-scope dynamic shared memory count too.
-//! Static `__shared__ T x[N]` arrays do not block.
+//! (`float* p; p = smem + off;`). Uses inside macros of the same file and inside `__device__`
+//! helpers that touch file-scope dynamic shared memory count too. The message names the dynamic
+//! array itself (`row`, a pointer into dynamic shared memory `smem`). Static `__shared__ T x[N]`
+//! arrays, and pointers into them, do not block.
 //!
 //! ## Why
-//! The size of dynamic LDS is only known at launch. Unrolled accesses are often rescheduled and
-//! vectorised by the compiler assuming bounds it cannot check; when the loop's index range depends
-//! on the launch-time allocation, the unrolled remainder can read past the allocation, and LDS
-//! bank conflicts change with the access pattern. The tool will not guess a safe factor.
+//! Unrolling touches exactly the addresses the loop touched before, so this is not about
+//! out-of-bounds accesses. It is a policy of the automated tuner, for two reasons:
+//! - The amount of dynamic LDS is chosen at launch and is not in the code object
+//!   (`.group_segment_fixed_size` counts static LDS only). hip-unroll therefore cannot tell
+//!   whether the kernel's occupancy is limited by LDS or by registers, and its `vgpr-pressure`
+//!   judgement of an unrolled variant (which needs more registers) could be wrong either way.
+//! - Dynamic LDS is one untyped array that kernels carve into views of different types, whose
+//!   accesses the compiler must assume may alias; unrolling gains little there and is not worth
+//!   a rewrite that nobody reviewed.
+//!
+//! The loop is left to a human decision: `hip-unroll unroll --force` rewrites it.
 //!
 //! ## Example
 //! ```cpp
 //! extern __shared__ float smem[];
 //! float* row = smem + threadIdx.y * pitch;
-//! #pragma unroll 8            // unroll-blocked: dynamic-lds
-//! for (int i = 0; i < n; ++i) row[i] *= scale;
+//! for (int i = 0; i < n; ++i) row[i] *= scale;   // blocked: dynamic-lds (`row` -> `smem`)
 //! ```
 //! Use a statically sized `__shared__` array when the size is a compile-time constant.
 //!
 //! ## Fix safety
-//! No automatic fix. Silence a reviewed case with `// hip-unroll: allow(dynamic-lds)`.
+//! No automatic fix. `// hip-unroll: allow(dynamic-lds)` silences the lint (`check`) only;
+//! `unroll` and the tuner apply every blocker whatever the suppressions say.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use frontend::{Function, SharedKind, SourceFile};
 
 pub const ID: &str = "dynamic-lds";
 
-/// Names that denote dynamic shared memory inside `f`: the file's and the function's dynamic
-/// declarations plus the local pointers/references initialised from them (transitively).
-pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
+/// Names that denote dynamic shared memory inside `f`, each with the dynamic array it points
+/// into: the file's and the function's dynamic declarations (mapped to themselves) plus the
+/// local pointers/references initialised or assigned from them (transitively).
+pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashMap<String, String> {
     // File-scope ones, unless the function declares its own variable of that name (a static
     // `__shared__ float smem[256]` or a parameter shadows `extern __shared__ float smem[]`).
     let shadowed = |n: &str| {
@@ -47,12 +56,12 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
                 .iter()
                 .any(|d| d.name == n && !f.shared.iter().any(|s| s.name == n))
     };
-    let mut names: HashSet<String> = file
+    let mut names: HashMap<String, String> = file
         .shared
         .iter()
         .filter(|s| s.kind != SharedKind::Static && !shadowed(&s.name))
         .chain(f.shared.iter().filter(|s| s.kind != SharedKind::Static))
-        .map(|s| s.name.clone())
+        .map(|s| (s.name.clone(), s.name.clone()))
         .collect();
     if names.is_empty() {
         return names;
@@ -61,20 +70,26 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
     loop {
         let mut grew = false;
         for d in &f.decls {
-            if names.contains(&d.name) || d.init.is_none() {
+            if names.contains_key(&d.name) || d.init.is_none() {
                 continue;
             }
             let aliasing = d.is_pointer_or_ref || d.type_text.contains("auto");
-            if aliasing && d.init_idents.iter().any(|n| names.contains(n)) {
-                names.insert(d.name.clone());
+            if !aliasing {
+                continue;
+            }
+            if let Some(root) = d.init_idents.iter().find_map(|n| names.get(n)) {
+                names.insert(d.name.clone(), root.clone());
                 grew = true;
             }
         }
         // `float* p; ... p = smem + off;`: a pointer assigned from dynamic LDS later.
         for a in &f.assigns {
-            if names.contains(&a.target) || !a.value_idents.iter().any(|n| names.contains(n)) {
+            if names.contains_key(&a.target) {
                 continue;
             }
+            let Some(root) = a.value_idents.iter().find_map(|n| names.get(n)).cloned() else {
+                continue;
+            };
             let is_pointer = f
                 .decls
                 .iter()
@@ -83,7 +98,7 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashSet<String> {
                     .iter()
                     .any(|p| p.name == a.target && p.is_pointer_or_ref);
             if is_pointer {
-                names.insert(a.target.clone());
+                names.insert(a.target.clone(), root);
                 grew = true;
             }
         }

@@ -25,7 +25,9 @@
 //! unrollable.
 //!
 //! ## Fix safety
-//! No automatic fix. Silence a reviewed case with `// hip-unroll: allow(early-exit)`.
+//! No automatic fix: `hip-unroll unroll` refuses the loop unless `--force` is given.
+//! `// hip-unroll: allow(early-exit)` silences the lint (`check`) only; `unroll` and the tuner apply
+//! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
 use frontend::MacroDef;
 

@@ -38,7 +38,8 @@ pub struct Rule {
     /// Stable kebab-case id.
     pub id: &'static str,
     pub kind: RuleKind,
-    /// Severity of the diagnostics the rule emits (for blockers: of the `unroll-blocked` they cause).
+    /// Default severity of the diagnostics the rule emits (for blockers: of the `unroll-blocked`
+    /// they cause); `[check.severity]` in hip-unroll.toml overrides it per rule.
     pub severity: Severity,
     /// One line: what the rule reports.
     pub summary: &'static str,
@@ -73,35 +74,35 @@ pub static REGISTRY: &[Rule] = &[
     Rule {
         id: barrier::ID,
         kind: RuleKind::Blocker,
-        severity: Severity::Warning,
-        summary: "the loop executes a barrier (`__syncthreads`, cooperative-groups `sync`), directly or through helpers/macros",
+        severity: Severity::Hint,
+        summary: "the loop synchronises threads (`__syncthreads`, `__syncwarp`, asm `s_barrier`, cooperative groups, libcu++ barriers and pipelines), directly or through helpers/macros/lambdas",
         doc: Doc::ModuleSource(include_str!("barrier.rs")),
     },
     Rule {
         id: atomic::ID,
         kind: RuleKind::Blocker,
-        severity: Severity::Warning,
+        severity: Severity::Hint,
         summary: "the loop (or its condition) performs atomic operations, directly or through helpers/macros",
         doc: Doc::ModuleSource(include_str!("atomic.rs")),
     },
     Rule {
         id: dynamic_lds::ID,
         kind: RuleKind::Blocker,
-        severity: Severity::Warning,
+        severity: Severity::Hint,
         summary: "the loop touches dynamic shared memory (`extern __shared__`, `HIP_DYNAMIC_SHARED`) or a pointer into it",
         doc: Doc::ModuleSource(include_str!("dynamic_lds.rs")),
     },
     Rule {
         id: early_exit::ID,
         kind: RuleKind::Blocker,
-        severity: Severity::Warning,
+        severity: Severity::Hint,
         summary: "the loop can be left early by `break`, `return` or `goto`",
         doc: Doc::ModuleSource(include_str!("early_exit.rs")),
     },
     Rule {
         id: unroll_blocked::ID,
         kind: RuleKind::Diagnostic,
-        severity: Severity::Warning,
+        severity: Severity::Hint,
         summary: "an existing `#pragma unroll` is on a loop that a guard blocks",
         doc: Doc::ModuleSource(include_str!("unroll_blocked.rs")),
     },
