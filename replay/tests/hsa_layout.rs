@@ -69,7 +69,9 @@ impl Checks {
     fn eq(&mut self, key: &str, rust: usize) {
         match self.c.get(key) {
             Some(&v) if v == rust as u64 => {}
-            Some(&v) => self.failures.push(format!("{key}: C says {v}, Rust {rust}")),
+            Some(&v) => self
+                .failures
+                .push(format!("{key}: C says {v}, Rust {rust}")),
             None => self.failures.push(format!("{key}: not printed")),
         }
     }
@@ -118,17 +120,41 @@ const CONSTANTS: &[(&str, u32)] = &[
     ("HSA_STATUS_SUCCESS", STATUS_SUCCESS),
     ("HSA_STATUS_INFO_BREAK", STATUS_INFO_BREAK),
     ("HSA_STATUS_ERROR", STATUS_ERROR),
-    ("HSA_STATUS_ERROR_INVALID_ARGUMENT", STATUS_ERROR_INVALID_ARGUMENT),
-    ("HSA_STATUS_ERROR_OUT_OF_RESOURCES", STATUS_ERROR_OUT_OF_RESOURCES),
-    ("HSA_PACKET_TYPE_VENDOR_SPECIFIC", PACKET_TYPE_VENDOR_SPECIFIC as u32),
+    (
+        "HSA_STATUS_ERROR_INVALID_ARGUMENT",
+        STATUS_ERROR_INVALID_ARGUMENT,
+    ),
+    (
+        "HSA_STATUS_ERROR_OUT_OF_RESOURCES",
+        STATUS_ERROR_OUT_OF_RESOURCES,
+    ),
+    (
+        "HSA_PACKET_TYPE_VENDOR_SPECIFIC",
+        PACKET_TYPE_VENDOR_SPECIFIC as u32,
+    ),
     ("HSA_PACKET_TYPE_INVALID", PACKET_TYPE_INVALID as u32),
-    ("HSA_PACKET_TYPE_KERNEL_DISPATCH", PACKET_TYPE_KERNEL_DISPATCH as u32),
-    ("HSA_PACKET_TYPE_BARRIER_AND", PACKET_TYPE_BARRIER_AND as u32),
+    (
+        "HSA_PACKET_TYPE_KERNEL_DISPATCH",
+        PACKET_TYPE_KERNEL_DISPATCH as u32,
+    ),
+    (
+        "HSA_PACKET_TYPE_BARRIER_AND",
+        PACKET_TYPE_BARRIER_AND as u32,
+    ),
     ("HSA_PACKET_HEADER_TYPE", PACKET_HEADER_TYPE as u32),
     ("HSA_PACKET_HEADER_BARRIER", PACKET_HEADER_BARRIER as u32),
-    ("HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE", PACKET_HEADER_SCACQUIRE_FENCE_SCOPE as u32),
-    ("HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE", PACKET_HEADER_SCRELEASE_FENCE_SCOPE as u32),
-    ("HSA_PACKET_HEADER_WIDTH_TYPE", PACKET_HEADER_WIDTH_TYPE as u32),
+    (
+        "HSA_PACKET_HEADER_SCACQUIRE_FENCE_SCOPE",
+        PACKET_HEADER_SCACQUIRE_FENCE_SCOPE as u32,
+    ),
+    (
+        "HSA_PACKET_HEADER_SCRELEASE_FENCE_SCOPE",
+        PACKET_HEADER_SCRELEASE_FENCE_SCOPE as u32,
+    ),
+    (
+        "HSA_PACKET_HEADER_WIDTH_TYPE",
+        PACKET_HEADER_WIDTH_TYPE as u32,
+    ),
     (
         "HSA_PACKET_HEADER_WIDTH_SCACQUIRE_FENCE_SCOPE",
         PACKET_HEADER_WIDTH_FENCE_SCOPE as u32,
@@ -152,11 +178,23 @@ const CONSTANTS: &[(&str, u32)] = &[
     ("HSA_DEVICE_TYPE_GPU", DEVICE_TYPE_GPU),
     ("HSA_SYSTEM_INFO_VERSION_MAJOR", SYSTEM_INFO_VERSION_MAJOR),
     ("HSA_SYSTEM_INFO_VERSION_MINOR", SYSTEM_INFO_VERSION_MINOR),
-    ("HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY", SYSTEM_INFO_TIMESTAMP_FREQUENCY),
+    (
+        "HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY",
+        SYSTEM_INFO_TIMESTAMP_FREQUENCY,
+    ),
     ("HSA_ISA_INFO_NAME", ISA_INFO_NAME),
-    ("HSA_EXECUTABLE_SYMBOL_INFO_TYPE", EXECUTABLE_SYMBOL_INFO_TYPE),
-    ("HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH", EXECUTABLE_SYMBOL_INFO_NAME_LENGTH),
-    ("HSA_EXECUTABLE_SYMBOL_INFO_NAME", EXECUTABLE_SYMBOL_INFO_NAME),
+    (
+        "HSA_EXECUTABLE_SYMBOL_INFO_TYPE",
+        EXECUTABLE_SYMBOL_INFO_TYPE,
+    ),
+    (
+        "HSA_EXECUTABLE_SYMBOL_INFO_NAME_LENGTH",
+        EXECUTABLE_SYMBOL_INFO_NAME_LENGTH,
+    ),
+    (
+        "HSA_EXECUTABLE_SYMBOL_INFO_NAME",
+        EXECUTABLE_SYMBOL_INFO_NAME,
+    ),
     (
         "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE",
         EXECUTABLE_SYMBOL_INFO_KERNEL_KERNARG_SEGMENT_SIZE,
@@ -169,7 +207,10 @@ const CONSTANTS: &[(&str, u32)] = &[
         "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE",
         EXECUTABLE_SYMBOL_INFO_KERNEL_PRIVATE_SEGMENT_SIZE,
     ),
-    ("HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT", EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT),
+    (
+        "HSA_EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT",
+        EXECUTABLE_SYMBOL_INFO_KERNEL_OBJECT,
+    ),
     ("HSA_SYMBOL_KIND_KERNEL", SYMBOL_KIND_KERNEL),
     ("HSA_SIGNAL_CONDITION_EQ", SIGNAL_CONDITION_EQ),
     ("HSA_SIGNAL_CONDITION_LT", SIGNAL_CONDITION_LT),
@@ -185,8 +226,14 @@ const CONSTANTS: &[(&str, u32)] = &[
     ("HSA_ACCESS_PERMISSION_RO", ACCESS_PERMISSION_RO),
     ("HSA_ACCESS_PERMISSION_WO", ACCESS_PERMISSION_WO),
     ("HSA_ACCESS_PERMISSION_RW", ACCESS_PERMISSION_RW),
-    ("HSA_AMD_MEMORY_POOL_INFO_SEGMENT", AMD_MEMORY_POOL_INFO_SEGMENT),
-    ("HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS", AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS),
+    (
+        "HSA_AMD_MEMORY_POOL_INFO_SEGMENT",
+        AMD_MEMORY_POOL_INFO_SEGMENT,
+    ),
+    (
+        "HSA_AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS",
+        AMD_MEMORY_POOL_INFO_GLOBAL_FLAGS,
+    ),
     ("HSA_AMD_MEMORY_POOL_INFO_SIZE", AMD_MEMORY_POOL_INFO_SIZE),
     (
         "HSA_AMD_MEMORY_POOL_INFO_RUNTIME_ALLOC_ALLOWED",
@@ -236,7 +283,11 @@ fn common_checks(include: &str) -> Checks {
         off("HsaApiTable", "finalizer_ext_"),
         off("HsaApiTable", "image_ext_"),
     ];
-    body.extend(PACKET_FIELDS.iter().map(|f| off("hsa_kernel_dispatch_packet_t", f)));
+    body.extend(
+        PACKET_FIELDS
+            .iter()
+            .map(|f| off("hsa_kernel_dispatch_packet_t", f)),
+    );
     body.extend(Core::ALL.iter().map(|e| off("CoreApiTable", e.field())));
     body.extend(CONSTANTS.iter().map(|(n, _)| val(n)));
     let c = probe(include, &body.join("\n"));
@@ -251,7 +302,10 @@ fn common_checks(include: &str) -> Checks {
     for (f, o) in PACKET_FIELDS.iter().zip(rust_packet_offsets()) {
         k.eq(&format!("offsetof hsa_kernel_dispatch_packet_t.{f}"), o);
     }
-    k.eq("sizeof hsa_barrier_and_packet_t", size_of::<BarrierAndPacket>());
+    k.eq(
+        "sizeof hsa_barrier_and_packet_t",
+        size_of::<BarrierAndPacket>(),
+    );
     k.eq(
         "offsetof hsa_barrier_and_packet_t.dep_signal",
         offset_of!(BarrierAndPacket, dep_signal),
@@ -261,7 +315,10 @@ fn common_checks(include: &str) -> Checks {
         offset_of!(BarrierAndPacket, completion_signal),
     );
     k.eq("sizeof hsa_queue_t", size_of::<Queue>());
-    k.eq("offsetof hsa_queue_t.base_address", offset_of!(Queue, base_address));
+    k.eq(
+        "offsetof hsa_queue_t.base_address",
+        offset_of!(Queue, base_address),
+    );
     k.eq(
         "offsetof hsa_queue_t.doorbell_signal",
         offset_of!(Queue, doorbell_signal),
@@ -282,7 +339,10 @@ fn common_checks(include: &str) -> Checks {
         offset_of!(ApiTableVersion, minor_id),
     );
     k.eq("offsetof HsaApiTable.core_", offset_of!(HsaApiTable, core));
-    k.eq("offsetof HsaApiTable.amd_ext_", offset_of!(HsaApiTable, amd_ext));
+    k.eq(
+        "offsetof HsaApiTable.amd_ext_",
+        offset_of!(HsaApiTable, amd_ext),
+    );
     k.eq(
         "offsetof HsaApiTable.finalizer_ext_",
         offset_of!(HsaApiTable, finalizer_ext),
@@ -427,7 +487,10 @@ fn rust_definitions_match_current_rocm_headers_when_given() {
         "offsetof hsa_amd_memory_access_desc_t.agent_handle",
         offset_of!(MemoryAccessDesc, agent_handle),
     );
-    k.eq("sizeof hsa_amd_vmem_alloc_handle_t", size_of::<VmemHandle>());
+    k.eq(
+        "sizeof hsa_amd_vmem_alloc_handle_t",
+        size_of::<VmemHandle>(),
+    );
     k.eq("MEMORY_TYPE_NONE", AMD_MEMORY_TYPE_NONE as usize);
     assert!(k.failures.is_empty(), "{}", k.failures.join("\n"));
 }
