@@ -127,8 +127,9 @@ impl SnapshotWriter {
         }
     }
 
-    /// Finish a region: recorded with its hash, or with its copy error (and no file).
-    pub fn end_region(&mut self, mut sink: RegionSink) {
+    /// Finish a region: recorded with its hash, or with its copy error (and no file). Returns
+    /// whether its contents were kept.
+    pub fn end_region(&mut self, mut sink: RegionSink) -> bool {
         if sink.error.is_none() {
             if let Some(f) = sink.file.take() {
                 if let Err(e) = f.into_inner().map_err(|e| e.into_error()) {
@@ -143,6 +144,7 @@ impl SnapshotWriter {
             ));
         }
         let mut record = sink.record;
+        let ok = sink.error.is_none();
         match sink.error {
             None => {
                 record.blake3 = Some(sink.hasher.finalize().to_hex().to_string());
@@ -156,6 +158,7 @@ impl SnapshotWriter {
             }
         }
         self.regions.push(record);
+        ok
     }
 
     /// Write the JSON files (with the hashes and the version filled in) and move the snapshot

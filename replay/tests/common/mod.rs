@@ -7,7 +7,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-pub const TESTDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/replay");
+/// `testdata/replay` of the workspace (found upward from the crate running the tests).
+pub fn testdata() -> PathBuf {
+    let mut d = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    loop {
+        if d.join("testdata/replay").is_dir() {
+            return d.join("testdata/replay");
+        }
+        assert!(
+            d.pop(),
+            "no testdata/replay above {}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+    }
+}
 
 pub struct Objects {
     _dir: tempfile::TempDir,
@@ -16,6 +29,8 @@ pub struct Objects {
     pub unrolled: PathBuf,
     pub changed: PathBuf,
     pub gfx940: PathBuf,
+    /// The gfx90a ELF of `fill.hip` (one extern "C" kernel).
+    pub fill_elf: PathBuf,
     /// The gfx90a ELF of `base`, unbundled by clang-offload-bundler (what HIP hands the
     /// runtime, and what a capture writes as kernel.hsaco).
     pub base_elf: Vec<u8>,
@@ -43,32 +58,41 @@ pub fn objects() -> &'static Objects {
             ("kernels.unrolled.hip", "gfx90a", p("unrolled.hsaco")),
             ("kernels.changed.hip", "gfx90a", p("changed.hsaco")),
             ("kernels.hip", "gfx940", p("gfx940.hsaco")),
+            ("fill.hip", "gfx90a", p("fill.hsaco")),
         ];
+        let td = testdata();
+        let td = &td;
         std::thread::scope(|s| {
             for (src, arch, out) in &jobs {
                 s.spawn(move || {
                     run(Command::new("hipcc")
                         .arg(format!("--offload-arch={arch}"))
                         .args(["--genco", "-O3"])
-                        .arg(format!("{TESTDATA}/{src}"))
+                        .arg(td.join(src))
                         .arg("-o")
                         .arg(out));
                 });
             }
         });
+        let unbundle = |input: &str, output: &Path| {
+            run(Command::new("clang-offload-bundler-19")
+                .args(["--unbundle", "--type=o"])
+                .arg(format!("--input={}", p(input).display()))
+                .arg(format!("--output={}", output.display()))
+                .arg("--targets=hipv4-amdgcn-amd-amdhsa--gfx90a"));
+        };
         let elf = p("base.gfx90a.elf");
-        run(Command::new("clang-offload-bundler-19")
-            .args(["--unbundle", "--type=o"])
-            .arg(format!("--input={}", p("base.hsaco").display()))
-            .arg(format!("--output={}", elf.display()))
-            .arg("--targets=hipv4-amdgcn-amd-amdhsa--gfx90a"));
+        unbundle("base.hsaco", &elf);
         let base_elf = std::fs::read(&elf).unwrap();
+        let fill_elf = p("fill.gfx90a.elf");
+        unbundle("fill.hsaco", &fill_elf);
         Objects {
             base: p("base.hsaco"),
             unrolled: p("unrolled.hsaco"),
             changed: p("changed.hsaco"),
             gfx940: p("gfx940.hsaco"),
             base_elf,
+            fill_elf,
             _dir: dir,
         }
     })
