@@ -35,6 +35,10 @@ enum Command {
     Unroll(cli::unroll::UnrollArgs),
     /// Run a workload under rocprofv3, or read its outputs, and summarise per-kernel timings.
     Profile(cli::profile::ProfileArgs),
+    /// Run an application and capture one kernel dispatch (code object, kernargs, memory) into a snapshot.
+    Capture(cli::capture::CaptureArgs),
+    /// Replay a captured dispatch alone (or a variant's code object), time it, compare outputs.
+    Replay(cli::replay::ReplayArgs),
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -60,6 +64,8 @@ fn main() -> ExitCode {
         Command::Pressure(a) => cli::pressure::run(a),
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
+        Command::Capture(a) => cli::capture::run(a),
+        Command::Replay(a) => cli::replay::run(a),
     };
     match result {
         Ok(code) => code,

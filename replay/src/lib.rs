@@ -25,6 +25,7 @@ pub mod hsaco;
 pub mod launch;
 pub mod plan;
 pub mod premap;
+pub mod run;
 pub mod runtime;
 pub mod snapshot;
 pub mod stats;

@@ -1,5 +1,6 @@
 //! One module per subcommand; each exposes an `Args` struct and `run(args) -> Result<ExitCode>`.
 
+pub mod capture;
 pub mod check;
 pub mod config;
 pub mod explain;
@@ -7,4 +8,5 @@ pub mod hsaco;
 pub mod inspect;
 pub mod pressure;
 pub mod profile;
+pub mod replay;
 pub mod unroll;
