@@ -177,7 +177,7 @@ fn refuses_overlapping_and_degenerate_regions() {
         spec.regions.push((OUT + 4000, vec![0u8; 200]));
         write_perf_lab(dir, spec);
     });
-    assert!(e.contains("memory_regions.json: regions 0x7f1000000000..0x7f1000001000 (4096 bytes) and 0x7f1000000fa0"), "{e}");
+    assert!(e.contains("memory_regions.json: regions 0x510000000000..0x510000001000 (4096 bytes) and 0x510000000fa0"), "{e}");
     let e = broken(|dir, spec| {
         spec.regions.push((0x7f20_0000_0000, vec![]));
         write_perf_lab(dir, spec);

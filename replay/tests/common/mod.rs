@@ -29,6 +29,8 @@ pub struct Objects {
     pub unrolled: PathBuf,
     pub changed: PathBuf,
     pub gfx940: PathBuf,
+    /// `kernels.buggy.hip`: same signatures, marked for the fake runtime to compute wrong.
+    pub buggy: PathBuf,
     /// The gfx90a ELF of `fill.hip` (one extern "C" kernel).
     pub fill_elf: PathBuf,
     /// The gfx90a ELF of `base`, unbundled by clang-offload-bundler (what HIP hands the
@@ -59,6 +61,7 @@ pub fn objects() -> &'static Objects {
             ("kernels.changed.hip", "gfx90a", p("changed.hsaco")),
             ("kernels.hip", "gfx940", p("gfx940.hsaco")),
             ("fill.hip", "gfx90a", p("fill.hsaco")),
+            ("kernels.buggy.hip", "gfx90a", p("buggy.hsaco")),
         ];
         let td = testdata();
         let td = &td;
@@ -91,6 +94,7 @@ pub fn objects() -> &'static Objects {
             unrolled: p("unrolled.hsaco"),
             changed: p("changed.hsaco"),
             gfx940: p("gfx940.hsaco"),
+            buggy: p("buggy.hsaco"),
             base_elf,
             fill_elf,
             _dir: dir,
@@ -130,8 +134,8 @@ pub struct Spec {
     pub regions: Vec<(u64, Vec<u8>)>,
 }
 
-pub const OUT: u64 = 0x7f10_0000_0000;
-pub const IN: u64 = 0x7f10_0010_0000;
+pub const OUT: u64 = 0x5100_0000_0000;
+pub const IN: u64 = 0x5100_0010_0000;
 pub const N: usize = 1024;
 
 /// A dispatch of `scale(out, in, N, 2.0)` over two 4 KiB buffers, as the runtime names it.
