@@ -15,14 +15,15 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
 
 fn hip_unroll(args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut c = Command::new(BIN);
-    c.args(args).env_remove("HIP_UNROLL_HSA_RUNTIME").env_remove("HSA_TOOLS_LIB");
+    c.args(args)
+        .env_remove("HIP_UNROLL_HSA_RUNTIME")
+        .env_remove("HSA_TOOLS_LIB");
     for (k, v) in envs {
         c.env(k, v);
     }
@@ -40,43 +41,15 @@ fn stdout(o: &Output) -> String {
 /// Exactly one line on stderr, exit 2.
 fn one_line_error(o: &Output) -> String {
     let e = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {e} stdout: {}", stdout(o));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "stderr: {e} stdout: {}",
+        stdout(o)
+    );
     assert_eq!(e.lines().count(), 1, "one line expected: {e}");
     assert!(e.starts_with("error: "), "{e}");
     e
-}
-
-struct Fakes {
-    _dir: tempfile::TempDir,
-    no_vmem: PathBuf,
-    vmem: PathBuf,
-}
-
-fn fakes() -> &'static Fakes {
-    static F: OnceLock<Fakes> = OnceLock::new();
-    F.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let src = testdata().join("fake_hsa.c");
-        let build = |out: &Path, extra: &[&str]| {
-            let o = Command::new("cc")
-                .args(["-shared", "-fPIC", "-O1", "-o"])
-                .arg(out)
-                .args(extra)
-                .arg(&src)
-                .output()
-                .expect("cc (install gcc)");
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        };
-        let no_vmem = dir.path().join("libfake-hsa-5.so");
-        let vmem = dir.path().join("libfake-hsa-6.so");
-        build(&no_vmem, &[]);
-        build(&vmem, &["-DFAKE_VMEM"]);
-        Fakes {
-            _dir: dir,
-            no_vmem,
-            vmem,
-        }
-    })
 }
 
 fn snapshot(t: &tempfile::TempDir, spec: &Spec) -> String {
@@ -87,7 +60,9 @@ fn snapshot(t: &tempfile::TempDir, spec: &Spec) -> String {
 
 fn no_gpu_here() -> bool {
     if Path::new("/dev/kfd").exists() {
-        eprintln!("/dev/kfd exists: this machine may have a GPU, the no-GPU assertions are skipped");
+        eprintln!(
+            "/dev/kfd exists: this machine may have a GPU, the no-GPU assertions are skipped"
+        );
         return false;
     }
     true
@@ -110,12 +85,18 @@ fn without_a_gpu_every_command_fails_at_once_with_one_line() {
         let o = hip_unroll(&args, &[]);
         let e = one_line_error(&o);
         assert!(
-            e.starts_with("error: no GPU agent found: hsa_init failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES"),
+            e.starts_with(
+                "error: no GPU agent found: hsa_init failed: HSA_STATUS_ERROR_OUT_OF_RESOURCES"
+            ),
             "{args:?}: {e}"
         );
         assert!(e.contains("/dev/kfd is missing"), "{e}");
         assert!(stdout(&o).is_empty(), "nothing on stdout: {}", stdout(&o));
-        assert!(start.elapsed() < Duration::from_secs(20), "{args:?} took {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{args:?} took {:?}",
+            start.elapsed()
+        );
     }
     // capture checks before starting the application: it is never run.
     let started = t.path().join("started");
@@ -123,13 +104,29 @@ fn without_a_gpu_every_command_fails_at_once_with_one_line() {
     let out = t.path().join("snap");
     let start = Instant::now();
     let o = hip_unroll(
-        &["capture", "--kernel", "scale", "-o", out.to_str().unwrap(), "--", "sh", "-c", &script],
+        &[
+            "capture",
+            "--kernel",
+            "scale",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ],
         &[],
     );
     let e = one_line_error(&o);
-    assert!(e.starts_with("error: no GPU agent found: hsa_init failed"), "{e}");
+    assert!(
+        e.starts_with("error: no GPU agent found: hsa_init failed"),
+        "{e}"
+    );
     assert!(start.elapsed() < Duration::from_secs(20));
-    assert!(!started.exists(), "the application must not run without a GPU");
+    assert!(
+        !started.exists(),
+        "the application must not run without a GPU"
+    );
     assert!(!out.exists());
 }
 
@@ -137,8 +134,15 @@ fn without_a_gpu_every_command_fails_at_once_with_one_line() {
 fn a_missing_runtime_library_is_named() {
     let t = tempfile::tempdir().unwrap();
     let dir = snapshot(&t, &scale_spec());
-    let env = [("HIP_UNROLL_HSA_RUNTIME", "/nonexistent/libhsa-runtime64.so.1")];
-    for args in [vec!["replay", dir.as_str()], vec!["replay", "reserve-check", &dir], vec!["capture", "--kernel", "x", "--", "true"]] {
+    let env = [(
+        "HIP_UNROLL_HSA_RUNTIME",
+        "/nonexistent/libhsa-runtime64.so.1",
+    )];
+    for args in [
+        vec!["replay", dir.as_str()],
+        vec!["replay", "reserve-check", &dir],
+        vec!["capture", "--kernel", "x", "--", "true"],
+    ] {
         let e = one_line_error(&hip_unroll(&args, &env));
         assert!(
             e.starts_with("error: the HSA runtime library /nonexistent/libhsa-runtime64.so.1 cannot be loaded"),
@@ -152,7 +156,10 @@ fn a_runtime_without_vmem_or_without_a_gpu_is_refused() {
     let t = tempfile::tempdir().unwrap();
     let dir = snapshot(&t, &scale_spec());
     let lib = fakes().no_vmem.display().to_string();
-    let e = one_line_error(&hip_unroll(&["replay", &dir], &[("HIP_UNROLL_HSA_RUNTIME", &lib)]));
+    let e = one_line_error(&hip_unroll(
+        &["replay", &dir],
+        &[("HIP_UNROLL_HSA_RUNTIME", &lib)],
+    ));
     assert_eq!(
         e.trim_end(),
         format!("error: the HSA runtime library {lib} lacks hsa_amd_vmem_address_reserve, hsa_amd_vmem_address_free, hsa_amd_vmem_handle_create, hsa_amd_vmem_handle_release, hsa_amd_vmem_map, hsa_amd_vmem_unmap, hsa_amd_vmem_set_access (exact-address replay needs the vmem API of ROCm 6.0 or newer)")
@@ -171,7 +178,10 @@ fn fake6(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, String)> 
     let meta = kernel_meta(SCALE);
     let mut v = vec![
         ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
-        ("FAKE_HSA_KERNARG_SIZE", meta.kernarg_segment_size.to_string()),
+        (
+            "FAKE_HSA_KERNARG_SIZE",
+            meta.kernarg_segment_size.to_string(),
+        ),
     ];
     v.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
     v
@@ -186,7 +196,19 @@ fn run_fake(args: &[&str], env: &[(&'static str, String)]) -> Output {
 fn replay_on_the_simulated_gpu_times_every_iteration() {
     let t = tempfile::tempdir().unwrap();
     let dir = snapshot(&t, &scale_spec());
-    let o = run_fake(&["replay", &dir, "--iterations", "5", "--warmup", "2", "--format", "json"], &fake6(&[]));
+    let o = run_fake(
+        &[
+            "replay",
+            &dir,
+            "--iterations",
+            "5",
+            "--warmup",
+            "2",
+            "--format",
+            "json",
+        ],
+        &fake6(&[]),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     // The fake takes 1000 + (code object size % 997) ticks of a 100 MHz clock: 10 ns each.
@@ -201,14 +223,29 @@ fn replay_on_the_simulated_gpu_times_every_iteration() {
     assert_eq!(r["baseline"]["summary"]["median_ns"], (ticks * 10) as f64);
     assert_eq!(r["baseline"]["summary"]["mad_ns"], 0.0);
     assert_eq!(r["agent"], "gfx90a");
-    assert_eq!(r["kernel"], "scale(float*, float const*, int, float) [clone .kd]");
+    assert_eq!(
+        r["kernel"],
+        "scale(float*, float const*, int, float) [clone .kd]"
+    );
     assert_eq!(r["recopy"], true);
     // Human output.
-    let o = run_fake(&["replay", &dir, "--iterations", "3", "--no-recopy"], &fake6(&[]));
+    let o = run_fake(
+        &["replay", &dir, "--iterations", "3", "--no-recopy"],
+        &fake6(&[]),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("on gfx90a (3 iterations, 1 warm-up, memory restored once)"), "{text}");
-    assert!(text.contains(&format!("baseline  median {:.3} us", ticks as f64 * 10.0 / 1000.0)), "{text}");
+    assert!(
+        text.contains("on gfx90a (3 iterations, 1 warm-up, memory restored once)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "baseline  median {:.3} us",
+            ticks as f64 * 10.0 / 1000.0
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -218,10 +255,29 @@ fn compare_finds_the_element_a_wrong_variant_computes() {
     let env = fake6(&[]);
     // The unrolled variant computes the same: identical outputs, exit 0.
     let unrolled = objects().unrolled.display().to_string();
-    let o = run_fake(&["replay", &dir, "--hsaco", &unrolled, "--compare", "--iterations", "2"], &env);
+    let o = run_fake(
+        &[
+            "replay",
+            &dir,
+            "--hsaco",
+            &unrolled,
+            "--compare",
+            "--iterations",
+            "2",
+        ],
+        &env,
+    );
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("outputs identical: 1 of 2 regions written, all equal"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("variant/baseline median: "), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("outputs identical: 1 of 2 regions written, all equal"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("variant/baseline median: "),
+        "{}",
+        stdout(&o)
+    );
     // The buggy variant gets out[5] wrong (136 instead of 137 would be right... it adds 1):
     // byte-exact, the first differing byte is the third of element 5 (0x43080000 vs 0x43090000).
     let buggy = objects().buggy.display().to_string();
@@ -229,24 +285,75 @@ fn compare_finds_the_element_a_wrong_variant_computes() {
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let text = stdout(&o);
     assert!(
-        text.contains(&format!("differs: region {OUT:#x} (4096 bytes): 1 byte differ, first at offset 0x16 ({:#x}): ", OUT + 0x16)),
+        text.contains(&format!(
+            "differs: region {OUT:#x} (4096 bytes): 1 byte differ, first at offset 0x16 ({:#x}): ",
+            OUT + 0x16
+        )),
         "{text}"
     );
     // Typed as f32: element 5 at offset 0x14, 136 vs 137.
     let fr = format!("{OUT:#x}:f32");
-    let o = run_fake(&["replay", &dir, "--hsaco", &buggy, "--compare", "--float-region", &fr, "--format", "json"], &env);
+    let o = run_fake(
+        &[
+            "replay",
+            &dir,
+            "--hsaco",
+            &buggy,
+            "--compare",
+            "--float-region",
+            &fr,
+            "--format",
+            "json",
+        ],
+        &env,
+    );
     assert_eq!(o.status.code(), Some(1));
     let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let d = &r["comparison"]["differences"][0];
-    assert_eq!((d["first_offset"].as_u64(), d["unit"].as_str(), d["a"].as_str(), d["b"].as_str()), (Some(0x14), Some("f32"), Some("1.36e2"), Some("1.37e2")));
+    assert_eq!(
+        (
+            d["first_offset"].as_u64(),
+            d["unit"].as_str(),
+            d["a"].as_str(),
+            d["b"].as_str()
+        ),
+        (Some(0x14), Some("f32"), Some("1.36e2"), Some("1.37e2"))
+    );
     assert_eq!(r["comparison"]["unstable"].as_array().unwrap().len(), 0);
     // Within --atol 1.5 the outputs agree.
-    let o = run_fake(&["replay", &dir, "--hsaco", &buggy, "--compare", "--float-region", &fr, "--atol", "1.5"], &env);
+    let o = run_fake(
+        &[
+            "replay",
+            &dir,
+            "--hsaco",
+            &buggy,
+            "--compare",
+            "--float-region",
+            &fr,
+            "--atol",
+            "1.5",
+        ],
+        &env,
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     // A float region that is not a region's base is a usage error.
-    let o = run_fake(&["replay", &dir, "--hsaco", &buggy, "--compare", "--float-region", "0x1234:f32"], &env);
+    let o = run_fake(
+        &[
+            "replay",
+            &dir,
+            "--hsaco",
+            &buggy,
+            "--compare",
+            "--float-region",
+            "0x1234:f32",
+        ],
+        &env,
+    );
     let e = one_line_error(&o);
-    assert!(e.contains("--float-region 0x1234: no region of the snapshot starts there"), "{e}");
+    assert!(
+        e.contains("--float-region 0x1234: no region of the snapshot starts there"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -275,20 +382,49 @@ fn reserve_check_exit_codes_exact_failed_relocated() {
     let dir = snapshot(&t, &scale_spec());
     let o = run_fake(&["replay", "reserve-check", &dir], &fake6(&[]));
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("2 regions, 8192 bytes, 2 reservations of 4096-byte granules on gfx90a: all exact"), "{}", stdout(&o));
-    let o = run_fake(&["replay", "reserve-check", &dir], &fake6(&[("FAKE_HSA_RESERVE", "fail")]));
+    assert!(
+        stdout(&o).contains(
+            "2 regions, 8192 bytes, 2 reservations of 4096-byte granules on gfx90a: all exact"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_fake(
+        &["replay", "reserve-check", &dir],
+        &fake6(&[("FAKE_HSA_RESERVE", "fail")]),
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
-    assert!(stdout(&o).contains("FAILED: HSA_STATUS_ERROR: fake failure"), "{}", stdout(&o));
-    let o = run_fake(&["replay", "reserve-check", &dir, "--format", "json"], &fake6(&[("FAKE_HSA_RESERVE", "relocate")]));
+    assert!(
+        stdout(&o).contains("FAILED: HSA_STATUS_ERROR: fake failure"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_fake(
+        &["replay", "reserve-check", &dir, "--format", "json"],
+        &fake6(&[("FAKE_HSA_RESERVE", "relocate")]),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
     let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(r["verdict"], "relocated");
     assert_eq!(r["reservations"][0]["status"], "relocated");
-    assert!(stderr(&o).is_empty(), "a relocation is a result, not an error: {}", stderr(&o));
+    assert!(
+        stderr(&o).is_empty(),
+        "a relocation is a result, not an error: {}",
+        stderr(&o)
+    );
     // A relocation stops a replay with one line.
-    let e = one_line_error(&run_fake(&["replay", &dir], &fake6(&[("FAKE_HSA_RESERVE", "relocate")])));
-    assert!(e.starts_with(&format!("error: cannot reserve {OUT:#x}..")), "{e}");
-    assert!(e.contains("at its captured address: relocated to 0x"), "{e}");
+    let e = one_line_error(&run_fake(
+        &["replay", &dir],
+        &fake6(&[("FAKE_HSA_RESERVE", "relocate")]),
+    ));
+    assert!(
+        e.starts_with(&format!("error: cannot reserve {OUT:#x}..")),
+        "{e}"
+    );
+    assert!(
+        e.contains("at its captured address: relocated to 0x"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -320,20 +456,55 @@ fn capture_runs_the_application_with_the_tool_in_hsa_tools_lib() {
     );
     let out = t.path().join("snap");
     let o = run_fake(
-        &["capture", "--kernel", "scale<4>", "--dispatch", "3", "-o", out.to_str().unwrap(), "--", "sh", "-c", &script],
+        &[
+            "capture",
+            "--kernel",
+            "scale<4>",
+            "--dispatch",
+            "3",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ],
         &fake6(&[]),
     );
     let e = one_line_error(&o);
-    assert!(e.contains("the application never loaded the capture tool"), "{e}");
+    assert!(
+        e.contains("the application never loaded the capture tool"),
+        "{e}"
+    );
     let env = std::fs::read_to_string(&envfile).unwrap();
     let lines: Vec<&str> = env.lines().collect();
-    assert!(lines[0].ends_with("/libhip_unroll_capture.so") && Path::new(lines[0]).is_file(), "{env}");
+    assert!(
+        lines[0].ends_with("/libhip_unroll_capture.so") && Path::new(lines[0]).is_file(),
+        "{env}"
+    );
     assert_eq!(&lines[1..], &["scale<4>", "3"]);
     // An existing output directory is refused before anything runs.
     std::fs::create_dir(&out).unwrap();
-    let e = one_line_error(&run_fake(&["capture", "--kernel", "x", "-o", out.to_str().unwrap(), "--", "true"], &fake6(&[])));
-    assert!(e.ends_with("snap already exists; choose another -o\n"), "{e}");
-    let e = one_line_error(&hip_unroll(&["capture", "--kernel", "(", "--", "true"], &[]));
+    let e = one_line_error(&run_fake(
+        &[
+            "capture",
+            "--kernel",
+            "x",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "true",
+        ],
+        &fake6(&[]),
+    ));
+    assert!(
+        e.ends_with("snap already exists; choose another -o\n"),
+        "{e}"
+    );
+    let e = one_line_error(&hip_unroll(
+        &["capture", "--kernel", "(", "--", "true"],
+        &[],
+    ));
     assert_eq!(e, "error: --kernel: `(` is not a regex: unclosed group\n");
 }
 
@@ -341,9 +512,19 @@ fn capture_runs_the_application_with_the_tool_in_hsa_tools_lib() {
 fn bad_snapshots_are_one_line_errors() {
     let t = tempfile::tempdir().unwrap();
     let dir = snapshot(&t, &scale_spec());
-    std::fs::write(Path::new(&dir).join(format!("memory/region_{IN:x}.bin")), b"short").unwrap();
-    for args in [vec!["replay", dir.as_str()], vec!["replay", "reserve-check", &dir]] {
+    std::fs::write(
+        Path::new(&dir).join(format!("memory/region_{IN:x}.bin")),
+        b"short",
+    )
+    .unwrap();
+    for args in [
+        vec!["replay", dir.as_str()],
+        vec!["replay", "reserve-check", &dir],
+    ] {
         let e = one_line_error(&hip_unroll(&args, &[]));
-        assert!(e.contains("truncated or padded: 4096 bytes expected"), "{e}");
+        assert!(
+            e.contains("truncated or padded: 4096 bytes expected"),
+            "{e}"
+        );
     }
 }

@@ -18,6 +18,7 @@
 //! then [`device::Replayer::run`].
 
 pub mod aql;
+pub mod backend;
 pub mod device;
 pub mod diff;
 pub mod ffi;

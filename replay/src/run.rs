@@ -90,7 +90,12 @@ fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
     }
     for f in &req.float_regions {
         if !s.regions.iter().any(|r| r.base() == f.base) {
-            let bases: Vec<String> = s.regions.iter().take(8).map(|r| format!("{:#x}", r.base())).collect();
+            let bases: Vec<String> = s
+                .regions
+                .iter()
+                .take(8)
+                .map(|r| format!("{:#x}", r.base()))
+                .collect();
             return Err(RunError::Usage(format!(
                 "--float-region {:#x}: no region of the snapshot starts there (regions start at {}{})",
                 f.base,
@@ -114,7 +119,11 @@ pub fn replay(req: &Request) -> Result<Report, RunError> {
     let kernel = s.kernel_display_name().to_string();
     let symbol = s.dispatch.mangled_name.clone();
     let version = s.version;
-    let baseline_path = s.dir.join(crate::snapshot::format::KERNEL_HSACO).display().to_string();
+    let baseline_path = s
+        .dir
+        .join(crate::snapshot::format::KERNEL_HSACO)
+        .display()
+        .to_string();
     let mut r = Replayer::open(s, req.options.clone())?;
     let agent = r.agent_name().to_string();
     let base = r.baseline();
@@ -131,11 +140,22 @@ pub fn replay(req: &Request) -> Result<Report, RunError> {
                 None
             };
             let (ta, tb) = r.time_pair(base, v, req.iterations, req.warmup, req.recopy)?;
-            let path = p.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
-            (Timing::new(baseline_path, ta), Some(Timing::new(path, tb)), comparison)
+            let path = p
+                .path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            (
+                Timing::new(baseline_path, ta),
+                Some(Timing::new(path, tb)),
+                comparison,
+            )
         }
     };
-    let ratio = match (&baseline.summary, variant.as_ref().and_then(|v| v.summary.as_ref())) {
+    let ratio = match (
+        &baseline.summary,
+        variant.as_ref().and_then(|v| v.summary.as_ref()),
+    ) {
         (Some(a), Some(b)) if a.median_ns > 0.0 => Some(b.median_ns / a.median_ns),
         _ => None,
     };

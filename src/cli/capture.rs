@@ -20,7 +20,12 @@ pub struct CaptureArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub dispatch: u64,
     /// The snapshot directory to create (must not exist).
-    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = "hip-unroll-snapshot")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        default_value = "hip-unroll-snapshot"
+    )]
     pub out: PathBuf,
     /// Seconds to wait for the application's earlier GPU work to finish before copying memory.
     #[arg(long, default_value_t = 60, value_name = "SECS")]
@@ -34,7 +39,11 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<ExitCode> {
     if let Err(e) = regex::Regex::new(&args.kernel) {
         // The regex crate's syntax errors span several lines (pattern, caret, reason).
         let text = e.to_string();
-        let reason = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let reason = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         bail!(
             "--kernel: `{}` is not a regex: {}",
             args.kernel,
@@ -54,7 +63,8 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<ExitCode> {
     };
     let exe = std::env::current_exe().ok();
     let o = launch::capture(&req, exe.as_deref())?;
-    let app_failed = (!o.app_status.success()).then(|| format!("the application exited with {}", o.app_status));
+    let app_failed =
+        (!o.app_status.success()).then(|| format!("the application exited with {}", o.app_status));
     let Some(st) = o.status else {
         bail!(
             "the application never loaded the capture tool {} (HSA_TOOLS_LIB); is it a HIP/HSA program?{}",

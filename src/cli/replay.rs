@@ -194,7 +194,10 @@ fn human(r: &Report) -> String {
             );
         } else {
             for d in &c.unstable {
-                let _ = writeln!(out, "unstable: the baseline itself differs between two runs: {d}");
+                let _ = writeln!(
+                    out,
+                    "unstable: the baseline itself differs between two runs: {d}"
+                );
             }
             for d in &c.differences {
                 let _ = writeln!(out, "differs: {d}");
@@ -211,7 +214,8 @@ fn human(r: &Report) -> String {
 }
 
 fn reserve_check(a: ReserveCheckArgs) -> anyhow::Result<ExitCode> {
-    let report = run::reserve_check(&a.dir, &Options::default()).map_err(|e: RunError| anyhow::anyhow!(e))?;
+    let report = run::reserve_check(&a.dir, &Options::default())
+        .map_err(|e: RunError| anyhow::anyhow!(e))?;
     let verdict = report.verdict();
     let text = match a.format {
         Format::Json => {

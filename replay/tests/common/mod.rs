@@ -239,3 +239,37 @@ pub fn write_v1(dir: &Path, s: &Spec) -> PathBuf {
     })
     .unwrap()
 }
+
+/// The fake HSA runtime of `fake_hsa.c`, built without and with the vmem API.
+pub struct Fakes {
+    _dir: tempfile::TempDir,
+    pub no_vmem: PathBuf,
+    pub vmem: PathBuf,
+}
+
+pub fn fakes() -> &'static Fakes {
+    static F: OnceLock<Fakes> = OnceLock::new();
+    F.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let src = testdata().join("fake_hsa.c");
+        let build = |out: &Path, extra: &[&str]| {
+            let o = Command::new("cc")
+                .args(["-shared", "-fPIC", "-O1", "-o"])
+                .arg(out)
+                .args(extra)
+                .arg(&src)
+                .output()
+                .expect("cc (install gcc)");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        };
+        let no_vmem = dir.path().join("libfake-hsa-5.so");
+        let vmem = dir.path().join("libfake-hsa-6.so");
+        build(&no_vmem, &[]);
+        build(&vmem, &["-DFAKE_VMEM"]);
+        Fakes {
+            _dir: dir,
+            no_vmem,
+            vmem,
+        }
+    })
+}
