@@ -11,7 +11,12 @@ use std::path::{Path, PathBuf};
 pub const SEP: &[u8] = b"\n\x00--8<--\x00\n";
 
 /// The fixed files, in order.
-const FILES: [&str; 4] = ["dispatch.json", "memory_regions.json", "kernarg.bin", "kernel.hsaco"];
+const FILES: [&str; 4] = [
+    "dispatch.json",
+    "memory_regions.json",
+    "kernarg.bin",
+    "kernel.hsaco",
+];
 
 fn split(data: &[u8]) -> Vec<&[u8]> {
     let mut out = Vec::new();
@@ -65,7 +70,10 @@ pub fn flatten(dir: &Path) -> std::io::Result<Vec<u8>> {
     regions.sort();
     for p in regions {
         let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        let Some(base) = name.strip_prefix("region_").and_then(|h| u64::from_str_radix(h, 16).ok()) else {
+        let Some(base) = name
+            .strip_prefix("region_")
+            .and_then(|h| u64::from_str_radix(h, 16).ok())
+        else {
             continue;
         };
         out.extend_from_slice(SEP);
@@ -86,7 +94,10 @@ pub fn check(data: &[u8]) {
     if let Ok(s) = replay::snapshot::Snapshot::open(&dir) {
         let spans: Vec<(u64, u64)> = s.regions.iter().map(|r| (r.base(), r.size())).collect();
         for w in spans.windows(2) {
-            assert!(w[0].0 + w[0].1 <= w[1].0, "overlapping regions accepted: {spans:?}");
+            assert!(
+                w[0].0 + w[0].1 <= w[1].0,
+                "overlapping regions accepted: {spans:?}"
+            );
         }
         for r in &s.regions {
             if let Ok(b) = r.read() {
@@ -97,6 +108,11 @@ pub fn check(data: &[u8]) {
         assert_eq!(s.kernarg.len(), s.dispatch.kernarg_size as usize);
         let _ = replay::plan::plan(&spans, 4096);
         let _ = replay::variant::baseline(&s);
-        let _ = (s.total_bytes(), s.missing(), s.processor(), s.kernel_display_name());
+        let _ = (
+            s.total_bytes(),
+            s.missing(),
+            s.processor(),
+            s.kernel_display_name(),
+        );
     }
 }
