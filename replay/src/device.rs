@@ -144,9 +144,18 @@ fn start(hsa: Hsa, processor: &str) -> Result<Gpu, DeviceError> {
             return Err(e.into());
         }
     };
-    match finish_start(hsa, vmem, agent, agent_name) {
-        Ok(g) => Ok(g),
-        Err((hsa, e)) => {
+    match facts(&hsa, agent) {
+        Ok((timestamp_hz, pool, granule, kernarg_pool)) => Ok(Gpu {
+            hsa,
+            vmem,
+            agent,
+            agent_name,
+            timestamp_hz,
+            pool,
+            granule,
+            kernarg_pool,
+        }),
+        Err(e) => {
             // SAFETY: balanced with the hsa_init above.
             unsafe { (hsa.shut_down)() };
             Err(e)
@@ -154,12 +163,11 @@ fn start(hsa: Hsa, processor: &str) -> Result<Gpu, DeviceError> {
     }
 }
 
-fn finish_start(
-    hsa: Hsa,
-    vmem: Vmem,
+/// The timestamp frequency, the device pool and its granule, and the kernarg pool.
+fn facts(
+    hsa: &Hsa,
     agent: Agent,
-    agent_name: String,
-) -> Result<Gpu, (Hsa, DeviceError)> {
+) -> Result<(u64, MemoryPool, u64, Option<MemoryPool>), DeviceError> {
     let mut timestamp_hz = 0u64;
     // SAFETY: TIMESTAMP_FREQUENCY is a uint64_t.
     unsafe {
@@ -168,24 +176,9 @@ fn finish_start(
             &mut timestamp_hz as *mut u64 as *mut c_void,
         )
     };
-    let (pool, granule) = match device_pool(&hsa, agent) {
-        Ok(x) => x,
-        Err(e) => return Err((hsa, e)),
-    };
-    let kernarg_pool = match kernarg_pool(&hsa) {
-        Ok(x) => x,
-        Err(e) => return Err((hsa, e)),
-    };
-    Ok(Gpu {
-        hsa,
-        vmem,
-        agent,
-        agent_name,
-        timestamp_hz,
-        pool,
-        granule,
-        kernarg_pool,
-    })
+    let (pool, granule) = device_pool(hsa, agent)?;
+    let kernarg_pool = kernarg_pool(hsa)?;
+    Ok((timestamp_hz, pool, granule, kernarg_pool))
 }
 
 struct AgentSearch<'a> {

@@ -105,9 +105,27 @@ pub(crate) fn write_status(status: &CaptureStatus, path: Option<&PathBuf>) {
 
 /// Refresh the status counters and write it.
 pub(crate) fn flush_status() {
+    flush(false)
+}
+
+/// As [`flush_status`]; with `try_only`, give up rather than wait for a lock (at exit, another
+/// thread may be inside a hook forever).
+fn flush(try_only: bool) {
     let Some(t) = tool() else { return };
+    let lock =
+        |m: &'static Mutex<track::State>| -> Option<std::sync::MutexGuard<'static, track::State>> {
+            if try_only {
+                match m.try_lock() {
+                    Ok(g) => Some(g),
+                    Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(std::sync::TryLockError::WouldBlock) => None,
+                }
+            } else {
+                Some(m.lock().unwrap_or_else(|e| e.into_inner()))
+            }
+        };
+    let Some(s) = lock(&t.state) else { return };
     let (kernels, unnamed, live) = {
-        let s = t.state.lock().unwrap_or_else(|e| e.into_inner());
         (
             s.seen
                 .iter()
@@ -120,7 +138,15 @@ pub(crate) fn flush_status() {
             s.allocs.len(),
         )
     };
-    let mut st = t.status.lock().unwrap_or_else(|e| e.into_inner());
+    drop(s);
+    let mut st = match t.status.try_lock() {
+        Ok(g) => g,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) if try_only => return,
+        Err(std::sync::TryLockError::WouldBlock) => {
+            t.status.lock().unwrap_or_else(|e| e.into_inner())
+        }
+    };
     st.kernels = kernels;
     st.unnamed_dispatches = unnamed;
     st.live_regions = live;
@@ -128,7 +154,7 @@ pub(crate) fn flush_status() {
 }
 
 extern "C" fn at_exit() {
-    flush_status();
+    let _ = std::panic::catch_unwind(|| flush(true));
 }
 
 fn tool_name() -> String {
