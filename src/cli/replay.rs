@@ -11,7 +11,6 @@
 //! either; it prints one `error:` line on stderr and nothing on stdout, whereas a relocation
 //! prints the report (with `--format json`, `"verdict": "relocated"`).
 
-use crate::cli::inspect::Format;
 use replay::device::{Options, Placement};
 use replay::diff::{FloatRegion, Tolerance};
 use replay::run::{self, Report, ReserveReport, RunError, Verdict};
@@ -19,6 +18,17 @@ use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+/// `--format` of `replay` and `reserve-check`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum, Default)]
+pub enum Format {
+    /// Lines for people.
+    #[default]
+    #[value(alias = "table")]
+    Human,
+    /// One JSON document (raw samples included), for tools.
+    Json,
+}
 
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -61,7 +71,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub force: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
 
@@ -77,7 +87,7 @@ pub struct ReserveCheckArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
 
@@ -126,7 +136,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     };
     let text = match args.format {
         Format::Json => serde_json::to_string_pretty(&report)? + "\n",
-        Format::Table => human(&report),
+        Format::Human => human(&report),
     };
     crate::files::stdout(&text)?;
     let differ = report.comparison.as_ref().is_some_and(|c| !c.identical());
@@ -230,7 +240,7 @@ fn reserve_check(a: ReserveCheckArgs) -> anyhow::Result<ExitCode> {
                 report: &report,
             })? + "\n"
         }
-        Format::Table => {
+        Format::Human => {
             let mut out = String::new();
             for r in &report.reservations {
                 let what = match &r.placement {
