@@ -528,3 +528,69 @@ fn bad_snapshots_are_one_line_errors() {
         );
     }
 }
+
+/// What `capture` reports from the tool's status file (written here by the application itself,
+/// standing in for the tool, since no test machine can run the tool inside a real runtime).
+#[test]
+fn capture_reports_what_the_tool_wrote() {
+    let t = tempfile::tempdir().unwrap();
+    let run = |status: &str, code: i32| {
+        let out = t.path().join(format!("snap-{code}-{}", status.len()));
+        let script =
+            format!("printf '%s' '{status}' > \"$HIP_UNROLL_CAPTURE_STATUS\"; exit {code}");
+        run_fake(
+            &[
+                "capture",
+                "--kernel",
+                "scale",
+                "--dispatch",
+                "1",
+                "-o",
+                out.to_str().unwrap(),
+                "--",
+                "sh",
+                "-c",
+                &script,
+            ],
+            &fake6(&[]),
+        )
+    };
+    let o = run(
+        r#"{"tool":"t","pid":1,"captured":{"dir":"/x/snap","kernel":"_Z5scalePfPKfif.kd","dispatch_index":1,"regions":300,"bytes":1228800,"failed_regions":1}}"#,
+        0,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "captured _Z5scalePfPKfif.kd dispatch 1 into /x/snap: 300 regions, 1228800 bytes\n\
+         warning: 1 region(s) could not be copied (recorded in memory_regions.json; replay needs --force)\n"
+    );
+    let o = run(
+        r#"{"tool":"t","pid":1,"kernels":[{"name":"_Z5scalePfPKfif.kd","dispatches":1},{"name":"fill.kd","dispatches":4}]}"#,
+        3,
+    );
+    let e = one_line_error(&o);
+    assert_eq!(
+        e,
+        "error: no dispatch 1 of a kernel matching `scale` was seen; kernels dispatched: _Z5scalePfPKfif.kd (1), fill.kd (4) (the application exited with exit status: 3)\n"
+    );
+    let o = run(
+        r#"{"tool":"t","pid":1,"captured":{"dir":"/x/snap","kernel":"k.kd","dispatch_index":1,"regions":2,"bytes":8192,"failed_regions":0},"capture_error":"the barrier packet did not complete within 60.0 s"}"#,
+        0,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).starts_with("captured k.kd dispatch 1"));
+    assert_eq!(
+        stderr(&o),
+        "error: the snapshot is not usable: the barrier packet did not complete within 60.0 s\n"
+    );
+    let o = run(
+        r#"{"tool":"t","pid":1,"error":"unknown AMD extension table version (major 3, 600 bytes); this capture tool knows majors 1 and 2"}"#,
+        0,
+    );
+    let e = one_line_error(&o);
+    assert!(
+        e.starts_with("error: capture tool: unknown AMD extension table version"),
+        "{e}"
+    );
+}
