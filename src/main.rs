@@ -37,6 +37,10 @@ enum Command {
     Profile(cli::profile::ProfileArgs),
     /// Time one kernel in isolation on the GPU from a launch spec (or compare a variant with it).
     Bench(cli::bench::BenchArgs),
+    /// Run an application and capture one kernel dispatch (code object, kernargs, memory) into a snapshot.
+    Capture(cli::capture::CaptureArgs),
+    /// Replay a captured dispatch alone (or a variant's code object), time it, compare outputs.
+    Replay(cli::replay::ReplayArgs),
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
         Command::Bench(a) => cli::bench::run(a),
+        Command::Capture(a) => cli::capture::run(a),
+        Command::Replay(a) => cli::replay::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,6 +1,8 @@
 //! The bodies of the fuzz targets, shared by the cargo-fuzz binaries (nightly, libFuzzer) and
 //! usable from any stable driver: each must return without panicking on any input.
 
+pub mod snapshot;
+
 /// Offload bundles, plain and `CCOB`-compressed, and the whole reader on top.
 pub fn bundle(data: &[u8]) {
     if let Ok(b) = codeobj::bundle::parse(data) {

@@ -232,9 +232,11 @@ impl Spec {
         // A version other than 1 is reported as such, before any field of version 1 is checked.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("version") {
-                Some(toml::Value::Integer(v)) if *v != VERSION as i64 => return Err(err(format!(
+                Some(toml::Value::Integer(v)) if *v != VERSION as i64 => {
+                    return Err(err(format!(
                     "spec version {v} is not supported (this hip-unroll reads version {VERSION})"
-                ))),
+                )))
+                }
                 None => return Err(err(format!("missing `version = {VERSION}`"))),
                 _ => {}
             }

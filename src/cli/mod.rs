@@ -1,6 +1,7 @@
 //! One module per subcommand; each exposes an `Args` struct and `run(args) -> Result<ExitCode>`.
 
 pub mod bench;
+pub mod capture;
 pub mod check;
 pub mod config;
 pub mod explain;
@@ -8,4 +9,5 @@ pub mod hsaco;
 pub mod inspect;
 pub mod pressure;
 pub mod profile;
+pub mod replay;
 pub mod unroll;
