@@ -4,5 +4,11 @@
 //! decides with [`stats`], records everything in a SQLite [`ledger`], and applies the accepted
 //! edits to the user's files at the end. Reports are data ([`report`]) with renderers to strings.
 
+pub mod apply;
+pub mod error;
+pub mod shell;
 pub mod sim;
 pub mod stats;
+pub mod workcopy;
+
+pub use error::Error;
