@@ -622,7 +622,7 @@ mod tests {
     #[test]
     fn assess_is_a_pure_function_of_the_samples() {
         let plan = Plan::default();
-        let d: Vec<f64> = (0..17)
+        let d: Vec<f64> = (0..20)
             .map(|i| ((i * 13) % 7) as f64 * 0.01 - 0.04)
             .collect();
         let a = assess(&pairs(&d), &plan);
