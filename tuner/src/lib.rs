@@ -12,3 +12,4 @@ pub mod stats;
 pub mod workcopy;
 
 pub use error::Error;
+pub mod ledger;
