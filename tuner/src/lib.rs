@@ -13,3 +13,4 @@ pub mod workcopy;
 
 pub use error::Error;
 pub mod ledger;
+pub mod discover;
