@@ -1,9 +1,14 @@
 //! Compiling kernels for the `vgpr-pressure` guard: runs a compile command template
 //! (`{src}`, `{out}`, `{arch}` placeholders), in parallel, and caches each object under a
-//! content hash (blake3 of the source bytes, the expanded command and the compiler's
-//! `--version` output). The only module of `codeobj` that does I/O besides [`crate::load`].
+//! content hash (blake3 of the source bytes, of every header it includes, the expanded command
+//! and the compiler's `--version` output). The only module of `codeobj` that does I/O besides
+//! [`crate::load`].
 //!
-//! Limitation: headers a source includes are not part of the hash.
+//! Included headers: `#include "..."` is resolved against the including file's directory and
+//! then the command's `-I` directories, `#include <...>` against the `-I` directories only
+//! (system headers belong to the compiler, whose identity is hashed), recursively. A header
+//! that cannot be found is left out (the compiler will say so); `#include` lines inside `#if 0`
+//! or comments are followed too, which can only add files to the key.
 
 use crate::{CodeObject, LoadError};
 use std::collections::HashMap;
@@ -145,6 +150,43 @@ impl Compiler {
         Ok(h.finalize().to_hex().to_string())
     }
 
+    /// The `-I` directories of the command (`-Idir` and `-I dir`).
+    pub fn include_dirs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut it = self.command.split_whitespace();
+        while let Some(t) = it.next() {
+            if t == "-I" {
+                if let Some(d) = it.next() {
+                    out.push(PathBuf::from(d));
+                }
+            } else if let Some(d) = t.strip_prefix("-I") {
+                out.push(PathBuf::from(d));
+            }
+        }
+        out
+    }
+
+    /// The cache key of the source file `src` whose bytes are `bytes`: [`Compiler::cache_key`]
+    /// extended with the path and content of every header it includes (see the module doc).
+    pub fn cache_key_for(&self, src: &Path, bytes: &[u8]) -> Result<String, CompileError> {
+        let base = self.cache_key(bytes)?;
+        let deps = dependencies(src, bytes, &self.include_dirs());
+        if deps.is_empty() {
+            return Ok(base);
+        }
+        let mut h = blake3::Hasher::new();
+        h.update(b"hip-unroll compile v2 headers\0");
+        h.update(base.as_bytes());
+        for (p, content) in &deps {
+            h.update(b"\0");
+            h.update(p.as_os_str().as_encoded_bytes());
+            h.update(b"\0");
+            h.update(&(content.len() as u64).to_le_bytes());
+            h.update(content);
+        }
+        Ok(h.finalize().to_hex().to_string())
+    }
+
     /// Compile `src` (or take it from the cache) and read its code objects.
     pub fn compile(&self, src: &Path) -> Result<Compiled, CompileError> {
         let io = |path: &Path| {
@@ -152,7 +194,7 @@ impl Compiler {
             move |error| CompileError::Io { path, error }
         };
         let bytes = std::fs::read(src).map_err(io(src))?;
-        let key = self.cache_key(&bytes)?;
+        let key = self.cache_key_for(src, &bytes)?;
         std::fs::create_dir_all(&self.cache_dir).map_err(io(&self.cache_dir))?;
         let object = self.cache_dir.join(format!("{key}.co"));
         let mut cached = true;
@@ -205,6 +247,64 @@ impl Compiler {
                 .collect()
         })
     }
+}
+
+/// The headers `src` (with content `bytes`) includes, recursively: `(path, content)` in the
+/// order first reached, each once. Paths are as resolved (relative to `src`'s directory when
+/// `src` is relative), so moving the tree keeps the key only when the relative layout is kept.
+pub fn dependencies(src: &Path, bytes: &[u8], include_dirs: &[PathBuf]) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut stack: Vec<(PathBuf, Vec<u8>)> = vec![(src.to_path_buf(), bytes.to_vec())];
+    seen.insert(std::fs::canonicalize(src).unwrap_or_else(|_| src.to_path_buf()));
+    while let Some((file, content)) = stack.pop() {
+        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+        for (name, quoted) in includes(&content) {
+            let mut candidates = Vec::new();
+            if quoted {
+                candidates.push(dir.join(&name));
+            }
+            candidates.extend(include_dirs.iter().map(|d| d.join(&name)));
+            let Some(found) = candidates.into_iter().find(|c| c.is_file()) else {
+                continue;
+            };
+            let canon = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
+            if !seen.insert(canon) {
+                continue;
+            }
+            if let Ok(b) = std::fs::read(&found) {
+                out.push((found.clone(), b.clone()));
+                stack.push((found, b));
+            }
+        }
+    }
+    out
+}
+
+/// The `#include` directives of a file: `(name, quoted)`.
+fn includes(content: &[u8]) -> Vec<(String, bool)> {
+    let text = String::from_utf8_lossy(content);
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let (open, close, quoted) = match rest.chars().next() {
+            Some('"') => ('"', '"', true),
+            Some('<') => ('<', '>', false),
+            _ => continue,
+        };
+        let body = &rest[open.len_utf8()..];
+        if let Some(end) = body.find(close) {
+            out.push((body[..end].to_string(), quoted));
+        }
+    }
+    out
 }
 
 /// The last `max` bytes of `text` at most, starting on a character boundary.

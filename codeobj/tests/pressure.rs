@@ -132,6 +132,42 @@ fn compiles_are_cached_by_content() {
     );
 }
 
+/// The key covers included headers, found recursively through quotes and `-I` directories:
+/// editing a header changes the key, editing an unrelated file does not.
+#[test]
+fn cache_key_includes_headers() {
+    let d = tempfile::tempdir().unwrap();
+    let inc = d.path().join("inc");
+    std::fs::create_dir_all(d.path().join("sub")).unwrap();
+    std::fs::create_dir_all(&inc).unwrap();
+    std::fs::write(d.path().join("sub/a.h"), "#include <b.h>\n#define A 1\n").unwrap();
+    std::fs::write(inc.join("b.h"), "#include \"../sub/a.h\"\n#define B 2\n").unwrap();
+    std::fs::write(d.path().join("other.h"), "x").unwrap();
+    let src = d.path().join("k.cu");
+    let text = "#include \"sub/a.h\"\n#include <vector>\n__global__ void k() {}\n";
+    std::fs::write(&src, text).unwrap();
+    let c = Compiler::new(
+        format!(
+            "hipcc -I {} --offload-arch={{arch}} --genco {{src}} -o {{out}}",
+            inc.display()
+        ),
+        "gfx90a",
+        d.path().join("cache"),
+    );
+    let deps = codeobj::compile::dependencies(&src, text.as_bytes(), &c.include_dirs());
+    let names: Vec<String> = deps
+        .iter()
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["a.h", "b.h"]);
+    let k1 = c.cache_key_for(&src, text.as_bytes()).unwrap();
+    assert_ne!(k1, c.cache_key(text.as_bytes()).unwrap());
+    std::fs::write(d.path().join("other.h"), "y").unwrap();
+    assert_eq!(k1, c.cache_key_for(&src, text.as_bytes()).unwrap());
+    std::fs::write(inc.join("b.h"), "#include \"../sub/a.h\"\n#define B 3\n").unwrap();
+    assert_ne!(k1, c.cache_key_for(&src, text.as_bytes()).unwrap());
+}
+
 #[test]
 fn compiler_errors_are_reported() {
     let dir = tempfile::tempdir().unwrap();
