@@ -53,6 +53,9 @@ pub struct Compiler {
     pub command: String,
     pub arch: String,
     pub cache_dir: PathBuf,
+    /// The directory the compiler runs in (relative `-I` directories are found from it);
+    /// `None`: the current directory.
+    pub cwd: Option<PathBuf>,
 }
 
 /// A compiled source.
@@ -79,6 +82,15 @@ impl Compiler {
             command: command.into(),
             arch: arch.into(),
             cache_dir: cache_dir.into(),
+            cwd: None,
+        }
+    }
+
+    /// The same compiler, run in `dir`.
+    pub fn in_dir(&self, dir: impl Into<PathBuf>) -> Compiler {
+        Compiler {
+            cwd: Some(dir.into()),
+            ..self.clone()
         }
     }
 
@@ -163,7 +175,10 @@ impl Compiler {
                 out.push(PathBuf::from(d));
             }
         }
-        out
+        match &self.cwd {
+            Some(cwd) => out.into_iter().map(|d| cwd.join(d)).collect(),
+            None => out,
+        }
     }
 
     /// The cache key of the source file `src` whose bytes are `bytes`: [`Compiler::cache_key`]
@@ -174,12 +189,20 @@ impl Compiler {
         if deps.is_empty() {
             return Ok(base);
         }
+        // Header paths enter the key relative to the source's directory (or to the compiler's
+        // directory), so that two copies of one tree share their cache entries.
+        let src_dir = src.parent().unwrap_or(Path::new(""));
         let mut h = blake3::Hasher::new();
         h.update(b"hip-unroll compile v2 headers\0");
         h.update(base.as_bytes());
         for (p, content) in &deps {
+            let shown = p
+                .strip_prefix(src_dir)
+                .ok()
+                .or_else(|| self.cwd.as_deref().and_then(|c| p.strip_prefix(c).ok()))
+                .unwrap_or(p);
             h.update(b"\0");
-            h.update(p.as_os_str().as_encoded_bytes());
+            h.update(shown.as_os_str().as_encoded_bytes());
             h.update(b"\0");
             h.update(&(content.len() as u64).to_le_bytes());
             h.update(content);
@@ -207,8 +230,12 @@ impl Compiler {
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let output = Command::new(&argv[0])
-                .args(&argv[1..])
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..]);
+            if let Some(dir) = &self.cwd {
+                cmd.current_dir(dir);
+            }
+            let output = cmd
                 .output()
                 .map_err(|error| CompileError::CompilerMissing {
                     program: argv[0].clone(),

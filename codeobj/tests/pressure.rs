@@ -165,7 +165,30 @@ fn cache_key_includes_headers() {
     std::fs::write(d.path().join("other.h"), "y").unwrap();
     assert_eq!(k1, c.cache_key_for(&src, text.as_bytes()).unwrap());
     std::fs::write(inc.join("b.h"), "#include \"../sub/a.h\"\n#define B 3\n").unwrap();
-    assert_ne!(k1, c.cache_key_for(&src, text.as_bytes()).unwrap());
+    let k2 = c.cache_key_for(&src, text.as_bytes()).unwrap();
+    assert_ne!(k1, k2);
+    // A copy of the tree elsewhere, compiled from its own directory with a relative -I, has
+    // the same key: header paths enter the key relative to the source or the compiler's cwd.
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["k.cu", "sub/a.h", "inc/b.h"] {
+        let to = copy.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(d.path().join(f), &to).unwrap();
+    }
+    let rel = |root: &std::path::Path| {
+        Compiler::new(
+            "hipcc -Iinc --offload-arch={arch} --genco {src} -o {out}",
+            "gfx90a",
+            d.path().join("cache"),
+        )
+        .in_dir(root)
+    };
+    let a = rel(d.path()).cache_key_for(&src, text.as_bytes()).unwrap();
+    let b = rel(copy.path())
+        .cache_key_for(&copy.path().join("k.cu"), text.as_bytes())
+        .unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c.cache_key(text.as_bytes()).unwrap());
 }
 
 #[test]

@@ -340,11 +340,16 @@ __global__ void k(float* out, const float* in, int n) {
         let a = rewrite(inner, &f.source, &[], 2, Mode::Manual).unwrap();
         let b = rewrite(outer, &a.source, &[a.edits.clone()], 4, Mode::Pragma).unwrap();
         let text = String::from_utf8(b.source).unwrap();
-        assert!(text.contains("#pragma unroll 4\n    for (int j = 0"), "{text}");
+        assert!(
+            text.contains("#pragma unroll 4\n    for (int j = 0"),
+            "{text}"
+        );
         // A loop after the edited one maps through the edit.
         let later = &f.loops[4 - 1];
         let c = rewrite(later, &a.source, &[a.edits.clone()], 2, Mode::Pragma).unwrap();
-        assert!(String::from_utf8(c.source).unwrap().contains("#pragma unroll 2\n    for (int t"));
+        assert!(String::from_utf8(c.source)
+            .unwrap()
+            .contains("#pragma unroll 2\n    for (int t"));
         // The inner loop is gone once the outer one was rewritten by hand.
         let o = rewrite(outer, &f.source, &[], 2, Mode::Manual).unwrap();
         let e = rewrite(inner, &o.source, &[o.edits.clone()], 2, Mode::Pragma).unwrap_err();

@@ -146,7 +146,9 @@ impl Ledger {
                 return Err(corrupt(check));
             }
             let format: Option<String> = conn
-                .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| r.get(0))
+                .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+                    r.get(0)
+                })
                 .optional()
                 .map_err(|e| corrupt(e.to_string()))?;
             if format.as_deref() != Some(FORMAT) {
@@ -433,7 +435,9 @@ impl Ledger {
             )
             .map_err(|e| self.err(e))?;
         let rows = st
-            .query_map([comparison], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_map([comparison], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
             .map_err(|e| self.err(e))?;
         rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
     }
@@ -451,7 +455,8 @@ mod tests {
         assert!(!r.resumed);
         let key = decision_key("set", "a", "b");
         assert_eq!(l.decision(&key).unwrap(), None);
-        l.record_sample(r.session_id, &key, 0, "baseline", 1.5, "ms").unwrap();
+        l.record_sample(r.session_id, &key, 0, "baseline", 1.5, "ms")
+            .unwrap();
         let dec = Decision {
             key: key.clone(),
             base_state: "a".into(),

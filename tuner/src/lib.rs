@@ -12,5 +12,7 @@ pub mod stats;
 pub mod workcopy;
 
 pub use error::Error;
-pub mod ledger;
+pub mod backend;
 pub mod discover;
+pub mod gates;
+pub mod ledger;
