@@ -16,3 +16,5 @@ pub mod backend;
 pub mod discover;
 pub mod gates;
 pub mod ledger;
+pub mod report;
+pub mod search;

@@ -107,6 +107,12 @@ pub trait Backend: Sync {
         prepared: &Self::Prepared,
     ) -> Result<Result<f64, Failure>, Error>;
 
+    /// Whether [`Backend::kernels`] can rank loops (then the search prepares the baseline
+    /// before anything else, to order the loops by it).
+    fn ranks(&self) -> bool {
+        false
+    }
+
     /// Kernels that ran in the prepared baseline, with their critical-path share.
     fn kernels(&self, _baseline: &Self::Prepared) -> Option<Vec<KernelShare>> {
         None

@@ -203,6 +203,10 @@ impl Backend for RocprofBackend {
         Ok(self.measure(slot)?.map(|(_, ms)| ms))
     }
 
+    fn ranks(&self) -> bool {
+        true
+    }
+
     fn kernels(&self, baseline: &Prepared) -> Option<Vec<KernelShare>> {
         let cp = profiler::critical::critical_path(
             &baseline.profile,
