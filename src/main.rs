@@ -35,6 +35,8 @@ enum Command {
     Unroll(cli::unroll::UnrollArgs),
     /// Run a workload under rocprofv3, or read its outputs, and summarise per-kernel timings.
     Profile(cli::profile::ProfileArgs),
+    /// The closed loop: try the safe unrollings of a kernel repository, measure them, keep what is faster.
+    Tune(cli::tune::TuneArgs),
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Pressure(a) => cli::pressure::run(a),
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
+        Command::Tune(a) => cli::tune::run(a),
     };
     match result {
         Ok(code) => code,

@@ -7,4 +7,5 @@ pub mod hsaco;
 pub mod inspect;
 pub mod pressure;
 pub mod profile;
+pub mod tune;
 pub mod unroll;
