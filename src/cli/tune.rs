@@ -141,8 +141,7 @@ impl Bars {
 impl Progress for Bars {
     fn phase(&self, message: &str) {
         self.bar.set_style(
-            indicatif::ProgressStyle::with_template("{spinner} {msg}")
-                .expect("valid template"),
+            indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"),
         );
         self.bar.set_message(message.to_string());
     }
@@ -180,7 +179,8 @@ fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
 }
 
 pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
-    let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new(".")) {
+    let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
+    {
         Some(path) => {
             let table = config::load_table(&path)?;
             (

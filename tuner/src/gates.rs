@@ -44,6 +44,8 @@ impl Outcome {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub gates: Vec<(&'static str, Outcome)>,
+    /// Whether the variant's code object was compiled now (not taken from the cache).
+    pub compiled: bool,
 }
 
 impl Report {
@@ -119,16 +121,23 @@ impl Gates {
                 for g in [COMPILE, SIGNATURE, PRESSURE] {
                     gates.push((g, Outcome::Skipped(why.clone())));
                 }
-                return Report { gates };
+                return Report {
+                    gates,
+                    compiled: false,
+                };
             }
         };
         let var = match self.compiler.compile(variant) {
             Ok(v) => v,
             Err(e) => {
                 gates.push((COMPILE, Outcome::Fail(first_line(&e))));
-                return Report { gates };
+                return Report {
+                    gates,
+                    compiled: true,
+                };
             }
         };
+        let compiled = !var.cached;
         gates.push((COMPILE, Outcome::Pass));
         let mut diffs = Vec::new();
         if base.code_objects.len() != var.code_objects.len() {
@@ -147,7 +156,7 @@ impl Gates {
         }
         if !diffs.is_empty() {
             gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
-            return Report { gates };
+            return Report { gates, compiled };
         }
         gates.push((SIGNATURE, Outcome::Pass));
         let j = codeobj::judge::judge(
@@ -171,6 +180,6 @@ impl Gates {
         } else {
             gates.push((PRESSURE, Outcome::Pass));
         }
-        Report { gates }
+        Report { gates, compiled }
     }
 }

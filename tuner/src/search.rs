@@ -673,6 +673,18 @@ impl<'a, B: Backend> Search<'a, B> {
                 decided.extend(results);
             }
         }
+        // Report in the order of --mode and --factors, whatever order they were decided in.
+        let order = |d: &Decided| {
+            (
+                self.settings.modes.iter().position(|m| *m == d.mode),
+                self.settings.factors.iter().position(|f| *f == d.factor),
+            )
+        };
+        let reused_states: BTreeSet<String> = decided[..reused_count]
+            .iter()
+            .map(|d| d.state.clone())
+            .collect();
+        decided.sort_by_key(|d| order(d));
         // One variant per loop: the best accepted one wins.
         let best = decided
             .iter()
@@ -722,7 +734,7 @@ impl<'a, B: Backend> Search<'a, B> {
                     reason,
                 },
                 Some(&key),
-                i < reused_count,
+                reused_states.contains(&d.state),
             )?;
         }
         if let Some(i) = best {
@@ -819,17 +831,24 @@ impl<'a, B: Backend> Search<'a, B> {
                     sc.spawn(move || -> Prep<B::Prepared> {
                         let t0 = std::time::Instant::now();
                         if let Err(e) = slot.sync(tree, &p.overlay) {
-                            return (Err(e), gates::Report { gates: vec![] }, 0.0);
+                            return (
+                                Err(e),
+                                gates::Report {
+                                    gates: vec![],
+                                    compiled: false,
+                                },
+                                0.0,
+                            );
                         }
                         let g = Gates {
                             compiler: settings.gates.compiler.in_dir(&slot.root),
                             thresholds: settings.gates.thresholds,
                         };
                         let base = &baseline_objects[&(base_state, p.file.clone())];
-                        let before = count_objects(&settings.gates.compiler.cache_dir);
                         let report = g.check(base, &slot.root.join(&p.file));
-                        let after = count_objects(&settings.gates.compiler.cache_dir);
-                        compiles.fetch_add(after.saturating_sub(before) as u32, Ordering::Relaxed);
+                        if report.compiled {
+                            compiles.fetch_add(1, Ordering::Relaxed);
+                        }
                         if report.failure().is_some() {
                             return (Ok(Err(Failure::Build(String::new()))), report, 0.0);
                         }
@@ -1087,7 +1106,6 @@ impl<'a, B: Backend> Search<'a, B> {
             let sp = d.speedup.unwrap_or(1.0);
             let figure = d.figure.unwrap_or(f64::NAN);
             let ci = d.ci.map(|c| [c.0, c.1]);
-            self.reused += 1;
             return Ok((
                 report::Final {
                     figure,
@@ -1197,16 +1215,6 @@ impl<'a, B: Backend> Search<'a, B> {
         }
         Ok(())
     }
-}
-
-fn count_objects(dir: &Path) -> usize {
-    std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .filter(|e| e.file_name().to_string_lossy().ends_with(".co"))
-                .count()
-        })
-        .unwrap_or(0)
 }
 
 fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -> String {
