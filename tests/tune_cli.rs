@@ -213,7 +213,10 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
-    assert!(text.contains("0 code-object compiles, 0 builds"), "{text}");
+    assert!(
+        text.contains("code-object compiles: 0, builds: 0"),
+        "{text}"
+    );
 }
 
 fn decided_keys(db: &Connection) -> Vec<String> {

@@ -259,7 +259,7 @@ pub fn human(r: &Report) -> String {
     if r.extra.reused > 0 || r.extra.compiles > 0 || r.extra.builds > 0 {
         let _ = writeln!(
             o,
-            "{} decisions reused from the ledger, {} code-object compiles, {} builds",
+            "reused from the ledger: {}, code-object compiles: {}, builds: {}",
             r.extra.reused, r.extra.compiles, r.extra.builds
         );
     } else {
@@ -320,7 +320,7 @@ pub fn markdown(r: &Report) -> String {
     );
     let _ = writeln!(
         o,
-        "| file | loop | variant | status | speedup | 99% interval | p | runs | reason |"
+        "| file | loop | variant | status | speedup | interval | p | runs | reason |"
     );
     let _ = writeln!(o, "|---|---|---|---|---:|---|---:|---:|---|");
     for c in &r.candidates {
