@@ -63,10 +63,10 @@ fn tune_args(state: &Path) -> Vec<String> {
         "ms",
         "--factors",
         "4",
-        // This machine is shared by parallel builds: allow a noisy baseline. The A/A check
-        // itself is tested on simulated samples.
+        // This machine is shared by parallel builds (spreads of 20-50% were seen): accept a
+        // noisy baseline here. The A/A check itself is tested on simulated samples.
         "--max-noise",
-        "60",
+        "100",
         "--jobs",
         "2",
         "--state",
@@ -227,46 +227,82 @@ fn decided_keys(db: &Connection) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn kill_minus_nine_leaves_files_intact_and_resume_measures_only_the_rest() {
-    let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = example();
-    let state = tempfile::tempdir().unwrap();
-    let before = snapshot(dir.path());
+fn decisions(db_path: &Path) -> i64 {
+    let Ok(db) = Connection::open(db_path) else {
+        return 0;
+    };
+    db.query_row(
+        "SELECT count(*) FROM decisions WHERE status IN ('accepted', 'rejected')",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap_or(0)
+}
+
+/// Start tune and wait until the ledger holds more than `after` measured decisions.
+fn start_and_wait(dir: &Path, args: &[String], db_path: &Path, after: i64) -> std::process::Child {
     let mut child = Command::new(BIN)
-        .args(tune_args(state.path()))
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Wait until at least one decision is stored and the next comparison has samples.
-    let db_path = state.path().join("ledger.db");
     let t0 = Instant::now();
     loop {
         assert!(
             t0.elapsed() < Duration::from_secs(120),
-            "no decision in time"
+            "no new decision in time"
         );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "tune ended before the kill"
-        );
+        if let Some(st) = child.try_wait().unwrap() {
+            let o = child.wait_with_output().unwrap();
+            panic!(
+                "tune ended ({st}) before it was stopped: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
-        let Ok(db) = Connection::open(&db_path) else {
-            continue;
-        };
-        let n: i64 = db
-            .query_row(
-                "SELECT count(*) FROM decisions WHERE status IN ('accepted', 'rejected')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap_or(0);
-        if n >= 1 {
-            break;
+        if decisions(db_path) > after {
+            return child;
         }
     }
+}
+
+#[test]
+fn ctrl_c_then_kill_minus_nine_leave_files_intact_and_resume_measures_only_the_rest() {
+    let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = example();
+    let state = tempfile::tempdir().unwrap();
+    let before = snapshot(dir.path());
+    let db_path = state.path().join("ledger.db");
+
+    // Ctrl-C after the first decision: exit 130, the report so far, nothing applied.
+    let child = start_and_wait(dir.path(), &tune_args(state.path()), &db_path, 0);
+    let st = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let r: Value = serde_json::from_slice(&o.stdout).expect("the report so far");
+    assert!(!r["candidates"].as_array().unwrap().is_empty());
+    assert_eq!(
+        snapshot(dir.path()),
+        before,
+        "a user file changed after Ctrl-C"
+    );
+    let db = Connection::open(&db_path).unwrap();
+    let status: String = db
+        .query_row("SELECT status FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(status, "interrupted");
+
+    // --resume, then kill -9 once one more decision is stored.
+    let mut resume = tune_args(state.path());
+    resume.push("--resume".into());
+    let n = decisions(&db_path);
+    let mut child = start_and_wait(dir.path(), &resume, &db_path, n);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     assert_eq!(
@@ -275,18 +311,16 @@ fn kill_minus_nine_leaves_files_intact_and_resume_measures_only_the_rest() {
         "a user file changed after kill -9"
     );
 
-    let db = Connection::open(&db_path).unwrap();
     let decided = decided_keys(&db);
-    assert!(!decided.is_empty());
-    let first_session: i64 = db
+    assert!(decided.len() >= 2);
+    let last_session: i64 = db
         .query_row("SELECT max(id) FROM sessions", [], |r| r.get(0))
         .unwrap();
 
-    let mut args = tune_args(state.path());
-    args.push("--resume".into());
+    // --resume again, to the end (--dry-run: the apply mode is not part of the settings).
+    let mut args = resume.clone();
     args.push("--dry-run".into());
     let o = tune(dir.path(), &args);
-    // --dry-run changes the settings? No: the apply mode is not part of the fingerprint.
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert_eq!(snapshot(dir.path()), before, "--dry-run wrote a user file");
     let runs: i64 = db
@@ -297,7 +331,7 @@ fn kill_minus_nine_leaves_files_intact_and_resume_measures_only_the_rest() {
         let n: i64 = db
             .query_row(
                 "SELECT count(*) FROM samples WHERE comparison = ?1 AND session_id > ?2",
-                rusqlite::params![key, first_session],
+                rusqlite::params![key, last_session],
                 |r| r.get(0),
             )
             .unwrap();
@@ -306,7 +340,7 @@ fn kill_minus_nine_leaves_files_intact_and_resume_measures_only_the_rest() {
     let reused: i64 = db
         .query_row(
             "SELECT count(*) FROM candidates WHERE session_id > ?1 AND reused = 1",
-            [first_session],
+            [last_session],
             |r| r.get(0),
         )
         .unwrap();

@@ -657,20 +657,13 @@ impl<'a, B: Backend> Search<'a, B> {
             }
         }
         let reused_count = decided.len();
+        // Decided variants are reported even when Ctrl-C stops the loop half-way.
+        let mut stopped = None;
         if !pending.is_empty() {
-            self.ensure_baseline()?;
-            let jobs = self.settings.jobs.max(1);
-            let mut rest = pending;
-            while !rest.is_empty() {
-                // A new chunk reuses the slots: earlier builds are gone.
-                for d in decided.iter_mut() {
-                    d.slot = None;
-                }
-                self.stash = None;
-                let take = rest.len().min(jobs);
-                let chunk: Vec<Pending> = rest.drain(..take).collect();
-                let results = self.decide_chunk(chunk)?;
-                decided.extend(results);
+            match self.decide_pending(pending, &mut decided) {
+                Ok(()) => {}
+                Err(Error::Interrupted) => stopped = Some(Error::Interrupted),
+                Err(e) => return Err(e),
             }
         }
         // Report in the order of --mode and --factors, whatever order they were decided in.
@@ -737,6 +730,9 @@ impl<'a, B: Backend> Search<'a, B> {
                 reused_states.contains(&d.state),
             )?;
         }
+        if let Some(e) = stopped {
+            return Err(e);
+        }
         if let Some(i) = best {
             let d = decided.swap_remove(i);
             self.overlay = d.overlay;
@@ -764,8 +760,32 @@ impl<'a, B: Backend> Search<'a, B> {
         Ok(())
     }
 
-    /// Gate, prepare (in parallel) and measure (one at a time) a chunk of pending variants.
-    fn decide_chunk(&mut self, chunk: Vec<Pending>) -> Result<Vec<Decided>, Error> {
+    /// Decide pending variants, `--jobs` at a time, appending to `decided`.
+    fn decide_pending(
+        &mut self,
+        pending: Vec<Pending>,
+        decided: &mut Vec<Decided>,
+    ) -> Result<(), Error> {
+        self.ensure_baseline()?;
+        let jobs = self.settings.jobs.max(1);
+        let mut rest = pending;
+        while !rest.is_empty() {
+            // A new chunk reuses the slots: earlier builds are gone.
+            for d in decided.iter_mut() {
+                d.slot = None;
+            }
+            self.stash = None;
+            let take = rest.len().min(jobs);
+            let chunk: Vec<Pending> = rest.drain(..take).collect();
+            self.decide_chunk(chunk, decided)?;
+        }
+        Ok(())
+    }
+
+    /// Gate, prepare (in parallel) and measure (one at a time) a chunk of pending variants,
+    /// appending each decision to `out` as soon as it is made.
+    fn decide_chunk(&mut self, chunk: Vec<Pending>, out: &mut Vec<Decided>) -> Result<(), Error> {
+        let first_new = out.len();
         // Slots other than the baseline's.
         let free: Vec<usize> = (0..self.slots.len())
             .filter(|&i| i != self.base_slot)
@@ -873,7 +893,6 @@ impl<'a, B: Backend> Search<'a, B> {
             self.slots[*i] = Some(s);
         }
         // Record gates and builds, collect the ready ones.
-        let mut out: Vec<Decided> = Vec::new();
         let mut ready: Vec<(Pending, usize, B::Prepared, Option<String>)> = Vec::new();
         let mut first_err: Option<Error> = None;
         for ((p, slot_i), (res, gate_report, secs)) in chunk.into_iter().zip(free).zip(results) {
@@ -1005,7 +1024,7 @@ impl<'a, B: Backend> Search<'a, B> {
         // loop, its slot becomes the baseline's without a rebuild.
         winners.sort_by(|a, b| b.2.total_cmp(&a.2));
         let keep = winners.into_iter().next();
-        for d in out.iter_mut() {
+        for d in out[first_new..].iter_mut() {
             if d.slot.is_some() && keep.as_ref().map(|k| k.0) != d.slot {
                 d.slot = None;
             }
@@ -1013,7 +1032,7 @@ impl<'a, B: Backend> Search<'a, B> {
         if let Some((slot_i, prep, _)) = keep {
             self.stash = Some((slot_i, prep));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Store a decision (status and figures) in the ledger.
