@@ -32,36 +32,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 /// [`write_atomic`] that keeps permissions: those of `path` when it exists (a file rewritten in
 /// place keeps its mode), else those of `like` (a rewrite of `like` written elsewhere), else 0644.
+/// The one implementation is `tuner::apply::write_atomic` (temp file, flush, fsync, rename),
+/// which `tune` uses for the user's files.
 pub fn write_atomic_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    let keep = std::fs::metadata(path)
-        .or_else(|e| like.map_or(Err(e), std::fs::metadata))
-        .ok()
-        .filter(|m| m.is_file());
-    if let Some(m) = keep {
-        std::fs::set_permissions(tmp.path(), m.permissions())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    // `PersistError` shows its io::Error and also returns it as its source: take the error
-    // itself so that the reason is printed once.
-    tmp.persist(path)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {}", path.display(), e.error))?;
-    Ok(())
+    tuner::apply::write_atomic(path, bytes, like).map_err(|e| match e {
+        tuner::Error::Io { reason, .. } => {
+            anyhow::anyhow!("cannot write {}: {reason}", path.display())
+        }
+        e => anyhow::anyhow!("{e}"),
+    })
 }
 
 /// `path` must be an existing regular file; the error names it and says what it is instead.
