@@ -268,7 +268,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     };
     plan.validate()?;
     let max_noise = pick(args.max_noise, tune_cfg.max_noise, 20.0);
-    if !(max_noise > 0.0) {
+    if max_noise.is_nan() || max_noise <= 0.0 {
         bail!("--max-noise must be a positive percentage");
     }
     let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600).max(1));

@@ -338,7 +338,14 @@ __global__ void k(float* out, const float* in, int n) {
         let outer = &f.loops[1];
         // Manual x2 of the inner loop first, then the outer loop in the new content.
         let a = rewrite(inner, &f.source, &[], 2, Mode::Manual).unwrap();
-        let b = rewrite(outer, &a.source, &[a.edits.clone()], 4, Mode::Pragma).unwrap();
+        let b = rewrite(
+            outer,
+            &a.source,
+            std::slice::from_ref(&a.edits),
+            4,
+            Mode::Pragma,
+        )
+        .unwrap();
         let text = String::from_utf8(b.source).unwrap();
         assert!(
             text.contains("#pragma unroll 4\n    for (int j = 0"),
@@ -346,13 +353,27 @@ __global__ void k(float* out, const float* in, int n) {
         );
         // A loop after the edited one maps through the edit.
         let later = &f.loops[4 - 1];
-        let c = rewrite(later, &a.source, &[a.edits.clone()], 2, Mode::Pragma).unwrap();
+        let c = rewrite(
+            later,
+            &a.source,
+            std::slice::from_ref(&a.edits),
+            2,
+            Mode::Pragma,
+        )
+        .unwrap();
         assert!(String::from_utf8(c.source)
             .unwrap()
             .contains("#pragma unroll 2\n    for (int t"));
         // The inner loop is gone once the outer one was rewritten by hand.
         let o = rewrite(outer, &f.source, &[], 2, Mode::Manual).unwrap();
-        let e = rewrite(inner, &o.source, &[o.edits.clone()], 2, Mode::Pragma).unwrap_err();
+        let e = rewrite(
+            inner,
+            &o.source,
+            std::slice::from_ref(&o.edits),
+            2,
+            Mode::Pragma,
+        )
+        .unwrap_err();
         assert_eq!(e.id, "rewritten");
         // The author's pragma is a decision.
         let e = rewrite(&f.loops[4], &f.source, &[], 4, Mode::Pragma).unwrap_err();

@@ -1073,7 +1073,7 @@ impl<'a, B: Backend> Search<'a, B> {
         let max = self.settings.plan.max_runs;
         loop {
             let round = pairs.len();
-            let baseline_first = round % 2 == 0;
+            let baseline_first = round.is_multiple_of(2);
             let sample_variant = || -> Result<Result<f64, Failure>, Error> {
                 self.check_stop()?;
                 self.backend.sample(&self.bslot(vslot), prep)

@@ -475,7 +475,7 @@ pub fn aa_check(samples: &[f64], plan: &Plan, max_noise: f64) -> Result<Noise, N
         aa_p_value: p,
         detectable,
     };
-    if !(spread <= max_noise) {
+    if spread.is_nan() || spread > max_noise {
         return Err(NoiseError::TooNoisy {
             spread: spread * 100.0,
             limit: max_noise * 100.0,

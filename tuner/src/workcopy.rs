@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn sync_copies_once_then_only_what_changes() {
         let (d, user, state) = setup();
-        let t = Tree::scan(&user, &[state.clone()]).unwrap();
+        let t = Tree::scan(&user, std::slice::from_ref(&state)).unwrap();
         let slots = d.path().join("slots");
         let mut s = Slot::open(&slots, 0).unwrap();
         assert_eq!(s.sync(&t, &Overlay::new()).unwrap().written, 3);

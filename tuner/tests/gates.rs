@@ -73,7 +73,7 @@ fn a_baseline_that_needs_unknown_flags_skips_the_gates_with_the_first_error_line
     .unwrap();
     let g = gates(&d.path().join("cache"), "");
     let base = g.baseline(&src);
-    let why = base.as_ref().err().expect("baseline fails");
+    let why = base.as_ref().expect_err("baseline fails");
     assert!(
         why.contains("this repository builds with -DTILE=N"),
         "{why}"

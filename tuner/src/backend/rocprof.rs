@@ -124,7 +124,7 @@ impl RocprofBackend {
                 o.last_line()
             ))));
         }
-        match profiler::load(&[dir.clone()]) {
+        match profiler::load(std::slice::from_ref(&dir)) {
             Ok(p) => Ok(Ok(p)),
             Err(e) => Ok(Err(Failure::Check(format!(
                 "no kernel trace from rocprofv3 under {}: {e}",
