@@ -392,10 +392,10 @@ __global__ void k(float* out, const float* in, int n) {
     #[test]
     fn map_offset_cases() {
         let ins = Edit::insert(5, b"abc".to_vec());
-        assert_eq!(map_offset(5, &[ins.clone()]), Some(8));
+        assert_eq!(map_offset(5, std::slice::from_ref(&ins)), Some(8));
         assert_eq!(map_offset(4, &[ins]), Some(4));
         let rep = Edit::replace(2..6, b"x".to_vec());
-        assert_eq!(map_offset(3, &[rep.clone()]), None);
+        assert_eq!(map_offset(3, std::slice::from_ref(&rep)), None);
         assert_eq!(map_offset(10, &[rep]), Some(7));
     }
 }
