@@ -35,12 +35,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 /// The one implementation is `tuner::apply::write_atomic` (temp file, flush, fsync, rename),
 /// which `tune` uses for the user's files.
 pub fn write_atomic_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
-    tuner::apply::write_atomic(path, bytes, like).map_err(|e| match e {
-        tuner::Error::Io { reason, .. } => {
-            anyhow::anyhow!("cannot write {}: {reason}", path.display())
-        }
-        e => anyhow::anyhow!("{e}"),
-    })
+    tuner::apply::write_atomic_io(path, bytes, like)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
 }
 
 /// `path` must be an existing regular file; the error names it and says what it is instead.

@@ -372,7 +372,11 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             search::tune(&b, &settings, &root, &stop, &bars)
         }
         BackendArg::Rocprofv3 => {
-            let disc = tuner::discover::discover(&root, &settings.paths, &[])?;
+            let disc = tuner::discover::discover(
+                &root,
+                &settings.paths,
+                std::slice::from_ref(&settings.state_dir),
+            )?;
             let kernels = disc
                 .kernels()
                 .map(|(_, k)| k.to_string())

@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 /// synced, then renamed. Keeps the permissions of `path` when it exists, else those of `like`,
 /// else 0644.
 pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<(), Error> {
+    write_atomic_io(path, bytes, like).map_err(io_err(path))
+}
+
+/// [`write_atomic`] with the system's error (for callers that word it themselves).
+pub fn write_atomic_io(path: &Path, bytes: &[u8], like: Option<&Path>) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -22,20 +27,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(std::fs::Permissions::from_mode(0o644));
     }
-    let err = |e: std::io::Error| io_err(path)(e);
-    let mut tmp = builder.tempfile_in(dir).map_err(err)?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .and_then(|_| tmp.as_file().sync_all())
-        .map_err(err)?;
+    let mut tmp = builder.tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.flush()?;
+    tmp.as_file().sync_all()?;
     let keep = std::fs::metadata(path)
         .or_else(|e| like.map_or(Err(e), std::fs::metadata))
         .ok()
         .filter(|m| m.is_file());
     if let Some(m) = keep {
-        std::fs::set_permissions(tmp.path(), m.permissions()).map_err(err)?;
+        std::fs::set_permissions(tmp.path(), m.permissions())?;
     }
-    tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
+    tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 
