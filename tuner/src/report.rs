@@ -184,20 +184,24 @@ fn counts(r: &Report) -> String {
 pub fn human(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
-    let _ = writeln!(
-        o,
-        "baseline: {} {u} (median of {} runs{})",
-        fig(r.baseline.figure),
-        r.baseline.runs,
-        match r.extra.noise {
-            Some((s, d)) => format!(
-                ", spread {:.1}%, smallest detectable speedup {:.1}%",
-                s * 100.0,
-                d * 100.0
-            ),
-            None => String::new(),
-        }
-    );
+    if r.baseline.figure.is_nan() {
+        let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
+    } else {
+        let _ = writeln!(
+            o,
+            "baseline: {} {u} (median of {} runs{})",
+            fig(r.baseline.figure),
+            r.baseline.runs,
+            match r.extra.noise {
+                Some((s, d)) => format!(
+                    ", spread {:.1}%, smallest detectable speedup {:.1}%",
+                    s * 100.0,
+                    d * 100.0
+                ),
+                None => String::new(),
+            }
+        );
+    }
     let _ = writeln!(
         o,
         "final:    {} {u} ({:.3}x{})",
@@ -256,16 +260,17 @@ pub fn human(r: &Report) -> String {
     }
     let _ = writeln!(o);
     let _ = writeln!(o, "{} candidates: {}", r.candidates.len(), counts(r));
-    if r.extra.reused > 0 || r.extra.compiles > 0 || r.extra.builds > 0 {
+    if r.extra.compiles == 0 && r.extra.builds == 0 {
         let _ = writeln!(
             o,
-            "reused from the ledger: {}, code-object compiles: {}, builds: {}",
-            r.extra.reused, r.extra.compiles, r.extra.builds
+            "nothing compiled or built ({} decisions reused from the ledger)",
+            r.extra.reused
         );
     } else {
         let _ = writeln!(
             o,
-            "nothing compiled or built: every decision came from the ledger"
+            "reused from the ledger: {}, code-object compiles: {}, builds: {}",
+            r.extra.reused, r.extra.compiles, r.extra.builds
         );
     }
     if r.applied.is_empty() {

@@ -31,6 +31,10 @@
 //!   that never ran as `not-run`); backends without that knowledge return `None`.
 //! - The stop flag ([`Slot::stop`]) is set on Ctrl-C: long work must poll it (the shell runner
 //!   in [`crate::shell`] does) and return [`Error::Interrupted`].
+//! - Plugging in: implement the trait, add a `--backend` value in `src/cli/tune.rs` that builds
+//!   it and calls `tuner::search::tune`. A complete in-process implementer is the `Fake`
+//!   backend of `tuner/tests/search.rs`; [`command`] shows how to run user commands in a slot
+//!   (`run_cmd`, `build_and_check`).
 
 pub mod command;
 pub mod rocprof;
