@@ -67,6 +67,11 @@ fn tune_args(state: &Path) -> Vec<String> {
         // noisy baseline here. The A/A check itself is tested on simulated samples.
         "--max-noise",
         "100",
+        // Two comparisons of the example are of equal programs (scale:0): at 0.999 a false
+        // accept of either is about 0.2% per run of this test; chain:0 (2-3x) is still
+        // accepted at the second look.
+        "--confidence",
+        "0.999",
         "--jobs",
         "2",
         "--state",
@@ -125,7 +130,7 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
         .find(|c| c["status"] == "accepted")
         .unwrap_or_else(|| panic!("chain:0 not accepted: {chain:?}"));
     assert!(winner["speedup"].as_f64().unwrap() > 1.3, "{winner}");
-    assert!(winner["p_value"].as_f64().unwrap() <= 0.002);
+    assert!(winner["p_value"].as_f64().unwrap() <= 0.001 / 5.0);
     // Unrolling a loop of microseconds changes nothing measurable.
     let scale = candidates(&r, "scale:0");
     assert_eq!(scale.len(), 2);
@@ -213,10 +218,10 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
-    assert!(
-        text.contains("code-object compiles: 0, builds: 0"),
-        "{text}"
-    );
+    assert!(text.contains("nothing compiled or built"), "{text}");
+    // The baseline of this (already tuned) tree was measured as the baseline side of earlier
+    // comparisons: its figure comes from those samples.
+    assert!(!text.contains("not measured"), "{text}");
 }
 
 fn decided_keys(db: &Connection) -> Vec<String> {

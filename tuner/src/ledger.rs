@@ -46,7 +46,7 @@ CREATE TABLE baselines (
   runs INTEGER NOT NULL, spread REAL NOT NULL);
 CREATE TABLE decisions (
   key TEXT PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
-  base_state TEXT NOT NULL, variant_state TEXT NOT NULL, status TEXT NOT NULL,
+  settings_hash TEXT NOT NULL, base_state TEXT NOT NULL, variant_state TEXT NOT NULL, status TEXT NOT NULL,
   speedup REAL, ci_lo REAL, ci_hi REAL, p_value REAL, runs INTEGER, reason TEXT,
   figure REAL, decided REAL NOT NULL);
 ";
@@ -55,6 +55,8 @@ CREATE TABLE decisions (
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
     pub key: String,
+    /// The settings part of the key.
+    pub settings_hash: String,
     pub base_state: String,
     pub variant_state: String,
     /// A report status: `accepted`, `rejected`, `gated`, `build-failed`, `check-failed`.
@@ -259,7 +261,7 @@ impl Ledger {
         self.conn
             .query_row(
                 "SELECT key, base_state, variant_state, status, speedup, ci_lo, ci_hi, p_value,
-                        runs, reason, figure FROM decisions WHERE key = ?1",
+                        runs, reason, figure, settings_hash FROM decisions WHERE key = ?1",
                 [key],
                 |r| {
                     let lo: Option<f64> = r.get(5)?;
@@ -275,6 +277,7 @@ impl Ledger {
                         runs: r.get(8)?,
                         reason: r.get(9)?,
                         figure: r.get(10)?,
+                        settings_hash: r.get(11)?,
                     })
                 },
             )
@@ -286,8 +289,9 @@ impl Ledger {
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO decisions (key, session_id, base_state, variant_state,
-                   status, speedup, ci_lo, ci_hi, p_value, runs, reason, figure, decided)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                   status, speedup, ci_lo, ci_hi, p_value, runs, reason, figure, decided,
+                   settings_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 params![
                     d.key,
                     session,
@@ -301,7 +305,8 @@ impl Ledger {
                     d.runs,
                     d.reason,
                     d.figure,
-                    now()
+                    now(),
+                    d.settings_hash
                 ],
             )
             .map_err(|e| self.err(e))?;
@@ -426,6 +431,42 @@ impl Ledger {
             .map_err(|e| self.err(e))
     }
 
+    /// A baseline figure for `state` from the raw samples where it was the baseline side of a
+    /// decided comparison under these settings (when it was never measured on its own).
+    pub fn baseline_from_samples(
+        &self,
+        settings_hash: &str,
+        state: &str,
+        unit: &str,
+    ) -> Result<Option<Baseline>, Error> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT s.value FROM samples s JOIN decisions d ON s.comparison = d.key
+                 WHERE d.base_state = ?1 AND d.settings_hash = ?2 AND s.role = 'baseline'",
+            )
+            .map_err(|e| self.err(e))?;
+        let values: Vec<f64> = st
+            .query_map([state, settings_hash], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        if values.is_empty() {
+            return Ok(None);
+        }
+        let logs: Vec<f64> = values
+            .iter()
+            .filter(|v| **v > 0.0)
+            .map(|v| v.ln())
+            .collect();
+        Ok(Some(Baseline {
+            figure: crate::stats::median(&values),
+            unit: unit.to_string(),
+            runs: values.len() as u32,
+            spread: crate::stats::mad_sigma(&logs),
+        }))
+    }
+
     /// The samples of one comparison, in order: `(session, round, role, value)`.
     pub fn samples(&self, comparison: &str) -> Result<Vec<(i64, i64, String, f64)>, Error> {
         let mut st = self
@@ -459,6 +500,7 @@ mod tests {
             .unwrap();
         let dec = Decision {
             key: key.clone(),
+            settings_hash: "set".into(),
             base_state: "a".into(),
             variant_state: "b".into(),
             status: "accepted".into(),

@@ -221,9 +221,15 @@ pub fn tune<B: Backend>(
             .insert("interrupted: nothing was applied; the ledger keeps what was decided (--resume continues)".into());
     }
     if s.baseline.is_none() {
-        s.baseline = ledger
-            .baseline(&s.settings_hash, &s.original_state)?
-            .or(s.later_baseline.clone());
+        s.baseline = match ledger.baseline(&s.settings_hash, &s.original_state)? {
+            Some(b) => Some(b),
+            None => ledger.baseline_from_samples(
+                &s.settings_hash,
+                &s.original_state,
+                &backend.unit(),
+            )?,
+        }
+        .or(s.later_baseline.clone());
     }
     let baseline = s.baseline.clone().unwrap_or(ledger::Baseline {
         figure: f64::NAN,
@@ -1047,6 +1053,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.session,
             &Decision {
                 key: p.key.clone(),
+                settings_hash: self.settings_hash.clone(),
                 base_state: self.base_state.clone(),
                 variant_state: p.state.clone(),
                 status: status.as_str().into(),
@@ -1203,6 +1210,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.session,
             &Decision {
                 key,
+                settings_hash: self.settings_hash.clone(),
                 base_state: self.original_state.clone(),
                 variant_state: self.base_state.clone(),
                 status: if faster { "accepted" } else { "rejected" }.into(),
