@@ -128,6 +128,32 @@ impl Ledger {
         Ok(())
     }
 
+    /// Take the state directory for this process: an exclusive lock on `STATE/lock`, released
+    /// when the returned file is dropped or the process dies (kill -9 included). A second
+    /// `tune` on the same state directory would share its working copies: it is refused.
+    pub fn lock(state_dir: &Path) -> Result<std::fs::File, Error> {
+        Self::check_state_dir(state_dir)?;
+        let path = state_dir.join("lock");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::StateDir {
+                path: state_dir.display().to_string(),
+                reason: io_reason(&e),
+            })?;
+        rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+            |_| {
+                Error::Usage(format!(
+                    "another hip-unroll tune is using the state directory {}; wait for it or choose another --state",
+                    state_dir.display()
+                ))
+            },
+        )?;
+        Ok(f)
+    }
+
     /// Open (or create) the ledger in `state_dir`. A file that is not a SQLite database, a
     /// database of something else, a failing integrity check or a newer schema is an error and
     /// the file is left as it was.
@@ -543,6 +569,16 @@ mod tests {
         drop(c);
         let e = Ledger::open(d2.path()).err().unwrap();
         assert!(e.to_string().contains("not a hip-unroll ledger"), "{e}");
+    }
+
+    #[test]
+    fn one_tune_per_state_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let held = Ledger::lock(d.path()).unwrap();
+        let e = Ledger::lock(d.path()).err().unwrap();
+        assert!(e.to_string().contains("another hip-unroll tune"), "{e}");
+        drop(held);
+        Ledger::lock(d.path()).unwrap();
     }
 
     #[test]

@@ -130,6 +130,7 @@ pub fn tune<B: Backend>(
         return Err(Error::NoKernels(shown.join(", ")));
     }
     backend.preflight()?;
+    let _lock = Ledger::lock(&state_dir)?;
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
