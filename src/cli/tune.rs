@@ -46,7 +46,8 @@ pub enum FormatArg {
 pub struct TuneArgs {
     /// Files or directories holding the loops that may change [default: `[tune] paths` or `.`].
     pub paths: Vec<PathBuf>,
-    /// Build command (`sh -c`, run in a private working copy of the current directory).
+    /// Build command (`sh -c`, run in a private working copy of the current directory;
+    /// `{root}` and `{copy}` expand to the user's tree and the working copy, shell-quoted).
     #[arg(long, value_name = "CMD")]
     pub build: Option<String>,
     /// Run command: must exit 0; its wall time (or --time-regex) is the figure.
