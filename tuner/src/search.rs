@@ -496,8 +496,9 @@ impl<'a, B: Backend> Search<'a, B> {
             let share_of = |l: &LoopInfo| -> Option<f64> {
                 shares
                     .iter()
-                    .find(|s| s.function == l.function)
+                    .filter(|s| crate::backend::same_function(&s.function, &l.function))
                     .map(|s| s.share)
+                    .reduce(f64::max)
             };
             for l in &loops {
                 if l.in_kernel && share_of(l).is_none() {

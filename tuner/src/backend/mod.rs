@@ -123,6 +123,12 @@ pub trait Backend: Sync {
     }
 }
 
+/// Whether a kernel's function (from [`kernel_function_name`]) is the source function
+/// `qualified` (the frontend's qualified name, which leaves anonymous namespaces out).
+pub fn same_function(kernel_fn: &str, qualified: &str) -> bool {
+    kernel_fn == qualified || kernel_fn.replace("(anonymous namespace)::", "") == qualified
+}
+
 /// The source-level function of a demangled kernel name: `void ns::k<float>(float*, int)` ->
 /// `ns::k`. Parameters, template arguments and a leading return type are removed.
 pub fn kernel_function_name(demangled: &str) -> String {
@@ -203,5 +209,8 @@ mod tests {
             "(anonymous namespace)::k"
         );
         assert_eq!(kernel_function_name("plain_kernel"), "plain_kernel");
+        assert!(same_function("(anonymous namespace)::k", "k"));
+        assert!(same_function("ns::(anonymous namespace)::k", "ns::k"));
+        assert!(!same_function("ns::k", "k"));
     }
 }

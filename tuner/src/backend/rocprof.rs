@@ -10,7 +10,7 @@
 //! driver node (`/dev/kfd`, or `$HIP_UNROLL_KFD` where a container maps it elsewhere).
 
 use super::command::{build_and_check, run_cmd, Commands};
-use super::{kernel_function_name, Backend, Failure, KernelShare, Slot};
+use super::{kernel_function_name, same_function, Backend, Failure, KernelShare, Slot};
 use crate::error::Error;
 use profiler::run::{Plan, Tool};
 use profiler::Profile;
@@ -61,7 +61,10 @@ impl RocprofBackend {
         }
         match &self.kernel_regex {
             Some(re) => re.is_match(name),
-            None => self.path_kernels.contains(&kernel_function_name(name)),
+            None => {
+                let f = kernel_function_name(name);
+                self.path_kernels.iter().any(|k| same_function(&f, k))
+            }
         }
     }
 
