@@ -38,28 +38,40 @@ CU
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "kernels: $K, variants per loop: 4 (factors 2,4 x pragma,manual)"
 
-# 1. Overhead without compiles.
+# 1. Overhead without compiles: R rounds, tune (fresh state) and the bare commands alternating,
+# so that the machine's load hits both; the median of the per-round ratios.
+R=${ROUNDS:-5}
 mk_tree "$work/a"
 printf '[compile]\ncommand = "false {src} -o {out}"\n' > "$work/a/hip-unroll.toml"
 cd "$work/a"
-t0=$(now)
-"$bin" tune --build true --run 'echo t 1.0' --time-regex 't ([0-9.]+)' --factors 2,4 \
-    --state "$work/state-a" --dry-run --format json -o "$work/a.json" 2>/dev/null
-t1=$(now)
-cands=$(python3 -c "import json;r=json.load(open('$work/a.json'));print(sum(1 for c in r['candidates'] if c['runs']))")
-read builds runs < <(sqlite3 "$work/state-a/ledger.db" \
-    "SELECT (SELECT count(*) FROM builds), (SELECT count(*) FROM samples) + (SELECT count(*) FROM builds WHERE outcome='ok');" | tr '|' ' ')
-t2=$(now)
-for _ in $(seq 1 "$builds"); do sh -c true; done
-for _ in $(seq 1 "$runs"); do sh -c 'echo t 1.0' >/dev/null; done
-t3=$(now)
-python3 - "$t0" "$t1" "$t2" "$t3" "$cands" "$builds" "$runs" <<'PY'
-import sys
-t0, t1, t2, t3 = map(float, sys.argv[1:5]); cands, builds, runs = map(int, sys.argv[5:8])
-tune, bare = t1 - t0, t3 - t2
-print(f"1. tune {tune:.2f} s for {cands} measured candidates ({builds} builds, {runs} runs of --run)")
-print(f"   the same {builds + runs} commands from a shell loop: {bare:.2f} s")
-print(f"   ratio tune / bare commands: {tune / bare:.2f}; tuner overhead per candidate: {(tune - bare) / cands * 1000:.0f} ms")
+rows=""
+for r in $(seq 1 "$R"); do
+    rm -rf "$work/state-a"
+    t0=$(now)
+    "$bin" tune --build true --run 'echo t 1.0' --time-regex 't ([0-9.]+)' --factors 2,4 \
+        --state "$work/state-a" --dry-run --format json -o "$work/a.json" 2>/dev/null
+    t1=$(now)
+    cands=$(python3 -c "import json;r=json.load(open('$work/a.json'));print(sum(1 for c in r['candidates'] if c['runs']))")
+    read builds runs < <(sqlite3 "$work/state-a/ledger.db" \
+        "SELECT (SELECT count(*) FROM builds), (SELECT count(*) FROM samples) + (SELECT count(*) FROM builds WHERE outcome='ok');" | tr '|' ' ')
+    t2=$(now)
+    for _ in $(seq 1 "$builds"); do sh -c true; done
+    for _ in $(seq 1 "$runs"); do sh -c 'echo t 1.0' >/dev/null; done
+    t3=$(now)
+    rows="$rows $t0,$t1,$t2,$t3,$cands,$builds,$runs"
+done
+python3 - $rows <<'PY'
+import statistics, sys
+rows = [list(map(float, a.split(","))) for a in sys.argv[1:]]
+tune = [r[1] - r[0] for r in rows]
+bare = [r[3] - r[2] for r in rows]
+ratio = [t / b for t, b in zip(tune, bare)]
+cands, builds, runs = map(int, rows[0][4:7])
+per = [(t - b) / cands * 1000 for t, b in zip(tune, bare)]
+print(f"1. tune over {cands} measured candidates ({builds} builds, {runs} runs of --run), {len(rows)} rounds:")
+print(f"   tune median {statistics.median(tune):.2f} s, the same {builds + runs} commands from a shell loop median {statistics.median(bare):.2f} s")
+print(f"   ratio tune / bare commands: median {statistics.median(ratio):.2f} (rounds: {', '.join(f'{x:.2f}' for x in ratio)})")
+print(f"   tuner overhead per candidate: median {statistics.median(per):.0f} ms")
 PY
 
 # 2. With the real code-object gates (hipcc).

@@ -268,9 +268,13 @@ impl Slot {
         Ok(stats)
     }
 
+    /// Save the manifest: temporary file and rename, not synced to disk (a manifest lost to a
+    /// power cut only costs comparing the slot's files by content on the next sync).
     fn save(&self) -> Result<(), Error> {
         let bytes = serde_json::to_vec(&self.manifest).expect("manifest serializes");
-        crate::apply::write_atomic(&self.manifest_path, &bytes, None)
+        let tmp = self.manifest_path.with_extension("json.tmp");
+        std::fs::write(&tmp, &bytes).map_err(io_err(&tmp))?;
+        std::fs::rename(&tmp, &self.manifest_path).map_err(io_err(&self.manifest_path))
     }
 }
 
