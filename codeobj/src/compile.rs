@@ -1,8 +1,9 @@
 //! Compiling kernels (the `vgpr-pressure` guard, `unroll --verify`, `bench`): runs a compile
 //! command template (`{src}`, `{out}`, `{arch}` placeholders) plus extra arguments (defines,
 //! include directories), in parallel, and caches each output under a content hash: blake3 of
-//! the source bytes, the bytes of every header it includes with `#include "..."` (found next to
-//! the including file or in a `-I` directory, recursively), extra key files (a prelude passed
+//! the source bytes, the bytes of every header it includes (`#include "..."` found next to the
+//! including file or in a `-I` directory, `#include <...>` found in a `-I` directory, recursively;
+//! system headers belong to the compiler, whose identity is hashed), extra key files (a prelude passed
 //! with `-include`), the expanded command and arguments, and the compiler's `--version` output.
 //! The output is a code object (read back with [`crate::load`]) or text such as PTX.
 //!
@@ -82,6 +83,9 @@ pub struct Compiler {
     /// passed with `-include`).
     pub key_files: Vec<PathBuf>,
     pub output: Output,
+    /// The directory the compiler runs in (relative `-I` directories are found from it);
+    /// `None`: the current directory.
+    pub cwd: Option<PathBuf>,
 }
 
 /// A compiled source.
@@ -115,6 +119,15 @@ impl Compiler {
             args: Vec::new(),
             key_files: Vec::new(),
             output: Output::CodeObject,
+            cwd: None,
+        }
+    }
+
+    /// The same compiler, run in `dir` (a tuner's working copy).
+    pub fn in_dir(&self, dir: impl Into<PathBuf>) -> Compiler {
+        Compiler {
+            cwd: Some(dir.into()),
+            ..self.clone()
         }
     }
 
@@ -254,8 +267,9 @@ impl Compiler {
         Ok(h.finalize().to_hex().to_string())
     }
 
-    /// Directories named by `-I DIR`, `-IDIR`, `-iquote DIR` in the command and the arguments.
-    fn include_dirs(&self) -> Vec<PathBuf> {
+    /// Directories named by `-I DIR`, `-IDIR`, `-iquote DIR` in the command and the arguments
+    /// (relative ones resolved from [`Compiler::cwd`]).
+    pub fn include_dirs(&self) -> Vec<PathBuf> {
         let words: Vec<&str> = self
             .command
             .split_whitespace()
@@ -273,7 +287,10 @@ impl Compiler {
             }
             i += 1;
         }
-        out
+        match &self.cwd {
+            Some(cwd) => out.into_iter().map(|d| cwd.join(d)).collect(),
+            None => out,
+        }
     }
 
     /// Compile `src` (or take it from the cache) and read its code objects.
@@ -308,8 +325,12 @@ impl Compiler {
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let output = Command::new(&argv[0])
-                .args(&argv[1..])
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..]);
+            if let Some(dir) = &self.cwd {
+                cmd.current_dir(dir);
+            }
+            let output = cmd
                 .output()
                 .map_err(|error| CompileError::CompilerMissing {
                     program: argv[0].clone(),
@@ -415,8 +436,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
     })
 }
 
-/// The headers `source` (at `path`) includes with `#include "NAME"`, recursively: each found
-/// next to the including file or in one of `dirs`, in the order first reached, each once.
+/// The headers `source` (at `path`) includes, recursively: `#include "NAME"` found next to the
+/// including file or in one of `dirs`, `#include <NAME>` found in one of `dirs`; in the order
+/// first reached, each once, named as written (so two copies of one tree share their keys).
 /// Headers that are not found (system headers, or ones only the compiler's own paths reach)
 /// are left to the compiler identity.
 pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(PathBuf, Vec<u8>)> {
@@ -427,9 +449,11 @@ pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(Path
     while let Some((file, bytes)) = stack.pop() {
         let here = file.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut found = Vec::new();
-        for name in quoted_includes(&bytes) {
-            let candidates =
-                std::iter::once(here.join(&name)).chain(dirs.iter().map(|d| d.join(&name)));
+        for (name, quoted) in includes(&bytes) {
+            let candidates = quoted
+                .then(|| here.join(&name))
+                .into_iter()
+                .chain(dirs.iter().map(|d| d.join(&name)));
             for c in candidates {
                 if c.is_file() {
                     let canon = std::fs::canonicalize(&c).unwrap_or(c.clone());
@@ -449,9 +473,9 @@ pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(Path
     out
 }
 
-/// The names of `#include "NAME"` directives, in order (comments before `#` are not handled:
-/// a commented-out include only makes the key cover one more file).
-fn quoted_includes(bytes: &[u8]) -> Vec<String> {
+/// The `#include "NAME"` (quoted: true) and `#include <NAME>` directives, in order (comments
+/// are not handled: a commented-out include only makes the key cover one more file).
+fn includes(bytes: &[u8]) -> Vec<(String, bool)> {
     let text = String::from_utf8_lossy(bytes);
     let mut out = Vec::new();
     for line in text.lines() {
@@ -461,11 +485,14 @@ fn quoted_includes(bytes: &[u8]) -> Vec<String> {
         let Some(rest) = rest.trim_start().strip_prefix("include") else {
             continue;
         };
-        let Some(rest) = rest.trim_start().strip_prefix('"') else {
-            continue;
+        let rest = rest.trim_start();
+        let (close, quoted) = match rest.chars().next() {
+            Some('"') => ('"', true),
+            Some('<') => ('>', false),
+            _ => continue,
         };
-        if let Some(end) = rest.find('"') {
-            out.push(rest[..end].to_string());
+        if let Some(end) = rest[1..].find(close) {
+            out.push((rest[1..1 + end].to_string(), quoted));
         }
     }
     out

@@ -132,6 +132,67 @@ fn compiles_are_cached_by_content() {
     );
 }
 
+/// The key covers included headers, found recursively through quotes and `-I` directories:
+/// editing a header changes the key, editing an unrelated file does not.
+#[test]
+fn cache_key_includes_headers() {
+    let d = tempfile::tempdir().unwrap();
+    let inc = d.path().join("inc");
+    std::fs::create_dir_all(d.path().join("sub")).unwrap();
+    std::fs::create_dir_all(&inc).unwrap();
+    std::fs::write(d.path().join("sub/a.h"), "#include <b.h>\n#define A 1\n").unwrap();
+    std::fs::write(inc.join("b.h"), "#include \"../sub/a.h\"\n#define B 2\n").unwrap();
+    std::fs::write(d.path().join("other.h"), "x").unwrap();
+    let src = d.path().join("k.cu");
+    let text = "#include \"sub/a.h\"\n#include <vector>\n__global__ void k() {}\n";
+    std::fs::write(&src, text).unwrap();
+    let c = Compiler::new(
+        format!(
+            "hipcc -I {} --offload-arch={{arch}} --genco {{src}} -o {{out}}",
+            inc.display()
+        ),
+        "gfx90a",
+        d.path().join("cache"),
+    );
+    let deps = codeobj::compile::local_includes(&src, text.as_bytes(), &c.include_dirs());
+    let names: Vec<String> = deps
+        .iter()
+        .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["a.h", "b.h"]);
+    let k1 = c.source_key(Some(&src), text.as_bytes()).unwrap();
+    assert_ne!(k1, c.source_key(None, text.as_bytes()).unwrap());
+    std::fs::write(d.path().join("other.h"), "y").unwrap();
+    assert_eq!(k1, c.source_key(Some(&src), text.as_bytes()).unwrap());
+    std::fs::write(inc.join("b.h"), "#include \"../sub/a.h\"\n#define B 3\n").unwrap();
+    let k2 = c.source_key(Some(&src), text.as_bytes()).unwrap();
+    assert_ne!(k1, k2);
+    // A copy of the tree elsewhere, compiled from its own directory with a relative -I, has
+    // the same key: header paths enter the key relative to the source or the compiler's cwd.
+    let copy = tempfile::tempdir().unwrap();
+    for f in ["k.cu", "sub/a.h", "inc/b.h"] {
+        let to = copy.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(d.path().join(f), &to).unwrap();
+    }
+    let rel = |root: &std::path::Path| {
+        Compiler::new(
+            "hipcc -Iinc --offload-arch={arch} --genco {src} -o {out}",
+            "gfx90a",
+            d.path().join("cache"),
+        )
+        .in_dir(root)
+    };
+    let a = rel(d.path())
+        .source_key(Some(&src), text.as_bytes())
+        .unwrap();
+    let b = rel(copy.path())
+        .source_key(Some(&copy.path().join("k.cu")), text.as_bytes())
+        .unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c.source_key(None, text.as_bytes()).unwrap());
+}
+
 #[test]
 fn compiler_errors_are_reported() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,5 @@
 //! `hip-unroll.toml`: found upward from a file; each command reads its own section
-//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[profile]`) with its own serde struct.
+//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[profile]`, `[tune]`) with its own serde struct.
 
 use std::path::{Path, PathBuf};
 
@@ -71,6 +71,38 @@ pub struct CheckSection {
     pub severity: Option<std::collections::BTreeMap<String, FailOn>>,
 }
 
+/// The `[tune]` section: every `tune` option except the output ones; command-line options
+/// win. Unknown keys are an error.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TuneSection {
+    pub paths: Option<Vec<PathBuf>>,
+    pub build: Option<String>,
+    pub run: Option<String>,
+    pub check: Option<String>,
+    /// `command` or `rocprofv3`.
+    pub backend: Option<String>,
+    pub time_regex: Option<String>,
+    pub time_unit: Option<String>,
+    pub kernel: Option<String>,
+    pub factors: Option<Vec<u32>>,
+    /// `pragma`, `manual` or `both`.
+    pub mode: Option<String>,
+    pub jobs: Option<usize>,
+    /// Percent.
+    pub min_speedup: Option<f64>,
+    pub confidence: Option<f64>,
+    pub min_runs: Option<usize>,
+    pub max_runs: Option<usize>,
+    /// Percent.
+    pub max_noise: Option<f64>,
+    /// Seconds per command.
+    pub timeout: Option<u64>,
+    pub state: Option<PathBuf>,
+    pub arch: Option<String>,
+    pub compile_flags: Option<Vec<String>>,
+}
+
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
 pub fn load_check_section(path: &Path) -> anyhow::Result<CheckSection> {
     section(&load_table(path)?, "check", path)
@@ -136,6 +168,25 @@ mod tests {
 
         let p = write(dir.path(), "[other]\n");
         assert_eq!(load_check_section(&p).unwrap(), CheckSection::default());
+    }
+
+    #[test]
+    fn tune_section_parses_and_rejects_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "[tune]\nbuild = \"make\"\nrun = \"./app\"\nfactors = [2, 8]\nmin-speedup = 5.0\ncompile-flags = [\"-Iinc\"]\n",
+        );
+        let t: TuneSection = section(&load_table(&p).unwrap(), "tune", &p).unwrap();
+        assert_eq!(t.build.as_deref(), Some("make"));
+        assert_eq!(t.factors, Some(vec![2, 8]));
+        assert_eq!(t.min_speedup, Some(5.0));
+        assert_eq!(t.compile_flags, Some(vec!["-Iinc".to_string()]));
+        let p = write(dir.path(), "[tune]\nbiuld = \"make\"\n");
+        let e = section::<TuneSection>(&load_table(&p).unwrap(), "tune", &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("biuld") && e.contains("[tune]"), "{e}");
     }
 
     #[test]

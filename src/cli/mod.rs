@@ -10,4 +10,5 @@ pub mod inspect;
 pub mod pressure;
 pub mod profile;
 pub mod replay;
+pub mod tune;
 pub mod unroll;

@@ -256,6 +256,20 @@ pub fn has_top_level_comma(src: &[u8], range: Range<usize>) -> bool {
     false
 }
 
+/// The end of the string or char literal whose opening quote is at `open` (just past its
+/// closing quote, or `end` when it is unterminated); backslash escapes are skipped.
+fn skip_quoted(src: &[u8], open: usize, end: usize) -> usize {
+    let q = src[open];
+    let mut i = open + 1;
+    while i < end && src[i] != q {
+        if src[i] == b'\\' {
+            i += 1;
+        }
+        i += 1;
+    }
+    (i + 1).min(end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,18 +344,4 @@ mod tests {
         let s = b"i = 0, j = 0";
         assert!(has_top_level_comma(s, 0..s.len()));
     }
-}
-
-/// The end of the string or char literal whose opening quote is at `open` (just past its
-/// closing quote, or `end` when it is unterminated); backslash escapes are skipped.
-fn skip_quoted(src: &[u8], open: usize, end: usize) -> usize {
-    let q = src[open];
-    let mut i = open + 1;
-    while i < end && src[i] != q {
-        if src[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    (i + 1).min(end)
 }

@@ -1,0 +1,409 @@
+//! `hip-unroll tune`: the closed loop. Parses arguments (and the `[tune]` section of
+//! `hip-unroll.toml`), draws progress bars, installs the Ctrl-C handler, runs `tuner::search`
+//! with the chosen backend and prints the report.
+//!
+//! Exit status: 0 the loop finished (whatever it accepted); 2 usage, input, environment or
+//! baseline errors (one line); 130 interrupted by Ctrl-C (nothing applied, the report so far
+//! printed, the ledger kept for `--resume`).
+
+use crate::cli::config::{self, TuneSection};
+use crate::cli::pressure::{CompileSection, PressureSection};
+use anyhow::{bail, Context};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tuner::backend::command::{CommandBackend, Commands};
+use tuner::backend::rocprof::RocprofBackend;
+use tuner::search::{self, ApplyMode, Progress};
+use tuner::stats::Plan;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    /// Wall time of --run, or the number --time-regex finds in its output.
+    Command,
+    /// GPU time of the kernels, from rocprofv3 (needs ROCm and a GPU).
+    Rocprofv3,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModeArg {
+    Pragma,
+    Manual,
+    Both,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// Files or directories holding the loops that may change [default: `[tune] paths` or `.`].
+    pub paths: Vec<PathBuf>,
+    /// Build command (`sh -c`, run in a private working copy of the current directory;
+    /// `{root}` and `{copy}` expand to the user's tree and the working copy, shell-quoted).
+    #[arg(long, value_name = "CMD")]
+    pub build: Option<String>,
+    /// Run command: must exit 0; its wall time (or --time-regex) is the figure.
+    #[arg(long, value_name = "CMD")]
+    pub run: Option<String>,
+    /// Check command after a run: must exit 0, else the variant is `check-failed`.
+    #[arg(long, value_name = "CMD")]
+    pub check: Option<String>,
+    /// Measurement backend [default: command].
+    #[arg(long, value_enum)]
+    pub backend: Option<BackendArg>,
+    /// The figure is the first capture group of this regex in the run's stdout or stderr.
+    #[arg(long, value_name = "RE")]
+    pub time_regex: Option<String>,
+    /// Unit shown for --time-regex figures.
+    #[arg(long, value_name = "UNIT")]
+    pub time_unit: Option<String>,
+    /// rocprofv3: the objective is the GPU time of kernels matching RE [default: the kernels
+    /// defined in PATHS].
+    #[arg(long, value_name = "RE")]
+    pub kernel: Option<String>,
+    /// Unroll factors to try [default: 2,4,8].
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub factors: Option<Vec<u32>>,
+    /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Working copies prepared in parallel [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Smallest median improvement to accept, in percent [default: 2].
+    #[arg(long, value_name = "PCT")]
+    pub min_speedup: Option<f64>,
+    /// Confidence of the test over all looks [default: 0.99].
+    #[arg(long, value_name = "P")]
+    pub confidence: Option<f64>,
+    /// Interleaved pairs before the first decision [default: 10].
+    #[arg(long, value_name = "N")]
+    pub min_runs: Option<usize>,
+    /// Pairs at most per comparison [default: 30].
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<usize>,
+    /// Largest spread of the baseline repeats, in percent (A/A check) [default: 20].
+    #[arg(long, value_name = "PCT")]
+    pub max_noise: Option<f64>,
+    /// Time limit of each build, run or check, in seconds [default: 600].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// State directory: ledger, working copies, code objects [default: .hip-unroll].
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Continue the last interrupted run of this tree with these settings.
+    #[arg(long)]
+    pub resume: bool,
+    /// Write nothing to the user's files; report what would be applied.
+    #[arg(long, conflicts_with = "diff")]
+    pub dry_run: bool,
+    /// Print the unified diff of the accepted edits instead of applying them.
+    #[arg(long)]
+    pub diff: bool,
+    /// Target of the code-object gates [default: `[compile] arch` or gfx90a].
+    #[arg(long, value_name = "ARCH")]
+    pub arch: Option<String>,
+    /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
+    #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
+    pub compile_flags: Vec<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Write the report to this file (atomically) instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "REPORT")]
+    pub output: Option<PathBuf>,
+}
+
+/// Progress on stderr: one bar, hidden when stderr is not a terminal.
+struct Bars {
+    bar: indicatif::ProgressBar,
+}
+
+impl Bars {
+    fn new() -> Bars {
+        let bar = if std::io::stderr().is_terminal() {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Bars { bar }
+    }
+}
+
+impl Progress for Bars {
+    fn phase(&self, message: &str) {
+        self.bar.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg}").expect("valid template"),
+        );
+        self.bar.set_message(message.to_string());
+    }
+
+    fn measured(&self, done: usize, max: usize) {
+        self.bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {msg} [{bar:30}] {pos}/{len} (stops when decided)",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        self.bar.set_length(max as u64);
+        self.bar.set_position(done as u64);
+    }
+
+    fn decided(&self, c: &tuner::report::Candidate) {
+        let variant = match (&c.mode, c.factor) {
+            (Some(m), Some(f)) => format!(" {m} x{f}"),
+            _ => String::new(),
+        };
+        let speed = c.speedup.map(|s| format!(" {s:.3}x")).unwrap_or_default();
+        self.bar.println(format!(
+            "{}:{} {}{variant}: {}{speed}",
+            c.file,
+            c.line,
+            c.loop_id,
+            c.status.as_str()
+        ));
+    }
+}
+
+fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
+    arg.or(cfg).unwrap_or(default)
+}
+
+pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
+    let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
+    {
+        Some(path) => {
+            let table = config::load_table(&path)?;
+            (
+                config::section::<TuneSection>(&table, "tune", &path)?,
+                config::section::<CompileSection>(&table, "compile", &path)?,
+                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
+            )
+        }
+        None => Default::default(),
+    };
+    let build = args.build.or(tune_cfg.build);
+    let run = args.run.or(tune_cfg.run);
+    let (Some(build), Some(run)) = (build, run) else {
+        bail!("tune needs --build CMD and --run CMD (or `build` and `run` in the [tune] section of hip-unroll.toml)");
+    };
+    let check = args.check.or(tune_cfg.check);
+    let backend = match args.backend {
+        Some(b) => b,
+        None => match tune_cfg.backend.as_deref() {
+            None | Some("command") => BackendArg::Command,
+            Some("rocprofv3") => BackendArg::Rocprofv3,
+            Some(other) => bail!("[tune] backend must be `command` or `rocprofv3`, not `{other}`"),
+        },
+    };
+    let time_regex = args.time_regex.or(tune_cfg.time_regex);
+    let regex = time_regex
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .context("invalid --time-regex")?;
+    if backend == BackendArg::Rocprofv3 && regex.is_some() {
+        bail!("--time-regex applies to the command backend; rocprofv3 measures GPU time");
+    }
+    let kernel = args.kernel.or(tune_cfg.kernel);
+    let kernel_re = kernel
+        .as_deref()
+        .map(regex::Regex::new)
+        .transpose()
+        .context("invalid --kernel regex")?;
+    if backend == BackendArg::Command && kernel_re.is_some() {
+        bail!("--kernel selects kernels for the rocprofv3 backend; the command backend times the whole run");
+    }
+    let modes = match args.mode.or(match tune_cfg.mode.as_deref() {
+        None => None,
+        Some("pragma") => Some(ModeArg::Pragma),
+        Some("manual") => Some(ModeArg::Manual),
+        Some("both") => Some(ModeArg::Both),
+        Some(o) => bail!("[tune] mode must be pragma, manual or both, not `{o}`"),
+    }) {
+        Some(ModeArg::Pragma) => vec![transforms::Mode::Pragma],
+        Some(ModeArg::Manual) => vec![transforms::Mode::Manual],
+        Some(ModeArg::Both) | None => vec![transforms::Mode::Pragma, transforms::Mode::Manual],
+    };
+    let factors = pick(args.factors, tune_cfg.factors, vec![2, 4, 8]);
+    if factors.is_empty() || factors.iter().any(|&f| f < 1) {
+        bail!("--factors must list factors of at least 1");
+    }
+    let jobs = pick(
+        args.jobs,
+        tune_cfg.jobs,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
+    if jobs < 1 {
+        bail!("--jobs must be at least 1");
+    }
+    let min_speedup = pick(args.min_speedup, tune_cfg.min_speedup, 2.0);
+    let plan = Plan {
+        min_runs: pick(
+            args.min_runs,
+            tune_cfg.min_runs,
+            tuner::stats::DEFAULT_MIN_RUNS,
+        ),
+        max_runs: pick(
+            args.max_runs,
+            tune_cfg.max_runs,
+            tuner::stats::DEFAULT_MAX_RUNS,
+        ),
+        step: tuner::stats::DEFAULT_STEP,
+        confidence: pick(
+            args.confidence,
+            tune_cfg.confidence,
+            tuner::stats::DEFAULT_CONFIDENCE,
+        ),
+        min_speedup: min_speedup / 100.0,
+    };
+    plan.validate()?;
+    let max_noise = pick(args.max_noise, tune_cfg.max_noise, 20.0);
+    if max_noise.is_nan() || max_noise <= 0.0 {
+        bail!("--max-noise must be a positive percentage");
+    }
+    let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600).max(1));
+    let state = pick(args.state, tune_cfg.state, PathBuf::from(".hip-unroll"));
+    let paths = if !args.paths.is_empty() {
+        args.paths
+    } else {
+        tune_cfg.paths.unwrap_or_else(|| vec![PathBuf::from(".")])
+    };
+    for p in &paths {
+        if !p.exists() {
+            bail!("{}: no such file or directory", p.display());
+        }
+    }
+    let arch = args
+        .arch
+        .or(tune_cfg.arch)
+        .or(compile_cfg.arch)
+        .unwrap_or_else(|| codeobj::compile::DEFAULT_ARCH.to_string());
+    let mut compile_command = compile_cfg
+        .command
+        .unwrap_or_else(|| codeobj::compile::DEFAULT_COMMAND.to_string());
+    let mut flags = tune_cfg.compile_flags.unwrap_or_default();
+    flags.extend(args.compile_flags);
+    for f in &flags {
+        compile_command.push(' ');
+        compile_command.push_str(f);
+    }
+    let cache_dir = compile_cfg.cache_dir.unwrap_or_else(|| {
+        if state.is_absolute() {
+            state.join("objects")
+        } else {
+            std::env::current_dir()
+                .unwrap_or_default()
+                .join(&state)
+                .join("objects")
+        }
+    });
+    let thresholds = codeobj::judge::Thresholds {
+        max_occupancy_loss: pressure_cfg.max_occupancy_loss.unwrap_or(0),
+    };
+    let time_unit = args.time_unit.or(tune_cfg.time_unit).unwrap_or_default();
+    let fingerprint = serde_json::json!({
+        "build": build, "run": run, "check": check,
+        "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
+        "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
+        "confidence": plan.confidence, "min_speedup": plan.min_speedup,
+        "max_noise": max_noise, "arch": arch, "compile": compile_command,
+        "max_occupancy_loss": thresholds.max_occupancy_loss,
+    })
+    .to_string();
+    let settings = search::Settings {
+        paths,
+        factors,
+        modes,
+        jobs,
+        plan,
+        max_noise: max_noise / 100.0,
+        state_dir: state,
+        resume: args.resume,
+        gates: tuner::gates::Gates {
+            compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir),
+            thresholds,
+        },
+        apply: if args.dry_run {
+            ApplyMode::DryRun
+        } else if args.diff {
+            ApplyMode::Diff
+        } else {
+            ApplyMode::Write
+        },
+        fingerprint,
+    };
+    let commands = Commands {
+        build,
+        run,
+        check,
+        timeout,
+    };
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C ends at once: user files are only ever replaced whole, the ledger is
+        // transactional.
+        let _ = ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+        });
+    }
+    let bars = Bars::new();
+    let root = std::env::current_dir().context("cannot read the current directory")?;
+    let result = match backend {
+        BackendArg::Command => {
+            let b = CommandBackend {
+                commands,
+                time_regex: regex,
+                regex_unit: time_unit,
+            };
+            search::tune(&b, &settings, &root, &stop, &bars)
+        }
+        BackendArg::Rocprofv3 => {
+            let disc = tuner::discover::discover(
+                &root,
+                &settings.paths,
+                std::slice::from_ref(&settings.state_dir),
+            )?;
+            let kernels = disc
+                .kernels()
+                .map(|(_, k)| k.to_string())
+                .collect::<std::collections::BTreeSet<_>>();
+            let b = RocprofBackend::new(commands, kernel_re, kernels);
+            search::tune(&b, &settings, &root, &stop, &bars)
+        }
+    };
+    bars.bar.finish_and_clear();
+    let outcome = result.map_err(|e| anyhow::anyhow!("{e}"))?;
+    let text = match args.format {
+        FormatArg::Human => tuner::report::human(&outcome.report),
+        FormatArg::Json => tuner::report::json(&outcome.report),
+        FormatArg::Markdown => tuner::report::markdown(&outcome.report),
+    };
+    match (&outcome.diff, &args.output) {
+        (_, Some(out)) => crate::files::write_atomic(out, text.as_bytes())?,
+        (Some(_), None) => eprint!("{text}"),
+        (None, None) => crate::files::stdout(&text)?,
+    }
+    if let Some(d) = &outcome.diff {
+        crate::files::stdout(d)?;
+    }
+    Ok(if outcome.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

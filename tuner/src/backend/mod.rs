@@ -1,0 +1,216 @@
+//! Measurement backends: the one seam between the search and whatever produces a figure.
+//!
+//! The search ([`crate::search`]) only ever calls the [`Backend`] trait; it never knows whether
+//! the figure is the wall time of the user's program (`command`), GPU time read from rocprofv3
+//! (`rocprofv3`), a kernel runner (`bench`) or a replayed dispatch (`replay`).
+//!
+//! ## Contract for implementers
+//! - A **slot** ([`Slot`]) is a private working copy of the user's tree. Before [`Backend::prepare`]
+//!   is called, the slot already holds the variant's sources (or the baseline's). Everything a
+//!   backend writes must stay inside the slot directory (build outputs, profiler output,
+//!   captured buffers). Several slots exist; the search prepares different slots **in
+//!   parallel** (one thread per slot), so `prepare` must be safe to call concurrently on
+//!   different slots, but never concurrently on the same slot.
+//! - [`Backend::preflight`] runs once, before anything is built: check what the backend needs
+//!   (a tool on PATH, a GPU, a capture) and return [`Error::Environment`] with one line if it is
+//!   missing. The CLI exits 2 with that line.
+//! - [`Backend::prepare`] makes the slot ready to be sampled: build it, run it once and check its
+//!   outputs. `baseline` is `None` when the slot is the baseline itself (the reference: if it
+//!   fails the whole tune stops, exit 2) and `Some(prepared baseline)` for a variant, so a
+//!   backend that compares outputs (bench, replay) can compare with the baseline's. Return
+//!   `Ok(Err(Failure::Build(..)))` when the build fails, `Ok(Err(Failure::Check(..)))` when
+//!   the run fails or the outputs are wrong: those are statuses of the variant, not errors.
+//!   Return `Err(Error)` only for what stops the whole tune (environment, interruption).
+//! - [`Backend::sample`] takes **one** timed sample of a prepared slot: one figure, lower is
+//!   better, in [`Backend::unit`]. The search calls it alternately on the baseline's and the
+//!   variant's slot (A B, B A, ...), never two at once and never while anything is being
+//!   prepared, so a sample may use the whole machine. A sample that fails (the program crashed
+//!   on its 7th run) is `Ok(Err(Failure::Check(..)))`.
+//! - [`Backend::kernels`] may report, from a prepared baseline, which kernels ran and their
+//!   share of the critical path (the search ranks loops by it and reports loops of kernels
+//!   that never ran as `not-run`); backends without that knowledge return `None`.
+//! - The stop flag ([`Slot::stop`]) is set on Ctrl-C: long work must poll it (the shell runner
+//!   in [`crate::shell`] does) and return [`Error::Interrupted`].
+//! - Plugging in: implement the trait, add a `--backend` value in `src/cli/tune.rs` that builds
+//!   it and calls `tuner::search::tune`. A complete in-process implementer is the `Fake`
+//!   backend of `tuner/tests/search.rs`; [`command`] shows how to run user commands in a slot
+//!   (`run_cmd`, `build_and_check`).
+
+pub mod command;
+pub mod rocprof;
+
+use crate::error::Error;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Where a backend works: one working copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Slot<'a> {
+    /// The slot's number (0 is the first baseline).
+    pub index: usize,
+    /// The working copy: commands run here.
+    pub root: &'a Path,
+    /// The user's tree (read-only; for `{root}` in commands).
+    pub user_root: &'a Path,
+    pub stop: &'a Arc<AtomicBool>,
+}
+
+/// Why a variant (or the baseline) is not usable; a status, not an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The build failed: `build-failed`.
+    Build(String),
+    /// The run failed or its outputs are wrong: `check-failed`.
+    Check(String),
+}
+
+impl Failure {
+    pub fn message(&self) -> &str {
+        match self {
+            Failure::Build(m) | Failure::Check(m) => m,
+        }
+    }
+}
+
+/// A kernel seen by a backend in the baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelShare {
+    /// The kernel's source-level function name (qualified, no parameters or template
+    /// arguments), as [`kernel_function_name`] derives it.
+    pub function: String,
+    /// Its share of the critical path, 0..=100.
+    pub share: f64,
+}
+
+/// A measurement backend. See the module documentation for the contract.
+pub trait Backend: Sync {
+    /// What `prepare` leaves for `sample` (paths of built artifacts, reference outputs...).
+    type Prepared: Send + Sync;
+
+    /// `command`, `rocprofv3`, ...
+    fn name(&self) -> &'static str;
+
+    /// The unit of the figures (`ms`, `ns`, or the user's for a regex).
+    fn unit(&self) -> String;
+
+    /// Check the preconditions before anything is built.
+    fn preflight(&self) -> Result<(), Error>;
+
+    /// Build, run once and check the slot.
+    fn prepare(
+        &self,
+        slot: &Slot<'_>,
+        baseline: Option<&Self::Prepared>,
+    ) -> Result<Result<Self::Prepared, Failure>, Error>;
+
+    /// One timed sample of a prepared slot (lower is better).
+    fn sample(
+        &self,
+        slot: &Slot<'_>,
+        prepared: &Self::Prepared,
+    ) -> Result<Result<f64, Failure>, Error>;
+
+    /// Whether [`Backend::kernels`] can rank loops (then the search prepares the baseline
+    /// before anything else, to order the loops by it).
+    fn ranks(&self) -> bool {
+        false
+    }
+
+    /// Kernels that ran in the prepared baseline, with their critical-path share.
+    fn kernels(&self, _baseline: &Self::Prepared) -> Option<Vec<KernelShare>> {
+        None
+    }
+}
+
+/// Whether a kernel's function (from [`kernel_function_name`]) is the source function
+/// `qualified` (the frontend's qualified name, which leaves anonymous namespaces out).
+pub fn same_function(kernel_fn: &str, qualified: &str) -> bool {
+    kernel_fn == qualified || kernel_fn.replace("(anonymous namespace)::", "") == qualified
+}
+
+/// The source-level function of a demangled kernel name: `void ns::k<float>(float*, int)` ->
+/// `ns::k`. Parameters, template arguments and a leading return type are removed.
+pub fn kernel_function_name(demangled: &str) -> String {
+    const ANON: &str = "(anonymous namespace)";
+    const MARK: &str = "\u{1}anon\u{1}";
+    let owned = demangled.trim().replace(ANON, MARK);
+    let s = owned.as_str();
+    // The parameter list starts at the first '(' outside template brackets.
+    let mut depth = 0i32;
+    let mut end = s.len();
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => depth -= 1,
+            '(' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut name = s[..end].trim_end().to_string();
+    // Trailing template arguments.
+    if name.ends_with('>') {
+        let mut d = 0i32;
+        let mut cut = None;
+        for (i, c) in name.char_indices().rev() {
+            match c {
+                '>' => d += 1,
+                '<' => {
+                    d -= 1;
+                    if d == 0 {
+                        cut = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(i) = cut {
+            name.truncate(i);
+        }
+    }
+    // A leading return type: the last space outside template brackets.
+    let mut d = 0i32;
+    let mut start = 0;
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' => d += 1,
+            '>' => d -= 1,
+            ' ' if d == 0 => start = i + 1,
+            _ => {}
+        }
+    }
+    name[start..].replace(MARK, ANON)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_names_to_functions() {
+        assert_eq!(
+            kernel_function_name("chain(int const*, int*, int, int)"),
+            "chain"
+        );
+        assert_eq!(
+            kernel_function_name("void vecAdd<float>(float*, float const*, float const*, int)"),
+            "vecAdd"
+        );
+        assert_eq!(
+            kernel_function_name("void ns::inner::k<std::pair<int, int> >(int)"),
+            "ns::inner::k"
+        );
+        assert_eq!(
+            kernel_function_name("(anonymous namespace)::k(int)"),
+            "(anonymous namespace)::k"
+        );
+        assert_eq!(kernel_function_name("plain_kernel"), "plain_kernel");
+        assert!(same_function("(anonymous namespace)::k", "k"));
+        assert!(same_function("ns::(anonymous namespace)::k", "ns::k"));
+        assert!(!same_function("ns::k", "k"));
+    }
+}

@@ -1,0 +1,401 @@
+//! The tuner's one seam onto the guards and the transforms: lists the loops of PATHS with their
+//! guard verdicts, and builds a variant of a loop or says why not. Everything the tuner knows
+//! about guarding and rewriting goes through this module, so that the `pipeline` crate (issue 9)
+//! can replace its body in one place. No guard or rewrite logic lives here: it calls
+//! `guards::check_parsed`, `transforms::unroll` and `transforms::loop_id`.
+//!
+//! One policy is decided here until `pipeline` owns it: a loop that already carries an unroll
+//! pragma (`#pragma unroll`, `#pragma unroll N`, `#pragma nounroll`) is the author's decision
+//! and is `refused` with the reason id `user-pragma`.
+
+use crate::error::{io_err, Error};
+use frontend::FunctionKind;
+use std::path::{Path, PathBuf};
+use transforms::{Edit, LoopLoc, Mode};
+
+/// Source files the tuner reads.
+pub const EXTENSIONS: [&str; 9] = ["cu", "cuh", "hip", "cpp", "cc", "cxx", "h", "hpp", "hh"];
+
+/// One loop of PATHS, as the guards see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoopInfo {
+    /// Path relative to the tree root.
+    pub file: PathBuf,
+    /// The loop's id (`function:index`, the `id` of `check --format json`).
+    pub id: String,
+    pub line: u32,
+    pub depth: u32,
+    /// 0 for a loop with no loop inside, else 1 + the largest height of its inner loops.
+    pub height: u32,
+    /// The enclosing function's qualified name, and whether it is a kernel.
+    pub function: String,
+    pub in_kernel: bool,
+    pub blocked: bool,
+    pub blockers: Vec<String>,
+    /// The unroll pragma already on the loop, as `check` prints it.
+    pub pragma: Option<String>,
+    /// Byte offset of the loop keyword in the original file.
+    pub offset: usize,
+}
+
+/// One source file of PATHS.
+#[derive(Debug, Clone)]
+pub struct FileInfo {
+    pub rel: PathBuf,
+    pub source: Vec<u8>,
+    pub loops: Vec<LoopInfo>,
+    /// Qualified names of the kernels (`__global__`) defined in the file.
+    pub kernels: Vec<String>,
+}
+
+/// Everything discovery found.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    pub files: Vec<FileInfo>,
+}
+
+impl Discovery {
+    pub fn kernels(&self) -> impl Iterator<Item = (&Path, &str)> {
+        self.files
+            .iter()
+            .flat_map(|f| f.kernels.iter().map(move |k| (f.rel.as_path(), k.as_str())))
+    }
+
+    pub fn loops(&self) -> impl Iterator<Item = &LoopInfo> {
+        self.files.iter().flat_map(|f| f.loops.iter())
+    }
+
+    pub fn file(&self, rel: &Path) -> Option<&FileInfo> {
+        self.files.iter().find(|f| f.rel == rel)
+    }
+}
+
+fn has_source_ext(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Find and analyse the source files of `paths` (files or directories, relative to `root` or
+/// absolute inside it). Directories are walked honouring ignore files; `exclude` (the state
+/// directory) is skipped.
+pub fn discover(root: &Path, paths: &[PathBuf], exclude: &[PathBuf]) -> Result<Discovery, Error> {
+    let root = std::fs::canonicalize(root).map_err(io_err(root))?;
+    let exclude: Vec<PathBuf> = exclude
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut found: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        let abs = if p.is_absolute() {
+            p.clone()
+        } else {
+            root.join(p)
+        };
+        let abs = std::fs::canonicalize(&abs).map_err(io_err(p))?;
+        if !abs.starts_with(&root) {
+            return Err(Error::Usage(format!(
+                "{} is outside the tree that tune copies ({}); run tune from a directory that contains it",
+                p.display(),
+                root.display()
+            )));
+        }
+        if abs.is_file() {
+            found.push(abs);
+            continue;
+        }
+        let ex = exclude.clone();
+        let walker = ignore::WalkBuilder::new(&abs)
+            .hidden(false)
+            .require_git(false)
+            .filter_entry(move |e| e.file_name() != ".git" && !ex.iter().any(|x| e.path() == x))
+            .build();
+        for entry in walker {
+            let entry = entry.map_err(|e| Error::Io {
+                path: abs.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            if entry.file_type().is_some_and(|t| t.is_file()) && has_source_ext(entry.path()) {
+                found.push(entry.path().to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    let mut files = Vec::new();
+    for abs in found {
+        let source = std::fs::read(&abs).map_err(io_err(&abs))?;
+        let rel = abs.strip_prefix(&root).expect("under root").to_path_buf();
+        if let Some(f) = analyse(&rel, source) {
+            files.push(f);
+        }
+    }
+    Ok(Discovery { files })
+}
+
+/// Analyse one file: its GPU loops with their verdicts, and its kernels. `None` for a file
+/// with no GPU code.
+pub fn analyse(rel: &Path, source: Vec<u8>) -> Option<FileInfo> {
+    if !frontend::may_contain_gpu_code(&source) {
+        return None;
+    }
+    let parsed = frontend::parse(&source);
+    let path = rel.display().to_string();
+    let settings = guards::Settings::default();
+    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        guards::check_parsed(&path, &source, &parsed, &settings).0
+    }))
+    .ok()?;
+    let gpu_functions = parsed
+        .functions
+        .iter()
+        .filter(|f| f.kind != FunctionKind::Host);
+    let mut loops = Vec::new();
+    for (f, fr) in gpu_functions.zip(&report.functions) {
+        for (l, lr) in f.loops.iter().zip(&fr.loops) {
+            let height = height(f, l.index);
+            loops.push(LoopInfo {
+                file: rel.to_path_buf(),
+                id: lr.id.clone(),
+                line: lr.line,
+                depth: lr.depth,
+                height,
+                function: f.qualified_name.clone(),
+                in_kernel: f.kind == FunctionKind::Kernel,
+                blocked: lr.verdict == guards::Verdict::Blocked,
+                blockers: lr.blockers.clone(),
+                pragma: lr.unroll_pragma.clone(),
+                offset: l.keyword.start,
+            });
+        }
+    }
+    let kernels = parsed
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Kernel)
+        .map(|f| f.qualified_name.clone())
+        .collect();
+    Some(FileInfo {
+        rel: rel.to_path_buf(),
+        source,
+        loops,
+        kernels,
+    })
+}
+
+fn height(f: &frontend::Function, index: usize) -> u32 {
+    f.loops
+        .iter()
+        .filter(|c| c.parent == Some(index))
+        .map(|c| 1 + height(f, c.index))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Why no variant was built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// Stable id (`user-pragma`, or a `transforms::Refusal` id).
+    pub id: String,
+    pub message: String,
+}
+
+/// A rewritten file.
+#[derive(Debug, Clone)]
+pub struct Rewrite {
+    pub source: Vec<u8>,
+    /// The edits on the content the rewrite started from.
+    pub edits: Vec<Edit>,
+}
+
+/// Unroll `lp` (found in the original file) in `current`, the file's content now (the original
+/// with earlier accepted edits, whose edit lists are `history`, oldest first).
+pub fn rewrite(
+    lp: &LoopInfo,
+    current: &[u8],
+    history: &[Vec<Edit>],
+    factor: u32,
+    mode: Mode,
+) -> Result<Rewrite, Refused> {
+    if let Some(p) = &lp.pragma {
+        return Err(Refused {
+            id: "user-pragma".into(),
+            message: format!("the loop already has `#pragma {p}`, a decision of its author"),
+        });
+    }
+    let mut offset = Some(lp.offset);
+    for edits in history {
+        offset = offset.and_then(|o| map_offset(o, edits));
+    }
+    let lost = || Refused {
+        id: "rewritten".into(),
+        message: "an accepted variant of an enclosing or overlapping loop rewrote this loop".into(),
+    };
+    let offset = offset.ok_or_else(lost)?;
+    let parsed = frontend::parse(current);
+    let loc = parsed
+        .functions
+        .iter()
+        .enumerate()
+        .find_map(|(fi, f)| {
+            f.loops
+                .iter()
+                .find(|l| l.keyword.start == offset)
+                .map(|l| LoopLoc {
+                    function: fi,
+                    index: l.index,
+                })
+        })
+        .ok_or_else(lost)?;
+    match transforms::unroll(current, &parsed, loc, factor, mode) {
+        Ok(v) => Ok(Rewrite {
+            source: v.source,
+            edits: v.edits,
+        }),
+        Err(transforms::Error::Refused(r)) => Err(Refused {
+            id: r.id().to_string(),
+            message: r.to_string(),
+        }),
+        Err(e) => Err(Refused {
+            id: "lookup".into(),
+            message: e.to_string(),
+        }),
+    }
+}
+
+/// Where byte `o` of a text is after `edits`; `None` when an edit replaced it.
+pub fn map_offset(o: usize, edits: &[Edit]) -> Option<usize> {
+    let mut shift: isize = 0;
+    for e in edits {
+        let r = &e.range;
+        if r.end <= o {
+            // Entirely before (an insertion at `o` goes before the keyword too).
+            shift += e.text.len() as isize - (r.end - r.start) as isize;
+        } else if r.start <= o {
+            return None;
+        }
+    }
+    Some((o as isize + shift) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = r#"
+__device__ float helper(const float* a, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i) { s += a[i]; }
+    return s;
+}
+__global__ void k(float* out, const float* in, int n) {
+    __shared__ float buf[64];
+    for (int j = 0; j < n; ++j) {
+        for (int i = 0; i < 4; ++i) { out[j] += in[i]; }
+    }
+    for (int t = 0; t < n; ++t) {
+        buf[threadIdx.x] = in[t];
+        __syncthreads();
+        out[t] += buf[0];
+    }
+#pragma unroll 2
+    for (int q = 0; q < n; ++q) { out[q] *= 2.0f; }
+}
+"#;
+
+    fn info() -> FileInfo {
+        analyse(Path::new("k.cu"), SRC.as_bytes().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn lists_loops_with_verdicts_heights_and_kernels() {
+        let f = info();
+        let got: Vec<(String, u32, u32, bool, Option<String>)> = f
+            .loops
+            .iter()
+            .map(|l| (l.id.clone(), l.depth, l.height, l.blocked, l.pragma.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("helper:0".into(), 0, 0, false, None),
+                ("k:0".into(), 0, 1, false, None),
+                ("k:1".into(), 1, 0, false, None),
+                ("k:2".into(), 0, 0, true, None),
+                ("k:3".into(), 0, 0, false, Some("unroll 2".into())),
+            ]
+        );
+        assert_eq!(f.loops[3].blockers, vec!["barrier".to_string()]);
+        assert_eq!(f.kernels, vec!["k".to_string()]);
+        assert!(!f.loops[0].in_kernel && f.loops[1].in_kernel);
+        assert!(analyse(Path::new("host.cpp"), b"int main() { for(;;){} }".to_vec()).is_none());
+    }
+
+    #[test]
+    fn rewrites_follow_earlier_edits_and_refuse_user_pragmas() {
+        let f = info();
+        let inner = &f.loops[2];
+        let outer = &f.loops[1];
+        // Manual x2 of the inner loop first, then the outer loop in the new content.
+        let a = rewrite(inner, &f.source, &[], 2, Mode::Manual).unwrap();
+        let b = rewrite(
+            outer,
+            &a.source,
+            std::slice::from_ref(&a.edits),
+            4,
+            Mode::Pragma,
+        )
+        .unwrap();
+        let text = String::from_utf8(b.source).unwrap();
+        assert!(
+            text.contains("#pragma unroll 4\n    for (int j = 0"),
+            "{text}"
+        );
+        // A loop after the edited one maps through the edit.
+        let later = &f.loops[4 - 1];
+        let c = rewrite(
+            later,
+            &a.source,
+            std::slice::from_ref(&a.edits),
+            2,
+            Mode::Pragma,
+        )
+        .unwrap();
+        assert!(String::from_utf8(c.source)
+            .unwrap()
+            .contains("#pragma unroll 2\n    for (int t"));
+        // The inner loop is gone once the outer one was rewritten by hand.
+        let o = rewrite(outer, &f.source, &[], 2, Mode::Manual).unwrap();
+        let e = rewrite(
+            inner,
+            &o.source,
+            std::slice::from_ref(&o.edits),
+            2,
+            Mode::Pragma,
+        )
+        .unwrap_err();
+        assert_eq!(e.id, "rewritten");
+        // The author's pragma is a decision.
+        let e = rewrite(&f.loops[4], &f.source, &[], 4, Mode::Pragma).unwrap_err();
+        assert_eq!(e.id, "user-pragma");
+        // The transform's own refusal comes through with its id.
+        let w = analyse(
+            Path::new("w.cu"),
+            b"__global__ void w(int* p, int n) { int i = 0; while (i < n) { p[i] = 0; ++i; } }"
+                .to_vec(),
+        )
+        .unwrap();
+        let e = rewrite(&w.loops[0], &w.source, &[], 2, Mode::Manual).unwrap_err();
+        assert_eq!(e.id, "not-a-for-loop");
+    }
+
+    #[test]
+    fn map_offset_cases() {
+        let ins = Edit::insert(5, b"abc".to_vec());
+        assert_eq!(map_offset(5, std::slice::from_ref(&ins)), Some(8));
+        assert_eq!(map_offset(4, &[ins]), Some(4));
+        let rep = Edit::replace(2..6, b"x".to_vec());
+        assert_eq!(map_offset(3, std::slice::from_ref(&rep)), None);
+        assert_eq!(map_offset(10, &[rep]), Some(7));
+    }
+}

@@ -1,0 +1,48 @@
+//! The tuner's errors. Each one is a single line for the user; all but [`Error::Interrupted`]
+//! mean exit status 2 (usage, input, environment, baseline, state directory).
+
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad arguments or settings.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{path}: {reason}")]
+    Io { path: String, reason: String },
+    #[error("the state directory {path} is not writable: {reason}")]
+    StateDir { path: String, reason: String },
+    #[error("the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another --state")]
+    Ledger { path: String, reason: String },
+    /// The baseline could not be built, run, checked or measured reliably.
+    #[error("baseline: {0}")]
+    Baseline(String),
+    /// A missing tool or device (rocprofv3, a GPU, a compiler).
+    #[error("{0}")]
+    Environment(String),
+    #[error("{0} changed while tune was running; nothing was applied")]
+    TreeChanged(String),
+    #[error("no HIP kernels (__global__ functions) in {0}")]
+    NoKernels(String),
+    /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+/// A short reason for an I/O error (`no such file or directory`, `permission denied`).
+pub fn io_reason(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a directory, not a file".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// `map_err(io_err(path))`: an I/O error on `path`.
+pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |e| Error::Io {
+        path: path.display().to_string(),
+        reason: io_reason(&e),
+    }
+}

@@ -1,0 +1,185 @@
+//! Static gates, before any build or run: the variant's file is compiled to a code object for
+//! `--arch` (through `codeobj::compile`, cached by content including headers), its kernel
+//! signatures must equal the baseline's (`codeobj::signature`), and the `vgpr-pressure` judge
+//! (`codeobj::judge`) must not see new spills, new scratch or an occupancy loss beyond the
+//! allowance. (The transform's own refusal, the first gate, happens in [`crate::discover`].)
+//!
+//! When the baseline file itself cannot be compiled with the configured command (the
+//! repository needs flags tune does not know), the code-object gates are `skipped` with the
+//! compiler's first error line: recorded, reported, never passed silently.
+
+use codeobj::compile::{Compiled, Compiler};
+use codeobj::judge::Thresholds;
+use serde::Serialize;
+use std::path::Path;
+
+/// The outcome of one gate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", content = "detail", rename_all = "kebab-case")]
+pub enum Outcome {
+    Pass,
+    Fail(String),
+    Skipped(String),
+}
+
+impl Outcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Fail(_) => "fail",
+            Outcome::Skipped(_) => "skipped",
+        }
+    }
+
+    pub fn detail(&self) -> Option<&str> {
+        match self {
+            Outcome::Pass => None,
+            Outcome::Fail(d) | Outcome::Skipped(d) => Some(d),
+        }
+    }
+}
+
+/// The code-object gates of one variant: `(gate id, outcome)` in the order run; the first
+/// failing gate ends the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub gates: Vec<(&'static str, Outcome)>,
+    /// Whether the variant's code object was compiled now (not taken from the cache).
+    pub compiled: bool,
+}
+
+impl Report {
+    /// The first failure: `(gate, detail)`.
+    pub fn failure(&self) -> Option<(&'static str, &str)> {
+        self.gates.iter().find_map(|(g, o)| match o {
+            Outcome::Fail(d) => Some((*g, d.as_str())),
+            _ => None,
+        })
+    }
+
+    /// The first skip, for the report's notes.
+    pub fn skipped(&self) -> Option<&str> {
+        self.gates.iter().find_map(|(_, o)| match o {
+            Outcome::Skipped(d) => Some(d.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// Gate ids as recorded in the ledger.
+pub const COMPILE: &str = "compile";
+pub const SIGNATURE: &str = "signature";
+pub const PRESSURE: &str = "vgpr-pressure";
+
+/// The gate settings.
+#[derive(Debug, Clone)]
+pub struct Gates {
+    pub compiler: Compiler,
+    pub thresholds: Thresholds,
+}
+
+fn is_header(p: &Path) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "cuh" | "inc"))
+}
+
+fn first_line(e: &codeobj::compile::CompileError) -> String {
+    match e {
+        codeobj::compile::CompileError::Failed { stderr, .. } => {
+            crate::shell::first_error_line(stderr).unwrap_or_else(|| e.to_string())
+        }
+        other => other
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    }
+}
+
+impl Gates {
+    /// Compile the baseline's copy of a file: `Err(first error line)` when it cannot be.
+    pub fn baseline(&self, file: &Path) -> Result<Compiled, String> {
+        if is_header(file) {
+            return Err(format!(
+                "{} is a header: not compiled on its own",
+                file.display()
+            ));
+        }
+        self.compiler.compile(file).map_err(|e| first_line(&e))
+    }
+
+    /// Run the code-object gates on a variant's copy of a file, against the baseline's
+    /// compile (`Err` = the baseline could not be compiled: every gate is skipped).
+    pub fn check(&self, baseline: &Result<Compiled, String>, variant: &Path) -> Report {
+        let mut gates = Vec::new();
+        let base = match baseline {
+            Ok(b) => b,
+            Err(why) => {
+                let why = format!("the baseline does not compile to a code object: {why}");
+                for g in [COMPILE, SIGNATURE, PRESSURE] {
+                    gates.push((g, Outcome::Skipped(why.clone())));
+                }
+                return Report {
+                    gates,
+                    compiled: false,
+                };
+            }
+        };
+        let var = match self.compiler.compile(variant) {
+            Ok(v) => v,
+            Err(e) => {
+                gates.push((COMPILE, Outcome::Fail(first_line(&e))));
+                return Report {
+                    gates,
+                    compiled: true,
+                };
+            }
+        };
+        let compiled = !var.cached;
+        gates.push((COMPILE, Outcome::Pass));
+        let mut diffs = Vec::new();
+        if base.code_objects.len() != var.code_objects.len() {
+            diffs.push(format!(
+                "{} code objects, the variant {}",
+                base.code_objects.len(),
+                var.code_objects.len()
+            ));
+        }
+        for (a, b) in base.code_objects.iter().zip(&var.code_objects) {
+            diffs.extend(
+                codeobj::signature::compare(a, b)
+                    .into_iter()
+                    .map(|d| d.to_string()),
+            );
+        }
+        if !diffs.is_empty() {
+            gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
+            return Report { gates, compiled };
+        }
+        gates.push((SIGNATURE, Outcome::Pass));
+        let j = codeobj::judge::judge(
+            &base.code_objects,
+            &var.code_objects,
+            &self.thresholds,
+            None,
+        );
+        if j.blocked {
+            let why: Vec<String> = j
+                .kernels
+                .iter()
+                .filter(|k| k.blocked)
+                .map(|k| {
+                    let name = k.demangled.as_deref().unwrap_or(&k.kernel);
+                    let r: Vec<String> = k.reasons.iter().map(|r| r.to_string()).collect();
+                    format!("{name} on {}: {}", k.arch, r.join(", "))
+                })
+                .collect();
+            gates.push((PRESSURE, Outcome::Fail(why.join("; "))));
+        } else {
+            gates.push((PRESSURE, Outcome::Pass));
+        }
+        Report { gates, compiled }
+    }
+}

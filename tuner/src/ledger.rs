@@ -1,0 +1,592 @@
+//! The ledger: everything `tune` did, in SQLite (WAL) under the state directory, written as it
+//! happens so that a kill loses at most the sample being taken. Runs, sessions (one per
+//! process: a resumed run has several), candidates, gates, builds, raw samples, baselines and
+//! decisions. Decisions are keyed by [`decision_key`]: the settings that shape a decision, the
+//! baseline's content hash and the variant's content hash, so a later `tune` over the same
+//! content reuses them instead of building and measuring again.
+
+use crate::error::{io_reason, Error};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The ledger's file name inside the state directory.
+pub const FILE_NAME: &str = "ledger.db";
+/// Bumped when the schema changes incompatibly.
+pub const SCHEMA_VERSION: i64 = 1;
+const FORMAT: &str = "hip-unroll tune ledger";
+
+const SCHEMA: &str = "
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY, started REAL NOT NULL, finished REAL, status TEXT NOT NULL,
+  tree_hash TEXT NOT NULL, settings_hash TEXT NOT NULL, settings TEXT NOT NULL, report TEXT);
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), started REAL NOT NULL,
+  pid INTEGER NOT NULL);
+CREATE TABLE candidates (
+  id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id), key TEXT,
+  file TEXT NOT NULL, loop TEXT NOT NULL, line INTEGER NOT NULL, mode TEXT, factor INTEGER,
+  status TEXT NOT NULL, reason TEXT, reused INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE gates (
+  id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id), key TEXT NOT NULL,
+  gate TEXT NOT NULL, outcome TEXT NOT NULL, detail TEXT);
+CREATE TABLE builds (
+  id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
+  state TEXT NOT NULL, slot INTEGER NOT NULL, outcome TEXT NOT NULL, detail TEXT,
+  seconds REAL NOT NULL);
+CREATE TABLE samples (
+  id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
+  comparison TEXT NOT NULL, round INTEGER NOT NULL, role TEXT NOT NULL, value REAL NOT NULL,
+  unit TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX samples_by_comparison ON samples(comparison);
+CREATE TABLE baselines (
+  id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
+  settings_hash TEXT NOT NULL, state TEXT NOT NULL, figure REAL NOT NULL, unit TEXT NOT NULL,
+  runs INTEGER NOT NULL, spread REAL NOT NULL);
+CREATE TABLE decisions (
+  key TEXT PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
+  settings_hash TEXT NOT NULL, base_state TEXT NOT NULL, variant_state TEXT NOT NULL, status TEXT NOT NULL,
+  speedup REAL, ci_lo REAL, ci_hi REAL, p_value REAL, runs INTEGER, reason TEXT,
+  figure REAL, decided REAL NOT NULL);
+";
+
+/// A decided candidate, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Decision {
+    pub key: String,
+    /// The settings part of the key.
+    pub settings_hash: String,
+    pub base_state: String,
+    pub variant_state: String,
+    /// A report status: `accepted`, `rejected`, `gated`, `build-failed`, `check-failed`.
+    pub status: String,
+    pub speedup: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+    pub p_value: Option<f64>,
+    pub runs: Option<u32>,
+    pub reason: Option<String>,
+    /// The variant's median figure in the comparison (for reuse as the next baseline's figure).
+    pub figure: Option<f64>,
+}
+
+/// A recorded baseline measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Baseline {
+    pub figure: f64,
+    pub unit: String,
+    pub runs: u32,
+    pub spread: f64,
+}
+
+/// The key of a decision: what was compared with what, under which settings.
+pub fn decision_key(settings_hash: &str, base_state: &str, variant_state: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"hip-unroll decision v1\0");
+    for part in [settings_hash, base_state, variant_state] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    h.finalize().to_hex().to_string()
+}
+
+fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// An open ledger.
+pub struct Ledger {
+    conn: Connection,
+    pub path: PathBuf,
+}
+
+/// The run a session belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunInfo {
+    pub run_id: i64,
+    pub session_id: i64,
+    /// Whether an interrupted run was continued (`--resume`).
+    pub resumed: bool,
+}
+
+impl Ledger {
+    /// Check that `state_dir` can be created and written, without writing anything into an
+    /// existing ledger. Errors are one line.
+    pub fn check_state_dir(state_dir: &Path) -> Result<(), Error> {
+        let fail = |e: &std::io::Error| Error::StateDir {
+            path: state_dir.display().to_string(),
+            reason: io_reason(e),
+        };
+        std::fs::create_dir_all(state_dir).map_err(|e| fail(&e))?;
+        tempfile::Builder::new()
+            .prefix(".write-test-")
+            .tempfile_in(state_dir)
+            .map_err(|e| fail(&e))?;
+        Ok(())
+    }
+
+    /// Take the state directory for this process: an exclusive lock on `STATE/lock`, released
+    /// when the returned file is dropped or the process dies (kill -9 included). A second
+    /// `tune` on the same state directory would share its working copies: it is refused.
+    pub fn lock(state_dir: &Path) -> Result<std::fs::File, Error> {
+        Self::check_state_dir(state_dir)?;
+        let path = state_dir.join("lock");
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::StateDir {
+                path: state_dir.display().to_string(),
+                reason: io_reason(&e),
+            })?;
+        rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
+            |_| {
+                Error::Usage(format!(
+                    "another hip-unroll tune is using the state directory {}; wait for it or choose another --state",
+                    state_dir.display()
+                ))
+            },
+        )?;
+        Ok(f)
+    }
+
+    /// Open (or create) the ledger in `state_dir`. A file that is not a SQLite database, a
+    /// database of something else, a failing integrity check or a newer schema is an error and
+    /// the file is left as it was.
+    pub fn open(state_dir: &Path) -> Result<Ledger, Error> {
+        Self::check_state_dir(state_dir)?;
+        let path = state_dir.join(FILE_NAME);
+        let corrupt = |reason: String| Error::Ledger {
+            path: path.display().to_string(),
+            reason,
+        };
+        let existed = path.is_file() && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
+        let conn = Connection::open(&path).map_err(|e| corrupt(e.to_string()))?;
+        if existed {
+            let check: String = conn
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(|e| corrupt(e.to_string()))?;
+            if check != "ok" {
+                return Err(corrupt(check));
+            }
+            let format: Option<String> = conn
+                .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+                    r.get(0)
+                })
+                .optional()
+                .map_err(|e| corrupt(e.to_string()))?;
+            if format.as_deref() != Some(FORMAT) {
+                return Err(corrupt("no hip-unroll format marker".into()));
+            }
+            let v: i64 = conn
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .map_err(|e| corrupt(e.to_string()))?;
+            if v != SCHEMA_VERSION {
+                return Err(corrupt(format!(
+                    "schema version {v}, this hip-unroll reads {SCHEMA_VERSION}"
+                )));
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| corrupt(e.to_string()))?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| corrupt(e.to_string()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(|e| corrupt(e.to_string()))?;
+        if !existed {
+            conn.execute_batch(&format!(
+                "BEGIN; {SCHEMA} INSERT INTO meta VALUES ('format', '{FORMAT}'); PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+            ))
+            .map_err(|e| corrupt(e.to_string()))?;
+        }
+        Ok(Ledger { conn, path })
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
+        Error::Ledger {
+            path: self.path.display().to_string(),
+            reason: e.to_string(),
+        }
+    }
+
+    /// Start a run, or with `resume` continue the last unfinished run of the same tree and
+    /// settings; a new session either way.
+    pub fn begin(
+        &self,
+        tree_hash: &str,
+        settings_hash: &str,
+        settings_json: &str,
+        resume: bool,
+    ) -> Result<RunInfo, Error> {
+        let mut resumed = false;
+        let run_id = if resume {
+            let id: Option<i64> = self
+                .conn
+                .query_row(
+                    "SELECT id FROM runs WHERE status IN ('running', 'interrupted')
+                     AND tree_hash = ?1 AND settings_hash = ?2 ORDER BY id DESC LIMIT 1",
+                    params![tree_hash, settings_hash],
+                    |r| r.get(0),
+                )
+                .optional()
+                .map_err(|e| self.err(e))?;
+            match id {
+                Some(id) => {
+                    resumed = true;
+                    self.conn
+                        .execute("UPDATE runs SET status = 'running' WHERE id = ?1", [id])
+                        .map_err(|e| self.err(e))?;
+                    id
+                }
+                None => {
+                    return Err(Error::Usage(format!(
+                        "--resume: {} holds no interrupted run of this tree with these settings",
+                        self.path.display()
+                    )))
+                }
+            }
+        } else {
+            self.conn
+                .execute(
+                    "INSERT INTO runs (started, status, tree_hash, settings_hash, settings)
+                     VALUES (?1, 'running', ?2, ?3, ?4)",
+                    params![now(), tree_hash, settings_hash, settings_json],
+                )
+                .map_err(|e| self.err(e))?;
+            self.conn.last_insert_rowid()
+        };
+        self.conn
+            .execute(
+                "INSERT INTO sessions (run_id, started, pid) VALUES (?1, ?2, ?3)",
+                params![run_id, now(), std::process::id()],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(RunInfo {
+            run_id,
+            session_id: self.conn.last_insert_rowid(),
+            resumed,
+        })
+    }
+
+    /// Close a run: `done`, `interrupted` or `failed`, with its JSON report.
+    pub fn finish(&self, run_id: i64, status: &str, report: Option<&str>) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = ?2, finished = ?3, report = ?4 WHERE id = ?1",
+                params![run_id, status, now(), report],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn decision(&self, key: &str) -> Result<Option<Decision>, Error> {
+        self.conn
+            .query_row(
+                "SELECT key, base_state, variant_state, status, speedup, ci_lo, ci_hi, p_value,
+                        runs, reason, figure, settings_hash FROM decisions WHERE key = ?1",
+                [key],
+                |r| {
+                    let lo: Option<f64> = r.get(5)?;
+                    let hi: Option<f64> = r.get(6)?;
+                    Ok(Decision {
+                        key: r.get(0)?,
+                        base_state: r.get(1)?,
+                        variant_state: r.get(2)?,
+                        status: r.get(3)?,
+                        speedup: r.get(4)?,
+                        ci: lo.zip(hi),
+                        p_value: r.get(7)?,
+                        runs: r.get(8)?,
+                        reason: r.get(9)?,
+                        figure: r.get(10)?,
+                        settings_hash: r.get(11)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn record_decision(&self, session: i64, d: &Decision) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO decisions (key, session_id, base_state, variant_state,
+                   status, speedup, ci_lo, ci_hi, p_value, runs, reason, figure, decided,
+                   settings_hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    d.key,
+                    session,
+                    d.base_state,
+                    d.variant_state,
+                    d.status,
+                    d.speedup,
+                    d.ci.map(|c| c.0),
+                    d.ci.map(|c| c.1),
+                    d.p_value,
+                    d.runs,
+                    d.reason,
+                    d.figure,
+                    now(),
+                    d.settings_hash
+                ],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_candidate(
+        &self,
+        session: i64,
+        key: Option<&str>,
+        file: &str,
+        loop_id: &str,
+        line: u32,
+        mode: Option<&str>,
+        factor: Option<u32>,
+        status: &str,
+        reason: Option<&str>,
+        reused: bool,
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO candidates (session_id, key, file, loop, line, mode, factor, status,
+                   reason, reused) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                params![session, key, file, loop_id, line, mode, factor, status, reason, reused],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn record_gate(
+        &self,
+        session: i64,
+        key: &str,
+        gate: &str,
+        outcome: &str,
+        detail: Option<&str>,
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO gates (session_id, key, gate, outcome, detail) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![session, key, gate, outcome, detail],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn record_build(
+        &self,
+        session: i64,
+        state: &str,
+        slot: usize,
+        outcome: &str,
+        detail: Option<&str>,
+        seconds: f64,
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO builds (session_id, state, slot, outcome, detail, seconds)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![session, state, slot as i64, outcome, detail, seconds],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// One raw sample. `comparison` is a decision key, `aa:STATE` for the baseline's A/A
+    /// repeats or `confirm:RUN` for the final confirmation.
+    pub fn record_sample(
+        &self,
+        session: i64,
+        comparison: &str,
+        round: usize,
+        role: &str,
+        value: f64,
+        unit: &str,
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO samples (session_id, comparison, round, role, value, unit, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![session, comparison, round as i64, role, value, unit, now()],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    pub fn record_baseline(
+        &self,
+        session: i64,
+        settings_hash: &str,
+        state: &str,
+        b: &Baseline,
+    ) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT INTO baselines (session_id, settings_hash, state, figure, unit, runs, spread)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![session, settings_hash, state, b.figure, b.unit, b.runs, b.spread],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The latest baseline measured for `state` under these settings.
+    pub fn baseline(&self, settings_hash: &str, state: &str) -> Result<Option<Baseline>, Error> {
+        self.conn
+            .query_row(
+                "SELECT figure, unit, runs, spread FROM baselines
+                 WHERE settings_hash = ?1 AND state = ?2 ORDER BY id DESC LIMIT 1",
+                params![settings_hash, state],
+                |r| {
+                    Ok(Baseline {
+                        figure: r.get(0)?,
+                        unit: r.get(1)?,
+                        runs: r.get(2)?,
+                        spread: r.get(3)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// A baseline figure for `state` from the raw samples where it was the baseline side of a
+    /// decided comparison under these settings (when it was never measured on its own).
+    pub fn baseline_from_samples(
+        &self,
+        settings_hash: &str,
+        state: &str,
+        unit: &str,
+    ) -> Result<Option<Baseline>, Error> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT s.value FROM samples s JOIN decisions d ON s.comparison = d.key
+                 WHERE d.base_state = ?1 AND d.settings_hash = ?2 AND s.role = 'baseline'",
+            )
+            .map_err(|e| self.err(e))?;
+        let values: Vec<f64> = st
+            .query_map([state, settings_hash], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<_, _>>()
+            .map_err(|e| self.err(e))?;
+        if values.is_empty() {
+            return Ok(None);
+        }
+        let logs: Vec<f64> = values
+            .iter()
+            .filter(|v| **v > 0.0)
+            .map(|v| v.ln())
+            .collect();
+        Ok(Some(Baseline {
+            figure: crate::stats::median(&values),
+            unit: unit.to_string(),
+            runs: values.len() as u32,
+            spread: crate::stats::mad_sigma(&logs),
+        }))
+    }
+
+    /// The samples of one comparison, in order: `(session, round, role, value)`.
+    pub fn samples(&self, comparison: &str) -> Result<Vec<(i64, i64, String, f64)>, Error> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT session_id, round, role, value FROM samples WHERE comparison = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([comparison], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<Result<Vec<_>, _>>().map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_records_and_reopens() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        assert!(!r.resumed);
+        let key = decision_key("set", "a", "b");
+        assert_eq!(l.decision(&key).unwrap(), None);
+        l.record_sample(r.session_id, &key, 0, "baseline", 1.5, "ms")
+            .unwrap();
+        let dec = Decision {
+            key: key.clone(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "accepted".into(),
+            speedup: Some(1.2),
+            ci: Some((1.1, 1.3)),
+            p_value: Some(0.001),
+            runs: Some(10),
+            reason: None,
+            figure: Some(1.25),
+        };
+        l.record_decision(r.session_id, &dec).unwrap();
+        drop(l);
+        let l = Ledger::open(d.path()).unwrap();
+        assert_eq!(l.decision(&key).unwrap(), Some(dec));
+        assert_eq!(l.samples(&key).unwrap().len(), 1);
+        // Resume finds the unfinished run; a finished one is not resumed.
+        let r2 = l.begin("tree", "set", "{}", true).unwrap();
+        assert!(r2.resumed && r2.run_id == r.run_id && r2.session_id != r.session_id);
+        l.finish(r.run_id, "done", None).unwrap();
+        assert!(matches!(
+            l.begin("tree", "set", "{}", true),
+            Err(Error::Usage(_))
+        ));
+    }
+
+    #[test]
+    fn a_corrupt_or_foreign_file_is_refused_and_left_alone() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join(FILE_NAME);
+        std::fs::write(&p, b"this is not sqlite at all, just some bytes.....").unwrap();
+        let before = std::fs::read(&p).unwrap();
+        let e = Ledger::open(d.path()).err().unwrap();
+        assert!(matches!(e, Error::Ledger { .. }), "{e}");
+        assert_eq!(std::fs::read(&p).unwrap(), before);
+
+        let d2 = tempfile::tempdir().unwrap();
+        let c = Connection::open(d2.path().join(FILE_NAME)).unwrap();
+        c.execute_batch("CREATE TABLE other (x INTEGER); INSERT INTO other VALUES (1);")
+            .unwrap();
+        drop(c);
+        let e = Ledger::open(d2.path()).err().unwrap();
+        assert!(e.to_string().contains("not a hip-unroll ledger"), "{e}");
+    }
+
+    #[test]
+    fn one_tune_per_state_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let held = Ledger::lock(d.path()).unwrap();
+        let e = Ledger::lock(d.path()).err().unwrap();
+        assert!(e.to_string().contains("another hip-unroll tune"), "{e}");
+        drop(held);
+        Ledger::lock(d.path()).unwrap();
+    }
+
+    #[test]
+    fn unwritable_state_dir_is_one_clear_error() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("plain-file");
+        std::fs::write(&file, "x").unwrap();
+        let e = Ledger::open(&file.join("state")).err().unwrap();
+        assert!(matches!(e, Error::StateDir { .. }), "{e}");
+    }
+}

@@ -1,0 +1,365 @@
+//! The report of a tune: plain data (the JSON shape is the public contract of
+//! `tune --format json`, version 1) and three renderers to strings: JSON, human, markdown.
+//! Renderers do no I/O and no analysis.
+
+use serde::Serialize;
+use std::fmt::Write;
+
+/// What happened to a candidate (a loop, or one variant of a loop).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Measured and faster (by at least the minimum, at the confidence).
+    Accepted,
+    /// Measured, not faster enough.
+    Rejected,
+    /// A guard blocks the loop: never built.
+    Blocked,
+    /// The transform refused the variant (or the loop carries the author's pragma).
+    Refused,
+    /// A static gate failed: signature or vgpr-pressure.
+    Gated,
+    BuildFailed,
+    /// The run failed or `--check` did not pass.
+    CheckFailed,
+    /// The loop's kernel never ran in the baseline (rocprofv3).
+    NotRun,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Accepted => "accepted",
+            Status::Rejected => "rejected",
+            Status::Blocked => "blocked",
+            Status::Refused => "refused",
+            Status::Gated => "gated",
+            Status::BuildFailed => "build-failed",
+            Status::CheckFailed => "check-failed",
+            Status::NotRun => "not-run",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        [
+            Status::Accepted,
+            Status::Rejected,
+            Status::Blocked,
+            Status::Refused,
+            Status::Gated,
+            Status::BuildFailed,
+            Status::CheckFailed,
+            Status::NotRun,
+        ]
+        .into_iter()
+        .find(|x| x.as_str() == s)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Baseline {
+    pub figure: f64,
+    pub unit: String,
+    pub runs: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Final {
+    pub figure: f64,
+    /// Original baseline / final (> 1: faster).
+    pub speedup: f64,
+    /// `null` when nothing was accepted (no confirmation was measured).
+    pub ci: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Candidate {
+    pub file: String,
+    #[serde(rename = "loop")]
+    pub loop_id: String,
+    pub line: u32,
+    /// `null` for a whole loop (blocked, not-run).
+    pub mode: Option<String>,
+    pub factor: Option<u32>,
+    pub status: Status,
+    pub speedup: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    pub p_value: Option<f64>,
+    /// Interleaved pairs measured.
+    pub runs: Option<u32>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Applied {
+    pub file: String,
+    #[serde(rename = "loop")]
+    pub loop_id: String,
+    pub line: u32,
+    pub mode: String,
+    pub factor: u32,
+}
+
+/// What is shown besides the contract (human and markdown only).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Extra {
+    pub backend: String,
+    /// The A/A check: relative spread of the baseline repeats and the smallest speedup the
+    /// plan can detect under it.
+    pub noise: Option<(f64, f64)>,
+    /// Code-object compiles run (not taken from the cache) and builds run.
+    pub compiles: u32,
+    pub builds: u32,
+    /// Candidates whose decision came from the ledger.
+    pub reused: u32,
+    /// `dry-run`, `diff`, `applied`, or `interrupted`.
+    pub outcome: String,
+    pub notes: Vec<String>,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub baseline: Baseline,
+    #[serde(rename = "final")]
+    pub final_: Final,
+    pub candidates: Vec<Candidate>,
+    pub applied: Vec<Applied>,
+    #[serde(skip)]
+    pub extra: Extra,
+}
+
+/// `tune --format json`.
+pub fn json(r: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(r).expect("report serializes");
+    s.push('\n');
+    s
+}
+
+fn fig(x: f64) -> String {
+    if x.abs() >= 100.0 {
+        format!("{x:.1}")
+    } else if x.abs() >= 1.0 {
+        format!("{x:.3}")
+    } else {
+        format!("{x:.4}")
+    }
+}
+
+fn speed(c: &Candidate) -> String {
+    match (c.speedup, c.ci) {
+        (Some(s), Some([lo, hi])) => format!("{s:.3}x [{lo:.3}, {hi:.3}]"),
+        (Some(s), None) => format!("{s:.3}x"),
+        _ => String::new(),
+    }
+}
+
+fn variant(c: &Candidate) -> String {
+    match (&c.mode, c.factor) {
+        (Some(m), Some(f)) => format!("{m} x{f}"),
+        _ => "-".into(),
+    }
+}
+
+fn p(c: &Candidate) -> String {
+    c.p_value.map(|p| format!("{p:.1e}")).unwrap_or_default()
+}
+
+fn counts(r: &Report) -> String {
+    let mut by: Vec<(Status, usize)> = Vec::new();
+    for c in &r.candidates {
+        match by.iter_mut().find(|(s, _)| *s == c.status) {
+            Some(e) => e.1 += 1,
+            None => by.push((c.status, 1)),
+        }
+    }
+    by.iter()
+        .map(|(s, n)| format!("{n} {}", s.as_str()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `tune --format human`: a summary table for people.
+pub fn human(r: &Report) -> String {
+    let mut o = String::new();
+    let u = &r.baseline.unit;
+    if r.baseline.figure.is_nan() {
+        let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
+    } else {
+        let _ = writeln!(
+            o,
+            "baseline: {} {u} (median of {} runs{})",
+            fig(r.baseline.figure),
+            r.baseline.runs,
+            match r.extra.noise {
+                Some((s, d)) => format!(
+                    ", spread {:.1}%, smallest detectable speedup {:.1}%",
+                    s * 100.0,
+                    d * 100.0
+                ),
+                None => String::new(),
+            }
+        );
+    }
+    let _ = writeln!(
+        o,
+        "final:    {} {u} ({:.3}x{})",
+        fig(r.final_.figure),
+        r.final_.speedup,
+        match r.final_.ci {
+            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(o);
+    let rows: Vec<[String; 7]> = r
+        .candidates
+        .iter()
+        .map(|c| {
+            [
+                format!("{}:{}", c.file, c.line),
+                c.loop_id.clone(),
+                variant(c),
+                c.status.as_str().to_string(),
+                speed(c),
+                c.runs.map(|n| n.to_string()).unwrap_or_default(),
+                c.reason.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let head = [
+        "location",
+        "loop",
+        "variant",
+        "status",
+        "speedup [ci]",
+        "runs",
+        "reason",
+    ];
+    let mut w = head.map(|h| h.len());
+    for row in &rows {
+        for (i, cell) in row.iter().enumerate() {
+            w[i] = w[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                let _ = write!(s, "{c:<width$}  ", width = w[i]);
+            }
+        }
+        s.trim_end().to_string()
+    };
+    let _ = writeln!(o, "{}", line(&head.map(String::from)));
+    for row in &rows {
+        let _ = writeln!(o, "{}", line(row));
+    }
+    let _ = writeln!(o);
+    let _ = writeln!(o, "{} candidates: {}", r.candidates.len(), counts(r));
+    if r.extra.compiles == 0 && r.extra.builds == 0 {
+        let _ = writeln!(
+            o,
+            "nothing compiled or built ({} decisions reused from the ledger)",
+            r.extra.reused
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "reused from the ledger: {}, code-object compiles: {}, builds: {}",
+            r.extra.reused, r.extra.compiles, r.extra.builds
+        );
+    }
+    if r.applied.is_empty() {
+        let _ = writeln!(o, "applied: nothing");
+    } else {
+        let verb = match r.extra.outcome.as_str() {
+            "dry-run" => "would apply (--dry-run)",
+            "diff" => "diff printed (--diff), not applied",
+            "interrupted" => "not applied (interrupted)",
+            _ => "applied",
+        };
+        let _ = writeln!(o, "{verb}:");
+        for a in &r.applied {
+            let _ = writeln!(
+                o,
+                "  {}:{} {} {} x{}",
+                a.file, a.line, a.loop_id, a.mode, a.factor
+            );
+        }
+    }
+    for n in &r.extra.notes {
+        let _ = writeln!(o, "note: {n}");
+    }
+    o
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// `tune --format markdown`: for a pull-request comment.
+pub fn markdown(r: &Report) -> String {
+    let mut o = String::new();
+    let u = &r.baseline.unit;
+    let _ = writeln!(o, "### hip-unroll tune\n");
+    let _ = writeln!(
+        o,
+        "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
+        r.final_.speedup,
+        fig(r.baseline.figure),
+        fig(r.final_.figure),
+        match r.final_.ci {
+            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+            None => String::new(),
+        },
+        r.extra.backend,
+        r.baseline.runs,
+        match r.extra.noise {
+            Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(
+        o,
+        "| file | loop | variant | status | speedup | interval | p | runs | reason |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---:|---|---:|---:|---|");
+    for c in &r.candidates {
+        let _ = writeln!(
+            o,
+            "| `{}:{}` | `{}` | {} | **{}** | {} | {} | {} | {} | {} |",
+            md_cell(&c.file),
+            c.line,
+            md_cell(&c.loop_id),
+            variant(c),
+            c.status.as_str(),
+            c.speedup.map(|s| format!("{s:.3}x")).unwrap_or_default(),
+            c.ci.map(|[a, b]| format!("{a:.3}–{b:.3}"))
+                .unwrap_or_default(),
+            p(c),
+            c.runs.map(|n| n.to_string()).unwrap_or_default(),
+            md_cell(c.reason.as_deref().unwrap_or(""))
+        );
+    }
+    let _ = writeln!(o);
+    if r.applied.is_empty() {
+        let _ = writeln!(o, "Nothing applied.");
+    } else {
+        let _ = writeln!(o, "Applied:");
+        for a in &r.applied {
+            let _ = writeln!(
+                o,
+                "- `{}:{}` `{}`: {} x{}",
+                a.file, a.line, a.loop_id, a.mode, a.factor
+            );
+        }
+    }
+    for n in &r.extra.notes {
+        let _ = writeln!(o, "\n> {}", md_cell(n));
+    }
+    o
+}

@@ -1,0 +1,142 @@
+//! Simulated comparisons: the decision rule of [`crate::stats`] run on generated timings (seeded),
+//! to measure its false-accept rate, its power and the runs it spends. Used by the tests that
+//! pin the defaults and by `cargo run --release -p tuner --example simulate`.
+
+use crate::stats::{assess, Pair, Plan, Verdict};
+use rand::distr::Distribution;
+use rand::{RngExt, SeedableRng};
+use statrs::distribution::{Normal, StudentsT};
+
+/// How simulated timings vary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Noise {
+    /// Multiplicative log-normal noise with this standard deviation of `ln(figure)`.
+    LogNormal(f64),
+    /// Student's t with 3 degrees of freedom, scaled to this spread, plus one run in 20 slowed
+    /// by 20-60% (a busy neighbour, a page fault storm): heavy tails and outliers.
+    HeavyTailed(f64),
+}
+
+/// A simulated machine.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scenario {
+    pub noise: Noise,
+    /// The variant's true speedup (1.0: the same program).
+    pub speedup: f64,
+    /// Linear drift of every figure, as a fraction per run (0.005: 0.5% slower each run).
+    pub drift_per_run: f64,
+    /// A slow oscillation of the machine (amplitude as a fraction, period 17 runs).
+    pub wave: f64,
+}
+
+impl Scenario {
+    pub fn equal(noise: Noise) -> Scenario {
+        Scenario {
+            noise,
+            speedup: 1.0,
+            drift_per_run: 0.0,
+            wave: 0.0,
+        }
+    }
+}
+
+/// The result of many simulated comparisons.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub comparisons: usize,
+    pub accepted: usize,
+    /// Mean pairs measured per decision.
+    pub mean_runs: f64,
+}
+
+impl Summary {
+    pub fn accept_rate(&self) -> f64 {
+        self.accepted as f64 / self.comparisons as f64
+    }
+}
+
+struct Machine {
+    rng: rand::rngs::StdRng,
+    scenario: Scenario,
+    clock: usize,
+    normal: Normal,
+    t3: StudentsT,
+}
+
+impl Machine {
+    fn new(seed: u64, scenario: Scenario) -> Machine {
+        Machine {
+            rng: rand::rngs::StdRng::seed_from_u64(seed),
+            scenario,
+            clock: 0,
+            normal: Normal::standard(),
+            t3: StudentsT::new(0.0, 1.0, 3.0).expect("valid t"),
+        }
+    }
+
+    /// One run of a program whose true figure is `base`.
+    fn run(&mut self, base: f64) -> f64 {
+        let s = self.scenario;
+        let t = self.clock as f64;
+        self.clock += 1;
+        let trend = 1.0 + s.drift_per_run * t + s.wave * (t * std::f64::consts::TAU / 17.0).sin();
+        let noise = match s.noise {
+            Noise::LogNormal(sd) => (sd * self.normal.sample(&mut self.rng)).exp(),
+            Noise::HeavyTailed(sd) => {
+                // t(3) has variance 3: scale so that its spread is comparable to `sd`.
+                let x = (sd / 3f64.sqrt() * self.t3.sample(&mut self.rng)).exp();
+                if self.rng.random_range(0..20) == 0 {
+                    x * (1.2 + 0.4 * self.rng.random::<f64>())
+                } else {
+                    x
+                }
+            }
+        };
+        base * trend * noise
+    }
+}
+
+/// Run one adaptive comparison as the tuner does: pairs in alternating order until the rule
+/// decides. Returns the final verdict and the number of pairs.
+pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
+    let mut m = Machine::new(seed, scenario);
+    let variant_base = 1.0 / scenario.speedup;
+    let mut pairs = Vec::new();
+    loop {
+        let baseline_first = pairs.len() % 2 == 0;
+        let (b, v) = if baseline_first {
+            let b = m.run(1.0);
+            (b, m.run(variant_base))
+        } else {
+            let v = m.run(variant_base);
+            (m.run(1.0), v)
+        };
+        pairs.push(Pair {
+            baseline: b,
+            variant: v,
+            baseline_first,
+        });
+        let a = assess(&pairs, plan);
+        if a.verdict != Verdict::Continue {
+            return (a.verdict, pairs.len());
+        }
+    }
+}
+
+/// `n` comparisons with seeds `seed0..seed0+n`.
+pub fn run_many(n: usize, seed0: u64, scenario: Scenario, plan: &Plan) -> Summary {
+    let mut accepted = 0;
+    let mut runs = 0;
+    for i in 0..n {
+        let (v, r) = compare(seed0 + i as u64, scenario, plan);
+        if v == Verdict::Accept {
+            accepted += 1;
+        }
+        runs += r;
+    }
+    Summary {
+        comparisons: n,
+        accepted,
+        mean_runs: runs as f64 / n as f64,
+    }
+}

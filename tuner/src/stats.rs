@@ -1,0 +1,658 @@
+//! The decision rule: is a variant faster than the baseline? A pure function of the recorded
+//! raw samples (interleaved A/B pairs), so that it can be tested on simulated samples and
+//! re-derived from the ledger.
+//!
+//! ## The rule
+//! Samples come in pairs `(baseline, variant)` measured back to back, the order alternating
+//! from one pair to the next (A B, B A, A B, ...), so that drift of the machine hits both and a
+//! first-run or second-run bias cancels. Each pair gives a log ratio `d = ln(variant /
+//! baseline)` (negative: the variant was faster).
+//!
+//! - **Test**: the one-sided Wilcoxon signed-rank test of `median(d) < 0`, exact (midranks for
+//!   ties, zero differences dropped; normal approximation with tie correction beyond
+//!   [`EXACT_LIMIT`] pairs). A rank test, so one wild outlier weighs no more than any other
+//!   pair: real timings have heavy tails.
+//! - **Estimate**: `speedup = exp(-median(d))`, the median of the per-pair ratios
+//!   `baseline / variant`, with a percentile bootstrap interval (2,000 resamples of the median,
+//!   seeded from the samples themselves, so that the same samples always give the same
+//!   interval) at `confidence`.
+//! - **Looks**: the data are examined only at planned looks, `min_runs`, `min_runs + step`, ...,
+//!   `max_runs` pairs (`K` looks). Each look tests at `alpha / K` (Bonferroni), so the chance of a
+//!   false accept over all looks stays below `alpha = 1 - confidence` however the looks fall.
+//! - **Accept** at a look when `p <= alpha / K` **and** `speedup >= 1 + min_speedup`.
+//! - **Reject for futility** at a look when the interval's upper end is below
+//!   `1 + min_speedup`: more runs cannot make the variant fast enough. Stopping for futility only
+//!   removes accepts, so it cannot raise the false-accept rate.
+//! - **Reject** at `max_runs` otherwise.
+
+use rand::{RngExt, SeedableRng};
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
+
+/// Beyond this many non-zero pairs the signed-rank p-value uses the normal approximation.
+pub const EXACT_LIMIT: usize = 400;
+
+/// Bootstrap resamples of the median.
+pub const BOOTSTRAP: usize = 2000;
+
+/// One round of the interleaved measurement: the figure of the baseline and of the variant
+/// (lower is better), and which of the two ran first.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Pair {
+    pub baseline: f64,
+    pub variant: f64,
+    pub baseline_first: bool,
+}
+
+/// When and how strictly to decide.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Plan {
+    /// Pairs before the first look (>= 1).
+    pub min_runs: usize,
+    /// Pairs at the last look (>= `min_runs`).
+    pub max_runs: usize,
+    /// Pairs between two looks (>= 1).
+    pub step: usize,
+    /// `1 - alpha`, e.g. 0.99.
+    pub confidence: f64,
+    /// The smallest improvement worth keeping, as a fraction (0.02 = 2%).
+    pub min_speedup: f64,
+}
+
+/// The defaults of `hip-unroll tune` (see the README for the simulation behind them).
+pub const DEFAULT_MIN_RUNS: usize = 10;
+pub const DEFAULT_MAX_RUNS: usize = 30;
+pub const DEFAULT_STEP: usize = 5;
+pub const DEFAULT_CONFIDENCE: f64 = 0.99;
+pub const DEFAULT_MIN_SPEEDUP: f64 = 0.02;
+
+impl Default for Plan {
+    fn default() -> Self {
+        Plan {
+            min_runs: DEFAULT_MIN_RUNS,
+            max_runs: DEFAULT_MAX_RUNS,
+            step: DEFAULT_STEP,
+            confidence: DEFAULT_CONFIDENCE,
+            min_speedup: DEFAULT_MIN_SPEEDUP,
+        }
+    }
+}
+
+/// A plan that cannot work.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    #[error("--min-runs must be at least 1")]
+    MinRuns,
+    #[error("--max-runs ({max}) must be at least --min-runs ({min})")]
+    MaxRuns { min: usize, max: usize },
+    #[error("--confidence must be between 0.5 and 1 (exclusive), got {0}")]
+    Confidence(f64),
+    #[error("--min-speedup must be a percentage from 0 to 1000, got {0}")]
+    MinSpeedup(f64),
+    #[error("with --max-runs {max} no look can reach p <= {alpha:.2e} (the smallest exact signed-rank p-value of {max} pairs is {best:.2e}); raise --max-runs or lower --confidence")]
+    TooFewRuns { max: usize, alpha: f64, best: f64 },
+}
+
+impl Plan {
+    /// Check the plan. A first look too small to ever reach the per-look significance level is
+    /// refused, since it would only spend runs.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.min_runs < 1 {
+            return Err(PlanError::MinRuns);
+        }
+        if self.max_runs < self.min_runs {
+            return Err(PlanError::MaxRuns {
+                min: self.min_runs,
+                max: self.max_runs,
+            });
+        }
+        if !(self.confidence > 0.5 && self.confidence < 1.0) {
+            return Err(PlanError::Confidence(self.confidence));
+        }
+        if !(self.min_speedup >= 0.0 && self.min_speedup <= 10.0) {
+            return Err(PlanError::MinSpeedup(self.min_speedup * 100.0));
+        }
+        let best = 0.5f64.powi(self.max_runs.min(1000) as i32);
+        if best > self.alpha_per_look() {
+            return Err(PlanError::TooFewRuns {
+                max: self.max_runs,
+                alpha: self.alpha_per_look(),
+                best,
+            });
+        }
+        Ok(())
+    }
+
+    /// The pair counts at which the data are examined.
+    pub fn looks(&self) -> Vec<usize> {
+        let step = self.step.max(1);
+        let mut v = Vec::new();
+        let mut n = self.min_runs.max(1);
+        while n < self.max_runs {
+            v.push(n);
+            n += step;
+        }
+        v.push(self.max_runs.max(self.min_runs.max(1)));
+        v
+    }
+
+    pub fn alpha(&self) -> f64 {
+        1.0 - self.confidence
+    }
+
+    /// The significance level of one look (Bonferroni over the planned looks).
+    pub fn alpha_per_look(&self) -> f64 {
+        self.alpha() / self.looks().len() as f64
+    }
+}
+
+/// Why a variant was not accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rejection {
+    /// `max_runs` reached and the test never said faster.
+    NotFaster,
+    /// Significantly faster, but by less than `min_speedup`.
+    BelowMinSpeedup,
+    /// The interval ruled out `min_speedup` before `max_runs`.
+    Futile,
+    /// Faster and significant, but it was the slower of two accepted variants of one loop
+    /// (set by the search, not by [`assess`]).
+    Superseded,
+}
+
+impl Rejection {
+    pub fn id(self) -> &'static str {
+        match self {
+            Rejection::NotFaster => "not-faster",
+            Rejection::BelowMinSpeedup => "below-min-speedup",
+            Rejection::Futile => "futile",
+            Rejection::Superseded => "superseded",
+        }
+    }
+}
+
+/// What to do after a look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "verdict", content = "why", rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Not a planned look yet, or no decision at this look: measure more pairs.
+    Continue,
+    Accept,
+    Reject(Rejection),
+}
+
+/// The figures of a comparison after `n` pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Assessment {
+    pub n: usize,
+    /// `baseline / variant` as the median of the per-pair ratios (> 1: the variant is faster).
+    pub speedup: f64,
+    /// Bootstrap interval of `speedup` at the plan's confidence (`NaN` between looks).
+    pub ci: (f64, f64),
+    /// One-sided signed-rank p-value of "the variant is faster".
+    pub p_value: f64,
+    pub verdict: Verdict,
+}
+
+/// Assess the pairs measured so far. Only at a planned look (or beyond `max_runs`) can the
+/// verdict be other than [`Verdict::Continue`].
+pub fn assess(pairs: &[Pair], plan: &Plan) -> Assessment {
+    let d = log_ratios(pairs);
+    let n = d.len();
+    let looks = plan.looks();
+    let last = *looks.last().unwrap_or(&plan.max_runs);
+    let at_look = looks.contains(&n) || n >= last;
+    let (speedup, ci, p_value) = if n == 0 {
+        (1.0, (1.0, 1.0), 1.0)
+    } else {
+        let med = median(&d);
+        // The interval is only needed at a look (it is the costly part).
+        let (lo, hi) = if at_look {
+            bootstrap_median_ci(&d, plan.confidence)
+        } else {
+            (f64::NAN, f64::NAN)
+        };
+        // The interval of d maps to the interval of exp(-d) reversed.
+        (
+            (-med).exp(),
+            ((-hi).exp(), (-lo).exp()),
+            signed_rank_p_less(&d),
+        )
+    };
+    let target = 1.0 + plan.min_speedup;
+    let verdict = if !at_look {
+        Verdict::Continue
+    } else if p_value <= plan.alpha_per_look() && speedup >= target {
+        Verdict::Accept
+    } else if n >= last {
+        if p_value <= plan.alpha_per_look() {
+            Verdict::Reject(Rejection::BelowMinSpeedup)
+        } else {
+            Verdict::Reject(Rejection::NotFaster)
+        }
+    } else if ci.1 < target {
+        Verdict::Reject(Rejection::Futile)
+    } else {
+        Verdict::Continue
+    };
+    Assessment {
+        n,
+        speedup,
+        ci,
+        p_value,
+        verdict,
+    }
+}
+
+/// `ln(variant / baseline)` per pair; pairs with a non-positive or non-finite figure are
+/// skipped (backends never produce them; this keeps the function total).
+pub fn log_ratios(pairs: &[Pair]) -> Vec<f64> {
+    pairs
+        .iter()
+        .filter(|p| p.baseline > 0.0 && p.variant > 0.0)
+        .map(|p| (p.variant / p.baseline).ln())
+        .filter(|d| d.is_finite())
+        .collect()
+}
+
+/// The median (mean of the two middle values for an even count); `NaN` for no values.
+pub fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    median_sorted(&s)
+}
+
+fn median_sorted(s: &[f64]) -> f64 {
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// The median absolute deviation scaled to a normal standard deviation (1.4826 MAD).
+pub fn mad_sigma(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let m = median(v);
+    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    1.4826 * median(&dev)
+}
+
+/// A seed that depends on the values only, so that the bootstrap is a pure function.
+fn seed_of(v: &[f64]) -> u64 {
+    let mut h = blake3::Hasher::new();
+    for x in v {
+        h.update(&x.to_bits().to_le_bytes());
+    }
+    let b = h.finalize();
+    u64::from_le_bytes(b.as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// Percentile bootstrap interval of the median of `d` at `confidence` (two-sided).
+pub fn bootstrap_median_ci(d: &[f64], confidence: f64) -> (f64, f64) {
+    let n = d.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
+    if n == 1 {
+        return (d[0], d[0]);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed_of(d));
+    let mut meds = Vec::with_capacity(BOOTSTRAP);
+    let mut buf = vec![0.0; n];
+    for _ in 0..BOOTSTRAP {
+        for slot in buf.iter_mut() {
+            *slot = d[rng.random_range(0..n)];
+        }
+        buf.sort_by(f64::total_cmp);
+        meds.push(median_sorted(&buf));
+    }
+    meds.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    let at = |q: f64| {
+        let i = (q * (BOOTSTRAP - 1) as f64).round() as usize;
+        meds[i.min(BOOTSTRAP - 1)]
+    };
+    (at(tail), at(1.0 - tail))
+}
+
+/// Ranks of `|d|` (zeros removed by the caller), doubled so that midranks are integers.
+fn doubled_midranks(abs: &[f64]) -> Vec<u64> {
+    let n = abs.len();
+    let mut idx: Vec<usize> = (0..n).collect();
+    idx.sort_by(|&a, &b| abs[a].total_cmp(&abs[b]));
+    let mut ranks = vec![0u64; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && abs[idx[j + 1]] == abs[idx[i]] {
+            j += 1;
+        }
+        // Positions i..=j (0-based) share the midrank ((i+1)+(j+1))/2; doubled: i+j+2.
+        for &k in &idx[i..=j] {
+            ranks[k] = (i + j + 2) as u64;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// One-sided Wilcoxon signed-rank p-value of `median(d) < 0`: the probability, with every
+/// sign equally likely, of a positive-rank sum at most the observed one. Zeros are dropped;
+/// ties get midranks (the exact permutation distribution of those midranks).
+pub fn signed_rank_p_less(d: &[f64]) -> f64 {
+    let nz: Vec<f64> = d.iter().copied().filter(|x| *x != 0.0).collect();
+    let n = nz.len();
+    if n == 0 {
+        return 1.0;
+    }
+    let abs: Vec<f64> = nz.iter().map(|x| x.abs()).collect();
+    let ranks = doubled_midranks(&abs);
+    let t_obs: u64 = nz
+        .iter()
+        .zip(&ranks)
+        .filter(|(x, _)| **x > 0.0)
+        .map(|(_, r)| *r)
+        .sum();
+    if n > EXACT_LIMIT {
+        // Normal approximation with tie correction, continuity-corrected.
+        let t = t_obs as f64 / 2.0;
+        let nf = n as f64;
+        let mean = nf * (nf + 1.0) / 4.0;
+        let sum_r2: f64 = ranks.iter().map(|r| (*r as f64 / 2.0).powi(2)).sum();
+        let sd = (sum_r2 / 4.0).sqrt();
+        let z = (t + 0.5 - mean) / sd;
+        return Normal::standard().cdf(z);
+    }
+    // dist[s] = P(sum of doubled positive ranks = s), built one rank at a time.
+    let total: u64 = ranks.iter().sum();
+    let mut dist = vec![0.0f64; total as usize + 1];
+    dist[0] = 1.0;
+    let mut reach = 0usize;
+    for &r in &ranks {
+        let r = r as usize;
+        for s in (0..=reach).rev() {
+            let p = dist[s];
+            if p != 0.0 {
+                dist[s + r] += p * 0.5;
+                dist[s] = p * 0.5;
+            }
+        }
+        reach += r;
+    }
+    dist[..=(t_obs as usize)].iter().sum::<f64>().min(1.0)
+}
+
+/// What the A/A check saw on the baseline repeats.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Noise {
+    /// Baseline samples examined.
+    pub samples: usize,
+    pub median: f64,
+    /// Robust relative spread: 1.4826 MAD of `ln(sample)` (0.03 = about 3%).
+    pub spread: f64,
+    pub min: f64,
+    pub max: f64,
+    /// The A/A comparison of odd against even repeats, as a speedup and its p-value (two-sided).
+    pub aa_speedup: f64,
+    pub aa_p_value: f64,
+    /// The smallest speedup the plan detects with 90% power at `max_runs` pairs under this
+    /// spread (normal approximation of the signed-rank test).
+    pub detectable: f64,
+}
+
+/// Why the baseline cannot be measured reliably.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoiseError {
+    #[error("the baseline repeats spread by {spread:.1}% (1.4826 MAD of {samples} runs: median {median:.4}, min {min:.4}, max {max:.4}); the limit is {limit:.1}% (--max-noise)")]
+    TooNoisy {
+        spread: f64,
+        limit: f64,
+        samples: usize,
+        median: f64,
+        min: f64,
+        max: f64,
+    },
+    #[error("two sets of baseline repeats disagree: the second set is {ratio:.3}x the first (p = {p:.2e}, {samples} runs, spread {spread:.1}%); the machine drifts or is busy in a way that interleaving cannot cancel")]
+    Disagree {
+        ratio: f64,
+        p: f64,
+        samples: usize,
+        spread: f64,
+    },
+}
+
+/// The A/A check: `samples` are baseline repeats in the order measured. Consecutive samples are
+/// paired (1st with 2nd, 3rd with 4th, ...) exactly like an A/B comparison; the baseline fails
+/// when its spread exceeds `max_noise` (a fraction) or when the pairs differ by at least
+/// `min_speedup` with a two-sided p-value below `1 - confidence`.
+pub fn aa_check(samples: &[f64], plan: &Plan, max_noise: f64) -> Result<Noise, NoiseError> {
+    let logs: Vec<f64> = samples
+        .iter()
+        .filter(|x| **x > 0.0)
+        .map(|x| x.ln())
+        .collect();
+    let spread = mad_sigma(&logs);
+    let min = samples.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = samples.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pairs: Vec<Pair> = samples
+        .chunks_exact(2)
+        .enumerate()
+        .map(|(i, c)| Pair {
+            baseline: c[0],
+            variant: c[1],
+            baseline_first: i % 2 == 0,
+        })
+        .collect();
+    let d = log_ratios(&pairs);
+    let p_less = signed_rank_p_less(&d);
+    let neg: Vec<f64> = d.iter().map(|x| -x).collect();
+    let p_more = signed_rank_p_less(&neg);
+    let p = (2.0 * p_less.min(p_more)).min(1.0);
+    let ratio = if d.is_empty() { 1.0 } else { median(&d).exp() };
+    let z_a = Normal::standard().inverse_cdf(1.0 - plan.alpha_per_look());
+    let z_b = Normal::standard().inverse_cdf(0.9);
+    // sd of a pair's log ratio is sqrt(2) spread; 1/0.955 for the signed-rank test's efficiency.
+    let detectable = ((z_a + z_b) * std::f64::consts::SQRT_2 * spread
+        / (plan.max_runs as f64).sqrt()
+        / 0.955f64.sqrt())
+    .exp()
+        - 1.0;
+    let noise = Noise {
+        samples: samples.len(),
+        median: median(samples),
+        spread,
+        min,
+        max,
+        aa_speedup: 1.0 / ratio,
+        aa_p_value: p,
+        detectable,
+    };
+    if spread.is_nan() || spread > max_noise {
+        return Err(NoiseError::TooNoisy {
+            spread: spread * 100.0,
+            limit: max_noise * 100.0,
+            samples: samples.len(),
+            median: noise.median,
+            min,
+            max,
+        });
+    }
+    if p <= plan.alpha() && (ratio.ln().abs() >= (1.0 + plan.min_speedup).ln()) {
+        return Err(NoiseError::Disagree {
+            ratio,
+            p,
+            samples: samples.len(),
+            spread: spread * 100.0,
+        });
+    }
+    Ok(noise)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(d: &[f64]) -> Vec<Pair> {
+        d.iter()
+            .enumerate()
+            .map(|(i, x)| Pair {
+                baseline: 1.0,
+                variant: x.exp(),
+                baseline_first: i % 2 == 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn signed_rank_exact_small_cases() {
+        // All negative: only the empty subset has sum 0 -> p = 2^-n.
+        let d = [-1.0, -2.0, -3.0, -4.0, -5.0];
+        assert!((signed_rank_p_less(&d) - 1.0 / 32.0).abs() < 1e-12);
+        // One positive of rank 1: sums 0 and 1 (doubled 0 and 2) -> 2/32.
+        let d = [0.5, -2.0, -3.0, -4.0, -5.0];
+        assert!((signed_rank_p_less(&d) - 2.0 / 32.0).abs() < 1e-12);
+        // All positive: p = 1.
+        assert!((signed_rank_p_less(&[1.0, 2.0, 3.0]) - 1.0).abs() < 1e-12);
+        // Zeros dropped; all zero -> 1.
+        assert_eq!(signed_rank_p_less(&[0.0, 0.0]), 1.0);
+        assert!((signed_rank_p_less(&[0.0, -1.0, -2.0]) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn signed_rank_matches_r() {
+        // R: wilcox.test(c(-1.2,-0.4,0.3,-2.1,-0.9,0.7,-1.5,-0.2), alternative="less")$p.value
+        // = 0.0546875 (exact; V = 10).
+        let d = [-1.2, -0.4, 0.3, -2.1, -0.9, 0.7, -1.5, -0.2];
+        assert!((signed_rank_p_less(&d) - 0.0546875).abs() < 1e-9);
+    }
+
+    #[test]
+    fn ties_use_midranks() {
+        // |d| = 1,1,2: midranks 1.5,1.5,3. Positive: one of the 1s -> T = 1.5.
+        // Sums over 8 sign patterns: {0,1.5,1.5,3,3,4.5,4.5,6}: P(T <= 1.5) = 3/8.
+        let d = [1.0, -1.0, -2.0];
+        assert!((signed_rank_p_less(&d) - 3.0 / 8.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn normal_approximation_agrees_with_exact_near_the_limit() {
+        let d: Vec<f64> = (0..EXACT_LIMIT)
+            .map(|i| ((i * 7919) % 1000) as f64 / 1000.0 - 0.53)
+            .collect();
+        let exact = signed_rank_p_less(&d);
+        let mut more = d.clone();
+        more.push(-0.0001);
+        let approx = signed_rank_p_less(&more);
+        assert!((exact - approx).abs() < 0.01, "{exact} vs {approx}");
+    }
+
+    #[test]
+    fn looks_and_alpha() {
+        let p = Plan::default();
+        assert_eq!(p.looks(), vec![10, 15, 20, 25, 30]);
+        assert!((p.alpha_per_look() - 0.002).abs() < 1e-12);
+        p.validate().unwrap();
+        let p = Plan {
+            min_runs: 3,
+            max_runs: 5,
+            ..Plan::default()
+        };
+        assert!(matches!(p.validate(), Err(PlanError::TooFewRuns { .. })));
+        let p = Plan {
+            min_runs: 12,
+            max_runs: 12,
+            ..Plan::default()
+        };
+        assert_eq!(p.looks(), vec![12]);
+    }
+
+    #[test]
+    fn accepts_clear_speedups_and_rejects_small_ones() {
+        let plan = Plan::default();
+        // 10 pairs all about 20% faster.
+        let d: Vec<f64> = (0..10)
+            .map(|i| -(1.2f64).ln() + (i as f64 - 5.0) * 0.002)
+            .collect();
+        let a = assess(&pairs(&d), &plan);
+        assert_eq!(a.verdict, Verdict::Accept, "{a:?}");
+        assert!((a.speedup - 1.2).abs() < 0.01);
+        assert!(a.ci.0 <= a.speedup && a.speedup <= a.ci.1);
+        // 1% faster, very consistently: significant but below 2% -> futile at the first look.
+        let d: Vec<f64> = (0..10)
+            .map(|i| -(1.01f64).ln() + (i as f64 - 5.0) * 0.0001)
+            .collect();
+        let a = assess(&pairs(&d), &plan);
+        assert_eq!(a.verdict, Verdict::Reject(Rejection::Futile), "{a:?}");
+        // Not at a look: continue whatever the data say.
+        let a = assess(&pairs(&d[..9]), &plan);
+        assert_eq!(a.verdict, Verdict::Continue);
+    }
+
+    #[test]
+    fn max_runs_ends_with_a_reason() {
+        let plan = Plan::default();
+        // Alternating +-10%: no direction, wide interval.
+        let d: Vec<f64> = (0..30)
+            .map(|i| if i % 2 == 0 { 0.1 } else { -0.1 } * (1.0 + i as f64 / 100.0))
+            .collect();
+        let a = assess(&pairs(&d), &plan);
+        assert_eq!(a.verdict, Verdict::Reject(Rejection::NotFaster), "{a:?}");
+        // Significant but 1.5%: below the minimum.
+        let d: Vec<f64> = (0..30)
+            .map(|i| -(1.015f64).ln() + ((i * 37) % 11) as f64 * 0.002 - 0.01)
+            .collect();
+        let a = assess(&pairs(&d), &plan);
+        assert!(
+            matches!(
+                a.verdict,
+                Verdict::Reject(Rejection::BelowMinSpeedup | Rejection::Futile)
+            ),
+            "{a:?}"
+        );
+    }
+
+    #[test]
+    fn assess_is_a_pure_function_of_the_samples() {
+        let plan = Plan::default();
+        let d: Vec<f64> = (0..20)
+            .map(|i| ((i * 13) % 7) as f64 * 0.01 - 0.04)
+            .collect();
+        let a = assess(&pairs(&d), &plan);
+        let b = assess(&pairs(&d), &plan);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn aa_check_reports_spread_and_refuses_noise_and_disagreement() {
+        let plan = Plan::default();
+        let quiet: Vec<f64> = (0..20)
+            .map(|i| 10.0 * (1.0 + ((i * 7) % 5) as f64 * 0.002))
+            .collect();
+        let n = aa_check(&quiet, &plan, 0.2).unwrap();
+        assert!(
+            n.spread < 0.01 && n.detectable > 0.0 && n.detectable < 0.05,
+            "{n:?}"
+        );
+        let noisy: Vec<f64> = (0..20)
+            .map(|i| 10.0 * (1.0 + ((i * 7) % 5) as f64 * 0.2))
+            .collect();
+        assert!(matches!(
+            aa_check(&noisy, &plan, 0.2),
+            Err(NoiseError::TooNoisy { .. })
+        ));
+        // Every second run 10% slower: the two sets disagree.
+        let bimodal: Vec<f64> = (0..20)
+            .map(|i| if i % 2 == 0 { 10.0 } else { 11.0 } + (i as f64) * 0.001)
+            .collect();
+        let e = aa_check(&bimodal, &plan, 0.2).unwrap_err();
+        assert!(matches!(e, NoiseError::Disagree { .. }), "{e}");
+    }
+}

@@ -1,0 +1,127 @@
+//! The decision rule on simulated timings: false accepts on equal programs (plain, drifting,
+//! heavy-tailed noise) stay at or below 1%, a true 5% speedup under 3% noise is found at least
+//! 90% of the time with the default plan, and the mean runs per decision stay within budget.
+
+use tuner::sim::{run_many, Noise, Scenario};
+use tuner::stats::Plan;
+
+const N: usize = 1000;
+
+fn check_false_accepts(name: &str, scenario: Scenario, seed: u64) {
+    let plan = Plan::default();
+    let s = run_many(N, seed, scenario, &plan);
+    eprintln!(
+        "{name}: {} of {} accepted ({:.2}%), mean {:.1} pairs per decision",
+        s.accepted,
+        s.comparisons,
+        s.accept_rate() * 100.0,
+        s.mean_runs
+    );
+    assert!(s.accept_rate() <= 0.01, "{name}: {s:?}");
+    assert!(s.mean_runs <= plan.max_runs as f64);
+}
+
+#[test]
+fn equal_programs_lognormal_noise() {
+    check_false_accepts(
+        "equal, 3% log-normal",
+        Scenario::equal(Noise::LogNormal(0.03)),
+        1,
+    );
+}
+
+#[test]
+fn equal_programs_with_drift() {
+    check_false_accepts(
+        "equal, 3% noise, +0.5%/run drift and a 5% wave",
+        Scenario {
+            drift_per_run: 0.005,
+            wave: 0.05,
+            ..Scenario::equal(Noise::LogNormal(0.03))
+        },
+        100_000,
+    );
+}
+
+#[test]
+fn equal_programs_heavy_tailed_noise() {
+    check_false_accepts(
+        "equal, heavy-tailed 3% + 5% outliers",
+        Scenario::equal(Noise::HeavyTailed(0.03)),
+        200_000,
+    );
+}
+
+#[test]
+fn equal_programs_large_noise() {
+    check_false_accepts(
+        "equal, 10% log-normal",
+        Scenario::equal(Noise::LogNormal(0.10)),
+        300_000,
+    );
+}
+
+#[test]
+fn power_for_five_percent_under_three_percent_noise() {
+    let plan = Plan::default();
+    let s = run_many(
+        N,
+        400_000,
+        Scenario {
+            speedup: 1.05,
+            ..Scenario::equal(Noise::LogNormal(0.03))
+        },
+        &plan,
+    );
+    eprintln!(
+        "5% faster, 3% noise: power {:.1}%, mean {:.1} pairs per decision",
+        s.accept_rate() * 100.0,
+        s.mean_runs
+    );
+    assert!(s.accept_rate() >= 0.90, "{s:?}");
+}
+
+#[test]
+fn power_holds_with_drift_and_heavy_tails() {
+    let plan = Plan::default();
+    let s = run_many(
+        N,
+        500_000,
+        Scenario {
+            speedup: 1.05,
+            drift_per_run: 0.005,
+            wave: 0.05,
+            noise: Noise::HeavyTailed(0.03),
+        },
+        &plan,
+    );
+    eprintln!(
+        "5% faster, heavy-tailed 3% noise with drift: power {:.1}%, mean {:.1} pairs",
+        s.accept_rate() * 100.0,
+        s.mean_runs
+    );
+    assert!(s.accept_rate() >= 0.85, "{s:?}");
+}
+
+#[test]
+fn below_min_speedup_is_rarely_accepted() {
+    // A real 1% improvement is below the 2% minimum. The rule tests "faster" and requires the
+    // *estimate* to reach 2%, so with 3% noise a few such variants pass (5.7% at these seeds);
+    // this bounds that soft false accept.
+    let plan = Plan::default();
+    let s = run_many(
+        N,
+        600_000,
+        Scenario {
+            speedup: 1.01,
+            ..Scenario::equal(Noise::LogNormal(0.03))
+        },
+        &plan,
+    );
+    eprintln!(
+        "1% faster, 3% noise: {:.1}% accepted, mean {:.1} pairs",
+        s.accept_rate() * 100.0,
+        s.mean_runs
+    );
+    assert!(s.accept_rate() <= 0.10, "{s:?}");
+}

@@ -1,0 +1,94 @@
+//! The code-object gates on real hipcc compiles for gfx90a: a variant that spills is gated by
+//! vgpr-pressure, a changed kernel signature is gated, a cheap unroll passes, and a baseline
+//! that needs flags the compile command lacks makes every gate `skipped` with the compiler's
+//! first error line (until the flag is given). Needs: hipcc.
+
+use codeobj::compile::{Compiler, DEFAULT_COMMAND};
+use codeobj::judge::Thresholds;
+use std::path::PathBuf;
+use tuner::gates::{Gates, Outcome, COMPILE, PRESSURE, SIGNATURE};
+
+fn data(n: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/codeobj")).join(n)
+}
+
+fn gates(cache: &std::path::Path, extra: &str) -> Gates {
+    Gates {
+        compiler: Compiler::new(format!("{DEFAULT_COMMAND}{extra}"), "gfx90a", cache),
+        thresholds: Thresholds::default(),
+    }
+}
+
+#[test]
+fn spills_are_gated_and_cheap_unrolls_pass() {
+    let cache = tempfile::tempdir().unwrap();
+    let g = gates(cache.path(), "");
+    let base = g.baseline(&data("tile_gemm.cu"));
+    let r = g.check(&base, &data("tile_gemm.unrolled.cu"));
+    let (gate, detail) = r.failure().expect("gated");
+    assert_eq!(gate, PRESSURE);
+    assert!(detail.contains("spills"), "{detail}");
+    let base = g.baseline(&data("rowsum.cu"));
+    let r = g.check(&base, &data("rowsum.unrolled.cu"));
+    assert_eq!(
+        r.gates,
+        vec![
+            (COMPILE, Outcome::Pass),
+            (SIGNATURE, Outcome::Pass),
+            (PRESSURE, Outcome::Pass)
+        ]
+    );
+}
+
+#[test]
+fn a_changed_signature_is_gated_and_a_variant_that_does_not_compile_fails() {
+    let d = tempfile::tempdir().unwrap();
+    let g = gates(&d.path().join("cache"), "");
+    let a = d.path().join("a.cu");
+    let b = d.path().join("b.cu");
+    let c = d.path().join("c.cu");
+    let head = "#include <hip/hip_runtime.h>\n";
+    std::fs::write(&a, format!("{head}extern \"C\" __global__ void k(float* p, int n) {{ for (int i = 0; i < n; ++i) p[i] = 0; }}\n")).unwrap();
+    std::fs::write(&b, format!("{head}extern \"C\" __global__ void k(float* p, long n) {{ for (long i = 0; i < n; ++i) p[i] = 0; }}\n")).unwrap();
+    std::fs::write(&c, format!("{head}extern \"C\" __global__ void k(float* p, int n) {{ for (int i = 0; i < n; ++i) p[i] = 0 }}\n")).unwrap();
+    let base = g.baseline(&a);
+    let r = g.check(&base, &b);
+    let (gate, detail) = r.failure().unwrap();
+    assert_eq!(gate, SIGNATURE);
+    assert!(detail.contains("argument 1"), "{detail}");
+    let r = g.check(&base, &c);
+    let (gate, detail) = r.failure().unwrap();
+    assert_eq!(gate, COMPILE);
+    assert!(detail.contains("error"), "{detail}");
+}
+
+#[test]
+fn a_baseline_that_needs_unknown_flags_skips_the_gates_with_the_first_error_line() {
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("k.cu");
+    std::fs::write(
+        &src,
+        "#include <hip/hip_runtime.h>\n#ifndef TILE\n#error this repository builds with -DTILE=N\n#endif\n__global__ void k(float* p) { for (int i = 0; i < TILE; ++i) p[i] = 0; }\n",
+    )
+    .unwrap();
+    let g = gates(&d.path().join("cache"), "");
+    let base = g.baseline(&src);
+    let why = base.as_ref().expect_err("baseline fails");
+    assert!(
+        why.contains("this repository builds with -DTILE=N"),
+        "{why}"
+    );
+    let r = g.check(&base, &src);
+    assert_eq!(r.gates.len(), 3);
+    assert!(r.failure().is_none());
+    assert!(r.skipped().unwrap().contains("-DTILE=N"));
+    // With the flag (--compile-flag -DTILE=4) every gate runs and passes.
+    let g = gates(&d.path().join("cache"), " -DTILE=4");
+    let base = g.baseline(&src);
+    assert!(base.is_ok());
+    assert!(g
+        .check(&base, &src)
+        .gates
+        .iter()
+        .all(|(_, o)| *o == Outcome::Pass));
+}
