@@ -7,7 +7,8 @@ An optional INCLUDE_REGEX (Python `re.search` on the path) restricts a mirror to
 e.g. `/work/.mirror/zjin-lcf+HeCBench/repo::-hip/` keeps only the HIP ports of HeCBench.
 
 For each bare mirror (e.g. /work/.mirror/ROCm+rocPRIM/repo) every blob at HEAD whose name
-ends in .cu .hip .cuh .cpp .hpp .h and that contains `__global__` (or is a .cu/.hip file) is
+ends in one of the extensions a `check` walk takes (.cu .cuh .hip .cpp .cc .cxx .h .hpp ...)
+and that contains `__global__` (or is a .cu/.hip file) is
 written to CORPUS_DIR/<owner>+<repo>/<path>, and a row (repo, commit, path, bytes) is appended
 to CORPUS_DIR/MANIFEST.tsv (rows of the same repo are replaced). The corpus is for local
 measurement only and is never committed.
@@ -18,7 +19,8 @@ import subprocess
 import threading
 import sys
 
-EXTS = (".cu", ".hip", ".cuh", ".cpp", ".hpp", ".h")
+EXTS = (".cu", ".cuh", ".hip", ".cpp", ".cc", ".cxx", ".c++", ".cp", ".h", ".hh", ".hpp",
+        ".hxx", ".h++", ".inl", ".ipp", ".tpp", ".tcc", ".txx")
 MAX_BYTES = 4 << 20
 
 

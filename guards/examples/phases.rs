@@ -1,6 +1,7 @@
 //! Debug aid for performance work: runs one phase over every file named on stdin, so that
-//! `perf stat`/callgrind can compare them. Modes: `bare` (tree-sitter parse only), `lower`
-//! (`frontend::parse`), `check` (`guards::check_source`). Prints the total wall time.
+//! `perf stat`/callgrind can compare them. Modes: `lower` (`frontend::parse`), `check`
+//! (`guards::check_source`). Prints the total wall time. The bare tree-sitter parse is
+//! `bench/bare-parse` (tree-sitter stays inside `frontend`).
 use std::io::BufRead;
 use std::time::Instant;
 
@@ -12,19 +13,11 @@ fn main() {
         .map_while(Result::ok)
         .filter_map(|p| std::fs::read(p).ok())
         .collect();
-    let lang: tree_sitter::Language = tree_sitter_cuda::LANGUAGE.into();
-    let mut parser = tree_sitter::Parser::new();
-    parser.set_language(&lang).expect("language");
     let settings = guards::Settings::default();
     let t = Instant::now();
     let mut n = 0usize;
     for src in &files {
         match mode.as_str() {
-            "bare" => {
-                n += parser
-                    .parse(src, None)
-                    .map_or(0, |t| t.root_node().child_count())
-            }
             "lower" => n += frontend::parse(src).functions.len(),
             _ => n += guards::check_source("x", src, &settings).0.functions.len(),
         }
