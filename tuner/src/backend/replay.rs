@@ -253,3 +253,23 @@ impl Backend for ReplayBackend {
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
     }
 }
+
+/// A hash of what a snapshot replays (dispatch, kernel arguments, code object, every region's
+/// address, size and contents), for the tune's settings fingerprint: decisions measured on one
+/// capture are not reused for another.
+pub fn snapshot_fingerprint(s: &Snapshot) -> String {
+    use replay::snapshot::Contents;
+    let mut h = blake3::Hasher::new();
+    h.update(serde_json::to_string(&s.dispatch).unwrap_or_default().as_bytes());
+    h.update(s.kernarg_blake3.as_bytes());
+    h.update(s.hsaco_blake3.as_bytes());
+    for r in &s.regions {
+        h.update(&r.base().to_le_bytes());
+        h.update(&r.size().to_le_bytes());
+        match &r.contents {
+            Contents::File { blake3, .. } => h.update(blake3.as_bytes()),
+            Contents::Missing { .. } => h.update(b"missing"),
+        };
+    }
+    h.finalize().to_hex().to_string()
+}
