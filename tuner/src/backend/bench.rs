@@ -186,7 +186,9 @@ fn prepare_on(
         }
         State::Broken(m) => {
             *state = State::Broken(m.clone());
-            Err(Error::Environment(format!("the GPU cannot be used any more: {m}")))
+            Err(Error::Environment(format!(
+                "the GPU cannot be used any more: {m}"
+            )))
         }
     }
 }

@@ -124,15 +124,13 @@ pub fn relative_to_tree(file: &Path, root: &Path) -> Result<PathBuf, Error> {
     };
     let f = std::fs::canonicalize(&abs).map_err(io_err(file))?;
     let r = std::fs::canonicalize(root).map_err(io_err(root))?;
-    f.strip_prefix(&r)
-        .map(Path::to_path_buf)
-        .map_err(|_| {
-            Error::Usage(format!(
-                "{} lies outside the tuned tree {}",
-                file.display(),
-                root.display()
-            ))
-        })
+    f.strip_prefix(&r).map(Path::to_path_buf).map_err(|_| {
+        Error::Usage(format!(
+            "{} lies outside the tuned tree {}",
+            file.display(),
+            root.display()
+        ))
+    })
 }
 
 impl ReplayBackend {
@@ -260,7 +258,11 @@ impl Backend for ReplayBackend {
 pub fn snapshot_fingerprint(s: &Snapshot) -> String {
     use replay::snapshot::Contents;
     let mut h = blake3::Hasher::new();
-    h.update(serde_json::to_string(&s.dispatch).unwrap_or_default().as_bytes());
+    h.update(
+        serde_json::to_string(&s.dispatch)
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     h.update(s.kernarg_blake3.as_bytes());
     h.update(s.hsaco_blake3.as_bytes());
     for r in &s.regions {

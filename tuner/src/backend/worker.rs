@@ -99,7 +99,8 @@ mod tests {
 
     #[test]
     fn calls_run_in_order_on_one_thread() {
-        let w = Worker::start("t", || Ok::<_, String>(Vec::<std::thread::ThreadId>::new())).unwrap();
+        let w =
+            Worker::start("t", || Ok::<_, String>(Vec::<std::thread::ThreadId>::new())).unwrap();
         let here = std::thread::current().id();
         for _ in 0..3 {
             w.call(|v| v.push(std::thread::current().id())).unwrap();
