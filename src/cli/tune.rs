@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tuner::backend::command::{CommandBackend, Commands};
 use tuner::backend::bench::BenchBackend;
+use tuner::backend::command::{CommandBackend, Commands};
 use tuner::backend::replay::{ReplayBackend, ReplaySettings};
 use tuner::backend::rocprof::RocprofBackend;
 use tuner::search::{self, ApplyMode, Progress};
@@ -292,11 +292,14 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .transpose()
         .context("invalid --kernel regex")?;
     if backend != BackendArg::Rocprofv3 && kernel_re.is_some() {
-        bail!("--kernel selects kernels for the rocprofv3 backend; the {name} backend times {}", match backend {
-            BackendArg::Command => "the whole run",
-            BackendArg::Bench => "the spec's kernel",
-            _ => "the captured kernel",
-        });
+        bail!(
+            "--kernel selects kernels for the rocprofv3 backend; the {name} backend times {}",
+            match backend {
+                BackendArg::Command => "the whole run",
+                BackendArg::Bench => "the spec's kernel",
+                _ => "the captured kernel",
+            }
+        );
     }
     let modes = match args.mode.or(match tune_cfg.mode.as_deref() {
         None => None,
@@ -362,7 +365,10 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let spec = match &spec {
         Some(p) => {
             crate::files::require_file(p)?;
-            Some((runner::Spec::load(p)?, std::fs::read(p).with_context(|| p.display().to_string())?))
+            Some((
+                runner::Spec::load(p)?,
+                std::fs::read(p).with_context(|| p.display().to_string())?,
+            ))
         }
         None => None,
     };

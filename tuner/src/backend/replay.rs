@@ -227,7 +227,13 @@ impl Backend for ReplayBackend {
     ) -> Result<Result<Prepared, Failure>, Error> {
         // Every candidate, the baseline included, is compared with the captured kernel.
         let source = slot.root.join(&self.rel_source);
-        self.worker()?
+        // Messages name the file as the user knows it, not the slot's copy.
+        let (copy, rel) = (
+            source.display().to_string(),
+            self.rel_source.display().to_string(),
+        );
+        let answer = self
+            .worker()?
             .call(move |st| match st {
                 State::Open(s) => match s.prepare(&source) {
                     Ok(v) => Ok(Ok(Prepared { id: v.id })),
@@ -235,7 +241,11 @@ impl Backend for ReplayBackend {
                 },
                 State::Broken(m) => broken(m),
             })
-            .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
+            .unwrap_or_else(|| Err(Error::Environment(GONE.into())))?;
+        Ok(answer.map_err(|f| match f {
+            Failure::Build(m) => Failure::Build(m.replace(&copy, &rel)),
+            Failure::Check(m) => Failure::Check(m.replace(&copy, &rel)),
+        }))
     }
 
     fn sample(&self, _slot: &Slot<'_>, p: &Prepared) -> Result<Result<f64, Failure>, Error> {
