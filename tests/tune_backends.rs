@@ -100,6 +100,24 @@ fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 
+    // The same from the [tune] section of hip-unroll.toml.
+    std::fs::write(
+        t.path().join("hip-unroll.toml"),
+        "[tune]\nbackend = \"bench\"\nspec = \"k.toml\"\n",
+    )
+    .unwrap();
+    let e = one_line_error(&tune(t.path(), &[], &envs));
+    assert!(e.contains("no GPU"), "{e}");
+    std::fs::write(
+        t.path().join("hip-unroll.toml"),
+        "[tune]\nbackend = \"bench\"\nspec = \"k.toml\"\ncheck = \"true\"\n",
+    )
+    .unwrap();
+    let e = one_line_error(&tune(t.path(), &[], &envs));
+    assert!(e.contains("`check` in [tune] does not apply to the bench backend"), "{e}");
+    std::fs::remove_file(t.path().join("hip-unroll.toml")).unwrap();
+    assert!(!t.path().join(".hip-unroll").exists());
+
     // Settings that make no sense with this backend are refused before that.
     let o = tune(
         t.path(),
