@@ -114,7 +114,10 @@ fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
     )
     .unwrap();
     let e = one_line_error(&tune(t.path(), &[], &envs));
-    assert!(e.contains("`check` in [tune] does not apply to the bench backend"), "{e}");
+    assert!(
+        e.contains("`check` in [tune] does not apply to the bench backend"),
+        "{e}"
+    );
     std::fs::remove_file(t.path().join("hip-unroll.toml")).unwrap();
     assert!(!t.path().join(".hip-unroll").exists());
 
