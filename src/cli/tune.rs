@@ -495,7 +495,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 backend: runner::Backend::Auto,
                 arch: None,
                 device: 0,
-                timeout,
+                // Bounds the runtime's start and every launch (--timeout is per build or run).
+                timeout: timeout.min(Duration::from_secs(60)),
                 build: runner::build::BuildOptions::new(cache_dir),
             };
             let b = BenchBackend::new(spec, &root, options)?;

@@ -10,6 +10,7 @@
 use super::worker::{Worker, GONE};
 use super::{Backend, Failure, Slot};
 use crate::error::Error;
+use runner::build::{build, Target};
 use runner::device::{Device, DeviceError};
 use runner::session::{open_device, KernelId, Options, Session};
 use runner::{RunnerError, Spec};
@@ -35,6 +36,10 @@ pub struct BenchBackend {
     options: Options,
     open: OpenDevice,
     worker: OnceLock<Worker<State>>,
+    /// The session's compile target, known once the baseline is prepared: variants are
+    /// compiled on the preparing threads (in parallel, into the cache) before the session
+    /// thread loads them.
+    target: OnceLock<Target>,
 }
 
 /// A kernel loaded in the session.
@@ -66,6 +71,7 @@ impl BenchBackend {
             options,
             open,
             worker: OnceLock::new(),
+            target: OnceLock::new(),
         })
     }
 
@@ -224,12 +230,29 @@ impl Backend for BenchBackend {
         baseline: Option<&Prepared>,
     ) -> Result<Result<Prepared, Failure>, Error> {
         let source = slot.root.join(&self.rel_source);
+        let worker = self.worker()?;
+        if let Some(target) = self.target.get() {
+            // Compile here, in parallel with the other slots; the session finds it cached.
+            if let Err(e) = build(&self.spec, &source, target, &self.options.build) {
+                return classify(e, &mut None).map(Err);
+            }
+        }
         let spec = self.spec.clone();
         let options = self.options.clone();
         let base = baseline.map(|b| b.id);
-        self.worker()?
+        let r = worker
             .call(move |st| prepare_on(st, &spec, &options, &source, base))
-            .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
+            .unwrap_or_else(|| Err(Error::Environment(GONE.into())));
+        if self.target.get().is_none() && matches!(r, Ok(Ok(_))) {
+            let target = worker.call(|st| match st {
+                State::Open(s) => Some(s.target.clone()),
+                _ => None,
+            });
+            if let Some(Some(t)) = target {
+                let _ = self.target.set(t);
+            }
+        }
+        r
     }
 
     fn sample(&self, _slot: &Slot<'_>, p: &Prepared) -> Result<Result<f64, Failure>, Error> {

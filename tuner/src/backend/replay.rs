@@ -232,8 +232,13 @@ impl Backend for ReplayBackend {
             source.display().to_string(),
             self.rel_source.display().to_string(),
         );
-        let answer = self
-            .worker()?
+        let worker = self.worker()?;
+        // Compile here, in parallel with the other slots; the session finds it cached.
+        if let Err(e) = self.settings.compiler.compile(&source) {
+            let m = BackendError::Compile(e).to_string();
+            return Ok(Err(Failure::Build(m.replace(&copy, &rel))));
+        }
+        let answer = worker
             .call(move |st| match st {
                 State::Open(s) => match s.prepare(&source) {
                     Ok(v) => Ok(Ok(Prepared { id: v.id })),
