@@ -217,7 +217,11 @@ impl Backend for BenchBackend {
         let open = self.open.clone();
         let w = Worker::start("hip-unroll-bench", move || match open() {
             Ok(d) => Ok(State::Device(d)),
-            Err(e) => Err(e.to_string()),
+            // The runner's hints name `bench`'s own --backend, which tune does not have.
+            Err(e) => Err(e
+                .to_string()
+                .replace(" or use --backend cuda", "")
+                .replace(" or use --backend hip", "")),
         })
         .map_err(Error::Environment)?;
         let _ = self.worker.set(w);
