@@ -42,7 +42,7 @@ enum Command {
     /// Replay a captured dispatch alone (or a variant's code object), time it, compare outputs.
     Replay(cli::replay::ReplayArgs),
     /// The closed loop: try the safe unrollings of a kernel repository, measure them, keep what is faster.
-    Tune(cli::tune::TuneArgs),
+    Tune(Box<cli::tune::TuneArgs>),
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -71,7 +71,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::run(a),
         Command::Capture(a) => cli::capture::run(a),
         Command::Replay(a) => cli::replay::run(a),
-        Command::Tune(a) => cli::tune::run(a),
+        Command::Tune(a) => cli::tune::run(*a),
     };
     match result {
         Ok(code) => code,

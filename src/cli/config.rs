@@ -80,8 +80,14 @@ pub struct TuneSection {
     pub build: Option<String>,
     pub run: Option<String>,
     pub check: Option<String>,
-    /// `command` or `rocprofv3`.
+    /// `command`, `rocprofv3`, `bench` or `replay`.
     pub backend: Option<String>,
+    /// bench: the launch spec.
+    pub spec: Option<PathBuf>,
+    /// replay: the snapshot directory.
+    pub snapshot: Option<PathBuf>,
+    /// replay: the file defining the captured kernel.
+    pub source: Option<PathBuf>,
     pub time_regex: Option<String>,
     pub time_unit: Option<String>,
     pub kernel: Option<String>,

@@ -15,7 +15,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use tuner::backend::bench::BenchBackend;
 use tuner::backend::command::{CommandBackend, Commands};
+use tuner::backend::replay::{ReplayBackend, ReplaySettings};
 use tuner::backend::rocprof::RocprofBackend;
 use tuner::search::{self, ApplyMode, Progress};
 use tuner::stats::Plan;
@@ -26,6 +28,10 @@ pub enum BackendArg {
     Command,
     /// GPU time of the kernels, from rocprofv3 (needs ROCm and a GPU).
     Rocprofv3,
+    /// One kernel launched alone from a launch spec (--spec), timed with GPU events, in us.
+    Bench,
+    /// A captured dispatch (--snapshot) replayed with each variant's code object, in ns.
+    Replay,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +65,16 @@ pub struct TuneArgs {
     /// Measurement backend [default: command].
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
+    /// bench: the launch spec (TOML) of the kernel to time; its source must lie in the tree.
+    #[arg(long, value_name = "SPEC")]
+    pub spec: Option<PathBuf>,
+    /// replay: the snapshot directory (from `hip-unroll capture`).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot: Option<PathBuf>,
+    /// replay: the file that defines the captured kernel [default: the one file among PATHS
+    /// that defines it].
+    #[arg(long, value_name = "FILE")]
+    pub source: Option<PathBuf>,
     /// The figure is the first capture group of this regex in the run's stdout or stderr.
     #[arg(long, value_name = "RE")]
     pub time_regex: Option<String>,
@@ -175,6 +191,15 @@ impl Progress for Bars {
     }
 }
 
+fn backend_name(b: BackendArg) -> &'static str {
+    match b {
+        BackendArg::Command => "command",
+        BackendArg::Rocprofv3 => "rocprofv3",
+        BackendArg::Bench => "bench",
+        BackendArg::Replay => "replay",
+    }
+}
+
 fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
     arg.or(cfg).unwrap_or(default)
 }
@@ -192,19 +217,64 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         }
         None => Default::default(),
     };
-    let build = args.build.or(tune_cfg.build);
-    let run = args.run.or(tune_cfg.run);
-    let (Some(build), Some(run)) = (build, run) else {
-        bail!("tune needs --build CMD and --run CMD (or `build` and `run` in the [tune] section of hip-unroll.toml)");
-    };
-    let check = args.check.or(tune_cfg.check);
     let backend = match args.backend {
         Some(b) => b,
         None => match tune_cfg.backend.as_deref() {
             None | Some("command") => BackendArg::Command,
             Some("rocprofv3") => BackendArg::Rocprofv3,
-            Some(other) => bail!("[tune] backend must be `command` or `rocprofv3`, not `{other}`"),
+            Some("bench") => BackendArg::Bench,
+            Some("replay") => BackendArg::Replay,
+            Some(other) => bail!(
+                "[tune] backend must be `command`, `rocprofv3`, `bench` or `replay`, not `{other}`"
+            ),
         },
+    };
+    // The bench and replay backends build and run the kernel themselves.
+    let in_process = matches!(backend, BackendArg::Bench | BackendArg::Replay);
+    let name = backend_name(backend);
+    if in_process {
+        for (flag, given) in [
+            ("--build", args.build.is_some()),
+            ("--run", args.run.is_some()),
+            ("--check", args.check.is_some()),
+        ] {
+            if given {
+                bail!("{flag} does not apply to the {name} backend: it compiles, launches and checks the kernel itself");
+            }
+        }
+        if tune_cfg.check.is_some() {
+            bail!("`check` in [tune] does not apply to the {name} backend: it compares the kernel's outputs itself");
+        }
+    }
+    let spec = args.spec.or(tune_cfg.spec);
+    let snapshot = args.snapshot.or(tune_cfg.snapshot);
+    let source = args.source.or(tune_cfg.source);
+    if spec.is_some() && backend != BackendArg::Bench {
+        bail!("--spec applies to the bench backend (--backend bench)");
+    }
+    if backend != BackendArg::Replay {
+        if snapshot.is_some() {
+            bail!("--snapshot applies to the replay backend (--backend replay)");
+        }
+        if source.is_some() {
+            bail!("--source applies to the replay backend (--backend replay)");
+        }
+    }
+    if backend == BackendArg::Bench && spec.is_none() {
+        bail!("the bench backend needs --spec SPEC (or `spec` in the [tune] section of hip-unroll.toml)");
+    }
+    if backend == BackendArg::Replay && snapshot.is_none() {
+        bail!("the replay backend needs --snapshot DIR (or `snapshot` in the [tune] section of hip-unroll.toml)");
+    }
+    let (build, run, check) = if in_process {
+        (String::new(), String::new(), None)
+    } else {
+        let build = args.build.or(tune_cfg.build);
+        let run = args.run.or(tune_cfg.run);
+        let (Some(build), Some(run)) = (build, run) else {
+            bail!("tune needs --build CMD and --run CMD (or `build` and `run` in the [tune] section of hip-unroll.toml)");
+        };
+        (build, run, args.check.or(tune_cfg.check))
     };
     let time_regex = args.time_regex.or(tune_cfg.time_regex);
     let regex = time_regex
@@ -212,8 +282,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .map(regex::Regex::new)
         .transpose()
         .context("invalid --time-regex")?;
-    if backend == BackendArg::Rocprofv3 && regex.is_some() {
-        bail!("--time-regex applies to the command backend; rocprofv3 measures GPU time");
+    if backend != BackendArg::Command && regex.is_some() {
+        bail!("--time-regex applies to the command backend; {name} measures GPU time");
     }
     let kernel = args.kernel.or(tune_cfg.kernel);
     let kernel_re = kernel
@@ -221,8 +291,15 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .map(regex::Regex::new)
         .transpose()
         .context("invalid --kernel regex")?;
-    if backend == BackendArg::Command && kernel_re.is_some() {
-        bail!("--kernel selects kernels for the rocprofv3 backend; the command backend times the whole run");
+    if backend != BackendArg::Rocprofv3 && kernel_re.is_some() {
+        bail!(
+            "--kernel selects kernels for the rocprofv3 backend; the {name} backend times {}",
+            match backend {
+                BackendArg::Command => "the whole run",
+                BackendArg::Bench => "the spec's kernel",
+                _ => "the captured kernel",
+            }
+        );
     }
     let modes = match args.mode.or(match tune_cfg.mode.as_deref() {
         None => None,
@@ -284,9 +361,29 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             bail!("{}: no such file or directory", p.display());
         }
     }
+    // What the bench and replay backends measure, read (and checked) before anything else.
+    let spec = match &spec {
+        Some(p) => {
+            crate::files::require_file(p)?;
+            Some((
+                runner::Spec::load(p)?,
+                std::fs::read(p).with_context(|| p.display().to_string())?,
+            ))
+        }
+        None => None,
+    };
+    let snapshot = match &snapshot {
+        Some(dir) => Some((dir.clone(), tuner::backend::replay::open_snapshot(dir)?)),
+        None => None,
+    };
     let arch = args
         .arch
         .or(tune_cfg.arch)
+        .or_else(|| {
+            snapshot
+                .as_ref()
+                .and_then(|(_, s)| tuner::backend::replay::captured_arch(s))
+        })
         .or(compile_cfg.arch)
         .unwrap_or_else(|| codeobj::compile::DEFAULT_ARCH.to_string());
     let mut compile_command = compile_cfg
@@ -319,6 +416,9 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "confidence": plan.confidence, "min_speedup": plan.min_speedup,
         "max_noise": max_noise, "arch": arch, "compile": compile_command,
         "max_occupancy_loss": thresholds.max_occupancy_loss,
+        "spec": spec.as_ref().map(|(_, bytes)| tuner::workcopy::hash_bytes(bytes)),
+        "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
+        "source": source,
     })
     .to_string();
     let settings = search::Settings {
@@ -331,7 +431,11 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         state_dir: state,
         resume: args.resume,
         gates: tuner::gates::Gates {
-            compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir),
+            compiler: codeobj::compile::Compiler::new(
+                compile_command.clone(),
+                arch.clone(),
+                cache_dir.clone(),
+            ),
             thresholds,
         },
         apply: if args.dry_run {
@@ -383,6 +487,48 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 .map(|(_, k)| k.to_string())
                 .collect::<std::collections::BTreeSet<_>>();
             let b = RocprofBackend::new(commands, kernel_re, kernels);
+            search::tune(&b, &settings, &root, &stop, &bars)
+        }
+        BackendArg::Bench => {
+            let (spec, _) = spec.expect("checked above");
+            let options = runner::Options {
+                backend: runner::Backend::Auto,
+                arch: None,
+                device: 0,
+                // Bounds the runtime's start and every launch (--timeout is per build or run).
+                timeout: timeout.min(Duration::from_secs(60)),
+                build: runner::build::BuildOptions::new(cache_dir),
+            };
+            let b = BenchBackend::new(spec, &root, options)?;
+            search::tune(&b, &settings, &root, &stop, &bars)
+        }
+        BackendArg::Replay => {
+            let (dir, snap) = snapshot.expect("checked above");
+            let state_abs = root.join(&settings.state_dir);
+            let rel = match &source {
+                Some(f) => tuner::backend::replay::relative_to_tree(f, &root)?,
+                None => tuner::backend::replay::find_source(
+                    &snap,
+                    &root,
+                    &settings.paths,
+                    std::slice::from_ref(&state_abs),
+                )?,
+            };
+            drop(snap);
+            let b = ReplayBackend::new(
+                ReplaySettings {
+                    snapshot: dir,
+                    options: replay::device::Options {
+                        timeout: timeout.min(Duration::from_secs(60)),
+                        runtime_library: None,
+                        allow_missing_regions: false,
+                    },
+                    compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir),
+                    float_regions: Vec::new(),
+                    tolerance: Default::default(),
+                },
+                rel,
+            );
             search::tune(&b, &settings, &root, &stop, &bars)
         }
     };

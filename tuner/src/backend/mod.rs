@@ -36,8 +36,11 @@
 //!   backend of `tuner/tests/search.rs`; [`command`] shows how to run user commands in a slot
 //!   (`run_cmd`, `build_and_check`).
 
+pub mod bench;
 pub mod command;
+pub mod replay;
 pub mod rocprof;
+pub mod worker;
 
 use crate::error::Error;
 use std::path::Path;

@@ -1,0 +1,258 @@
+//! `hip-unroll tune --backend bench` and `--backend replay` end to end on this machine (no GPU):
+//! both refuse at once with one line, before anything is built, when there is no GPU (the
+//! real HIP/CUDA libraries, the real HSA runtime); the replay backend then runs a whole tune
+//! on the simulated GPU of `testdata/replay/fake_hsa.c` (`HIP_UNROLL_HSA_RUNTIME`), with every
+//! candidate compiled by hipcc, replayed on the captured memory and compared.
+//! Needs: hipcc, clang-offload-bundler-19, clang++-19, cc, libhsa-runtime64 (+ -dev headers).
+
+#[path = "../replay/tests/common/mod.rs"]
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
+
+fn tune(dir: &Path, args: &[&str], envs: &[(&str, String)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.arg("tune")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("HIP_UNROLL_HSA_RUNTIME")
+        .env_remove("HSA_TOOLS_LIB");
+    for (k, v) in envs {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Exactly one `error:` line on stderr, nothing on stdout, exit 2.
+fn one_line_error(o: &Output) -> String {
+    let e = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {e}");
+    assert_eq!(e.lines().count(), 1, "one line expected: {e}");
+    assert!(e.starts_with("error: "), "{e}");
+    assert!(o.stdout.is_empty());
+    e
+}
+
+fn no_gpu_here() -> bool {
+    for dev in ["/dev/kfd", "/dev/nvidiactl", "/dev/nvidia0"] {
+        if Path::new(dev).exists() {
+            eprintln!(
+                "{dev} exists: this machine may have a GPU, the no-GPU assertions are skipped"
+            );
+            return false;
+        }
+    }
+    true
+}
+
+/// A tree with two kernels. `other`'s loop comes first, so any rewrite of it moves the
+/// `#if __LINE__` line below, which then defines `hip_unroll_fake_bug`: the fake runtime
+/// computes one element of `scale` wrong for such a code object (a stand-in for a miscompiled
+/// variant). Rewrites of `scale`'s loop, below the `#if`, leave it alone.
+fn tree(dir: &Path) {
+    let mut text = String::from(
+        "#include <hip/hip_runtime.h>\n\n__global__ void other(int* a, int n) {\n  for (int k = 0; k < n; ++k) {\n    a[k] += k;\n  }\n}\n\n",
+    );
+    let line = text.lines().count() + 1;
+    text.push_str(&format!(
+        "#if __LINE__ > {line}\n__device__ int hip_unroll_fake_bug = 0;\n#endif\n\n"
+    ));
+    text.push_str(
+        "__global__ void scale(float* out, const float* in, int n, float s) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i >= n) return;\n  float acc = 0.0f;\n  for (int k = 0; k < 8; ++k) {\n    acc += in[(i + k) % n] * s;\n  }\n  out[i] = acc;\n}\n",
+    );
+    std::fs::write(dir.join("scale.hip"), text).unwrap();
+}
+
+const SPEC: &str = "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = [1]\nblock = [64]\n\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 64\noutput = \"exact\"\n";
+
+#[test]
+fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
+    if !no_gpu_here() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("k.cu"),
+        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("k.toml"), SPEC).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let envs = [("HIP_UNROLL_CACHE_DIR", cache.path().display().to_string())];
+    let o = tune(t.path(), &["--backend", "bench", "--spec", "k.toml"], &envs);
+    let e = one_line_error(&o);
+    assert!(e.contains("no GPU") && !e.contains("--backend"), "{e}");
+    // Nothing compiled, no state: neither the state directory nor any cache was written.
+    assert!(!t.path().join(".hip-unroll").exists());
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+    let names: Vec<_> = std::fs::read_dir(t.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+
+    // The same from the [tune] section of hip-unroll.toml.
+    std::fs::write(
+        t.path().join("hip-unroll.toml"),
+        "[tune]\nbackend = \"bench\"\nspec = \"k.toml\"\n",
+    )
+    .unwrap();
+    let e = one_line_error(&tune(t.path(), &[], &envs));
+    assert!(e.contains("no GPU"), "{e}");
+    std::fs::write(
+        t.path().join("hip-unroll.toml"),
+        "[tune]\nbackend = \"bench\"\nspec = \"k.toml\"\ncheck = \"true\"\n",
+    )
+    .unwrap();
+    let e = one_line_error(&tune(t.path(), &[], &envs));
+    assert!(
+        e.contains("`check` in [tune] does not apply to the bench backend"),
+        "{e}"
+    );
+    std::fs::remove_file(t.path().join("hip-unroll.toml")).unwrap();
+    assert!(!t.path().join(".hip-unroll").exists());
+
+    // Settings that make no sense with this backend are refused before that.
+    let o = tune(
+        t.path(),
+        &["--backend", "bench", "--spec", "k.toml", "--check", "true"],
+        &envs,
+    );
+    assert!(one_line_error(&o).contains("--check does not apply to the bench backend"));
+    let o = tune(t.path(), &["--backend", "bench"], &envs);
+    assert!(one_line_error(&o).contains("needs --spec SPEC"));
+    let o = tune(
+        t.path(),
+        &["--spec", "k.toml", "--build", "true", "--run", "true"],
+        &envs,
+    );
+    assert!(one_line_error(&o).contains("--spec applies to the bench backend"));
+}
+
+#[test]
+fn replay_without_a_gpu_agent_fails_at_once_with_one_line() {
+    if !no_gpu_here() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    // The real runtime (Debian's libhsa-runtime64) on a machine without a GPU.
+    let o = tune(t.path(), &["--backend", "replay", "--snapshot", &snap], &[]);
+    let e = one_line_error(&o);
+    assert!(e.starts_with("error: no GPU agent found"), "{e}");
+    assert!(!t.path().join(".hip-unroll").exists());
+
+    // The captured kernel must be defined by exactly one file of the tuned paths.
+    std::fs::copy(t.path().join("scale.hip"), t.path().join("copy.hip")).unwrap();
+    let o = tune(t.path(), &["--backend", "replay", "--snapshot", &snap], &[]);
+    let e = one_line_error(&o);
+    assert!(
+        e.contains("several files define the captured kernel `scale`: copy.hip, scale.hip"),
+        "{e}"
+    );
+    std::fs::write(
+        t.path().join("none.hip"),
+        "__global__ void k(int* a) { a[0] = 1; }\n",
+    )
+    .unwrap();
+    let o = tune(
+        t.path(),
+        &["--backend", "replay", "--snapshot", &snap, "none.hip"],
+        &[],
+    );
+    let e = one_line_error(&o);
+    assert!(
+        e.contains("no file among the tuned paths defines the captured kernel `scale` (kernels found: k (none.hip))"),
+        "{e}"
+    );
+    // A broken snapshot is one line too.
+    let o = tune(
+        t.path(),
+        &["--backend", "replay", "--snapshot", "missing"],
+        &[],
+    );
+    assert!(one_line_error(&o).contains("snapshot missing"));
+}
+
+#[test]
+fn replay_backend_measures_decides_and_check_fails_on_the_simulated_gpu() {
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let envs = [
+        ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
+        (
+            "FAKE_HSA_KERNARG_SIZE",
+            kernel_meta(SCALE).kernarg_segment_size.to_string(),
+        ),
+    ];
+    let before = std::fs::read(t.path().join("scale.hip")).unwrap();
+    let o = tune(
+        t.path(),
+        &[
+            "--backend",
+            "replay",
+            "--snapshot",
+            &snap,
+            "--factors",
+            "2,4",
+            "--dry-run",
+            "--format",
+            "json",
+        ],
+        &envs,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r["baseline"]["unit"], "ns", "{r:#}");
+    // The fake's cost: (1000 + code object size % 997) ticks of 10 ns.
+    let figure = r["baseline"]["figure"].as_f64().unwrap();
+    assert!((10_000.0..20_000.0).contains(&figure), "{figure}");
+    let cands = r["candidates"].as_array().unwrap();
+    let of = |lp: &str| -> Vec<&Value> { cands.iter().filter(|c| c["loop"] == lp).collect() };
+    // Every variant of other's loop defines hip_unroll_fake_bug: check-failed, naming the region.
+    let other = of("other:0");
+    assert_eq!(other.len(), 4, "{r:#}");
+    for c in &other {
+        assert_eq!(c["status"], "check-failed", "{c:#}");
+        let why = c["reason"].as_str().unwrap();
+        assert!(
+            why.starts_with("scale.hip: outputs differ from the baseline's"),
+            "{why}"
+        );
+        assert!(why.contains(&format!("{OUT:#x}")), "{why}");
+    }
+    // scale's variants replay the same outputs: measured and decided.
+    let scale = of("scale:0");
+    assert_eq!(scale.len(), 4, "{r:#}");
+    for c in &scale {
+        let s = c["status"].as_str().unwrap();
+        assert!(s == "accepted" || s == "rejected", "{c:#}");
+        assert!(c["runs"].as_u64().unwrap() >= 1, "{c:#}");
+    }
+    for c in cands {
+        eprintln!(
+            "{} {} x{}: {} {}",
+            c["loop"], c["mode"], c["factor"], c["status"], c["reason"]
+        );
+    }
+    // Compiled through codeobj's cache in the state directory.
+    let objects = std::fs::read_dir(t.path().join(".hip-unroll/objects")).unwrap();
+    assert!(objects.count() > 0);
+    // --dry-run: the tree is untouched.
+    assert_eq!(std::fs::read(t.path().join("scale.hip")).unwrap(), before);
+}

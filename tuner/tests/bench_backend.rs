@@ -1,0 +1,347 @@
+//! The `bench` backend through the whole search, in process, on a simulated GPU: a
+//! `runner::device::Device` implemented here "runs" a kernel by writing outputs derived from
+//! the loaded code object (real PTX compiled by clang-19 through the runner) and returns
+//! chosen times. The tree marks where its code lies with `__LINE__`-named device globals
+//! (`mark_a_11`), which the compiled PTX keeps: a rewrite of `fill`'s loop moves both marks,
+//! one of `other`'s loop only the second. The simulated GPU makes `#pragma unroll` on `fill`
+//! 40% faster, a manual unroll of `fill` no faster, and any change to `other` computes one
+//! element wrong. Needs: clang++-19 (no GPU).
+
+use runner::device::{
+    Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits,
+};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use tuner::backend::bench::BenchBackend;
+use tuner::backend::{Backend, Failure, Slot};
+use tuner::report::Status;
+use tuner::search::{tune, ApplyMode, Quiet, Settings};
+use tuner::stats::Plan;
+
+const KERNEL: &str = "#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+__global__ void fill(int* out, int n) {
+    int i = threadIdx.x;
+    int acc = 0;
+    for (int k = 0; k < n; ++k) {
+        acc += k * i;
+    }
+    out[i] = acc;
+}
+__device__ int CAT(mark_a_, __LINE__);
+__global__ void other(int* out, int n) {
+    for (int k = 0; k < n; ++k) {
+        out[k] += k;
+    }
+}
+__device__ int CAT(mark_b_, __LINE__);
+";
+
+const SPEC: &str = "version = 1
+source = \"k.cu\"
+kernel = \"fill\"
+grid = [1]
+block = [64]
+
+[[args]]
+name = \"out\"
+buffer = \"i32\"
+length = 64
+output = \"exact\"
+
+[[args]]
+name = \"n\"
+scalar = \"i32\"
+value = 16
+";
+
+/// What the simulated GPU saw, for assertions.
+#[derive(Default)]
+struct Log {
+    /// The (mark_a, mark_b) of every loaded image, in load order.
+    loaded: Vec<(u32, u32)>,
+    launches: usize,
+}
+
+struct FakeGpu {
+    info: DeviceInfo,
+    memory: HashMap<u64, Vec<u8>>,
+    next: u64,
+    images: Vec<(u32, u32)>,
+    log: Arc<Mutex<Log>>,
+}
+
+/// The number after `name` in the PTX text.
+fn mark(image: &[u8], name: &str) -> u32 {
+    let text = String::from_utf8_lossy(image);
+    let at = text
+        .find(name)
+        .unwrap_or_else(|| panic!("{name} not in the image"))
+        + name.len();
+    text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+impl FakeGpu {
+    fn new(log: Arc<Mutex<Log>>) -> FakeGpu {
+        FakeGpu {
+            info: DeviceInfo {
+                api: Api::Cuda,
+                ordinal: 0,
+                name: "simulated GPU".into(),
+                arch: Some("sm_80".into()),
+                limits: Limits {
+                    max_threads_per_block: 1024,
+                    max_block: [1024, 1024, 64],
+                    max_grid: [1 << 30, 65535, 65535],
+                    max_shared_per_block: 49152,
+                    warp_size: 32,
+                },
+            },
+            memory: HashMap::new(),
+            next: 0x1000,
+            images: Vec::new(),
+            log,
+        }
+    }
+
+    fn buffer(&mut self, p: DevicePtr) -> Result<&mut Vec<u8>, DeviceError> {
+        self.memory
+            .get_mut(&p.0)
+            .ok_or_else(|| DeviceError::Invalid(format!("no allocation at {:#x}", p.0)))
+    }
+}
+
+impl Device for FakeGpu {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn load(
+        &mut self,
+        image: &[u8],
+        symbol: &str,
+        _: &[u32],
+        _: u32,
+    ) -> Result<KernelHandle, DeviceError> {
+        assert_eq!(symbol, "_Z4fillPii");
+        let marks = (mark(image, "mark_a_"), mark(image, "mark_b_"));
+        self.images.push(marks);
+        self.log.lock().unwrap().loaded.push(marks);
+        Ok(KernelHandle(self.images.len() - 1))
+    }
+
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        let p = self.next;
+        self.next += (bytes as u64).next_multiple_of(0x1000);
+        self.memory.insert(p, vec![0; bytes]);
+        Ok(DevicePtr(p))
+    }
+
+    fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.buffer(dst)?.copy_from_slice(src);
+        Ok(())
+    }
+
+    fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        dst.copy_from_slice(self.buffer(src)?);
+        Ok(())
+    }
+
+    fn copy(&mut self, dst: DevicePtr, src: DevicePtr, _bytes: usize) -> Result<(), DeviceError> {
+        let data = self.buffer(src)?.clone();
+        self.buffer(dst)?.copy_from_slice(&data);
+        Ok(())
+    }
+
+    fn launch_timed(
+        &mut self,
+        k: KernelHandle,
+        _: &Launch,
+        args: &[Vec<u8>],
+    ) -> Result<f64, DeviceError> {
+        let (a, b) = self.images[k.0];
+        let (a0, b0) = self.images[0];
+        // Lines added before each mark: in `fill`, and in `other` alone.
+        let in_fill = a - a0;
+        let in_other = (b - b0) - in_fill;
+        let out = DevicePtr(u64::from_le_bytes(args[0].clone().try_into().unwrap()));
+        let n = i32::from_le_bytes(args[1].clone().try_into().unwrap());
+        let buf = self.buffer(out)?;
+        for (i, e) in buf.chunks_exact_mut(4).enumerate() {
+            let mut v: i32 = (0..n).map(|k| k * i as i32).sum();
+            if in_other > 0 && i == 5 {
+                v = -1;
+            }
+            e.copy_from_slice(&v.to_le_bytes());
+        }
+        let mut log = self.log.lock().unwrap();
+        log.launches += 1;
+        // 0.1 ms, 40% less with `#pragma unroll` (one line) in fill; +-0.4% deterministic jitter.
+        let base = if in_fill == 1 { 0.06 } else { 0.1 };
+        Ok(base * (1.0 + 0.002 * ((log.launches % 5) as f64 - 2.0)))
+    }
+}
+
+fn settings(state: &Path) -> Settings {
+    Settings {
+        paths: vec![".".into()],
+        factors: vec![2, 4],
+        modes: vec![transforms::Mode::Pragma, transforms::Mode::Manual],
+        jobs: 2,
+        plan: Plan::default(),
+        max_noise: 0.2,
+        state_dir: state.to_path_buf(),
+        resume: false,
+        gates: tuner::gates::Gates {
+            // The code-object gates are not what this test is about: skipped.
+            compiler: codeobj::compile::Compiler::new(
+                "false {src} -o {out}",
+                "gfx90a",
+                state.join("objects"),
+            ),
+            thresholds: Default::default(),
+        },
+        apply: ApplyMode::Write,
+        fingerprint: "bench-test".into(),
+    }
+}
+
+fn options(cache: &Path) -> runner::Options {
+    runner::Options {
+        backend: runner::Backend::Auto,
+        arch: None,
+        device: 0,
+        timeout: std::time::Duration::from_secs(10),
+        build: runner::build::BuildOptions::new(cache),
+    }
+}
+
+fn backend(tree: &Path, cache: &Path, log: &Arc<Mutex<Log>>) -> BenchBackend {
+    let spec = runner::Spec::load(&tree.join("k.toml")).unwrap();
+    let log = log.clone();
+    BenchBackend::with_device(
+        spec,
+        tree,
+        options(cache),
+        Arc::new(move || Ok(Box::new(FakeGpu::new(log.clone())) as Box<dyn Device>)),
+    )
+    .unwrap()
+}
+
+fn status(r: &tuner::report::Report, lp: &str, mode: &str, f: u32) -> (Status, String) {
+    let c = r
+        .candidates
+        .iter()
+        .find(|c| c.loop_id == lp && c.mode.as_deref() == Some(mode) && c.factor == Some(f))
+        .unwrap_or_else(|| panic!("{lp} {mode} x{f}: {:#?}", r.candidates));
+    (c.status, c.reason.clone().unwrap_or_default())
+}
+
+#[test]
+fn bench_backend_accepts_rejects_and_check_fails_on_a_simulated_gpu() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    let log = Arc::new(Mutex::new(Log::default()));
+    let b = backend(tree.path(), &state.path().join("objects"), &log);
+    assert_eq!(b.source(), Path::new("k.cu"));
+    assert_eq!(b.unit(), "us");
+    let stop = Arc::new(AtomicBool::new(false));
+    let o = tune(&b, &settings(state.path()), tree.path(), &stop, &Quiet).unwrap();
+    let r = &o.report;
+
+    // fill's pragma variants are 40% faster: accepted (the better one; the other superseded).
+    let p2 = status(r, "fill:0", "pragma", 2);
+    let p4 = status(r, "fill:0", "pragma", 4);
+    let accepted = [&p2, &p4]
+        .iter()
+        .filter(|s| s.0 == Status::Accepted)
+        .count();
+    assert_eq!(accepted, 1, "{p2:?} {p4:?}");
+    assert!(
+        [&p2, &p4].iter().any(|s| s.1.starts_with("superseded")),
+        "{p2:?} {p4:?}"
+    );
+    // A manual unroll of fill is measured and no faster: rejected.
+    for f in [2, 4] {
+        let s = status(r, "fill:0", "manual", f);
+        assert_eq!(s.0, Status::Rejected, "manual x{f}: {s:?}");
+        assert!(!s.1.starts_with("superseded"), "{s:?}");
+    }
+    // Any change to other's loop writes out[5] wrong: check-failed, naming the element.
+    for (mode, f) in [("pragma", 2), ("pragma", 4), ("manual", 2), ("manual", 4)] {
+        let s = status(r, "other:0", mode, f);
+        assert_eq!(s.0, Status::CheckFailed, "{mode} x{f}: {s:?}");
+        assert!(s.1.contains("`out`[5] = -1"), "{s:?}");
+    }
+    // Figures in microseconds, the speed-up of the accepted pragma.
+    assert_eq!(r.baseline.unit, "us");
+    assert!((r.baseline.figure - 100.0).abs() < 1.0, "{:?}", r.baseline);
+    assert!(
+        (r.final_.speedup - 1.0 / 0.6).abs() < 0.05,
+        "{:?}",
+        r.final_
+    );
+    let fill = std::fs::read_to_string(tree.path().join("k.cu")).unwrap();
+    assert!(fill.contains("#pragma unroll"), "{fill}");
+    // One device for the whole tune: the baseline first, every variant loaded into it.
+    let log = log.lock().unwrap();
+    assert_eq!(log.loaded[0], (11, 17));
+    assert!(log.loaded.len() >= 9, "{:?}", log.loaded);
+}
+
+#[test]
+fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the_tree() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    let log = Arc::new(Mutex::new(Log::default()));
+    let b = backend(tree.path(), &state.path().join("objects"), &log);
+    b.preflight().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let slot = Slot {
+        index: 0,
+        root: tree.path(),
+        user_root: tree.path(),
+        stop: &stop,
+    };
+    let base = b.prepare(&slot, None).unwrap().unwrap();
+    assert!(b.sample(&slot, &base).unwrap().unwrap() > 0.0);
+    let broken = tempfile::tempdir().unwrap();
+    std::fs::write(
+        broken.path().join("k.cu"),
+        KERNEL.replace("acc += k * i;", "acc += ;"),
+    )
+    .unwrap();
+    let bslot = Slot {
+        index: 1,
+        root: broken.path(),
+        user_root: tree.path(),
+        stop: &stop,
+    };
+    match b.prepare(&bslot, Some(&base)).unwrap() {
+        Err(Failure::Build(m)) => assert!(m.contains("error"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+
+    // A spec whose source lies outside the tuned tree is refused with one line.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let spec = runner::Spec::load(&tree.path().join("k.toml")).unwrap();
+    let e = BenchBackend::new(spec, elsewhere.path(), options(&state.path().join("o")))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("lies outside the tuned tree") && !e.contains('\n'),
+        "{e}"
+    );
+}
