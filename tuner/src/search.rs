@@ -24,11 +24,11 @@ use crate::ledger::{self, Decision, Ledger};
 use crate::report::{self, Applied, Candidate, Report, Status};
 use crate::stats::{self, Assessment, Pair, Plan, Verdict};
 use crate::workcopy::{Overlay, Slot, Tree};
+use pipeline::{Edit, Mode};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use transforms::{Edit, Mode};
 
 /// What to do with the accepted edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +152,7 @@ pub fn tune<B: Backend>(
         base_state: tree.hash.clone(),
         overlay: Overlay::new(),
         history: HashMap::new(),
+        parsed: HashMap::new(),
         candidates: Vec::new(),
         applied: Vec::new(),
         baseline: None,
@@ -318,6 +319,8 @@ struct Search<'a, B: Backend> {
     base_state: String,
     overlay: Overlay,
     history: HashMap<PathBuf, Vec<Vec<Edit>>>,
+    /// The overlay's files, each parsed and guarded once per accepted edit.
+    parsed: HashMap<PathBuf, Arc<pipeline::Source>>,
     candidates: Vec<Candidate>,
     applied: Vec<Applied>,
     baseline: Option<ledger::Baseline>,
@@ -516,7 +519,7 @@ impl<'a, B: Backend> Search<'a, B> {
             let file = l.file.display().to_string();
             let whole = |status: Status, reason: String| Candidate {
                 file: file.clone(),
-                loop_id: l.id.clone(),
+                loop_id: l.id.to_string(),
                 line: l.line,
                 mode: None,
                 factor: None,
@@ -563,17 +566,20 @@ impl<'a, B: Backend> Search<'a, B> {
         Ok(true)
     }
 
-    fn current_content(&self, disc: &Discovery, file: &Path) -> Vec<u8> {
-        self.overlay.get(file).cloned().unwrap_or_else(|| {
-            disc.file(file)
-                .map(|f| f.source.clone())
-                .unwrap_or_default()
-        })
+    /// The file as it is now (the original, or the overlay's content once a variant of one of
+    /// its loops was accepted), parsed and guarded.
+    fn current_source(&self, disc: &Discovery, file: &Path) -> Option<Arc<pipeline::Source>> {
+        self.parsed
+            .get(file)
+            .or_else(|| disc.file(file).map(|f| &f.source))
+            .cloned()
     }
 
     fn tune_loop(&mut self, disc: &Discovery, l: &LoopInfo) -> Result<(), Error> {
         let file = l.file.display().to_string();
-        let current = self.current_content(disc, &l.file);
+        let Some(current) = self.current_source(disc, &l.file) else {
+            return Ok(());
+        };
         let history = self.history.get(&l.file).cloned().unwrap_or_default();
         let mut decided: Vec<Decided> = Vec::new();
         let mut pending: Vec<Pending> = Vec::new();
@@ -582,7 +588,7 @@ impl<'a, B: Backend> Search<'a, B> {
             for &factor in &self.settings.factors {
                 let cand = |status: Status, reason: String| Candidate {
                     file: file.clone(),
-                    loop_id: l.id.clone(),
+                    loop_id: l.id.to_string(),
                     line: l.line,
                     mode: Some(mode_str(mode).into()),
                     factor: Some(factor),
@@ -721,7 +727,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.push(
                 Candidate {
                     file: file.clone(),
-                    loop_id: l.id.clone(),
+                    loop_id: l.id.to_string(),
                     line: l.line,
                     mode: Some(mode_str(d.mode).into()),
                     factor: Some(d.factor),
@@ -744,6 +750,12 @@ impl<'a, B: Backend> Search<'a, B> {
         if let Some(i) = best {
             let d = decided.swap_remove(i);
             self.overlay = d.overlay;
+            if let Some(content) = self.overlay.get(&d.file) {
+                self.parsed.insert(
+                    d.file.clone(),
+                    Arc::new(pipeline::Source::new(content.clone())),
+                );
+            }
             self.history
                 .entry(d.file.clone())
                 .or_default()
@@ -751,7 +763,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.base_state = d.state;
             self.applied.push(Applied {
                 file: file.clone(),
-                loop_id: l.id.clone(),
+                loop_id: l.id.to_string(),
                 line: l.line,
                 mode: mode_str(d.mode).into(),
                 factor: d.factor,
