@@ -211,7 +211,11 @@ fn greedy_search_decides_applies_and_reuses() {
         .unwrap();
     assert_eq!(no_change.status, Status::Refused);
     assert!(
-        no_change.reason.as_deref().unwrap().starts_with("no-change"),
+        no_change
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("no-change"),
         "{no_change:?}"
     );
     assert_eq!(status(r2, "fast:0", "pragma", 2), Status::Rejected);
@@ -220,7 +224,10 @@ fn greedy_search_decides_applies_and_reuses() {
     assert_eq!(status(r2, "wrong:0", "manual", 2), Status::CheckFailed);
     assert!(r2.applied.is_empty());
     assert!(fake2.prepared.load(Ordering::SeqCst) > 0);
-    assert_eq!(std::fs::read_to_string(d.path().join("fast.cu")).unwrap(), fast);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("fast.cu")).unwrap(),
+        fast
+    );
 
     // A third search over the unchanged tree: nothing prepared, every decision reused or
     // refused.
