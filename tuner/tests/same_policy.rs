@@ -117,13 +117,14 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
                 }
             }
         }
-        // Every loop `check` calls blocked is reported blocked by the tuner.
+        // Every loop `check` calls blocked is reported blocked by the tuner, with check's
+        // blockers among its own.
         let (report, _) = guards::check_source(&name, &bytes, &guards::Settings::default());
+        // Every loop `check` reports is the tuner's loop of the same id and line (the ids of
+        // tune's reports are those of `check --format json`).
+        let mut check_loops = 0;
         for cl in report.functions.iter().flat_map(|f| &f.loops) {
-            if cl.verdict != guards::Verdict::Blocked {
-                continue;
-            }
-            check_blocked += 1;
+            check_loops += 1;
             let loc = unroll
                 .resolve(&cl.id.parse::<LoopRef>().unwrap())
                 .unwrap_or_else(|e| panic!("{name}: {} does not resolve: {e}", cl.id));
@@ -131,6 +132,12 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
                 .iter()
                 .find(|l| l.loc == loc)
                 .unwrap_or_else(|| panic!("{name}: the tuner does not list {}", cl.id));
+            assert_eq!(t.id.to_string(), cl.id, "{name}");
+            assert_eq!(t.line, cl.line, "{name}: {}", cl.id);
+            if cl.verdict != guards::Verdict::Blocked {
+                continue;
+            }
+            check_blocked += 1;
             assert!(
                 t.blocked,
                 "{name}: check blocks {}, the tuner does not",
@@ -145,6 +152,7 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
                 );
             }
         }
+        assert_eq!(check_loops, tuner_loops.len(), "{name}");
     }
     // The fixtures exercise every kind of outcome: built, blocked, the author's pragma, and
     // the transform's own refusals.
