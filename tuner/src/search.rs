@@ -99,6 +99,28 @@ pub fn tune<B: Backend>(
     stop: &Arc<AtomicBool>,
     progress: &dyn Progress,
 ) -> Result<Outcome, Error> {
+    validate(settings)?;
+    progress.phase("discovering loops");
+    let disc = discover(settings, root)?;
+    tune_discovered(backend, settings, root, disc, stop, progress)
+}
+
+/// The loops of `settings.paths` under `root`, the state directory left out: what [`tune`]
+/// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
+/// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
+pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
+    discover::discover(root, &settings.paths, &[state_dir(settings, root)])
+}
+
+fn state_dir(settings: &Settings, root: &Path) -> PathBuf {
+    if settings.state_dir.is_absolute() {
+        settings.state_dir.clone()
+    } else {
+        root.join(&settings.state_dir)
+    }
+}
+
+fn validate(settings: &Settings) -> Result<(), Error> {
     settings
         .plan
         .validate()
@@ -113,14 +135,21 @@ pub fn tune<B: Backend>(
             "--mode must name pragma, manual or both".into(),
         ));
     }
-    let state_dir = if settings.state_dir.is_absolute() {
-        settings.state_dir.clone()
-    } else {
-        root.join(&settings.state_dir)
-    };
-    progress.phase("discovering loops");
+    Ok(())
+}
+
+/// [`tune`] over loops already discovered by [`discover`] with the same settings and root.
+pub fn tune_discovered<B: Backend>(
+    backend: &B,
+    settings: &Settings,
+    root: &Path,
+    disc: Discovery,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Outcome, Error> {
+    validate(settings)?;
+    let state_dir = state_dir(settings, root);
     let exclude = [state_dir.clone()];
-    let disc = discover::discover(root, &settings.paths, &exclude)?;
     if disc.kernels().next().is_none() {
         let shown: Vec<String> = settings
             .paths
