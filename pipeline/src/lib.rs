@@ -26,7 +26,8 @@ use frontend::{FunctionKind, LoopKind, PragmaSyntax, SourceFile, UnrollHint};
 use serde::Serialize;
 
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
-pub use transforms::{Mode, Variant};
+pub use guards::Verdict;
+pub use transforms::{Edit, Mode, Variant};
 pub use verify::{verify, VerifyError, VerifyOptions};
 
 /// One piece of evidence of a blocker: the rule, where, and what.
@@ -67,6 +68,13 @@ pub struct LoopInfo {
     pub function_kind: FunctionKind,
     /// 0 for an outermost loop.
     pub depth: u32,
+    /// 0 for a loop with no loop inside, else 1 + the largest height of its inner loops (the
+    /// tuner's "innermost first" order).
+    pub height: u32,
+    /// Byte offset of its keyword in [`Source::bytes`] (the tuner maps it through accepted
+    /// edits to find the loop again in the rewritten text).
+    #[serde(skip)]
+    pub offset: usize,
     pub trip_count: Option<u64>,
     /// `candidate` or `blocked` under the rewrite policy (every blocker, no suppression).
     pub verdict: guards::Verdict,
@@ -81,6 +89,19 @@ impl LoopInfo {
         self.verdict == guards::Verdict::Candidate
             && !self.pragma.as_ref().is_some_and(|p| p.user_decision)
     }
+}
+
+/// The height of every loop of `f` (0 with no loop inside, else 1 + the largest height of its
+/// inner loops), in one backward pass: loops are listed outer before inner, so every inner
+/// loop is final before its parent is read. No recursion, whatever the nesting depth.
+fn heights(f: &frontend::Function) -> Vec<u32> {
+    let mut h = vec![0u32; f.loops.len()];
+    for (i, l) in f.loops.iter().enumerate().rev() {
+        if let Some(p) = l.parent.filter(|&p| p < i) {
+            h[p] = h[p].max(h[i] + 1);
+        }
+    }
+    h
 }
 
 /// What may be overridden.
@@ -174,10 +195,13 @@ pub enum Error {
 }
 
 /// One source file, parsed once and guarded once under the rewrite policy.
+#[derive(Debug, Clone)]
 pub struct Source {
     bytes: Vec<u8>,
     file: SourceFile,
     analysis: guards::FileAnalysis,
+    /// Per function, per loop: see [`LoopInfo::height`].
+    heights: Vec<Vec<u32>>,
 }
 
 impl Source {
@@ -185,10 +209,12 @@ impl Source {
     pub fn new(bytes: Vec<u8>) -> Source {
         let file = frontend::parse(&bytes);
         let analysis = guards::analyze_for_rewrite(&file);
+        let heights = file.functions.iter().map(heights).collect();
         Source {
             bytes,
             file,
             analysis,
+            heights,
         }
     }
 
@@ -254,6 +280,8 @@ impl Source {
             kind: l.kind,
             function_kind: f.kind,
             depth: l.depth,
+            height: self.heights[loc.function][loc.index],
+            offset: l.keyword.start,
             trip_count: l.trip_count,
             verdict,
             blockers,

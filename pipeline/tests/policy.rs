@@ -41,6 +41,50 @@ fn loops_are_listed_with_identity_verdict_and_blockers() {
     assert_eq!(json["blockers"][0]["what"], "`__syncthreads()`");
 }
 
+#[test]
+fn loops_carry_depth_height_and_keyword_offset() {
+    let src = "__global__ void k(float* x, int n) {
+  for (int a = 0; a < n; ++a) {
+    for (int b = 0; b < n; ++b) {
+      for (int c = 0; c < 4; ++c) { x[c] += 1.0f; }
+    }
+    for (int d = 0; d < n; ++d) { x[d] = 0; }
+  }
+  while (n > 0) { --n; }
+}
+";
+    let s = Source::new(src.as_bytes().to_vec());
+    let got: Vec<(String, u32, u32, &str)> = s
+        .loops()
+        .iter()
+        .map(|l| {
+            let line = src.lines().nth(l.line as usize - 1).unwrap();
+            let col = l.column as usize - 1;
+            // The offset is the keyword's, in this text, on the loop's line and column.
+            assert_eq!(&src[l.offset - col..][..line.len()], line, "{}", l.id);
+            let at = &src[l.offset..];
+            let kw = if at.starts_with("for") {
+                "for"
+            } else if at.starts_with("while") {
+                "while"
+            } else {
+                "?"
+            };
+            (l.id.to_string(), l.depth, l.height, kw)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("k:0".into(), 0, 2, "for"),
+            ("k:1".into(), 1, 1, "for"),
+            ("k:2".into(), 2, 0, "for"),
+            ("k:3".into(), 1, 0, "for"),
+            ("k:4".into(), 0, 0, "while"),
+        ]
+    );
+}
+
 fn refusal_id(e: Error) -> &'static str {
     match e {
         Error::Refused { refusal, .. } => refusal.id(),

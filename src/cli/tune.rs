@@ -477,17 +477,15 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             search::tune(&b, &settings, &root, &stop, &bars)
         }
         BackendArg::Rocprofv3 => {
-            let disc = tuner::discover::discover(
-                &root,
-                &settings.paths,
-                std::slice::from_ref(&settings.state_dir),
-            )?;
+            // Discovered once: the backend needs the kernel names, the search the loops.
+            bars.phase("discovering loops");
+            let disc = search::discover(&settings, &root)?;
             let kernels = disc
                 .kernels()
                 .map(|(_, k)| k.to_string())
                 .collect::<std::collections::BTreeSet<_>>();
             let b = RocprofBackend::new(commands, kernel_re, kernels);
-            search::tune(&b, &settings, &root, &stop, &bars)
+            search::tune_discovered(&b, &settings, &root, disc, &stop, &bars)
         }
         BackendArg::Bench => {
             let (spec, _) = spec.expect("checked above");

@@ -1,28 +1,33 @@
-//! The tuner's one seam onto the guards and the transforms: lists the loops of PATHS with their
-//! guard verdicts, and builds a variant of a loop or says why not. Everything the tuner knows
-//! about guarding and rewriting goes through this module, so that the `pipeline` crate (issue 9)
-//! can replace its body in one place. No guard or rewrite logic lives here: it calls
-//! `guards::check_parsed`, `transforms::unroll` and `transforms::loop_id`.
+//! The tuner's one seam onto the safety policy: lists the loops of PATHS with their verdicts,
+//! and builds a variant of a loop or says why not, all through the `pipeline` crate, the policy
+//! that `hip-unroll unroll` applies too. Each file is parsed and guarded once
+//! ([`pipeline::Source`]); a file the search has rewritten is parsed once more per accepted
+//! edit, by the search. No guard, pragma or rewrite decision is taken here: a `guard-blocked`
+//! loop is reported `blocked` (with its blockers) and never built; a `user-pragma` or transform
+//! refusal comes back as [`Refused`] with the pipeline's stable id.
 //!
-//! One policy is decided here until `pipeline` owns it: a loop that already carries an unroll
-//! pragma (`#pragma unroll`, `#pragma unroll N`, `#pragma nounroll`) is the author's decision
-//! and is `refused` with the reason id `user-pragma`.
+//! What the tuner adds: the files of PATHS, the kernels per file, and finding a loop of the
+//! original file again in a text that earlier accepted edits changed (its keyword's offset
+//! mapped through those edits, then its [`LoopLoc`] in the new parse).
 
 use crate::error::{io_err, Error};
 use frontend::FunctionKind;
+use pipeline::{Edit, LoopId, LoopLoc, Mode, Policy, Source};
 use std::path::{Path, PathBuf};
-use transforms::{Edit, LoopLoc, Mode};
+use std::sync::Arc;
 
 /// Source files the tuner reads.
 pub const EXTENSIONS: [&str; 9] = ["cu", "cuh", "hip", "cpp", "cc", "cxx", "h", "hpp", "hh"];
 
-/// One loop of PATHS, as the guards see it.
-#[derive(Debug, Clone, PartialEq)]
+/// One loop of PATHS, as the pipeline sees it.
+#[derive(Debug, Clone)]
 pub struct LoopInfo {
     /// Path relative to the tree root.
     pub file: PathBuf,
     /// The loop's id (`function:index`, the `id` of `check --format json`).
-    pub id: String,
+    pub id: LoopId,
+    /// Where it is in the original file's parse.
+    pub loc: LoopLoc,
     pub line: u32,
     pub depth: u32,
     /// 0 for a loop with no loop inside, else 1 + the largest height of its inner loops.
@@ -30,9 +35,11 @@ pub struct LoopInfo {
     /// The enclosing function's qualified name, and whether it is a kernel.
     pub function: String,
     pub in_kernel: bool,
+    /// A guard blocks it (the pipeline's `guard-blocked`): reported, never built.
     pub blocked: bool,
+    /// The blocking rules' ids, in id order, each once.
     pub blockers: Vec<String>,
-    /// The unroll pragma already on the loop, as `check` prints it.
+    /// The unroll pragma already on the loop, as `check` prints it (`unroll 4`, `nounroll`).
     pub pragma: Option<String>,
     /// Byte offset of the loop keyword in the original file.
     pub offset: usize,
@@ -42,7 +49,8 @@ pub struct LoopInfo {
 #[derive(Debug, Clone)]
 pub struct FileInfo {
     pub rel: PathBuf,
-    pub source: Vec<u8>,
+    /// The original content, parsed and guarded once.
+    pub source: Arc<Source>,
     pub loops: Vec<LoopInfo>,
     /// Qualified names of the kernels (`__global__`) defined in the file.
     pub kernels: Vec<String>,
@@ -139,36 +147,32 @@ pub fn analyse(rel: &Path, source: Vec<u8>) -> Option<FileInfo> {
     if !frontend::may_contain_gpu_code(&source) {
         return None;
     }
-    let parsed = frontend::parse(&source);
-    let path = rel.display().to_string();
-    let settings = guards::Settings::default();
-    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        guards::check_parsed(&path, &source, &parsed, &settings).0
-    }))
-    .ok()?;
-    let gpu_functions = parsed
-        .functions
-        .iter()
-        .filter(|f| f.kind != FunctionKind::Host);
-    let mut loops = Vec::new();
-    for (f, fr) in gpu_functions.zip(&report.functions) {
-        for (l, lr) in f.loops.iter().zip(&fr.loops) {
-            let height = height(f, l.index);
-            loops.push(LoopInfo {
+    let source =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Source::new(source))).ok()?;
+    let parsed = source.file();
+    let loops = source
+        .loops()
+        .into_iter()
+        .map(|l| {
+            let f = &parsed.functions[l.loc.function];
+            let mut blockers: Vec<String> = l.blockers.iter().map(|b| b.rule.to_string()).collect();
+            blockers.dedup();
+            LoopInfo {
                 file: rel.to_path_buf(),
-                id: lr.id.clone(),
-                line: lr.line,
-                depth: lr.depth,
-                height,
+                id: l.id,
+                loc: l.loc,
+                line: l.line,
+                depth: l.depth,
+                height: l.height,
                 function: f.qualified_name.clone(),
-                in_kernel: f.kind == FunctionKind::Kernel,
-                blocked: lr.verdict == guards::Verdict::Blocked,
-                blockers: lr.blockers.clone(),
-                pragma: lr.unroll_pragma.clone(),
-                offset: l.keyword.start,
-            });
-        }
-    }
+                in_kernel: l.function_kind == FunctionKind::Kernel,
+                blocked: l.verdict == pipeline::Verdict::Blocked,
+                blockers,
+                pragma: l.pragma.map(|p| p.hint),
+                offset: l.offset,
+            }
+        })
+        .collect();
     let kernels = parsed
         .functions
         .iter()
@@ -177,25 +181,17 @@ pub fn analyse(rel: &Path, source: Vec<u8>) -> Option<FileInfo> {
         .collect();
     Some(FileInfo {
         rel: rel.to_path_buf(),
-        source,
+        source: Arc::new(source),
         loops,
         kernels,
     })
 }
 
-fn height(f: &frontend::Function, index: usize) -> u32 {
-    f.loops
-        .iter()
-        .filter(|c| c.parent == Some(index))
-        .map(|c| 1 + height(f, c.index))
-        .max()
-        .unwrap_or(0)
-}
-
 /// Why no variant was built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
-    /// Stable id (`user-pragma`, or a `transforms::Refusal` id).
+    /// Stable id: the pipeline's ([`pipeline::Refusal::id`]: `user-pragma`, `guard-blocked`,
+    /// a transform's), or `rewritten` (see [`locate`]).
     pub id: String,
     pub message: String,
 }
@@ -208,55 +204,52 @@ pub struct Rewrite {
     pub edits: Vec<Edit>,
 }
 
-/// Unroll `lp` (found in the original file) in `current`, the file's content now (the original
-/// with earlier accepted edits, whose edit lists are `history`, oldest first).
-pub fn rewrite(
-    lp: &LoopInfo,
-    current: &[u8],
-    history: &[Vec<Edit>],
-    factor: u32,
-    mode: Mode,
-) -> Result<Rewrite, Refused> {
-    if let Some(p) = &lp.pragma {
-        return Err(Refused {
-            id: "user-pragma".into(),
-            message: format!("the loop already has `#pragma {p}`, a decision of its author"),
-        });
-    }
-    let mut offset = Some(lp.offset);
-    for edits in history {
-        offset = offset.and_then(|o| map_offset(o, edits));
-    }
+/// The loop `lp` (found in the original file) in `current`, the file's content now (the
+/// original with earlier accepted edits, whose edit lists are `history`, oldest first): its
+/// keyword's offset mapped through every edit, then the loop whose keyword starts there.
+/// Refused `rewritten` when an accepted edit replaced it.
+pub fn locate(lp: &LoopInfo, current: &Source, history: &[Vec<Edit>]) -> Result<LoopLoc, Refused> {
     let lost = || Refused {
         id: "rewritten".into(),
         message: "an accepted variant of an enclosing or overlapping loop rewrote this loop".into(),
     };
+    let mut offset = Some(lp.offset);
+    for edits in history {
+        offset = offset.and_then(|o| map_offset(o, edits));
+    }
     let offset = offset.ok_or_else(lost)?;
-    let parsed = frontend::parse(current);
-    let loc = parsed
-        .functions
-        .iter()
-        .enumerate()
-        .find_map(|(fi, f)| {
-            f.loops
-                .iter()
-                .find(|l| l.keyword.start == offset)
-                .map(|l| LoopLoc {
-                    function: fi,
-                    index: l.index,
-                })
-        })
-        .ok_or_else(lost)?;
-    match transforms::unroll(current, &parsed, loc, factor, mode) {
+    current
+        .file()
+        .all_loops()
+        .find(|(_, f, l)| f.kind != FunctionKind::Host && l.keyword.start == offset)
+        .map(|(loc, _, _)| loc)
+        .ok_or_else(lost)
+}
+
+/// Unroll `lp` (found in the original file) in `current` (see [`locate`]) under the pipeline's
+/// default policy: the guard, the author's pragma, then the transform's proof.
+pub fn rewrite(
+    lp: &LoopInfo,
+    current: &Source,
+    history: &[Vec<Edit>],
+    factor: u32,
+    mode: Mode,
+) -> Result<Rewrite, Refused> {
+    let loc = locate(lp, current, history)?;
+    match current.variant(loc, factor, mode, Policy::default()) {
         Ok(v) => Ok(Rewrite {
             source: v.source,
             edits: v.edits,
         }),
-        Err(transforms::Error::Refused(r)) => Err(Refused {
-            id: r.id().to_string(),
-            message: r.to_string(),
+        Err(pipeline::Error::Refused { refusal, .. }) => Err(Refused {
+            id: refusal.id().to_string(),
+            message: refusal.to_string(),
         }),
-        Err(e) => Err(Refused {
+        Err(e @ pipeline::Error::BadFactor(_)) => Err(Refused {
+            id: "bad-factor".into(),
+            message: e.to_string(),
+        }),
+        Err(e @ pipeline::Error::Lookup(_)) => Err(Refused {
             id: "lookup".into(),
             message: e.to_string(),
         }),
@@ -300,11 +293,17 @@ __global__ void k(float* out, const float* in, int n) {
     }
 #pragma unroll 2
     for (int q = 0; q < n; ++q) { out[q] *= 2.0f; }
+#pragma nounroll
+    for (int r = 0; r < n; ++r) { out[r] += 1.0f; }
 }
 "#;
 
     fn info() -> FileInfo {
         analyse(Path::new("k.cu"), SRC.as_bytes().to_vec()).unwrap()
+    }
+
+    fn parsed(bytes: &[u8]) -> Source {
+        Source::new(bytes.to_vec())
     }
 
     #[test]
@@ -313,7 +312,15 @@ __global__ void k(float* out, const float* in, int n) {
         let got: Vec<(String, u32, u32, bool, Option<String>)> = f
             .loops
             .iter()
-            .map(|l| (l.id.clone(), l.depth, l.height, l.blocked, l.pragma.clone()))
+            .map(|l| {
+                (
+                    l.id.to_string(),
+                    l.depth,
+                    l.height,
+                    l.blocked,
+                    l.pragma.clone(),
+                )
+            })
             .collect();
         assert_eq!(
             got,
@@ -323,61 +330,57 @@ __global__ void k(float* out, const float* in, int n) {
                 ("k:1".into(), 1, 0, false, None),
                 ("k:2".into(), 0, 0, true, None),
                 ("k:3".into(), 0, 0, false, Some("unroll 2".into())),
+                ("k:4".into(), 0, 0, false, Some("nounroll".into())),
             ]
         );
         assert_eq!(f.loops[3].blockers, vec!["barrier".to_string()]);
         assert_eq!(f.kernels, vec!["k".to_string()]);
         assert!(!f.loops[0].in_kernel && f.loops[1].in_kernel);
+        for l in &f.loops {
+            assert_eq!(f.source.file().loop_id(l.loc), l.id);
+            assert!(SRC[l.offset..].starts_with("for"), "{}", l.id);
+        }
         assert!(analyse(Path::new("host.cpp"), b"int main() { for(;;){} }".to_vec()).is_none());
     }
 
     #[test]
-    fn rewrites_follow_earlier_edits_and_refuse_user_pragmas() {
+    fn rewrites_follow_earlier_edits_and_keep_the_pipeline_refusals() {
         let f = info();
         let inner = &f.loops[2];
         let outer = &f.loops[1];
         // Manual x2 of the inner loop first, then the outer loop in the new content.
         let a = rewrite(inner, &f.source, &[], 2, Mode::Manual).unwrap();
-        let b = rewrite(
-            outer,
-            &a.source,
-            std::slice::from_ref(&a.edits),
-            4,
-            Mode::Pragma,
-        )
-        .unwrap();
+        let pa = parsed(&a.source);
+        let b = rewrite(outer, &pa, std::slice::from_ref(&a.edits), 4, Mode::Pragma).unwrap();
         let text = String::from_utf8(b.source).unwrap();
         assert!(
             text.contains("#pragma unroll 4\n    for (int j = 0"),
             "{text}"
         );
-        // A loop after the edited one maps through the edit.
-        let later = &f.loops[4 - 1];
-        let c = rewrite(
-            later,
-            &a.source,
-            std::slice::from_ref(&a.edits),
-            2,
-            Mode::Pragma,
-        )
-        .unwrap();
-        assert!(String::from_utf8(c.source)
-            .unwrap()
-            .contains("#pragma unroll 2\n    for (int t"));
+        // A loop after the edited one maps through the edit; its `#pragma unroll 2` is not an
+        // author's decision (the pipeline's policy), so it is rewritten.
+        let later = &f.loops[4];
+        let c = rewrite(later, &pa, std::slice::from_ref(&a.edits), 8, Mode::Pragma).unwrap();
+        let c = String::from_utf8(c.source).unwrap();
+        assert!(c.contains("#pragma unroll 8\n    for (int q"), "{c}");
+        assert!(!c.contains("#pragma unroll 2"), "{c}");
         // The inner loop is gone once the outer one was rewritten by hand.
         let o = rewrite(outer, &f.source, &[], 2, Mode::Manual).unwrap();
         let e = rewrite(
             inner,
-            &o.source,
+            &parsed(&o.source),
             std::slice::from_ref(&o.edits),
             2,
             Mode::Pragma,
         )
         .unwrap_err();
         assert_eq!(e.id, "rewritten");
-        // The author's pragma is a decision.
-        let e = rewrite(&f.loops[4], &f.source, &[], 4, Mode::Pragma).unwrap_err();
+        // `#pragma nounroll` is the author's decision.
+        let e = rewrite(&f.loops[5], &f.source, &[], 4, Mode::Pragma).unwrap_err();
         assert_eq!(e.id, "user-pragma");
+        // The barrier loop is never rewritten.
+        let e = rewrite(&f.loops[3], &f.source, &[], 4, Mode::Pragma).unwrap_err();
+        assert_eq!(e.id, "guard-blocked");
         // The transform's own refusal comes through with its id.
         let w = analyse(
             Path::new("w.cu"),

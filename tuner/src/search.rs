@@ -24,11 +24,11 @@ use crate::ledger::{self, Decision, Ledger};
 use crate::report::{self, Applied, Candidate, Report, Status};
 use crate::stats::{self, Assessment, Pair, Plan, Verdict};
 use crate::workcopy::{Overlay, Slot, Tree};
+use pipeline::{Edit, Mode};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
-use transforms::{Edit, Mode};
 
 /// What to do with the accepted edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +99,28 @@ pub fn tune<B: Backend>(
     stop: &Arc<AtomicBool>,
     progress: &dyn Progress,
 ) -> Result<Outcome, Error> {
+    validate(settings)?;
+    progress.phase("discovering loops");
+    let disc = discover(settings, root)?;
+    tune_discovered(backend, settings, root, disc, stop, progress)
+}
+
+/// The loops of `settings.paths` under `root`, the state directory left out: what [`tune`]
+/// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
+/// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
+pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
+    discover::discover(root, &settings.paths, &[state_dir(settings, root)])
+}
+
+fn state_dir(settings: &Settings, root: &Path) -> PathBuf {
+    if settings.state_dir.is_absolute() {
+        settings.state_dir.clone()
+    } else {
+        root.join(&settings.state_dir)
+    }
+}
+
+fn validate(settings: &Settings) -> Result<(), Error> {
     settings
         .plan
         .validate()
@@ -113,14 +135,21 @@ pub fn tune<B: Backend>(
             "--mode must name pragma, manual or both".into(),
         ));
     }
-    let state_dir = if settings.state_dir.is_absolute() {
-        settings.state_dir.clone()
-    } else {
-        root.join(&settings.state_dir)
-    };
-    progress.phase("discovering loops");
+    Ok(())
+}
+
+/// [`tune`] over loops already discovered by [`discover`] with the same settings and root.
+pub fn tune_discovered<B: Backend>(
+    backend: &B,
+    settings: &Settings,
+    root: &Path,
+    disc: Discovery,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Outcome, Error> {
+    validate(settings)?;
+    let state_dir = state_dir(settings, root);
     let exclude = [state_dir.clone()];
-    let disc = discover::discover(root, &settings.paths, &exclude)?;
     if disc.kernels().next().is_none() {
         let shown: Vec<String> = settings
             .paths
@@ -152,6 +181,7 @@ pub fn tune<B: Backend>(
         base_state: tree.hash.clone(),
         overlay: Overlay::new(),
         history: HashMap::new(),
+        parsed: HashMap::new(),
         candidates: Vec::new(),
         applied: Vec::new(),
         baseline: None,
@@ -318,6 +348,8 @@ struct Search<'a, B: Backend> {
     base_state: String,
     overlay: Overlay,
     history: HashMap<PathBuf, Vec<Vec<Edit>>>,
+    /// The overlay's files, each parsed and guarded once per accepted edit.
+    parsed: HashMap<PathBuf, Arc<pipeline::Source>>,
     candidates: Vec<Candidate>,
     applied: Vec<Applied>,
     baseline: Option<ledger::Baseline>,
@@ -516,7 +548,7 @@ impl<'a, B: Backend> Search<'a, B> {
             let file = l.file.display().to_string();
             let whole = |status: Status, reason: String| Candidate {
                 file: file.clone(),
-                loop_id: l.id.clone(),
+                loop_id: l.id.to_string(),
                 line: l.line,
                 mode: None,
                 factor: None,
@@ -563,17 +595,20 @@ impl<'a, B: Backend> Search<'a, B> {
         Ok(true)
     }
 
-    fn current_content(&self, disc: &Discovery, file: &Path) -> Vec<u8> {
-        self.overlay.get(file).cloned().unwrap_or_else(|| {
-            disc.file(file)
-                .map(|f| f.source.clone())
-                .unwrap_or_default()
-        })
+    /// The file as it is now (the original, or the overlay's content once a variant of one of
+    /// its loops was accepted), parsed and guarded.
+    fn current_source(&self, disc: &Discovery, file: &Path) -> Option<Arc<pipeline::Source>> {
+        self.parsed
+            .get(file)
+            .or_else(|| disc.file(file).map(|f| &f.source))
+            .cloned()
     }
 
     fn tune_loop(&mut self, disc: &Discovery, l: &LoopInfo) -> Result<(), Error> {
         let file = l.file.display().to_string();
-        let current = self.current_content(disc, &l.file);
+        let Some(current) = self.current_source(disc, &l.file) else {
+            return Ok(());
+        };
         let history = self.history.get(&l.file).cloned().unwrap_or_default();
         let mut decided: Vec<Decided> = Vec::new();
         let mut pending: Vec<Pending> = Vec::new();
@@ -582,7 +617,7 @@ impl<'a, B: Backend> Search<'a, B> {
             for &factor in &self.settings.factors {
                 let cand = |status: Status, reason: String| Candidate {
                     file: file.clone(),
-                    loop_id: l.id.clone(),
+                    loop_id: l.id.to_string(),
                     line: l.line,
                     mode: Some(mode_str(mode).into()),
                     factor: Some(factor),
@@ -721,7 +756,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.push(
                 Candidate {
                     file: file.clone(),
-                    loop_id: l.id.clone(),
+                    loop_id: l.id.to_string(),
                     line: l.line,
                     mode: Some(mode_str(d.mode).into()),
                     factor: Some(d.factor),
@@ -744,6 +779,12 @@ impl<'a, B: Backend> Search<'a, B> {
         if let Some(i) = best {
             let d = decided.swap_remove(i);
             self.overlay = d.overlay;
+            if let Some(content) = self.overlay.get(&d.file) {
+                self.parsed.insert(
+                    d.file.clone(),
+                    Arc::new(pipeline::Source::new(content.clone())),
+                );
+            }
             self.history
                 .entry(d.file.clone())
                 .or_default()
@@ -751,7 +792,7 @@ impl<'a, B: Backend> Search<'a, B> {
             self.base_state = d.state;
             self.applied.push(Applied {
                 file: file.clone(),
-                loop_id: l.id.clone(),
+                loop_id: l.id.to_string(),
                 line: l.line,
                 mode: mode_str(d.mode).into(),
                 factor: d.factor,

@@ -193,7 +193,7 @@ fn settings(state: &Path) -> Settings {
     Settings {
         paths: vec![".".into()],
         factors: vec![2, 4],
-        modes: vec![transforms::Mode::Pragma, transforms::Mode::Manual],
+        modes: vec![pipeline::Mode::Pragma, pipeline::Mode::Manual],
         jobs: 2,
         plan: Plan::default(),
         max_noise: 0.2,

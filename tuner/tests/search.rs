@@ -2,7 +2,8 @@
 //! (deterministic, with 1% seeded jitter): greedy choice of the fastest variant, `superseded`,
 //! `build-failed` and `check-failed` from the backend, blocked loops never prepared, the
 //! code-object gates `skipped` when the baseline does not compile, apply / dry-run / diff, and
-//! a second search over the unchanged tree reusing every decision.
+//! a second search over the result (the tuner's own pragma is re-tuned, as `unroll` would) and
+//! a third over the unchanged tree reusing every decision.
 
 use rand::{RngExt, SeedableRng};
 use std::path::Path;
@@ -97,7 +98,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
     Settings {
         paths: vec![".".into()],
         factors: vec![2, 4],
-        modes: vec![transforms::Mode::Pragma, transforms::Mode::Manual],
+        modes: vec![pipeline::Mode::Pragma, pipeline::Mode::Manual],
         jobs: 2,
         plan: Plan::default(),
         max_noise: 0.2,
@@ -187,7 +188,10 @@ fn greedy_search_decides_applies_and_reuses() {
         .unwrap()
         .contains("pragma"));
 
-    // A second search over the result: nothing prepared, every decision reused or refused.
+    // A second search over the result. `#pragma unroll 4` is no author's decision (the
+    // pipeline's policy, the one `unroll` applies), so `fast`'s other variants are measured
+    // against the new baseline and lose; its x4 pragma is the current source; every other
+    // loop's decision (taken against this very baseline) is reused. Nothing is applied.
     let fake2 = Fake::new();
     let o2 = tune(
         &fake2,
@@ -197,11 +201,51 @@ fn greedy_search_decides_applies_and_reuses() {
         &Quiet,
     )
     .unwrap();
-    assert_eq!(fake2.prepared.load(Ordering::SeqCst), 0);
-    assert_eq!(o2.report.extra.builds, 0);
-    assert_eq!(o2.report.extra.compiles, 0);
-    assert_eq!(status(&o2.report, "fast:0", "pragma", 4), Status::Refused);
-    assert!(o2.report.applied.is_empty());
+    let r2 = &o2.report;
+    let no_change = r2
+        .candidates
+        .iter()
+        .find(|c| {
+            c.loop_id == "fast:0" && c.factor == Some(4) && c.mode.as_deref() == Some("pragma")
+        })
+        .unwrap();
+    assert_eq!(no_change.status, Status::Refused);
+    assert!(
+        no_change
+            .reason
+            .as_deref()
+            .unwrap()
+            .starts_with("no-change"),
+        "{no_change:?}"
+    );
+    assert_eq!(status(r2, "fast:0", "pragma", 2), Status::Rejected);
+    assert_eq!(status(r2, "fast:0", "manual", 2), Status::BuildFailed);
+    assert_eq!(status(r2, "flat:0", "pragma", 4), Status::Rejected);
+    assert_eq!(status(r2, "wrong:0", "manual", 2), Status::CheckFailed);
+    assert!(r2.applied.is_empty());
+    assert!(fake2.prepared.load(Ordering::SeqCst) > 0);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("fast.cu")).unwrap(),
+        fast
+    );
+
+    // A third search over the unchanged tree: nothing prepared, every decision reused or
+    // refused.
+    let fake3 = Fake::new();
+    let o3 = tune(
+        &fake3,
+        &settings(state.path(), ApplyMode::Write),
+        d.path(),
+        &stop,
+        &Quiet,
+    )
+    .unwrap();
+    assert_eq!(fake3.prepared.load(Ordering::SeqCst), 0);
+    assert_eq!(o3.report.extra.builds, 0);
+    assert_eq!(o3.report.extra.compiles, 0);
+    assert_eq!(status(&o3.report, "fast:0", "pragma", 4), Status::Refused);
+    assert_eq!(status(&o3.report, "fast:0", "pragma", 2), Status::Rejected);
+    assert!(o3.report.applied.is_empty());
 }
 
 #[test]
