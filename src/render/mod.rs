@@ -208,6 +208,7 @@ __global__ void reduce(float* out, const float* in) {
                     span: (sync, sync + "__syncthreads()".len()),
                     label: "barrier: every thread must reach this, in every iteration".into(),
                 }],
+                fix: None,
             },
             Diagnostic {
                 path: path.clone(),
@@ -218,6 +219,7 @@ __global__ void reduce(float* out, const float* in) {
                 message: "loop can be unrolled (trip count 4)".into(),
                 span: (for1, for1 + 3),
                 related: vec![],
+                fix: None,
             },
             Diagnostic {
                 path: path.clone(),
@@ -228,6 +230,7 @@ __global__ void reduce(float* out, const float* in) {
                 message: "shuffle width 32 assumes a 32-lane wave;\nuse warpSize".into(),
                 span: (shfl, shfl + 2),
                 related: vec![],
+                fix: None,
             },
         ];
         let output = CheckOutput {

@@ -31,6 +31,10 @@ use frontend::Call;
 
 pub const ID: &str = "atomic";
 
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str =
+    "the loop (or its condition) performs atomic operations, directly or through helpers/macros";
+
 /// True for the name of an atomic function, builtin or intrinsic (also used for macro bodies).
 pub fn is_atomic_name(name: &str) -> bool {
     if let Some(rest) = name.strip_prefix("atomic") {

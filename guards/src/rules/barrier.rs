@@ -64,6 +64,9 @@ use frontend::Call;
 
 pub const ID: &str = "barrier";
 
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop synchronises threads (`__syncthreads`, `__syncwarp`, asm `s_barrier`, cooperative groups, libcu++ barriers and pipelines), directly or through helpers/macros/lambdas";
+
 /// Free-function barrier intrinsics.
 const NAMES: &[&str] = &[
     "__syncthreads",

@@ -41,6 +41,9 @@ use frontend::{Function, SharedKind, SourceFile};
 
 pub const ID: &str = "dynamic-lds";
 
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop touches dynamic shared memory (`extern __shared__`, `HIP_DYNAMIC_SHARED`) or a pointer into it";
+
 /// Names that denote dynamic shared memory inside `f`, each with the dynamic array it points
 /// into: the file's and the function's dynamic declarations (mapped to themselves) plus the
 /// local pointers/references initialised or assigned from them (transitively).

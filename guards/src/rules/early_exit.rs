@@ -33,6 +33,9 @@ use frontend::MacroDef;
 
 pub const ID: &str = "early-exit";
 
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop can be left early by `break`, `return` or `goto`";
+
 /// How a macro body leaves the code it is expanded into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MacroExit {
