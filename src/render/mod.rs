@@ -4,6 +4,7 @@
 //! Each renderer is a pure function of its inputs (no I/O, no environment), so each is
 //! snapshot-tested on hand-built reports.
 
+pub mod diff;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -232,7 +232,7 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                 message: format!("32-bit lane mask `0xffffffff` passed to `{}` covers only lanes 0-31 of a 64-lane wavefront: use `__activemask()` or a 64-bit mask", c.callee),
                 related: vec![(c.span, "in this call".into())],
                 fix: Some(Fix::unsafe_replace(
-                    "Replace `0xffffffff` with the 64-bit mask `0xffffffffffffffffULL`",
+                    "Use the 64-bit full mask `0xffffffffffffffffULL`",
                     c.arg_spans[0],
                     FULL_MASK_64,
                 )),
