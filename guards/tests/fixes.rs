@@ -99,6 +99,10 @@ fn wave_size_fixes_are_unsafe_and_only_where_meaningful() {
         ]
     );
     // `#define WARP_SIZE 32` and the ballot comparison are reported without a fix.
-    let without: Vec<u32> = diags.iter().filter(|d| d.fix.is_none()).map(|d| d.line).collect();
+    let without: Vec<u32> = diags
+        .iter()
+        .filter(|d| d.fix.is_none())
+        .map(|d| d.line)
+        .collect();
     assert_eq!(without, vec![2, 8]);
 }

@@ -323,12 +323,8 @@ fn apply_fixes(
             .any(|d| d.fix.as_ref().is_some_and(|f| f.applies(unsafe_ok)));
         if wanted {
             if let Some(src) = &o.source {
-                let fixed = guards::fix::fix_source(
-                    &job.display,
-                    src,
-                    &job.resolved.settings,
-                    unsafe_ok,
-                );
+                let fixed =
+                    guards::fix::fix_source(&job.display, src, &job.resolved.settings, unsafe_ok);
                 for d in &fixed.rejected {
                     eprintln!(
                         "warning: {}:{}:{}: {} fix not applied: it would add a parse error",

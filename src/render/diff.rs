@@ -23,7 +23,10 @@ mod tests {
     #[test]
     fn headers_and_hunks() {
         let d = unified("a.cu", b"x\ny\nz\n", b"x\nY\nz\n");
-        assert!(d.starts_with("--- a.cu\n+++ a.cu\n@@ -1,3 +1,3 @@\n"), "{d}");
+        assert!(
+            d.starts_with("--- a.cu\n+++ a.cu\n@@ -1,3 +1,3 @@\n"),
+            "{d}"
+        );
         assert!(d.contains("-y\n+Y\n"), "{d}");
         assert_eq!(unified("a.cu", b"same\n", b"same\n"), "");
     }
