@@ -110,9 +110,9 @@ impl FileAnalysis {
 }
 
 fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> FileAnalysis {
-    let mut active = [false; 4];
+    let mut active = [false; Blocker::ALL.len()];
     for b in Blocker::ALL {
-        active[b as usize] = settings.blocker_active(b) && !sup.file_allows(b.id());
+        active[b.slot()] = settings.blocker_active(b) && !sup.file_allows(b.id());
     }
     let active = engine::Active(active);
     let any_loops = file

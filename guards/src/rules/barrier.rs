@@ -62,6 +62,10 @@
 
 use frontend::Call;
 
+use crate::callgraph::R_BARRIER;
+use crate::engine::{display_callee, Cx, Sink, Spread};
+
+/// The rule's stable id.
 pub const ID: &str = "barrier";
 
 /// One line: what the rule reports (`explain --list`, SARIF).
@@ -235,4 +239,30 @@ mod tests {
             assert_eq!(asm_barrier(clean), None, "{clean}");
         }
     }
+}
+
+/// The barrier evidence of one function: barrier calls, calls of same-file functions that reach
+/// one, inline assembly, lambdas and macros that synchronise.
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for c in &cx.f.calls {
+        if is_barrier_call(c) {
+            sink.push(
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if !crate::rules::atomic::is_atomic_call(c) {
+            if let Some(label) = cx.via_call(c, R_BARRIER) {
+                sink.push(c.span, label, Spread::All, None);
+            }
+        }
+    }
+    for a in &cx.f.asm {
+        if let Some(w) = asm_barrier(&a.template) {
+            sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
+        }
+    }
+    cx.via_lambdas(R_BARRIER, is_barrier_call, sink);
+    cx.via_macros(R_BARRIER, sink);
 }

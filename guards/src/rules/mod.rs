@@ -15,8 +15,52 @@ pub mod wave_size;
 
 use frontend::Span;
 
+use crate::engine::{Cx, Sink};
 use crate::fix::Fix;
 use crate::report::Severity;
+
+/// A loop blocker rule: its evidence lands in a loop's `blockers` (and, under a pragma, in
+/// `unroll-blocked`). Each variant's detection is the `evidence` function of its own file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Blocker {
+    Atomic,
+    Barrier,
+    DynamicLds,
+    EarlyExit,
+}
+
+impl Blocker {
+    /// Every blocker, in id order.
+    pub const ALL: [Blocker; 4] = [
+        Blocker::Atomic,
+        Blocker::Barrier,
+        Blocker::DynamicLds,
+        Blocker::EarlyExit,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Blocker::Atomic => atomic::ID,
+            Blocker::Barrier => barrier::ID,
+            Blocker::DynamicLds => dynamic_lds::ID,
+            Blocker::EarlyExit => early_exit::ID,
+        }
+    }
+
+    /// Collects this rule's evidence in one function.
+    pub(crate) fn evidence(self, cx: &Cx<'_>, sink: &mut Sink<'_>) {
+        match self {
+            Blocker::Atomic => atomic::evidence(cx, sink),
+            Blocker::Barrier => barrier::evidence(cx, sink),
+            Blocker::DynamicLds => dynamic_lds::evidence(cx, sink),
+            Blocker::EarlyExit => early_exit::evidence(cx, sink),
+        }
+    }
+
+    pub(crate) fn slot(self) -> usize {
+        self as usize
+    }
+}
 
 /// What a diagnostic rule reports, before selection, suppression and severity are applied:
 /// where, the message, secondary locations with their labels, and the fix if there is one.
