@@ -76,6 +76,11 @@ fn fix_alone_applies_no_unsafe_fix_and_says_how_many_wait() {
     assert_eq!(code(&o), 1, "the findings remain");
     assert_eq!(std::fs::read(&path).unwrap(), src, "nothing written");
     assert!(
+        stdout(&o).contains("; 3 unsafe fixes available with --unsafe-fixes\n"),
+        "the human summary says so too: {}",
+        stdout(&o)
+    );
+    assert!(
         stderr(&o)
             .contains("fixed 0 findings in 0 files; 3 unsafe fixes available with --unsafe-fixes"),
         "{}",

@@ -225,4 +225,23 @@ mod tests {
         assert!(lookup("nope").is_none());
         assert!(lookup("barrier").unwrap().doc().starts_with("`barrier`:"));
     }
+
+    /// The blockers and the registry agree: each `Blocker` has a `Blocker`-kind entry under its
+    /// id, each such entry is a `Blocker`, and the slots are `0..n` in `ALL` order.
+    #[test]
+    fn blockers_are_registered_once() {
+        for (i, b) in Blocker::ALL.iter().enumerate() {
+            assert_eq!(
+                lookup(b.id()).map(|r| r.kind),
+                Some(RuleKind::Blocker),
+                "{b:?}"
+            );
+            assert_eq!(b.slot(), i);
+        }
+        let registered = all().iter().filter(|r| r.kind == RuleKind::Blocker).count();
+        assert_eq!(registered, Blocker::ALL.len());
+        let mut sorted = Blocker::ALL.map(|b| b.id());
+        sorted.sort_unstable();
+        assert_eq!(sorted, Blocker::ALL.map(|b| b.id()), "ALL is in id order");
+    }
 }
