@@ -200,6 +200,32 @@ pub fn asm_barrier(template: &str) -> Option<String> {
     None
 }
 
+/// The barrier evidence of one function: barrier calls, calls of same-file functions that reach
+/// one, inline assembly, lambdas and macros that synchronise.
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for c in &cx.f.calls {
+        if is_barrier_call(c) {
+            sink.push(
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if !crate::rules::atomic::is_atomic_call(c) {
+            if let Some(label) = cx.via_call(c, R_BARRIER) {
+                sink.push(c.span, label, Spread::All, None);
+            }
+        }
+    }
+    for a in &cx.f.asm {
+        if let Some(w) = asm_barrier(&a.template) {
+            sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
+        }
+    }
+    cx.via_lambdas(R_BARRIER, is_barrier_call, sink);
+    cx.via_macros(R_BARRIER, sink);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,30 +265,4 @@ mod tests {
             assert_eq!(asm_barrier(clean), None, "{clean}");
         }
     }
-}
-
-/// The barrier evidence of one function: barrier calls, calls of same-file functions that reach
-/// one, inline assembly, lambdas and macros that synchronise.
-pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for c in &cx.f.calls {
-        if is_barrier_call(c) {
-            sink.push(
-                c.span,
-                format!("`{}()`", display_callee(c)),
-                Spread::All,
-                None,
-            );
-        } else if !crate::rules::atomic::is_atomic_call(c) {
-            if let Some(label) = cx.via_call(c, R_BARRIER) {
-                sink.push(c.span, label, Spread::All, None);
-            }
-        }
-    }
-    for a in &cx.f.asm {
-        if let Some(w) = asm_barrier(&a.template) {
-            sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
-        }
-    }
-    cx.via_lambdas(R_BARRIER, is_barrier_call, sink);
-    cx.via_macros(R_BARRIER, sink);
 }
