@@ -3,44 +3,13 @@
 //! blocks the outer one too; a `break` blocks only the loop it ends). Linear in the size of the
 //! function: one sort and one sweep, no loop-by-loop rescans.
 
-use frontend::{Access, Function, FunctionKind, JumpKind, JumpTarget, SourceFile, Span};
+use frontend::{Call, Function, FunctionKind, SourceFile, Span};
 
-use crate::callgraph::{call_targets, Reach, R_ATOMIC, R_BARRIER, R_DLDS};
-use crate::rules::early_exit::MacroExit;
-use crate::rules::{atomic, barrier};
+use crate::callgraph::{call_targets, Reach, R_BARRIER};
 use crate::suppress::Suppressions;
 use crate::util::within;
 
-/// A loop blocker rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Blocker {
-    Atomic,
-    Barrier,
-    DynamicLds,
-    EarlyExit,
-}
-
-impl Blocker {
-    pub const ALL: [Blocker; 4] = [
-        Blocker::Atomic,
-        Blocker::Barrier,
-        Blocker::DynamicLds,
-        Blocker::EarlyExit,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Blocker::Atomic => crate::rules::atomic::ID,
-            Blocker::Barrier => crate::rules::barrier::ID,
-            Blocker::DynamicLds => crate::rules::dynamic_lds::ID,
-            Blocker::EarlyExit => crate::rules::early_exit::ID,
-        }
-    }
-
-    fn slot(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::rules::Blocker;
 
 /// One piece of evidence: where a blocker happens and what it is.
 #[derive(Debug, Clone)]
@@ -53,7 +22,7 @@ pub struct Evidence {
 
 /// How evidence travels to enclosing loops.
 #[derive(Clone, Copy, PartialEq)]
-enum Spread {
+pub(crate) enum Spread {
     /// Blocks every enclosing loop (barrier, atomic, dynamic LDS, `return`).
     All,
     /// Blocks only the loop it is assigned to (`break`).
@@ -81,8 +50,139 @@ impl LoopVerdict {
     }
 }
 
-/// Which blocker rules are active (selection, `allow-file`).
-pub(crate) struct Active(pub [bool; 4]);
+/// Which blocker rules are active (selection, `allow-file`), by [`Blocker::slot`].
+pub(crate) struct Active(pub [bool; Blocker::ALL.len()]);
+
+/// What a blocker rule's detection sees of one function: the file, the function, and the
+/// file's reach (helpers, macros and dynamic shared memory, computed once per file).
+pub(crate) struct Cx<'a> {
+    pub file: &'a SourceFile,
+    pub fi: usize,
+    pub f: &'a Function,
+    pub reach: &'a Reach<'a>,
+}
+
+/// Where a blocker rule's detection puts its evidence (suppressed lines are dropped here).
+pub(crate) struct Sink<'a> {
+    rule: Blocker,
+    sup: &'a Suppressions,
+    items: Vec<(usize, Evidence, Spread, Option<usize>)>,
+}
+
+impl Sink<'_> {
+    /// Evidence at `span`, spreading as `how`; `target` names the loop it belongs to when that
+    /// is not the innermost one containing it (a `break`'s loop).
+    pub fn push(&mut self, span: Span, label: String, how: Spread, target: Option<usize>) {
+        if !self.sup.allows(self.rule.id(), span.line) {
+            let ev = Evidence {
+                rule: self.rule,
+                span,
+                label,
+            };
+            self.items.push((span.start, ev, how, target));
+        }
+    }
+}
+
+impl Cx<'_> {
+    /// The witness of `slot` (barrier, atomic, dynamic LDS) that a call to a same-file function
+    /// reaches, as a label: "`f()`, which reaches `__syncthreads` (line 5)".
+    pub fn via_call(&self, c: &Call, slot: usize) -> Option<String> {
+        let w = call_targets(self.file, &self.reach.func_by_name, c)
+            .find_map(|j| self.reach.funcs[j][slot].as_ref())?;
+        Some(format!(
+            "`{}()`, which reaches `{}` (line {})",
+            display_callee(c),
+            w.what,
+            w.span.line
+        ))
+    }
+
+    /// Each use of a macro that reaches `slot`, with its label ("macro `M`, which expands to
+    /// `atomicAdd`").
+    pub fn via_macros(&self, slot: usize, sink: &mut Sink<'_>) {
+        for r in &self.f.macro_refs {
+            let Some(&m) = self.reach.macro_by_name.get(r.name.as_str()) else {
+                continue;
+            };
+            if let Some(w) = &self.reach.macros[m][slot] {
+                let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
+                sink.push(r.span, label, Spread::All, None);
+            }
+        }
+    }
+
+    /// Calls of local lambdas (`auto step = [&] { __syncthreads(); };`, then `step()`) whose
+    /// body does what `direct` recognises, directly, through a same-file function that reaches
+    /// `slot`, through a macro, or (for barriers) through inline assembly.
+    pub fn via_lambdas(&self, slot: usize, direct: fn(&Call) -> bool, sink: &mut Sink<'_>) {
+        let f = self.f;
+        let lambda_vars: Vec<(&str, Span)> = f
+            .decls
+            .iter()
+            .filter_map(|d| {
+                let init = d.init?;
+                f.lambdas
+                    .iter()
+                    .find(|l| init.contains(l))
+                    .map(|l| (d.name.as_str(), *l))
+            })
+            .collect();
+        if lambda_vars.is_empty() {
+            return;
+        }
+        let reach = self.reach;
+        for c in f.calls.iter().filter(|c| c.receiver.is_none()) {
+            let Some(&(_, body)) = lambda_vars
+                .iter()
+                .find(|(n, l)| *n == c.callee && !l.contains(&c.span))
+            else {
+                continue;
+            };
+            let inner = within(&f.calls, |x| x.span.start, body);
+            let via_call = inner.iter().find(|x| {
+                direct(x)
+                    || call_targets(self.file, &reach.func_by_name, x)
+                        .any(|j| reach.funcs[j][slot].is_some())
+            });
+            let via_macro = || {
+                f.macro_refs.iter().find(|r| {
+                    body.contains(&r.span)
+                        && reach
+                            .macro_by_name
+                            .get(r.name.as_str())
+                            .is_some_and(|&m| reach.macros[m][slot].is_some())
+                })
+            };
+            let via_asm = || {
+                f.asm
+                    .iter()
+                    .filter(|a| slot == R_BARRIER && body.contains(&a.span))
+                    .find_map(|a| {
+                        crate::rules::barrier::asm_barrier(&a.template).map(|w| (w, a.span.line))
+                    })
+            };
+            let hit = match via_call {
+                Some(x) => Some((x.callee.clone(), x.span.line)),
+                None => via_macro()
+                    .map(|r| (r.name.clone(), r.span.line))
+                    .or_else(via_asm),
+            };
+            if let Some((what, line)) = hit {
+                let label = format!(
+                    "`{}()`, a lambda that calls `{what}` (line {line})",
+                    c.callee
+                );
+                sink.push(c.span, label, Spread::All, None);
+            }
+        }
+    }
+}
+
+/// True when a call is a barrier or an atomic itself (then no other rule looks through it).
+pub(crate) fn is_primitive(c: &Call) -> bool {
+    crate::rules::barrier::is_barrier_call(c) || crate::rules::atomic::is_atomic_call(c)
+}
 
 /// The verdicts of every loop of `f` (index = `Loop::index`).
 pub(crate) fn analyse_function(
@@ -98,232 +198,19 @@ pub(crate) fn analyse_function(
     if n == 0 || f.kind == FunctionKind::Host {
         return out;
     }
+    let cx = Cx { file, fi, f, reach };
     let mut items: Vec<(usize, Evidence, Spread, Option<usize>)> = Vec::new();
-    let mut push =
-        |rule: Blocker, span: Span, label: String, how: Spread, target: Option<usize>| {
-            if active.0[rule.slot()] && !sup.allows(rule.id(), span.line) {
-                items.push((span.start, Evidence { rule, span, label }, how, target));
-            }
-        };
-
-    for c in &f.calls {
-        if barrier::is_barrier_call(c) {
-            push(
-                Blocker::Barrier,
-                c.span,
-                format!("`{}()`", display_callee(c)),
-                Spread::All,
-                None,
-            );
-        } else if atomic::is_atomic_call(c) {
-            push(
-                Blocker::Atomic,
-                c.span,
-                format!("`{}()`", display_callee(c)),
-                Spread::All,
-                None,
-            );
-        } else {
-            let js: Vec<usize> = call_targets(file, &reach.func_by_name, c).collect();
-            if !js.is_empty() {
-                for (slot, rule) in [
-                    (R_BARRIER, Blocker::Barrier),
-                    (R_ATOMIC, Blocker::Atomic),
-                    (R_DLDS, Blocker::DynamicLds),
-                ] {
-                    if let Some(w) = js.iter().find_map(|&j| reach.funcs[j][slot].as_ref()) {
-                        let label = format!(
-                            "`{}()`, which reaches `{}` (line {})",
-                            display_callee(c),
-                            w.what,
-                            w.span.line
-                        );
-                        push(rule, c.span, label, Spread::All, None);
-                    }
-                }
-            }
-        }
-    }
-    for a in &f.asm {
-        if let Some(w) = barrier::asm_barrier(&a.template) {
-            push(
-                Blocker::Barrier,
-                a.span,
-                format!("`asm(\"{w}\")`"),
-                Spread::All,
-                None,
-            );
-        }
-    }
-    // Lambdas bound to a local (`auto step = [&] { __syncthreads(); };`) and called in a loop.
-    let lambda_vars: Vec<(&str, Span)> = f
-        .decls
-        .iter()
-        .filter_map(|d| {
-            let init = d.init?;
-            f.lambdas
-                .iter()
-                .find(|l| init.contains(l))
-                .map(|l| (d.name.as_str(), *l))
-        })
-        .collect();
-    if !lambda_vars.is_empty() {
-        for c in f.calls.iter().filter(|c| c.receiver.is_none()) {
-            let Some(&(_, body)) = lambda_vars
-                .iter()
-                .find(|(n, l)| *n == c.callee && !l.contains(&c.span))
-            else {
-                continue;
-            };
-            let inner = within(&f.calls, |x| x.span.start, body);
-            for (slot, rule, pred) in [
-                (
-                    R_BARRIER,
-                    Blocker::Barrier,
-                    barrier::is_barrier_call as fn(&frontend::Call) -> bool,
-                ),
-                (R_ATOMIC, Blocker::Atomic, atomic::is_atomic_call),
-            ] {
-                // Directly, through a `__device__` function, or through a macro.
-                let via_call = inner.iter().find(|x| {
-                    pred(x)
-                        || call_targets(file, &reach.func_by_name, x)
-                            .any(|j| reach.funcs[j][slot].is_some())
-                });
-                let via_macro = || {
-                    f.macro_refs.iter().find(|r| {
-                        body.contains(&r.span)
-                            && reach
-                                .macro_by_name
-                                .get(r.name.as_str())
-                                .is_some_and(|&m| reach.macros[m][slot].is_some())
-                    })
-                };
-                let via_asm = || {
-                    f.asm
-                        .iter()
-                        .filter(|a| slot == R_BARRIER && body.contains(&a.span))
-                        .find_map(|a| barrier::asm_barrier(&a.template).map(|w| (w, a.span.line)))
-                };
-                let hit = match via_call {
-                    Some(x) => Some((x.callee.clone(), x.span.line)),
-                    None => via_macro()
-                        .map(|r| (r.name.clone(), r.span.line))
-                        .or_else(via_asm),
-                };
-                if let Some((what, line)) = hit {
-                    let label = format!(
-                        "`{}()`, a lambda that calls `{what}` (line {line})",
-                        c.callee
-                    );
-                    push(rule, c.span, label, Spread::All, None);
-                }
-            }
-        }
-    }
-    let dynamic = &reach.dynamic[fi];
-    for r in &f.macro_refs {
-        let Some(&m) = reach.macro_by_name.get(r.name.as_str()) else {
+    for rule in Blocker::ALL {
+        if !active.0[rule.slot()] {
             continue;
+        }
+        let mut sink = Sink {
+            rule,
+            sup,
+            items: std::mem::take(&mut items),
         };
-        for (slot, rule) in [
-            (R_BARRIER, Blocker::Barrier),
-            (R_ATOMIC, Blocker::Atomic),
-            (R_DLDS, Blocker::DynamicLds),
-        ] {
-            if let Some(w) = &reach.macros[m][slot] {
-                let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
-                push(rule, r.span, label, Spread::All, None);
-            }
-        }
-        if reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
-            if let Some((name, root)) = reach
-                .macro_names(file, m)
-                .into_iter()
-                .find_map(|n| dynamic.get(n).map(|root| (n, root)))
-            {
-                let label = if name == root {
-                    format!(
-                        "macro `{}`, which uses dynamic shared memory `{root}`",
-                        r.name
-                    )
-                } else {
-                    format!(
-                        "macro `{}`, which uses `{name}`, a pointer into dynamic shared memory `{root}`",
-                        r.name
-                    )
-                };
-                push(Blocker::DynamicLds, r.span, label, Spread::All, None);
-            }
-        }
-        if let Some((exit, w)) = &reach.macro_exit[m] {
-            let (how, verb) = match exit {
-                MacroExit::Leaves => (Spread::All, "returns or jumps out"),
-                MacroExit::Breaks => (Spread::This, "breaks out of the loop"),
-            };
-            let via = if w.what == r.name {
-                String::new()
-            } else {
-                format!(" (through `{}`)", w.what)
-            };
-            push(
-                Blocker::EarlyExit,
-                r.span,
-                format!("macro `{}`, which {verb}{via}", r.name),
-                how,
-                None,
-            );
-        }
-    }
-    if !dynamic.is_empty() {
-        for u in &f.idents {
-            if let Some(root) = dynamic.get(&u.name) {
-                let label = match (u.name == *root, u.access == Access::Decl) {
-                    (true, true) => format!("`{root}` (declares dynamic shared memory)"),
-                    (true, false) => format!("`{root}` (dynamic shared memory)"),
-                    (false, true) => {
-                        format!(
-                            "`{}`, a pointer into dynamic shared memory `{root}`",
-                            u.name
-                        )
-                    }
-                    (false, false) => {
-                        format!("`{}` (points into dynamic shared memory `{root}`)", u.name)
-                    }
-                };
-                push(Blocker::DynamicLds, u.span, label, Spread::All, None);
-            }
-        }
-    }
-    for j in &f.jumps {
-        match (&j.kind, &j.target) {
-            (JumpKind::Break, JumpTarget::Loop(t)) => {
-                push(
-                    Blocker::EarlyExit,
-                    j.span,
-                    "`break`".into(),
-                    Spread::This,
-                    Some(*t),
-                );
-            }
-            (JumpKind::Return, JumpTarget::Function) => {
-                push(
-                    Blocker::EarlyExit,
-                    j.span,
-                    "`return`".into(),
-                    Spread::All,
-                    None,
-                );
-            }
-            (JumpKind::Goto, JumpTarget::Label(l)) => {
-                let how = match f.labels.iter().find(|x| &x.name == l) {
-                    Some(label) => Spread::Outside(label.span.start),
-                    None => Spread::All,
-                };
-                push(Blocker::EarlyExit, j.span, format!("`goto {l}`"), how, None);
-            }
-            _ => {}
-        }
+        rule.evidence(&cx, &mut sink);
+        items = sink.items;
     }
     if items.is_empty() {
         return out;
@@ -407,7 +294,8 @@ fn add(v: &mut LoopVerdict, ev: &Evidence) -> bool {
     true
 }
 
-fn display_callee(c: &frontend::Call) -> String {
+/// How a call is named in evidence: `tile.sync`, `cg::sync`, `helper`.
+pub(crate) fn display_callee(c: &frontend::Call) -> String {
     match (&c.receiver, &c.qualifier) {
         (Some(r), _) if r.len() <= 40 => format!("{r}.{}", c.callee),
         (_, Some(q)) => format!("{q}::{}", c.callee),

@@ -7,18 +7,20 @@
 
 mod callgraph;
 mod engine;
+pub mod fix;
 pub mod report;
 pub mod rules;
 mod suppress;
 mod util;
 
 pub use engine::{Blocker, Evidence, LoopVerdict};
+pub use fix::{Applicability, Fix};
 pub use report::*;
 pub use suppress::Suppressions;
 
 use std::collections::BTreeMap;
 
-use frontend::{FunctionKind, LoopLoc, SourceFile, Span, UnrollHint};
+use frontend::{FunctionKind, LoopLoc, SourceFile, UnrollHint};
 
 /// What `check` should report: which rules are on, whether hints are emitted.
 #[derive(Debug, Clone, Default)]
@@ -108,9 +110,9 @@ impl FileAnalysis {
 }
 
 fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> FileAnalysis {
-    let mut active = [false; 4];
+    let mut active = [false; Blocker::ALL.len()];
     for b in Blocker::ALL {
-        active[b as usize] = settings.blocker_active(b) && !sup.file_allows(b.id());
+        active[b.slot()] = settings.blocker_active(b) && !sup.file_allows(b.id());
     }
     let active = engine::Active(active);
     let any_loops = file
@@ -142,32 +144,27 @@ pub fn pragma_text(h: &UnrollHint) -> String {
     }
 }
 
-fn related(ev: &Evidence) -> Related {
-    Related {
-        line: ev.span.line,
-        column: ev.span.column,
-        span: (ev.span.start, ev.span.end),
-        label: format!("{}: {}", ev.rule.id(), ev.label),
-    }
-}
-
-fn diag(
-    path: &str,
-    span: Span,
-    rule: &str,
-    severity: Severity,
-    message: String,
-    related: Vec<Related>,
-) -> Diagnostic {
+/// A rule's [`rules::Finding`] as a diagnostic of `path`, with the configured severity.
+fn diagnostic(path: &str, rule: &str, settings: &Settings, f: rules::Finding) -> Diagnostic {
     Diagnostic {
         path: path.to_string(),
-        line: span.line,
-        column: span.column,
+        line: f.span.line,
+        column: f.span.column,
         rule: rule.to_string(),
-        severity,
-        message,
-        span: (span.start, span.end),
-        related,
+        severity: settings.severity_of(rule),
+        message: f.message,
+        span: (f.span.start, f.span.end),
+        related: f
+            .related
+            .into_iter()
+            .map(|(s, label)| Related {
+                line: s.line,
+                column: s.column,
+                span: (s.start, s.end),
+                label,
+            })
+            .collect(),
+        fix: f.fix,
     }
 }
 
@@ -239,56 +236,24 @@ pub fn check_parsed(
                     index: li,
                 })
                 .to_string();
-            if let Some(p) = &l.pragma {
-                let wants_unroll = matches!(p.hint, UnrollHint::Unroll(_));
-                if wants_unroll
-                    && verdict == Verdict::Blocked
-                    && blocked_on
-                    && !lines
+            if blocked_on {
+                let found = rules::unroll_blocked::check(l, &id, &evidence);
+                let allowed = || {
+                    lines
                         .iter()
                         .any(|&ln| sup.allows(rules::unroll_blocked::ID, ln))
-                {
-                    let mut cited = Vec::new();
-                    let mut rel = Vec::new();
-                    for b in &blockers {
-                        if let Some(e) = evidence.iter().find(|e| e.rule.id() == *b) {
-                            cited.push(format!("{b} at line {}: {}", e.span.line, e.label));
-                        }
-                    }
-                    for e in &evidence {
-                        rel.push(related(e));
-                    }
-                    let msg = format!(
-                        "`#pragma {}` on loop `{id}`, which cannot be unrolled safely: {}",
-                        pragma_text(&p.hint),
-                        cited.join("; ")
-                    );
-                    diags.push(diag(
-                        path,
-                        p.span,
-                        rules::unroll_blocked::ID,
-                        settings.severity_of(rules::unroll_blocked::ID),
-                        msg,
-                        rel,
-                    ));
-                }
-            } else if verdict == Verdict::Candidate
-                && hints_on
-                && !sup.allows(rules::candidate::ID, l.keyword.line)
-            {
-                let tc = match l.trip_count {
-                    Some(n) => format!(" (constant trip count {n})"),
-                    None => String::new(),
                 };
-                let msg = format!("loop `{id}` can be unrolled: no guard blocks it{tc}");
-                diags.push(diag(
-                    path,
-                    l.keyword,
-                    rules::candidate::ID,
-                    settings.severity_of(rules::candidate::ID),
-                    msg,
-                    Vec::new(),
-                ));
+                if let Some(found) = found.filter(|_| !allowed()) {
+                    diags.push(diagnostic(path, rules::unroll_blocked::ID, settings, found));
+                }
+            }
+            if hints_on {
+                let found = rules::candidate::check(l, &id, !blockers.is_empty());
+                if let Some(found) =
+                    found.filter(|_| !sup.allows(rules::candidate::ID, l.keyword.line))
+                {
+                    diags.push(diagnostic(path, rules::candidate::ID, settings, found));
+                }
             }
             loops.push(LoopReport {
                 id,
@@ -315,24 +280,7 @@ pub fn check_parsed(
             if sup.allows(rules::wave_size::ID, w.span.line) {
                 continue;
             }
-            let rel = w
-                .related
-                .iter()
-                .map(|(s, label)| Related {
-                    line: s.line,
-                    column: s.column,
-                    span: (s.start, s.end),
-                    label: label.clone(),
-                })
-                .collect();
-            diags.push(diag(
-                path,
-                w.span,
-                rules::wave_size::ID,
-                settings.severity_of(rules::wave_size::ID),
-                w.message,
-                rel,
-            ));
+            diags.push(diagnostic(path, rules::wave_size::ID, settings, w));
         }
     }
     diags.sort_by_key(|d| (d.line, d.column));

@@ -29,6 +29,10 @@ pub struct Diagnostic {
     /// Secondary locations (the blocking `__syncthreads`, ...) with a label.
     #[serde(skip)]
     pub related: Vec<Related>,
+    /// The fix, when the rule has one (absent from the JSON when `None`, so reports without
+    /// fixes keep their exact shape).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<crate::fix::Fix>,
 }
 
 #[derive(Debug, Clone, Serialize)]

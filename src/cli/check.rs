@@ -1,8 +1,13 @@
 //! `hip-unroll check`: walks files and directories, analyses every HIP source in parallel with
 //! `guards::check_source`, and renders one report (human, json, sarif or github).
 //!
-//! Exit status: 0 clean, 1 a finding at or above the failing level, 2 usage, config or I/O
-//! errors (also an internal error on one file: the others are still reported).
+//! `--fix` applies the findings' safe fixes (`--unsafe-fixes` also the unsafe ones) through
+//! `guards::fix::fix_source` and writes each changed file atomically; the report then shows what
+//! remains. `--diff` prints the fixes as unified diffs and writes nothing.
+//!
+//! Exit status: 0 clean, 1 a finding at or above the failing level (after fixing, what remains;
+//! with `--diff`, a file the fixes would change), 2 usage, config or I/O errors (also an internal
+//! error on one file: the others are still reported).
 
 use crate::cli::config::{self, CheckSection, FailOn};
 use crate::cli::explain;
@@ -82,6 +87,16 @@ pub struct CheckArgs {
     /// Write the report to this file (atomically) instead of stdout.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output_file: Option<PathBuf>,
+    /// Apply the safe fixes of the findings to the files (atomically); report what remains.
+    #[arg(long)]
+    pub fix: bool,
+    /// Apply unsafe fixes too (implies `--fix` unless `--diff` is given).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes `--fix` would apply as unified diffs; write nothing. Exit 1 when a file
+    /// would change.
+    #[arg(long, conflicts_with = "output_file")]
+    pub diff: bool,
     /// Colors in the human format: `auto` = only on a terminal and when NO_COLOR is unset.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
@@ -162,8 +177,29 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     jobs.sort_by(|a, b| a.display.cmp(&b.display));
     jobs.dedup_by(|a, b| a.display == b.display);
 
-    let keep_source = matches!(args.format, Format::Human | Format::Sarif);
-    let outcomes = analyse_all(&jobs, keep_source, guards::check_source)?;
+    let fixing = args.fix || args.unsafe_fixes || args.diff;
+    let keep_source = fixing || matches!(args.format, Format::Human | Format::Sarif);
+    let mut outcomes = analyse_all(&jobs, keep_source, guards::check_source)?;
+    let fixes = if fixing {
+        apply_fixes(&jobs, &mut outcomes, &args, &mut errors)
+    } else {
+        FixSummary::default()
+    };
+    if args.diff {
+        crate::files::stdout(&fixes.diff)?;
+        fixes.tell(&args);
+        for e in &errors {
+            eprintln!("error: {e}");
+        }
+        let code = if !errors.is_empty() {
+            2
+        } else if fixes.files > 0 {
+            1
+        } else {
+            0
+        };
+        return Ok(ExitCode::from(code));
+    }
 
     let mut output = CheckOutput {
         version: 1,
@@ -214,6 +250,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         None => crate::files::stdout(&text)?,
     }
 
+    if fixing {
+        fixes.tell(&args);
+    }
     for e in &errors {
         eprintln!("error: {e}");
     }
@@ -230,6 +269,95 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 .severity()
     });
     Ok(ExitCode::from(if failing { 1 } else { 0 }))
+}
+
+/// What `--fix`/`--diff` did over all files.
+#[derive(Default)]
+struct FixSummary {
+    /// Findings fixed (or, with `--diff`, that would be).
+    fixed: usize,
+    /// Files changed (or that would change).
+    files: usize,
+    /// Remaining findings with an unsafe fix that was not applied (no `--unsafe-fixes`).
+    unsafe_left: usize,
+    /// `--diff`: the unified diffs, in file order.
+    diff: String,
+}
+
+impl FixSummary {
+    /// One line on stderr, so that stdout stays the report (or the diff).
+    fn tell(&self, args: &CheckArgs) {
+        let verb = if args.diff { "would fix" } else { "fixed" };
+        let mut line = format!(
+            "{verb} {} in {}",
+            crate::render::plural(self.fixed, "finding", "findings"),
+            crate::render::plural(self.files, "file", "files")
+        );
+        if self.unsafe_left > 0 {
+            line.push_str(&format!(
+                "; {} available with --unsafe-fixes",
+                crate::render::plural(self.unsafe_left, "unsafe fix", "unsafe fixes")
+            ));
+        }
+        eprintln!("{line}");
+    }
+}
+
+/// Applies the fixes of every analysed file that has an applicable one: the outcome is replaced
+/// by the fixed text's report and diagnostics; the file is written atomically (`--fix`) or its
+/// diff collected (`--diff`). A fix that would add a parse error is left out and said so on
+/// stderr; a file that cannot be written is an error (exit 2), the others are still fixed.
+fn apply_fixes(
+    jobs: &[Job],
+    outcomes: &mut [Result<Outcome, String>],
+    args: &CheckArgs,
+    errors: &mut Vec<String>,
+) -> FixSummary {
+    let unsafe_ok = args.unsafe_fixes;
+    let mut sum = FixSummary::default();
+    for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
+        let Ok(o) = outcome else { continue };
+        let wanted = o
+            .diagnostics
+            .iter()
+            .any(|d| d.fix.as_ref().is_some_and(|f| f.applies(unsafe_ok)));
+        if wanted {
+            if let Some(src) = &o.source {
+                let fixed =
+                    guards::fix::fix_source(&job.display, src, &job.resolved.settings, unsafe_ok);
+                for d in &fixed.rejected {
+                    eprintln!(
+                        "warning: {}:{}:{}: {} fix not applied: it would add a parse error",
+                        d.path, d.line, d.column, d.rule
+                    );
+                }
+                if fixed.changed(src) {
+                    if args.diff {
+                        sum.diff.push_str(&crate::render::diff::unified(
+                            &job.display,
+                            src,
+                            &fixed.source,
+                        ));
+                    } else if let Err(e) = crate::files::rewrite_in_place(&job.path, &fixed.source)
+                    {
+                        errors.push(format!("{}: fixes not written: {e:#}", job.display));
+                        continue;
+                    }
+                    sum.fixed += fixed.fixed;
+                    sum.files += 1;
+                    o.report = fixed.report;
+                    o.diagnostics = fixed.diagnostics;
+                    o.source = (!o.diagnostics.is_empty()).then_some(fixed.source);
+                }
+            }
+        }
+        sum.unsafe_left += o
+            .diagnostics
+            .iter()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| !f.applies(unsafe_ok)))
+            .count();
+    }
+    sum
 }
 
 fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Result<()> {

@@ -80,5 +80,6 @@ fn spill_diagnostic(path: &str, func: &guards::FunctionReport, k: &KernelRow) ->
         ),
         span: (0, 0),
         related: Vec::new(),
+        fix: None,
     }
 }

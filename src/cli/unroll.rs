@@ -123,14 +123,7 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
 
     if args.diff {
-        let old = String::from_utf8_lossy(source.bytes());
-        let new = String::from_utf8_lossy(&variant.source);
-        let diff = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
-        let text = diff
-            .unified_diff()
-            .context_radius(3)
-            .header(&path, &path)
-            .to_string();
+        let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
         crate::files::rewrite_in_place(&args.file, &variant.source)?;

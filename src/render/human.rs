@@ -87,6 +87,26 @@ fn summary_line(s: &Summary, output: &CheckOutput) -> String {
     if !parts.is_empty() {
         line.push_str(&format!(" ({})", parts.join(", ")));
     }
+    let fixes = |safe: bool| {
+        output
+            .diagnostics
+            .iter()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.applies(false) == safe))
+            .count()
+    };
+    let (safe, unsafe_) = (fixes(true), fixes(false));
+    if safe > 0 {
+        line.push_str(&format!(
+            "; {} with --fix",
+            plural(safe, "fix available", "fixes available")
+        ));
+    }
+    if unsafe_ > 0 {
+        line.push_str(&format!(
+            "; {} with --unsafe-fixes",
+            plural(unsafe_, "unsafe fix available", "unsafe fixes available")
+        ));
+    }
     let with_errors = output.files.iter().filter(|f| f.parse_errors > 0).count();
     if with_errors > 0 {
         line.push_str(&format!(

@@ -4,6 +4,7 @@
 //! Each renderer is a pure function of its inputs (no I/O, no environment), so each is
 //! snapshot-tested on hand-built reports.
 
+pub mod diff;
 pub mod github;
 pub mod human;
 pub mod json;
@@ -208,6 +209,7 @@ __global__ void reduce(float* out, const float* in) {
                     span: (sync, sync + "__syncthreads()".len()),
                     label: "barrier: every thread must reach this, in every iteration".into(),
                 }],
+                fix: None,
             },
             Diagnostic {
                 path: path.clone(),
@@ -218,6 +220,7 @@ __global__ void reduce(float* out, const float* in) {
                 message: "loop can be unrolled (trip count 4)".into(),
                 span: (for1, for1 + 3),
                 related: vec![],
+                fix: None,
             },
             Diagnostic {
                 path: path.clone(),
@@ -228,6 +231,7 @@ __global__ void reduce(float* out, const float* in) {
                 message: "shuffle width 32 assumes a 32-lane wave;\nuse warpSize".into(),
                 span: (shfl, shfl + 2),
                 related: vec![],
+                fix: None,
             },
         ];
         let output = CheckOutput {

@@ -2,7 +2,9 @@
 //!
 //! Every result has `ruleId`, `ruleIndex`, `level`, `message.text` and one physical location
 //! with a relative, forward-slash, percent-encoded URI and a region. Columns are UTF-16 code
-//! units (SARIF's default `columnKind`), computed from the source when it is at hand.
+//! units (SARIF's default `columnKind`), computed from the source when it is at hand. A
+//! diagnostic's fix becomes `fixes` (one `artifactChange` with a `replacement` per edit,
+//! `deletedRegion` by `byteOffset`/`byteLength` of the original file, `insertedContent.text`).
 
 use super::{line_col, ColumnUnit, RuleInfo, Sources};
 use guards::{CheckOutput, Severity};
@@ -89,6 +91,9 @@ pub fn render(output: &CheckOutput, sources: &Sources, rules: &[RuleInfo]) -> St
                     .collect();
                 r.insert("relatedLocations".into(), Value::Array(related));
             }
+            if let Some(fix) = &d.fix {
+                r.insert("fixes".into(), json!([fix_value(&d.path, fix)]));
+            }
             Value::Object(r)
         })
         .collect();
@@ -117,6 +122,30 @@ fn level(s: Severity) -> &'static str {
         Severity::Warning => "warning",
         Severity::Hint => "note",
     }
+}
+
+/// A SARIF 2.1.0 `fix` (§3.55): the description and one artifact change with its replacements.
+fn fix_value(path: &str, fix: &guards::Fix) -> Value {
+    let replacements: Vec<Value> = fix
+        .edits
+        .iter()
+        .map(|e| {
+            json!({
+                "deletedRegion": {
+                    "byteOffset": e.range.start,
+                    "byteLength": e.range.end - e.range.start,
+                },
+                "insertedContent": { "text": String::from_utf8_lossy(&e.text) },
+            })
+        })
+        .collect();
+    json!({
+        "description": { "text": fix.message },
+        "artifactChanges": [{
+            "artifactLocation": { "uri": uri(path) },
+            "replacements": replacements,
+        }],
+    })
 }
 
 fn physical(path: &str, region: Value) -> Value {

@@ -29,7 +29,15 @@
 
 use frontend::Call;
 
+use crate::callgraph::R_ATOMIC;
+use crate::engine::{display_callee, Cx, Sink, Spread};
+
+/// The rule's stable id.
 pub const ID: &str = "atomic";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str =
+    "the loop (or its condition) performs atomic operations, directly or through helpers/macros";
 
 /// True for the name of an atomic function, builtin or intrinsic (also used for macro bodies).
 pub fn is_atomic_name(name: &str) -> bool {
@@ -61,4 +69,26 @@ pub fn is_atomic_call(call: &Call) -> bool {
     call.callee.starts_with("fetch_")
         || call.callee.starts_with("compare_exchange")
         || call.callee == "exchange"
+}
+
+/// The atomic evidence of one function: atomic calls (a barrier call is the barrier rule's),
+/// calls of same-file functions that reach one, lambdas and macros that do.
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for c in &cx.f.calls {
+        if crate::rules::barrier::is_barrier_call(c) {
+            continue;
+        }
+        if is_atomic_call(c) {
+            sink.push(
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if let Some(label) = cx.via_call(c, R_ATOMIC) {
+            sink.push(c.span, label, Spread::All, None);
+        }
+    }
+    cx.via_lambdas(R_ATOMIC, is_atomic_call, sink);
+    cx.via_macros(R_ATOMIC, sink);
 }

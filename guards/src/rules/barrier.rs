@@ -62,7 +62,14 @@
 
 use frontend::Call;
 
+use crate::callgraph::R_BARRIER;
+use crate::engine::{display_callee, Cx, Sink, Spread};
+
+/// The rule's stable id.
 pub const ID: &str = "barrier";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop synchronises threads (`__syncthreads`, `__syncwarp`, asm `s_barrier`, cooperative groups, libcu++ barriers and pipelines), directly or through helpers/macros/lambdas";
 
 /// Free-function barrier intrinsics.
 const NAMES: &[&str] = &[
@@ -191,6 +198,32 @@ pub fn asm_barrier(template: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The barrier evidence of one function: barrier calls, calls of same-file functions that reach
+/// one, inline assembly, lambdas and macros that synchronise.
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for c in &cx.f.calls {
+        if is_barrier_call(c) {
+            sink.push(
+                c.span,
+                format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if !crate::rules::atomic::is_atomic_call(c) {
+            if let Some(label) = cx.via_call(c, R_BARRIER) {
+                sink.push(c.span, label, Spread::All, None);
+            }
+        }
+    }
+    for a in &cx.f.asm {
+        if let Some(w) = asm_barrier(&a.template) {
+            sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
+        }
+    }
+    cx.via_lambdas(R_BARRIER, is_barrier_call, sink);
+    cx.via_macros(R_BARRIER, sink);
 }
 
 #[cfg(test)]

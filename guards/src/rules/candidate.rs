@@ -3,7 +3,8 @@
 //! ## What it does
 //! With `--hints` (or `hints = true` in `hip-unroll.toml`), lists each loop of a kernel or
 //! `__device__` function that passes every blocker rule and has no `#pragma unroll`/`nounroll`,
-//! with its constant trip count when the header has one. Severity `hint`: never fails a check.
+//! with its constant trip count when the header has one. Its default severity (the registry's)
+//! never fails a check.
 //!
 //! ## Why
 //! These are the loops `hip-unroll unroll` and the tuner may rewrite; loops with a small constant
@@ -17,7 +18,33 @@
 //! ```
 //!
 //! ## Fix safety
-//! A hint has no fix; `hip-unroll unroll` applies pragma or manual unrolling and is measured by the
-//! tuner before anything is kept.
+//! No automatic fix: whether unrolling pays is measured, not guessed; `hip-unroll unroll` applies
+//! pragma or manual unrolling and the tuner measures it before anything is kept.
 
+use frontend::Loop;
+
+use super::Finding;
+
+/// The rule's stable id.
 pub const ID: &str = "candidate";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "a loop that no guard blocks and that has no unroll pragma (hint)";
+
+/// The finding for loop `lp` (identity `loop_id`) when no blocker evidence survived suppression:
+/// a loop without any unroll pragma.
+pub fn check(lp: &Loop, loop_id: &str, blocked: bool) -> Option<Finding> {
+    if blocked || lp.pragma.is_some() {
+        return None;
+    }
+    let tc = match lp.trip_count {
+        Some(n) => format!(" (constant trip count {n})"),
+        None => String::new(),
+    };
+    Some(Finding {
+        span: lp.keyword,
+        message: format!("loop `{loop_id}` can be unrolled: no guard blocks it{tc}"),
+        related: Vec::new(),
+        fix: None,
+    })
+}

@@ -37,9 +37,16 @@
 
 use std::collections::HashMap;
 
-use frontend::{Function, SharedKind, SourceFile};
+use frontend::{Access, Function, SharedKind, SourceFile};
 
+use crate::callgraph::R_DLDS;
+use crate::engine::{is_primitive, Cx, Sink, Spread};
+
+/// The rule's stable id.
 pub const ID: &str = "dynamic-lds";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop touches dynamic shared memory (`extern __shared__`, `HIP_DYNAMIC_SHARED`) or a pointer into it";
 
 /// Names that denote dynamic shared memory inside `f`, each with the dynamic array it points
 /// into: the file's and the function's dynamic declarations (mapped to themselves) plus the
@@ -107,4 +114,68 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashMap<String, String>
         }
     }
     names
+}
+
+/// The dynamic-LDS evidence of one function: calls of same-file functions that touch dynamic
+/// shared memory, macros that do (or that name a local pointer into it), and every use of a
+/// name that denotes it.
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for c in &cx.f.calls {
+        if !is_primitive(c) {
+            if let Some(label) = cx.via_call(c, R_DLDS) {
+                sink.push(c.span, label, Spread::All, None);
+            }
+        }
+    }
+    let dynamic = &cx.reach.dynamic[cx.fi];
+    for r in &cx.f.macro_refs {
+        let Some(&m) = cx.reach.macro_by_name.get(r.name.as_str()) else {
+            continue;
+        };
+        if let Some(w) = &cx.reach.macros[m][R_DLDS] {
+            let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
+            sink.push(r.span, label, Spread::All, None);
+        } else if !dynamic.is_empty() {
+            if let Some((name, root)) = cx
+                .reach
+                .macro_names(cx.file, m)
+                .into_iter()
+                .find_map(|n| dynamic.get(n).map(|root| (n, root)))
+            {
+                let label = if name == root {
+                    format!(
+                        "macro `{}`, which uses dynamic shared memory `{root}`",
+                        r.name
+                    )
+                } else {
+                    format!(
+                        "macro `{}`, which uses `{name}`, a pointer into dynamic shared memory `{root}`",
+                        r.name
+                    )
+                };
+                sink.push(r.span, label, Spread::All, None);
+            }
+        }
+    }
+    if dynamic.is_empty() {
+        return;
+    }
+    for u in &cx.f.idents {
+        if let Some(root) = dynamic.get(&u.name) {
+            let label = match (u.name == *root, u.access == Access::Decl) {
+                (true, true) => format!("`{root}` (declares dynamic shared memory)"),
+                (true, false) => format!("`{root}` (dynamic shared memory)"),
+                (false, true) => {
+                    format!(
+                        "`{}`, a pointer into dynamic shared memory `{root}`",
+                        u.name
+                    )
+                }
+                (false, false) => {
+                    format!("`{}` (points into dynamic shared memory `{root}`)", u.name)
+                }
+            };
+            sink.push(u.span, label, Spread::All, None);
+        }
+    }
 }

@@ -29,9 +29,15 @@
 //! `// hip-unroll: allow(early-exit)` silences the lint (`check`) only; `unroll` and the tuner apply
 //! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
-use frontend::MacroDef;
+use frontend::{JumpKind, JumpTarget, MacroDef};
 
+use crate::engine::{Cx, Sink, Spread};
+
+/// The rule's stable id.
 pub const ID: &str = "early-exit";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "the loop can be left early by `break`, `return` or `goto`";
 
 /// How a macro body leaves the code it is expanded into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,4 +57,50 @@ pub fn macro_exit(m: &MacroDef) -> Option<MacroExit> {
     }
     let own_scope = has("for") || has("while") || has("do") || has("switch");
     (has("break") && !own_scope).then_some(MacroExit::Breaks)
+}
+
+/// The early-exit evidence of one function: macros that return, jump or break out (through
+/// other macros too), and every `break` (of its own loop only), `return` and `goto` (of the
+/// loops that do not contain its label).
+pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    for r in &cx.f.macro_refs {
+        let Some(&m) = cx.reach.macro_by_name.get(r.name.as_str()) else {
+            continue;
+        };
+        if let Some((exit, w)) = &cx.reach.macro_exit[m] {
+            let (how, verb) = match exit {
+                MacroExit::Leaves => (Spread::All, "returns or jumps out"),
+                MacroExit::Breaks => (Spread::This, "breaks out of the loop"),
+            };
+            let via = if w.what == r.name {
+                String::new()
+            } else {
+                format!(" (through `{}`)", w.what)
+            };
+            sink.push(
+                r.span,
+                format!("macro `{}`, which {verb}{via}", r.name),
+                how,
+                None,
+            );
+        }
+    }
+    for j in &cx.f.jumps {
+        match (&j.kind, &j.target) {
+            (JumpKind::Break, JumpTarget::Loop(t)) => {
+                sink.push(j.span, "`break`".into(), Spread::This, Some(*t));
+            }
+            (JumpKind::Return, JumpTarget::Function) => {
+                sink.push(j.span, "`return`".into(), Spread::All, None);
+            }
+            (JumpKind::Goto, JumpTarget::Label(l)) => {
+                let how = match cx.f.labels.iter().find(|x| &x.name == l) {
+                    Some(label) => Spread::Outside(label.span.start),
+                    None => Spread::All,
+                };
+                sink.push(j.span, format!("`goto {l}`"), how, None);
+            }
+            _ => {}
+        }
+    }
 }

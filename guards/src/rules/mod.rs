@@ -1,5 +1,7 @@
-//! The rule registry: every rule id, its kind, default severity, summary and documentation, in
-//! one place. `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
+//! The rule registry: every rule with its kind and its default severity, in one place (nowhere
+//! else states a rule's severity). Each rule owns the rest in its own file: its id, summary and
+//! documentation (the file's `//!` block), its detection and its messages, and its fix where it
+//! has one. `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
 //! ids against [`all`].
 
 pub mod atomic;
@@ -11,7 +13,64 @@ pub mod unroll_blocked;
 pub mod vgpr_pressure;
 pub mod wave_size;
 
+use frontend::Span;
+
+use crate::engine::{Cx, Sink};
+use crate::fix::Fix;
 use crate::report::Severity;
+
+/// A loop blocker rule: its evidence lands in a loop's `blockers` (and, under a pragma, in
+/// `unroll-blocked`). Each variant's detection is the `evidence` function of its own file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Blocker {
+    Atomic,
+    Barrier,
+    DynamicLds,
+    EarlyExit,
+}
+
+impl Blocker {
+    /// Every blocker, in id order.
+    pub const ALL: [Blocker; 4] = [
+        Blocker::Atomic,
+        Blocker::Barrier,
+        Blocker::DynamicLds,
+        Blocker::EarlyExit,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Blocker::Atomic => atomic::ID,
+            Blocker::Barrier => barrier::ID,
+            Blocker::DynamicLds => dynamic_lds::ID,
+            Blocker::EarlyExit => early_exit::ID,
+        }
+    }
+
+    /// Collects this rule's evidence in one function.
+    pub(crate) fn evidence(self, cx: &Cx<'_>, sink: &mut Sink<'_>) {
+        match self {
+            Blocker::Atomic => atomic::evidence(cx, sink),
+            Blocker::Barrier => barrier::evidence(cx, sink),
+            Blocker::DynamicLds => dynamic_lds::evidence(cx, sink),
+            Blocker::EarlyExit => early_exit::evidence(cx, sink),
+        }
+    }
+
+    pub(crate) fn slot(self) -> usize {
+        self as usize
+    }
+}
+
+/// What a diagnostic rule reports, before selection, suppression and severity are applied:
+/// where, the message, secondary locations with their labels, and the fix if there is one.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub span: Span,
+    pub message: String,
+    pub related: Vec<(Span, String)>,
+    pub fix: Option<Fix>,
+}
 
 /// What a rule produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,56 +134,56 @@ pub static REGISTRY: &[Rule] = &[
         id: barrier::ID,
         kind: RuleKind::Blocker,
         severity: Severity::Hint,
-        summary: "the loop synchronises threads (`__syncthreads`, `__syncwarp`, asm `s_barrier`, cooperative groups, libcu++ barriers and pipelines), directly or through helpers/macros/lambdas",
+        summary: barrier::SUMMARY,
         doc: Doc::ModuleSource(include_str!("barrier.rs")),
     },
     Rule {
         id: atomic::ID,
         kind: RuleKind::Blocker,
         severity: Severity::Hint,
-        summary: "the loop (or its condition) performs atomic operations, directly or through helpers/macros",
+        summary: atomic::SUMMARY,
         doc: Doc::ModuleSource(include_str!("atomic.rs")),
     },
     Rule {
         id: dynamic_lds::ID,
         kind: RuleKind::Blocker,
         severity: Severity::Hint,
-        summary: "the loop touches dynamic shared memory (`extern __shared__`, `HIP_DYNAMIC_SHARED`) or a pointer into it",
+        summary: dynamic_lds::SUMMARY,
         doc: Doc::ModuleSource(include_str!("dynamic_lds.rs")),
     },
     Rule {
         id: early_exit::ID,
         kind: RuleKind::Blocker,
         severity: Severity::Hint,
-        summary: "the loop can be left early by `break`, `return` or `goto`",
+        summary: early_exit::SUMMARY,
         doc: Doc::ModuleSource(include_str!("early_exit.rs")),
     },
     Rule {
         id: unroll_blocked::ID,
         kind: RuleKind::Diagnostic,
         severity: Severity::Hint,
-        summary: "an existing `#pragma unroll` is on a loop that a guard blocks",
+        summary: unroll_blocked::SUMMARY,
         doc: Doc::ModuleSource(include_str!("unroll_blocked.rs")),
     },
     Rule {
         id: wave_size::ID,
         kind: RuleKind::Diagnostic,
         severity: Severity::Warning,
-        summary: "warp-level code assumes 32 lanes (shuffle widths, lane masks, `% 32`, `WARP_SIZE 32`); use `warpSize`",
+        summary: wave_size::SUMMARY,
         doc: Doc::ModuleSource(include_str!("wave_size.rs")),
     },
     Rule {
         id: candidate::ID,
         kind: RuleKind::Diagnostic,
         severity: Severity::Hint,
-        summary: "a loop that no guard blocks and that has no unroll pragma (hint)",
+        summary: candidate::SUMMARY,
         doc: Doc::ModuleSource(include_str!("candidate.rs")),
     },
     Rule {
         id: vgpr_pressure::ID,
         kind: RuleKind::CodeObject,
         severity: Severity::Warning,
-        summary: "an unrolled variant spills, needs scratch or loses occupancy compared with the baseline code object",
+        summary: vgpr_pressure::SUMMARY,
         doc: Doc::Text(vgpr_pressure::DOC),
     },
 ];
@@ -165,5 +224,24 @@ mod tests {
         assert_eq!(lookup("barrier").map(|r| r.kind), Some(RuleKind::Blocker));
         assert!(lookup("nope").is_none());
         assert!(lookup("barrier").unwrap().doc().starts_with("`barrier`:"));
+    }
+
+    /// The blockers and the registry agree: each `Blocker` has a `Blocker`-kind entry under its
+    /// id, each such entry is a `Blocker`, and the slots are `0..n` in `ALL` order.
+    #[test]
+    fn blockers_are_registered_once() {
+        for (i, b) in Blocker::ALL.iter().enumerate() {
+            assert_eq!(
+                lookup(b.id()).map(|r| r.kind),
+                Some(RuleKind::Blocker),
+                "{b:?}"
+            );
+            assert_eq!(b.slot(), i);
+        }
+        let registered = all().iter().filter(|r| r.kind == RuleKind::Blocker).count();
+        assert_eq!(registered, Blocker::ALL.len());
+        let mut sorted = Blocker::ALL.map(|b| b.id());
+        sorted.sort_unstable();
+        assert_eq!(sorted, Blocker::ALL.map(|b| b.id()), "ALL is in id order");
     }
 }

@@ -7,11 +7,11 @@
 //! names each blocker with the line of its first occurrence; the related locations point at
 //! them. `#pragma unroll 1` and `#pragma nounroll` are never reported.
 //!
-//! A **hint** by default: a compiler pragma over a loop with a barrier or shared memory is
-//! correct code (the compiler unrolls it faithfully; experts write it on constant-trip tile
-//! loops). The guards are the policy of hip-unroll's automated rewrites, not a defect in the
-//! user's code, so this finding does not fail `check`. Raise it where a team wants every such
-//! pragma reviewed:
+//! Its default severity (the rule registry's, printed below by `explain`) does not fail `check`:
+//! a compiler pragma over a loop with a barrier or shared memory is correct code (the compiler
+//! unrolls it faithfully; experts write it on constant-trip tile loops). The guards are the
+//! policy of hip-unroll's automated rewrites, not a defect in the user's code. Raise it where a
+//! team wants every such pragma reviewed:
 //! ```toml
 //! [check.severity]
 //! unroll-blocked = "warning"   # or "error"
@@ -33,7 +33,51 @@
 //! Keep the pragma if the unrolled barrier loop is intended, or write `#pragma unroll 1`.
 //!
 //! ## Fix safety
-//! No automatic fix (removing the pragma changes code generation). Suppress a reviewed case
-//! with `// hip-unroll: allow(unroll-blocked)` on the pragma's line or the line before.
+//! No automatic fix: the pragma is correct code, and removing it or writing `unroll 1` changes
+//! code generation of a loop an expert may have unrolled on purpose; only a person can tell.
+//! Suppress a reviewed case with `// hip-unroll: allow(unroll-blocked)` on the pragma's line or
+//! the line before.
 
+use frontend::{Loop, UnrollHint};
+
+use super::Finding;
+use crate::Evidence;
+
+/// The rule's stable id.
 pub const ID: &str = "unroll-blocked";
+
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "an existing `#pragma unroll` is on a loop that a guard blocks";
+
+/// The finding for loop `lp` (identity `loop_id`) given the blocker evidence that survived
+/// suppression: a pragma asking to unroll (not `nounroll`) over a blocked loop. Cites the first
+/// piece of evidence of each blocker (in blocker id order) and relates every piece.
+pub fn check(lp: &Loop, loop_id: &str, evidence: &[&Evidence]) -> Option<Finding> {
+    let p = lp.pragma.as_ref()?;
+    if !matches!(p.hint, UnrollHint::Unroll(_)) || evidence.is_empty() {
+        return None;
+    }
+    let mut blockers: Vec<&'static str> = evidence.iter().map(|e| e.rule.id()).collect();
+    blockers.sort();
+    blockers.dedup();
+    let cited: Vec<String> = blockers
+        .iter()
+        .filter_map(|b| {
+            let e = evidence.iter().find(|e| e.rule.id() == *b)?;
+            Some(format!("{b} at line {}: {}", e.span.line, e.label))
+        })
+        .collect();
+    Some(Finding {
+        span: p.span,
+        message: format!(
+            "`#pragma {}` on loop `{loop_id}`, which cannot be unrolled safely: {}",
+            crate::pragma_text(&p.hint),
+            cited.join("; ")
+        ),
+        related: evidence
+            .iter()
+            .map(|e| (e.span, format!("{}: {}", e.rule.id(), e.label)))
+            .collect(),
+        fix: None,
+    })
+}

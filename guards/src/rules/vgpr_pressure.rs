@@ -9,6 +9,9 @@
 /// The rule's stable id.
 pub const ID: &str = "vgpr-pressure";
 
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "an unrolled variant spills, needs scratch or loses occupancy compared with the baseline code object";
+
 /// The rule's documentation, as `hip-unroll explain vgpr-pressure` prints it.
 pub const DOC: &str = "\
 # vgpr-pressure

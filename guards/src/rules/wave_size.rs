@@ -31,24 +31,35 @@
 //! (it defaults to `warpSize`), and pass `__activemask()` or a 64-bit mask.
 //!
 //! ## Fix safety
-//! No automatic fix: replacing 32 by `warpSize` changes shared-memory sizes and launch shapes
-//! that may depend on it. Silence an intended wave32 path with `// hip-unroll: allow(wave-size)`.
+//! Unsafe fixes (`check --unsafe-fixes`): they change what the code does on 64-lane wavefronts,
+//! which is the point, but a person should review them:
+//! - a shuffle width `32` becomes `warpSize`;
+//! - a full mask `0xffffffff` passed to a warp intrinsic becomes the 64-bit
+//!   `0xffffffffffffffffULL`;
+//! - `% 32` and `/ 32` on a lane or thread id become `% warpSize` and `/ warpSize`, `& 31`
+//!   becomes `& (warpSize - 1)`;
+//! - a warp reduction that starts at `16` starts at `warpSize / 2`; one that stops at `32`
+//!   stops at `warpSize`.
+//!
+//! No fix for `>> 5` (`/ warpSize` binds tighter than `>>`, so the operand would have to be
+//! rewritten), for a ballot compared with `0xffffffff` (the right comparison depends on the
+//! active lanes), nor for `#define WARP_SIZE 32`/`constexpr ... = 32` (array sizes and template
+//! arguments need a constant, which `warpSize` is not). Silence an intended wave32 path with
+//! `// hip-unroll: allow(wave-size)`.
 
 use std::collections::HashSet;
 
-use frontend::{Function, FunctionKind, SourceFile, Span};
+use frontend::{Function, FunctionKind, SourceFile};
 
+use super::Finding;
+use crate::fix::Fix;
 use crate::util::within;
 
+/// The rule's stable id.
 pub const ID: &str = "wave-size";
 
-/// One wave-size finding: where, what, and secondary locations.
-#[derive(Debug, Clone)]
-pub struct Finding {
-    pub span: Span,
-    pub message: String,
-    pub related: Vec<(Span, String)>,
-}
+/// One line: what the rule reports (`explain --list`, SARIF).
+pub const SUMMARY: &str = "warp-level code assumes 32 lanes (shuffle widths, lane masks, `% 32`, `WARP_SIZE 32`); use `warpSize`";
 
 const SEEDS: &[&str] = &[
     "threadIdx",
@@ -137,6 +148,8 @@ fn is_warp_intrinsic_with_mask(name: &str) -> bool {
 }
 
 const FULL_MASK: i128 = 0xffff_ffff;
+/// Every lane of a 64-lane wavefront.
+const FULL_MASK_64: &str = "0xffffffffffffffffULL";
 
 /// All wave-size findings of a file, sorted by position.
 pub fn check(file: &SourceFile) -> Vec<Finding> {
@@ -161,6 +174,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
                 span: m.span,
                 message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", m.name),
                 related: Vec::new(),
+                fix: None,
             });
         }
     }
@@ -170,6 +184,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
                 span: g.span,
                 message: format!("`{} = 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", g.name),
                 related: Vec::new(),
+                fix: None,
             });
         }
     }
@@ -191,6 +206,7 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                     d.name
                 ),
                 related: Vec::new(),
+                fix: None,
             });
         }
     }
@@ -202,6 +218,11 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                     span: c.arg_spans[idx],
                     message: format!("`{}` with width 32 shuffles within half a 64-lane wavefront: omit the width or use `warpSize`", c.callee),
                     related: vec![(c.span, "in this shuffle".into())],
+                    fix: Some(Fix::unsafe_replace(
+                        "Replace the width `32` with `warpSize`",
+                        c.arg_spans[idx],
+                        "warpSize",
+                    )),
                 });
             }
         }
@@ -210,6 +231,11 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                 span: c.arg_spans[0],
                 message: format!("32-bit lane mask `0xffffffff` passed to `{}` covers only lanes 0-31 of a 64-lane wavefront: use `__activemask()` or a 64-bit mask", c.callee),
                 related: vec![(c.span, "in this call".into())],
+                fix: Some(Fix::unsafe_replace(
+                    "Use the 64-bit full mask `0xffffffffffffffffULL`",
+                    c.arg_spans[0],
+                    FULL_MASK_64,
+                )),
             });
         }
     }
@@ -226,15 +252,18 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                 span: op.span,
                 message: "a ballot compared with `0xffffffff` assumes 32 lanes; wavefront ballots are 64-bit".into(),
                 related: Vec::new(),
+                fix: None,
             });
             continue;
         }
         if !op.constant_on_right {
             continue;
         }
-        let what = match (op.op.as_str(), op.constant) {
-            ("%", 32) | ("&", 31) => "a lane index",
-            ("/", 32) | (">>", 5) => "a warp index",
+        let (what, with) = match (op.op.as_str(), op.constant) {
+            ("%", 32) => ("a lane index", Some("warpSize")),
+            ("&", 31) => ("a lane index", Some("(warpSize - 1)")),
+            ("/", 32) => ("a warp index", Some("warpSize")),
+            (">>", 5) => ("a warp index", None),
             _ => continue,
         };
         if let Some(n) = op
@@ -249,6 +278,13 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                     op.op, op.constant, n, what
                 ),
                 related: Vec::new(),
+                fix: with.map(|w| {
+                    Fix::unsafe_replace(
+                        format!("Replace `{}` with `{w}`", op.constant),
+                        op.constant_span,
+                        w,
+                    )
+                }),
             });
         }
     }
@@ -257,8 +293,7 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
         let Some(init) = l.init else { continue };
         let starts_16 = within(&f.decls, |d| d.name_span.start, init)
             .iter()
-            .find(|d| d.init_int == Some(16))
-            .map(|d| d.name.as_str());
+            .find(|d| d.init_int == Some(16));
         let stops_32 = l.condition.and_then(|c| {
             within(&f.const_ops, |o| o.span.start, c)
                 .iter()
@@ -267,10 +302,23 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                         && matches!(o.op.as_str(), "<" | "<=" | "!=")
                         && o.constant_on_right
                 })
-                .and_then(|o| o.operand_names.first().map(|s| s.as_str()))
+                .filter(|o| !o.operand_names.is_empty())
         });
-        let Some(var) = starts_16.or(stops_32) else {
-            continue;
+        let (var, fix) = match (starts_16, stops_32) {
+            (Some(d), _) => (
+                d.name.as_str(),
+                d.init
+                    .map(|s| Fix::unsafe_replace("Start at `warpSize / 2`", s, "warpSize / 2")),
+            ),
+            (None, Some(o)) => (
+                o.operand_names[0].as_str(),
+                Some(Fix::unsafe_replace(
+                    "Stop at `warpSize`",
+                    o.constant_span,
+                    "warpSize",
+                )),
+            ),
+            (None, None) => continue,
         };
         let shfl = within(&f.calls, |c| c.span.start, l.body).iter().find(|c| {
             is_shfl(&c.callee)
@@ -286,6 +334,7 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
                     if starts_16.is_some() { "starting at 16" } else { "stopping at 32" }
                 ),
                 related: vec![(c.span, format!("`{}` uses `{var}`", c.callee))],
+                fix,
             });
         }
     }
