@@ -1,9 +1,34 @@
 //! `hip-unroll.toml`: found upward from a file; each command reads its own section
-//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[profile]`, `[tune]`) with its own serde struct.
+//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[tune]`) with its own serde struct. The binary
+//! and any crate that needs a section read it through here; nothing here prints or exits.
 
 use std::path::{Path, PathBuf};
 
 pub const CONFIG_NAME: &str = "hip-unroll.toml";
+
+/// Why a config file could not be used. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("invalid TOML in {}", path.display())]
+    Toml {
+        path: PathBuf,
+        #[source]
+        error: Box<toml::de::Error>,
+    },
+    /// A section that is not what its struct expects (an unknown key, a wrong type).
+    #[error("invalid [{section}] section in {}: {message}", path.display())]
+    Section {
+        section: String,
+        path: PathBuf,
+        message: String,
+    },
+}
 
 /// The nearest `hip-unroll.toml` in `start` (a file or directory) or any of its ancestors.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
@@ -24,30 +49,26 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
 }
 
 /// Read and parse a config file into a TOML table (errors name the file).
-pub fn load_table(path: &Path) -> anyhow::Result<toml::Table> {
-    use anyhow::Context;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("invalid TOML in {}", path.display()))
+pub fn load_table(path: &Path) -> Result<toml::Table, Error> {
+    let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    toml::from_str(&text).map_err(|error| Error::Toml {
+        path: path.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 /// `--fail-on` / `fail-on`: the least severity that makes `check` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+/// Also a rule's severity in `[check.severity]`; the binary maps it onto `guards::Severity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Hint,
     Warning,
     Error,
-}
-
-impl FailOn {
-    pub fn severity(self) -> guards::Severity {
-        match self {
-            FailOn::Hint => guards::Severity::Hint,
-            FailOn::Warning => guards::Severity::Warning,
-            FailOn::Error => guards::Severity::Error,
-        }
-    }
 }
 
 /// The `[check]` section of `hip-unroll.toml`. Unknown keys are an error.
@@ -103,8 +124,24 @@ pub struct TuneSection {
     pub compile_flags: Option<Vec<String>>,
 }
 
+/// `[compile]`: how `pressure`, `unroll --verify` and `tune` compile a source.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CompileSection {
+    pub command: Option<String>,
+    pub arch: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PressureSection {
+    pub max_occupancy_loss: Option<u32>,
+}
+
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
-pub fn load_check_section(path: &Path) -> anyhow::Result<CheckSection> {
+pub fn load_check_section(path: &Path) -> Result<CheckSection, Error> {
     section(&load_table(path)?, "check", path)
 }
 
@@ -114,16 +151,17 @@ pub fn section<T: serde::de::DeserializeOwned + Default>(
     table: &toml::Table,
     name: &str,
     path: &Path,
-) -> anyhow::Result<T> {
+) -> Result<T, Error> {
     match table.get(name) {
         None => Ok(T::default()),
-        Some(value) => value.clone().try_into::<T>().map_err(|e| {
-            anyhow::anyhow!(
-                "invalid [{name}] section in {}: {}",
-                path.display(),
-                e.message()
-            )
-        }),
+        Some(value) => value
+            .clone()
+            .try_into::<T>()
+            .map_err(|e| Error::Section {
+                section: name.to_string(),
+                path: path.to_path_buf(),
+                message: e.message().to_string(),
+            }),
     }
 }
 
@@ -160,11 +198,14 @@ mod tests {
         );
 
         let p = write(dir.path(), "[check\n");
-        let e = format!("{:#}", load_check_section(&p).unwrap_err());
+        let err = load_check_section(&p).unwrap_err();
+        let e = err.to_string();
         assert!(
             e.contains("invalid TOML") && e.contains(&p.display().to_string()),
             "{e}"
         );
+        // The parser's own message stays reachable as the source (the binary prints the chain).
+        assert!(std::error::Error::source(&err).is_some(), "{err:?}");
 
         let p = write(dir.path(), "[other]\n");
         assert_eq!(load_check_section(&p).unwrap(), CheckSection::default());
@@ -198,5 +239,72 @@ mod tests {
         std::fs::write(deep.join("k.cu"), "").unwrap();
         let found = find_config(&deep.join("k.cu")).unwrap();
         assert_eq!(found, std::fs::canonicalize(&p).unwrap());
+    }
+
+    #[test]
+    fn compile_and_pressure_sections_parse_and_reject_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "[compile]\ncommand = \"cc {src} -o {out}\"\narch = \"gfx942\"\ncache-dir = \"c\"\n[vgpr-pressure]\nmax-occupancy-loss = 2\n",
+        );
+        let table = load_table(&p).unwrap();
+        let c: CompileSection = section(&table, "compile", &p).unwrap();
+        assert_eq!(c.command.as_deref(), Some("cc {src} -o {out}"));
+        assert_eq!(c.arch.as_deref(), Some("gfx942"));
+        assert_eq!(c.cache_dir, Some(PathBuf::from("c")));
+        let v: PressureSection = section(&table, "vgpr-pressure", &p).unwrap();
+        assert_eq!(v.max_occupancy_loss, Some(2));
+        // Absent sections are their defaults.
+        let t: TuneSection = section(&table, "tune", &p).unwrap();
+        assert_eq!(t, TuneSection::default());
+
+        let p = write(dir.path(), "[compile]\narhc = \"gfx90a\"\n[vgpr-pressure]\nmax-occupancy-loss = -1\n");
+        let table = load_table(&p).unwrap();
+        let e = section::<CompileSection>(&table, "compile", &p).unwrap_err();
+        assert!(
+            matches!(&e, Error::Section { section, .. } if section == "compile"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("arhc"), "{e}");
+        let e = section::<PressureSection>(&table, "vgpr-pressure", &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("invalid [vgpr-pressure] section in "), "{e}");
+    }
+
+    #[test]
+    fn find_config_takes_the_nearest_and_stops_at_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let outer = write(dir.path(), "");
+        let inner_dir = dir.path().join("a");
+        std::fs::create_dir_all(inner_dir.join("b")).unwrap();
+        let inner = write(&inner_dir, "");
+        // A directory as the start point, and the nearest file wins over the outer one.
+        assert_eq!(
+            find_config(&inner_dir.join("b")).unwrap(),
+            std::fs::canonicalize(&inner).unwrap()
+        );
+        assert_eq!(
+            find_config(dir.path()).unwrap(),
+            std::fs::canonicalize(&outer).unwrap()
+        );
+        // A directory named like the config file is not a config file.
+        let other = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(other.path().join(CONFIG_NAME)).unwrap();
+        let found = find_config(other.path());
+        assert!(
+            found.as_deref().is_none_or(|f| !f.starts_with(other.path())),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn unreadable_config_is_a_read_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join(CONFIG_NAME);
+        let e = load_table(&missing).unwrap_err();
+        assert!(matches!(e, Error::Read { .. }), "{e:?}");
+        assert_eq!(e.to_string(), format!("cannot read {}", missing.display()));
     }
 }
