@@ -1,73 +1,67 @@
 //! `check --hsaco FILE`: attaches per-kernel resources from a code object to a check report.
 
-use codeobj::inspect::KernelRow;
-use guards::{Diagnostic, KernelResources, Severity};
-use std::path::Path;
+use crate::{CheckOutput, Diagnostic, FunctionReport, KernelResources, Severity};
+use codeobj::CodeObject;
+use std::path::{Path, PathBuf};
 
-/// Add [`guards::KernelResources`] to every function of `output` found in the code object(s)
-/// at `hsaco`, and push a diagnostic for each kernel that already spills.
+/// Why a code object could not be joined to a report.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The file could not be read or parsed (the error names the file).
+    #[error(transparent)]
+    Load(#[from] codeobj::LoadError),
+    #[error("{}: no AMDGPU code object found", .0.display())]
+    NoCodeObject(PathBuf),
+}
+
+/// Add [`KernelResources`] to every function of `output` found in the code object(s) at
+/// `hsaco`, and push a diagnostic for each kernel that already spills (see [`attach_objects`]).
+pub fn attach(output: &mut CheckOutput, hsaco: &Path) -> Result<(), Error> {
+    let objects = codeobj::load(hsaco)?;
+    if objects.is_empty() {
+        return Err(Error::NoCodeObject(hsaco.to_path_buf()));
+    }
+    attach_objects(output, &objects);
+    Ok(())
+}
+
+/// Add [`KernelResources`] to every function of `output` found among `objects`, and push a
+/// `vgpr-spill` warning for each kernel that already spills.
 ///
 /// Kernels are matched to source functions by bare name: the demangled name without namespace,
 /// template arguments and parameters (`void scale<4>(float*)` matches `scale`), or the symbol
 /// itself for `extern "C"` kernels. Every target in the file and every template instantiation
-/// with distinct figures adds one entry.
-pub fn attach(output: &mut guards::CheckOutput, hsaco: &Path) -> anyhow::Result<()> {
-    let objects =
-        codeobj::load(hsaco).map_err(|e| anyhow::anyhow!(crate::files::load_error(&e)))?;
-    if objects.is_empty() {
-        anyhow::bail!("{}: no AMDGPU code object found", hsaco.display());
-    }
+/// with distinct figures adds one entry. Occupancy stays unknown (`None`) on processors whose
+/// occupancy rules are not known.
+pub fn attach_objects(output: &mut CheckOutput, objects: &[CodeObject]) {
     // Every kernel of every target once, with the bare name functions are matched by.
-    let kernels: Vec<(String, KernelRow)> = objects
+    let kernels: Vec<(String, KernelResources)> = objects
         .iter()
         .flat_map(|co| co.kernels.iter().map(move |k| (co, k)))
         .map(|(co, k)| {
             (
                 codeobj::metadata::base_name(&k.meta.name),
-                KernelRow::new(co, k),
+                KernelResources::of(co, k),
             )
         })
         .collect();
     for file in &mut output.files {
         for func in &mut file.functions {
-            for (_, k) in kernels.iter().filter(|(name, _)| *name == func.name) {
-                let res = resources(k);
-                if !func.resources.contains(&res) {
-                    func.resources.push(res);
+            for (_, res) in kernels.iter().filter(|(name, _)| *name == func.name) {
+                if !func.resources.contains(res) {
+                    func.resources.push(res.clone());
                 }
-                if k.vgpr_spill_count > 0 || k.sgpr_spill_count > 0 {
+                if res.spills() {
                     output
                         .diagnostics
-                        .push(spill_diagnostic(&file.path, func, k));
+                        .push(spill_diagnostic(&file.path, func, res));
                 }
             }
         }
     }
-    Ok(())
 }
 
-/// The figures of the check report (the `inspect` row, occupancy `0`/`unknown` when the
-/// target's rules are not known).
-fn resources(k: &KernelRow) -> KernelResources {
-    KernelResources {
-        arch: k.arch.clone(),
-        vgpr_count: k.vgpr_count,
-        agpr_count: k.agpr_count,
-        sgpr_count: k.sgpr_count,
-        vgpr_spill_count: k.vgpr_spill_count,
-        sgpr_spill_count: k.sgpr_spill_count,
-        lds_bytes: k.lds_bytes,
-        scratch_bytes: k.scratch_bytes,
-        waves_per_simd: k.occupancy.as_ref().map_or(0, |o| o.waves_per_simd),
-        limited_by: k
-            .occupancy
-            .as_ref()
-            .map_or("unknown", |o| o.limited_by)
-            .to_string(),
-    }
-}
-
-fn spill_diagnostic(path: &str, func: &guards::FunctionReport, k: &KernelRow) -> Diagnostic {
+fn spill_diagnostic(path: &str, func: &FunctionReport, k: &KernelResources) -> Diagnostic {
     Diagnostic {
         path: path.to_string(),
         line: func.line,

@@ -7,6 +7,7 @@
 
 mod callgraph;
 mod engine;
+pub mod hsaco;
 pub mod report;
 pub mod rules;
 mod suppress;
