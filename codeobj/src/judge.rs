@@ -120,7 +120,11 @@ pub struct Judgement {
 }
 
 /// Judge one kernel's figures.
-pub fn judge_numbers(before: &KernelResources, after: &KernelResources, t: &Thresholds) -> Vec<Reason> {
+pub fn judge_numbers(
+    before: &KernelResources,
+    after: &KernelResources,
+    t: &Thresholds,
+) -> Vec<Reason> {
     let mut reasons = Vec::new();
     if after.vgpr_spill_count > before.vgpr_spill_count {
         reasons.push(Reason::VgprSpill {

@@ -62,7 +62,10 @@ fn figures_come_from_the_metadata_and_unknown_occupancy_is_none() {
     assert_eq!((r.vgpr_count, r.agpr_count, r.sgpr_count), (128, 0, 20));
     assert_eq!((r.vgpr_spill_count, r.sgpr_spill_count), (3, 0));
     assert_eq!((r.lds_bytes, r.scratch_bytes), (1024, 16));
-    assert_eq!((r.waves_per_simd, r.limited_by), (Some(4), Some(Limit::Vgpr)));
+    assert_eq!(
+        (r.waves_per_simd, r.limited_by),
+        (Some(4), Some(Limit::Vgpr))
+    );
     assert!(r.spills());
 
     let unknown = object("gfx1337", vec![kernel("k", 128, None)]);
@@ -124,7 +127,12 @@ fn pressure_figures_keep_their_shape_and_unknown_occupancy_never_blocks() {
         "{text}"
     );
     // A missing kernel serializes `after` as null.
-    let j = judge(&[var], &[object("gfx90a", vec![])], &Thresholds::default(), None);
+    let j = judge(
+        &[var],
+        &[object("gfx90a", vec![])],
+        &Thresholds::default(),
+        None,
+    );
     let text = serde_json::to_string(&j.kernels[0]).unwrap();
     assert!(text.contains(r#""after":null"#), "{text}");
 }

@@ -154,14 +154,11 @@ pub fn section<T: serde::de::DeserializeOwned + Default>(
 ) -> Result<T, Error> {
     match table.get(name) {
         None => Ok(T::default()),
-        Some(value) => value
-            .clone()
-            .try_into::<T>()
-            .map_err(|e| Error::Section {
-                section: name.to_string(),
-                path: path.to_path_buf(),
-                message: e.message().to_string(),
-            }),
+        Some(value) => value.clone().try_into::<T>().map_err(|e| Error::Section {
+            section: name.to_string(),
+            path: path.to_path_buf(),
+            message: e.message().to_string(),
+        }),
     }
 }
 
@@ -259,7 +256,10 @@ mod tests {
         let t: TuneSection = section(&table, "tune", &p).unwrap();
         assert_eq!(t, TuneSection::default());
 
-        let p = write(dir.path(), "[compile]\narhc = \"gfx90a\"\n[vgpr-pressure]\nmax-occupancy-loss = -1\n");
+        let p = write(
+            dir.path(),
+            "[compile]\narhc = \"gfx90a\"\n[vgpr-pressure]\nmax-occupancy-loss = -1\n",
+        );
         let table = load_table(&p).unwrap();
         let e = section::<CompileSection>(&table, "compile", &p).unwrap_err();
         assert!(
@@ -294,7 +294,9 @@ mod tests {
         std::fs::create_dir_all(other.path().join(CONFIG_NAME)).unwrap();
         let found = find_config(other.path());
         assert!(
-            found.as_deref().is_none_or(|f| !f.starts_with(other.path())),
+            found
+                .as_deref()
+                .is_none_or(|f| !f.starts_with(other.path())),
             "{found:?}"
         );
     }

@@ -113,7 +113,10 @@ fn kernels_join_functions_by_bare_name_per_target() {
     assert_eq!(unknown.arch, "gfx1337");
     assert_eq!((unknown.waves_per_simd, unknown.limited_by), (None, None));
     let json = serde_json::to_value(plain).unwrap();
-    assert_eq!(json["resources"][1]["waves_per_simd"], serde_json::Value::Null);
+    assert_eq!(
+        json["resources"][1]["waves_per_simd"],
+        serde_json::Value::Null
+    );
     assert_eq!(json["resources"][1]["limited_by"], serde_json::Value::Null);
     assert_eq!(json["resources"][0]["waves_per_simd"], 8);
     assert_eq!(json["resources"][0]["limited_by"], "vgpr");

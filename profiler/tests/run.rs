@@ -242,7 +242,10 @@ fn first_gpu_skips_the_cpu_agent() {
     );
     assert_eq!(run::first_gpu("gfx000\n"), None);
     assert_eq!(run::first_gpu(""), None);
-    assert_eq!(run::first_gpu("warning: no driver\ngfx1100\n").as_deref(), Some("gfx1100"));
+    assert_eq!(
+        run::first_gpu("warning: no driver\ngfx1100\n").as_deref(),
+        Some("gfx1100")
+    );
 }
 
 #[test]

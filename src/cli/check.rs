@@ -4,11 +4,11 @@
 //! Exit status: 0 clean, 1 a finding at or above the failing level, 2 usage, config or I/O
 //! errors (also an internal error on one file: the others are still reported).
 
-use crate::cli::FailOnSeverity;
-use config::{CheckSection, FailOn};
 use crate::cli::explain;
+use crate::cli::FailOnSeverity;
 use crate::render::{self, human::HumanOptions, Format, Sources};
 use anyhow::{bail, Context};
+use config::{CheckSection, FailOn};
 use guards::{CheckOutput, Diagnostic, FileReport, Settings};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;

@@ -6,8 +6,8 @@
 //! baseline errors (one line); 130 interrupted by Ctrl-C (nothing applied, the report so far
 //! printed, the ledger kept for `--resume`).
 
-use config::{CompileSection, PressureSection, TuneSection};
 use anyhow::{bail, Context};
+use config::{CompileSection, PressureSection, TuneSection};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
