@@ -119,7 +119,12 @@ fn pressure_figures_keep_their_shape_and_unknown_occupancy_never_blocks() {
     // Known occupancy on both sides: a loss blocks, and the figures print as numbers.
     let base = object("gfx90a", vec![kernel("k", 64, Some((8, Limit::WaveCap)))]);
     let var = object("gfx90a", vec![kernel("k", 256, Some((2, Limit::Vgpr)))]);
-    let j = judge(&[base], std::slice::from_ref(&var), &Thresholds::default(), None);
+    let j = judge(
+        &[base],
+        std::slice::from_ref(&var),
+        &Thresholds::default(),
+        None,
+    );
     assert!(j.blocked);
     let text = serde_json::to_string(&j.kernels[0]).unwrap();
     assert!(
