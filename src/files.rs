@@ -151,3 +151,11 @@ pub fn load_error(e: &codeobj::LoadError) -> String {
         e => e.to_string(),
     }
 }
+
+/// `check --hsaco`'s join error as one line: I/O errors worded as for every other input.
+pub fn hsaco_error(e: guards::hsaco::Error) -> anyhow::Error {
+    match e {
+        guards::hsaco::Error::Load(e) => anyhow::anyhow!(load_error(&e)),
+        e => e.into(),
+    }
+}

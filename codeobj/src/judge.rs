@@ -2,8 +2,9 @@
 //! and blocks the variant if it spills more (VGPR or SGPR), needs new scratch, or loses more
 //! occupancy than allowed. No I/O here; [`crate::compile`] produces the inputs.
 
-use crate::{CodeObject, Kernel};
-use serde::Serialize;
+use crate::{CodeObject, Kernel, KernelResources};
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
 /// Thresholds of the guard (`[vgpr-pressure]` in `hip-unroll.toml`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -12,34 +13,35 @@ pub struct Thresholds {
     pub max_occupancy_loss: u32,
 }
 
-/// The figures of one kernel on one target that the judge looks at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Numbers {
-    pub vgpr_count: u32,
-    pub agpr_count: u32,
-    pub sgpr_count: u32,
-    pub vgpr_spill_count: u32,
-    pub sgpr_spill_count: u32,
-    pub scratch_bytes: u32,
-    pub lds_bytes: u32,
-    /// `None` where the architecture's occupancy rules are unknown.
-    pub waves_per_simd: Option<u32>,
-    pub limited_by: Option<String>,
+/// `before` and `after` in `pressure --format json`: the [`KernelResources`] without `arch`
+/// (the verdict names it once), `scratch_bytes` before `lds_bytes`, as this document has always
+/// been written.
+fn figures<S: Serializer>(r: &KernelResources, s: S) -> Result<S::Ok, S::Error> {
+    let mut st = s.serialize_struct("Figures", 9)?;
+    st.serialize_field("vgpr_count", &r.vgpr_count)?;
+    st.serialize_field("agpr_count", &r.agpr_count)?;
+    st.serialize_field("sgpr_count", &r.sgpr_count)?;
+    st.serialize_field("vgpr_spill_count", &r.vgpr_spill_count)?;
+    st.serialize_field("sgpr_spill_count", &r.sgpr_spill_count)?;
+    st.serialize_field("scratch_bytes", &r.scratch_bytes)?;
+    st.serialize_field("lds_bytes", &r.lds_bytes)?;
+    st.serialize_field("waves_per_simd", &r.waves_per_simd)?;
+    st.serialize_field("limited_by", &r.limited_by)?;
+    st.end()
 }
 
-impl Numbers {
-    pub fn of(k: &Kernel) -> Numbers {
-        Numbers {
-            vgpr_count: k.meta.vgpr_count,
-            agpr_count: k.meta.agpr_count.unwrap_or(0),
-            sgpr_count: k.meta.sgpr_count,
-            vgpr_spill_count: k.meta.vgpr_spill_count,
-            sgpr_spill_count: k.meta.sgpr_spill_count,
-            scratch_bytes: k.meta.private_segment_fixed_size,
-            lds_bytes: k.meta.group_segment_fixed_size,
-            waves_per_simd: k.occupancy.map(|o| o.waves_per_simd),
-            limited_by: k.occupancy.map(|o| o.limited_by.as_str().to_string()),
-        }
+fn figures_opt<S: Serializer>(r: &Option<KernelResources>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Some(r) => s.serialize_some(&Figures(r)),
+        None => s.serialize_none(),
+    }
+}
+
+struct Figures<'a>(&'a KernelResources);
+
+impl Serialize for Figures<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        figures(self.0, s)
     }
 }
 
@@ -102,8 +104,10 @@ pub struct KernelVerdict {
     pub kernel: String,
     pub demangled: Option<String>,
     pub arch: String,
-    pub before: Numbers,
-    pub after: Option<Numbers>,
+    #[serde(serialize_with = "figures")]
+    pub before: KernelResources,
+    #[serde(serialize_with = "figures_opt")]
+    pub after: Option<KernelResources>,
     pub blocked: bool,
     pub reasons: Vec<Reason>,
 }
@@ -116,7 +120,11 @@ pub struct Judgement {
 }
 
 /// Judge one kernel's figures.
-pub fn judge_numbers(before: &Numbers, after: &Numbers, t: &Thresholds) -> Vec<Reason> {
+pub fn judge_numbers(
+    before: &KernelResources,
+    after: &KernelResources,
+    t: &Thresholds,
+) -> Vec<Reason> {
     let mut reasons = Vec::new();
     if after.vgpr_spill_count > before.vgpr_spill_count {
         reasons.push(Reason::VgprSpill {
@@ -175,11 +183,16 @@ pub fn judge(
                     continue;
                 }
             }
-            let before = Numbers::of(bk);
-            let vk = vco.and_then(|v| v.kernels.iter().find(|k| k.meta.name == bk.meta.name));
+            let before = KernelResources::of(bco, bk);
+            let vk = vco.and_then(|v| {
+                v.kernels
+                    .iter()
+                    .find(|k| k.meta.name == bk.meta.name)
+                    .map(|k| (v, k))
+            });
             let (after, reasons) = match vk {
-                Some(vk) => {
-                    let after = Numbers::of(vk);
+                Some((vco, vk)) => {
+                    let after = KernelResources::of(vco, vk);
                     let r = judge_numbers(&before, &after, t);
                     (Some(after), r)
                 }

@@ -13,11 +13,13 @@ pub mod inspect;
 pub mod judge;
 pub mod metadata;
 pub mod occupancy;
+pub mod resources;
 pub mod signature;
 
 pub use error::{Error, Result};
 pub use metadata::{ArgMeta, KernelMeta, Metadata};
 pub use occupancy::{Limit, Occupancy};
+pub use resources::KernelResources;
 
 use serde::Serialize;
 use std::path::Path;

@@ -3,7 +3,8 @@
 
 use codeobj::bundle::{self, TargetId};
 use codeobj::compressed::{self, Method};
-use codeobj::judge::{judge_numbers, Numbers, Reason, Thresholds};
+use codeobj::judge::{judge_numbers, Reason, Thresholds};
+use codeobj::{KernelResources, Limit};
 use proptest::prelude::*;
 
 /// A bundle in clang's layout (OffloadBundler.cpp `BinaryFileHandler::WriteHeader`).
@@ -146,8 +147,9 @@ fn names() {
     );
 }
 
-fn numbers(vspill: u32, sspill: u32, scratch: u32, waves: u32) -> Numbers {
-    Numbers {
+fn numbers(vspill: u32, sspill: u32, scratch: u32, waves: u32) -> KernelResources {
+    KernelResources {
+        arch: "gfx90a".into(),
         vgpr_count: 64,
         agpr_count: 0,
         sgpr_count: 20,
@@ -156,7 +158,7 @@ fn numbers(vspill: u32, sspill: u32, scratch: u32, waves: u32) -> Numbers {
         scratch_bytes: scratch,
         lds_bytes: 0,
         waves_per_simd: Some(waves),
-        limited_by: Some("vgpr".into()),
+        limited_by: Some(Limit::Vgpr),
     }
 }
 

@@ -8,6 +8,7 @@
 mod callgraph;
 mod engine;
 pub mod fix;
+pub mod hsaco;
 pub mod report;
 pub mod rules;
 mod suppress;

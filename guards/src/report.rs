@@ -82,22 +82,9 @@ pub struct FunctionReport {
     pub resources: Vec<KernelResources>,
 }
 
-/// Register, memory and occupancy figures of one kernel on one target, read from a code object.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct KernelResources {
-    pub arch: String,
-    pub vgpr_count: u32,
-    pub agpr_count: u32,
-    pub sgpr_count: u32,
-    pub vgpr_spill_count: u32,
-    pub sgpr_spill_count: u32,
-    pub lds_bytes: u32,
-    pub scratch_bytes: u32,
-    pub waves_per_simd: u32,
-    /// `vgpr`, `sgpr`, `lds`, `workgroup`, or `wave-cap` when nothing binds below the
-    /// hardware's maximum waves per SIMD.
-    pub limited_by: String,
-}
+/// Register, memory and occupancy figures of one kernel on one target, read from a code object
+/// (`codeobj`'s one resources type; unknown occupancy is `null`).
+pub use codeobj::KernelResources;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct FileReport {

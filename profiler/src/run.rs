@@ -328,6 +328,27 @@ pub fn detect() -> Result<Tool> {
     Err(Error::NoProfiler)
 }
 
+/// The gfx target of this machine's first GPU, from `rocm_agent_enumerator` on `PATH`; `None`
+/// when it is not installed, or lists no GPU.
+pub fn local_arch() -> Option<String> {
+    local_arch_from(Path::new("rocm_agent_enumerator"))
+}
+
+/// [`local_arch`] with the enumerator at `program`.
+pub fn local_arch_from(program: &Path) -> Option<String> {
+    let out = std::process::Command::new(program).output().ok()?;
+    first_gpu(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The first GPU target in `rocm_agent_enumerator`'s output: one agent per line, `gfx000`
+/// being the CPU.
+pub fn first_gpu(out: &str) -> Option<String> {
+    out.lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("gfx") && *l != "gfx000")
+        .map(str::to_string)
+}
+
 /// Run one invocation with a timeout; its stdout and stderr go to `DIR/profiler.log`.
 /// On timeout the whole process group is killed.
 pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {

@@ -233,3 +233,29 @@ fn execute_timeout_and_failure() {
         "{e}"
     );
 }
+
+#[test]
+fn first_gpu_skips_the_cpu_agent() {
+    assert_eq!(
+        run::first_gpu("gfx000\n  gfx90a\ngfx90a\n").as_deref(),
+        Some("gfx90a")
+    );
+    assert_eq!(run::first_gpu("gfx000\n"), None);
+    assert_eq!(run::first_gpu(""), None);
+    assert_eq!(
+        run::first_gpu("warning: no driver\ngfx1100\n").as_deref(),
+        Some("gfx1100")
+    );
+}
+
+#[test]
+fn local_arch_asks_the_enumerator() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("rocm_agent_enumerator");
+    std::fs::write(&fake, "#!/bin/sh\nprintf 'gfx000\\ngfx942\\n'\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(run::local_arch_from(&fake).as_deref(), Some("gfx942"));
+    // Missing enumerator: unknown, not an error.
+    assert_eq!(run::local_arch_from(&dir.path().join("missing")), None);
+}

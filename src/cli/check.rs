@@ -9,10 +9,11 @@
 //! with `--diff`, a file the fixes would change), 2 usage, config or I/O errors (also an internal
 //! error on one file: the others are still reported).
 
-use crate::cli::config::{self, CheckSection, FailOn};
 use crate::cli::explain;
+use crate::cli::FailOnSeverity;
 use crate::render::{self, human::HumanOptions, Format, Sources};
 use anyhow::{bail, Context};
+use config::{CheckSection, FailOn};
 use guards::{CheckOutput, Diagnostic, FileReport, Settings};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
@@ -224,7 +225,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
 
     if let Some(hsaco) = &args.hsaco {
         // The code-object reader's errors already name the file.
-        crate::cli::hsaco::attach(&mut output, hsaco).context("--hsaco")?;
+        guards::hsaco::attach(&mut output, hsaco)
+            .map_err(crate::files::hsaco_error)
+            .context("--hsaco")?;
     }
     output.diagnostics.sort_by(|a, b| {
         (&a.path, a.line, a.column, &a.rule, &a.message)

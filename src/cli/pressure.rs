@@ -4,12 +4,13 @@
 //! Exit status: 0 the variant is acceptable, 1 blocked, 2 errors (compiler missing or failing,
 //! unreadable code object, no kernel matched).
 
-use crate::cli::config;
 use crate::cli::inspect::Format;
 use anyhow::bail;
 use codeobj::compile::{Compiler, DEFAULT_ARCH, DEFAULT_COMMAND};
-use codeobj::judge::{Judgement, Numbers, Thresholds};
-use serde::{Deserialize, Serialize};
+use codeobj::judge::{Judgement, Thresholds};
+use codeobj::KernelResources;
+use config::{CompileSection, PressureSection};
+use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,22 +40,6 @@ pub struct PressureArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-}
-
-/// `[compile]` in hip-unroll.toml.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct CompileSection {
-    pub command: Option<String>,
-    pub arch: Option<String>,
-    pub cache_dir: Option<PathBuf>,
-}
-
-/// `[vgpr-pressure]` in hip-unroll.toml.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "kebab-case", deny_unknown_fields)]
-pub struct PressureSection {
-    pub max_occupancy_loss: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -161,9 +146,9 @@ fn table(j: &Judgement) -> String {
             None => format!("{b} -> ?"),
         }
     }
-    fn waves(n: &Numbers) -> String {
-        match (n.waves_per_simd, &n.limited_by) {
-            (Some(w), Some(l)) => format!("{w} ({l})"),
+    fn waves(n: &KernelResources) -> String {
+        match (n.waves_per_simd, n.limited_by) {
+            (Some(w), Some(l)) => format!("{w} ({})", l.as_str()),
             _ => "?".into(),
         }
     }

@@ -101,18 +101,6 @@ fn preset(p: PresetArg) -> Preset {
     }
 }
 
-/// The gfx target of the first GPU, from rocm_agent_enumerator, if installed.
-fn local_arch() -> Option<String> {
-    let out = std::process::Command::new("rocm_agent_enumerator")
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::trim)
-        .find(|l| l.starts_with("gfx") && *l != "gfx000")
-        .map(str::to_string)
-}
-
 /// Write an output file, creating its directory (`-o DIR` need not exist yet).
 fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -145,7 +133,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         let arch = args
             .arch
             .clone()
-            .or_else(local_arch)
+            .or_else(profiler::run::local_arch)
             .unwrap_or_else(|| "gfx90a".into());
         let mut counters = profiler::run::preset_counters(preset(args.preset), &arch);
         counters.extend(

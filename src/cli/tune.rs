@@ -6,9 +6,8 @@
 //! baseline errors (one line); 130 interrupted by Ctrl-C (nothing applied, the report so far
 //! printed, the ledger kept for `--resume`).
 
-use crate::cli::config::{self, TuneSection};
-use crate::cli::pressure::{CompileSection, PressureSection};
 use anyhow::{bail, Context};
+use config::{CompileSection, PressureSection, TuneSection};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;

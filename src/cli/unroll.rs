@@ -8,9 +8,8 @@
 //! arguments, an unknown or ambiguous loop (the candidates are listed), unreadable file, I/O or
 //! compile errors.
 
-use crate::cli::config;
-use crate::cli::pressure::CompileSection;
 use anyhow::{bail, Context};
+use config::CompileSection;
 use pipeline::{LoopRef, Mode, Policy, Refusal};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;

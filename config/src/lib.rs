@@ -1,9 +1,34 @@
 //! `hip-unroll.toml`: found upward from a file; each command reads its own section
-//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[profile]`, `[tune]`) with its own serde struct.
+//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[tune]`) with its own serde struct. The binary
+//! and any crate that needs a section read it through here; nothing here prints or exits.
 
 use std::path::{Path, PathBuf};
 
 pub const CONFIG_NAME: &str = "hip-unroll.toml";
+
+/// Why a config file could not be used. Each message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("invalid TOML in {}", path.display())]
+    Toml {
+        path: PathBuf,
+        #[source]
+        error: Box<toml::de::Error>,
+    },
+    /// A section that is not what its struct expects (an unknown key, a wrong type).
+    #[error("invalid [{section}] section in {}: {message}", path.display())]
+    Section {
+        section: String,
+        path: PathBuf,
+        message: String,
+    },
+}
 
 /// The nearest `hip-unroll.toml` in `start` (a file or directory) or any of its ancestors.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
@@ -24,30 +49,26 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
 }
 
 /// Read and parse a config file into a TOML table (errors name the file).
-pub fn load_table(path: &Path) -> anyhow::Result<toml::Table> {
-    use anyhow::Context;
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("invalid TOML in {}", path.display()))
+pub fn load_table(path: &Path) -> Result<toml::Table, Error> {
+    let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    toml::from_str(&text).map_err(|error| Error::Toml {
+        path: path.to_path_buf(),
+        error: Box::new(error),
+    })
 }
 
 /// `--fail-on` / `fail-on`: the least severity that makes `check` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+/// Also a rule's severity in `[check.severity]`; the binary maps it onto `guards::Severity`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Hint,
     Warning,
     Error,
-}
-
-impl FailOn {
-    pub fn severity(self) -> guards::Severity {
-        match self {
-            FailOn::Hint => guards::Severity::Hint,
-            FailOn::Warning => guards::Severity::Warning,
-            FailOn::Error => guards::Severity::Error,
-        }
-    }
 }
 
 /// The `[check]` section of `hip-unroll.toml`. Unknown keys are an error.
@@ -109,8 +130,24 @@ pub struct TuneSection {
     pub compile_flags: Option<Vec<String>>,
 }
 
+/// `[compile]`: how `pressure`, `unroll --verify` and `tune` compile a source.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct CompileSection {
+    pub command: Option<String>,
+    pub arch: Option<String>,
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct PressureSection {
+    pub max_occupancy_loss: Option<u32>,
+}
+
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
-pub fn load_check_section(path: &Path) -> anyhow::Result<CheckSection> {
+pub fn load_check_section(path: &Path) -> Result<CheckSection, Error> {
     section(&load_table(path)?, "check", path)
 }
 
@@ -120,15 +157,13 @@ pub fn section<T: serde::de::DeserializeOwned + Default>(
     table: &toml::Table,
     name: &str,
     path: &Path,
-) -> anyhow::Result<T> {
+) -> Result<T, Error> {
     match table.get(name) {
         None => Ok(T::default()),
-        Some(value) => value.clone().try_into::<T>().map_err(|e| {
-            anyhow::anyhow!(
-                "invalid [{name}] section in {}: {}",
-                path.display(),
-                e.message()
-            )
+        Some(value) => value.clone().try_into::<T>().map_err(|e| Error::Section {
+            section: name.to_string(),
+            path: path.to_path_buf(),
+            message: e.message().to_string(),
         }),
     }
 }
@@ -166,11 +201,14 @@ mod tests {
         );
 
         let p = write(dir.path(), "[check\n");
-        let e = format!("{:#}", load_check_section(&p).unwrap_err());
+        let err = load_check_section(&p).unwrap_err();
+        let e = err.to_string();
         assert!(
             e.contains("invalid TOML") && e.contains(&p.display().to_string()),
             "{e}"
         );
+        // The parser's own message stays reachable as the source (the binary prints the chain).
+        assert!(std::error::Error::source(&err).is_some(), "{err:?}");
 
         let p = write(dir.path(), "[other]\n");
         assert_eq!(load_check_section(&p).unwrap(), CheckSection::default());
