@@ -7,14 +7,18 @@ mod header;
 pub mod identity;
 pub mod ir;
 mod kinds;
+pub mod lex;
 mod lower;
 mod macros;
+mod node;
 mod pragma;
+mod recover;
+pub mod trip;
 
 use std::cell::RefCell;
 
-pub use header::trip_count;
 pub use ir::*;
+pub use trip::trip_count;
 
 struct ThreadParser {
     parser: tree_sitter::Parser,

@@ -841,47 +841,10 @@ fn looks_constant(w: &str) -> bool {
 }
 
 /// Trip count of `for (i = a; i CMP b; i += s)` when a, b, s are constants and every value the
-/// loop computes stays inside `ty` (so no wrap can make it run differently).
-pub fn constant_trip(ty: IntType, a: i128, b: i128, s: i128, cmp: CmpOp) -> Option<u128> {
-    if s == 0 || a < ty.min() || a > ty.max() || b < ty.min() || b > ty.max() {
-        return None;
-    }
-    let t: i128 = match (cmp, s > 0) {
-        (CmpOp::Lt, true) => {
-            if a < b {
-                (b - a + s - 1) / s
-            } else {
-                0
-            }
-        }
-        (CmpOp::Le, true) => {
-            if a <= b {
-                (b - a) / s + 1
-            } else {
-                0
-            }
-        }
-        (CmpOp::Gt, false) => {
-            if a > b {
-                (a - b + (-s) - 1) / (-s)
-            } else {
-                0
-            }
-        }
-        (CmpOp::Ge, false) => {
-            if a >= b {
-                (a - b) / (-s) + 1
-            } else {
-                0
-            }
-        }
-        _ => return None,
-    };
-    let last = a.checked_add(t.checked_mul(s)?)?;
-    if last < ty.min() || last > ty.max() {
-        return None;
-    }
-    Some(t as u128)
+/// loop computes stays inside `ty` (so no wrap can make it run differently): the workspace's one
+/// evaluator, [`frontend::trip::count`], with `ty`'s range.
+fn constant_trip(ty: IntType, a: i128, b: i128, s: i128, cmp: CmpOp) -> Option<u128> {
+    frontend::trip::count(a, b, s, cmp, Some((ty.min(), ty.max()))).map(u128::from)
 }
 
 fn cmp_text(c: CmpOp) -> &'static str {
