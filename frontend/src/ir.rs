@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-pub use crate::identity::{Candidate, FunctionId, LookupError, LoopId, LoopLoc, LoopRef};
+pub use crate::id::{Candidate, FunctionId, LookupError, LoopId, LoopLoc, LoopRef};
 
 /// A byte range in the original file, with the 1-based line and column (in bytes) of `start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]

@@ -4,6 +4,7 @@
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
 mod header;
+mod id;
 pub mod identity;
 pub mod ir;
 mod kinds;
