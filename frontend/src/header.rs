@@ -155,7 +155,16 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
             {
                 return None;
             }
-            let ty = init.child_by_field_id(fields().ty).map(|t| text_of(t, src));
+            // The grammar keeps qualifiers out of the `type` field; `volatile` must stay visible
+            // (a volatile counter has no constant trip count and is not rewritten).
+            let mut c = init.walk();
+            let volatile = init
+                .children(&mut c)
+                .any(|ch| ch.kind() == "type_qualifier" && &src[ch.byte_range()] == b"volatile");
+            let ty = init
+                .child_by_field_id(fields().ty)
+                .map(|t| text_of(t, src))
+                .map(|t| if volatile { format!("volatile {t}") } else { t });
             (text_of(name, src), ty, lower_expr(value, src))
         }
         "assignment_expression" => {

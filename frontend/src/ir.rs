@@ -266,7 +266,8 @@ pub enum CmpOp {
 #[derive(Debug, Clone, Serialize)]
 pub struct ForHeader {
     pub var: String,
-    /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...).
+    /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...),
+    /// with `volatile` in front when the declaration has that qualifier.
     pub var_type: Option<String>,
     /// The initial value expression.
     pub init_value: Expr,
