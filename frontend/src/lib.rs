@@ -3,6 +3,7 @@
 //! Entry point: [`parse`]. Parsing never fails: syntax errors become [`ir::ParseError`]s and
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
+mod declarator;
 mod header;
 mod id;
 pub mod identity;
@@ -12,6 +13,7 @@ pub mod lex;
 mod lower;
 mod macros;
 mod node;
+mod postpass;
 mod pragma;
 mod recover;
 pub mod trip;

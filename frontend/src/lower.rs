@@ -5,10 +5,13 @@
 //! being walked, namespaces) lives on explicit stacks; each entry remembers the node that opened
 //! it and is popped when the walk leaves that node.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tree_sitter::{Node, Tree};
 
+use crate::declarator::{
+    declarator_name, find_function_declarator, int_value, param_type, second_list_item,
+};
 use crate::header::for_header;
 use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdParts};
 use crate::ir::*;
@@ -16,6 +19,7 @@ use crate::kinds::{fields, Kinds, K};
 use crate::lex::parse_int_literal;
 use crate::macros::{asm_strings, body_names, join_continuations};
 use crate::node::{bytes_of, inner_span, span_of, text_of};
+use crate::postpass::{memchr_crlf, qualifier_through_macros, void_counts_of_by_ref_args};
 use crate::pragma::parse_pragma_text;
 use crate::recover::{self, Recovered};
 use crate::trip::trip_count_with;
@@ -1511,219 +1515,4 @@ fn blank_function(
         const_ops: Vec::new(),
         recovered: false,
     }
-}
-
-/// A loop variable passed to a non-const `T&` parameter of a function of this file
-/// (`bump(i)` with `void bump(int& v)`) may be written there: its loop has no constant count.
-fn void_counts_of_by_ref_args(functions: &mut [Function], src: &[u8]) {
-    let mut by_ref: HashMap<String, Vec<bool>> = HashMap::new();
-    for f in functions.iter() {
-        let refs = by_ref.entry(f.name.clone()).or_default();
-        for (k, p) in f.params.iter().enumerate() {
-            let text = src.get(p.span.start..p.span.end).unwrap_or_default();
-            let r = p.is_pointer_or_ref && !text.windows(5).any(|w| w == b"const");
-            match refs.get_mut(k) {
-                Some(x) => *x |= r,
-                None => refs.push(r),
-            }
-        }
-    }
-    for f in functions.iter_mut() {
-        let Function { loops, calls, .. } = f;
-        for l in loops.iter_mut().filter(|l| l.trip_count.is_some()) {
-            let Some(var) = l.header.as_ref().map(|h| h.var.as_bytes()) else {
-                continue;
-            };
-            let written = calls.iter().any(|c| {
-                l.body.contains(&c.span)
-                    && by_ref.get(&c.callee).is_some_and(|refs| {
-                        c.arg_spans.iter().zip(refs).any(|(a, &r)| {
-                            r && src
-                                .get(a.start..a.end)
-                                .is_some_and(|t| t.trim_ascii() == var)
-                        })
-                    })
-            });
-            if written {
-                l.trip_count = None;
-            }
-        }
-    }
-}
-
-fn memchr_crlf(src: &[u8]) -> bool {
-    match src.iter().position(|&b| b == b'\n') {
-        Some(i) => i > 0 && src[i - 1] == b'\r',
-        None => false,
-    }
-}
-
-/// Does the macro `name` expand (transitively, through other macros) to `__global__` or
-/// `__device__`? Kernel wins over device. Cycle-safe and depth-bounded.
-fn qualifier_through_macros<'m>(
-    name: &str,
-    macros: &impl Fn(&str) -> Option<&'m MacroDef>,
-) -> Option<FunctionKind> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut stack: Vec<String> = vec![name.to_string()];
-    let mut found = None;
-    while let Some(n) = stack.pop() {
-        if seen.len() > 256 || !seen.insert(n.clone()) {
-            continue;
-        }
-        let Some(m) = macros(&n) else { continue };
-        for t in m.idents.iter().chain(m.calls.iter()) {
-            match t.as_str() {
-                "__global__" | "__launch_bounds__" => return Some(FunctionKind::Kernel),
-                "__device__" => found = Some(FunctionKind::Device),
-                other => {
-                    if macros(other).is_some() {
-                        stack.push(other.to_string());
-                    }
-                }
-            }
-        }
-    }
-    found
-}
-
-/// Walks a declarator chain to the declared name: (name, initialiser, is pointer or reference).
-fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, bool) {
-    let mut d = d;
-    let mut value = None;
-    let mut is_ptr = false;
-    let mut guard = 0;
-    while let Some(x) = d {
-        guard += 1;
-        if guard > 256 {
-            return (None, value, is_ptr);
-        }
-        match x.kind() {
-            "identifier" | "field_identifier" => return (Some(x), value, is_ptr),
-            "init_declarator" => {
-                value = x.child_by_field_id(fields().value);
-                d = x.child_by_field_id(fields().declarator);
-            }
-            "pointer_declarator" | "reference_declarator" => {
-                is_ptr = true;
-                d = x
-                    .child_by_field_id(fields().declarator)
-                    .or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
-            }
-            "array_declarator" | "attributed_declarator" => {
-                d = x.child_by_field_id(fields().declarator)
-            }
-            "parenthesized_declarator" => {
-                // `__align__(16) char smem[]` reads as `__align__ (16 char smem[])` with an
-                // ERROR before the declarator: take the last child that is not one.
-                let mut c = x.walk();
-                d = x
-                    .named_children(&mut c)
-                    .filter(|n| !n.is_error() && n.kind() != "comment")
-                    .last();
-            }
-            _ => return (None, value, is_ptr),
-        }
-    }
-    (None, value, is_ptr)
-}
-
-/// The `function_declarator` in a declarator chain (`*f(...)`, `&f(...)`, `(f)(...)`).
-fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
-    let mut cur = Some(d);
-    for _ in 0..64 {
-        let x = cur?;
-        cur = match x.kind() {
-            "function_declarator" => return Some(x),
-            "parenthesized_declarator" => x.named_child(0),
-            _ => x.child_by_field_id(fields().declarator),
-        };
-    }
-    None
-}
-
-/// The text of the second item of a parenthesised list (`(float, smem)` -> `smem`).
-fn second_list_item(list: Node<'_>, src: &[u8]) -> Option<String> {
-    let mut c = list.walk();
-    let item = list
-        .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
-        .nth(1)?;
-    let t = text_of(item, src);
-    let t = t.trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
-
-fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
-    let mut n = n;
-    let mut neg = false;
-    for _ in 0..8 {
-        match n.kind() {
-            "number_literal" => {
-                let v = parse_int_literal(&text_of(n, src))?;
-                return Some(if neg { -v } else { v });
-            }
-            "parenthesized_expression" => n = n.named_child(0)?,
-            "unary_expression"
-                if n.child_by_field_id(fields().operator)
-                    .is_some_and(|o| bytes_of(o, src) == b"-") =>
-            {
-                neg = !neg;
-                n = n.child_by_field_id(fields().argument)?;
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The type of a parameter as ids show it: its tokens without the declared name, the default
-/// value, `__restrict__` and (for a parameter passed by value) top-level `const`/`volatile`.
-fn param_type(p: Node<'_>, name: Option<Node<'_>>, src: &[u8]) -> String {
-    let skip_value = p.child_by_field_id(fields().default_value).map(|v| v.id());
-    let skip_name = name.map(|n| n.id());
-    let mut by_value = true;
-    let mut toks: Vec<String> = Vec::new();
-    let mut stack = vec![p];
-    let mut budget = 4096;
-    while let Some(n) = stack.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        if Some(n.id()) == skip_value || Some(n.id()) == skip_name || n.kind() == "comment" {
-            continue;
-        }
-        if matches!(
-            n.kind(),
-            "pointer_declarator"
-                | "reference_declarator"
-                | "array_declarator"
-                | "abstract_pointer_declarator"
-                | "abstract_reference_declarator"
-                | "abstract_array_declarator"
-                | "function_declarator"
-                | "abstract_function_declarator"
-        ) {
-            by_value = false;
-        }
-        if n.child_count() == 0 {
-            let t = text_of(n, src);
-            if t == "=" && skip_value.is_some() {
-                continue;
-            }
-            if !matches!(t.as_str(), "__restrict__" | "__restrict" | "restrict") {
-                toks.push(t);
-            }
-        } else {
-            let mut c = n.walk();
-            let children: Vec<_> = n.children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
-        }
-    }
-    if by_value {
-        toks.retain(|t| t != "const" && t != "volatile");
-    }
-    let parts: Vec<&str> = toks.iter().flat_map(|t| tokens(t)).collect();
-    join_tokens(parts)
 }
