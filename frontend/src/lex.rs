@@ -57,20 +57,29 @@ fn is_ident_char(b: u8) -> bool {
 /// Tokenize `src[range]`. Comments are skipped; string and char literals become [`Tok::Str`];
 /// a `#` first on its line becomes [`Tok::Directive`] holding the directive name (`if`, `pragma`).
 pub fn tokenize(src: &[u8], range: Range<usize>) -> Vec<Token> {
-    lex(src, range, true, None)
+    let mut out = Vec::new();
+    lex(src, range, true, Sink::Tokens(&mut out));
+    out
 }
 
 /// Tokenize a `#define` replacement list (one logical line): there a `#` stringizes its operand
 /// and is never a directive, so it is [`Tok::Other`].
 pub fn tokenize_macro_body(body: &str) -> Vec<Token> {
-    lex(body.as_bytes(), 0..body.len(), false, None)
+    let mut out = Vec::new();
+    lex(
+        body.as_bytes(),
+        0..body.len(),
+        false,
+        Sink::Tokens(&mut out),
+    );
+    out
 }
 
 /// The comments of `src[range]`, in order (string and char literals are skipped, so a `//`
 /// inside a literal is no comment).
 pub fn comments(src: &[u8], range: Range<usize>) -> Vec<Comment> {
     let mut out = Vec::new();
-    lex(src, range, false, Some(&mut out));
+    lex(src, range, false, Sink::Comments(&mut out));
     out
 }
 
@@ -98,13 +107,27 @@ pub fn literal_contents(src: &[u8], token: &Token) -> Option<(u8, Range<usize>)>
     Some((q, open + 1..i.min(end)))
 }
 
-fn lex(
-    src: &[u8],
-    range: Range<usize>,
-    directives: bool,
-    mut comments: Option<&mut Vec<Comment>>,
-) -> Vec<Token> {
-    let mut out = Vec::new();
+/// What a lexing pass collects: tokens (comments skipped) or comments only (no token is built).
+enum Sink<'a> {
+    Tokens(&'a mut Vec<Token>),
+    Comments(&'a mut Vec<Comment>),
+}
+
+impl Sink<'_> {
+    fn token(&mut self, make: impl FnOnce() -> Tok, range: Range<usize>) {
+        if let Sink::Tokens(out) = self {
+            out.push(Token { tok: make(), range });
+        }
+    }
+
+    fn comment(&mut self, range: Range<usize>, block: bool) {
+        if let Sink::Comments(out) = self {
+            out.push(Comment { range, block });
+        }
+    }
+}
+
+fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
     let end = range.end.min(src.len());
     let mut i = range.start;
     let mut line_start = true;
@@ -128,12 +151,7 @@ fn lex(
             while i < end && src[i] != b'\n' {
                 i += 1;
             }
-            if let Some(c) = comments.as_deref_mut() {
-                c.push(Comment {
-                    range: start..i,
-                    block: false,
-                });
-            }
+            out.comment(start..i, false);
             continue;
         }
         if src[i..end].starts_with(b"/*") {
@@ -143,12 +161,7 @@ fn lex(
                 i += 1;
             }
             i = (i + 2).min(end);
-            if let Some(c) = comments.as_deref_mut() {
-                c.push(Comment {
-                    range: start..i,
-                    block: true,
-                });
-            }
+            out.comment(start..i, true);
             continue;
         }
         let start = i;
@@ -163,19 +176,15 @@ fn lex(
             while i < end && is_ident_char(src[i]) {
                 i += 1;
             }
-            let name = String::from_utf8_lossy(&src[s..i]).into_owned();
-            out.push(Token {
-                tok: Tok::Directive(name),
-                range: start..i,
-            });
+            out.token(
+                || Tok::Directive(String::from_utf8_lossy(&src[s..i]).into_owned()),
+                start..i,
+            );
             continue;
         }
         if b == b'"' || b == b'\'' {
             i = skip_quoted(src, i, end);
-            out.push(Token {
-                tok: Tok::Str,
-                range: start..i,
-            });
+            out.token(|| Tok::Str, start..i);
             continue;
         }
         if is_ident_start(b) {
@@ -186,16 +195,13 @@ fn lex(
             // directly followed by a quote makes the whole thing a string token.
             if i < end && (src[i] == b'"' || src[i] == b'\'') {
                 i = skip_quoted(src, i, end);
-                out.push(Token {
-                    tok: Tok::Str,
-                    range: start..i,
-                });
+                out.token(|| Tok::Str, start..i);
                 continue;
             }
-            out.push(Token {
-                tok: Tok::Ident(String::from_utf8_lossy(&src[start..i]).into_owned()),
-                range: start..i,
-            });
+            out.token(
+                || Tok::Ident(String::from_utf8_lossy(&src[start..i]).into_owned()),
+                start..i,
+            );
             continue;
         }
         if b.is_ascii_digit() || (b == b'.' && i + 1 < end && src[i + 1].is_ascii_digit()) {
@@ -211,10 +217,10 @@ fn lex(
                     break;
                 }
             }
-            out.push(Token {
-                tok: Tok::Num(String::from_utf8_lossy(&src[start..i]).into_owned()),
-                range: start..i,
-            });
+            out.token(
+                || Tok::Num(String::from_utf8_lossy(&src[start..i]).into_owned()),
+                start..i,
+            );
             continue;
         }
         if let Some(p) = PUNCTS
@@ -222,19 +228,12 @@ fn lex(
             .find(|p| src[i..end].starts_with(p.as_bytes()))
         {
             i += p.len();
-            out.push(Token {
-                tok: Tok::Punct(p),
-                range: start..i,
-            });
+            out.token(|| Tok::Punct(p), start..i);
             continue;
         }
         i += 1;
-        out.push(Token {
-            tok: Tok::Other(b),
-            range: start..i,
-        });
+        out.token(|| Tok::Other(b), start..i);
     }
-    out
 }
 
 /// The end of the string or char literal whose opening quote is at `open` (just past its

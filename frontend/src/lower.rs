@@ -17,7 +17,7 @@ use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdPa
 use crate::ir::*;
 use crate::kinds::{fields, Kinds, K};
 use crate::lex::parse_int_literal;
-use crate::macros::{asm_strings, body_names, join_continuations};
+use crate::macros::{body_facts, join_continuations, BodyFacts};
 use crate::node::{bytes_of, inner_span, span_of, text_of};
 use crate::postpass::{memchr_crlf, qualifier_through_macros, void_counts_of_by_ref_args};
 use crate::pragma::parse_pragma_text;
@@ -1336,8 +1336,12 @@ impl<'s> Lowerer<'s> {
                 self.macro_ints.insert(name.clone(), v);
             }
         }
-        let (calls, idents, control) = body_names(&body);
-        let asm = asm_strings(&body);
+        let BodyFacts {
+            calls,
+            idents,
+            control,
+            asm,
+        } = body_facts(&body);
         // The directive node ends after its newline; the macro ends before it.
         let mut span = span_of(node);
         while span.end > span.start && matches!(src[span.end - 1], b'\n' | b'\r') {

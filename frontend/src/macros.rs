@@ -2,7 +2,7 @@
 //! comments and string/char literals) into the names it calls and the other identifiers it uses.
 //! The lexing itself is [`crate::lex`], the one lexer of the workspace.
 
-use crate::lex::{self, Tok};
+use crate::lex::{self, Tok, Token};
 
 /// Joins continuation lines (`\` newline) and trims the replacement text.
 pub(crate) fn join_continuations(raw: &[u8]) -> String {
@@ -82,14 +82,42 @@ const CONTROL: &[&str] = &[
     "break", "continue", "return", "goto", "for", "while", "do", "switch",
 ];
 
-/// Splits a macro body into (called names, other identifiers, control keywords): names are
-/// deduplicated in order, control keywords are kept in order. Literals, numbers and member names
-/// (`.x`, `->x`) are not names; `name (` is a call.
-pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+#[cfg(test)]
+fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    names_in(&lex::tokenize_macro_body(body))
+}
+
+/// What the lowering records of a macro body.
+pub(crate) struct BodyFacts {
+    /// Names followed by `(`, deduplicated in order.
+    pub(crate) calls: Vec<String>,
+    /// Other identifiers, deduplicated in order.
+    pub(crate) idents: Vec<String>,
+    /// `break`, `return`, `for`, ... in order.
+    pub(crate) control: Vec<String>,
+    /// The inline assembly, as [`asm_in`] finds it.
+    pub(crate) asm: Option<String>,
+}
+
+/// The [`BodyFacts`] of a macro body (split as [`names_in`] does), lexed once.
+pub(crate) fn body_facts(body: &str) -> BodyFacts {
+    let toks = lex::tokenize_macro_body(body);
+    let (calls, idents, control) = names_in(&toks);
+    BodyFacts {
+        calls,
+        idents,
+        control,
+        asm: asm_in(body, &toks),
+    }
+}
+
+/// Splits a macro body's tokens into (called names, other identifiers, control keywords): names
+/// are deduplicated in order, control keywords are kept in order. Literals, numbers and member
+/// names (`.x`, `->x`) are not names; `name (` is a call.
+fn names_in(toks: &[Token]) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut control: Vec<String> = Vec::new();
     let mut calls: Vec<String> = Vec::new();
     let mut idents: Vec<String> = Vec::new();
-    let toks = lex::tokenize_macro_body(body);
     for (i, t) in toks.iter().enumerate() {
         let Tok::Ident(name) = &t.tok else { continue };
         if CONTROL.contains(&name.as_str()) {
@@ -112,16 +140,21 @@ pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) 
     (calls, idents, control)
 }
 
+#[cfg(test)]
+fn asm_strings(body: &str) -> Option<String> {
+    asm_in(body, &lex::tokenize_macro_body(body))
+}
+
 /// When a macro body holds inline assembly (an `asm`, `__asm` or `__asm__` keyword): the
 /// contents of the string literals after the first such keyword, joined by newlines.
-pub(crate) fn asm_strings(body: &str) -> Option<String> {
+fn asm_in(body: &str, toks: &[Token]) -> Option<String> {
     let mut seen_asm = false;
     let mut out: Vec<&str> = Vec::new();
-    for t in lex::tokenize_macro_body(body) {
+    for t in toks {
         match &t.tok {
             Tok::Ident(w) if matches!(w.as_str(), "asm" | "__asm" | "__asm__") => seen_asm = true,
             Tok::Str if seen_asm => {
-                if let Some((b'"', r)) = lex::literal_contents(body.as_bytes(), &t) {
+                if let Some((b'"', r)) = lex::literal_contents(body.as_bytes(), t) {
                     out.push(&body[r]);
                 }
             }
