@@ -1,37 +1,16 @@
-//! Loop-header analysis: the small [`Expr`] tree, the canonical [`ForHeader`] and constant trip
-//! counts. Expression lowering uses an explicit stack with a depth cap, never Rust recursion on
+//! Loop-header analysis: the small [`Expr`] tree and the canonical [`ForHeader`] (their constant
+//! trip counts are [`crate::trip`]'s). Expression lowering uses an explicit stack with a depth cap, never Rust recursion on
 //! the syntax tree.
 
-use crate::ir::{CmpOp, Expr, ForHeader, Span, Step};
-use crate::lower::{span_of, text_of};
 use tree_sitter::Node;
 
+use crate::ir::{CmpOp, Expr, ForHeader, Span, Step};
 use crate::kinds::fields;
+use crate::lex::parse_int_literal;
+use crate::node::{first_named_non_comment, span_of, text_of};
 
 /// Deeper sub-expressions are kept as [`Expr::Other`] text (keeps `Expr` drops and serde shallow).
 const MAX_EXPR_DEPTH: usize = 48;
-
-/// Parses a C/C++ integer literal (`42`, `0x2A`, `052`, `0b101`, `1'000`, `16u`, `8ULL`).
-pub(crate) fn parse_int_literal(text: &str) -> Option<i128> {
-    let t: String = text.chars().filter(|&c| c != '\'').collect();
-    let t = t.trim_end_matches(['u', 'U', 'l', 'L', 'z', 'Z']);
-    if t.is_empty() {
-        return None;
-    }
-    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        (h, 16)
-    } else if let Some(b) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
-        (b, 2)
-    } else if t.len() > 1 && t.starts_with('0') {
-        (&t[1..], 8)
-    } else {
-        (t, 10)
-    };
-    if digits.is_empty() {
-        return None;
-    }
-    i128::from_str_radix(digits, radix).ok()
-}
 
 enum Task<'t> {
     Visit(Node<'t>, usize),
@@ -141,12 +120,6 @@ pub(crate) fn lower_expr(node: Node<'_>, src: &[u8]) -> Expr {
     })
 }
 
-pub(crate) fn first_named_non_comment(n: Node<'_>) -> Option<Node<'_>> {
-    let mut c = n.walk();
-    let found = n.named_children(&mut c).find(|ch| ch.kind() != "comment");
-    found
-}
-
 /// Strips any number of parentheses around an expression node.
 fn unparen(mut n: Node<'_>) -> Node<'_> {
     while n.kind() == "parenthesized_expression" {
@@ -182,7 +155,16 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
             {
                 return None;
             }
-            let ty = init.child_by_field_id(fields().ty).map(|t| text_of(t, src));
+            // The grammar keeps qualifiers out of the `type` field; `volatile` must stay visible
+            // (a volatile counter has no constant trip count and is not rewritten).
+            let mut c = init.walk();
+            let volatile = init
+                .children(&mut c)
+                .any(|ch| ch.kind() == "type_qualifier" && &src[ch.byte_range()] == b"volatile");
+            let ty = init
+                .child_by_field_id(fields().ty)
+                .map(|t| text_of(t, src))
+                .map(|t| if volatile { format!("volatile {t}") } else { t });
             (text_of(name, src), ty, lower_expr(value, src))
         }
         "assignment_expression" => {
@@ -302,179 +284,4 @@ fn add_step(e: Expr, negate: bool) -> Step {
     } else {
         Step::Add(e)
     }
-}
-
-/// Exact trip count of a canonical header whose init, bound and step are integer literals.
-/// `Some(0)` when the loop never runs; `None` when unknown or when it would not terminate.
-pub fn trip_count(h: &ForHeader) -> Option<u64> {
-    trip_count_with(h, &|_| None)
-}
-
-/// Evaluates an integer constant expression; names are looked up with `resolve` (object-like
-/// macros, `constexpr`/`const` integers). `None` when anything is not a known constant.
-pub fn eval_const(e: &Expr, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<i128> {
-    // Iterative post-order over the (depth-capped) tree.
-    enum T<'e> {
-        Visit(&'e Expr),
-        Unary(&'e str),
-        Binary(&'e str),
-    }
-    let mut tasks = vec![T::Visit(e)];
-    let mut vals: Vec<i128> = Vec::new();
-    while let Some(t) = tasks.pop() {
-        match t {
-            T::Visit(Expr::Int { value, .. }) => vals.push(*value),
-            T::Visit(Expr::Ident { name, .. }) => vals.push(resolve(name)?),
-            T::Visit(Expr::Unary { op, operand, .. }) => {
-                tasks.push(T::Unary(op));
-                tasks.push(T::Visit(operand));
-            }
-            T::Visit(Expr::Binary { op, lhs, rhs, .. }) => {
-                tasks.push(T::Binary(op));
-                tasks.push(T::Visit(rhs));
-                tasks.push(T::Visit(lhs));
-            }
-            T::Visit(Expr::Other { .. }) => return None,
-            T::Unary(op) => {
-                let v = vals.pop()?;
-                vals.push(match op {
-                    "-" => v.checked_neg()?,
-                    "+" => v,
-                    "~" => !v,
-                    _ => return None,
-                });
-            }
-            T::Binary(op) => {
-                let r = vals.pop()?;
-                let l = vals.pop()?;
-                vals.push(match op {
-                    "+" => l.checked_add(r)?,
-                    "-" => l.checked_sub(r)?,
-                    "*" => l.checked_mul(r)?,
-                    "/" => l.checked_div(r)?,
-                    "%" => l.checked_rem(r)?,
-                    "<<" => l.checked_shl(u32::try_from(r).ok().filter(|s| *s < 64)?)?,
-                    ">>" => l.checked_shr(u32::try_from(r).ok().filter(|s| *s < 64)?)?,
-                    "&" => l & r,
-                    "|" => l | r,
-                    "^" => l ^ r,
-                    _ => return None,
-                });
-            }
-        }
-    }
-    vals.pop()
-}
-
-/// [`trip_count`] where init, bound and step may be constant expressions over names that
-/// `resolve` knows (`for (int i = 0; i < TILE * 2; i += STEP)`).
-pub fn trip_count_with(h: &ForHeader, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<u64> {
-    let a = eval_const(&h.init_value, resolve)?;
-    let b = eval_const(&h.bound, resolve)?;
-    let s: i128 = match &h.step {
-        Step::Const(s) => *s as i128,
-        Step::Add(e) => eval_const(e, resolve)?,
-        Step::Sub(e) => eval_const(e, resolve)?.checked_neg()?,
-    };
-    if s == 0 {
-        return None;
-    }
-    let n: i128 = match h.cmp {
-        CmpOp::Lt => {
-            if a >= b {
-                0
-            } else if s <= 0 {
-                return None;
-            } else {
-                (b - a + s - 1) / s
-            }
-        }
-        CmpOp::Le => {
-            if a > b {
-                0
-            } else if s <= 0 {
-                return None;
-            } else {
-                (b - a) / s + 1
-            }
-        }
-        CmpOp::Gt => {
-            if a <= b {
-                0
-            } else if s >= 0 {
-                return None;
-            } else {
-                (a - b + (-s) - 1) / (-s)
-            }
-        }
-        CmpOp::Ge => {
-            if a < b {
-                0
-            } else if s >= 0 {
-                return None;
-            } else {
-                (a - b) / (-s) + 1
-            }
-        }
-        CmpOp::Ne => {
-            if a == b {
-                0
-            } else if s == 0 || (b - a) % s != 0 || (b - a) / s < 0 {
-                return None;
-            } else {
-                (b - a) / s
-            }
-        }
-    };
-    // The loop stops at the first value that fails the condition; if that value (or the start,
-    // or the bound) does not fit the variable's type, the variable wraps or overflows first
-    // (`for (unsigned i = 5; i >= 0; --i)` never ends).
-    if let Some((lo, hi)) = h.var_type.as_deref().and_then(int_type_range) {
-        let last = if h.cmp == CmpOp::Ne {
-            b
-        } else {
-            a.checked_add(n.checked_mul(s)?)?
-        };
-        if [a, b, last].iter().any(|v| !(lo..=hi).contains(v)) {
-            return None;
-        }
-    }
-    u64::try_from(n).ok()
-}
-
-/// Value range of a builtin or `<cstdint>` integer type named in a loop header; `None` for any
-/// other type (`auto`, typedefs, template parameters), whose range is not known here.
-fn int_type_range(ty: &str) -> Option<(i128, i128)> {
-    let words: Vec<&str> = ty
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "register" | "int"))
-        .collect();
-    let name = match words.as_slice() {
-        [] => "int",
-        [one] => one.trim_start_matches("std::"),
-        ["signed", w] => w,
-        ["unsigned", "char"] => "uint8_t",
-        ["unsigned", "short"] => "uint16_t",
-        ["unsigned", "long"] | ["unsigned", "long", "long"] => "uint64_t",
-        ["long", "long"] => "int64_t",
-        _ => return None,
-    };
-    let bits = |n: u32, signed: bool| {
-        if signed {
-            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
-        } else {
-            (0, (1i128 << n) - 1)
-        }
-    };
-    Some(match name {
-        "char" | "int8_t" => bits(8, true),
-        "uint8_t" => bits(8, false),
-        "short" | "int16_t" => bits(16, true),
-        "uint16_t" => bits(16, false),
-        "int" | "signed" | "int32_t" => bits(32, true),
-        "unsigned" | "uint" | "uint32_t" => bits(32, false),
-        "long" | "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" => bits(64, true),
-        "uint64_t" | "size_t" | "uintptr_t" => bits(64, false),
-        _ => return None,
-    })
 }

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-pub use crate::identity::{Candidate, FunctionId, LookupError, LoopId, LoopLoc, LoopRef};
+pub use crate::id::{Candidate, FunctionId, LookupError, LoopId, LoopLoc, LoopRef};
 
 /// A byte range in the original file, with the 1-based line and column (in bytes) of `start`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Default)]
@@ -266,7 +266,8 @@ pub enum CmpOp {
 #[derive(Debug, Clone, Serialize)]
 pub struct ForHeader {
     pub var: String,
-    /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...).
+    /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...),
+    /// with `volatile` in front when the declaration has that qualifier.
     pub var_type: Option<String>,
     /// The initial value expression.
     pub init_value: Expr,

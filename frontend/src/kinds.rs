@@ -120,6 +120,16 @@ pub(crate) struct Kinds {
     table: Vec<K>,
 }
 
+impl K {
+    /// `for`, range-`for`, `while` and `do` statements.
+    pub(crate) fn is_loop(self) -> bool {
+        matches!(
+            self,
+            K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement
+        )
+    }
+}
+
 impl Kinds {
     pub(crate) fn new(lang: &Language) -> Self {
         let n = lang.node_kind_count();

@@ -3,19 +3,26 @@
 //! Entry point: [`parse`]. Parsing never fails: syntax errors become [`ir::ParseError`]s and
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
+mod declarator;
 pub mod edit;
 mod header;
+mod id;
 pub mod identity;
 pub mod ir;
 mod kinds;
+pub mod lex;
 mod lower;
 mod macros;
+mod node;
+mod postpass;
 mod pragma;
+mod recover;
+pub mod trip;
 
 use std::cell::RefCell;
 
-pub use header::trip_count;
 pub use ir::*;
+pub use trip::trip_count;
 
 struct ThreadParser {
     parser: tree_sitter::Parser,

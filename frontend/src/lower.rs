@@ -5,35 +5,24 @@
 //! being walked, namespaces) lives on explicit stacks; each entry remembers the node that opened
 //! it and is popped when the walk leaves that node.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use tree_sitter::{Node, Tree};
 
-use crate::header::{for_header, parse_int_literal, trip_count_with};
+use crate::declarator::{
+    declarator_name, find_function_declarator, int_value, param_type, second_list_item,
+};
+use crate::header::for_header;
 use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdParts};
 use crate::ir::*;
 use crate::kinds::{fields, Kinds, K};
-use crate::macros::{asm_strings, body_names, join_continuations};
+use crate::lex::parse_int_literal;
+use crate::macros::{body_facts, join_continuations, BodyFacts};
+use crate::node::{bytes_of, inner_span, span_of, text_of};
+use crate::postpass::{memchr_crlf, qualifier_through_macros, void_counts_of_by_ref_args};
 use crate::pragma::parse_pragma_text;
-
-pub(crate) fn span_of(n: Node<'_>) -> Span {
-    let p = n.start_position();
-    Span {
-        start: n.start_byte(),
-        end: n.end_byte(),
-        line: p.row as u32 + 1,
-        column: p.column as u32 + 1,
-    }
-}
-
-pub(crate) fn text_of(n: Node<'_>, src: &[u8]) -> String {
-    String::from_utf8_lossy(bytes_of(n, src)).into_owned()
-}
-
-fn bytes_of<'a>(n: Node<'_>, src: &'a [u8]) -> &'a [u8] {
-    let r = n.byte_range();
-    &src[r.start.min(src.len())..r.end.min(src.len())]
-}
+use crate::recover::{self, Recovered};
+use crate::trip::trip_count_with;
 
 /// Operators for which [`ConstOp`]s are recorded.
 const CONST_OPS: &[&[u8]] = &[
@@ -87,20 +76,6 @@ struct PendingPragma {
     pragma: Pragma,
     parent: usize,
     end: usize,
-}
-
-/// A function found inside an ERROR node: its name, qualifiers and the id of its body.
-struct Recovered {
-    /// Id of the body node (a `compound_statement`, or a bare `{` token whose statements follow
-    /// as siblings inside the ERROR node).
-    body: usize,
-    /// For a bare `{`: the id and end byte of the matching `}` token.
-    close: Option<(usize, usize)>,
-    name: String,
-    name_span: Span,
-    start: Span,
-    kind: FunctionKind,
-    qual_candidates: Vec<String>,
 }
 
 struct Finished {
@@ -225,7 +200,7 @@ impl<'s> Lowerer<'s> {
             if node.start_byte() >= p.end
                 && node.is_named()
                 && k != K::Comment
-                && !is_loop(k)
+                && !k.is_loop()
                 && !matches!(
                     node.kind(),
                     "preproc_else" | "preproc_elif" | "preproc_elifdef" | "preproc_call"
@@ -296,7 +271,8 @@ impl<'s> Lowerer<'s> {
                     message: "error".into(),
                 });
                 if !self.in_body(node) {
-                    self.scan_error_for_functions(node);
+                    let found = recover::functions_in_error(node, self.src);
+                    self.recover.extend(found);
                 }
             }
             K::CompoundStatement | K::Other if !self.recover.is_empty() => {
@@ -418,51 +394,19 @@ impl<'s> Lowerer<'s> {
         if self.fns.is_empty() {
             let k = self.kinds.of(node.kind_id());
             if matches!(k, K::Declaration | K::Error) {
-                self.note_dangling_qualifier(node);
+                if let Some(d) = recover::dangling_qualifier(node, self.src) {
+                    self.dangling_qual = Some(d);
+                }
             } else if node.kind() == "expression_statement" {
-                self.recover_call_shaped_header(node);
+                let found = self
+                    .dangling_qual
+                    .and_then(|d| recover::call_shaped_header(node, self.src, d));
+                if let Some(r) = found {
+                    self.dangling_qual = None;
+                    self.recover.push(r);
+                }
             }
         }
-    }
-
-    /// `__global__ void ATTR_MACRO(args)` (a dangling declaration) followed by
-    /// `name(T* MACRO p, ...)` that parses as a call statement with a MISSING `;`, then a
-    /// top-level `{ ... }`: the braces are the body of `name`, qualified by the declaration.
-    fn recover_call_shaped_header(&mut self, node: Node<'_>) {
-        let Some((end, kind)) = self.dangling_qual else {
-            return;
-        };
-        let missing_semicolon = node
-            .child(node.child_count().saturating_sub(1))
-            .is_some_and(|c| c.start_byte() == c.end_byte());
-        let name = node
-            .named_child(0)
-            .filter(|c| c.kind() == "call_expression")
-            .and_then(|c| c.child_by_field_id(fields().function))
-            .filter(|f| f.kind() == "identifier");
-        let mut body = node.next_sibling();
-        while let Some(b) = body.filter(|b| b.kind() == "comment") {
-            body = b.next_sibling();
-        }
-        let (Some(name), Some(body), true) = (name, body, missing_semicolon) else {
-            return;
-        };
-        if body.kind() != "compound_statement"
-            || end > node.start_byte()
-            || !only_directives_and_attributes(&self.src[end..node.start_byte()])
-        {
-            return;
-        }
-        self.dangling_qual = None;
-        self.recover.push(Recovered {
-            body: body.id(),
-            close: None,
-            name: text_of(name, self.src),
-            name_span: span_of(name),
-            start: span_of(node),
-            kind,
-            qual_candidates: Vec::new(),
-        });
     }
 
     fn child_comments(&mut self, node: Node<'_>) {
@@ -506,8 +450,7 @@ impl<'s> Lowerer<'s> {
             }
         }
         let name = text_of(leaf, src);
-        let with_args = self.qualify(&join_tokens(tokens(&text_of(name_node, src))));
-        let qualified_name = strip_template_args(&with_args);
+        let (with_args, qualified_name) = self.names(&text_of(name_node, src));
 
         // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
         let (mut global, mut device, mut is_static) = (false, false, false);
@@ -559,7 +502,7 @@ impl<'s> Lowerer<'s> {
         if !global && !device {
             if let Some((end, kind)) = self.dangling_qual.take() {
                 if end <= node.start_byte()
-                    && only_directives_and_attributes(&src[end..node.start_byte()])
+                    && recover::only_directives_and_attributes(&src[end..node.start_byte()])
                 {
                     global = kind == FunctionKind::Kernel;
                     device = kind == FunctionKind::Device;
@@ -642,171 +585,35 @@ impl<'s> Lowerer<'s> {
                 span_of(body),
             )
         };
+        let id_parts = IdParts {
+            with_args,
+            signature: Some(signature),
+        };
+        self.open_function(f, body.start_byte(), node.id(), qual_candidates, id_parts);
+    }
+
+    /// Makes `f` the current function until the walk leaves the node `close`: the one place a
+    /// [`FnCtx`] is built.
+    fn open_function(
+        &mut self,
+        f: Function,
+        body_start: usize,
+        close: usize,
+        qual_candidates: Vec<String>,
+        id_parts: IdParts,
+    ) {
         self.fns.push(FnCtx {
             f,
-            body_start: body.start_byte(),
+            body_start,
             scopes: Vec::new(),
             lambda_depth: 0,
             loop_stack: Vec::new(),
             writes: HashMap::new(),
             extra_refs: Vec::new(),
             qual_candidates,
-            id_parts: IdParts {
-                with_args,
-                signature: Some(signature),
-            },
+            id_parts,
         });
-        self.pops.push((node.id(), Pop::Function));
-    }
-
-    /// Finds `[qualifiers] name ( ... ) { body }` sequences among the direct children of an ERROR
-    /// node (a kernel whose header the grammar could not parse) and registers their bodies.
-    fn scan_error_for_functions(&mut self, node: Node<'_>) {
-        let src = self.src;
-        let (mut global, mut device) = (false, false);
-        let mut start: Option<Span> = None;
-        let mut prev_ident: Option<Node<'_>> = None;
-        let mut name: Option<Node<'_>> = None;
-        let mut cands: Vec<String> = Vec::new();
-        let mut c = node.walk();
-        let children: Vec<Node<'_>> = node.children(&mut c).collect();
-        let mut skip_until = 0;
-        for (ci, &ch) in children.iter().enumerate() {
-            if ci <= skip_until && skip_until > 0 {
-                continue; // inside a recovered `{ ... }` body
-            }
-            let kind = ch.kind();
-            if start.is_none() && kind != "comment" {
-                start = Some(span_of(ch));
-            }
-            let t = bytes_of(ch, src);
-            match kind {
-                "compound_statement" | "{" => {
-                    // A bare `{`: the body's statements are siblings up to the matching `}`.
-                    let close = if kind == "{" {
-                        let mut depth = 0usize;
-                        let mut found = None;
-                        for (si, &sib) in children.iter().enumerate().skip(ci + 1) {
-                            match sib.kind() {
-                                "{" => depth += 1,
-                                "}" if depth == 0 => {
-                                    found = Some((sib.id(), sib.end_byte()));
-                                    skip_until = si;
-                                    break;
-                                }
-                                "}" => depth -= 1,
-                                _ => {}
-                            }
-                        }
-                        if found.is_none() && name.is_some() {
-                            // Unbalanced braces (`#if`/`#else` each opening a `for {`): the body
-                            // runs up to the sibling before the next definition.
-                            let mut last = None;
-                            for (si, &sib) in children.iter().enumerate().skip(ci + 1) {
-                                if matches!(
-                                    sib.kind(),
-                                    "template_declaration"
-                                        | "function_definition"
-                                        | "template"
-                                        | "linkage_specification"
-                                        | "namespace_definition"
-                                ) {
-                                    break;
-                                }
-                                last = Some((si, sib));
-                            }
-                            if let Some((si, sib)) = last {
-                                found = Some((sib.id(), sib.end_byte()));
-                                skip_until = si;
-                            }
-                        }
-                        match found {
-                            Some(f) => Some(f),
-                            None => {
-                                (global, device, start, prev_ident, name) =
-                                    (false, false, None, None, None);
-                                cands.clear();
-                                continue;
-                            }
-                        }
-                    } else {
-                        None
-                    };
-                    if let (Some(n), Some(st)) = (name, start) {
-                        let fkind = if global {
-                            FunctionKind::Kernel
-                        } else if device {
-                            FunctionKind::Device
-                        } else {
-                            FunctionKind::Host
-                        };
-                        if fkind != FunctionKind::Host || !cands.is_empty() {
-                            self.recover.push(Recovered {
-                                body: ch.id(),
-                                close,
-                                name: text_of(n, src),
-                                name_span: span_of(n),
-                                start: st,
-                                kind: fkind,
-                                qual_candidates: std::mem::take(&mut cands),
-                            });
-                        }
-                    }
-                    (global, device, start, prev_ident, name) = (false, false, None, None, None);
-                    cands.clear();
-                }
-                ";"
-                | "}"
-                | "expression_statement"
-                | "declaration"
-                | "function_definition"
-                | "template_declaration"
-                | "preproc_def"
-                | "preproc_function_def"
-                | "preproc_include"
-                | "preproc_call"
-                | "comment" => {
-                    (global, device, start, prev_ident, name) = (false, false, None, None, None);
-                    cands.clear();
-                }
-                "(" | "parameter_list" | "argument_list" => {
-                    if let Some(p) = prev_ident.take() {
-                        name = Some(p);
-                    }
-                }
-                "function_declarator" => {
-                    name = ch.child_by_field_id(fields().declarator).map(|d| {
-                        let mut d = d;
-                        while let Some(n) = d.child_by_field_id(fields().name) {
-                            d = n;
-                        }
-                        d
-                    });
-                }
-                "identifier" | "type_identifier" | "field_identifier" => {
-                    if let Some(p) = prev_ident.replace(ch) {
-                        cands.push(text_of(p, src));
-                    }
-                }
-                "launch_bounds" => global = true,
-                _ => {
-                    if t == b"__global__" {
-                        global = true;
-                    } else if t == b"__device__" {
-                        device = true;
-                    } else if ch.child_count() > 0 && ch.child_count() <= 8 {
-                        let mut c2 = ch.walk();
-                        for g in ch.children(&mut c2) {
-                            match bytes_of(g, src) {
-                                b"__global__" => global = true,
-                                b"__device__" => device = true,
-                                _ => {}
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        self.pops.push((close, Pop::Function));
     }
 
     /// `ns::Class::name` for a function recovered at the current position.
@@ -816,47 +623,49 @@ impl<'s> Lowerer<'s> {
         q.join("::")
     }
 
-    /// `__global__ void k(...) { UNREACHABLE_CODE }`: a body holding only a macro parses as an
-    /// initializer list, making the definition a declaration. Keep the function (with no loops:
-    /// the body is not code the grammar understood).
-    fn stub_kernel(&mut self, node: Node<'_>, declarators: &[Node<'_>]) {
-        let src = self.src;
-        let mut kind = None;
-        let mut c = node.walk();
-        for ch in node.children(&mut c) {
-            match (ch.kind(), bytes_of(ch, src)) {
-                ("launch_bounds", _) | (_, b"__global__") => kind = Some(FunctionKind::Kernel),
-                (_, b"__device__") if kind.is_none() => kind = Some(FunctionKind::Device),
-                _ => {}
-            }
-        }
-        let Some(kind) = kind else { return };
-        for d in declarators {
-            if d.kind() != "init_declarator" {
-                continue;
-            }
-            let (Some(fd), Some(body)) = (
-                d.child_by_field_id(fields().declarator),
-                d.child_by_field_id(fields().value),
-            ) else {
-                continue;
-            };
-            if fd.kind() != "function_declarator" || body.kind() != "initializer_list" {
-                continue;
-            }
-            let Some(name_node) = fd.child_by_field_id(fields().declarator) else {
-                continue;
-            };
-            let name = text_of(name_node, src);
-            let with_args = self.qualify(&join_tokens(tokens(&name)));
-            let qualified_name = strip_template_args(&with_args);
+    /// The qualified name of a function named `name` as written here, with its template
+    /// arguments (for ids) and without them.
+    fn names(&self, name: &str) -> (String, String) {
+        let with_args = self.qualify(&join_tokens(tokens(name)));
+        let qualified_name = strip_template_args(&with_args);
+        (with_args, qualified_name)
+    }
+
+    fn start_recovered_function(&mut self, body: Node<'_>, r: Recovered) {
+        let mut span = r.start;
+        span.end = r.close.map_or(body.end_byte(), |(_, end)| end);
+        let mut body_span = span_of(body);
+        body_span.end = span.end;
+        let (with_args, qualified_name) = self.names(&r.name);
+        let mut f = blank_function(
+            r.name.clone(),
+            qualified_name,
+            r.kind,
+            span,
+            r.name_span,
+            body_span,
+        );
+        f.recovered = true;
+        let id_parts = IdParts {
+            with_args,
+            signature: None,
+        };
+        let close = r.close.map_or(body.id(), |(id, _)| id);
+        self.open_function(f, body.start_byte(), close, r.qual_candidates, id_parts);
+    }
+
+    /// Kernels whose body the grammar read as an initializer list (see
+    /// [`recover::stub_kernels`]): kept, with no loops, as recovered functions.
+    fn stub_kernels(&mut self, node: Node<'_>, declarators: &[Node<'_>]) {
+        for stub in recover::stub_kernels(node, declarators, self.src) {
+            let (with_args, qualified_name) = self.names(&stub.name);
             let mut f = blank_function(
-                name,
+                stub.name,
                 qualified_name,
-                kind,
-                span_of(node),
-                span_of(name_node),
-                span_of(body),
+                stub.kind,
+                stub.span,
+                stub.name_span,
+                stub.body,
             );
             f.recovered = true;
             self.finished.push(Finished {
@@ -871,40 +680,6 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn start_recovered_function(&mut self, body: Node<'_>, r: Recovered) {
-        let mut span = r.start;
-        span.end = r.close.map_or(body.end_byte(), |(_, end)| end);
-        let mut body_span = span_of(body);
-        body_span.end = span.end;
-        let with_args = self.qualify(&join_tokens(tokens(&r.name)));
-        let qualified_name = strip_template_args(&with_args);
-        let mut f = blank_function(
-            r.name.clone(),
-            qualified_name,
-            r.kind,
-            span,
-            r.name_span,
-            body_span,
-        );
-        f.recovered = true;
-        self.fns.push(FnCtx {
-            f,
-            body_start: body.start_byte(),
-            scopes: Vec::new(),
-            lambda_depth: 0,
-            loop_stack: Vec::new(),
-            writes: HashMap::new(),
-            extra_refs: Vec::new(),
-            qual_candidates: r.qual_candidates,
-            id_parts: IdParts {
-                with_args,
-                signature: None,
-            },
-        });
-        self.pops
-            .push((r.close.map_or(body.id(), |(id, _)| id), Pop::Function));
-    }
-
     fn end_function(&mut self) {
         let Some(fc) = self.fns.pop() else { return };
         self.finished.push(Finished {
@@ -913,31 +688,6 @@ impl<'s> Lowerer<'s> {
             extra_refs: fc.extra_refs,
             id_parts: fc.id_parts,
         });
-    }
-
-    /// Remembers a top-level declaration / ERROR without a closing `;` that carries
-    /// `__global__`/`__device__`, so that the function definition right after it inherits them.
-    fn note_dangling_qualifier(&mut self, node: Node<'_>) {
-        let mut c = node.walk();
-        let mut kind = None;
-        let mut last_semicolon = false;
-        let mut count = 0;
-        for ch in node.children(&mut c) {
-            count += 1;
-            if count > 64 {
-                return;
-            }
-            let t = bytes_of(ch, self.src);
-            last_semicolon = t == b";";
-            if t == b"__global__" {
-                kind = Some(FunctionKind::Kernel);
-            } else if t == b"__device__" && kind.is_none() {
-                kind = Some(FunctionKind::Device);
-            }
-        }
-        if let (Some(kind), false) = (kind, last_semicolon) {
-            self.dangling_qual = Some((node.end_byte(), kind));
-        }
     }
 
     // ---------------------------------------------------------------- loops and jumps
@@ -959,8 +709,8 @@ impl<'s> Lowerer<'s> {
         // `for (...)` + `#pragma unroll` + `for (...) stmt;`: the grammar ends the outer loop
         // with a MISSING `;` and leaves the inner loop as a sibling. Re-attach it as the body.
         let repaired = body
-            .filter(|b| is_missing_statement(*b))
-            .and_then(|_| repaired_body(node, self.kinds));
+            .filter(|b| recover::is_missing_statement(*b))
+            .and_then(|_| recover::repaired_body(node, self.kinds));
         let mut loop_span = span_of(node);
         if let Some((stmt, last)) = repaired {
             body = Some(stmt);
@@ -1340,7 +1090,7 @@ impl<'s> Lowerer<'s> {
             .children_by_field_id(fields().declarator_nz, &mut c)
             .collect();
         if !in_fn {
-            self.stub_kernel(node, &declarators);
+            self.stub_kernels(node, &declarators);
         }
         for d in declarators {
             let (name_node, value, is_ptr) = declarator_name(Some(d));
@@ -1586,8 +1336,12 @@ impl<'s> Lowerer<'s> {
                 self.macro_ints.insert(name.clone(), v);
             }
         }
-        let (calls, idents, control) = body_names(&body);
-        let asm = asm_strings(&body);
+        let BodyFacts {
+            calls,
+            idents,
+            control,
+            asm,
+        } = body_facts(&body);
         // The directive node ends after its newline; the macro ends before it.
         let mut span = span_of(node);
         while span.end > span.start && matches!(src[span.end - 1], b'\n' | b'\r') {
@@ -1765,300 +1519,4 @@ fn blank_function(
         const_ops: Vec::new(),
         recovered: false,
     }
-}
-
-/// True for text that holds only whitespace, preprocessor lines and `__launch_bounds__(...)` /
-/// `__attribute__((...))` (what CK-style headers put between `__global__ void` and the name).
-/// A loop variable passed to a non-const `T&` parameter of a function of this file
-/// (`bump(i)` with `void bump(int& v)`) may be written there: its loop has no constant count.
-fn void_counts_of_by_ref_args(functions: &mut [Function], src: &[u8]) {
-    let mut by_ref: HashMap<String, Vec<bool>> = HashMap::new();
-    for f in functions.iter() {
-        let refs = by_ref.entry(f.name.clone()).or_default();
-        for (k, p) in f.params.iter().enumerate() {
-            let text = src.get(p.span.start..p.span.end).unwrap_or_default();
-            let r = p.is_pointer_or_ref && !text.windows(5).any(|w| w == b"const");
-            match refs.get_mut(k) {
-                Some(x) => *x |= r,
-                None => refs.push(r),
-            }
-        }
-    }
-    for f in functions.iter_mut() {
-        let Function { loops, calls, .. } = f;
-        for l in loops.iter_mut().filter(|l| l.trip_count.is_some()) {
-            let Some(var) = l.header.as_ref().map(|h| h.var.as_bytes()) else {
-                continue;
-            };
-            let written = calls.iter().any(|c| {
-                l.body.contains(&c.span)
-                    && by_ref.get(&c.callee).is_some_and(|refs| {
-                        c.arg_spans.iter().zip(refs).any(|(a, &r)| {
-                            r && src
-                                .get(a.start..a.end)
-                                .is_some_and(|t| t.trim_ascii() == var)
-                        })
-                    })
-            });
-            if written {
-                l.trip_count = None;
-            }
-        }
-    }
-}
-
-fn only_directives_and_attributes(b: &[u8]) -> bool {
-    if b.len() > 4096 {
-        return false;
-    }
-    let text = String::from_utf8_lossy(b);
-    let mut rest = String::new();
-    let mut in_directive = false;
-    for line in text.split('\n') {
-        let t = line.trim();
-        if in_directive || t.starts_with('#') {
-            in_directive = t.ends_with('\\');
-            continue;
-        }
-        rest.push_str(t);
-        rest.push(' ');
-    }
-    let r = rest.trim();
-    r.is_empty()
-        || ((r.starts_with("__launch_bounds__") || r.starts_with("__attribute__"))
-            && !r.contains([';', '{', '}']))
-}
-
-/// An `expression_statement` that is only a MISSING `;` (zero width).
-fn is_missing_statement(n: Node<'_>) -> bool {
-    n.kind() == "expression_statement" && n.start_byte() == n.end_byte()
-}
-
-/// For a loop whose body is a MISSING `;`: the statement after the pragmas that follow it (the
-/// real body), and the node where the chain of such loops ends (`for ... #pragma for ... stmt`).
-fn repaired_body<'t>(node: Node<'t>, kinds: &Kinds) -> Option<(Node<'t>, Node<'t>)> {
-    let next_statement = |n: Node<'t>| {
-        let mut s = n.next_sibling();
-        let mut saw_pragma = false;
-        while let Some(x) = s {
-            match x.kind() {
-                "preproc_call" => saw_pragma = true,
-                "comment" => {}
-                _ => break,
-            }
-            s = x.next_sibling();
-        }
-        s.filter(|_| saw_pragma)
-    };
-    let stmt = next_statement(node)?;
-    let mut last = stmt;
-    for _ in 0..256 {
-        let broken = is_loop(kinds.of(last.kind_id()))
-            && last
-                .child_by_field_id(fields().body)
-                .is_some_and(is_missing_statement);
-        if !broken {
-            break;
-        }
-        match next_statement(last) {
-            Some(n) => last = n,
-            None => break,
-        }
-    }
-    Some((stmt, last))
-}
-
-fn is_loop(k: K) -> bool {
-    matches!(
-        k,
-        K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement
-    )
-}
-
-fn memchr_crlf(src: &[u8]) -> bool {
-    match src.iter().position(|&b| b == b'\n') {
-        Some(i) => i > 0 && src[i - 1] == b'\r',
-        None => false,
-    }
-}
-
-/// Does the macro `name` expand (transitively, through other macros) to `__global__` or
-/// `__device__`? Kernel wins over device. Cycle-safe and depth-bounded.
-fn qualifier_through_macros<'m>(
-    name: &str,
-    macros: &impl Fn(&str) -> Option<&'m MacroDef>,
-) -> Option<FunctionKind> {
-    let mut seen: HashSet<String> = HashSet::new();
-    let mut stack: Vec<String> = vec![name.to_string()];
-    let mut found = None;
-    while let Some(n) = stack.pop() {
-        if seen.len() > 256 || !seen.insert(n.clone()) {
-            continue;
-        }
-        let Some(m) = macros(&n) else { continue };
-        for t in m.idents.iter().chain(m.calls.iter()) {
-            match t.as_str() {
-                "__global__" | "__launch_bounds__" => return Some(FunctionKind::Kernel),
-                "__device__" => found = Some(FunctionKind::Device),
-                other => {
-                    if macros(other).is_some() {
-                        stack.push(other.to_string());
-                    }
-                }
-            }
-        }
-    }
-    found
-}
-
-/// `(content)` without its parentheses.
-fn inner_span(n: Node<'_>) -> Span {
-    let mut s = span_of(n);
-    if s.len() >= 2 {
-        s.start += 1;
-        s.end -= 1;
-        s.column += 1;
-    }
-    s
-}
-
-/// Walks a declarator chain to the declared name: (name, initialiser, is pointer or reference).
-fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, bool) {
-    let mut d = d;
-    let mut value = None;
-    let mut is_ptr = false;
-    let mut guard = 0;
-    while let Some(x) = d {
-        guard += 1;
-        if guard > 256 {
-            return (None, value, is_ptr);
-        }
-        match x.kind() {
-            "identifier" | "field_identifier" => return (Some(x), value, is_ptr),
-            "init_declarator" => {
-                value = x.child_by_field_id(fields().value);
-                d = x.child_by_field_id(fields().declarator);
-            }
-            "pointer_declarator" | "reference_declarator" => {
-                is_ptr = true;
-                d = x
-                    .child_by_field_id(fields().declarator)
-                    .or_else(|| x.named_child(x.named_child_count().saturating_sub(1)));
-            }
-            "array_declarator" | "attributed_declarator" => {
-                d = x.child_by_field_id(fields().declarator)
-            }
-            "parenthesized_declarator" => {
-                // `__align__(16) char smem[]` reads as `__align__ (16 char smem[])` with an
-                // ERROR before the declarator: take the last child that is not one.
-                let mut c = x.walk();
-                d = x
-                    .named_children(&mut c)
-                    .filter(|n| !n.is_error() && n.kind() != "comment")
-                    .last();
-            }
-            _ => return (None, value, is_ptr),
-        }
-    }
-    (None, value, is_ptr)
-}
-
-/// The `function_declarator` in a declarator chain (`*f(...)`, `&f(...)`, `(f)(...)`).
-fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
-    let mut cur = Some(d);
-    for _ in 0..64 {
-        let x = cur?;
-        cur = match x.kind() {
-            "function_declarator" => return Some(x),
-            "parenthesized_declarator" => x.named_child(0),
-            _ => x.child_by_field_id(fields().declarator),
-        };
-    }
-    None
-}
-
-/// The text of the second item of a parenthesised list (`(float, smem)` -> `smem`).
-fn second_list_item(list: Node<'_>, src: &[u8]) -> Option<String> {
-    let mut c = list.walk();
-    let item = list
-        .named_children(&mut c)
-        .filter(|n| n.kind() != "comment")
-        .nth(1)?;
-    let t = text_of(item, src);
-    let t = t.trim();
-    (!t.is_empty()).then(|| t.to_string())
-}
-
-fn int_value(n: Node<'_>, src: &[u8]) -> Option<i128> {
-    let mut n = n;
-    let mut neg = false;
-    for _ in 0..8 {
-        match n.kind() {
-            "number_literal" => {
-                let v = parse_int_literal(&text_of(n, src))?;
-                return Some(if neg { -v } else { v });
-            }
-            "parenthesized_expression" => n = n.named_child(0)?,
-            "unary_expression"
-                if n.child_by_field_id(fields().operator)
-                    .is_some_and(|o| bytes_of(o, src) == b"-") =>
-            {
-                neg = !neg;
-                n = n.child_by_field_id(fields().argument)?;
-            }
-            _ => return None,
-        }
-    }
-    None
-}
-
-/// The type of a parameter as ids show it: its tokens without the declared name, the default
-/// value, `__restrict__` and (for a parameter passed by value) top-level `const`/`volatile`.
-fn param_type(p: Node<'_>, name: Option<Node<'_>>, src: &[u8]) -> String {
-    let skip_value = p.child_by_field_id(fields().default_value).map(|v| v.id());
-    let skip_name = name.map(|n| n.id());
-    let mut by_value = true;
-    let mut toks: Vec<String> = Vec::new();
-    let mut stack = vec![p];
-    let mut budget = 4096;
-    while let Some(n) = stack.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        if Some(n.id()) == skip_value || Some(n.id()) == skip_name || n.kind() == "comment" {
-            continue;
-        }
-        if matches!(
-            n.kind(),
-            "pointer_declarator"
-                | "reference_declarator"
-                | "array_declarator"
-                | "abstract_pointer_declarator"
-                | "abstract_reference_declarator"
-                | "abstract_array_declarator"
-                | "function_declarator"
-                | "abstract_function_declarator"
-        ) {
-            by_value = false;
-        }
-        if n.child_count() == 0 {
-            let t = text_of(n, src);
-            if t == "=" && skip_value.is_some() {
-                continue;
-            }
-            if !matches!(t.as_str(), "__restrict__" | "__restrict" | "restrict") {
-                toks.push(t);
-            }
-        } else {
-            let mut c = n.walk();
-            let children: Vec<_> = n.children(&mut c).collect();
-            stack.extend(children.into_iter().rev());
-        }
-    }
-    if by_value {
-        toks.retain(|t| t != "const" && t != "volatile");
-    }
-    let parts: Vec<&str> = toks.iter().flat_map(|t| tokens(t)).collect();
-    join_tokens(parts)
 }

@@ -1,5 +1,8 @@
 //! `#define` bodies: the replacement text is not parsed by the grammar, so this lexes it (skipping
 //! comments and string/char literals) into the names it calls and the other identifiers it uses.
+//! The lexing itself is [`crate::lex`], the one lexer of the workspace.
+
+use crate::lex::{self, Tok, Token};
 
 /// Joins continuation lines (`\` newline) and trims the replacement text.
 pub(crate) fn join_continuations(raw: &[u8]) -> String {
@@ -23,42 +26,19 @@ pub(crate) fn join_continuations(raw: &[u8]) -> String {
     strip_comments(&String::from_utf8_lossy(&out))
 }
 
-/// Removes `//` and `/* */` comments (outside string and char literals) and trims.
+/// Removes `//` and `/* */` comments (outside string and char literals, as [`lex::comments`]
+/// finds them; a block comment becomes a space) and trims.
 fn strip_comments(s: &str) -> String {
-    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    let mut i = 0;
     let mut seg = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' | b'\'' => {
-                let q = b[i];
-                i += 1;
-                while i < b.len() && b[i] != q {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                out.push_str(&s[seg..i]);
-                seg = b.len();
-                i = b.len();
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                out.push_str(&s[seg..i]);
-                out.push(' ');
-                i = s[i + 2..].find("*/").map_or(b.len(), |k| i + 2 + k + 2);
-                seg = i.min(b.len());
-            }
-            _ => i += 1,
+    for c in lex::comments(s.as_bytes(), 0..s.len()) {
+        out.push_str(&s[seg..c.range.start]);
+        if c.block {
+            out.push(' ');
         }
+        seg = c.range.end;
     }
-    if seg < b.len() {
-        out.push_str(&s[seg.min(s.len())..]);
-    }
+    out.push_str(&s[seg..]);
     out.trim().to_string()
 }
 
@@ -102,115 +82,84 @@ const CONTROL: &[&str] = &[
     "break", "continue", "return", "goto", "for", "while", "do", "switch",
 ];
 
-/// Splits a macro body into (called names, other identifiers, control keywords): names are
-/// deduplicated in order, control keywords are kept in order.
-pub(crate) fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+#[cfg(test)]
+fn body_names(body: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    names_in(&lex::tokenize_macro_body(body))
+}
+
+/// What the lowering records of a macro body.
+pub(crate) struct BodyFacts {
+    /// Names followed by `(`, deduplicated in order.
+    pub(crate) calls: Vec<String>,
+    /// Other identifiers, deduplicated in order.
+    pub(crate) idents: Vec<String>,
+    /// `break`, `return`, `for`, ... in order.
+    pub(crate) control: Vec<String>,
+    /// The inline assembly, as [`asm_in`] finds it.
+    pub(crate) asm: Option<String>,
+}
+
+/// The [`BodyFacts`] of a macro body (split as [`names_in`] does), lexed once.
+pub(crate) fn body_facts(body: &str) -> BodyFacts {
+    let toks = lex::tokenize_macro_body(body);
+    let (calls, idents, control) = names_in(&toks);
+    BodyFacts {
+        calls,
+        idents,
+        control,
+        asm: asm_in(body, &toks),
+    }
+}
+
+/// Splits a macro body's tokens into (called names, other identifiers, control keywords): names
+/// are deduplicated in order, control keywords are kept in order. Literals, numbers and member
+/// names (`.x`, `->x`) are not names; `name (` is a call.
+fn names_in(toks: &[Token]) -> (Vec<String>, Vec<String>, Vec<String>) {
     let mut control: Vec<String> = Vec::new();
-    let b = body.as_bytes();
     let mut calls: Vec<String> = Vec::new();
     let mut idents: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'/' && b.get(i + 1) == Some(&b'/') {
-            break;
-        }
-        if c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i = match body[i + 2..].find("*/") {
-                Some(k) => i + 2 + k + 2,
-                None => b.len(),
-            };
+    for (i, t) in toks.iter().enumerate() {
+        let Tok::Ident(name) = &t.tok else { continue };
+        if CONTROL.contains(&name.as_str()) {
+            control.push(name.clone());
             continue;
         }
-        if c == b'"' || c == b'\'' {
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i += 1;
+        if KEYWORDS.contains(&name.as_str()) {
             continue;
         }
-        if c.is_ascii_digit() {
-            // Numbers (with suffixes like 0xffu) are not identifiers.
-            while i < b.len()
-                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.' || b[i] == b'\'')
-            {
-                i += 1;
-            }
-            continue;
+        // Skip `.member` / `->member`: a member name is not a use of a name.
+        let is_member = i > 0 && matches!(toks[i - 1].tok, Tok::Punct("." | "->"));
+        // A template call `f<T>(...)` is rare in macros; `f (` and `f(` are calls.
+        let is_call = toks.get(i + 1).is_some_and(|n| n.tok == Tok::Punct("("));
+        let list = if is_call { &mut calls } else { &mut idents };
+        // `.member` is not a name of its own, but `.method(` is a call.
+        if (!is_member || is_call) && !list.iter().any(|n| n == name) {
+            list.push(name.clone());
         }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            let name = &body[s..i];
-            if CONTROL.contains(&name) {
-                control.push(name.to_string());
-                continue;
-            }
-            if KEYWORDS.contains(&name) {
-                continue;
-            }
-            // Skip `.member` / `->member`: a member name is not a use of a name.
-            let prev = body[..s].trim_end();
-            let is_member = prev.ends_with('.') || prev.ends_with("->");
-            let mut j = i;
-            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-                j += 1;
-            }
-            // A template call `f<T>(...)` is rare in macros; `f (` and `f(` are calls.
-            let is_call = b.get(j) == Some(&b'(');
-            let list = if is_call { &mut calls } else { &mut idents };
-            // `.member` is not a name of its own, but `.method(` is a call.
-            if (!is_member || is_call) && !list.iter().any(|n| n == name) {
-                list.push(name.to_string());
-            }
-            continue;
-        }
-        i += 1;
     }
     (calls, idents, control)
 }
 
+#[cfg(test)]
+fn asm_strings(body: &str) -> Option<String> {
+    asm_in(body, &lex::tokenize_macro_body(body))
+}
+
 /// When a macro body holds inline assembly (an `asm`, `__asm` or `__asm__` keyword): the
 /// contents of the string literals after the first such keyword, joined by newlines.
-pub(crate) fn asm_strings(body: &str) -> Option<String> {
-    let b = body.as_bytes();
-    let mut i = 0;
+fn asm_in(body: &str, toks: &[Token]) -> Option<String> {
     let mut seen_asm = false;
     let mut out: Vec<&str> = Vec::new();
-    while i < b.len() {
-        let c = b[i];
-        if c == b'"' || c == b'\'' {
-            let s = i + 1;
-            i += 1;
-            while i < b.len() && b[i] != c {
-                if b[i] == b'\\' {
-                    i += 1;
+    for t in toks {
+        match &t.tok {
+            Tok::Ident(w) if matches!(w.as_str(), "asm" | "__asm" | "__asm__") => seen_asm = true,
+            Tok::Str if seen_asm => {
+                if let Some((b'"', r)) = lex::literal_contents(body.as_bytes(), t) {
+                    out.push(&body[r]);
                 }
-                i += 1;
             }
-            if seen_asm && c == b'"' {
-                out.push(&body[s..i.min(b.len())]);
-            }
-            i += 1;
-            continue;
+            _ => {}
         }
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let s = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
-            }
-            if matches!(&body[s..i], "asm" | "__asm" | "__asm__") {
-                seen_asm = true;
-            }
-            continue;
-        }
-        i += 1;
     }
     seen_asm.then(|| out.join("\n"))
 }

@@ -1,8 +1,8 @@
 //! Recognises loop-unrolling pragmas: `#pragma unroll`, `#pragma unroll N`, `#pragma unroll(N)`,
 //! `#pragma nounroll`, `#pragma GCC unroll N`, `#pragma clang loop unroll(...)`, `_Pragma("...")`.
 
-use crate::header::parse_int_literal;
 use crate::ir::{PragmaSyntax, UnrollHint};
+use crate::lex::parse_int_literal;
 
 /// The factor of `unroll N` when N is a name: resolved by the caller (object-like macros).
 pub(crate) enum Factor<'a> {

@@ -841,47 +841,10 @@ fn looks_constant(w: &str) -> bool {
 }
 
 /// Trip count of `for (i = a; i CMP b; i += s)` when a, b, s are constants and every value the
-/// loop computes stays inside `ty` (so no wrap can make it run differently).
-pub fn constant_trip(ty: IntType, a: i128, b: i128, s: i128, cmp: CmpOp) -> Option<u128> {
-    if s == 0 || a < ty.min() || a > ty.max() || b < ty.min() || b > ty.max() {
-        return None;
-    }
-    let t: i128 = match (cmp, s > 0) {
-        (CmpOp::Lt, true) => {
-            if a < b {
-                (b - a + s - 1) / s
-            } else {
-                0
-            }
-        }
-        (CmpOp::Le, true) => {
-            if a <= b {
-                (b - a) / s + 1
-            } else {
-                0
-            }
-        }
-        (CmpOp::Gt, false) => {
-            if a > b {
-                (a - b + (-s) - 1) / (-s)
-            } else {
-                0
-            }
-        }
-        (CmpOp::Ge, false) => {
-            if a >= b {
-                (a - b) / (-s) + 1
-            } else {
-                0
-            }
-        }
-        _ => return None,
-    };
-    let last = a.checked_add(t.checked_mul(s)?)?;
-    if last < ty.min() || last > ty.max() {
-        return None;
-    }
-    Some(t as u128)
+/// loop computes stays inside `ty` (so no wrap can make it run differently): the workspace's one
+/// evaluator, [`frontend::trip::count`], with `ty`'s range.
+fn constant_trip(ty: IntType, a: i128, b: i128, s: i128, cmp: CmpOp) -> Option<u128> {
+    frontend::trip::count(a, b, s, cmp, Some((ty.min(), ty.max()))).map(u128::from)
 }
 
 fn cmp_text(c: CmpOp) -> &'static str {
@@ -1033,12 +996,121 @@ fn fallback_header<'a>(src: &[u8], cond: Range<usize>, update: Range<usize>) -> 
 }
 
 /// Build the [`LoopShape`] of `lp` (a loop of `func`), or say why it cannot be unrolled by hand.
+///
+/// The steps run in a fixed order (the first refusal wins, so the order is part of the
+/// behaviour): the header, the step, the induction variable's type, the bound, the induction
+/// variable inside the body, jumps and declarations, token-level facts of the body, the
+/// condition, and finally the layout of the rewrite.
 pub fn from_ir(
     src: &[u8],
     file: &SourceFile,
     func: &Function,
     lp: &Loop,
 ) -> Result<LoopShape, Refusal> {
+    let Header {
+        h,
+        cond: cond_r,
+        update,
+    } = header(src, file, lp)?;
+    let var = h.var.as_str();
+    let body = span_range(lp.body);
+    let func_toks = text::tokenize(src, span_range(func.span));
+    let cx = Ctx {
+        src,
+        file,
+        func,
+        var,
+        body: body.clone(),
+        func_toks,
+        file_toks: text::tokenize(src, 0..src.len()),
+    };
+    let (direction, step) = cx.step_shape(&h)?;
+    let Induction {
+        ty,
+        generic,
+        ty_text,
+    } = cx.induction_type(&h, lp, &step)?;
+    // The bound: invariant, side-effect free, not reading the induction variable.
+    let bound = h.bound.clone();
+    cx.invariant(Part::Bound, bound.clone())?;
+    let span = span_range(lp.span);
+    cx.induction_variable_untouched(&span, h.var_type.is_some())?;
+    let continues = cx.jumps_and_declarations(lp)?;
+    let body_var = cx.body_tokens()?;
+    let cond_var = cx.cond_var(cond_r.clone())?;
+    let (init, header_end) = cx.header_layout(lp)?;
+
+    let const_trip = match (
+        &step,
+        h.init_value.and_then(|e| cx.const_value(e)),
+        h.bound_expr.and_then(|e| cx.const_value(e)),
+    ) {
+        (StepShape::Const(a), Some(a0), Some(b)) => {
+            let s = if direction == Direction::Up {
+                *a as i128
+            } else {
+                -(*a as i128)
+            };
+            constant_trip(ty, a0, b, s, h.cmp)
+        }
+        _ => None,
+    };
+    let cmp_may_be_unsigned = ty.signed && cx.bound_may_be_unsigned(bound);
+
+    let keep_ranges = file
+        .inert
+        .iter()
+        .filter(|s| inside(&body, **s) && src.get(s.start).is_some_and(|&b| b != b'/'))
+        .map(|s| span_range(*s))
+        .collect();
+    let indent = text::indent_of(src, lp.keyword.start).to_vec();
+    let indent_unit = text::indent_unit(src, body.clone(), &indent);
+
+    Ok(LoopShape {
+        var: var.into(),
+        ty,
+        ty_text,
+        generic,
+        direction,
+        step,
+        span,
+        init,
+        cond: cond_r,
+        cond_var,
+        update,
+        header_end,
+        body,
+        body_is_block: lp.body_is_block,
+        body_var,
+        continues,
+        keep_ranges,
+        cmp_may_be_unsigned,
+        const_trip,
+        indent,
+        indent_unit,
+        newline: if file.crlf { "\r\n" } else { "\n" },
+        fresh: cx.fresh_name(lp),
+    })
+}
+
+/// A canonical header and the ranges of its condition and update.
+struct Header<'a> {
+    h: Hdr<'a>,
+    cond: Range<usize>,
+    update: Range<usize>,
+}
+
+/// The induction variable's type: as recognised, whether it is generic (a template parameter,
+/// typedef or `auto`, handled with 64-bit signed limits), and as written in the rewrite.
+struct Induction {
+    ty: IntType,
+    generic: bool,
+    ty_text: String,
+}
+
+/// Step 1: a `for` loop free of parse errors, with no top-level comma in its header, and a
+/// canonical header (from the IR, or read from the tokens when the init clause is empty).
+fn header<'a>(src: &[u8], file: &SourceFile, lp: &'a Loop) -> Result<Header<'a>, Refusal> {
     if lp.kind != LoopKind::For {
         let kind = match lp.kind {
             LoopKind::While => "while",
@@ -1083,338 +1155,335 @@ pub fn from_ir(
             .ok_or(Refusal::NonCanonicalHeader)?,
         None => return Err(Refusal::NonCanonicalHeader),
     };
-    let var = h.var.as_str();
-    let body = span_range(lp.body);
-    let func_toks = text::tokenize(src, span_range(func.span));
-    let cx = Ctx {
-        src,
-        file,
-        func,
-        var,
-        body: body.clone(),
-        func_toks,
-        file_toks: text::tokenize(src, 0..src.len()),
-    };
+    Ok(Header {
+        h,
+        cond: span_range(cond),
+        update: span_range(update),
+    })
+}
 
-    if h.cmp == CmpOp::Ne {
-        return Err(Refusal::UnsupportedComparison { op: "!=".into() });
-    }
-    let up_cmp = matches!(h.cmp, CmpOp::Lt | CmpOp::Le);
-    let (direction, step) = match &h.step {
-        HStep::Const(0) => return Err(Refusal::ZeroStep),
-        HStep::Const(c) => {
-            let dir = if *c > 0 {
-                Direction::Up
-            } else {
-                Direction::Down
-            };
-            if up_cmp != (dir == Direction::Up) {
-                return Err(Refusal::DirectionMismatch {
-                    step_dir: if dir == Direction::Up { "up" } else { "down" },
-                    cmp: cmp_text(h.cmp).into(),
-                });
-            }
-            (dir, StepShape::Const(c.unsigned_abs()))
+impl Ctx<'_> {
+    /// Step 2: the direction and step, agreeing with the comparison (`!=` is refused); a
+    /// non-constant step must be invariant.
+    fn step_shape(&self, h: &Hdr<'_>) -> Result<(Direction, StepShape), Refusal> {
+        if h.cmp == CmpOp::Ne {
+            return Err(Refusal::UnsupportedComparison { op: "!=".into() });
         }
-        HStep::Add(e) | HStep::Sub(e) => {
-            let dir = if matches!(h.step, HStep::Add(_)) {
-                Direction::Up
-            } else {
-                Direction::Down
-            };
-            if up_cmp != (dir == Direction::Up) {
-                return Err(Refusal::UnknownStepSign {
-                    step: String::from_utf8_lossy(&src[e.clone()]).into_owned(),
-                    cmp: cmp_text(h.cmp).into(),
-                });
-            }
-            cx.invariant(Part::Step, e.clone())?;
-            (dir, StepShape::Expr(e.clone()))
-        }
-    };
-
-    let declared_in_init = h.var_type.is_some();
-    let ty_text = match &h.var_type {
-        Some(t) => t.clone(),
-        None => cx
-            .type_of(var, lp.span.start)
-            .map(str::to_string)
-            .unwrap_or_else(|| "?".into()),
-    };
-    let (ty, generic) = match IntType::from_text(&ty_text) {
-        Some(t) => (t, false),
-        // A template parameter, a typedef from a header or `auto`: handled with type-generic
-        // limits, asserted to be an integer at compile time.
-        None if is_generic_type_name(&ty_text) => (
-            IntType {
-                signed: true,
-                bits: 64,
-            },
-            true,
-        ),
-        None => {
-            return Err(Refusal::UnknownInductionType {
-                var: var.into(),
-                ty: ty_text.clone(),
-            })
-        }
-    };
-    let ty_text = if generic {
-        format!("decltype({var})")
-    } else {
-        ty_text
-    };
-    if let StepShape::Const(a) = step {
-        if !crate::manual::fits(ty, generic, a, 2) {
-            return Err(Refusal::FactorTooLarge {
-                factor: 2,
-                ty: ty_text,
-                step: a,
-            });
-        }
-    }
-
-    // The bound: invariant, side-effect free, not reading the induction variable.
-    let bound = h.bound.clone();
-    cx.invariant(Part::Bound, bound.clone())?;
-
-    // The induction variable inside the body: read only, never shadowed, address never taken.
-    for u in func
-        .idents
-        .iter()
-        .filter(|u| u.name == var && inside(&body, u.span))
-    {
-        match u.access {
-            Access::Decl => {
-                return Err(Refusal::ShadowsInductionVariable {
-                    var: var.into(),
-                    line: u.span.line,
-                })
-            }
-            Access::Write => {
-                let t = &cx.func_toks;
-                let amp = t
-                    .iter()
-                    .position(|x| x.range.start == u.span.start)
-                    .is_some_and(|i| {
-                        i > 0 && t[i - 1].tok == Tok::Punct("&") && is_unary(t, i - 1)
-                    });
-                return Err(if amp {
-                    Refusal::InductionVariableAddressTaken {
-                        var: var.into(),
-                        line: u.span.line,
-                    }
+        let up_cmp = matches!(h.cmp, CmpOp::Lt | CmpOp::Le);
+        match &h.step {
+            HStep::Const(0) => Err(Refusal::ZeroStep),
+            HStep::Const(c) => {
+                let dir = if *c > 0 {
+                    Direction::Up
                 } else {
-                    Refusal::WritesInductionVariable {
-                        var: var.into(),
-                        line: u.span.line,
-                    }
-                });
-            }
-            Access::Read => {}
-        }
-    }
-    if let Some(d) = func
-        .decls
-        .iter()
-        .find(|d| d.name == var && inside(&body, d.span))
-    {
-        return Err(Refusal::ShadowsInductionVariable {
-            var: var.into(),
-            line: d.span.line,
-        });
-    }
-    let scope = if declared_in_init {
-        span.clone()
-    } else {
-        span_range(func.span)
-    };
-    if let Some(pos) = cx.passed_by_reference(var).or_else(|| cx.macro_writes(var)) {
-        return Err(Refusal::WritesInductionVariable {
-            var: var.into(),
-            line: cx.line(pos),
-        });
-    }
-    if let Some(pos) = cx.address_taken(var) {
-        if scope.contains(&pos) {
-            return Err(Refusal::InductionVariableAddressTaken {
-                var: var.into(),
-                line: cx.line(pos),
-            });
-        }
-    }
-
-    // Jumps and labels.
-    let mut continues = Vec::new();
-    for j in func.jumps.iter().filter(|j| inside(&body, j.span)) {
-        match (&j.kind, &j.target) {
-            (JumpKind::Continue, JumpTarget::Loop(t)) if *t == lp.index => {
-                let at = j.span.start;
-                if !src[at..].starts_with(b"continue") {
-                    return Err(Refusal::NonCanonicalHeader);
+                    Direction::Down
+                };
+                if up_cmp != (dir == Direction::Up) {
+                    return Err(Refusal::DirectionMismatch {
+                        step_dir: if dir == Direction::Up { "up" } else { "down" },
+                        cmp: cmp_text(h.cmp).into(),
+                    });
                 }
-                continues.push(at);
+                Ok((dir, StepShape::Const(c.unsigned_abs())))
             }
-            (JumpKind::Break, JumpTarget::Loop(t)) if *t == lp.index => {
-                return Err(Refusal::BreakLeavesLoop { line: j.span.line });
+            HStep::Add(e) | HStep::Sub(e) => {
+                let dir = if matches!(h.step, HStep::Add(_)) {
+                    Direction::Up
+                } else {
+                    Direction::Down
+                };
+                if up_cmp != (dir == Direction::Up) {
+                    return Err(Refusal::UnknownStepSign {
+                        step: String::from_utf8_lossy(&self.src[e.clone()]).into_owned(),
+                        cmp: cmp_text(h.cmp).into(),
+                    });
+                }
+                self.invariant(Part::Step, e.clone())?;
+                Ok((dir, StepShape::Expr(e.clone())))
             }
-            (JumpKind::Return, JumpTarget::Function) => {
-                return Err(Refusal::ReturnInBody { line: j.span.line })
-            }
-            (JumpKind::Goto, _) => return Err(Refusal::GotoInBody { line: j.span.line }),
-            _ => {}
         }
     }
-    continues.sort();
-    if let Some(l) = func.labels.iter().find(|l| inside(&body, l.span)) {
-        return Err(Refusal::LabelInBody {
-            name: l.name.clone(),
-            line: l.span.line,
-        });
-    }
-    if let Some(s) = func.shared.iter().find(|s| inside(&body, s.span)) {
-        return Err(Refusal::SharedDeclInBody { line: s.span.line });
-    }
-    if let Some(d) = func
-        .decls
-        .iter()
-        .find(|d| inside(&body, d.span) && src[d.span.start..d.span.end].starts_with(b"static"))
-    {
-        return Err(Refusal::StaticLocalInBody { line: d.span.line });
-    }
 
-    // Token-level facts of the body.
-    let body_toks = text::tokenize(src, body.clone());
-    let mut body_var = Vec::new();
-    for (i, t) in body_toks.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|p| &body_toks[p].tok);
-        match &t.tok {
-            Tok::Directive(d) if d != "pragma" => {
-                return Err(Refusal::PreprocessorInBody {
-                    directive: d.clone(),
-                    line: cx.line(t.range.start),
-                });
-            }
-            Tok::Ident(w) if w == "__shared__" => {
-                return Err(Refusal::SharedDeclInBody {
-                    line: cx.line(t.range.start),
+    /// Step 3: the induction variable's integer type (declared in the init clause, or before
+    /// the loop), wide enough for two steps.
+    fn induction_type(
+        &self,
+        h: &Hdr<'_>,
+        lp: &Loop,
+        step: &StepShape,
+    ) -> Result<Induction, Refusal> {
+        let var = self.var;
+        let ty_text = match &h.var_type {
+            Some(t) => t.clone(),
+            None => self
+                .type_of(var, lp.span.start)
+                .map(str::to_string)
+                .unwrap_or_else(|| "?".into()),
+        };
+        let (ty, generic) = match IntType::from_text(&ty_text) {
+            Some(t) => (t, false),
+            // A template parameter, a typedef from a header or `auto`: handled with type-generic
+            // limits, asserted to be an integer at compile time.
+            None if is_generic_type_name(&ty_text) => (
+                IntType {
+                    signed: true,
+                    bits: 64,
+                },
+                true,
+            ),
+            None => {
+                return Err(Refusal::UnknownInductionType {
+                    var: var.into(),
+                    ty: ty_text.clone(),
                 })
             }
-            Tok::Ident(w) if w == "__LINE__" || w == "__COUNTER__" => {
-                return Err(Refusal::MacroInBody {
-                    name: w.clone(),
-                    why: "differs between copies".into(),
+        };
+        let ty_text = if generic {
+            format!("decltype({var})")
+        } else {
+            ty_text
+        };
+        if let StepShape::Const(a) = *step {
+            if !crate::manual::fits(ty, generic, a, 2) {
+                return Err(Refusal::FactorTooLarge {
+                    factor: 2,
+                    ty: ty_text,
+                    step: a,
                 });
             }
-            Tok::Ident(w) if w == var && !matches!(prev, Some(Tok::Punct("." | "->" | "::"))) => {
-                body_var.push(t.range.clone());
+        }
+        Ok(Induction {
+            ty,
+            generic,
+            ty_text,
+        })
+    }
+
+    /// Step 5: inside the body the induction variable is read only, never shadowed, never
+    /// passed by reference or written by a macro, and its address is not taken in its scope
+    /// (the loop when it is declared in the init clause, else the function).
+    fn induction_variable_untouched(
+        &self,
+        span: &Range<usize>,
+        declared_in_init: bool,
+    ) -> Result<(), Refusal> {
+        let (var, body, func) = (self.var, &self.body, self.func);
+        for u in func
+            .idents
+            .iter()
+            .filter(|u| u.name == var && inside(body, u.span))
+        {
+            match u.access {
+                Access::Decl => {
+                    return Err(Refusal::ShadowsInductionVariable {
+                        var: var.into(),
+                        line: u.span.line,
+                    })
+                }
+                Access::Write => {
+                    let t = &self.func_toks;
+                    let amp = t
+                        .iter()
+                        .position(|x| x.range.start == u.span.start)
+                        .is_some_and(|i| {
+                            i > 0 && t[i - 1].tok == Tok::Punct("&") && is_unary(t, i - 1)
+                        });
+                    return Err(if amp {
+                        Refusal::InductionVariableAddressTaken {
+                            var: var.into(),
+                            line: u.span.line,
+                        }
+                    } else {
+                        Refusal::WritesInductionVariable {
+                            var: var.into(),
+                            line: u.span.line,
+                        }
+                    });
+                }
+                Access::Read => {}
             }
-            Tok::Ident(w) if w == var => {}
-            Tok::Ident(w) => {
-                if let Some(why) = cx.macro_def(w).and_then(|m| cx.macro_in_body_problem(m, 0)) {
+        }
+        if let Some(d) = func
+            .decls
+            .iter()
+            .find(|d| d.name == var && inside(body, d.span))
+        {
+            return Err(Refusal::ShadowsInductionVariable {
+                var: var.into(),
+                line: d.span.line,
+            });
+        }
+        let scope = if declared_in_init {
+            span.clone()
+        } else {
+            span_range(func.span)
+        };
+        if let Some(pos) = self
+            .passed_by_reference(var)
+            .or_else(|| self.macro_writes(var))
+        {
+            return Err(Refusal::WritesInductionVariable {
+                var: var.into(),
+                line: self.line(pos),
+            });
+        }
+        if let Some(pos) = self.address_taken(var) {
+            if scope.contains(&pos) {
+                return Err(Refusal::InductionVariableAddressTaken {
+                    var: var.into(),
+                    line: self.line(pos),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 6: no jump leaves the loop but `continue` (whose offsets are returned, sorted), no
+    /// label, `__shared__` or `static` declaration in the body.
+    fn jumps_and_declarations(&self, lp: &Loop) -> Result<Vec<usize>, Refusal> {
+        let (src, body, func) = (self.src, &self.body, self.func);
+        let mut continues = Vec::new();
+        for j in func.jumps.iter().filter(|j| inside(body, j.span)) {
+            match (&j.kind, &j.target) {
+                (JumpKind::Continue, JumpTarget::Loop(t)) if *t == lp.index => {
+                    let at = j.span.start;
+                    if !src[at..].starts_with(b"continue") {
+                        return Err(Refusal::NonCanonicalHeader);
+                    }
+                    continues.push(at);
+                }
+                (JumpKind::Break, JumpTarget::Loop(t)) if *t == lp.index => {
+                    return Err(Refusal::BreakLeavesLoop { line: j.span.line });
+                }
+                (JumpKind::Return, JumpTarget::Function) => {
+                    return Err(Refusal::ReturnInBody { line: j.span.line })
+                }
+                (JumpKind::Goto, _) => return Err(Refusal::GotoInBody { line: j.span.line }),
+                _ => {}
+            }
+        }
+        continues.sort();
+        if let Some(l) = func.labels.iter().find(|l| inside(body, l.span)) {
+            return Err(Refusal::LabelInBody {
+                name: l.name.clone(),
+                line: l.span.line,
+            });
+        }
+        if let Some(s) = func.shared.iter().find(|s| inside(body, s.span)) {
+            return Err(Refusal::SharedDeclInBody { line: s.span.line });
+        }
+        if let Some(d) = func
+            .decls
+            .iter()
+            .find(|d| inside(body, d.span) && src[d.span.start..d.span.end].starts_with(b"static"))
+        {
+            return Err(Refusal::StaticLocalInBody { line: d.span.line });
+        }
+        Ok(continues)
+    }
+
+    /// Step 7: token-level facts of the body (no preprocessor line but `#pragma`, no
+    /// `__shared__`, `__LINE__`/`__COUNTER__` or problematic macro, no lambda capturing the
+    /// induction variable); returns the ranges where the body reads the induction variable.
+    fn body_tokens(&self) -> Result<Vec<Range<usize>>, Refusal> {
+        let var = self.var;
+        let body_toks = text::tokenize(self.src, self.body.clone());
+        let mut body_var = Vec::new();
+        for (i, t) in body_toks.iter().enumerate() {
+            let prev = i.checked_sub(1).map(|p| &body_toks[p].tok);
+            match &t.tok {
+                Tok::Directive(d) if d != "pragma" => {
+                    return Err(Refusal::PreprocessorInBody {
+                        directive: d.clone(),
+                        line: self.line(t.range.start),
+                    });
+                }
+                Tok::Ident(w) if w == "__shared__" => {
+                    return Err(Refusal::SharedDeclInBody {
+                        line: self.line(t.range.start),
+                    })
+                }
+                Tok::Ident(w) if w == "__LINE__" || w == "__COUNTER__" => {
                     return Err(Refusal::MacroInBody {
                         name: w.clone(),
-                        why,
+                        why: "differs between copies".into(),
                     });
                 }
+                Tok::Ident(w)
+                    if w == var && !matches!(prev, Some(Tok::Punct("." | "->" | "::"))) =>
+                {
+                    body_var.push(t.range.clone());
+                }
+                Tok::Ident(w) if w == var => {}
+                Tok::Ident(w) => {
+                    if let Some(why) = self
+                        .macro_def(w)
+                        .and_then(|m| self.macro_in_body_problem(m, 0))
+                    {
+                        return Err(Refusal::MacroInBody {
+                            name: w.clone(),
+                            why,
+                        });
+                    }
+                }
+                _ => {}
             }
-            _ => {}
+        }
+        for l in self.func.lambdas.iter().filter(|l| inside(&self.body, **l)) {
+            if body_var
+                .iter()
+                .any(|r| l.start <= r.start && r.end <= l.end)
+            {
+                return Err(Refusal::LambdaInBody { line: l.line });
+            }
+        }
+        Ok(body_var)
+    }
+
+    /// Step 8: the condition reads the induction variable exactly once; its range.
+    fn cond_var(&self, cond: Range<usize>) -> Result<Vec<Range<usize>>, Refusal> {
+        let cond_var: Vec<Range<usize>> = text::tokenize(self.src, cond)
+            .into_iter()
+            .filter(|t| matches!(&t.tok, Tok::Ident(w) if w == self.var))
+            .map(|t| t.range)
+            .collect();
+        if cond_var.len() != 1 {
+            return Err(Refusal::ReadsInductionVariable { part: Part::Bound });
+        }
+        Ok(cond_var)
+    }
+
+    /// Step 9: the init clause without its `;` (when not empty) and the end of the header's
+    /// closing parenthesis.
+    fn header_layout(&self, lp: &Loop) -> Result<(Option<Range<usize>>, usize), Refusal> {
+        let src = self.src;
+        let init = lp.init.map(span_range).map(|r| {
+            let mut e = r.end;
+            while e > r.start && (src[e - 1] == b';' || src[e - 1].is_ascii_whitespace()) {
+                e -= 1;
+            }
+            r.start..e
+        });
+        let init = init.filter(|r| !r.is_empty());
+        let head_toks = text::tokenize(src, lp.span.start..self.body.start);
+        match head_toks.last() {
+            Some(t) if t.tok == Tok::Punct(")") => Ok((init, t.range.end)),
+            _ => Err(Refusal::NonCanonicalHeader),
         }
     }
-    for l in func.lambdas.iter().filter(|l| inside(&body, **l)) {
-        if body_var
+
+    /// A name for the rewrite's temporaries that no identifier of the function starts with.
+    fn fresh_name(&self, lp: &Loop) -> String {
+        let mut fresh = format!("hu_unroll_{}", lp.keyword.line);
+        while self
+            .func_toks
             .iter()
-            .any(|r| l.start <= r.start && r.end <= l.end)
+            .any(|t| matches!(&t.tok, Tok::Ident(w) if w.starts_with(&fresh)))
         {
-            return Err(Refusal::LambdaInBody { line: l.line });
+            fresh.push('_');
         }
+        fresh
     }
-
-    let cond_r = span_range(cond);
-    let cond_var: Vec<Range<usize>> = text::tokenize(src, cond_r.clone())
-        .into_iter()
-        .filter(|t| matches!(&t.tok, Tok::Ident(w) if w == var))
-        .map(|t| t.range)
-        .collect();
-    if cond_var.len() != 1 {
-        return Err(Refusal::ReadsInductionVariable { part: Part::Bound });
-    }
-
-    let init = lp.init.map(span_range).map(|r| {
-        let mut e = r.end;
-        while e > r.start && (src[e - 1] == b';' || src[e - 1].is_ascii_whitespace()) {
-            e -= 1;
-        }
-        r.start..e
-    });
-    let init = init.filter(|r| !r.is_empty());
-
-    let head_toks = text::tokenize(src, lp.span.start..body.start);
-    let header_end = match head_toks.last() {
-        Some(t) if t.tok == Tok::Punct(")") => t.range.end,
-        _ => return Err(Refusal::NonCanonicalHeader),
-    };
-
-    let const_trip = match (
-        &step,
-        h.init_value.and_then(|e| cx.const_value(e)),
-        h.bound_expr.and_then(|e| cx.const_value(e)),
-    ) {
-        (StepShape::Const(a), Some(a0), Some(b)) => {
-            let s = if direction == Direction::Up {
-                *a as i128
-            } else {
-                -(*a as i128)
-            };
-            constant_trip(ty, a0, b, s, h.cmp)
-        }
-        _ => None,
-    };
-    let cmp_may_be_unsigned = ty.signed && cx.bound_may_be_unsigned(bound.clone());
-
-    let keep_ranges = file
-        .inert
-        .iter()
-        .filter(|s| inside(&body, **s) && src.get(s.start).is_some_and(|&b| b != b'/'))
-        .map(|s| span_range(*s))
-        .collect();
-    let indent = text::indent_of(src, lp.keyword.start).to_vec();
-    let indent_unit = text::indent_unit(src, body.clone(), &indent);
-
-    let mut fresh = format!("hu_unroll_{}", lp.keyword.line);
-    while cx
-        .func_toks
-        .iter()
-        .any(|t| matches!(&t.tok, Tok::Ident(w) if w.starts_with(&fresh)))
-    {
-        fresh.push('_');
-    }
-
-    Ok(LoopShape {
-        var: var.into(),
-        ty,
-        ty_text,
-        generic,
-        direction,
-        step,
-        span,
-        init,
-        cond: cond_r,
-        cond_var,
-        update: span_range(update),
-        header_end,
-        body,
-        body_is_block: lp.body_is_block,
-        body_var,
-        continues,
-        keep_ranges,
-        cmp_may_be_unsigned,
-        const_trip,
-        indent,
-        indent_unit,
-        newline: if file.crlf { "\r\n" } else { "\n" },
-        fresh,
-    })
 }
 
 #[cfg(test)]

@@ -144,3 +144,23 @@ fn factor_too_large_names_the_real_step_or_the_copy_limit() {
         "{m}"
     );
 }
+
+/// A `volatile` counter is read and written a different number of times by a manual unroll
+/// (each access is observable behaviour), so it is refused; the pragma is the compiler's call.
+/// (Before the frontend kept `volatile` in the header's type, this loop was rewritten.)
+#[test]
+fn volatile_counter_is_not_unrolled_by_hand() {
+    let src =
+        "__global__ void k(float* x) {\n    for (volatile int i = 0; i < 4; ++i) x[i] = 0.f;\n}\n";
+    let file = frontend::parse(src.as_bytes());
+    let loc = LoopLoc {
+        function: 0,
+        index: 0,
+    };
+    let e = transforms::unroll(src.as_bytes(), &file, loc, 2, Mode::Manual).unwrap_err();
+    match e {
+        transforms::Error::Refused(r) => assert_eq!(r.id(), "unknown-induction-type"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert!(transforms::unroll(src.as_bytes(), &file, loc, 2, Mode::Pragma).is_ok());
+}
