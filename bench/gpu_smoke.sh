@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# First run of `hip-unroll bench` on a machine with a GPU (AMD with ROCm, or NVIDIA with only
+# First run of `hip-unroll bench` and `tune --backend bench` on a machine with a GPU (AMD with ROCm, or NVIDIA with only
 # the driver). Run from the repository root (or a copy holding target/release/hip-unroll,
 # testdata/bench and, for NVIDIA without clang, the cache prepared below).
 #
@@ -34,4 +34,23 @@ for spec in testdata/bench/dot.toml testdata/bench/stencil.toml; do
   echo "## $spec A/A (the noise floor: the baseline against itself)"
   "$bin" bench "$spec" --backend "$backend" "${arch[@]}" --iterations "$iterations" --cache-dir "$cache" \
     --source "${spec%.toml}.cu" --compare
+done
+
+# The closed loop on the GPU: `tune --backend bench` over a scratch copy of each spec's kernel.
+# It compiles every variant itself (clang-19 for NVIDIA, hipcc for AMD). On a driver-only NVIDIA
+# machine, carry the variants' objects instead: on the machine with clang-19, for each loop id L
+# of the kernel, factor F in 2 4 8 and mode M in pragma manual,
+#   target/release/hip-unroll unroll testdata/bench/dot.cu --loop L --factor F --mode M -o /tmp/v.cu
+#   target/release/hip-unroll bench testdata/bench/dot.toml --compile-only --backend cuda \
+#     --arch sm_80 --source /tmp/v.cu --cache-dir bench-cache
+# (the variants `tune` makes are byte-identical to `unroll`'s: both go through `pipeline`), and
+# tune reads the same cache through `[compile] cache-dir` below.
+binabs=$(realpath "$bin")
+for spec in testdata/bench/dot.toml testdata/bench/stencil.toml; do
+  work=$(mktemp -d)
+  cp "$spec" "${spec%.toml}.cu" "$work/"
+  printf '[compile]\ncache-dir = "%s"\n' "$(realpath "$cache")" > "$work/hip-unroll.toml"
+  echo "## tune --backend bench on $spec (scratch copy $work)"
+  (cd "$work" && "$binabs" tune . --backend bench --spec "$(basename "$spec")" "${arch[@]}" \
+     --factors 2,4,8 --mode both --dry-run --format human) || echo "tune exited $?"
 done
