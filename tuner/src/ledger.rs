@@ -98,6 +98,9 @@ fn now() -> f64 {
 }
 
 /// An open ledger.
+/// How long [`Ledger::lock`] retries a busy lock before it reports another `tune`.
+pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub struct Ledger {
     conn: Connection,
     pub path: PathBuf,
@@ -128,7 +131,8 @@ impl Ledger {
         Ok(())
     }
 
-    /// Take the state directory for this process: an exclusive lock on `STATE/lock`, released
+    /// Take the state directory for this process (waiting at most [`LOCK_PATIENCE`] for a lock
+    /// that is busy): an exclusive lock on `STATE/lock`, released
     /// when the returned file is dropped or the process dies (kill -9 included). A second
     /// `tune` on the same state directory would share its working copies: it is refused.
     pub fn lock(state_dir: &Path) -> Result<std::fs::File, Error> {
@@ -143,15 +147,25 @@ impl Ledger {
                 path: state_dir.display().to_string(),
                 reason: io_reason(&e),
             })?;
-        rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive).map_err(
-            |_| {
-                Error::Usage(format!(
-                    "another hip-unroll tune is using the state directory {}; wait for it or choose another --state",
-                    state_dir.display()
-                ))
-            },
-        )?;
-        Ok(f)
+        // A lock that is busy is tried again for a short while: a process forked by another
+        // thread of this program (a compiler, a user command) holds a copy of every open file
+        // descriptor between its fork and its exec, so a lock just released can still look taken
+        // for a moment (seen under load in the tests: a second search right after a first).
+        let deadline = std::time::Instant::now() + LOCK_PATIENCE;
+        loop {
+            match rustix::fs::flock(&f, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(f),
+                Err(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(25))
+                }
+                Err(_) => {
+                    return Err(Error::Usage(format!(
+                        "another hip-unroll tune is using the state directory {}; wait for it or choose another --state",
+                        state_dir.display()
+                    )))
+                }
+            }
+        }
     }
 
     /// Open (or create) the ledger in `state_dir`. A file that is not a SQLite database, a
@@ -513,6 +527,26 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_held_lock_refuses_a_second_tune_and_a_released_one_is_taken() {
+        let d = tempfile::tempdir().unwrap();
+        let first = Ledger::lock(d.path()).unwrap();
+        let t = std::time::Instant::now();
+        let err = Ledger::lock(d.path()).unwrap_err();
+        assert!(err.to_string().contains("another hip-unroll tune"), "{err}");
+        assert!(t.elapsed() >= LOCK_PATIENCE, "gave up after {:?}", t.elapsed());
+        // Released while the second one waits (a forked child's copy closing at its exec): taken.
+        let releaser = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(first);
+        });
+        let t = std::time::Instant::now();
+        let second = Ledger::lock(d.path());
+        releaser.join().unwrap();
+        assert!(second.is_ok(), "{:?}", second.err());
+        assert!(t.elapsed() < LOCK_PATIENCE, "waited {:?}", t.elapsed());
+    }
 
     #[test]
     fn creates_records_and_reopens() {
