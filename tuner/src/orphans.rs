@@ -41,9 +41,7 @@ impl Record {
     /// Create an empty record in `dir` (created if missing).
     pub fn create(dir: &Path) -> std::io::Result<Record> {
         std::fs::create_dir_all(dir)?;
-        let file = tempfile::Builder::new()
-            .prefix("group-")
-            .tempfile_in(dir)?;
+        let file = tempfile::Builder::new().prefix("group-").tempfile_in(dir)?;
         Ok(Record { file })
     }
 

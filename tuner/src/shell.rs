@@ -84,10 +84,7 @@ pub enum RunError {
     #[error("interrupted")]
     Interrupted,
     #[error("cannot record the command's process group in {path}: {error}")]
-    Record {
-        path: String,
-        error: std::io::Error,
-    },
+    Record { path: String, error: std::io::Error },
 }
 
 /// Substitute `{root}` (the user's tree) and `{copy}` (the working copy) in a command,

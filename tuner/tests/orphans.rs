@@ -5,8 +5,8 @@
 
 #![cfg(target_os = "linux")]
 
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -113,7 +113,10 @@ fn killed_tune_leaves_no_orphan_and_spares_a_recycled_pid() {
     helper.wait().unwrap();
     let n = size(&out);
     wait_for("the orphan writes on after the kill", || size(&out) > n);
-    assert!(!members(pgid).is_empty(), "the orphan group is gone already");
+    assert!(
+        !members(pgid).is_empty(),
+        "the orphan group is gone already"
+    );
 
     // An unrelated program outside the state directory, its own group leader, named by a
     // stale record (its pid recycled): it must survive.
@@ -151,7 +154,12 @@ fn killed_tune_leaves_no_orphan_and_spares_a_recycled_pid() {
     assert_eq!(std::fs::read_dir(&records).unwrap().count(), 0);
     // A second start finds nothing to do.
     assert_eq!(
-        orphans::reap(&records, &state.path().join("slots"), Duration::from_secs(1)).unwrap(),
+        orphans::reap(
+            &records,
+            &state.path().join("slots"),
+            Duration::from_secs(1)
+        )
+        .unwrap(),
         orphans::Reaped::default()
     );
     unrelated.kill().unwrap();
