@@ -24,6 +24,9 @@ pub enum Error {
     TreeChanged(String),
     #[error("no HIP kernels (__global__ functions) in {0}")]
     NoKernels(String),
+    /// Commands of an earlier, killed tune could not be ended.
+    #[error(transparent)]
+    Orphans(#[from] crate::orphans::ReapError),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,

@@ -21,6 +21,7 @@ use crate::discover::{self, Discovery, LoopInfo};
 use crate::error::Error;
 use crate::gates::{self, Gates};
 use crate::ledger::{self, Decision, Ledger};
+use crate::orphans;
 use crate::report::{self, Applied, Candidate, Report, Status};
 use crate::stats::{self, Assessment, Pair, Plan, Verdict};
 use crate::workcopy::{Overlay, Slot, Tree};
@@ -29,6 +30,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
+
+/// How long a start waits for the commands of a killed earlier tune to die after SIGKILL.
+const REAP_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What to do with the accepted edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,6 +164,10 @@ pub fn tune_discovered<B: Backend>(
     }
     backend.preflight()?;
     let _lock = Ledger::lock(&state_dir)?;
+    // Commands of an earlier tune that was killed may still be running in the working copies
+    // (a build writing ./app): end them before any working copy is touched.
+    let records_dir = orphans::records_dir(&state_dir);
+    orphans::reap(&records_dir, &state_dir.join("slots"), REAP_WAIT)?;
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
@@ -174,6 +182,7 @@ pub fn tune_discovered<B: Backend>(
         session: run.session_id,
         settings_hash: shash,
         slots_dir: state_dir.join("slots"),
+        records_dir,
         slots: (0..=settings.jobs.max(1)).map(|_| None).collect(),
         base_slot: 0,
         base_prepared: None,
@@ -341,6 +350,7 @@ struct Search<'a, B: Backend> {
     session: i64,
     settings_hash: String,
     slots_dir: PathBuf,
+    records_dir: PathBuf,
     slots: Vec<Option<Slot>>,
     base_slot: usize,
     base_prepared: Option<B::Prepared>,
@@ -397,6 +407,7 @@ impl<'a, B: Backend> Search<'a, B> {
             root: &slot.root,
             user_root: &self.tree.root,
             stop: self.stop,
+            records: Some(&self.records_dir),
         }
     }
 
@@ -879,6 +890,7 @@ impl<'a, B: Backend> Search<'a, B> {
         let tree = self.tree;
         let backend = self.backend;
         let stop = self.stop;
+        let records_dir = self.records_dir.as_path();
         let base_prepared = self.base_prepared.as_ref().expect("prepared baseline");
         let settings = self.settings;
         let compiles = &self.compiles;
@@ -927,6 +939,7 @@ impl<'a, B: Backend> Search<'a, B> {
                             root: &slot.root,
                             user_root: &tree.root,
                             stop,
+                            records: Some(records_dir),
                         };
                         let r = backend.prepare(&bs, Some(base_prepared));
                         (r, report, t0.elapsed().as_secs_f64())

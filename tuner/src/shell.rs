@@ -1,7 +1,10 @@
 //! Running the user's commands: `sh -c CMD` in a working copy, in its own process group, with
 //! a timeout and a stop flag (Ctrl-C) that kill the whole group, its output captured, and its
 //! wall time taken as close to the process as the OS allows (a waiting thread notes the instant
-//! `wait` returns).
+//! `wait` returns). With a records directory ([`run_recorded`]) each command leaves a record of
+//! its process group for as long as it runs (see [`crate::orphans`]), and on Linux the direct
+//! child is killed when the tuner dies (`PR_SET_PDEATHSIG`; its own children are not reached,
+//! which is what the records are for).
 
 use std::io::Read;
 use std::path::Path;
@@ -80,6 +83,8 @@ pub enum RunError {
     Timeout { command: String, secs: u64 },
     #[error("interrupted")]
     Interrupted,
+    #[error("cannot record the command's process group in {path}: {error}")]
+    Record { path: String, error: std::io::Error },
 }
 
 /// Substitute `{root}` (the user's tree) and `{copy}` (the working copy) in a command,
@@ -128,6 +133,25 @@ fn kill_group(pid: u32) {
     }
 }
 
+/// In the forked child, before exec: die with the tuner (Linux), then record the group.
+fn child_setup(parent: u32, record_fd: Option<std::os::fd::RawFd>) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+        // The tuner may have died before the line above: then nobody would send the signal.
+        if rustix::process::getppid().map(|p| p.as_raw_pid() as u32) != Some(parent) {
+            return Err(rustix::io::Errno::SRCH.into());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = parent;
+    if let Some(fd) = record_fd {
+        let pid = rustix::process::getpid().as_raw_pid() as u32;
+        crate::orphans::write_pgid_line(fd, pid)?;
+    }
+    Ok(())
+}
+
 /// Run `sh -c command` in `cwd`. Stdin is empty. A set `stop` flag or the timeout kill the
 /// command's process group.
 pub fn run(
@@ -136,25 +160,55 @@ pub fn run(
     timeout: Duration,
     stop: &Arc<AtomicBool>,
 ) -> Result<Output, RunError> {
+    run_recorded(command, cwd, timeout, stop, None)
+}
+
+/// [`run`], and with `records` a record of the command's process group in that directory,
+/// written by the child before it execs and removed once the group has been ended (see
+/// [`crate::orphans`]).
+pub fn run_recorded(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    stop: &Arc<AtomicBool>,
+    records: Option<&Path>,
+) -> Result<Output, RunError> {
     use std::os::unix::process::CommandExt;
     if stop.load(Ordering::SeqCst) {
         return Err(RunError::Interrupted);
     }
+    let mut record = records
+        .map(|dir| {
+            crate::orphans::Record::create(dir).map_err(|error| RunError::Record {
+                path: dir.display().to_string(),
+                error,
+            })
+        })
+        .transpose()?;
+    let record_fd = record.as_ref().map(|r| r.raw_fd());
+    let parent = std::process::id();
     let t0 = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(command)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|error| RunError::Spawn {
-            command: command.to_string(),
-            error,
-        })?;
+        .process_group(0);
+    // SAFETY: the hook runs in the forked child before exec and only makes system calls
+    // (prctl, getppid, getpid, write) on stack data: no allocation, no lock.
+    unsafe {
+        cmd.pre_exec(move || child_setup(parent, record_fd));
+    }
+    let mut child = cmd.spawn().map_err(|error| RunError::Spawn {
+        command: command.to_string(),
+        error,
+    })?;
     let pid = child.id();
+    if let Some(r) = record.as_mut() {
+        r.add_start(pid);
+    }
     let out = reader(child.stdout.take().expect("piped"));
     let err = reader(child.stderr.take().expect("piped"));
     let (tx, rx) = mpsc::channel();
@@ -188,6 +242,7 @@ pub fn run(
     let (status, wall) = waiter.join().expect("waiter thread");
     // A group member that outlives `sh` would keep the pipes open: end the group first.
     kill_group(pid);
+    drop(record);
     let stdout = out.join().unwrap_or_default();
     let stderr = err.join().unwrap_or_default();
     if let Some(e) = killed {

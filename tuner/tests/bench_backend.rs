@@ -313,6 +313,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         root: tree.path(),
         user_root: tree.path(),
         stop: &stop,
+        records: None,
     };
     let base = b.prepare(&slot, None).unwrap().unwrap();
     assert!(b.sample(&slot, &base).unwrap().unwrap() > 0.0);
@@ -327,6 +328,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         root: broken.path(),
         user_root: tree.path(),
         stop: &stop,
+        records: None,
     };
     match b.prepare(&bslot, Some(&base)).unwrap() {
         Err(Failure::Build(m)) => assert!(m.contains("error"), "{m}"),

@@ -43,11 +43,15 @@ pub(crate) fn run_cmd(
     timeout: Duration,
 ) -> Result<Result<shell::Output, String>, Error> {
     let expanded = shell::expand(cmd, slot.user_root, slot.root);
-    match shell::run(&expanded, slot.root, timeout, slot.stop) {
+    match shell::run_recorded(&expanded, slot.root, timeout, slot.stop, slot.records) {
         Ok(o) => Ok(Ok(o)),
         Err(RunError::Interrupted) => Err(Error::Interrupted),
         Err(e @ RunError::Timeout { .. }) => Ok(Err(e.to_string())),
         Err(e @ RunError::Spawn { .. }) => Err(Error::Environment(e.to_string())),
+        Err(RunError::Record { path, error }) => Err(Error::StateDir {
+            path,
+            reason: crate::error::io_reason(&error),
+        }),
     }
 }
 

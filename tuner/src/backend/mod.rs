@@ -57,6 +57,9 @@ pub struct Slot<'a> {
     /// The user's tree (read-only; for `{root}` in commands).
     pub user_root: &'a Path,
     pub stop: &'a Arc<AtomicBool>,
+    /// Where commands record their process groups while they run ([`crate::orphans`]);
+    /// `None`: not recorded.
+    pub records: Option<&'a Path>,
 }
 
 /// Why a variant (or the baseline) is not usable; a status, not an error.
