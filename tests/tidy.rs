@@ -70,13 +70,7 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(|(i, l)| (i + 1, l))
 }
 
-fn grep(
-    rule: &'static str,
-    rel: &str,
-    text: &str,
-    pat: &regex::Regex,
-    out: &mut Vec<Violation>,
-) {
+fn grep(rule: &'static str, rel: &str, text: &str, pat: &regex::Regex, out: &mut Vec<Violation>) {
     for (line, l) in code_lines(text) {
         if pat.is_match(l) {
             out.push(Violation {
@@ -186,9 +180,7 @@ fn check_manifest(rel: &str, text: &str, out: &mut Vec<Violation>) {
             {
                 "tree-sitter"
             }
-            "rusqlite"
-                if table != "dev-dependencies" && dir != "profiler/" && dir != "tuner/" =>
-            {
+            "rusqlite" if table != "dev-dependencies" && dir != "profiler/" && dir != "tuner/" => {
                 "sqlite"
             }
             _ => continue,
@@ -261,7 +253,10 @@ fn every_spawner_exists() {
     // An allowlist entry that no longer exists would silently allow a new file of that name.
     let root = repo_root();
     for s in SPAWNERS {
-        assert!(root.join(s).is_file(), "{s} is listed in SPAWNERS but does not exist");
+        assert!(
+            root.join(s).is_file(),
+            "{s} is listed in SPAWNERS but does not exist"
+        );
     }
 }
 
@@ -271,7 +266,10 @@ fn rules_of(rel: &str, text: &str) -> Vec<&'static str> {
 
 #[test]
 fn planted_doc_header() {
-    assert_eq!(rules_of("guards/src/x.rs", "use std::fmt;\n"), ["doc-header"]);
+    assert_eq!(
+        rules_of("guards/src/x.rs", "use std::fmt;\n"),
+        ["doc-header"]
+    );
     assert_eq!(
         rules_of("guards/src/x.rs", "// a plain comment\n//! late doc\n"),
         ["doc-header"]
@@ -289,7 +287,11 @@ fn planted_tree_sitter() {
     );
     assert!(rules_of("frontend/src/x.rs", src).is_empty());
     // A name that merely contains the words is not a use.
-    assert!(rules_of("src/main.rs", "//! x\nfn g() { frontend::use_mimalloc_for_tree_sitter(); }\n").is_empty());
+    assert!(rules_of(
+        "src/main.rs",
+        "//! x\nfn g() { frontend::use_mimalloc_for_tree_sitter(); }\n"
+    )
+    .is_empty());
     let manifest = "[package]\nname = \"guards\"\n\n[dependencies]\ntree-sitter.workspace = true\n";
     assert_eq!(rules_of("guards/Cargo.toml", manifest), ["tree-sitter"]);
     assert!(rules_of("frontend/Cargo.toml", manifest).is_empty());
@@ -311,7 +313,11 @@ fn planted_transforms_io() {
             "{bad}"
         );
     }
-    assert!(rules_of("transforms/src/manual.rs", "//! x\n/// Unlike std::fs, pure.\nfn f() {}\n").is_empty());
+    assert!(rules_of(
+        "transforms/src/manual.rs",
+        "//! x\n/// Unlike std::fs, pure.\nfn f() {}\n"
+    )
+    .is_empty());
     assert!(rules_of("guards/src/x.rs", "//! x\nuse std::io::Write;\n").is_empty());
 }
 

@@ -535,7 +535,11 @@ mod tests {
         let t = std::time::Instant::now();
         let err = Ledger::lock(d.path()).unwrap_err();
         assert!(err.to_string().contains("another hip-unroll tune"), "{err}");
-        assert!(t.elapsed() >= LOCK_PATIENCE, "gave up after {:?}", t.elapsed());
+        assert!(
+            t.elapsed() >= LOCK_PATIENCE,
+            "gave up after {:?}",
+            t.elapsed()
+        );
         // Released while the second one waits (a forked child's copy closing at its exec): taken.
         let releaser = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(300));
