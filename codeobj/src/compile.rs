@@ -25,6 +25,21 @@ use thiserror::Error;
 pub const DEFAULT_COMMAND: &str = "hipcc --offload-arch={arch} --genco -O3 {src} -o {out}";
 pub const DEFAULT_ARCH: &str = "gfx90a";
 
+/// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
+/// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`, else a folder in the temp directory.
+pub fn default_cache_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
+        return d.into();
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(d).join("hip-unroll");
+    }
+    if let Some(h) = std::env::var_os("HOME") {
+        return PathBuf::from(h).join(".cache").join("hip-unroll");
+    }
+    std::env::temp_dir().join("hip-unroll-cache")
+}
+
 #[derive(Debug, Error)]
 pub enum CompileError {
     #[error("compile command is empty")]

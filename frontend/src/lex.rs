@@ -96,15 +96,7 @@ pub fn literal_contents(src: &[u8], token: &Token) -> Option<(u8, Range<usize>)>
             .get(token.range.start..end)?
             .iter()
             .position(|&b| b == b'"' || b == b'\'')?;
-    let q = src[open];
-    let mut i = open + 1;
-    while i < end && src[i] != q {
-        if src[i] == b'\\' {
-            i += 1;
-        }
-        i += 1;
-    }
-    Some((q, open + 1..i.min(end)))
+    Some((src[open], open + 1..closing_quote(src, open, end)))
 }
 
 /// What a lexing pass collects: tokens (comments skipped) or comments only (no token is built).
@@ -239,6 +231,12 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
 /// The end of the string or char literal whose opening quote is at `open` (just past its
 /// closing quote, or `end` when it is unterminated); backslash escapes are skipped.
 fn skip_quoted(src: &[u8], open: usize, end: usize) -> usize {
+    (closing_quote(src, open, end) + 1).min(end)
+}
+
+/// The position of the closing quote of the literal whose opening quote is at `open`, or `end`
+/// when it is unterminated; backslash escapes are skipped.
+fn closing_quote(src: &[u8], open: usize, end: usize) -> usize {
     let q = src[open];
     let mut i = open + 1;
     while i < end && src[i] != q {
@@ -247,7 +245,7 @@ fn skip_quoted(src: &[u8], open: usize, end: usize) -> usize {
         }
         i += 1;
     }
-    (i + 1).min(end)
+    i.min(end)
 }
 
 /// Parses a C/C++ integer literal (`42`, `0x2A`, `052`, `0b101`, `1'000`, `16u`, `8ULL`).

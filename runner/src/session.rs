@@ -427,14 +427,5 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
 /// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
 /// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`.
 pub fn default_cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
-        return d.into();
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("hip-unroll");
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        return PathBuf::from(h).join(".cache").join("hip-unroll");
-    }
-    std::env::temp_dir().join("hip-unroll-cache")
+    codeobj::compile::default_cache_dir()
 }

@@ -53,19 +53,6 @@ struct Output<'a> {
     kernels: &'a [codeobj::judge::KernelVerdict],
 }
 
-fn default_cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("HIP_UNROLL_CACHE_DIR") {
-        return d.into();
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("hip-unroll");
-    }
-    if let Some(h) = std::env::var_os("HOME") {
-        return PathBuf::from(h).join(".cache").join("hip-unroll");
-    }
-    std::env::temp_dir().join("hip-unroll-cache")
-}
-
 pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
         Some(path) => {
@@ -88,7 +75,7 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     let cache_dir = args
         .cache_dir
         .or(compile_cfg.cache_dir)
-        .unwrap_or_else(default_cache_dir);
+        .unwrap_or_else(codeobj::compile::default_cache_dir);
     let thresholds = Thresholds {
         max_occupancy_loss: args
             .max_occupancy_loss

@@ -256,16 +256,6 @@ mod sys {
         }
     }
 
-    fn signal(pgid: u32) {
-        if let Some(pid) = i32::try_from(pgid)
-            .ok()
-            .filter(|&p| p > 1)
-            .and_then(rustix::process::Pid::from_raw)
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-    }
-
     /// SIGKILL each group (again while it lives) until none has a live process or `wait`
     /// has passed; the groups still alive then.
     pub fn kill_and_wait(pgids: &[u32], wait: Duration) -> Vec<u32> {
@@ -280,7 +270,7 @@ mod sys {
                 return left;
             }
             for &g in &left {
-                signal(g);
+                crate::shell::kill_group(g);
             }
             std::thread::sleep(Duration::from_millis(10));
         }

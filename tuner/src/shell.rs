@@ -123,7 +123,8 @@ fn reader(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> 
     })
 }
 
-fn kill_group(pid: u32) {
+/// SIGKILL the process group `pid` leads (nothing for pid 0 or 1).
+pub(crate) fn kill_group(pid: u32) {
     if let Some(pgid) = i32::try_from(pid)
         .ok()
         .filter(|&p| p > 1)

@@ -7,7 +7,7 @@
 //! One `runner::Session` serves the whole tune (buffers allocated once, every kernel loaded
 //! into it); it lives on its own thread ([`super::worker`]), opened by [`Backend::preflight`].
 
-use super::worker::{Worker, GONE};
+use super::worker::{broken, Worker, GONE};
 use super::{Backend, Failure, Slot};
 use crate::error::Error;
 use runner::build::{build, Target};
@@ -192,9 +192,7 @@ fn prepare_on(
         }
         State::Broken(m) => {
             *state = State::Broken(m.clone());
-            Err(Error::Environment(format!(
-                "the GPU cannot be used any more: {m}"
-            )))
+            Err(broken(&m))
         }
     }
 }
@@ -268,9 +266,7 @@ impl Backend for BenchBackend {
                     Ok(ms) => Ok(Ok(ms * 1000.0)),
                     Err(e) => fail(st, e),
                 },
-                State::Broken(m) => Err(Error::Environment(format!(
-                    "the GPU cannot be used any more: {m}"
-                ))),
+                State::Broken(m) => Err(broken(&m)),
                 State::Device(_) => Err(Error::Environment(
                     "the bench backend samples only prepared kernels".into(),
                 )),

@@ -10,7 +10,7 @@
 //! One `replay::backend::Session` serves the whole tune, on its own thread
 //! ([`super::worker`]), opened by [`Backend::preflight`].
 
-use super::worker::{Worker, GONE};
+use super::worker::{broken, Worker, GONE};
 use super::{kernel_function_name, same_function, Backend, Failure, Slot};
 use crate::error::{io_err, Error};
 use codeobj::compile::Compiler;
@@ -54,7 +54,7 @@ pub struct Prepared {
 /// The source-level function of the snapshot's kernel (`ns::k`), from the code object's
 /// mangled name or, failing that, the capture's demangled name.
 pub fn captured_function(s: &Snapshot) -> String {
-    let name = s.kernel.name.trim_end_matches(".kd");
+    let name = replay::hsaco::kernel_name(&s.kernel.name);
     match codeobj::metadata::demangle(name) {
         Some(d) => kernel_function_name(&d),
         None if !s.dispatch.demangled_name.is_empty() => {
@@ -64,11 +64,9 @@ pub fn captured_function(s: &Snapshot) -> String {
     }
 }
 
-/// The GPU architecture the snapshot was captured on (`gfx90a`), from its code object's
-/// target id.
+/// The GPU architecture the snapshot was captured on (`gfx90a`): [`Snapshot::processor`].
 pub fn captured_arch(s: &Snapshot) -> Option<String> {
-    let gfx = s.target_id.split(':').next().unwrap_or("");
-    let gfx = gfx.rsplit('-').next().unwrap_or(gfx);
+    let gfx = s.processor();
     gfx.starts_with("gfx").then(|| gfx.to_string())
 }
 
@@ -175,12 +173,6 @@ fn classify<T>(state: &mut State, e: BackendError) -> Answer<T> {
     }
 }
 
-fn broken<T>(m: &str) -> Answer<T> {
-    Err(Error::Environment(format!(
-        "the GPU cannot be used any more: {m}"
-    )))
-}
-
 impl Backend for ReplayBackend {
     type Prepared = Prepared;
 
@@ -244,7 +236,7 @@ impl Backend for ReplayBackend {
                     Ok(v) => Ok(Ok(Prepared { id: v.id })),
                     Err(e) => classify(st, e),
                 },
-                State::Broken(m) => broken(m),
+                State::Broken(m) => Err(broken(m)),
             })
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())))?;
         Ok(answer.map_err(|f| match f {
@@ -261,7 +253,7 @@ impl Backend for ReplayBackend {
                     Ok(ns) => Ok(Ok(ns as f64)),
                     Err(e) => classify(st, e),
                 },
-                State::Broken(m) => broken(m),
+                State::Broken(m) => Err(broken(m)),
             })
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
     }

@@ -18,6 +18,12 @@ pub struct Worker<S> {
 /// The worker thread is gone (its state panicked): one line for the user.
 pub const GONE: &str = "the GPU session's thread stopped unexpectedly";
 
+/// The error for any call after the session's device timed out or failed (`why`): the device
+/// is never touched again.
+pub fn broken(why: &str) -> crate::error::Error {
+    crate::error::Error::Environment(format!("the GPU cannot be used any more: {why}"))
+}
+
 impl<S: 'static> Worker<S> {
     /// Start the thread and build the state on it with `init`; `init`'s error comes back here
     /// (and no thread is left running).
