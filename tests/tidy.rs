@@ -60,12 +60,27 @@ fn is_test_code(rel: &str) -> bool {
         || rel.starts_with("fuzz/")
 }
 
-/// The lines of a Rust file that are code outside a trailing `#[cfg(test)]` module, without
-/// line comments (doc comments may name what they forbid).
+/// The lines of a Rust file that are code outside its `#[cfg(test)]` test module (the
+/// attribute followed by a `mod` line; a `#[cfg(test)]` on a single item does not end the
+/// code), without line comments (doc comments may name what they forbid).
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
+    let lines: Vec<&str> = text.lines().collect();
+    let test_mod = (0..lines.len()).find(|&i| {
+        lines[i].trim() == "#[cfg(test)]"
+            && lines[i + 1..]
+                .iter()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| {
+                    let l = l.trim_start();
+                    l.starts_with("mod ")
+                        || l.starts_with("pub mod ")
+                        || l.starts_with("pub(crate) mod ")
+                })
+    });
+    lines
+        .into_iter()
         .enumerate()
-        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .take(test_mod.unwrap_or(usize::MAX))
         .filter(|(_, l)| !l.trim_start().starts_with("//"))
         .map(|(i, l)| (i + 1, l))
 }
@@ -362,5 +377,8 @@ fn planted_print() {
     }
     let ok = "//! x\nfn f() -> String { format!(\"hi\") }\n#[cfg(test)]\nmod t { fn g() { println!(\"x\"); } }\n";
     assert!(rules_of("profiler/src/x.rs", ok).is_empty());
+    // A `#[cfg(test)]` item in the middle of a file does not hide the code after it.
+    let mid = "//! x\n#[cfg(test)]\nfn helper() {}\nfn f() { println!(\"hi\"); }\n";
+    assert_eq!(rules_of("profiler/src/x.rs", mid), ["print"]);
     assert!(rules_of("src/cli/check.rs", "//! x\nfn f() { println!(\"hi\"); }\n").is_empty());
 }

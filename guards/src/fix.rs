@@ -94,7 +94,7 @@ pub const MAX_ROUNDS: usize = 10;
 /// The result of one round: the new text, the indices of the fixes applied, and those refused
 /// because they would add a parse error.
 #[derive(Debug, Clone)]
-pub struct Round {
+struct Round {
     pub source: Vec<u8>,
     pub applied: Vec<usize>,
     pub rejected: Vec<usize>,
@@ -107,7 +107,7 @@ fn parse_errors(src: &[u8]) -> usize {
 /// Applies `fixes` to `src`: in order of position, each fix whose edits overlap none already
 /// taken (the others wait for the next round, as in ruff). When the result has more parse errors
 /// than `src`, every fix is tried alone and only those that add none are kept.
-pub fn apply_round(src: &[u8], fixes: &[&Fix]) -> Round {
+fn apply_round(src: &[u8], fixes: &[&Fix]) -> Round {
     let mut order: Vec<usize> = (0..fixes.len())
         .filter(|&i| !fixes[i].edits.is_empty())
         .collect();

@@ -12,7 +12,7 @@ use crate::elem::generate;
 use crate::error::RunnerError;
 use crate::spec::{ArgKind, Init, Spec, Tolerance};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 /// Which runtime to use.
@@ -424,8 +424,3 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
     }
 }
 
-/// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
-/// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`.
-pub fn default_cache_dir() -> PathBuf {
-    codeobj::compile::default_cache_dir()
-}

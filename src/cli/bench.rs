@@ -8,7 +8,8 @@
 
 use anyhow::bail;
 use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
-use runner::session::{default_cache_dir, Backend, Options, OutputDiff, Session};
+use codeobj::compile::default_cache_dir;
+use runner::session::{Backend, Options, OutputDiff, Session};
 use runner::stats::{summarize, Summary};
 use runner::Spec;
 use serde::Serialize;

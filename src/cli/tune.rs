@@ -190,13 +190,11 @@ impl Progress for Bars {
     }
 }
 
-fn backend_name(b: BackendArg) -> &'static str {
-    match b {
-        BackendArg::Command => "command",
-        BackendArg::Rocprofv3 => "rocprofv3",
-        BackendArg::Bench => "bench",
-        BackendArg::Replay => "replay",
-    }
+/// The backend's name as the command line spells it (clap's value name).
+fn backend_name(b: BackendArg) -> String {
+    use clap::ValueEnum;
+    b.to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
 fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
@@ -219,13 +217,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let backend = match args.backend {
         Some(b) => b,
         None => match tune_cfg.backend.as_deref() {
-            None | Some("command") => BackendArg::Command,
-            Some("rocprofv3") => BackendArg::Rocprofv3,
-            Some("bench") => BackendArg::Bench,
-            Some("replay") => BackendArg::Replay,
-            Some(other) => bail!(
-                "[tune] backend must be `command`, `rocprofv3`, `bench` or `replay`, not `{other}`"
-            ),
+            None => BackendArg::Command,
+            Some(name) => match <BackendArg as clap::ValueEnum>::from_str(name, false) {
+                Ok(b) => b,
+                Err(_) => bail!(
+                    "[tune] backend must be `command`, `rocprofv3`, `bench` or `replay`, not `{name}`"
+                ),
+            },
         },
     };
     // The bench and replay backends build and run the kernel themselves.
@@ -520,7 +518,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                         runtime_library: None,
                         allow_missing_regions: false,
                     },
-                    compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir),
+                    compiler: settings.gates.compiler.clone(),
                     float_regions: Vec::new(),
                     tolerance: Default::default(),
                 },

@@ -97,10 +97,10 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
-/// An open ledger.
 /// How long [`Ledger::lock`] retries a busy lock before it reports another `tune`.
 pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// An open ledger.
 pub struct Ledger {
     conn: Connection,
     pub path: PathBuf,

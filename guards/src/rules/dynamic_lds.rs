@@ -127,15 +127,14 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             }
         }
     }
+    cx.via_macros(R_DLDS, sink);
     let dynamic = &cx.reach.dynamic[cx.fi];
     for r in &cx.f.macro_refs {
         let Some(&m) = cx.reach.macro_by_name.get(r.name.as_str()) else {
             continue;
         };
-        if let Some(w) = &cx.reach.macros[m][R_DLDS] {
-            let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
-            sink.push(r.span, label, Spread::All, None);
-        } else if !dynamic.is_empty() {
+        // A macro that reaches dynamic shared memory itself is `Cx::via_macros`'s (below).
+        if cx.reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
             if let Some((name, root)) = cx
                 .reach
                 .macro_names(cx.file, m)

@@ -141,10 +141,6 @@ impl ReplayBackend {
         }
     }
 
-    pub fn source(&self) -> &Path {
-        &self.rel_source
-    }
-
     fn worker(&self) -> Result<&Worker<State>, Error> {
         self.worker
             .get()
