@@ -423,4 +423,3 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
         }
     }
 }
-

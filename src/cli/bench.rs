@@ -7,8 +7,8 @@
 //! launch error or timeout.
 
 use anyhow::bail;
-use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 use codeobj::compile::default_cache_dir;
+use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 use runner::session::{Backend, Options, OutputDiff, Session};
 use runner::stats::{summarize, Summary};
 use runner::Spec;

@@ -499,15 +499,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         }
         BackendArg::Replay => {
             let (dir, snap) = snapshot.expect("checked above");
-            let state_abs = root.join(&settings.state_dir);
+            // Discovered once: the backend may need the file defining the kernel, the search
+            // the loops.
+            bars.phase("discovering loops");
+            let disc = search::discover(&settings, &root)?;
             let rel = match &source {
                 Some(f) => tuner::backend::replay::relative_to_tree(f, &root)?,
-                None => tuner::backend::replay::find_source(
-                    &snap,
-                    &root,
-                    &settings.paths,
-                    std::slice::from_ref(&state_abs),
-                )?,
+                None => tuner::backend::replay::find_source(&snap, &disc)?,
             };
             drop(snap);
             let b = ReplayBackend::new(
@@ -524,7 +522,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 },
                 rel,
             );
-            search::tune(&b, &settings, &root, &stop, &bars)
+            search::tune_discovered(&b, &settings, &root, disc, &stop, &bars)
         }
     };
     bars.bar.finish_and_clear();

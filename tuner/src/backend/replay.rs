@@ -75,16 +75,13 @@ pub fn open_snapshot(dir: &Path) -> Result<Snapshot, Error> {
     Snapshot::open(dir).map_err(|e| Error::Usage(format!("snapshot {}: {e}", dir.display())))
 }
 
-/// The one file among `paths` (relative to `root`) that defines the captured kernel's function;
-/// none or several is a usage error listing what was found.
+/// The one file of the discovered tree (relative to its root) that defines the captured
+/// kernel's function; none or several is a usage error listing what was found.
 pub fn find_source(
     snapshot: &Snapshot,
-    root: &Path,
-    paths: &[PathBuf],
-    exclude: &[PathBuf],
+    disc: &crate::discover::Discovery,
 ) -> Result<PathBuf, Error> {
     let function = captured_function(snapshot);
-    let disc = crate::discover::discover(root, paths, exclude)?;
     let mut files: Vec<&Path> = disc
         .kernels()
         .filter(|(_, k)| same_function(&function, k))
