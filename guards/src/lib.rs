@@ -238,7 +238,7 @@ pub fn check_parsed(
                 })
                 .to_string();
             if blocked_on {
-                let found = rules::unroll_blocked::check(l, &id, &evidence);
+                let found = rules::unroll_blocked::check(l, &id, &blockers, &evidence);
                 let allowed = || {
                     lines
                         .iter()

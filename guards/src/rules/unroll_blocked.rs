@@ -50,16 +50,19 @@ pub const ID: &str = "unroll-blocked";
 pub const SUMMARY: &str = "an existing `#pragma unroll` is on a loop that a guard blocks";
 
 /// The finding for loop `lp` (identity `loop_id`) given the blocker evidence that survived
-/// suppression: a pragma asking to unroll (not `nounroll`) over a blocked loop. Cites the first
-/// piece of evidence of each blocker (in blocker id order) and relates every piece.
-pub fn check(lp: &Loop, loop_id: &str, evidence: &[&Evidence]) -> Option<Finding> {
+/// suppression and its blocker ids (sorted, each once): a pragma asking to unroll (not
+/// `nounroll`) over a blocked loop. Cites the first piece of evidence of each blocker (in
+/// blocker id order) and relates every piece.
+pub fn check(
+    lp: &Loop,
+    loop_id: &str,
+    blockers: &[&'static str],
+    evidence: &[&Evidence],
+) -> Option<Finding> {
     let p = lp.pragma.as_ref()?;
     if !matches!(p.hint, UnrollHint::Unroll(_)) || evidence.is_empty() {
         return None;
     }
-    let mut blockers: Vec<&'static str> = evidence.iter().map(|e| e.rule.id()).collect();
-    blockers.sort();
-    blockers.dedup();
     let cited: Vec<String> = blockers
         .iter()
         .filter_map(|b| {
