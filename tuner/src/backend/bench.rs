@@ -266,7 +266,7 @@ impl Backend for BenchBackend {
                     Ok(ms) => Ok(Ok(ms * 1000.0)),
                     Err(e) => fail(st, e),
                 },
-                State::Broken(m) => Err(broken(&m)),
+                State::Broken(m) => Err(broken(m)),
                 State::Device(_) => Err(Error::Environment(
                     "the bench backend samples only prepared kernels".into(),
                 )),
