@@ -70,6 +70,31 @@ struct FnCtx {
     /// Identifiers among the declaration specifiers: candidates for qualifier macros.
     qual_candidates: Vec<String>,
     id_parts: IdParts,
+    /// Name -> index of its last declaration in `f.decls`, up to `decl_names_upto` (extended
+    /// at each loop: a header's names are looked up in O(1), not by a scan of every earlier
+    /// declaration, which made a function with many loops quadratic).
+    decl_names: NameIndex,
+}
+
+/// Name -> index of its last occurrence in a list that only grows, brought up to date on
+/// demand (amortised O(1) per element).
+#[derive(Default)]
+struct NameIndex {
+    last: HashMap<String, usize>,
+    upto: usize,
+}
+
+impl NameIndex {
+    fn sync(&mut self, decls: &[VarDecl]) {
+        for (i, d) in decls.iter().enumerate().skip(self.upto) {
+            self.last.insert(d.name.clone(), i);
+        }
+        self.upto = decls.len();
+    }
+
+    fn get(&self, name: &str) -> Option<usize> {
+        self.last.get(name).copied()
+    }
 }
 
 struct PendingPragma {
@@ -109,6 +134,8 @@ pub(crate) struct Lowerer<'s> {
     skip_node: Option<usize>,
     /// Assignment node id -> index in `Function::assigns` (until its right side is entered).
     assign_map: Vec<(usize, usize)>,
+    /// Name -> index of its last declaration in `out.globals` (see [`NameIndex`]).
+    global_names: NameIndex,
 }
 
 impl<'s> Lowerer<'s> {
@@ -132,6 +159,7 @@ impl<'s> Lowerer<'s> {
             macro_idx: HashMap::new(),
             skip_node: None,
             assign_map: Vec::new(),
+            global_names: NameIndex::default(),
         }
     }
 
@@ -612,6 +640,7 @@ impl<'s> Lowerer<'s> {
             extra_refs: Vec::new(),
             qual_candidates,
             id_parts,
+            decl_names: NameIndex::default(),
         });
         self.pops.push((close, Pop::Function));
     }
@@ -769,24 +798,27 @@ impl<'s> Lowerer<'s> {
         };
         // Names in the header resolve to object-like integer macros and `const`/`constexpr`
         // integers declared before the loop (file scope or this function).
+        if header.is_some() {
+            fc.decl_names.sync(&fc.f.decls);
+            self.global_names.sync(&self.out.globals);
+        }
         let trip_count = header.as_ref().and_then(|h| {
             let macro_ints = &self.macro_ints;
             let globals = &self.out.globals;
             let locals = &fc.f.decls;
+            let (local_names, global_names) = (&fc.decl_names, &self.global_names);
             let resolve = |n: &str| -> Option<i128> {
                 let is_const = |d: &&VarDecl| d.is_const;
-                locals
-                    .iter()
-                    .rev()
-                    .find(|d| d.name == n)
+                local_names
+                    .get(n)
+                    .map(|i| &locals[i])
                     .filter(is_const)
                     .and_then(|d| d.init_int)
                     .or_else(|| macro_ints.get(n).copied())
                     .or_else(|| {
-                        globals
-                            .iter()
-                            .rev()
-                            .find(|d| d.name == n)
+                        global_names
+                            .get(n)
+                            .map(|i| &globals[i])
                             .filter(is_const)
                             .and_then(|d| d.init_int)
                     })

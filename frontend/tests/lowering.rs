@@ -774,3 +774,30 @@ fn stub_kernels_whose_body_is_a_macro() {
     );
     assert!(f.functions[0].loops.is_empty());
 }
+
+/// A bound names the last declaration of that name before the loop (local, then macro, then
+/// global), looked up through an index rather than a scan of every earlier declaration; the
+/// index must follow redeclarations and declarations between loops.
+#[test]
+fn trip_count_bounds_follow_the_last_declaration_before_the_loop() {
+    let src = "constexpr int G = 3;
+__global__ void k(float* a) {
+  for (int i = 0; i < G; i++) a[i] = 0;
+  const int n = 4;
+  for (int i = 0; i < n; i++) a[i] = 0;
+  const int G = 6;
+  for (int i = 0; i < G; i++) a[i] = 0;
+  int m = 5;
+  for (int i = 0; i < m; i++) a[i] = 0;
+  const int m2 = 7;
+  for (int i = 0; i < m2; i++) a[i] = 0;
+}
+__global__ void h(float* a) { for (int i = 0; i < n; i++) a[i] = 0; for (int i = 0; i < G; i++) a[i] = 0; }
+";
+    let f = parse(src.as_bytes());
+    let trips: Vec<Option<u64>> = func(&f, "k").loops.iter().map(|l| l.trip_count).collect();
+    assert_eq!(trips, [Some(3), Some(4), Some(6), None, Some(7)]);
+    // Another function does not see `k`'s locals; it sees the global.
+    let trips: Vec<Option<u64>> = func(&f, "h").loops.iter().map(|l| l.trip_count).collect();
+    assert_eq!(trips, [None, Some(3)]);
+}
