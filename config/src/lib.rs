@@ -90,6 +90,9 @@ pub struct CheckSection {
     pub extend_include: Option<Vec<String>>,
     /// Severity of a rule's diagnostics, by rule id (`unroll-blocked = "warning"`).
     pub severity: Option<std::collections::BTreeMap<String, FailOn>>,
+    /// Directories (relative to the config file's directory) where `#include "..."` is looked
+    /// for after the including file's own directory and the command line's `-I`.
+    pub include_dirs: Option<Vec<PathBuf>>,
 }
 
 /// The `[tune]` section: every `tune` option except the output ones; command-line options
@@ -144,6 +147,51 @@ pub struct CompileSection {
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PressureSection {
     pub max_occupancy_loss: Option<u32>,
+}
+
+/// The include search directories a config file names, in order: `[check] include-dirs`, then
+/// the `-I DIR`/`-IDIR`/`-iquote DIR` of `[compile] command` and of `[tune] compile-flags`;
+/// relative ones are resolved from the config file's directory (`path`'s parent). The two
+/// compile settings are read leniently (a malformed `[tune]` is `tune`'s error to report, not
+/// `check`'s); a malformed `[check]` is an error.
+pub fn include_dirs(table: &toml::Table, path: &Path) -> Result<Vec<PathBuf>, Error> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let check: CheckSection = section(table, "check", path)?;
+    let mut out: Vec<PathBuf> = check.include_dirs.unwrap_or_default();
+    let mut words: Vec<String> = Vec::new();
+    let get = |sec: &str, key: &str| table.get(sec).and_then(|t| t.get(key));
+    if let Some(cmd) = get("compile", "command").and_then(|v| v.as_str()) {
+        words.extend(cmd.split_whitespace().map(str::to_string));
+    }
+    if let Some(flags) = get("tune", "compile-flags").and_then(|v| v.as_array()) {
+        for f in flags.iter().filter_map(|v| v.as_str()) {
+            words.extend(f.split_whitespace().map(str::to_string));
+        }
+    }
+    out.extend(include_flags(&words));
+    Ok(out.into_iter().map(|d| base.join(d)).collect())
+}
+
+/// The directories of `-I DIR`, `-IDIR`, `-iquote DIR` and `-iquoteDIR` among compiler words,
+/// in order.
+pub fn include_flags(words: &[String]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        if (w == "-I" || w == "-iquote") && i + 1 < words.len() {
+            out.push(PathBuf::from(&words[i + 1]));
+            i += 1;
+        } else if let Some(d) = w
+            .strip_prefix("-iquote")
+            .or_else(|| w.strip_prefix("-I"))
+            .filter(|d| !d.is_empty())
+        {
+            out.push(PathBuf::from(d));
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
@@ -231,6 +279,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("biuld") && e.contains("[tune]"), "{e}");
+    }
+
+    #[test]
+    fn include_dirs_in_order_relative_to_the_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "[check]\ninclude-dirs = [\"inc\", \"/abs/inc\"]\n[compile]\ncommand = \"hipcc -I common -Ithird {src} -o {out}\"\n[tune]\ncompile-flags = [\"-iquote q\", \"-DX\"]\nbogus-key = 1\n",
+        );
+        let dirs = include_dirs(&load_table(&p).unwrap(), &p).unwrap();
+        let base = dir.path();
+        assert_eq!(
+            dirs,
+            [
+                base.join("inc"),
+                PathBuf::from("/abs/inc"),
+                base.join("common"),
+                base.join("third"),
+                base.join("q"),
+            ]
+        );
+        let p = write(dir.path(), "[check]\ninclude-dirs = \"inc\"\n");
+        let e = include_dirs(&load_table(&p).unwrap(), &p)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("[check]"), "{e}");
     }
 
     #[test]

@@ -34,6 +34,14 @@ pub(crate) fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<
             "array_declarator" | "attributed_declarator" => {
                 d = x.child_by_field_id(fields().declarator)
             }
+            // A function pointer or reference variable, `void (*fp)(float*) = helper;`: the
+            // name is inside the parenthesized declarator (a prototype names no variable).
+            "function_declarator"
+                if x.child_by_field_id(fields().declarator)
+                    .is_some_and(|n| n.kind() == "parenthesized_declarator") =>
+            {
+                d = x.child_by_field_id(fields().declarator)
+            }
             "parenthesized_declarator" => {
                 // `__align__(16) char smem[]` reads as `__align__ (16 char smem[])` with an
                 // ERROR before the declarator: take the last child that is not one.

@@ -18,6 +18,7 @@ mod postpass;
 mod pragma;
 mod recover;
 pub mod trip;
+pub mod tu;
 
 use std::cell::RefCell;
 

@@ -1,233 +1,468 @@
-//! Reach through the same file: which `__device__` functions and macros (transitively, cycles
-//! included) execute a barrier, an atomic or touch dynamic shared memory, and which macros leave
-//! the code they expand into. Computed once per file in O(functions + macros + edges) by a
-//! backwards breadth-first search from the nodes that do it directly.
+//! Reach through the translation unit: which `__device__` functions and macros of the file and
+//! of the headers it includes (transitively, cycles included) do what a blocker looks for (a
+//! barrier, an atomic, dynamic shared memory, a macro that leaves the code it expands into),
+//! and which calls no visible body answers (`unresolved`).
+//!
+//! The model knows no rule: each blocker supplies its [`Reaches`] (what a function body or a
+//! macro's replacement list does by itself) and the graph carries it to every caller, in
+//! O(functions + macros + edges) per blocker by a backwards breadth-first search from the
+//! nodes that do it directly. Calls are resolved by name (overloads and same-named members
+//! merged, conservative), and also through the callables of a function: local variables,
+//! parameters and assignments that hold a function (`auto fp = &helper;`, `void (*fp)() =
+//! helper;`, `auto& r = helper;`) or a functor (a variable of a class type with an
+//! `operator()`, or initialised from one).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
 
-use frontend::{FunctionKind, SourceFile, Span};
+use frontend::tu::TranslationUnit;
+use frontend::{Call, Function, FunctionKind, MacroDef, SharedDecl, SourceFile, Span};
 
-use crate::rules::{atomic, barrier, dynamic_lds, early_exit};
+use crate::rules::Blocker;
 
-/// The primitive site a function or macro reaches: `__syncthreads` at line 5.
+/// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
 #[derive(Debug, Clone)]
 pub struct Witness {
     pub what: String,
     pub span: Span,
+    /// 0 for the analysed file, `k` for the unit's header `k - 1`.
+    pub file: usize,
 }
 
-/// The functions of the file a call may reach, by name: any function for a free or qualified
-/// call (`helper(x)`, `Gemm::Run(x)`), only member functions for a method call (`tile.load()`).
-/// Overloads and same-named members are merged (conservative).
-pub(crate) fn call_targets<'a>(
-    file: &'a SourceFile,
-    by_name: &'a HashMap<&str, Vec<usize>>,
-    c: &frontend::Call,
-) -> impl Iterator<Item = usize> + 'a {
-    let method = c.receiver.is_some();
-    by_name
-        .get(c.callee.as_str())
-        .into_iter()
-        .flatten()
-        .copied()
-        .filter(move |&j| !method || file.functions[j].qualified_name.contains("::"))
+/// What a blocker's detection finds by itself in one function body or one macro, for the
+/// graph to carry to callers.
+#[derive(Clone, Copy)]
+pub(crate) struct Reaches {
+    /// What a function's own body does (what and where), or `None` when the blocker does not
+    /// travel through functions (a helper's `return` leaves only the helper).
+    pub function: Option<fn(&Unit<'_>, &Function) -> Option<(String, Span)>>,
+    /// What a macro's replacement list does by itself.
+    pub macro_def: fn(&Unit<'_>, &MacroDef) -> Option<(String, Span)>,
+    /// A call that does it by itself (looked for in the bodies of lambdas a loop calls or
+    /// passes on).
+    pub call: Option<fn(&Call) -> bool>,
 }
 
-pub(crate) const R_BARRIER: usize = 0;
-pub(crate) const R_ATOMIC: usize = 1;
-pub(crate) const R_DLDS: usize = 2;
-const N_RULES: usize = 3;
+/// The files of a translation unit: the analysed file first, then its headers in unit order.
+pub(crate) struct Unit<'f> {
+    pub files: Vec<&'f SourceFile>,
+    /// `None` for the analysed file, the header's path otherwise.
+    pub paths: Vec<Option<&'f Path>>,
+}
+
+impl<'f> Unit<'f> {
+    pub fn new(main: &'f SourceFile, tu: &'f TranslationUnit) -> Unit<'f> {
+        let mut files = vec![main];
+        let mut paths = vec![None];
+        for h in &tu.headers {
+            files.push(h.file());
+            paths.push(Some(h.path.as_path()));
+        }
+        Unit { files, paths }
+    }
+
+    /// Every file-scope `__shared__` declaration of the unit.
+    pub fn shared(&self) -> impl Iterator<Item = &'f SharedDecl> + '_ {
+        self.files.iter().flat_map(|f| f.shared.iter())
+    }
+
+    /// Where a witness is, for a message: `line 5` in the analysed file, `path.cuh:5` in a
+    /// header.
+    pub fn at(&self, w: &Witness) -> String {
+        match self.paths.get(w.file).copied().flatten() {
+            Some(p) => format!("{}:{}", p.display(), w.span.line),
+            None => format!("line {}", w.span.line),
+        }
+    }
+}
+
+/// A use of a macro in a function of the analysed file (of its own macros or a header's).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MacroUse<'f> {
+    pub name: &'f str,
+    pub span: Span,
+}
+
+const N: usize = Blocker::ALL.len();
+/// At most this many unresolved names are kept per function, macro and loop.
+pub(crate) const MAX_UNRESOLVED: usize = 16;
 
 pub(crate) struct Reach<'f> {
-    /// `funcs[i][rule]`: what function `i` reaches.
-    pub funcs: Vec<[Option<Witness>; N_RULES]>,
-    pub macros: Vec<[Option<Witness>; N_RULES]>,
-    /// A macro that (through other macros too) returns/gotos (`Leaves`) or breaks.
-    pub macro_exit: Vec<Option<(early_exit::MacroExit, Witness)>>,
-    pub func_by_name: HashMap<&'f str, Vec<usize>>,
-    pub macro_by_name: HashMap<&'f str, usize>,
-    /// Per function: the names denoting dynamic shared memory in it.
-    pub dynamic: Vec<HashMap<String, String>>,
+    pub unit: Unit<'f>,
+    /// Function nodes: `(file, index)`; the analysed file's functions come first, so node `i`
+    /// is its function `i`.
+    fn_at: Vec<(usize, usize)>,
+    /// Macro nodes: `(file, index)`.
+    mac_at: Vec<(usize, usize)>,
+    /// `funcs[node][blocker slot]`: what a function reaches.
+    pub funcs: Vec<[Option<Witness>; N]>,
+    pub macros: Vec<[Option<Witness>; N]>,
+    func_by_name: HashMap<&'f str, Vec<usize>>,
+    macro_by_name: HashMap<&'f str, Vec<usize>>,
+    /// Per function of the analysed file: its local callables (name -> function nodes).
+    callables: Vec<HashMap<&'f str, Vec<usize>>>,
+    /// Per function of the analysed file: the functions of the unit it names as values (not
+    /// calls: `fp = helper`, `apply(helper)`), with the span of the name, in source order.
+    values: Vec<Vec<(Span, usize)>>,
+    /// Per function of the analysed file: its macro uses, in source order.
+    uses: Vec<Vec<MacroUse<'f>>>,
+    /// Per function of the analysed file: the indices (in `Function::calls`) of the calls that
+    /// nothing visible answers (no function, callable, lambda or macro of the unit, not known).
+    unresolved_calls: Vec<Vec<usize>>,
+    /// Per function node, then per macro node: calls no visible body answers, transitively.
+    unresolved_fn: Vec<Vec<String>>,
+    unresolved_mac: Vec<Vec<String>>,
+}
+
+/// The class a functor's `operator()` belongs to (`ns::Op::operator()` -> `Op`).
+fn functor_class(f: &Function) -> Option<&str> {
+    if f.name != "operator()" {
+        return None;
+    }
+    let q = f.qualified_name.strip_suffix("::operator()")?;
+    Some(q.rsplit("::").next().unwrap_or(q))
+}
+
+/// The class named by a declaration's type (`const ns::Op&` -> `Op`, `Op<float>` -> `Op`).
+fn type_base(t: &str) -> &str {
+    let t = t.split('<').next().unwrap_or(t);
+    let t = t
+        .trim()
+        .trim_end_matches(['&', '*', ' '])
+        .trim_start_matches("const ")
+        .trim_start_matches("struct ")
+        .trim_start_matches("class ")
+        .trim();
+    t.rsplit("::").next().unwrap_or(t).trim()
 }
 
 impl<'f> Reach<'f> {
-    pub(crate) fn build(file: &'f SourceFile) -> Self {
-        let nf = file.functions.len();
-        let nm = file.macros.len();
-        let mut func_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, f) in file.functions.iter().enumerate() {
-            func_by_name.entry(f.name.as_str()).or_default().push(i);
+    pub(crate) fn build(main: &'f SourceFile, tu: &'f TranslationUnit) -> Self {
+        let unit = Unit::new(main, tu);
+        let multi = unit.files.len() > 1;
+        let mut fn_at = Vec::new();
+        let mut mac_at = Vec::new();
+        for (k, file) in unit.files.iter().enumerate() {
+            fn_at.extend((0..file.functions.len()).map(|i| (k, i)));
+            mac_at.extend((0..file.macros.len()).map(|i| (k, i)));
         }
-        let macro_by_name: HashMap<&str, usize> = file
-            .macros
+        let (nf, nm) = (fn_at.len(), mac_at.len());
+        let func = |n: usize| -> &'f Function {
+            let (k, i) = fn_at[n];
+            &unit.files[k].functions[i]
+        };
+        let mac = |m: usize| -> &'f MacroDef {
+            let (k, i) = mac_at[m];
+            &unit.files[k].macros[i]
+        };
+        let mut func_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
+        for n in 0..nf {
+            let f = func(n);
+            func_by_name.entry(f.name.as_str()).or_default().push(n);
+            if let Some(c) = functor_class(f) {
+                functors.entry(c).or_default().push(n);
+            }
+        }
+        let mut macro_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        for m in 0..nm {
+            macro_by_name
+                .entry(mac(m).name.as_str())
+                .or_default()
+                .push(m);
+        }
+        let reaches: Vec<Option<Reaches>> = Blocker::ALL.iter().map(|b| b.reaches()).collect();
+        let own_macros: Vec<HashSet<&str>> = unit
+            .files
             .iter()
-            .enumerate()
-            .map(|(i, m)| (m.name.as_str(), i))
-            .collect();
-        let dynamic: Vec<HashMap<String, String>> = file
-            .functions
-            .iter()
-            .map(|f| dynamic_lds::dynamic_names(file, f))
-            .collect();
-        let file_dynamic: HashSet<&str> = file
-            .shared
-            .iter()
-            .filter(|s| s.kind != frontend::SharedKind::Static)
-            .map(|s| s.name.as_str())
+            .map(|f| f.macros.iter().map(|m| m.name.as_str()).collect())
             .collect();
 
         // Nodes: functions 0..nf, macros nf..nf+nm. Reverse edges: callee -> callers.
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); nf + nm];
-        let mut direct: Vec<[Option<Witness>; N_RULES]> = vec![Default::default(); nf + nm];
-        for (i, f) in file.functions.iter().enumerate() {
+        let mut direct: Vec<[Option<Witness>; N]> = vec![Default::default(); nf + nm];
+        let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); nf + nm];
+        let mut callables_main = Vec::new();
+        let mut values_main = Vec::new();
+        let mut uses_main = Vec::new();
+        let mut unresolved_calls_main = Vec::new();
+        let n_main = main.functions.len();
+        for n in 0..nf {
+            let (k, _) = fn_at[n];
+            let f = func(n);
+            for (slot, r) in reaches.iter().enumerate() {
+                if let Some(found) = r.and_then(|r| r.function).and_then(|d| d(&unit, f)) {
+                    direct[n][slot] = Some(Witness {
+                        what: found.0,
+                        span: found.1,
+                        file: k,
+                    });
+                }
+            }
+            let mut callables = callables_of(f, &func_by_name, &functors);
+            let lambda_vars: HashSet<&str> = f
+                .decls
+                .iter()
+                .filter(|d| {
+                    d.init
+                        .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)))
+                })
+                .map(|d| d.name.as_str())
+                .collect();
+            // Functions named as values escape into pointers, references and arguments: a
+            // call that nothing else answers (`fp()`, `(*table[k])()`) may reach any of them.
+            let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
+            let values: Vec<(Span, usize)> = f
+                .idents
+                .iter()
+                .filter(|u| {
+                    u.access != frontend::Access::Decl && !callee_at.contains(&u.span.start)
+                })
+                .flat_map(|u| {
+                    func_by_name
+                        .get(u.name.as_str())
+                        .into_iter()
+                        .flatten()
+                        .map(move |&j| (u.span, j))
+                })
+                .collect();
+            if !values.is_empty() {
+                let mut escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
+                escaped.sort_unstable();
+                escaped.dedup();
+                for c in &f.calls {
+                    let plain = c.receiver.is_none() && c.qualifier.is_none();
+                    let answered = func_by_name.contains_key(c.callee.as_str())
+                        || callables.contains_key(c.callee.as_str())
+                        || macro_by_name.contains_key(c.callee.as_str())
+                        || lambda_vars.contains(c.callee.as_str())
+                        || crate::known::is_known_call(c);
+                    if plain && !answered {
+                        callables.insert(c.callee.as_str(), escaped.clone());
+                    }
+                }
+            }
             let mut seen: HashSet<usize> = HashSet::new();
-            for c in &f.calls {
-                if direct[i][R_BARRIER].is_none() && barrier::is_barrier_call(c) {
-                    direct[i][R_BARRIER] = Some(Witness {
-                        what: c.callee.clone(),
-                        span: c.span,
-                    });
-                }
-                if direct[i][R_ATOMIC].is_none() && atomic::is_atomic_call(c) {
-                    direct[i][R_ATOMIC] = Some(Witness {
-                        what: c.callee.clone(),
-                        span: c.span,
-                    });
-                }
-                for j in call_targets(file, &func_by_name, c) {
-                    let gpu_edge = f.kind != FunctionKind::Host
-                        || file.functions[j].kind != FunctionKind::Host;
+            let mut unresolved_calls = Vec::new();
+            for (ci, c) in f.calls.iter().enumerate() {
+                let mut any = false;
+                for j in targets(&func_by_name, &callables, func, c) {
+                    any = true;
+                    let gpu_edge =
+                        f.kind != FunctionKind::Host || func(j).kind != FunctionKind::Host;
                     if gpu_edge && seen.insert(j) {
-                        callers[j].push(i);
+                        callers[j].push(n);
                     }
                 }
-            }
-            if direct[i][R_BARRIER].is_none() {
-                direct[i][R_BARRIER] = f.asm.iter().find_map(|a| {
-                    barrier::asm_barrier(&a.template).map(|w| Witness {
-                        what: format!("asm(\"{w}\")"),
-                        span: a.span,
-                    })
-                });
-            }
-            for r in &f.macro_refs {
-                if let Some(&m) = macro_by_name.get(r.name.as_str()) {
-                    if seen.insert(nf + m) {
-                        callers[nf + m].push(i);
-                    }
+                let resolved = any
+                    || macro_by_name.contains_key(c.callee.as_str())
+                    || (c.receiver.is_none() && lambda_vars.contains(c.callee.as_str()))
+                    || crate::known::is_known_call(c);
+                if !resolved && f.kind != FunctionKind::Host {
+                    push_capped(&mut unresolved[n], crate::engine::display_callee(c));
+                    unresolved_calls.push(ci);
                 }
             }
-            if !dynamic[i].is_empty() {
-                if let Some((u, root)) = f
-                    .idents
+            // Macro uses: the lowering's (this file's macros) and, in a unit, the names of
+            // other files' macros among the identifiers and callees.
+            let own = &own_macros[k];
+            let mut uses: Vec<MacroUse> = f
+                .macro_refs
+                .iter()
+                .map(|r| MacroUse {
+                    name: r.name.as_str(),
+                    span: r.span,
+                })
+                .collect();
+            if multi {
+                let foreign = |name: &str| macro_by_name.contains_key(name) && !own.contains(name);
+                let idents = f.idents.iter().map(|u| (u.name.as_str(), u.span));
+                let calls = f
+                    .calls
                     .iter()
-                    .find_map(|u| dynamic[i].get(&u.name).map(|r| (u, r)))
-                {
-                    direct[i][R_DLDS] = Some(Witness {
-                        what: root.clone(),
-                        span: u.span,
-                    });
+                    .filter(|c| c.receiver.is_none() && c.qualifier.is_none())
+                    .map(|c| (c.callee.as_str(), c.callee_span));
+                for (name, span) in idents.chain(calls) {
+                    if foreign(name) {
+                        uses.push(MacroUse { name, span });
+                    }
                 }
+                uses.sort_by_key(|u| u.span.start);
+                uses.dedup_by_key(|u| u.span.start);
+            }
+            for u in &uses {
+                for &m in macro_by_name.get(u.name).into_iter().flatten() {
+                    if seen.insert(nf + m) {
+                        callers[nf + m].push(n);
+                    }
+                }
+            }
+            if n < n_main {
+                callables_main.push(callables);
+                values_main.push(values);
+                uses_main.push(uses);
+                unresolved_calls_main.push(unresolved_calls);
             }
         }
-        for (mi, m) in file.macros.iter().enumerate() {
-            let node = nf + mi;
-            let mut seen: HashSet<usize> = HashSet::new();
-            if let Some(w) = m.asm.as_deref().and_then(barrier::asm_barrier) {
-                direct[node][R_BARRIER] = Some(Witness {
-                    what: format!("asm(\"{w}\")"),
-                    span: m.span,
-                });
+        for m in 0..nm {
+            let node = nf + m;
+            let (k, _) = mac_at[m];
+            let md = mac(m);
+            for (slot, r) in reaches.iter().enumerate() {
+                if let Some(found) = r.and_then(|r| (r.macro_def)(&unit, md)) {
+                    direct[node][slot] = Some(Witness {
+                        what: found.0,
+                        span: found.1,
+                        file: k,
+                    });
+                }
             }
-            for name in m.calls.iter().chain(m.idents.iter()) {
-                let w = || {
-                    Some(Witness {
-                        what: name.clone(),
-                        span: m.span,
-                    })
-                };
-                if direct[node][R_BARRIER].is_none()
-                    && (barrier::is_barrier_name(name)
-                        || (m.calls.contains(name) && barrier::is_barrier_macro_call(name)))
-                {
-                    direct[node][R_BARRIER] = w();
-                }
-                if direct[node][R_ATOMIC].is_none() && atomic::is_atomic_name(name) {
-                    direct[node][R_ATOMIC] = w();
-                }
-                if direct[node][R_DLDS].is_none() && file_dynamic.contains(name.as_str()) {
-                    direct[node][R_DLDS] = w();
-                }
-                if let Some(&m2) = macro_by_name.get(name.as_str()) {
-                    if m2 != mi && seen.insert(nf + m2) {
+            let mut seen: HashSet<usize> = HashSet::new();
+            for name in md.calls.iter().chain(md.idents.iter()) {
+                let mut any = false;
+                for &m2 in macro_by_name.get(name.as_str()).into_iter().flatten() {
+                    any = true;
+                    if m2 != m && seen.insert(nf + m2) {
                         callers[nf + m2].push(node);
                     }
                 }
-                if let Some(js) = func_by_name.get(name.as_str()) {
-                    for &j in js {
-                        if seen.insert(j) {
-                            callers[j].push(node);
-                        }
+                for &j in func_by_name.get(name.as_str()).into_iter().flatten() {
+                    any = true;
+                    if seen.insert(j) {
+                        callers[j].push(node);
                     }
+                }
+                let is_call = md.calls.contains(name);
+                let params = md.params.as_deref().unwrap_or_default();
+                if is_call && !any && !params.contains(name) && !known_name(name) {
+                    push_capped(&mut unresolved[node], name.clone());
                 }
             }
         }
 
-        // Backwards BFS per rule from the direct sites.
-        let mut reach = direct.clone();
-        #[allow(clippy::needless_range_loop)] // `rule` indexes the inner arrays of `reach`
-        for rule in 0..N_RULES {
+        // Backwards BFS per blocker from the direct sites.
+        let mut reach = direct;
+        for (slot, r) in reaches.iter().enumerate() {
+            let Some(r) = r else { continue };
+            let through_functions = r.function.is_some();
             let mut queue: VecDeque<usize> =
-                (0..nf + nm).filter(|&n| reach[n][rule].is_some()).collect();
+                (0..nf + nm).filter(|&n| reach[n][slot].is_some()).collect();
             while let Some(n) = queue.pop_front() {
-                let w = reach[n][rule].clone();
+                let w = reach[n][slot].clone();
                 for &c in &callers[n] {
-                    if reach[c][rule].is_none() {
-                        reach[c][rule] = w.clone();
+                    if (through_functions || c >= nf) && reach[c][slot].is_none() {
+                        reach[c][slot] = w.clone();
                         queue.push_back(c);
                     }
                 }
             }
         }
-        // Macro exits propagate only from macro to macro (a helper's `return` stays in it).
-        let mut macro_exit: Vec<Option<(early_exit::MacroExit, Witness)>> = file
-            .macros
-            .iter()
-            .map(|m| {
-                early_exit::macro_exit(m).map(|e| {
-                    (
-                        e,
-                        Witness {
-                            what: m.name.clone(),
-                            span: m.span,
-                        },
-                    )
-                })
-            })
+        // Unresolved names travel to callers too (each node keeps at most MAX_UNRESOLVED, so
+        // this ends after O(MAX_UNRESOLVED * edges) steps).
+        let mut queue: VecDeque<usize> = (0..nf + nm)
+            .filter(|&n| !unresolved[n].is_empty())
             .collect();
-        let mut queue: VecDeque<usize> = (0..nm).filter(|&m| macro_exit[m].is_some()).collect();
-        while let Some(m) = queue.pop_front() {
-            let e = macro_exit[m].clone();
-            for &c in &callers[nf + m] {
-                if c >= nf && macro_exit[c - nf].is_none() {
-                    macro_exit[c - nf] = e.clone();
-                    queue.push_back(c - nf);
+        while let Some(n) = queue.pop_front() {
+            let names = unresolved[n].clone();
+            for &c in &callers[n] {
+                let before = unresolved[c].len();
+                for x in &names {
+                    push_capped(&mut unresolved[c], x.clone());
+                }
+                if unresolved[c].len() > before {
+                    queue.push_back(c);
                 }
             }
         }
         let macros = reach.split_off(nf);
+        let unresolved_mac = unresolved.split_off(nf);
         Reach {
+            unit,
+            fn_at,
+            mac_at,
             funcs: reach,
             macros,
-            macro_exit,
             func_by_name,
             macro_by_name,
-            dynamic,
+            callables: callables_main,
+            values: values_main,
+            uses: uses_main,
+            unresolved_calls: unresolved_calls_main,
+            unresolved_fn: unresolved,
+            unresolved_mac,
         }
     }
 
+    /// The function nodes a call of function `fi` of the analysed file may reach.
+    pub(crate) fn call_targets<'a>(
+        &'a self,
+        fi: usize,
+        c: &'a Call,
+    ) -> impl Iterator<Item = usize> + use<'a, 'f> {
+        let func = move |n: usize| -> &'f Function {
+            let (k, i) = self.fn_at[n];
+            &self.unit.files[k].functions[i]
+        };
+        targets(&self.func_by_name, &self.callables[fi], func, c)
+    }
+
+    /// The functions of the unit that function `fi` of the analysed file names as values
+    /// inside `span` (an argument list).
+    pub(crate) fn values_in(
+        &self,
+        fi: usize,
+        span: Span,
+    ) -> impl Iterator<Item = (Span, usize)> + '_ {
+        let v = &self.values[fi];
+        let lo = v.partition_point(|x| x.0.start < span.start);
+        v[lo..]
+            .iter()
+            .take_while(move |x| x.0.start < span.end)
+            .copied()
+    }
+
+    /// The local callables of function `fi` of the analysed file named `name`.
+    pub(crate) fn callable(&self, fi: usize, name: &str) -> &[usize] {
+        self.callables[fi].get(name).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The macro nodes named `name`.
+    pub(crate) fn macros_named(&self, name: &str) -> &[usize] {
+        self.macro_by_name.get(name).map_or(&[], |v| v.as_slice())
+    }
+
+    /// The definition of macro node `m`.
+    pub(crate) fn macro_def(&self, m: usize) -> &'f MacroDef {
+        let (k, i) = self.mac_at[m];
+        &self.unit.files[k].macros[i]
+    }
+
+    /// The file (0: the analysed one) macro node `m` is defined in.
+    pub(crate) fn macro_file(&self, m: usize) -> usize {
+        self.mac_at[m].0
+    }
+
+    /// The macro uses of function `fi` of the analysed file.
+    pub(crate) fn uses(&self, fi: usize) -> &[MacroUse<'f>] {
+        &self.uses[fi]
+    }
+
+    /// The indices of the calls of function `fi` of the analysed file that nothing visible
+    /// answers.
+    pub(crate) fn unresolved_calls(&self, fi: usize) -> &[usize] {
+        &self.unresolved_calls[fi]
+    }
+
+    /// Unresolved calls reached through function node `n` / macro node `m`.
+    pub(crate) fn unresolved_of_fn(&self, n: usize) -> &[String] {
+        &self.unresolved_fn[n]
+    }
+    pub(crate) fn unresolved_of_macro(&self, m: usize) -> &[String] {
+        &self.unresolved_mac[m]
+    }
+
     /// Every identifier a macro expands to, through nested macros (bounded).
-    pub(crate) fn macro_names(&self, file: &'f SourceFile, m: usize) -> Vec<&'f str> {
+    pub(crate) fn macro_names(&self, m: usize) -> Vec<&'f str> {
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         let mut stack = vec![m];
@@ -235,17 +470,105 @@ impl<'f> Reach<'f> {
             if !seen.insert(m) || seen.len() > 64 {
                 continue;
             }
-            for n in file.macros[m]
-                .idents
-                .iter()
-                .chain(file.macros[m].calls.iter())
-            {
+            let d = self.macro_def(m);
+            for n in d.idents.iter().chain(d.calls.iter()) {
                 out.push(n.as_str());
-                if let Some(&m2) = self.macro_by_name.get(n.as_str()) {
-                    stack.push(m2);
-                }
+                stack.extend(self.macros_named(n).iter().copied());
             }
         }
         out
+    }
+}
+
+/// The function nodes a call may reach: by name (any function for a free or qualified call,
+/// only member functions for a method call), and for a plain call of a local callable, what
+/// it holds.
+fn targets<'a, 'f: 'a>(
+    by_name: &'a HashMap<&'f str, Vec<usize>>,
+    callables: &'a HashMap<&'f str, Vec<usize>>,
+    func: impl Fn(usize) -> &'f Function + 'a,
+    c: &'a Call,
+) -> impl Iterator<Item = usize> + 'a {
+    let method = c.receiver.is_some();
+    let by_callee = by_name
+        .get(c.callee.as_str())
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(move |&j| !method || func(j).qualified_name.contains("::"));
+    let held = (!method && c.qualifier.is_none())
+        .then(|| callables.get(c.callee.as_str()))
+        .flatten()
+        .into_iter()
+        .flatten()
+        .copied();
+    by_callee.chain(held)
+}
+
+/// The local callables of `f`: parameters, variables and assignments holding a function of the
+/// unit (`&helper`, `helper`) or a functor (its type, or what initialises it, is a class with an
+/// `operator()`), name -> function nodes.
+fn callables_of<'f>(
+    f: &'f Function,
+    by_name: &HashMap<&'f str, Vec<usize>>,
+    functors: &HashMap<&'f str, Vec<usize>>,
+) -> HashMap<&'f str, Vec<usize>> {
+    let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut add = |name: &'f str, nodes: &[usize]| {
+        if !nodes.is_empty() {
+            let v = out.entry(name).or_default();
+            for &n in nodes {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+            }
+        }
+    };
+    let held = |names: &mut dyn Iterator<Item = &str>| -> Vec<usize> {
+        let mut v = Vec::new();
+        for n in names {
+            v.extend(by_name.get(n).into_iter().flatten());
+            v.extend(functors.get(n).into_iter().flatten());
+        }
+        v
+    };
+    for p in &f.params {
+        add(
+            p.name.as_str(),
+            &held(&mut std::iter::once(type_base(&p.type_text))),
+        );
+    }
+    for d in &f.decls {
+        let mut names = std::iter::once(type_base(&d.type_text))
+            .chain(d.init_idents.iter().map(String::as_str));
+        add(d.name.as_str(), &held(&mut names));
+    }
+    for a in &f.assigns {
+        add(
+            a.target.as_str(),
+            &held(&mut a.value_idents.iter().map(String::as_str)),
+        );
+    }
+    out
+}
+
+/// A name called in a macro body that is known (see [`crate::known`]).
+fn known_name(name: &str) -> bool {
+    let c = Call {
+        callee: name.to_string(),
+        receiver: None,
+        qualifier: None,
+        span: Span::default(),
+        callee_span: Span::default(),
+        args: Span::default(),
+        arg_spans: Vec::new(),
+        arg_ints: Vec::new(),
+    };
+    crate::known::is_known_call(&c) || crate::rules::barrier::is_barrier_macro_call(name)
+}
+
+fn push_capped(v: &mut Vec<String>, x: String) {
+    if v.len() < MAX_UNRESOLVED && !v.contains(&x) {
+        v.push(x);
     }
 }

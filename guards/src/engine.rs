@@ -5,7 +5,7 @@
 
 use frontend::{Call, Function, FunctionKind, SourceFile, Span};
 
-use crate::callgraph::{call_targets, Reach, R_BARRIER};
+use crate::callgraph::{Reach, MAX_UNRESOLVED};
 use crate::suppress::Suppressions;
 use crate::util::within;
 
@@ -38,6 +38,10 @@ const MAX_EVIDENCE: usize = 3;
 pub struct LoopVerdict {
     /// Up to 3 pieces of evidence per blocker, in source order, blockers in id order.
     pub evidence: Vec<Evidence>,
+    /// Calls in the loop (directly, or through the functions and macros of the unit it calls)
+    /// to functions whose body nothing visible holds, as written (`ext_helper`, `ns::f`,
+    /// `obj.m`), sorted, at most 16: what the verdict could not look into.
+    pub unresolved: Vec<String>,
 }
 
 impl LoopVerdict {
@@ -54,9 +58,9 @@ impl LoopVerdict {
 pub(crate) struct Active(pub [bool; Blocker::ALL.len()]);
 
 /// What a blocker rule's detection sees of one function: the file, the function, and the
-/// file's reach (helpers, macros and dynamic shared memory, computed once per file).
+/// reach of the translation unit (helpers, macros and callables of the file and its headers,
+/// computed once per file).
 pub(crate) struct Cx<'a> {
-    pub file: &'a SourceFile,
     pub fi: usize,
     pub f: &'a Function,
     pub reach: &'a Reach<'a>,
@@ -85,90 +89,154 @@ impl Sink<'_> {
 }
 
 impl Cx<'_> {
-    /// The witness of `slot` (barrier, atomic, dynamic LDS) that a call to a same-file function
-    /// reaches, as a label: "`f()`, which reaches `__syncthreads` (line 5)".
-    pub fn via_call(&self, c: &Call, slot: usize) -> Option<String> {
-        let w = call_targets(self.file, &self.reach.func_by_name, c)
-            .find_map(|j| self.reach.funcs[j][slot].as_ref())?;
-        Some(format!(
-            "`{}()`, which reaches `{}` (line {})",
-            display_callee(c),
-            w.what,
-            w.span.line
-        ))
+    /// The witness of `rule` that a call reaches through a function of the unit (by name, or
+    /// held by a local callable), as a label: "`f()`, which reaches `__syncthreads` (line 5)"
+    /// ("(helpers.cuh:5)" when the witness is in a header); or, when the callee does not, that
+    /// it is passed a function, a callable or a lambda that does ("`apply()`, passed `helper`,
+    /// which reaches ...").
+    pub fn via_call(&self, c: &Call, rule: Blocker) -> Option<String> {
+        let slot = rule.slot();
+        let reach = self.reach;
+        let reaching = |j: usize| reach.funcs[j][slot].as_ref();
+        if let Some(w) = reach.call_targets(self.fi, c).find_map(reaching) {
+            return Some(format!(
+                "`{}()`, which reaches `{}` ({})",
+                display_callee(c),
+                w.what,
+                reach.unit.at(w)
+            ));
+        }
+        // Its arguments: functions of the unit named as values, local callables, lambdas.
+        let passed = |name: &str, what: String| {
+            format!("`{}()`, passed `{name}`, {what}", display_callee(c))
+        };
+        for (span, j) in reach.values_in(self.fi, c.args) {
+            if let Some(w) = reaching(j) {
+                let at = self.f.idents.partition_point(|u| u.span.start < span.start);
+                let name = self.f.idents.get(at).map_or("?", |u| u.name.as_str());
+                let what = format!("which reaches `{}` ({})", w.what, reach.unit.at(w));
+                return Some(passed(name, what));
+            }
+        }
+        for u in within(&self.f.idents, |u| u.span.start, c.args) {
+            if let Some(w) = reach
+                .callable(self.fi, &u.name)
+                .iter()
+                .find_map(|&j| reaching(j))
+            {
+                let what = format!("which reaches `{}` ({})", w.what, reach.unit.at(w));
+                return Some(passed(&u.name, what));
+            }
+            if let Some(body) = self.lambda_var(&u.name, u.span) {
+                if let Some((what, line)) = self.lambda_hit(body, rule) {
+                    let what = format!("a lambda that calls `{what}` (line {line})");
+                    return Some(passed(&u.name, what));
+                }
+            }
+        }
+        None
     }
 
-    /// Each use of a macro that reaches `slot`, with its label ("macro `M`, which expands to
+    /// The body of the lambda held by local variable `name` (declared before `at`).
+    fn lambda_var(&self, name: &str, at: Span) -> Option<Span> {
+        let f = self.f;
+        f.decls
+            .iter()
+            .rfind(|d| d.name == name && d.span.start < at.start)
+            .and_then(|d| {
+                let init = d.init?;
+                f.lambdas.iter().find(|l| init.contains(l)).copied()
+            })
+    }
+
+    /// What a lambda body (`body`, a span of this function) does that `rule` looks for: a call
+    /// that does it directly or reaches it, a macro that does, or (barriers) inline assembly.
+    fn lambda_hit(&self, body: Span, rule: Blocker) -> Option<(String, u32)> {
+        let f = self.f;
+        let slot = rule.slot();
+        let reach = self.reach;
+        let direct = rule.reaches().and_then(|r| r.call);
+        let inner = within(&f.calls, |x| x.span.start, body);
+        let via_call = inner.iter().find(|x| {
+            direct.is_some_and(|d| d(x))
+                || reach
+                    .call_targets(self.fi, x)
+                    .any(|j| reach.funcs[j][slot].is_some())
+        });
+        if let Some(x) = via_call {
+            return Some((x.callee.clone(), x.span.line));
+        }
+        let via_macro = self.macro_uses().iter().find(|u| {
+            body.contains(&u.span)
+                && reach
+                    .macros_named(u.name)
+                    .iter()
+                    .any(|&m| reach.macros[m][slot].is_some())
+        });
+        if let Some(u) = via_macro {
+            return Some((u.name.to_string(), u.span.line));
+        }
+        f.asm
+            .iter()
+            .filter(|a| rule == Blocker::Barrier && body.contains(&a.span))
+            .find_map(|a| crate::rules::barrier::asm_barrier(&a.template).map(|w| (w, a.span.line)))
+    }
+
+    /// The macro uses of this function (of the file's own macros and of its headers').
+    pub fn macro_uses(&self) -> &[crate::callgraph::MacroUse<'_>] {
+        self.reach.uses(self.fi)
+    }
+
+    /// How a macro is named in a label: `` `M` ``, with where it is defined when that is a
+    /// header (`` `M` (helpers.cuh:3) ``).
+    pub fn macro_label(&self, name: &str, m: usize) -> String {
+        let k = self.reach.macro_file(m);
+        match self.reach.unit.paths.get(k).copied().flatten() {
+            Some(p) => format!(
+                "`{name}` ({}:{})",
+                p.display(),
+                self.reach.macro_def(m).span.line
+            ),
+            None => format!("`{name}`"),
+        }
+    }
+
+    /// Each use of a macro that reaches `rule`, with its label ("macro `M`, which expands to
     /// `atomicAdd`").
-    pub fn via_macros(&self, slot: usize, sink: &mut Sink<'_>) {
-        for r in &self.f.macro_refs {
-            let Some(&m) = self.reach.macro_by_name.get(r.name.as_str()) else {
-                continue;
-            };
-            if let Some(w) = &self.reach.macros[m][slot] {
-                let label = format!("macro `{}`, which expands to `{}`", r.name, w.what);
-                sink.push(r.span, label, Spread::All, None);
+    pub fn via_macros(&self, rule: Blocker, sink: &mut Sink<'_>) {
+        for u in self.macro_uses() {
+            let hit = self
+                .reach
+                .macros_named(u.name)
+                .iter()
+                .find_map(|&m| self.reach.macros[m][rule.slot()].as_ref().map(|w| (m, w)));
+            if let Some((m, w)) = hit {
+                let label = format!(
+                    "macro {}, which expands to `{}`",
+                    self.macro_label(u.name, m),
+                    w.what
+                );
+                sink.push(u.span, label, Spread::All, None);
             }
         }
     }
 
     /// Calls of local lambdas (`auto step = [&] { __syncthreads(); };`, then `step()`) whose
-    /// body does what `direct` recognises, directly, through a same-file function that reaches
-    /// `slot`, through a macro, or (for barriers) through inline assembly.
-    pub fn via_lambdas(&self, slot: usize, direct: fn(&Call) -> bool, sink: &mut Sink<'_>) {
+    /// body does what `rule` looks for, directly, through a function of the unit, through a
+    /// macro, or (for barriers) through inline assembly.
+    pub fn via_lambdas(&self, rule: Blocker, sink: &mut Sink<'_>) {
         let f = self.f;
-        let lambda_vars: Vec<(&str, Span)> = f
-            .decls
-            .iter()
-            .filter_map(|d| {
-                let init = d.init?;
-                f.lambdas
-                    .iter()
-                    .find(|l| init.contains(l))
-                    .map(|l| (d.name.as_str(), *l))
-            })
-            .collect();
-        if lambda_vars.is_empty() {
+        if f.lambdas.is_empty() {
             return;
         }
-        let reach = self.reach;
         for c in f.calls.iter().filter(|c| c.receiver.is_none()) {
-            let Some(&(_, body)) = lambda_vars
-                .iter()
-                .find(|(n, l)| *n == c.callee && !l.contains(&c.span))
-            else {
+            let Some(body) = self.lambda_var(&c.callee, c.span) else {
                 continue;
             };
-            let inner = within(&f.calls, |x| x.span.start, body);
-            let via_call = inner.iter().find(|x| {
-                direct(x)
-                    || call_targets(self.file, &reach.func_by_name, x)
-                        .any(|j| reach.funcs[j][slot].is_some())
-            });
-            let via_macro = || {
-                f.macro_refs.iter().find(|r| {
-                    body.contains(&r.span)
-                        && reach
-                            .macro_by_name
-                            .get(r.name.as_str())
-                            .is_some_and(|&m| reach.macros[m][slot].is_some())
-                })
-            };
-            let via_asm = || {
-                f.asm
-                    .iter()
-                    .filter(|a| slot == R_BARRIER && body.contains(&a.span))
-                    .find_map(|a| {
-                        crate::rules::barrier::asm_barrier(&a.template).map(|w| (w, a.span.line))
-                    })
-            };
-            let hit = match via_call {
-                Some(x) => Some((x.callee.clone(), x.span.line)),
-                None => via_macro()
-                    .map(|r| (r.name.clone(), r.span.line))
-                    .or_else(via_asm),
-            };
-            if let Some((what, line)) = hit {
+            if body.contains(&c.span) {
+                continue;
+            }
+            if let Some((what, line)) = self.lambda_hit(body, rule) {
                 let label = format!(
                     "`{}()`, a lambda that calls `{what}` (line {line})",
                     c.callee
@@ -198,7 +266,10 @@ pub(crate) fn analyse_function(
     if n == 0 || f.kind == FunctionKind::Host {
         return out;
     }
-    let cx = Cx { file, fi, f, reach };
+    for (l, names) in unresolved_by_loop(f, fi, reach).into_iter().enumerate() {
+        out[l].unresolved = names;
+    }
+    let cx = Cx { fi, f, reach };
     let mut items: Vec<(usize, Evidence, Spread, Option<usize>)> = Vec::new();
     for rule in Blocker::ALL {
         if !active.0[rule.slot()] {
@@ -276,6 +347,87 @@ pub(crate) fn analyse_function(
     for v in &mut out {
         v.evidence
             .sort_by(|a, b| a.rule.cmp(&b.rule).then(a.span.start.cmp(&b.span.start)));
+    }
+    out
+}
+
+/// The unresolved calls of every loop of `f` (index = `Loop::index`): each call and macro use
+/// is assigned to the innermost loop containing it (one sort-free sweep: calls and uses are in
+/// source order), then names travel outwards, children before parents, at most
+/// `MAX_UNRESOLVED` per loop.
+fn unresolved_by_loop(f: &Function, fi: usize, reach: &Reach<'_>) -> Vec<Vec<String>> {
+    let n = f.loops.len();
+    let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
+    let own = reach.unresolved_calls(fi);
+    let mut items: Vec<(usize, Vec<std::borrow::Cow<'_, str>>)> = Vec::new();
+    for (ci, c) in f.calls.iter().enumerate() {
+        let mut names: Vec<std::borrow::Cow<'_, str>> = Vec::new();
+        if own.binary_search(&ci).is_ok() {
+            names.push(display_callee(c).into());
+        }
+        for j in reach.call_targets(fi, c) {
+            names.extend(reach.unresolved_of_fn(j).iter().map(|x| x.as_str().into()));
+        }
+        if !names.is_empty() {
+            items.push((c.span.start, names));
+        }
+    }
+    for u in reach.uses(fi) {
+        let names: Vec<std::borrow::Cow<'_, str>> = reach
+            .macros_named(u.name)
+            .iter()
+            .flat_map(|&m| {
+                reach
+                    .unresolved_of_macro(m)
+                    .iter()
+                    .map(|x| x.as_str().into())
+            })
+            .collect();
+        if !names.is_empty() {
+            items.push((u.span.start, names));
+        }
+    }
+    if items.is_empty() {
+        return out;
+    }
+    items.sort_by_key(|i| i.0);
+    let add = |v: &mut Vec<String>, x: &str| {
+        if v.len() < MAX_UNRESOLVED && !v.iter().any(|y| y == x) {
+            v.push(x.to_string());
+        }
+    };
+    let mut stack: Vec<usize> = Vec::new();
+    let mut next = 0;
+    for (pos, names) in items {
+        while next < n && f.loops[next].span.start <= pos {
+            let s = f.loops[next].span.start;
+            while stack.last().is_some_and(|&t| f.loops[t].span.end <= s) {
+                stack.pop();
+            }
+            stack.push(next);
+            next += 1;
+        }
+        while stack.last().is_some_and(|&t| f.loops[t].span.end <= pos) {
+            stack.pop();
+        }
+        let Some(&home) = stack.last() else { continue };
+        for x in names {
+            add(&mut out[home], &x);
+        }
+    }
+    for idx in (0..n).rev() {
+        let Some(p) = f.loops[idx].parent else {
+            continue;
+        };
+        if p < idx && !out[idx].is_empty() {
+            let child = out[idx].clone();
+            for x in &child {
+                add(&mut out[p], x);
+            }
+        }
+    }
+    for v in &mut out {
+        v.sort();
     }
     out
 }

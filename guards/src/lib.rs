@@ -9,6 +9,7 @@ mod callgraph;
 mod engine;
 pub mod fix;
 pub mod hsaco;
+mod known;
 pub mod report;
 pub mod rules;
 mod suppress;
@@ -20,7 +21,9 @@ pub use report::*;
 pub use suppress::Suppressions;
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
+use frontend::tu::{Includes, TranslationUnit};
 use frontend::{FunctionKind, LoopLoc, SourceFile, UnrollHint};
 
 /// What `check` should report: which rules are on, whether hints are emitted.
@@ -42,6 +45,11 @@ pub struct Settings {
     /// Severity of the diagnostics of a rule, by rule id, instead of the rule's default
     /// (`[check.severity]` in hip-unroll.toml: `unroll-blocked = "warning"`).
     pub severity: BTreeMap<String, Severity>,
+    /// Follow the `#include "..."`s of the file named by `check_source`'s `path` (relative to
+    /// the working directory) through these search directories, with this run's header cache:
+    /// the helpers and macros of the headers then join the file's in the guards' reach, and
+    /// each include not found is reported (`include-not-found`). `None`: the file alone.
+    pub includes: Option<Includes>,
 }
 
 impl Settings {
@@ -93,14 +101,20 @@ pub struct FileAnalysis {
 /// verdicts `check` reports.
 pub fn analyze(file: &SourceFile, source: &[u8], settings: &Settings) -> FileAnalysis {
     let sup = Suppressions::from_file(file, source);
-    analyze_with(file, settings, &sup)
+    analyze_with(file, &TranslationUnit::empty(), settings, &sup)
 }
 
 /// Runs every blocker rule over a parsed file, whatever a selection or an inline
 /// `allow(...)` says: the verdicts a rewrite must respect. Suppressions quiet the lint; they
 /// never make a loop safe to rewrite. A loop `check` reports blocked is blocked here too.
 pub fn analyze_for_rewrite(file: &SourceFile) -> FileAnalysis {
-    analyze_with(file, &Settings::default(), &Suppressions::default())
+    analyze_for_rewrite_in(file, &TranslationUnit::empty())
+}
+
+/// [`analyze_for_rewrite`] with the file's translation unit: the functions and macros of its
+/// headers join the file's in the reach.
+pub fn analyze_for_rewrite_in(file: &SourceFile, tu: &TranslationUnit) -> FileAnalysis {
+    analyze_with(file, tu, &Settings::default(), &Suppressions::default())
 }
 
 impl FileAnalysis {
@@ -110,7 +124,12 @@ impl FileAnalysis {
     }
 }
 
-fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> FileAnalysis {
+fn analyze_with(
+    file: &SourceFile,
+    tu: &TranslationUnit,
+    settings: &Settings,
+    sup: &Suppressions,
+) -> FileAnalysis {
     let mut active = [false; Blocker::ALL.len()];
     for b in Blocker::ALL {
         active[b.slot()] = settings.blocker_active(b) && !sup.file_allows(b.id());
@@ -129,7 +148,7 @@ fn analyze_with(file: &SourceFile, settings: &Settings, sup: &Suppressions) -> F
                 .collect(),
         };
     }
-    let reach = callgraph::Reach::build(file);
+    let reach = callgraph::Reach::build(file, tu);
     let loops = (0..file.functions.len())
         .map(|i| engine::analyse_function(file, i, &reach, &active, sup))
         .collect();
@@ -185,18 +204,35 @@ pub fn check_source(
         return (report, Vec::new());
     }
     let file = frontend::parse(source);
-    check_parsed(path, source, &file, settings)
+    let tu = match &settings.includes {
+        Some(inc) => inc.resolve(Path::new(path), source, &file),
+        None => TranslationUnit::empty(),
+    };
+    check_unit(path, source, &file, &tu, settings)
 }
 
-/// [`check_source`] for a file that is already parsed.
+/// [`check_source`] for a file that is already parsed (alone: no include is followed).
 pub fn check_parsed(
     path: &str,
     source: &[u8],
     file: &SourceFile,
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
+    check_unit(path, source, file, &TranslationUnit::empty(), settings)
+}
+
+/// [`check_source`] for a file that is already parsed, in its translation unit: the helpers
+/// and macros of its headers are in reach, and the includes that were not found are reported
+/// in one `include-not-found` diagnostic.
+pub fn check_unit(
+    path: &str,
+    source: &[u8],
+    file: &SourceFile,
+    tu: &TranslationUnit,
+    settings: &Settings,
+) -> (FileReport, Vec<Diagnostic>) {
     let sup = Suppressions::from_file(file, source);
-    let analysis = analyze_with(file, settings, &sup);
+    let analysis = analyze_with(file, tu, settings, &sup);
     let mut diags = Vec::new();
     let blocked_on = settings.diagnostic_active(rules::unroll_blocked::ID)
         || settings
@@ -266,6 +302,7 @@ pub fn check_parsed(
                 unroll_pragma: l.pragma.as_ref().map(|p| pragma_text(&p.hint)),
                 verdict,
                 blockers: blockers.iter().map(|s| s.to_string()).collect(),
+                unresolved: v.unresolved.clone(),
             });
         }
         functions.push(FunctionReport {
@@ -282,6 +319,21 @@ pub fn check_parsed(
                 continue;
             }
             diags.push(diagnostic(path, rules::wave_size::ID, settings, w));
+        }
+    }
+    if !tu.missing.is_empty()
+        && settings.diagnostic_active(rules::include_not_found::ID)
+        && !sup.file_allows(rules::include_not_found::ID)
+    {
+        if let Some(found) = rules::include_not_found::check(tu) {
+            if !sup.allows(rules::include_not_found::ID, found.span.line) {
+                diags.push(diagnostic(
+                    path,
+                    rules::include_not_found::ID,
+                    settings,
+                    found,
+                ));
+            }
         }
     }
     diags.sort_by_key(|d| (d.line, d.column));

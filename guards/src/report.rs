@@ -69,6 +69,12 @@ pub struct LoopReport {
     pub verdict: Verdict,
     /// Rule ids of the blockers, sorted, deduplicated.
     pub blockers: Vec<String>,
+    /// Calls in the loop (directly or through the helpers and macros it uses) to functions
+    /// whose body is not visible in the file or its headers, as written (`ext_helper`,
+    /// `ns::f`, `obj.m`), sorted, at most 16: what the verdict could not look into. Absent
+    /// from the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub unresolved: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

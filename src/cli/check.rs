@@ -63,6 +63,10 @@ pub struct CheckArgs {
     /// Attach register/occupancy figures from this code object (hsaco, bundle or executable).
     #[arg(long, value_name = "FILE")]
     pub hsaco: Option<PathBuf>,
+    /// Look for `#include "..."` in DIR too (repeatable; after the including file's own
+    /// directory, before `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`).
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// Use this config file instead of finding `hip-unroll.toml` upward from each file.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -489,6 +493,8 @@ struct Resolver<'a> {
     by_dir: HashMap<PathBuf, (PathBuf, Arc<Resolved>)>,
     /// Config file (canonical; `None` = no config) -> settings.
     by_config: HashMap<Option<PathBuf>, Arc<Resolved>>,
+    /// The run's parsed headers, shared by every file (and analysis thread).
+    headers: Arc<frontend::tu::HeaderCache>,
 }
 
 impl<'a> Resolver<'a> {
@@ -499,6 +505,7 @@ impl<'a> Resolver<'a> {
             forced: None,
             by_dir: HashMap::new(),
             by_config: HashMap::new(),
+            headers: Arc::new(frontend::tu::HeaderCache::new()),
         };
         if let Some(path) = &args.config {
             crate::files::require_file(path).map_err(|e| anyhow::anyhow!("config file {e}"))?;
@@ -542,9 +549,15 @@ impl<'a> Resolver<'a> {
     }
 
     fn load(&self, config: Option<PathBuf>) -> anyhow::Result<Arc<Resolved>> {
-        let section = match &config {
-            Some(p) => config::load_check_section(p)?,
-            None => CheckSection::default(),
+        let (section, config_dirs) = match &config {
+            Some(p) => {
+                let table = config::load_table(p)?;
+                (
+                    config::section::<CheckSection>(&table, "check", p)?,
+                    config::include_dirs(&table, p)?,
+                )
+            }
+            None => (CheckSection::default(), Vec::new()),
         };
         let origin = config
             .as_ref()
@@ -601,6 +614,10 @@ impl<'a> Resolver<'a> {
                 hints,
                 parse_all: a.parse_all,
                 severity,
+                includes: Some(frontend::tu::Includes::new(
+                    a.include.iter().cloned().chain(config_dirs).collect(),
+                    self.headers.clone(),
+                )),
             },
             fail_on: a.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
             exclude,

@@ -27,10 +27,33 @@
 //! `// hip-unroll: allow(atomic)` silences the lint (`check`) only; `unroll` and the tuner apply
 //! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
-use frontend::Call;
+use frontend::{Call, Function, MacroDef, Span};
 
-use crate::callgraph::R_ATOMIC;
-use crate::engine::{display_callee, Cx, Sink, Spread};
+use crate::callgraph::{Reaches, Unit};
+use crate::engine::{display_callee, Blocker, Cx, Sink, Spread};
+
+/// How the atomic travels: a function that calls one (a barrier call is the barrier rule's), a
+/// macro whose replacement list names one.
+pub(crate) const REACHES: Reaches = Reaches {
+    function: Some(in_function),
+    macro_def: in_macro,
+    call: Some(is_atomic_call),
+};
+
+fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
+    f.calls
+        .iter()
+        .find(|c| is_atomic_call(c) && !crate::rules::barrier::is_barrier_call(c))
+        .map(|c| (c.callee.clone(), c.span))
+}
+
+fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
+    m.calls
+        .iter()
+        .chain(m.idents.iter())
+        .find(|name| is_atomic_name(name))
+        .map(|name| (name.clone(), m.span))
+}
 
 /// The rule's stable id.
 pub const ID: &str = "atomic";
@@ -72,7 +95,7 @@ pub fn is_atomic_call(call: &Call) -> bool {
 }
 
 /// The atomic evidence of one function: atomic calls (a barrier call is the barrier rule's),
-/// calls of same-file functions that reach one, lambdas and macros that do.
+/// calls of functions of the unit (and of local callables) that reach one, lambdas and macros that do.
 pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
         if crate::rules::barrier::is_barrier_call(c) {
@@ -85,10 +108,10 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 Spread::All,
                 None,
             );
-        } else if let Some(label) = cx.via_call(c, R_ATOMIC) {
+        } else if let Some(label) = cx.via_call(c, Blocker::Atomic) {
             sink.push(c.span, label, Spread::All, None);
         }
     }
-    cx.via_lambdas(R_ATOMIC, is_atomic_call, sink);
-    cx.via_macros(R_ATOMIC, sink);
+    cx.via_lambdas(Blocker::Atomic, sink);
+    cx.via_macros(Blocker::Atomic, sink);
 }

@@ -60,10 +60,10 @@
 //! given. `// hip-unroll: allow(barrier)` on the loop's line or the line before silences the
 //! lint (`check`) only; `unroll` and the tuner apply every blocker whatever the suppressions say.
 
-use frontend::Call;
+use frontend::{Call, Function, MacroDef, Span};
 
-use crate::callgraph::R_BARRIER;
-use crate::engine::{display_callee, Cx, Sink, Spread};
+use crate::callgraph::{Reaches, Unit};
+use crate::engine::{display_callee, Blocker, Cx, Sink, Spread};
 
 /// The rule's stable id.
 pub const ID: &str = "barrier";
@@ -200,8 +200,41 @@ pub fn asm_barrier(template: &str) -> Option<String> {
     None
 }
 
-/// The barrier evidence of one function: barrier calls, calls of same-file functions that reach
-/// one, inline assembly, lambdas and macros that synchronise.
+/// How the barrier travels: a function that calls a barrier or holds one in inline assembly,
+/// a macro whose replacement list names one (methods included) or holds one in assembly.
+pub(crate) const REACHES: Reaches = Reaches {
+    function: Some(in_function),
+    macro_def: in_macro,
+    call: Some(is_barrier_call),
+};
+
+fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
+    f.calls
+        .iter()
+        .find(|c| is_barrier_call(c))
+        .map(|c| (c.callee.clone(), c.span))
+        .or_else(|| {
+            f.asm
+                .iter()
+                .find_map(|a| asm_barrier(&a.template).map(|w| (format!("asm(\"{w}\")"), a.span)))
+        })
+}
+
+fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
+    if let Some(w) = m.asm.as_deref().and_then(asm_barrier) {
+        return Some((format!("asm(\"{w}\")"), m.span));
+    }
+    m.calls
+        .iter()
+        .chain(m.idents.iter())
+        .find(|name| {
+            is_barrier_name(name) || (m.calls.contains(name) && is_barrier_macro_call(name))
+        })
+        .map(|name| (name.clone(), m.span))
+}
+
+/// The barrier evidence of one function: barrier calls, calls of functions of the unit (and of
+/// local callables) that reach one, inline assembly, lambdas and macros that synchronise.
 pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
         if is_barrier_call(c) {
@@ -212,7 +245,7 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 None,
             );
         } else if !crate::rules::atomic::is_atomic_call(c) {
-            if let Some(label) = cx.via_call(c, R_BARRIER) {
+            if let Some(label) = cx.via_call(c, Blocker::Barrier) {
                 sink.push(c.span, label, Spread::All, None);
             }
         }
@@ -222,8 +255,8 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
         }
     }
-    cx.via_lambdas(R_BARRIER, is_barrier_call, sink);
-    cx.via_macros(R_BARRIER, sink);
+    cx.via_lambdas(Blocker::Barrier, sink);
+    cx.via_macros(Blocker::Barrier, sink);
 }
 
 #[cfg(test)]

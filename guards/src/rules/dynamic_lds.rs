@@ -37,10 +37,37 @@
 
 use std::collections::HashMap;
 
-use frontend::{Access, Function, SharedKind, SourceFile};
+use frontend::{Access, Function, MacroDef, SharedDecl, SharedKind, Span};
 
-use crate::callgraph::R_DLDS;
-use crate::engine::{is_primitive, Cx, Sink, Spread};
+use crate::callgraph::{Reaches, Unit};
+use crate::engine::{is_primitive, Blocker, Cx, Sink, Spread};
+
+/// How dynamic shared memory travels: a function that uses a name denoting it, a macro that
+/// names a file-scope dynamic array of the unit.
+pub(crate) const REACHES: Reaches = Reaches {
+    function: Some(in_function),
+    macro_def: in_macro,
+    call: None,
+};
+
+fn in_function(unit: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
+    let dynamic = dynamic_names(unit.shared(), f);
+    if dynamic.is_empty() {
+        return None;
+    }
+    f.idents
+        .iter()
+        .find_map(|u| dynamic.get(&u.name).map(|root| (root.clone(), u.span)))
+}
+
+fn in_macro(unit: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
+    let mut dynamic = unit.shared().filter(|s| s.kind != SharedKind::Static);
+    m.calls
+        .iter()
+        .chain(m.idents.iter())
+        .find(|name| dynamic.any(|s| s.name == **name))
+        .map(|name| (name.clone(), m.span))
+}
 
 /// The rule's stable id.
 pub const ID: &str = "dynamic-lds";
@@ -51,7 +78,10 @@ pub const SUMMARY: &str = "the loop touches dynamic shared memory (`extern __sha
 /// Names that denote dynamic shared memory inside `f`, each with the dynamic array it points
 /// into: the file's and the function's dynamic declarations (mapped to themselves) plus the
 /// local pointers/references initialised or assigned from them (transitively).
-pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashMap<String, String> {
+pub fn dynamic_names<'s>(
+    file_shared: impl Iterator<Item = &'s SharedDecl>,
+    f: &'s Function,
+) -> HashMap<String, String> {
     // File-scope ones, unless the function declares its own variable of that name (a static
     // `__shared__ float smem[256]` or a parameter shadows `extern __shared__ float smem[]`).
     let shadowed = |n: &str| {
@@ -63,9 +93,7 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashMap<String, String>
                 .iter()
                 .any(|d| d.name == n && !f.shared.iter().any(|s| s.name == n))
     };
-    let mut names: HashMap<String, String> = file
-        .shared
-        .iter()
+    let mut names: HashMap<String, String> = file_shared
         .filter(|s| s.kind != SharedKind::Static && !shadowed(&s.name))
         .chain(f.shared.iter().filter(|s| s.kind != SharedKind::Static))
         .map(|s| (s.name.clone(), s.name.clone()))
@@ -122,42 +150,43 @@ pub fn dynamic_names(file: &SourceFile, f: &Function) -> HashMap<String, String>
 pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
         if !is_primitive(c) {
-            if let Some(label) = cx.via_call(c, R_DLDS) {
+            if let Some(label) = cx.via_call(c, Blocker::DynamicLds) {
                 sink.push(c.span, label, Spread::All, None);
             }
         }
     }
-    cx.via_macros(R_DLDS, sink);
-    let dynamic = &cx.reach.dynamic[cx.fi];
-    for r in &cx.f.macro_refs {
-        let Some(&m) = cx.reach.macro_by_name.get(r.name.as_str()) else {
-            continue;
-        };
-        // A macro that reaches dynamic shared memory itself is `Cx::via_macros`'s (below).
-        if cx.reach.macros[m][R_DLDS].is_none() && !dynamic.is_empty() {
-            if let Some((name, root)) = cx
-                .reach
-                .macro_names(cx.file, m)
-                .into_iter()
-                .find_map(|n| dynamic.get(n).map(|root| (n, root)))
-            {
-                let label = if name == root {
-                    format!(
-                        "macro `{}`, which uses dynamic shared memory `{root}`",
-                        r.name
-                    )
-                } else {
-                    format!(
-                        "macro `{}`, which uses `{name}`, a pointer into dynamic shared memory `{root}`",
-                        r.name
-                    )
-                };
-                sink.push(r.span, label, Spread::All, None);
-            }
-        }
-    }
+    cx.via_macros(Blocker::DynamicLds, sink);
+    let dynamic = dynamic_names(cx.reach.unit.shared(), cx.f);
     if dynamic.is_empty() {
         return;
+    }
+    let slot = Blocker::DynamicLds.slot();
+    for u in cx.macro_uses() {
+        let ms = cx.reach.macros_named(u.name);
+        // A macro that reaches dynamic shared memory itself is `Cx::via_macros`'s (above).
+        if ms.is_empty() || ms.iter().any(|&m| cx.reach.macros[m][slot].is_some()) {
+            continue;
+        }
+        let found = ms.iter().find_map(|&m| {
+            cx.reach
+                .macro_names(m)
+                .into_iter()
+                .find_map(|n| dynamic.get(n).map(|root| (n, root)))
+        });
+        if let Some((name, root)) = found {
+            let label = if name == root {
+                format!(
+                    "macro `{}`, which uses dynamic shared memory `{root}`",
+                    u.name
+                )
+            } else {
+                format!(
+                    "macro `{}`, which uses `{name}`, a pointer into dynamic shared memory `{root}`",
+                    u.name
+                )
+            };
+            sink.push(u.span, label, Spread::All, None);
+        }
     }
     for u in &cx.f.idents {
         if let Some(root) = dynamic.get(&u.name) {

@@ -29,9 +29,22 @@
 //! `// hip-unroll: allow(early-exit)` silences the lint (`check`) only; `unroll` and the tuner apply
 //! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
-use frontend::{JumpKind, JumpTarget, MacroDef};
+use frontend::{JumpKind, JumpTarget, MacroDef, Span};
 
-use crate::engine::{Cx, Sink, Spread};
+use crate::callgraph::{Reaches, Unit};
+use crate::engine::{Blocker, Cx, Sink, Spread};
+
+/// How an early exit travels: only from macro to macro (a helper's `return` stays in the
+/// helper); the witness names the macro that leaves.
+pub(crate) const REACHES: Reaches = Reaches {
+    function: None,
+    macro_def: in_macro,
+    call: None,
+};
+
+fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
+    macro_exit(m).map(|_| (m.name.clone(), m.span))
+}
 
 /// The rule's stable id.
 pub const ID: &str = "early-exit";
@@ -63,23 +76,30 @@ pub fn macro_exit(m: &MacroDef) -> Option<MacroExit> {
 /// other macros too), and every `break` (of its own loop only), `return` and `goto` (of the
 /// loops that do not contain its label).
 pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for r in &cx.f.macro_refs {
-        let Some(&m) = cx.reach.macro_by_name.get(r.name.as_str()) else {
-            continue;
-        };
-        if let Some((exit, w)) = &cx.reach.macro_exit[m] {
+    let slot = Blocker::EarlyExit.slot();
+    for u in cx.macro_uses() {
+        let hit = cx.reach.macros_named(u.name).iter().find_map(|&m| {
+            let w = cx.reach.macros[m][slot].as_ref()?;
+            // The witness is the macro that leaves; how it leaves is its own body's.
+            let root = cx.reach.macros_named(&w.what).iter().find_map(|&r| {
+                let d = cx.reach.macro_def(r);
+                (d.span == w.span).then(|| macro_exit(d)).flatten()
+            })?;
+            Some((m, root, w))
+        });
+        if let Some((m, exit, w)) = hit {
             let (how, verb) = match exit {
                 MacroExit::Leaves => (Spread::All, "returns or jumps out"),
                 MacroExit::Breaks => (Spread::This, "breaks out of the loop"),
             };
-            let via = if w.what == r.name {
+            let via = if w.what == u.name {
                 String::new()
             } else {
                 format!(" (through `{}`)", w.what)
             };
             sink.push(
-                r.span,
-                format!("macro `{}`, which {verb}{via}", r.name),
+                u.span,
+                format!("macro {}, which {verb}{via}", cx.macro_label(u.name, m)),
                 how,
                 None,
             );

@@ -9,12 +9,14 @@ pub mod barrier;
 pub mod candidate;
 pub mod dynamic_lds;
 pub mod early_exit;
+pub mod include_not_found;
 pub mod unroll_blocked;
 pub mod vgpr_pressure;
 pub mod wave_size;
 
 use frontend::Span;
 
+use crate::callgraph::Reaches;
 use crate::engine::{Cx, Sink};
 use crate::fix::Fix;
 use crate::report::Severity;
@@ -55,6 +57,17 @@ impl Blocker {
             Blocker::DynamicLds => dynamic_lds::evidence(cx, sink),
             Blocker::EarlyExit => early_exit::evidence(cx, sink),
         }
+    }
+
+    /// How this rule's evidence travels through the functions, callables and macros of the
+    /// translation unit (each blocker states its own; the reach model knows no rule).
+    pub(crate) fn reaches(self) -> Option<Reaches> {
+        Some(match self {
+            Blocker::Atomic => atomic::REACHES,
+            Blocker::Barrier => barrier::REACHES,
+            Blocker::DynamicLds => dynamic_lds::REACHES,
+            Blocker::EarlyExit => early_exit::REACHES,
+        })
     }
 
     pub(crate) fn slot(self) -> usize {
@@ -178,6 +191,13 @@ pub static REGISTRY: &[Rule] = &[
         severity: Severity::Hint,
         summary: candidate::SUMMARY,
         doc: Doc::ModuleSource(include_str!("candidate.rs")),
+    },
+    Rule {
+        id: include_not_found::ID,
+        kind: RuleKind::Diagnostic,
+        severity: Severity::Hint,
+        summary: include_not_found::SUMMARY,
+        doc: Doc::ModuleSource(include_str!("include_not_found.rs")),
     },
     Rule {
         id: vgpr_pressure::ID,

@@ -1,0 +1,591 @@
+//! Translation units: the headers a source file reaches through `#include "..."`, found on disk,
+//! parsed once per run and shared between the files that include them.
+//!
+//! A quoted include is looked for in the including file's directory, then in the search
+//! directories of [`Includes`] in their order (the binary puts the command line's `-I` first,
+//! then `[check] include-dirs`, then the `-I` of `[compile]` and `[tune] compile-flags`).
+//! Includes are followed transitively, depth first in source order, each header once per unit
+//! (cycles and include guards need nothing more). System includes (`#include <...>`) are not
+//! followed: the HIP/CUDA API is known by name. A header is parsed once per content (BLAKE3
+//! hash) for the whole run by a [`HeaderCache`] that the threads of `check` share.
+//!
+//! What cannot be found is listed ([`TranslationUnit::missing`]): nothing the guards cannot see
+//! is assumed harmless for a manual rewrite.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::ir::{MacroDef, SourceFile, Span};
+use crate::lex::{self, Tok, Token};
+
+/// Headers larger than this are not read (listed as missing, [`MissingReason::TooLarge`]).
+pub const MAX_HEADER_BYTES: u64 = 16 << 20;
+/// At most this many headers per unit; further ones are listed as missing
+/// ([`MissingReason::TooMany`]).
+pub const MAX_HEADERS: usize = 2048;
+
+/// How an `#include` names its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IncludeKind {
+    /// `#include "name"`: followed.
+    Quoted,
+    /// `#include <name>`: not followed (the compiler's and the system's headers).
+    System,
+    /// `#include MACRO` (a computed include): cannot be followed.
+    Computed,
+}
+
+/// One `#include` directive of a file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Include {
+    /// The name between the quotes or angle brackets (for a computed include, the text after
+    /// `#include`).
+    pub spelled: String,
+    pub kind: IncludeKind,
+    /// The whole directive line (from `#`).
+    pub span: Span,
+}
+
+/// Why an include of the unit was not followed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MissingReason {
+    /// No such file next to the including file or in any search directory.
+    NotFound,
+    /// `#include MACRO`: the name is computed by the preprocessor.
+    Computed,
+    /// Larger than [`MAX_HEADER_BYTES`].
+    TooLarge,
+    /// The unit already holds [`MAX_HEADERS`] headers.
+    TooMany,
+    /// Found but not readable (the I/O error).
+    Unreadable(String),
+}
+
+/// A quoted include that the unit could not follow.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MissingInclude {
+    pub spelled: String,
+    pub reason: MissingReason,
+    /// The file that holds the directive (the main file's path as given, or a header's
+    /// [`Header::path`]).
+    pub from: PathBuf,
+    /// Line of the directive in `from`.
+    pub line: u32,
+    /// The main file's `#include` through which it was reached (the directive itself when
+    /// `from` is the main file).
+    pub via: Span,
+    /// 0 when the directive is in the main file, else how many headers deep.
+    pub depth: usize,
+}
+
+/// One parsed header, shared by every unit (and thread) that includes this content.
+#[derive(Debug)]
+pub struct Parsed {
+    pub bytes: Vec<u8>,
+    pub file: SourceFile,
+    pub includes: Vec<Include>,
+    declared: OnceLock<HashSet<String>>,
+}
+
+impl Parsed {
+    fn new(bytes: Vec<u8>) -> Parsed {
+        let file = crate::parse(&bytes);
+        let includes = scan_includes(&bytes, &file);
+        Parsed {
+            bytes,
+            file,
+            includes,
+            declared: OnceLock::new(),
+        }
+    }
+
+    /// The names this header declares at file, namespace or class scope (see
+    /// [`declared_names`]); computed on first use.
+    pub fn declared(&self) -> &HashSet<String> {
+        self.declared.get_or_init(|| {
+            let toks = lex::tokenize(&self.bytes, 0..self.bytes.len());
+            declared_names(&self.bytes, &toks, &self.file)
+        })
+    }
+}
+
+/// A header of a unit: where it was found and its parse.
+#[derive(Debug, Clone)]
+pub struct Header {
+    /// The including file's directory or the search directory joined with the spelled name,
+    /// lexically normalised (`a/./b/../c.h` is `a/c.h`); relative when they are. Diagnostics
+    /// that point into the header name this path.
+    pub path: PathBuf,
+    pub parsed: Arc<Parsed>,
+}
+
+impl Header {
+    pub fn file(&self) -> &SourceFile {
+        &self.parsed.file
+    }
+    pub fn bytes(&self) -> &[u8] {
+        &self.parsed.bytes
+    }
+}
+
+/// What a source file reaches through its includes: the headers found (depth first, in source
+/// order, each once), the quoted includes that were not, and the system includes named.
+#[derive(Debug, Clone, Default)]
+pub struct TranslationUnit {
+    pub headers: Vec<Header>,
+    pub missing: Vec<MissingInclude>,
+    /// The `#include <...>` names of the main file and its headers, each once, in order.
+    pub system: Vec<String>,
+}
+
+impl TranslationUnit {
+    /// A unit of the main file alone (no include followed, none missing).
+    pub fn empty() -> TranslationUnit {
+        TranslationUnit::default()
+    }
+
+    /// True when no header was found and none is missing.
+    pub fn is_empty(&self) -> bool {
+        self.headers.is_empty() && self.missing.is_empty()
+    }
+
+    /// Every macro of the headers, with the index of its header, in unit order.
+    pub fn macros(&self) -> impl Iterator<Item = (usize, &MacroDef)> {
+        self.headers
+            .iter()
+            .enumerate()
+            .flat_map(|(i, h)| h.file().macros.iter().map(move |m| (i, m)))
+    }
+
+    /// The last definition of macro `name` among the headers (the unit order: a header
+    /// included later wins, as a redefinition would).
+    pub fn macro_def(&self, name: &str) -> Option<&MacroDef> {
+        self.headers
+            .iter()
+            .rev()
+            .find_map(|h| h.file().macros.iter().rev().find(|m| m.name == name))
+    }
+
+    /// True when some header declares `name` at file, namespace or class scope (a macro, a
+    /// function, a variable, a type, an enumerator or a template parameter).
+    pub fn declares(&self, name: &str) -> bool {
+        self.headers.iter().any(|h| {
+            h.parsed.declared().contains(name)
+                || h.file().macros.iter().any(|m| m.name == name)
+                || h.file().functions.iter().any(|f| f.name == name)
+        })
+    }
+}
+
+/// The run's parsed headers, shared by every file (and thread) of one run: each header content
+/// is parsed once (keyed by its BLAKE3 hash), each path read once.
+#[derive(Debug, Default)]
+pub struct HeaderCache {
+    /// Normalised path -> its parse, or why it cannot be had (`None`: no such file).
+    by_path: Mutex<HashMap<PathBuf, Option<Result<Arc<Parsed>, MissingReason>>>>,
+    by_hash: Mutex<HashMap<[u8; 32], Arc<OnceLock<Arc<Parsed>>>>>,
+    parses: AtomicUsize,
+}
+
+impl HeaderCache {
+    pub fn new() -> HeaderCache {
+        HeaderCache::default()
+    }
+
+    /// How many headers this cache has parsed (each content once).
+    pub fn parses(&self) -> usize {
+        self.parses.load(Ordering::Relaxed)
+    }
+
+    /// The header at `path`: `None` when there is no such file, else its parse or why it
+    /// cannot be read.
+    fn load(&self, path: &Path) -> Option<Result<Arc<Parsed>, MissingReason>> {
+        if let Some(hit) = lock(&self.by_path).get(path) {
+            return hit.clone();
+        }
+        let loaded = self.read(path);
+        lock(&self.by_path).insert(path.to_path_buf(), loaded.clone());
+        loaded
+    }
+
+    fn read(&self, path: &Path) -> Option<Result<Arc<Parsed>, MissingReason>> {
+        let meta = std::fs::metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        if meta.len() > MAX_HEADER_BYTES {
+            return Some(Err(MissingReason::TooLarge));
+        }
+        let bytes = match std::fs::read(path) {
+            Ok(b) if b.len() as u64 <= MAX_HEADER_BYTES => b,
+            Ok(_) => return Some(Err(MissingReason::TooLarge)),
+            Err(e) => return Some(Err(MissingReason::Unreadable(e.kind().to_string()))),
+        };
+        let hash = *blake3::hash(&bytes).as_bytes();
+        let cell = lock(&self.by_hash).entry(hash).or_default().clone();
+        let parsed = cell
+            .get_or_init(|| {
+                self.parses.fetch_add(1, Ordering::Relaxed);
+                Arc::new(Parsed::new(bytes))
+            })
+            .clone();
+        Some(Ok(parsed))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Where the quoted includes of a file are looked for after the file's own directory, and the
+/// run's header cache.
+#[derive(Debug, Clone, Default)]
+pub struct Includes {
+    /// Search directories, in order.
+    pub dirs: Vec<PathBuf>,
+    pub cache: Arc<HeaderCache>,
+}
+
+impl Includes {
+    pub fn new(dirs: Vec<PathBuf>, cache: Arc<HeaderCache>) -> Includes {
+        Includes { dirs, cache }
+    }
+
+    /// The unit of the file at `path` (as given: relative paths are relative to the working
+    /// directory) whose bytes are `source`, parsed into `file`.
+    pub fn resolve(&self, path: &Path, source: &[u8], file: &SourceFile) -> TranslationUnit {
+        let mut unit = TranslationUnit::default();
+        let top = scan_includes(source, file);
+        if top.is_empty() {
+            return unit;
+        }
+        let main = normalize(path);
+        let mut seen_paths: HashSet<PathBuf> = HashSet::from([main.clone()]);
+        let mut seen_parses: HashSet<*const Parsed> = HashSet::new();
+        let mut seen_system: HashSet<String> = HashSet::new();
+        // Depth first in source order: a stack of (including file, its includes, next index, via).
+        struct Frame {
+            path: PathBuf,
+            includes: Arc<Vec<Include>>,
+            next: usize,
+        }
+        let mut stack = vec![Frame {
+            path: main,
+            includes: Arc::new(top),
+            next: 0,
+        }];
+        let mut via = Span::default();
+        while let Some(frame) = stack.last_mut() {
+            let Some(inc) = frame.includes.get(frame.next).cloned() else {
+                stack.pop();
+                continue;
+            };
+            frame.next += 1;
+            let from = frame.path.clone();
+            let depth = stack.len() - 1;
+            if depth == 0 {
+                via = inc.span;
+            }
+            let missing = |reason| MissingInclude {
+                spelled: inc.spelled.clone(),
+                reason,
+                from: from.clone(),
+                line: inc.span.line,
+                via,
+                depth,
+            };
+            match inc.kind {
+                IncludeKind::System => {
+                    if seen_system.insert(inc.spelled.clone()) {
+                        unit.system.push(inc.spelled.clone());
+                    }
+                    continue;
+                }
+                IncludeKind::Computed => {
+                    unit.missing.push(missing(MissingReason::Computed));
+                    continue;
+                }
+                IncludeKind::Quoted => {}
+            }
+            let here = from.parent().map(Path::to_path_buf).unwrap_or_default();
+            let mut found = None;
+            for dir in std::iter::once(&here).chain(self.dirs.iter()) {
+                let candidate = normalize(&dir.join(&inc.spelled));
+                if let Some(loaded) = self.cache.load(&candidate) {
+                    found = Some((candidate, loaded));
+                    break;
+                }
+            }
+            let Some((hpath, loaded)) = found else {
+                unit.missing.push(missing(MissingReason::NotFound));
+                continue;
+            };
+            let parsed = match loaded {
+                Ok(p) => p,
+                Err(reason) => {
+                    unit.missing.push(missing(reason));
+                    continue;
+                }
+            };
+            if !seen_paths.insert(hpath.clone()) || !seen_parses.insert(Arc::as_ptr(&parsed)) {
+                continue; // included before (an include guard, `#pragma once` or a cycle)
+            }
+            if unit.headers.len() >= MAX_HEADERS {
+                unit.missing.push(missing(MissingReason::TooMany));
+                continue;
+            }
+            let includes = Arc::new(parsed.includes.clone());
+            unit.headers.push(Header {
+                path: hpath.clone(),
+                parsed,
+            });
+            stack.push(Frame {
+                path: hpath,
+                includes,
+                next: 0,
+            });
+        }
+        unit
+    }
+}
+
+/// `path` with `.` components removed and `dir/..` pairs folded (lexically: symbolic links are
+/// not resolved, so two spellings of one file through a link stay two paths; the content hash
+/// still parses it once).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last = out.components().next_back();
+                match last {
+                    Some(Component::Normal(_)) => {
+                        out.pop();
+                    }
+                    Some(Component::RootDir | Component::Prefix(_)) => {}
+                    _ => out.push(".."),
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// The `#include` directives of a file, in order: `#` first on its line (after blanks), then
+/// `include` (also `include_next`, `import`); those inside comments and string literals (the
+/// file's `inert` ranges) are left out.
+pub fn scan_includes(source: &[u8], file: &SourceFile) -> Vec<Include> {
+    let mut out = Vec::new();
+    let mut line = 1u32;
+    let mut counted = 0usize;
+    let mut hits: Vec<usize> = memchr::memmem::find_iter(source, b"include").collect();
+    hits.extend(memchr::memmem::find_iter(source, b"import"));
+    hits.sort_unstable();
+    for at in hits {
+        // Back over blanks to `#`, then over blanks to the line start.
+        let mut i = at;
+        while i > 0 && matches!(source[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        if i == 0 || source[i - 1] != b'#' {
+            continue;
+        }
+        let hash = i - 1;
+        let mut s = hash;
+        while s > 0 && matches!(source[s - 1], b' ' | b'\t') {
+            s -= 1;
+        }
+        if s > 0 && source[s - 1] != b'\n' {
+            continue;
+        }
+        if in_ranges(&file.inert, hash) {
+            continue;
+        }
+        let word_end = at
+            + source[at..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                .count();
+        if !matches!(
+            &source[at..word_end],
+            b"include" | b"include_next" | b"import"
+        ) {
+            continue;
+        }
+        let eol = memchr::memchr(b'\n', &source[word_end..]).map_or(source.len(), |n| word_end + n);
+        line += memchr::memchr_iter(b'\n', &source[counted..hash]).count() as u32;
+        counted = hash;
+        let rest = &source[word_end..eol];
+        let text = String::from_utf8_lossy(rest);
+        let rest = text.trim();
+        let (spelled, kind) = match rest.as_bytes().first() {
+            Some(b'"') => match rest[1..].find('"') {
+                Some(e) => (rest[1..1 + e].to_string(), IncludeKind::Quoted),
+                None => (rest.to_string(), IncludeKind::Computed),
+            },
+            Some(b'<') => match rest[1..].find('>') {
+                Some(e) => (rest[1..1 + e].to_string(), IncludeKind::System),
+                None => (rest.to_string(), IncludeKind::Computed),
+            },
+            _ => {
+                let t = rest.split("//").next().unwrap_or("").trim();
+                (t.to_string(), IncludeKind::Computed)
+            }
+        };
+        let mut end = eol;
+        if end > hash && source.get(end - 1) == Some(&b'\r') {
+            end -= 1;
+        }
+        out.push(Include {
+            spelled,
+            kind,
+            span: Span {
+                start: hash,
+                end,
+                line,
+                column: (hash - s) as u32 + 1,
+            },
+        });
+    }
+    out
+}
+
+/// True when `pos` lies inside one of `ranges` (sorted by start, not overlapping).
+fn in_ranges(ranges: &[Span], pos: usize) -> bool {
+    let i = ranges.partition_point(|r| r.start <= pos);
+    i > 0 && pos < ranges[i - 1].end
+}
+
+/// The names a file declares outside function bodies, read from its tokens (`toks`, the whole
+/// file's): every identifier in a declarator position (followed by `=`, `,`, `;`, `[`, `{`,
+/// `}`, `>` or `:`, after a type word, `*`, `&`, `,`, `{` or `<`), which covers variables,
+/// enumerators, template parameters, struct/class/enum/union/typedef/`using` names and function
+/// prototypes (a name followed by `(` after a type word). Preprocessor lines are skipped (their
+/// macros are the IR's). The net is wide on purpose: a name found here is "seen", so it is not
+/// taken for a macro the tool cannot see.
+pub fn declared_names(src: &[u8], toks: &[Token], file: &SourceFile) -> HashSet<String> {
+    let mut bodies: Vec<(usize, usize)> = file
+        .functions
+        .iter()
+        .map(|f| (f.body.start, f.body.end))
+        .collect();
+    bodies.sort_unstable();
+    let in_body = |pos: usize| {
+        let i = bodies.partition_point(|b| b.0 <= pos);
+        i > 0 && pos < bodies[i - 1].1
+    };
+    let mut out = HashSet::new();
+    let mut directive_end = 0usize;
+    for (k, t) in toks.iter().enumerate() {
+        if let Tok::Directive(_) = t.tok {
+            directive_end = logical_line_end(src, t.range.start);
+            continue;
+        }
+        if t.range.start < directive_end {
+            continue;
+        }
+        let Tok::Ident(w) = &t.tok else { continue };
+        if in_body(t.range.start) {
+            continue;
+        }
+        let prev = k.checked_sub(1).map(|p| &toks[p].tok);
+        let next = toks.get(k + 1).map(|x| &x.tok);
+        let tagged = matches!(prev, Some(Tok::Ident(p)) if matches!(p.as_str(), "struct" | "class" | "union" | "enum" | "using" | "namespace" | "typename"));
+        let after_type = matches!(
+            prev,
+            Some(Tok::Ident(_)) | Some(Tok::Punct("*" | "&" | "&&" | "," | "{" | "<" | ">"))
+        );
+        let declarator = matches!(
+            next,
+            Some(Tok::Punct(
+                "=" | "," | ";" | "[" | "{" | "}" | ">" | ":" | ")" | "("
+            ))
+        );
+        if tagged || (after_type && declarator) {
+            out.insert(w.clone());
+        }
+    }
+    out
+}
+
+/// The end of the logical line (backslash-continued lines joined) that starts at or before
+/// `pos`.
+fn logical_line_end(src: &[u8], pos: usize) -> usize {
+    let mut i = pos;
+    loop {
+        match memchr::memchr(b'\n', &src[i.min(src.len())..]) {
+            None => return src.len(),
+            Some(n) => {
+                let nl = i + n;
+                let mut j = nl;
+                if j > 0 && src[j - 1] == b'\r' {
+                    j -= 1;
+                }
+                if j > 0 && src[j - 1] == b'\\' {
+                    i = nl + 1;
+                    continue;
+                }
+                return nl;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_lexically() {
+        assert_eq!(normalize(Path::new("a/./b/../c.h")), PathBuf::from("a/c.h"));
+        assert_eq!(normalize(Path::new("./x.h")), PathBuf::from("x.h"));
+        assert_eq!(normalize(Path::new("../x.h")), PathBuf::from("../x.h"));
+        assert_eq!(normalize(Path::new("/a/../../x.h")), PathBuf::from("/x.h"));
+    }
+
+    #[test]
+    fn scans_includes_not_in_comments() {
+        let src = b"#include \"a.h\"\n  #  include <b.h>\n// #include \"c.h\"\n/*\n#include \"d.h\"\n*/\n#include GEN(x)\nint include = 1;\n#import \"e.h\"\n";
+        let file = crate::parse(src);
+        let inc = scan_includes(src, &file);
+        let got: Vec<(&str, IncludeKind, u32)> = inc
+            .iter()
+            .map(|i| (i.spelled.as_str(), i.kind, i.span.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a.h", IncludeKind::Quoted, 1),
+                ("b.h", IncludeKind::System, 2),
+                ("GEN(x)", IncludeKind::Computed, 7),
+                ("e.h", IncludeKind::Quoted, 9),
+            ]
+        );
+        assert_eq!(
+            &src[inc[0].span.start..inc[0].span.end],
+            b"#include \"a.h\""
+        );
+    }
+
+    #[test]
+    fn declared_names_cover_declarations_not_uses() {
+        let src = b"#define M 1\n#if FOO > 2\n#endif\nenum { A, B = 2 };\ntemplate <int TILE, typename T> struct S { static constexpr int K = 3; };\nconstexpr int LIMIT = 4;\nint counter;\nfloat RELU(float x);\ntypedef int idx_t;\n__device__ void f() { int LOCAL = 1; g(USED); }\nstatic float buf[SIZE];\n";
+        let file = crate::parse(src);
+        let toks = lex::tokenize(src, 0..src.len());
+        let names = declared_names(src, &toks, &file);
+        for n in [
+            "A", "B", "TILE", "T", "S", "K", "LIMIT", "counter", "RELU", "idx_t",
+        ] {
+            assert!(names.contains(n), "{n} in {names:?}");
+        }
+        for n in ["FOO", "LOCAL", "USED", "SIZE", "M"] {
+            assert!(!names.contains(n), "{n} in {names:?}");
+        }
+    }
+}
