@@ -174,6 +174,16 @@ const OTHER: &[&str] = &[
     "ulong4",
     "longlong2",
     "ulonglong2",
+    // Cooperative groups' free functions, also after `using namespace cooperative_groups`.
+    "this_thread_block",
+    "this_grid",
+    "this_multi_grid",
+    "this_thread",
+    "this_cluster",
+    "tiled_partition",
+    "coalesced_threads",
+    "labeled_partition",
+    "binary_partition",
 ];
 
 /// Methods of cooperative-groups objects, `std::` containers and vector types that neither
@@ -217,7 +227,7 @@ const METHODS: &[&str] = &[
 /// Namespaces whose functions are the language's or the toolkits' own.
 const NAMESPACES: &[&str] = &[
     "std",
-    "cuda::std",
+    "cuda",
     "cooperative_groups",
     "cg",
     "hip",
@@ -226,10 +236,12 @@ const NAMESPACES: &[&str] = &[
 
 /// True when `c` calls a function of the HIP/CUDA device API or of the C/C++ library, known by
 /// name: builtins and intrinsics (`__` prefix), `hip*`/`cuda*`/`make_*` functions, the math
-/// library, `std::` and cooperative-groups functions and the methods of their objects.
+/// library, `std::`, `cuda::` (libcu++) and cooperative-groups functions and the methods of
+/// their objects; a one-letter callee (a template parameter, `T(0)`).
 pub(crate) fn is_known_call(c: &Call) -> bool {
     let name = c.callee.as_str();
-    if name.is_empty() || name.starts_with("__") || name.starts_with("operator") {
+    // A one-letter callee is a template parameter constructing a value (`T(0)`).
+    if name.len() < 2 || name.starts_with("__") || name.starts_with("operator") {
         return true;
     }
     if crate::rules::barrier::is_barrier_call(c) || crate::rules::atomic::is_atomic_call(c) {

@@ -13,6 +13,10 @@ struct Expect {
     diags: Vec<(u32, String)>,
     /// line -> expected constant trip count (`None` for `trip: ?`) of the loop on that line.
     trips: BTreeMap<u32, Option<u64>>,
+    /// line -> expected sorted `unresolved` calls of the loop on that line (none when absent).
+    unresolved: BTreeMap<u32, Vec<String>>,
+    /// `// hip-unroll-test: include-dir DIR` (relative to the fixture's directory).
+    include_dirs: Vec<String>,
     hints: bool,
 }
 
@@ -23,6 +27,9 @@ fn expectations(src: &str) -> Result<Expect, String> {
         let lineno = i as u32 + 1;
         if line.contains("hip-unroll-test: hints") {
             e.hints = true;
+        }
+        if let Some(d) = line.split("hip-unroll-test: include-dir ").nth(1) {
+            e.include_dirs.push(d.trim().to_string());
         }
         let Some(pos) = line.find("// ~") else {
             continue;
@@ -50,6 +57,18 @@ fn expectations(src: &str) -> Result<Expect, String> {
             for rule in r.split(',').map(str::trim).filter(|s| !s.is_empty()) {
                 e.diags.push((target, rule.to_string()));
             }
+        } else if let Some(u) = rest.strip_prefix("unresolved:") {
+            let mut v: Vec<String> = u
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect();
+            v.sort();
+            if e.unresolved.insert(target, v).is_some() {
+                return Err(format!(
+                    "line {lineno}: two `unresolved:` annotations for line {target}"
+                ));
+            }
         } else if let Some(t) = rest.strip_prefix("trip:") {
             let t = t.trim();
             let want = match t {
@@ -66,7 +85,7 @@ fn expectations(src: &str) -> Result<Expect, String> {
             }
         } else {
             return Err(format!(
-                "line {lineno}: unknown annotation `{rest}` (want `blockers:`, `diag:` or `trip:`)"
+                "line {lineno}: unknown annotation `{rest}` (want `blockers:`, `diag:`, `trip:` or `unresolved:`)"
             ));
         }
     }
@@ -81,7 +100,10 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            fixtures(&p, out);
+            // `headers/` directories hold what the fixtures include, not fixtures.
+            if p.file_name().is_some_and(|n| n != "headers") {
+                fixtures(&p, out);
+            }
         } else if p
             .extension()
             .is_some_and(|x| x == "cu" || x == "hip" || x == "cuh")
@@ -91,11 +113,17 @@ fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
+fn run_fixture(
+    path: &Path,
+    cache: &std::sync::Arc<frontend::tu::HeaderCache>,
+) -> Result<(), Vec<String>> {
     let src = std::fs::read_to_string(path).map_err(|e| vec![e.to_string()])?;
     let exp = expectations(&src).map_err(|e| vec![e])?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dirs = exp.include_dirs.iter().map(|d| dir.join(d)).collect();
     let settings = guards::Settings {
         hints: exp.hints,
+        includes: Some(frontend::tu::Includes::new(dirs, cache.clone())),
         ..Default::default()
     };
     let (report, diags) = guards::check_source(&path.to_string_lossy(), src.as_bytes(), &settings);
@@ -118,6 +146,13 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
                 )),
                 _ => {}
             }
+            let want = exp.unresolved.get(&l.line).cloned().unwrap_or_default();
+            if want != l.unresolved {
+                errs.push(format!(
+                    "line {}: loop {} unresolved {:?}, expected {:?}",
+                    l.line, l.id, l.unresolved, want
+                ));
+            }
             if let Some(want) = exp.trips.get(&l.line) {
                 if *want != l.trip_count {
                     errs.push(format!(
@@ -132,6 +167,13 @@ fn run_fixture(path: &Path) -> Result<(), Vec<String>> {
         if !seen_lines.contains(line) {
             errs.push(format!(
                 "line {line}: `trip:` annotation but no reported loop starts there"
+            ));
+        }
+    }
+    for line in exp.unresolved.keys() {
+        if !seen_lines.contains(line) {
+            errs.push(format!(
+                "line {line}: `unresolved:` annotation but no reported loop starts there"
             ));
         }
     }
@@ -190,8 +232,10 @@ fn check_fixtures() {
         files.len()
     );
     let mut failures = Vec::new();
+    // One header cache for the whole run, as `check` has.
+    let cache = std::sync::Arc::new(frontend::tu::HeaderCache::new());
     for f in &files {
-        if let Err(errs) = run_fixture(f) {
+        if let Err(errs) = run_fixture(f, &cache) {
             let name = f.strip_prefix(&root).unwrap_or(f).display().to_string();
             failures.push(format!("{name}:\n  {}", errs.join("\n  ")));
         }
@@ -217,6 +261,7 @@ fn every_rule_has_flagged_and_clean_fixtures() {
         "wave-size",
         "unroll-blocked",
         "candidate",
+        "include-not-found",
     ] {
         let mut files = Vec::new();
         fixtures(&root.join(rule), &mut files);

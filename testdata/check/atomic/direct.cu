@@ -14,6 +14,7 @@ __global__ void atomics(int* counters, float* sums, unsigned long long* wide, in
   for (int i = 0; i < n; ++i) counter_ref.fetch_add(1);  // ~ blockers: atomic
   // Clean: a variable named like an atomic, a method named like one, and a plain function.
   for (int i = 0; i < n; ++i) {  // ~ blockers: none
+  // ~^ unresolved: layout.atomic_local_m, nonatomic_add
     int atomic_count = counters[i] + layout.atomic_local_m();
     sums[i] = nonatomic_add(sums[i], atomic_count);
   }

@@ -61,4 +61,5 @@ __global__ void members(float* s, int n) {
   for (int i = 0; i < n; ++i) Tile::stage(s);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) s[i] = t.get(s, i);  // ~ blockers: none
   for (int i = 0; i < n; ++i) t.reset();  // ~ blockers: none
+  // ~^ unresolved: t.reset
 }

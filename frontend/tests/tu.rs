@@ -1,0 +1,165 @@
+//! Translation units: include resolution order, transitive includes, cycles, missing includes,
+//! and the run-wide header cache (one parse per header content, shared between threads).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use frontend::tu::{HeaderCache, IncludeKind, Includes, MissingReason, TranslationUnit};
+
+fn write(dir: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn unit(inc: &Includes, path: &Path) -> TranslationUnit {
+    let bytes = std::fs::read(path).unwrap();
+    let file = frontend::parse(&bytes);
+    inc.resolve(path, &bytes, &file)
+}
+
+fn names(u: &TranslationUnit, root: &Path) -> Vec<String> {
+    u.headers
+        .iter()
+        .map(|h| {
+            h.path
+                .strip_prefix(root)
+                .unwrap_or(&h.path)
+                .display()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn resolution_order_is_own_directory_then_search_dirs_in_order() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(root, "src/a.h", "#define FROM_SRC 1\n");
+    write(root, "inc1/a.h", "#define FROM_INC1 1\n");
+    write(root, "inc1/b.h", "#define B1 1\n");
+    write(root, "inc2/b.h", "#define B2 1\n");
+    write(root, "inc2/c.h", "#define C2 1\n");
+    let main = write(
+        root,
+        "src/k.cu",
+        "#include \"a.h\"\n#include \"b.h\"\n#include \"c.h\"\n#include <hip/hip_runtime.h>\n",
+    );
+    let inc = Includes::new(
+        vec![root.join("inc1"), root.join("inc2")],
+        Arc::new(HeaderCache::new()),
+    );
+    let u = unit(&inc, &main);
+    assert_eq!(names(&u, root), ["src/a.h", "inc1/b.h", "inc2/c.h"]);
+    assert!(u.macro_def("FROM_SRC").is_some() && u.macro_def("FROM_INC1").is_none());
+    assert!(u.macro_def("B1").is_some() && u.macro_def("B2").is_none());
+    assert_eq!(u.system, ["hip/hip_runtime.h"]);
+    assert!(u.missing.is_empty());
+}
+
+#[test]
+fn transitive_includes_cycles_and_guards_each_header_once() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "a.cuh",
+        "#ifndef A\n#define A\n#include \"sub/b.cuh\"\n#define IN_A 1\n#endif\n",
+    );
+    write(
+        root,
+        "sub/b.cuh",
+        "#pragma once\n#include \"../a.cuh\"\n#include \"c.cuh\"\n#include \"../k.cu\"\n",
+    );
+    write(
+        root,
+        "sub/c.cuh",
+        "#include \"b.cuh\"\n__device__ void c_helper() {}\n",
+    );
+    let main = write(root, "k.cu", "#include \"a.cuh\"\n#include \"./a.cuh\"\n");
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let u = unit(&inc, &main);
+    // Depth first in source order; the main file itself and every repeat are skipped.
+    assert_eq!(names(&u, root), ["a.cuh", "sub/b.cuh", "sub/c.cuh"]);
+    assert!(u.missing.is_empty(), "{:?}", u.missing);
+    assert!(u.declares("c_helper") && u.declares("IN_A"));
+}
+
+#[test]
+fn missing_includes_name_their_includer_and_the_main_files_line() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(root, "h.cuh", "\n\n#include \"gone.cuh\"\n");
+    let main = write(
+        root,
+        "k.cu",
+        "// k\n#include \"h.cuh\"\n#include \"nope.h\"\n#include GENERATED_HEADER\n",
+    );
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let u = unit(&inc, &main);
+    let got: Vec<(&str, &MissingReason, u32, u32, usize)> = u
+        .missing
+        .iter()
+        .map(|m| (m.spelled.as_str(), &m.reason, m.line, m.via.line, m.depth))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("gone.cuh", &MissingReason::NotFound, 3, 2, 1),
+            ("nope.h", &MissingReason::NotFound, 3, 3, 0),
+            ("GENERATED_HEADER", &MissingReason::Computed, 4, 4, 0),
+        ]
+    );
+    assert_eq!(u.missing[0].from, root.join("h.cuh"));
+    let includes =
+        frontend::tu::scan_includes(&std::fs::read(&main).unwrap(), &frontend::parse(b""));
+    assert_eq!(includes[2].kind, IncludeKind::Computed);
+}
+
+#[test]
+fn a_header_is_parsed_once_per_content_across_files_and_threads() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let common = "#pragma once\n__device__ inline void sync_all() { __syncthreads(); }\n";
+    write(root, "common.cuh", common);
+    // The same content at a second path: one parse for both.
+    write(root, "copy/common.cuh", common);
+    write(root, "other.cuh", "#define OTHER 1\n");
+    let mut mains = Vec::new();
+    for i in 0..32 {
+        let text = if i % 2 == 0 {
+            "#include \"common.cuh\"\n#include \"other.cuh\"\n"
+        } else {
+            "#include \"copy/common.cuh\"\n"
+        };
+        mains.push(write(root, &format!("k{i}.cu"), text));
+    }
+    let cache = Arc::new(HeaderCache::new());
+    let inc = Includes::new(Vec::new(), cache.clone());
+    std::thread::scope(|s| {
+        for chunk in mains.chunks(4) {
+            let inc = &inc;
+            s.spawn(move || {
+                for m in chunk {
+                    let u = unit(inc, m);
+                    assert!(u.declares("sync_all"), "{}", m.display());
+                }
+            });
+        }
+    });
+    assert_eq!(cache.parses(), 2, "common.cuh (both paths) and other.cuh");
+}
+
+#[test]
+fn oversized_and_unreadable_headers_are_missing_not_fatal() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("dir.h")).unwrap();
+    let main = write(root, "k.cu", "#include \"dir.h\"\n");
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let u = unit(&inc, &main);
+    // A directory is no header: not found.
+    assert_eq!(u.missing.len(), 1);
+    assert_eq!(u.missing[0].reason, MissingReason::NotFound);
+}
