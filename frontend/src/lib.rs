@@ -10,6 +10,7 @@ mod id;
 pub mod identity;
 pub mod ir;
 mod kinds;
+pub mod known;
 pub mod lex;
 mod lower;
 mod macros;

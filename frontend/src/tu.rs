@@ -88,6 +88,7 @@ pub struct Parsed {
     pub bytes: Vec<u8>,
     pub file: SourceFile,
     pub includes: Vec<Include>,
+    tokens: OnceLock<Vec<Token>>,
     declared: OnceLock<HashSet<String>>,
 }
 
@@ -99,17 +100,22 @@ impl Parsed {
             bytes,
             file,
             includes,
+            tokens: OnceLock::new(),
             declared: OnceLock::new(),
         }
+    }
+
+    /// The header's tokens ([`lex::tokenize`]); computed on first use.
+    pub fn tokens(&self) -> &[Token] {
+        self.tokens
+            .get_or_init(|| lex::tokenize(&self.bytes, 0..self.bytes.len()))
     }
 
     /// The names this header declares at file, namespace or class scope (see
     /// [`declared_names`]); computed on first use.
     pub fn declared(&self) -> &HashSet<String> {
-        self.declared.get_or_init(|| {
-            let toks = lex::tokenize(&self.bytes, 0..self.bytes.len());
-            declared_names(&self.bytes, &toks, &self.file)
-        })
+        self.declared
+            .get_or_init(|| declared_names(&self.bytes, self.tokens(), &self.file))
     }
 }
 
@@ -168,6 +174,11 @@ impl TranslationUnit {
             .iter()
             .rev()
             .find_map(|h| h.file().macros.iter().rev().find(|m| m.name == name))
+    }
+
+    /// True when a quoted include of the unit was not followed: what it defines is unseen.
+    pub fn has_missing(&self) -> bool {
+        !self.missing.is_empty()
     }
 
     /// True when some header declares `name` at file, namespace or class scope (a macro, a
@@ -516,7 +527,7 @@ pub fn declared_names(src: &[u8], toks: &[Token], file: &SourceFile) -> HashSet<
 
 /// The end of the logical line (backslash-continued lines joined) that starts at or before
 /// `pos`.
-fn logical_line_end(src: &[u8], pos: usize) -> usize {
+pub fn logical_line_end(src: &[u8], pos: usize) -> usize {
     let mut i = pos;
     loop {
         match memchr::memchr(b'\n', &src[i.min(src.len())..]) {

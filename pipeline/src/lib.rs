@@ -24,7 +24,9 @@ mod verify;
 
 use frontend::{FunctionKind, LoopKind, PragmaSyntax, SourceFile, UnrollHint};
 use serde::Serialize;
+use std::path::Path;
 
+pub use frontend::tu::{HeaderCache, Includes, TranslationUnit};
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 pub use guards::Verdict;
 pub use transforms::{Edit, Mode, Variant};
@@ -81,6 +83,10 @@ pub struct LoopInfo {
     /// Evidence per blocker (at most three per rule), blockers in id order.
     pub blockers: Vec<BlockerInfo>,
     pub pragma: Option<PragmaInfo>,
+    /// Calls whose body is nowhere visible in the file or its headers (see
+    /// `guards::LoopVerdict::unresolved`); absent from the JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<String>,
 }
 
 impl LoopInfo {
@@ -194,28 +200,58 @@ pub enum Error {
     },
 }
 
-/// One source file, parsed once and guarded once under the rewrite policy.
+/// One source file, parsed once and guarded once under the rewrite policy, in its translation
+/// unit (the headers it includes: their helpers and macros are in the guards' reach and in the
+/// manual rewrite's proof).
 #[derive(Debug, Clone)]
 pub struct Source {
     bytes: Vec<u8>,
     file: SourceFile,
+    tu: TranslationUnit,
     analysis: guards::FileAnalysis,
     /// Per function, per loop: see [`LoopInfo::height`].
     heights: Vec<Vec<u32>>,
 }
 
 impl Source {
-    /// Parse and guard `bytes` (any bytes: parsing never fails).
+    /// Parse and guard `bytes` (any bytes: parsing never fails) alone: no include is
+    /// followed, so every name a header would define is unseen (and refused for a manual
+    /// rewrite when it looks like a macro).
     pub fn new(bytes: Vec<u8>) -> Source {
+        Source::with_unit(bytes, TranslationUnit::empty())
+    }
+
+    /// Parse `bytes`, the contents of the file at `path`, resolve its includes with
+    /// `includes` (its directory, then the search directories; headers parsed once per run by
+    /// the cache), and guard it in that unit.
+    pub fn open(path: &Path, bytes: Vec<u8>, includes: &Includes) -> Source {
         let file = frontend::parse(&bytes);
-        let analysis = guards::analyze_for_rewrite(&file);
+        let tu = includes.resolve(path, &bytes, &file);
+        Source::parsed(bytes, file, tu)
+    }
+
+    /// Parse and guard `bytes` in a unit already resolved (a rewritten text of a file whose
+    /// unit is known: the tuner's accepted edits).
+    pub fn with_unit(bytes: Vec<u8>, tu: TranslationUnit) -> Source {
+        let file = frontend::parse(&bytes);
+        Source::parsed(bytes, file, tu)
+    }
+
+    fn parsed(bytes: Vec<u8>, file: SourceFile, tu: TranslationUnit) -> Source {
+        let analysis = guards::analyze_for_rewrite_in(&file, &tu);
         let heights = file.functions.iter().map(heights).collect();
         Source {
             bytes,
             file,
+            tu,
             analysis,
             heights,
         }
+    }
+
+    /// The file's translation unit (its headers, and the includes not found).
+    pub fn unit(&self) -> &TranslationUnit {
+        &self.tu
     }
 
     pub fn bytes(&self) -> &[u8] {
@@ -286,6 +322,7 @@ impl Source {
             verdict,
             blockers,
             pragma,
+            unresolved: v.unresolved.clone(),
         }
     }
 
@@ -344,7 +381,7 @@ impl Source {
         if let Some(r) = self.policy_refusal(loc, policy) {
             return Err(refused(r));
         }
-        match transforms::unroll(&self.bytes, &self.file, loc, factor, mode) {
+        match transforms::unroll_in(&self.bytes, &self.file, &self.tu, loc, factor, mode) {
             Ok(v) => Ok(v),
             Err(transforms::Error::Refused(r)) => Err(refused(Refusal::Transform(r))),
             Err(transforms::Error::BadFactor(n)) => Err(Error::BadFactor(n)),

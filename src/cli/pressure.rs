@@ -37,6 +37,9 @@ pub struct PressureArgs {
     /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// Include directory for both compiles (repeatable), `-I DIR` on their command lines.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -85,7 +88,8 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     for p in [&args.baseline, &args.variant] {
         crate::files::require_file(p)?;
     }
-    let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir);
+    let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir)
+        .with_args(args.include.iter().map(|d| format!("-I{}", d.display())));
     let (_b, _v, judgement) = codeobj::compile::compile_and_judge(
         &compiler,
         &args.baseline,

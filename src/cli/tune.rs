@@ -126,6 +126,11 @@ pub struct TuneArgs {
     /// Target of the code-object gates [default: `[compile] arch` or gfx90a].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
+    /// Look for `#include "..."` in DIR too (repeatable; after the including file's own
+    /// directory, before `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`); also
+    /// passed to the gates' compile.
+    #[arg(short = 'I', value_name = "DIR")]
+    pub include: Vec<PathBuf>,
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
@@ -202,18 +207,19 @@ fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
 }
 
 pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
-    let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
-    {
-        Some(path) => {
-            let table = config::load_table(&path)?;
-            (
-                config::section::<TuneSection>(&table, "tune", &path)?,
-                config::section::<CompileSection>(&table, "compile", &path)?,
-                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-            )
-        }
-        None => Default::default(),
-    };
+    let (tune_cfg, compile_cfg, pressure_cfg, config_dirs) =
+        match config::find_config(std::path::Path::new(".")) {
+            Some(path) => {
+                let table = config::load_table(&path)?;
+                (
+                    config::section::<TuneSection>(&table, "tune", &path)?,
+                    config::section::<CompileSection>(&table, "compile", &path)?,
+                    config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
+                    config::include_dirs(&table, &path)?,
+                )
+            }
+            None => Default::default(),
+        };
     let backend = match args.backend {
         Some(b) => b,
         None => match tune_cfg.backend.as_deref() {
@@ -388,6 +394,9 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| codeobj::compile::DEFAULT_COMMAND.to_string());
     let mut flags = tune_cfg.compile_flags.unwrap_or_default();
     flags.extend(args.compile_flags);
+    // `-I DIR`: for the analysis (the headers' helpers and macros) and for the gates' compile.
+    flags.extend(args.include.iter().map(|d| format!("-I{}", d.display())));
+    let include_dirs: Vec<PathBuf> = args.include.iter().cloned().chain(config_dirs).collect();
     for f in &flags {
         compile_command.push(' ');
         compile_command.push_str(f);
@@ -416,8 +425,16 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "spec": spec.as_ref().map(|(_, bytes)| tuner::workcopy::hash_bytes(bytes)),
         "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
         "source": source,
-    })
-    .to_string();
+    });
+    let fingerprint = {
+        // Include directories shape the verdicts; named only when there are some, so that the
+        // decisions of earlier runs without them are still found.
+        let mut f = fingerprint;
+        if !include_dirs.is_empty() {
+            f["include_dirs"] = serde_json::json!(include_dirs);
+        }
+        f.to_string()
+    };
     let settings = search::Settings {
         paths,
         factors,
@@ -443,6 +460,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             ApplyMode::Write
         },
         fingerprint,
+        include_dirs,
     };
     let commands = Commands {
         build,

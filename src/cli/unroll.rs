@@ -60,8 +60,10 @@ pub struct UnrollArgs {
     /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
     #[arg(long, value_name = "CMD", requires = "verify")]
     pub compile: Option<String>,
-    /// Include directory for `--verify` (repeatable).
-    #[arg(short = 'I', value_name = "DIR", requires = "verify")]
+    /// Look for `#include "..."` in DIR too (repeatable; after the file's own directory,
+    /// before `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`); also passed to
+    /// `--verify`'s compile.
+    #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<String>,
     /// Macro definition for `--verify`, `NAME` or `NAME=VALUE` (repeatable).
     #[arg(short = 'D', value_name = "NAME[=VALUE]", requires = "verify")]
@@ -81,8 +83,11 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
     let path = args.file.display().to_string();
-    let source = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline::Source::new(bytes)))
-        .map_err(|_| anyhow::anyhow!("internal error while analysing {path}; please report it"))?;
+    let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default());
+    let source = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        pipeline::Source::open(&args.file, bytes, &includes)
+    }))
+    .map_err(|_| anyhow::anyhow!("internal error while analysing {path}; please report it"))?;
     let loc = source.resolve(&loop_ref).with_context(|| path.clone())?;
     let mode = match args.mode {
         ModeArg::Pragma => Mode::Pragma,
@@ -132,6 +137,16 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         crate::files::stdout_bytes(&variant.source)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the file's `#include "..."`s are looked for after its own directory: `-I`, then the
+/// config's (found upward from the file) `[check] include-dirs` and compile `-I`s.
+fn include_dirs(args: &UnrollArgs) -> anyhow::Result<Vec<PathBuf>> {
+    let mut dirs: Vec<PathBuf> = args.include.iter().map(PathBuf::from).collect();
+    if let Some(path) = config::find_config(&args.file) {
+        dirs.extend(config::include_dirs(&config::load_table(&path)?, &path)?);
+    }
+    Ok(dirs)
 }
 
 /// One line: why the loop is not rewritten, with the reason id in brackets.

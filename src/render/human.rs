@@ -167,10 +167,16 @@ fn loops(output: &CheckOutput) -> String {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_string))
                     .unwrap_or_default();
-                let verdict = match l.verdict {
+                let mut verdict = match l.verdict {
                     guards::Verdict::Candidate => "candidate".to_string(),
                     guards::Verdict::Blocked => format!("blocked by {}", l.blockers.join(", ")),
                 };
+                if !l.unresolved.is_empty() {
+                    verdict.push_str(&format!(
+                        "; calls with no visible body: {}",
+                        l.unresolved.join(", ")
+                    ));
+                }
                 s.push_str(&format!(
                     "{}:{}:{}: {} {kind} (depth {}, trip count {trip}{pragma}): {verdict}\n",
                     f.path, l.line, l.column, l.id, l.depth
@@ -338,8 +344,9 @@ mod tests {
         assert!(!text.contains('\x1b'), "no ANSI escapes without color");
         assert!(text.contains("warning[unroll-blocked]"));
         assert!(text.contains("barrier: every thread must reach this"));
+        assert!(text.contains("hint[include-not-found]"), "{text}");
         assert!(text.ends_with(
-            "1 file, 1 kernel, 2 loops: 1 candidate, 1 blocked; 3 findings (2 warnings, 1 hint)\n"
+            "1 file, 1 kernel, 2 loops: 1 candidate, 1 blocked; 4 findings (2 warnings, 2 hints)\n"
         ));
         insta::assert_snapshot!(text);
     }

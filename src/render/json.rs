@@ -69,6 +69,11 @@ mod tests {
         );
         assert_eq!(d.as_object().unwrap().len(), 6);
         assert_eq!(v["files"][0]["functions"][0]["kind"], "kernel");
+        // `unresolved` only where a loop has some, after `blockers`.
+        let l1 = &v["files"][0]["functions"][0]["loops"][1];
+        assert_eq!(l1["unresolved"], serde_json::json!(["ext_scale"]));
+        assert_eq!(l1.as_object().unwrap().len(), 10);
+        assert_eq!(v["diagnostics"][3]["rule"], "include-not-found");
         assert!(v["files"][0]["functions"][0].get("resources").is_none());
         insta::assert_snapshot!(text);
     }

@@ -142,6 +142,7 @@ __global__ void reduce(float* out, const float* in) {
     for (int j = 0; j < 4; ++j) out[j] = tile[j];
     float v = __shfl_down(out[0], 16, 32);
 }
+#include "common/missing.cuh"
 "#;
 
     fn at(needle: &str) -> (usize, u32, u32) {
@@ -158,6 +159,7 @@ __global__ void reduce(float* out, const float* in) {
         let (sync, ls, cs) = at("__syncthreads");
         let (for1, l1, c1) = at("for (int j");
         let (shfl, lw, cw) = at("32);");
+        let (inc, li, ci) = at("#include \"common");
         let loops = vec![
             LoopReport {
                 id: "reduce:0".into(),
@@ -169,6 +171,7 @@ __global__ void reduce(float* out, const float* in) {
                 unroll_pragma: Some("unroll".into()),
                 verdict: Verdict::Blocked,
                 blockers: vec!["barrier".into()],
+                unresolved: vec![],
             },
             LoopReport {
                 id: "reduce:1".into(),
@@ -180,6 +183,7 @@ __global__ void reduce(float* out, const float* in) {
                 unroll_pragma: None,
                 verdict: Verdict::Candidate,
                 blockers: vec![],
+                unresolved: vec!["ext_scale".into()],
             },
         ];
         let file = FileReport {
@@ -233,6 +237,17 @@ __global__ void reduce(float* out, const float* in) {
                 related: vec![],
                 fix: None,
             },
+            Diagnostic {
+                path: path.clone(),
+                line: li,
+                column: ci,
+                rule: "include-not-found".into(),
+                severity: Severity::Hint,
+                message: "include not found: \"common/missing.cuh\" (line 12); what they define is not seen by the guards".into(),
+                span: (inc, inc + "#include \"common/missing.cuh\"".len()),
+                related: vec![],
+                fix: None,
+            },
         ];
         let output = CheckOutput {
             version: 1,
@@ -245,20 +260,26 @@ __global__ void reduce(float* out, const float* in) {
     }
 
     pub fn rules() -> Vec<RuleInfo> {
-        ["barrier", "unroll-blocked", "wave-size", "candidate"]
-            .iter()
-            .map(|id| RuleInfo {
-                id: id.to_string(),
-                summary: format!("summary of {id}"),
-                doc: format!("## What it does\nDocuments {id}."),
-                severity: if *id == "candidate" {
-                    Severity::Hint
-                } else {
-                    Severity::Warning
-                },
-                kind: if *id == "barrier" { "blocker" } else { "lint" },
-            })
-            .collect()
+        [
+            "barrier",
+            "unroll-blocked",
+            "wave-size",
+            "candidate",
+            "include-not-found",
+        ]
+        .iter()
+        .map(|id| RuleInfo {
+            id: id.to_string(),
+            summary: format!("summary of {id}"),
+            doc: format!("## What it does\nDocuments {id}."),
+            severity: if *id == "candidate" || *id == "include-not-found" {
+                Severity::Hint
+            } else {
+                Severity::Warning
+            },
+            kind: if *id == "barrier" { "blocker" } else { "lint" },
+        })
+        .collect()
     }
 }
 
@@ -285,6 +306,6 @@ mod tests {
             (s.files, s.kernels, s.loops, s.candidates, s.blocked),
             (1, 1, 2, 1, 1)
         );
-        assert_eq!((s.hints, s.warnings, s.errors, s.findings()), (1, 2, 0, 3));
+        assert_eq!((s.hints, s.warnings, s.errors, s.findings()), (2, 2, 0, 4));
     }
 }

@@ -254,7 +254,18 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .len(),
-            3
+            4
+        );
+        // The include note is a result like any other, at its `#include` line.
+        let results = v["runs"][0]["results"].as_array().unwrap();
+        let note = results
+            .iter()
+            .find(|r| r["ruleId"] == "include-not-found")
+            .expect("the include note is a SARIF result");
+        assert_eq!(note["level"], "note");
+        assert_eq!(
+            note["locations"][0]["physicalLocation"]["region"]["startLine"],
+            12
         );
     }
 }

@@ -8,9 +8,11 @@
 use crate::refusal::{Part, Refusal};
 use crate::shape::{Direction, IntType, LoopShape, StepShape};
 use crate::text::{self, Tok, Token};
+use frontend::tu::TranslationUnit;
 use frontend::{
     Access, CmpOp, Expr, Function, JumpKind, JumpTarget, Loop, LoopKind, SourceFile, Span, Step,
 };
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// HIP/CUDA built-in variables of unsigned type: constant for a thread's lifetime.
@@ -107,6 +109,9 @@ fn is_unary(toks: &[Token], i: usize) -> bool {
 struct Ctx<'a> {
     src: &'a [u8],
     file: &'a SourceFile,
+    /// The file's translation unit: its headers' macros, functions, declarations and tokens
+    /// count as the file's own, and what it could not find makes unseen names suspect.
+    tu: &'a TranslationUnit,
     func: &'a Function,
     var: &'a str,
     body: Range<usize>,
@@ -114,6 +119,15 @@ struct Ctx<'a> {
     func_toks: Vec<Token>,
     /// Tokens of the whole file (for declarations of the functions the body calls).
     file_toks: Vec<Token>,
+    /// The names this file declares outside function bodies (see
+    /// [`frontend::tu::declared_names`]).
+    declared: HashSet<String>,
+}
+
+/// The tokens of the file and of every header of its unit, each with its bytes.
+fn unit_tokens<'c>(cx: &'c Ctx<'_>) -> impl Iterator<Item = (&'c [u8], &'c [Token])> + 'c {
+    std::iter::once((cx.src, cx.file_toks.as_slice()))
+        .chain(cx.tu.headers.iter().map(|h| (h.bytes(), h.parsed.tokens())))
 }
 
 impl Ctx<'_> {
@@ -189,76 +203,77 @@ impl Ctx<'_> {
         None
     }
 
-    /// Does a function `callee` declared or defined in this file, or a lambda stored in a
-    /// variable (or `swap`, which takes its arguments by reference), have a non-const reference
+    /// Does a function `callee` declared or defined in this file or one of its headers, or a
+    /// lambda stored in a variable (or `swap`, which takes its arguments by reference), have a non-const reference
     /// parameter at position `pos`? A callable variable of unknown signature may.
     fn param_may_be_mutable_ref(&self, callee: &str, pos: usize) -> bool {
         if callee == "swap" {
             return true;
         }
-        let t = &self.file_toks;
         let mut lambda = false;
-        for k in 1..t.len().saturating_sub(1) {
-            // A declarator `TYPE callee(`: the name follows a type word, `*` or `&`.
-            let declarator = match &t[k - 1].tok {
-                Tok::Ident(w) => !matches!(
-                    w.as_str(),
-                    "return" | "case" | "else" | "do" | "new" | "delete" | "throw" | "sizeof"
-                ),
-                Tok::Punct(p) => matches!(*p, "*" | "&" | "&&"),
-                _ => false,
-            };
-            if !matches!(&t[k].tok, Tok::Ident(w) if w == callee) {
-                continue;
-            }
-            // `TYPE callee(...)`, or a lambda `callee = [...](...)`: the parameter list's `(`.
-            let open = if declarator && t[k + 1].tok == Tok::Punct("(") {
-                k + 1
-            } else if t[k + 1].tok == Tok::Punct("=")
-                && t.get(k + 2).is_some_and(|x| x.tok == Tok::Punct("["))
-            {
-                let Some(close) = (k + 2..t.len()).find(|&j| t[j].tok == Tok::Punct("]")) else {
+        for (src, t) in unit_tokens(self) {
+            for k in 1..t.len().saturating_sub(1) {
+                // A declarator `TYPE callee(`: the name follows a type word, `*` or `&`.
+                let declarator = match &t[k - 1].tok {
+                    Tok::Ident(w) => !matches!(
+                        w.as_str(),
+                        "return" | "case" | "else" | "do" | "new" | "delete" | "throw" | "sizeof"
+                    ),
+                    Tok::Punct(p) => matches!(*p, "*" | "&" | "&&"),
+                    _ => false,
+                };
+                if !matches!(&t[k].tok, Tok::Ident(w) if w == callee) {
+                    continue;
+                }
+                // `TYPE callee(...)`, or a lambda `callee = [...](...)`: the parameter list's `(`.
+                let open = if declarator && t[k + 1].tok == Tok::Punct("(") {
+                    k + 1
+                } else if t[k + 1].tok == Tok::Punct("=")
+                    && t.get(k + 2).is_some_and(|x| x.tok == Tok::Punct("["))
+                {
+                    let Some(close) = (k + 2..t.len()).find(|&j| t[j].tok == Tok::Punct("]"))
+                    else {
+                        continue;
+                    };
+                    if t.get(close + 1).is_none_or(|x| x.tok != Tok::Punct("(")) {
+                        continue;
+                    }
+                    lambda = true;
+                    close + 1
+                } else {
                     continue;
                 };
-                if t.get(close + 1).is_none_or(|x| x.tok != Tok::Punct("(")) {
-                    continue;
-                }
-                lambda = true;
-                close + 1
-            } else {
-                continue;
-            };
-            // The parameter at `pos`: tokens between the commas at depth 1.
-            let (mut depth, mut n, mut from) = (0i32, 0usize, None);
-            for (j, x) in t.iter().enumerate().skip(open) {
-                match x.tok {
-                    Tok::Punct("(" | "[" | "{" | "<") => {
-                        depth += 1;
-                        if depth == 1 && n == pos {
-                            from = Some(j + 1);
+                // The parameter at `pos`: tokens between the commas at depth 1.
+                let (mut depth, mut n, mut from) = (0i32, 0usize, None);
+                for (j, x) in t.iter().enumerate().skip(open) {
+                    match x.tok {
+                        Tok::Punct("(" | "[" | "{" | "<") => {
+                            depth += 1;
+                            if depth == 1 && n == pos {
+                                from = Some(j + 1);
+                            }
                         }
-                    }
-                    Tok::Punct(")" | "]" | "}" | ">") => depth -= 1,
-                    Tok::Punct(",") if depth == 1 => {
-                        n += 1;
-                        if n == pos {
-                            from = Some(j + 1);
+                        Tok::Punct(")" | "]" | "}" | ">") => depth -= 1,
+                        Tok::Punct(",") if depth == 1 => {
+                            n += 1;
+                            if n == pos {
+                                from = Some(j + 1);
+                            }
                         }
+                        _ => {}
                     }
-                    _ => {}
-                }
-                let end_of_param =
-                    depth == 0 || (depth == 1 && x.tok == Tok::Punct(",") && n == pos + 1);
-                if end_of_param {
-                    if let Some(f) = from.filter(|&f| f < j) {
-                        let text = String::from_utf8_lossy(
-                            &self.src[t[f].range.start..t[j - 1].range.end],
-                        );
-                        if is_mutable_ref(&text) {
-                            return true;
+                    let end_of_param =
+                        depth == 0 || (depth == 1 && x.tok == Tok::Punct(",") && n == pos + 1);
+                    if end_of_param {
+                        if let Some(f) = from.filter(|&f| f < j) {
+                            let text =
+                                String::from_utf8_lossy(&src[t[f].range.start..t[j - 1].range.end]);
+                            if is_mutable_ref(&text) {
+                                return true;
+                            }
                         }
+                        break;
                     }
-                    break;
                 }
             }
         }
@@ -449,14 +464,15 @@ impl Ctx<'_> {
         }) && !self.func.params.iter().any(|p| p.name == name)
     }
 
-    /// A variable declared at this file's global scope that a kernel may write (not `const`,
+    /// A variable declared at the global scope of this file or one of its headers that a
+    /// kernel may write (not `const`,
     /// `constexpr` or `__constant__`), read from the tokens: the IR lists only initialized
     /// globals.
     fn mutable_global(&self, name: &str) -> bool {
-        let t = &self.file_toks;
+        let files = std::iter::once(self.file).chain(self.tu.headers.iter().map(|h| h.file()));
+        unit_tokens(self).zip(files).any(|((_, t), file)| {
         let in_function = |pos: usize| {
-            self.file
-                .functions
+            file.functions
                 .iter()
                 .any(|f| f.span.start <= pos && pos < f.span.end)
         };
@@ -476,10 +492,44 @@ impl Ctx<'_> {
                         matches!(&x.tok, Tok::Ident(w) if matches!(w.as_str(), "const" | "constexpr" | "__constant__"))
                     })
         })
+        })
     }
 
+    /// The definition of macro `name`: this file's last one, else the unit's headers'.
     fn macro_def(&self, name: &str) -> Option<&frontend::MacroDef> {
-        self.file.macros.iter().rev().find(|m| m.name == name)
+        self.file
+            .macros
+            .iter()
+            .rev()
+            .find(|m| m.name == name)
+            .or_else(|| self.tu.macro_def(name))
+    }
+
+    /// Where an unseen name may come from, for the refusal's message.
+    fn unseen_why(&self) -> &'static str {
+        if self.tu.has_missing() {
+            "an include that was not found"
+        } else {
+            "a system header or the compiler's command line"
+        }
+    }
+
+    /// True when `name` is defined or declared somewhere the tool can see: a macro of the unit,
+    /// a local or parameter, a name of the function's signature or template header, a name the
+    /// file or a header declares outside function bodies (variables, types, enumerators,
+    /// template parameters, prototypes), a function of the unit, a HIP/CUDA built-in, or a
+    /// constant of the system headers known by name (`FLT_MAX`).
+    fn visible(&self, name: &str) -> bool {
+        self.macro_def(name).is_some()
+            || self.is_local_or_param(name)
+            || self.in_signature(name)
+            || self.declared.contains(name)
+            || self.file.functions.iter().any(|f| f.name == name)
+            || self.tu.declares(name)
+            || is_builtin(name)
+            || TYPE_WORDS.contains(&name)
+            || name.starts_with("__")
+            || frontend::known::is_system_constant(name)
     }
 
     /// Prove that the bound or step expression in `range` is loop-invariant and free of side
@@ -618,6 +668,8 @@ impl Ctx<'_> {
             vars.push(w.to_string());
             return Ok(());
         }
+        // A constant-looking name nothing visible defines is refused later, by
+        // `visible_names` (step 7a), with its line.
         if self.in_signature(w) || (looks_constant(w) && !self.mutable_global(w)) {
             return Ok(());
         }
@@ -830,6 +882,14 @@ fn is_generic_type_name(t: &str) -> bool {
     plain && !non_integer.contains(&t.trim_start_matches("std::"))
 }
 
+/// `ALL_CAPS` names (one capital letter at least, capitals, digits and `_` only): how macros
+/// are spelt, so one that nothing visible defines is taken for an unseen macro.
+fn looks_macro(w: &str) -> bool {
+    w.chars().any(|c| c.is_ascii_uppercase())
+        && w.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
 /// `ALL_CAPS` names and `kName` constants: macros or constants from headers and templates.
 fn looks_constant(w: &str) -> bool {
     let caps = w.chars().any(|c| c.is_ascii_uppercase())
@@ -1007,6 +1067,18 @@ pub fn from_ir(
     func: &Function,
     lp: &Loop,
 ) -> Result<LoopShape, Refusal> {
+    from_ir_in(src, file, &TranslationUnit::empty(), func, lp)
+}
+
+/// [`from_ir`] in the file's translation unit: the macros, functions and declarations of its
+/// headers are seen as the file's own.
+pub fn from_ir_in(
+    src: &[u8],
+    file: &SourceFile,
+    tu: &TranslationUnit,
+    func: &Function,
+    lp: &Loop,
+) -> Result<LoopShape, Refusal> {
     let Header {
         h,
         cond: cond_r,
@@ -1015,14 +1087,18 @@ pub fn from_ir(
     let var = h.var.as_str();
     let body = span_range(lp.body);
     let func_toks = text::tokenize(src, span_range(func.span));
+    let file_toks = text::tokenize(src, 0..src.len());
+    let declared = frontend::tu::declared_names(src, &file_toks, file);
     let cx = Ctx {
         src,
         file,
+        tu,
         func,
         var,
         body: body.clone(),
         func_toks,
-        file_toks: text::tokenize(src, 0..src.len()),
+        file_toks,
+        declared,
     };
     let (direction, step) = cx.step_shape(&h)?;
     let Induction {
@@ -1036,6 +1112,11 @@ pub fn from_ir(
     let span = span_range(lp.span);
     cx.induction_variable_untouched(&span, h.var_type.is_some())?;
     let continues = cx.jumps_and_declarations(lp)?;
+    let step_range = match &h.step {
+        HStep::Add(e) | HStep::Sub(e) => Some(e.clone()),
+        HStep::Const(_) => None,
+    };
+    cx.visible_names(bound.clone(), step_range)?;
     let body_var = cx.body_tokens()?;
     let cond_var = cx.cond_var(cond_r.clone())?;
     let (init, header_end) = cx.header_layout(lp)?;
@@ -1380,6 +1461,92 @@ impl Ctx<'_> {
             return Err(Refusal::StaticLocalInBody { line: d.span.line });
         }
         Ok(continues)
+    }
+
+    /// Step 7a: nothing the tool cannot see is assumed harmless. Every macro-looking
+    /// (`ALL_CAPS`) name of the body, the bound and the step is defined somewhere visible (the
+    /// file, its headers, the function's locals and signature, HIP/CUDA built-ins, system
+    /// constants known by name); and when an include of the unit was not found, so is every
+    /// function the body calls by a plain name (it may be a macro of that header). Names after
+    /// `.`, `->` or `::` and before `::` are members and scopes, not macros.
+    fn visible_names(
+        &self,
+        bound: Range<usize>,
+        step: Option<Range<usize>>,
+    ) -> Result<(), Refusal> {
+        const KEYWORDS: &[&str] = &[
+            "if",
+            "for",
+            "while",
+            "do",
+            "switch",
+            "return",
+            "sizeof",
+            "alignof",
+            "alignas",
+            "decltype",
+            "noexcept",
+            "catch",
+            "typeid",
+            "static_assert",
+            "new",
+            "delete",
+            "throw",
+            "case",
+            "defined",
+            "asm",
+            "volatile",
+            "static_cast",
+            "reinterpret_cast",
+            "const_cast",
+            "dynamic_cast",
+            "template",
+            "typename",
+            "operator",
+        ];
+        let missing = self.tu.has_missing();
+        for range in std::iter::once(self.body.clone())
+            .chain(std::iter::once(bound))
+            .chain(step)
+        {
+            let toks = text::tokenize(self.src, range);
+            let mut directive_end = 0;
+            for (i, t) in toks.iter().enumerate() {
+                if let Tok::Directive(_) = t.tok {
+                    directive_end = frontend::tu::logical_line_end(self.src, t.range.start);
+                    continue;
+                }
+                if t.range.start < directive_end {
+                    continue;
+                }
+                let Tok::Ident(w) = &t.tok else { continue };
+                let prev = i.checked_sub(1).map(|p| &toks[p].tok);
+                let next = toks.get(i + 1).map(|x| &x.tok);
+                if w == self.var
+                    || matches!(prev, Some(Tok::Punct("." | "->" | "::")))
+                    || next == Some(&Tok::Punct("::"))
+                {
+                    continue;
+                }
+                let unseen = if looks_macro(w) {
+                    !self.visible(w)
+                } else {
+                    missing
+                        && next == Some(&Tok::Punct("("))
+                        && !KEYWORDS.contains(&w.as_str())
+                        && !frontend::known::is_known_function(w, None, false)
+                        && !self.visible(w)
+                };
+                if unseen {
+                    return Err(Refusal::UnseenMacro {
+                        name: w.clone(),
+                        line: self.line(t.range.start),
+                        why: self.unseen_why(),
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Step 7: token-level facts of the body (no preprocessor line but `#pragma`, no

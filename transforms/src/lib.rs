@@ -16,6 +16,7 @@ pub mod text;
 pub use edit::{apply, Edit};
 pub use refusal::{Part, Refusal};
 
+use frontend::tu::TranslationUnit;
 use frontend::SourceFile;
 use serde::Serialize;
 
@@ -91,6 +92,20 @@ pub fn unroll(
     factor: u32,
     mode: Mode,
 ) -> Result<Variant, Error> {
+    unroll_in(src, file, &TranslationUnit::empty(), loc, factor, mode)
+}
+
+/// [`unroll`] in the file's translation unit (`frontend::tu`): the macros, functions and
+/// declarations of its headers count as the file's own for the manual rewrite's proof, and a
+/// name nothing visible defines is refused (`unseen-macro`) rather than assumed harmless.
+pub fn unroll_in(
+    src: &[u8],
+    file: &SourceFile,
+    tu: &TranslationUnit,
+    loc: LoopLoc,
+    factor: u32,
+    mode: Mode,
+) -> Result<Variant, Error> {
     if factor < 1 {
         return Err(Error::BadFactor(factor));
     }
@@ -115,7 +130,7 @@ pub fn unroll(
     let edits = match mode {
         Mode::Pragma => pragma::edits(src, file, lp, factor),
         Mode::Manual => {
-            let shape = adapter::from_ir(src, file, func, lp)?;
+            let shape = adapter::from_ir_in(src, file, tu, func, lp)?;
             if factor == 1 {
                 Vec::new()
             } else if factor > MAX_MANUAL_FACTOR {

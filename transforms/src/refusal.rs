@@ -76,6 +76,12 @@ pub enum Refusal {
     PreprocessorInBody { directive: String, line: u32 },
     #[error("macro `{name}` used in the body {why}")]
     MacroInBody { name: String, why: String },
+    #[error("the loop uses `{name}` (line {line}), defined nowhere visible: it may be a macro of {why}, whose expansion could leave the loop or read the induction variable (pragma mode does not copy the body; `-I DIR` shows the tool the header)")]
+    UnseenMacro {
+        name: String,
+        line: u32,
+        why: &'static str,
+    },
     #[error("`__shared__` declaration inside the body would be duplicated (line {line})")]
     SharedDeclInBody { line: u32 },
     #[error("`static` local inside the body would be duplicated (line {line})")]
@@ -128,6 +134,7 @@ impl Refusal {
             Refusal::LabelInBody { .. } => "label-in-body",
             Refusal::PreprocessorInBody { .. } => "preprocessor-in-body",
             Refusal::MacroInBody { .. } => "macro-in-body",
+            Refusal::UnseenMacro { .. } => "unseen-macro",
             Refusal::SharedDeclInBody { .. } => "shared-decl-in-body",
             Refusal::StaticLocalInBody { .. } => "static-local-in-body",
             Refusal::LambdaInBody { .. } => "lambda-in-body",

@@ -86,8 +86,13 @@ fn has_source_ext(p: &Path) -> bool {
 
 /// Find and analyse the source files of `paths` (files or directories, relative to `root` or
 /// absolute inside it). Directories are walked honouring ignore files; `exclude` (the state
-/// directory) is skipped.
-pub fn discover(root: &Path, paths: &[PathBuf], exclude: &[PathBuf]) -> Result<Discovery, Error> {
+/// directory) is skipped. Each file is analysed in its translation unit (`includes`).
+pub fn discover(
+    root: &Path,
+    paths: &[PathBuf],
+    exclude: &[PathBuf],
+    includes: &pipeline::Includes,
+) -> Result<Discovery, Error> {
     let root = std::fs::canonicalize(root).map_err(io_err(root))?;
     let exclude: Vec<PathBuf> = exclude
         .iter()
@@ -134,21 +139,34 @@ pub fn discover(root: &Path, paths: &[PathBuf], exclude: &[PathBuf]) -> Result<D
     for abs in found {
         let source = std::fs::read(&abs).map_err(io_err(&abs))?;
         let rel = abs.strip_prefix(&root).expect("under root").to_path_buf();
-        if let Some(f) = analyse(&rel, source) {
+        if let Some(f) = analyse_in(&rel, &abs, source, includes) {
             files.push(f);
         }
     }
     Ok(Discovery { files })
 }
 
-/// Analyse one file: its GPU loops with their verdicts, and its kernels. `None` for a file
-/// with no GPU code.
+/// Analyse one file alone (no include followed): its GPU loops with their verdicts, and its
+/// kernels. `None` for a file with no GPU code.
 pub fn analyse(rel: &Path, source: Vec<u8>) -> Option<FileInfo> {
+    analyse_in(rel, rel, source, &pipeline::Includes::default())
+}
+
+/// [`analyse`] in the file's translation unit: `path` is where it is (its includes are looked
+/// for beside it, then in `includes`' directories).
+pub fn analyse_in(
+    rel: &Path,
+    path: &Path,
+    source: Vec<u8>,
+    includes: &pipeline::Includes,
+) -> Option<FileInfo> {
     if !frontend::may_contain_gpu_code(&source) {
         return None;
     }
-    let source =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Source::new(source))).ok()?;
+    let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Source::open(path, source, includes)
+    }))
+    .ok()?;
     let parsed = source.file();
     let loops = source
         .loops()

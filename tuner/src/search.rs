@@ -64,6 +64,10 @@ pub struct Settings {
     /// Everything that shapes a decision (backend, commands, regex, plan, arch, compile
     /// command...), as text: part of every decision's key.
     pub fingerprint: String,
+    /// Where `#include "..."` is looked for after the including file's directory (`-I`,
+    /// `[check] include-dirs`, the `-I` of `[compile]`/`[tune] compile-flags`): the headers'
+    /// helpers and macros are in the guards' reach and the manual rewrite's proof.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// Progress callbacks (the CLI draws bars; tests stay quiet).
@@ -113,7 +117,13 @@ pub fn tune<B: Backend>(
 /// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
 /// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
 pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
-    discover::discover(root, &settings.paths, &[state_dir(settings, root)])
+    let includes = pipeline::Includes::new(settings.include_dirs.clone(), Default::default());
+    discover::discover(
+        root,
+        &settings.paths,
+        &[state_dir(settings, root)],
+        &includes,
+    )
 }
 
 fn state_dir(settings: &Settings, root: &Path) -> PathBuf {
@@ -791,9 +801,14 @@ impl<'a, B: Backend> Search<'a, B> {
             let d = decided.swap_remove(i);
             self.overlay = d.overlay;
             if let Some(content) = self.overlay.get(&d.file) {
+                // The rewritten text keeps the original's translation unit.
+                let unit = self
+                    .current_source(disc, &d.file)
+                    .map(|s| s.unit().clone())
+                    .unwrap_or_default();
                 self.parsed.insert(
                     d.file.clone(),
-                    Arc::new(pipeline::Source::new(content.clone())),
+                    Arc::new(pipeline::Source::with_unit(content.clone(), unit)),
                 );
             }
             self.history

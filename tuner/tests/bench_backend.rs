@@ -210,6 +210,7 @@ fn settings(state: &Path) -> Settings {
         },
         apply: ApplyMode::Write,
         fingerprint: "bench-test".into(),
+        include_dirs: Vec::new(),
     }
 }
 

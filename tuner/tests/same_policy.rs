@@ -59,13 +59,20 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
     cu_files(&testdata.join("check"), &mut files);
     cu_files(&testdata.join("transforms"), &mut files);
     assert!(files.len() >= 100, "found only {} fixtures", files.len());
-    // The tuner's own entry point, over the two fixture trees.
+    // The tuner's own entry point, over the two fixture trees, each file in its translation
+    // unit (the same search path and one header cache for the three views).
+    let includes = pipeline::Includes::default();
     let disc = discover::discover(
         &testdata,
         &[PathBuf::from("check"), PathBuf::from("transforms")],
         &[],
+        &includes,
     )
     .unwrap();
+    let check_settings = guards::Settings {
+        includes: Some(includes.clone()),
+        ..Default::default()
+    };
 
     // Counts of outcomes, so that the test is known to cover every kind.
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -74,8 +81,8 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
         let rel = path.strip_prefix(&testdata).unwrap();
         let name = rel.display().to_string();
         let bytes = std::fs::read(path).unwrap();
-        // `unroll`'s view: its own parse of the file.
-        let unroll = Source::new(bytes.clone());
+        // `unroll`'s view: its own parse of the file, in its unit.
+        let unroll = Source::open(path, bytes.clone(), &includes);
         let tuned = disc.file(rel);
         let tuner_loops: Vec<&LoopInfo> =
             tuned.map(|f| f.loops.iter().collect()).unwrap_or_default();
@@ -120,7 +127,7 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
         // Every loop `check` reports is the tuner's loop of the same id and line (the ids of
         // tune's reports are those of `check --format json`), and every loop it calls blocked
         // is reported blocked by the tuner, with check's blockers among its own.
-        let (report, _) = guards::check_source(&name, &bytes, &guards::Settings::default());
+        let (report, _) = guards::check_source(&path.to_string_lossy(), &bytes, &check_settings);
         let mut check_loops = 0;
         for cl in report.functions.iter().flat_map(|f| &f.loops) {
             check_loops += 1;

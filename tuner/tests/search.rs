@@ -115,6 +115,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
         },
         apply,
         fingerprint: "test".into(),
+        include_dirs: Vec::new(),
     }
 }
 
