@@ -192,13 +192,19 @@ impl TranslationUnit {
     }
 }
 
+/// What a path gives: `None` when there is no such file, else its parse or why it cannot be
+/// had.
+type Loaded = Option<Result<Arc<Parsed>, MissingReason>>;
+type ParseOnce = Arc<OnceLock<Arc<Parsed>>>;
+
 /// The run's parsed headers, shared by every file (and thread) of one run: each header content
 /// is parsed once (keyed by its BLAKE3 hash), each path read once.
 #[derive(Debug, Default)]
 pub struct HeaderCache {
     /// Normalised path -> its parse, or why it cannot be had (`None`: no such file).
-    by_path: Mutex<HashMap<PathBuf, Option<Result<Arc<Parsed>, MissingReason>>>>,
-    by_hash: Mutex<HashMap<[u8; 32], Arc<OnceLock<Arc<Parsed>>>>>,
+    by_path: Mutex<HashMap<PathBuf, Loaded>>,
+    /// Content hash -> its parse, made once (other threads wait for it).
+    by_hash: Mutex<HashMap<[u8; 32], ParseOnce>>,
     parses: AtomicUsize,
 }
 
@@ -214,7 +220,7 @@ impl HeaderCache {
 
     /// The header at `path`: `None` when there is no such file, else its parse or why it
     /// cannot be read.
-    fn load(&self, path: &Path) -> Option<Result<Arc<Parsed>, MissingReason>> {
+    fn load(&self, path: &Path) -> Loaded {
         if let Some(hit) = lock(&self.by_path).get(path) {
             return hit.clone();
         }
@@ -223,7 +229,7 @@ impl HeaderCache {
         loaded
     }
 
-    fn read(&self, path: &Path) -> Option<Result<Arc<Parsed>, MissingReason>> {
+    fn read(&self, path: &Path) -> Loaded {
         let meta = std::fs::metadata(path).ok()?;
         if !meta.is_file() {
             return None;

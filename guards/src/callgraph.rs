@@ -29,13 +29,16 @@ pub struct Witness {
     pub file: usize,
 }
 
+/// What a blocker finds by itself in a function body: what and where.
+pub(crate) type InFunction = fn(&Unit<'_>, &Function) -> Option<(String, Span)>;
+
 /// What a blocker's detection finds by itself in one function body or one macro, for the
 /// graph to carry to callers.
 #[derive(Clone, Copy)]
 pub(crate) struct Reaches {
     /// What a function's own body does (what and where), or `None` when the blocker does not
     /// travel through functions (a helper's `return` leaves only the helper).
-    pub function: Option<fn(&Unit<'_>, &Function) -> Option<(String, Span)>>,
+    pub function: Option<InFunction>,
     /// What a macro's replacement list does by itself.
     pub macro_def: fn(&Unit<'_>, &MacroDef) -> Option<(String, Span)>,
     /// A call that does it by itself (looked for in the bodies of lambdas a loop calls or
@@ -304,9 +307,8 @@ impl<'f> Reach<'f> {
                 unresolved_calls_main.push(unresolved_calls);
             }
         }
-        for m in 0..nm {
+        for (m, &(k, _)) in mac_at.iter().enumerate() {
             let node = nf + m;
-            let (k, _) = mac_at[m];
             let md = mac(m);
             for (slot, r) in reaches.iter().enumerate() {
                 if let Some(found) = r.and_then(|r| (r.macro_def)(&unit, md)) {
