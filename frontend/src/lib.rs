@@ -5,6 +5,7 @@
 
 mod declarator;
 pub mod edit;
+mod elide;
 mod header;
 mod id;
 pub mod identity;
@@ -92,8 +93,24 @@ pub fn parse(source: &[u8]) -> SourceFile {
                 parser,
             }
         });
-        match tp.parser.parse(source, None) {
-            Some(tree) => lower::Lowerer::new(source, &tp.kinds).run(&tree),
+        let mut plan = elide::plan(source, &Default::default());
+        let ranges = plan.included_ranges(source);
+        let tree = if ranges.is_empty() {
+            tp.parser.parse(source, None)
+        } else {
+            let set = tp.parser.set_included_ranges(&ranges).is_ok();
+            let tree = tp.parser.parse(source, None);
+            // The parser is reused for the next file: back to the whole text.
+            let _ = tp.parser.set_included_ranges(&[]);
+            if set {
+                tree
+            } else {
+                plan = elide::Plan::default();
+                tp.parser.parse(source, None)
+            }
+        };
+        match tree {
+            Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
             None => {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();

@@ -179,6 +179,7 @@ pub fn check_source(
         let report = FileReport {
             path: path.to_string(),
             parse_errors: 0,
+            parse_error_locations: Vec::new(),
             parsed: false,
             functions: Vec::new(),
         };
@@ -289,6 +290,15 @@ pub fn check_parsed(
         FileReport {
             path: path.to_string(),
             parse_errors: file.parse_errors.len(),
+            parse_error_locations: file
+                .parse_errors
+                .iter()
+                .map(|e| ParseErrorLocation {
+                    line: e.span.line,
+                    column: e.span.column,
+                    message: e.message.clone(),
+                })
+                .collect(),
             parsed: true,
             functions,
         },
