@@ -14,7 +14,7 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::ir::Span;
+use crate::ir::{FunctionKind, MacroDef, Span};
 use crate::lex::{self, Tok, Token};
 
 /// Identifiers a specifier macro may expand to (besides other specifier macros).
@@ -48,7 +48,10 @@ const ATTRIBUTES: &[&str] = &[
 pub(crate) struct Elided {
     pub(crate) span: Span,
     pub(crate) name: String,
-    /// The macro expands (directly) to `static`.
+    /// What the macro makes a function it qualifies (`__global__`, `__launch_bounds__`:
+    /// a kernel; `__device__`: a device function), through other specifier macros.
+    pub(crate) kind: Option<FunctionKind>,
+    /// The macro expands to `static`.
     pub(crate) is_static: bool,
 }
 
@@ -150,7 +153,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     }
     let toks = lex::tokenize(src, 0..src.len());
     let (defines, code) = split_directives(src, &toks);
-    let mut macros = specifier_macros(&defines);
+    let mut macros = specifier_macros_of(&defines);
     for (k, v) in outer {
         macros.entry(k.clone()).or_insert(*v);
     }
@@ -169,9 +172,9 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         let next_is_paren = code
             .get(i + 1)
             .is_some_and(|&j| toks[j].tok == Tok::Punct("("));
-        let (elide, is_static, macro_name) = match macros.get(name) {
-            Some(m) if !m.function_like => (true, m.is_static, name.clone()),
-            Some(m) => (next_is_paren, m.is_static, name.clone()),
+        let (elide, m) = match macros.get(name) {
+            Some(m) if !m.function_like => (true, *m),
+            Some(m) => (next_is_paren, *m),
             None => {
                 let builtin_attr = match name.as_str() {
                     "__align__" | "__builtin_align__" => next_is_paren,
@@ -186,7 +189,12 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                     }
                     _ => false,
                 };
-                (builtin_attr, false, name.clone())
+                let m = SpecifierMacro {
+                    function_like: true,
+                    is_static: false,
+                    kind: None,
+                };
+                (builtin_attr, m)
             }
         };
         if !elide {
@@ -210,8 +218,9 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                 line: p.row as u32 + 1,
                 column: p.column as u32 + 1,
             },
-            name: macro_name,
-            is_static,
+            name: name.clone(),
+            kind: m.kind,
+            is_static: m.is_static,
         });
         i = last + 1;
     }
@@ -223,8 +232,24 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
 pub struct SpecifierMacro {
     /// Takes arguments: only `NAME(...)` is a use.
     pub function_like: bool,
-    /// Expands to `static` (directly).
+    /// Expands to `static`.
     pub is_static: bool,
+    /// The kind of function it qualifies (`None`: it says nothing of host or device).
+    pub kind: Option<FunctionKind>,
+}
+
+/// The specifier macros among `defs` (the `#define`s of the headers a file includes, say):
+/// what [`crate::parse_with`] takes to skip their uses in the file.
+pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
+    let defines: Vec<Define> = defs
+        .iter()
+        .map(|m| Define {
+            name: m.name.clone(),
+            function_like: m.params.is_some(),
+            body: lex::tokenize_macro_body(&m.body),
+        })
+        .collect();
+    specifier_macros_of(&defines)
 }
 
 /// A cheap filter: does the text hold a `#` followed (after blanks) by `define`?
@@ -311,7 +336,7 @@ fn line_break_between(src: &[u8], a: usize, b: usize) -> bool {
 
 /// The macros every definition of which (in `defines`) is only declaration specifiers,
 /// attributes and other such macros (a fixpoint: `#define A B` then `#define B __device__`).
-fn specifier_macros(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
+fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
     let mut by_name: HashMap<&str, Vec<&Define>> = HashMap::new();
     for d in defines {
         by_name.entry(d.name.as_str()).or_default().push(d);
@@ -324,12 +349,13 @@ fn specifier_macros(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
             if known.contains_key(name) || rejected.contains(name) {
                 continue;
             }
-            let mut verdict = Some(false); // Some(is_static); None: not (yet) a specifier macro
+            // Some((is_static, kind)); None: not a specifier macro.
+            let mut verdict = Some((false, None));
             let mut pending = false;
             for d in defs {
                 match specifier_body(&d.body, &known, &by_name) {
-                    Body::Specifiers { is_static } => {
-                        verdict = verdict.map(|s| s || is_static);
+                    Body::Specifiers { is_static, kind } => {
+                        verdict = verdict.map(|(s, k)| (s || is_static, stronger(k, kind)));
                     }
                     Body::Pending => pending = true,
                     Body::Other => verdict = None,
@@ -340,12 +366,13 @@ fn specifier_macros(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
             if verdict.is_none() || shapes.len() > 1 {
                 rejected.insert(name);
                 changed = true;
-            } else if !pending {
+            } else if let (false, Some((is_static, kind))) = (pending, verdict) {
                 known.insert(
                     name.to_string(),
                     SpecifierMacro {
                         function_like: defs[0].function_like,
-                        is_static: verdict == Some(true),
+                        is_static,
+                        kind,
                     },
                 );
                 changed = true;
@@ -358,9 +385,23 @@ fn specifier_macros(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
     known
 }
 
+/// Kernel over device over nothing.
+fn stronger(a: Option<FunctionKind>, b: Option<FunctionKind>) -> Option<FunctionKind> {
+    match (a, b) {
+        (Some(FunctionKind::Kernel), _) | (_, Some(FunctionKind::Kernel)) => {
+            Some(FunctionKind::Kernel)
+        }
+        (Some(FunctionKind::Device), _) | (_, Some(FunctionKind::Device)) => {
+            Some(FunctionKind::Device)
+        }
+        _ => None,
+    }
+}
+
 enum Body {
     Specifiers {
         is_static: bool,
+        kind: Option<FunctionKind>,
     },
     /// Uses a macro not yet classified.
     Pending,
@@ -373,23 +414,33 @@ fn specifier_body(
     defined: &HashMap<&str, Vec<&Define>>,
 ) -> Body {
     let mut is_static = false;
+    let mut kind = None;
     let mut pending = false;
     let mut i = 0;
     while i < body.len() {
         match &body[i].tok {
             Tok::Ident(n) if SPECIFIERS.contains(&n.as_str()) => {
                 is_static |= n == "static";
+                match n.as_str() {
+                    "__global__" => kind = stronger(kind, Some(FunctionKind::Kernel)),
+                    "__device__" => kind = stronger(kind, Some(FunctionKind::Device)),
+                    _ => {}
+                }
                 i += 1;
             }
             Tok::Ident(n) if ATTRIBUTES.contains(&n.as_str()) => {
                 if body.get(i + 1).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
                     return Body::Other;
                 }
+                if n == "__launch_bounds__" {
+                    kind = stronger(kind, Some(FunctionKind::Kernel));
+                }
                 i = skip_group(body, i + 1, "(", ")");
             }
             Tok::Ident(n) => match known.get(n.as_str()) {
                 Some(m) => {
                     is_static |= m.is_static;
+                    kind = stronger(kind, m.kind);
                     i += 1;
                     if m.function_like {
                         if body.get(i).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
@@ -416,7 +467,7 @@ fn specifier_body(
     if pending {
         Body::Pending
     } else {
-        Body::Specifiers { is_static }
+        Body::Specifiers { is_static, kind }
     }
 }
 

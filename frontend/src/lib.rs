@@ -21,6 +21,9 @@ mod recover;
 pub mod trip;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+
+pub use elide::{specifier_macros, SpecifierMacro};
 
 pub use ir::*;
 pub use trip::trip_count;
@@ -80,6 +83,12 @@ pub fn may_contain_gpu_code(source: &[u8]) -> bool {
 /// Uses one tree-sitter parser per thread (created on first use) and a single walk over the
 /// syntax tree. Never panics on malformed input.
 pub fn parse(source: &[u8]) -> SourceFile {
+    parse_with(source, &HashMap::new())
+}
+
+/// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
+/// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
+pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let tp = slot.get_or_insert_with(|| {
@@ -93,7 +102,7 @@ pub fn parse(source: &[u8]) -> SourceFile {
                 parser,
             }
         });
-        let mut plan = elide::plan(source, &Default::default());
+        let mut plan = elide::plan(source, outer);
         let ranges = plan.included_ranges(source);
         let tree = if ranges.is_empty() {
             tp.parser.parse(source, None)

@@ -515,11 +515,20 @@ impl<'s> Lowerer<'s> {
         };
         let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
         let mut first_elided = None;
+        let mut elided_qualifier = None;
         for (k, e) in self.elided.within(lo, hi).iter().enumerate() {
             if k == 0 {
                 first_elided = Some(e.span);
             }
             is_static |= e.is_static;
+            match e.kind {
+                Some(FunctionKind::Kernel) => global = true,
+                Some(FunctionKind::Device) => device = true,
+                _ => {}
+            }
+            if e.kind.is_some() && elided_qualifier.is_none() {
+                elided_qualifier = Some(e.name.clone());
+            }
             qual_candidates.insert(k, e.name.clone());
         }
         let mut recovered = false;
@@ -542,7 +551,7 @@ impl<'s> Lowerer<'s> {
         } else {
             FunctionKind::Host
         };
-        let mut qualifier_macro = None;
+        let mut qualifier_macro = elided_qualifier;
         if kind == FunctionKind::Host && !self.macro_idx.is_empty() {
             let macros = &self.out.macros;
             let idx = &self.macro_idx;

@@ -879,3 +879,37 @@ fn a_definition_that_is_no_function_is_a_located_parse_error() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn specifier_macros_of_a_header_are_skipped_too() {
+    let header = "#define DINLINE __device__ __forceinline__\n#define KERNEL_LB(n) __global__ __launch_bounds__(n)\n";
+    let src =
+        "template <typename T> DINLINE opus::vector_t<T, 4>& add(opus::vector_t<T, 4>& a) {\n\
+               for (int i = 0; i < 4; i++) {} return a; }\n\
+               KERNEL_LB(256) void k(float* a) { for (int i = 0; i < 4; i++) {} }\n";
+    let outer = specifier_macros(&parse(header.as_bytes()).macros);
+    let f = parse_with(src.as_bytes(), &outer);
+    assert!(f.parse_errors.is_empty(), "{:?}", f.parse_errors);
+    let got: Vec<(&str, FunctionKind, usize, Option<&str>)> = f
+        .functions
+        .iter()
+        .map(|x| {
+            (
+                x.name.as_str(),
+                x.kind,
+                x.loops.len(),
+                x.qualifier_macro.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("add", FunctionKind::Device, 1, Some("DINLINE")),
+            ("k", FunctionKind::Kernel, 1, Some("KERNEL_LB"))
+        ]
+    );
+    // Without the header's macros the grammar misreads the first definition.
+    let alone = parse(src.as_bytes());
+    assert!(!alone.parse_errors.is_empty());
+}
