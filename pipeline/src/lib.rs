@@ -11,9 +11,9 @@
 //! - every blocker rule (`barrier`, `atomic`, `dynamic-lds`, `early-exit`) applies, whatever a
 //!   lint selection (`--select`, `--ignore`) or an inline `// hip-unroll: allow(...)` says:
 //!   those quiet the lint, they never make a loop safe to rewrite;
-//! - a loop whose pragma is a decision of the code's author (`#pragma nounroll`,
-//!   `#pragma unroll 1`, `#pragma clang loop unroll(disable)`/`unroll_count(N)`/...) is left as
-//!   it is;
+//! - a loop whose pragma is a decision of the code's author (`#pragma unroll` with no count, a
+//!   full unroll; `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop
+//!   unroll(disable)`/`unroll_count(N)`/...) is left as it is;
 //! - only [`Policy::force`] overrides those two; the transform's own refusals (it cannot prove
 //!   the rewrite equivalent) are never overridden.
 //!
@@ -48,8 +48,9 @@ pub struct PragmaInfo {
     /// What it asks: `unroll`, `unroll N` or `nounroll`.
     pub hint: String,
     pub line: u32,
-    /// `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop ...`: the author's decision,
-    /// which a rewrite does not replace (see [`Refusal::UserPragma`]).
+    /// `#pragma unroll` (full unroll), `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang
+    /// loop ...`: the author's decision, which a rewrite does not replace (see
+    /// [`Refusal::UserPragma`]).
     pub user_decision: bool,
 }
 
@@ -268,7 +269,7 @@ impl Source {
                 text: text.split_whitespace().collect::<Vec<_>>().join(" "),
                 hint: guards::pragma_text(&p.hint),
                 line: p.span.line,
-                user_decision: p.hint == UnrollHint::NoUnroll
+                user_decision: matches!(p.hint, UnrollHint::NoUnroll | UnrollHint::Unroll(None))
                     || p.syntax == PragmaSyntax::ClangLoop,
             }
         });
