@@ -1125,3 +1125,38 @@ fn explain_states_the_rewrite_policy() {
     let t = stdout(&run(&["explain", "unroll-blocked"]));
     assert!(t.contains("hint") && t.contains("[check.severity]"), "{t}");
 }
+
+/// A parse error is reported where it is: `path:line:col` in human output (one note per file,
+/// the first error), every location in JSON; a definition the lowering cannot read as a
+/// function is one of them, never skipped silently.
+#[test]
+fn parse_errors_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "__global__ void k(float* a) { for (int i = 0; i < 4; i++) a[i] = 1; }\n\
+               SHARED_MEMORY union\n{\n  int a;\n}\n\
+               __global__ void g() { int = ; }\n";
+    std::fs::write(dir.path().join("bad.cu"), src).unwrap();
+    let o = run_in(dir.path(), &["check", "bad.cu"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("bad.cu:2:1: note: parse error: `SHARED_MEMORY union` is not read as a function definition"),
+        "{out}"
+    );
+    assert!(out.contains("(and 1 more)"), "{out}");
+    let o = run_in(dir.path(), &["check", "--format", "json", "bad.cu"]);
+    let v = json(&o);
+    let f = &v["files"][0];
+    assert_eq!(f["parse_errors"], 2, "{f}");
+    let at: Vec<(u64, u64)> = f["parse_error_locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(at, [(2, 1), (6, 27)], "{f}");
+    assert_eq!(
+        f["parse_error_locations"][1]["message"], "cannot parse `=`",
+        "{f}"
+    );
+}

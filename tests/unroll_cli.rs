@@ -486,12 +486,13 @@ fn suppressions_do_not_bypass_the_guard() {
     assert_eq!(code(&o), 1, "{}", stderr(&o));
 }
 
-/// `#pragma nounroll`, `unroll 1`, `clang loop unroll_count(N)` and `unroll(disable)` are the
-/// author's decisions: refused in both modes unless --force; a plain `#pragma unroll 4` is
-/// rewritten.
+/// A bare `#pragma unroll` (full unroll), `#pragma nounroll`, `unroll 1`, `clang loop
+/// unroll_count(N)` and `unroll(disable)` are the author's decisions: refused in both modes
+/// unless --force; a plain `#pragma unroll 4` is rewritten.
 #[test]
 fn user_decision_pragmas_are_not_replaced_without_force() {
     for pragma in [
+        "#pragma unroll",
         "#pragma nounroll",
         "#pragma unroll 1",
         "#pragma unroll(1)",

@@ -53,7 +53,8 @@ pub struct SourceFile {
 #[derive(Debug, Clone, Serialize)]
 pub struct ParseError {
     pub span: Span,
-    /// "error" for an ERROR node, "missing <kind>" for a MISSING node.
+    /// "cannot parse `TEXT`" for an ERROR node, "missing <kind>" for a MISSING node, "`HEAD` is
+    /// not read as a function definition ..." for a definition the lowering cannot read.
     pub message: String,
 }
 

@@ -10,8 +10,10 @@ use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 use crate::declarator::{
-    declarator_name, find_function_declarator, int_value, param_type, second_list_item,
+    declarator_name, find_function_declarator, function_parts, int_value, param_type,
+    second_list_item,
 };
+use crate::elide::Plan;
 use crate::header::for_header;
 use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdParts};
 use crate::ir::*;
@@ -136,10 +138,12 @@ pub(crate) struct Lowerer<'s> {
     assign_map: Vec<(usize, usize)>,
     /// Name -> index of its last declaration in `out.globals` (see [`NameIndex`]).
     global_names: NameIndex,
+    /// The macro uses the parse skipped (`DINLINE`, `__align__(16)`).
+    elided: Plan,
 }
 
 impl<'s> Lowerer<'s> {
-    pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds) -> Self {
+    pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds, elided: Plan) -> Self {
         Lowerer {
             src,
             kinds,
@@ -160,6 +164,7 @@ impl<'s> Lowerer<'s> {
             skip_node: None,
             assign_map: Vec::new(),
             global_names: NameIndex::default(),
+            elided,
         }
     }
 
@@ -296,7 +301,7 @@ impl<'s> Lowerer<'s> {
             K::Error => {
                 self.out.parse_errors.push(ParseError {
                     span: span_of(node),
-                    message: "error".into(),
+                    message: error_message(bytes_of(node, self.src)),
                 });
                 if !self.in_body(node) {
                     let found = recover::functions_in_error(node, self.src);
@@ -452,33 +457,31 @@ impl<'s> Lowerer<'s> {
         let Some(body) = node.child_by_field_id(fields().body) else {
             return;
         };
-        let declarator = node.child_by_field_id(fields().declarator);
-        let Some(fdecl) = declarator.and_then(find_function_declarator) else {
-            return;
-        };
-        let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else {
-            return;
-        };
         let src = self.src;
-        let mut leaf = name_node;
-        for _ in 0..64 {
-            match leaf.kind() {
-                // `NAME_MACRO(a, b)(params)`: the name comes from a macro call.
-                "function_declarator" => match leaf.child_by_field_id(fields().declarator) {
-                    Some(n) => leaf = n,
-                    None => break,
-                },
-                "qualified_identifier" | "template_function" | "template_method" => {
-                    match leaf.child_by_field_id(fields().name) {
-                        Some(n) => leaf = n,
-                        None => break,
-                    }
-                }
-                _ => break,
+        let declarator = node.child_by_field_id(fields().declarator);
+        let Some(parts) = declarator.and_then(|d| function_parts(d, src)) else {
+            // A definition with a body that names no function (`MACRO namespace x { ... }`,
+            // `struct ATTR_MACRO(16) S { ... }`): its body is not lowered as a function.
+            // Say so where it is, unless the grammar already reported an error there.
+            if !node.has_error() {
+                let head = &src[node.start_byte()..body.start_byte().max(node.start_byte())];
+                let head = String::from_utf8_lossy(head);
+                let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
+                let head = match head.char_indices().nth(60) {
+                    Some((i, _)) => format!("{}...", &head[..i]),
+                    None => head,
+                };
+                self.out.parse_errors.push(ParseError {
+                    span: span_of(node),
+                    message: format!(
+                        "`{head}` is not read as a function definition (a macro the tool cannot expand?); its body is not analysed"
+                    ),
+                });
             }
-        }
-        let name = text_of(leaf, src);
-        let (with_args, qualified_name) = self.names(&text_of(name_node, src));
+            return;
+        };
+        let name = parts.leaf;
+        let (with_args, qualified_name) = self.names(&parts.written);
 
         // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
         let (mut global, mut device, mut is_static) = (false, false, false);
@@ -526,6 +529,36 @@ impl<'s> Lowerer<'s> {
                 }
             }
         }
+        // Specifier macros the parse skipped (`DINLINE float& f()`): between the previous
+        // sibling (or the parent's start) and the declarator.
+        let lo = {
+            let mut prev = node.prev_sibling();
+            while let Some(p) = prev.filter(|p| self.kinds.of(p.kind_id()) == K::Comment) {
+                prev = p.prev_sibling();
+            }
+            match prev {
+                Some(p) => p.end_byte(),
+                None => node.parent().map_or(0, |p| p.start_byte()),
+            }
+        };
+        let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
+        let mut first_elided = None;
+        let mut elided_qualifier = None;
+        for (k, e) in self.elided.within(lo, hi).iter().enumerate() {
+            if k == 0 {
+                first_elided = Some(e.span);
+            }
+            is_static |= e.is_static;
+            match e.kind {
+                Some(FunctionKind::Kernel) => global = true,
+                Some(FunctionKind::Device) => device = true,
+                _ => {}
+            }
+            if e.kind.is_some() && elided_qualifier.is_none() {
+                elided_qualifier = Some(e.name.clone());
+            }
+            qual_candidates.insert(k, e.name.clone());
+        }
         let mut recovered = false;
         if !global && !device {
             if let Some((end, kind)) = self.dangling_qual.take() {
@@ -546,7 +579,7 @@ impl<'s> Lowerer<'s> {
         } else {
             FunctionKind::Host
         };
-        let mut qualifier_macro = None;
+        let mut qualifier_macro = elided_qualifier;
         if kind == FunctionKind::Host && !self.macro_idx.is_empty() {
             let macros = &self.out.macros;
             let idx = &self.macro_idx;
@@ -566,13 +599,16 @@ impl<'s> Lowerer<'s> {
         }
         let is_template =
             parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
-        let span = match parent {
+        let mut span = match parent {
             Some(p) if is_template => span_of(p),
             _ => span_of(node),
         };
+        if let Some(e) = first_elided.filter(|e| e.start < span.start) {
+            (span.start, span.line, span.column) = (e.start, e.line, e.column);
+        }
         let mut params = Vec::new();
         let mut param_types: Vec<String> = Vec::new();
-        if let Some(pl) = fdecl.child_by_field_id(fields().parameters) {
+        if let Some(pl) = parts.params {
             let mut c = pl.walk();
             for p in pl.named_children(&mut c) {
                 if !p.kind().contains("parameter_declaration") {
@@ -609,7 +645,7 @@ impl<'s> Lowerer<'s> {
                 qualified_name,
                 kind,
                 span,
-                span_of(leaf),
+                parts.leaf_span,
                 span_of(body),
             )
         };
@@ -1512,6 +1548,22 @@ impl<'s> Lowerer<'s> {
         self.out.inert.sort_by_key(|s| s.start);
         self.out
     }
+}
+
+/// "cannot parse `TEXT`": the start of an ERROR node's text (its first line, at most 40
+/// characters, blanks collapsed).
+fn error_message(text: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&text[..text.len().min(256)]);
+    let first = text.lines().next().unwrap_or_default();
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let mut short = words.join(" ");
+    if let Some((i, _)) = short.char_indices().nth(40) {
+        short.truncate(i);
+        short.push_str("...");
+    } else if text.lines().nth(1).is_some() {
+        short.push_str(" ...");
+    }
+    format!("cannot parse `{short}`")
 }
 
 /// A function with no body contents yet.

@@ -85,6 +85,8 @@ pub struct MissingInclude {
 /// One parsed header, shared by every unit (and thread) that includes this content.
 #[derive(Debug)]
 pub struct Parsed {
+    /// BLAKE3 of `bytes`.
+    pub hash: [u8; 32],
     pub bytes: Vec<u8>,
     pub file: SourceFile,
     pub includes: Vec<Include>,
@@ -94,15 +96,26 @@ pub struct Parsed {
 
 impl Parsed {
     fn new(bytes: Vec<u8>) -> Parsed {
-        let file = crate::parse(&bytes);
+        Parsed::with(bytes, &HashMap::new())
+    }
+
+    /// Parsed with the specifier macros (`DINLINE`) that other headers of the unit define.
+    fn with(bytes: Vec<u8>, outer: &HashMap<String, crate::SpecifierMacro>) -> Parsed {
+        let file = crate::parse_with(&bytes, outer);
         let includes = scan_includes(&bytes, &file);
         Parsed {
+            hash: [0; 32],
             bytes,
             file,
             includes,
             tokens: OnceLock::new(),
             declared: OnceLock::new(),
         }
+    }
+
+    fn hashed(mut self, hash: [u8; 32]) -> Parsed {
+        self.hash = hash;
+        self
     }
 
     /// The header's tokens ([`lex::tokenize`]); computed on first use.
@@ -176,6 +189,53 @@ impl TranslationUnit {
             .find_map(|h| h.file().macros.iter().rev().find(|m| m.name == name))
     }
 
+    /// The specifier macros (`#define DINLINE __device__ __forceinline__`) the headers define
+    /// (see [`crate::specifier_macros`]).
+    pub fn specifier_macros(&self) -> HashMap<String, crate::SpecifierMacro> {
+        if self.headers.is_empty() {
+            return HashMap::new();
+        }
+        let defs: Vec<MacroDef> = self
+            .headers
+            .iter()
+            .flat_map(|h| h.file().macros.iter().cloned())
+            .collect();
+        crate::specifier_macros(&defs)
+    }
+
+    /// Parse `source`, a file of this unit (the main file, or a rewritten text of it), with the
+    /// specifier macros of the headers that it uses and does not define itself, so that their
+    /// uses are skipped as the file's own would be.
+    pub fn parse(&self, source: &[u8]) -> SourceFile {
+        let file = crate::parse(source);
+        let spec = self.specifier_macros();
+        self.reparse(source, file, &spec)
+    }
+
+    /// `file` (the plain parse of `source`), parsed again with those of `spec` that `source`
+    /// uses and does not define, if any.
+    fn reparse(
+        &self,
+        source: &[u8],
+        file: SourceFile,
+        spec: &HashMap<String, crate::SpecifierMacro>,
+    ) -> SourceFile {
+        if spec.is_empty() {
+            return file;
+        }
+        let own: HashSet<&str> = file.macros.iter().map(|m| m.name.as_str()).collect();
+        let outer: HashMap<String, crate::SpecifierMacro> = spec
+            .iter()
+            .filter(|(n, _)| !own.contains(n.as_str()))
+            .filter(|(n, _)| memchr::memmem::find(source, n.as_bytes()).is_some())
+            .map(|(n, m)| (n.clone(), *m))
+            .collect();
+        if outer.is_empty() {
+            return file;
+        }
+        crate::parse_with(source, &outer)
+    }
+
     /// True when a quoted include of the unit was not followed: what it defines is unseen.
     pub fn has_missing(&self) -> bool {
         !self.missing.is_empty()
@@ -205,6 +265,8 @@ pub struct HeaderCache {
     by_path: Mutex<HashMap<PathBuf, Loaded>>,
     /// Content hash -> its parse, made once (other threads wait for it).
     by_hash: Mutex<HashMap<[u8; 32], ParseOnce>>,
+    /// (content hash, the outer specifier macros it uses) -> its parse with them.
+    by_context: Mutex<HashMap<([u8; 32], String), ParseOnce>>,
     parses: AtomicUsize,
 }
 
@@ -244,13 +306,49 @@ impl HeaderCache {
         };
         let hash = *blake3::hash(&bytes).as_bytes();
         let cell = lock(&self.by_hash).entry(hash).or_default().clone();
+        let hash_of = hash;
         let parsed = cell
             .get_or_init(|| {
                 self.parses.fetch_add(1, Ordering::Relaxed);
-                Arc::new(Parsed::new(bytes))
+                Arc::new(Parsed::new(bytes).hashed(hash_of))
             })
             .clone();
         Some(Ok(parsed))
+    }
+
+    /// `p` parsed again with the outer specifier macros it uses (once per content and set of
+    /// names for the run), or `p` itself when it uses none.
+    fn in_context(
+        &self,
+        p: &Arc<Parsed>,
+        spec: &HashMap<String, crate::SpecifierMacro>,
+    ) -> Arc<Parsed> {
+        let own: HashSet<&str> = p.file.macros.iter().map(|m| m.name.as_str()).collect();
+        let mut used: Vec<&String> = spec
+            .keys()
+            .filter(|n| !own.contains(n.as_str()))
+            .filter(|n| memchr::memmem::find(&p.bytes, n.as_bytes()).is_some())
+            .collect();
+        if used.is_empty() {
+            return p.clone();
+        }
+        used.sort();
+        let key = used
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let outer: HashMap<String, crate::SpecifierMacro> =
+            used.iter().map(|n| ((*n).clone(), spec[*n])).collect();
+        let cell = lock(&self.by_context)
+            .entry((p.hash, key))
+            .or_default()
+            .clone();
+        cell.get_or_init(|| {
+            self.parses.fetch_add(1, Ordering::Relaxed);
+            Arc::new(Parsed::with(p.bytes.clone(), &outer).hashed(p.hash))
+        })
+        .clone()
     }
 }
 
@@ -270,6 +368,25 @@ pub struct Includes {
 impl Includes {
     pub fn new(dirs: Vec<PathBuf>, cache: Arc<HeaderCache>) -> Includes {
         Includes { dirs, cache }
+    }
+
+    /// Parse the file at `path` (as given: relative paths are relative to the working
+    /// directory) whose bytes are `source`, in its unit: resolved as [`Includes::resolve`]
+    /// does, then the file and its headers parsed again with the specifier macros
+    /// (`#define DINLINE __device__ __forceinline__`, see [`crate::specifier_macros`]) that
+    /// other headers of the unit define, where they use them.
+    pub fn open(&self, path: &Path, source: &[u8]) -> (SourceFile, TranslationUnit) {
+        let file = crate::parse(source);
+        let mut unit = self.resolve(path, source, &file);
+        let spec = unit.specifier_macros();
+        if spec.is_empty() {
+            return (file, unit);
+        }
+        for h in &mut unit.headers {
+            h.parsed = self.cache.in_context(&h.parsed, &spec);
+        }
+        let file = unit.reparse(source, file, &spec);
+        (file, unit)
     }
 
     /// The unit of the file at `path` (as given: relative paths are relative to the working

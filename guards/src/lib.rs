@@ -198,15 +198,15 @@ pub fn check_source(
         let report = FileReport {
             path: path.to_string(),
             parse_errors: 0,
+            parse_error_locations: Vec::new(),
             parsed: false,
             functions: Vec::new(),
         };
         return (report, Vec::new());
     }
-    let file = frontend::parse(source);
-    let tu = match &settings.includes {
-        Some(inc) => inc.resolve(Path::new(path), source, &file),
-        None => TranslationUnit::empty(),
+    let (file, tu) = match &settings.includes {
+        Some(inc) => inc.open(Path::new(path), source),
+        None => (frontend::parse(source), TranslationUnit::empty()),
     };
     check_unit(path, source, &file, &tu, settings)
 }
@@ -341,6 +341,15 @@ pub fn check_unit(
         FileReport {
             path: path.to_string(),
             parse_errors: file.parse_errors.len(),
+            parse_error_locations: file
+                .parse_errors
+                .iter()
+                .map(|e| ParseErrorLocation {
+                    line: e.span.line,
+                    column: e.span.column,
+                    message: e.message.clone(),
+                })
+                .collect(),
             parsed: true,
             functions,
         },

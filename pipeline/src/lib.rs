@@ -11,9 +11,9 @@
 //! - every blocker rule (`barrier`, `atomic`, `dynamic-lds`, `early-exit`) applies, whatever a
 //!   lint selection (`--select`, `--ignore`) or an inline `// hip-unroll: allow(...)` says:
 //!   those quiet the lint, they never make a loop safe to rewrite;
-//! - a loop whose pragma is a decision of the code's author (`#pragma nounroll`,
-//!   `#pragma unroll 1`, `#pragma clang loop unroll(disable)`/`unroll_count(N)`/...) is left as
-//!   it is;
+//! - a loop whose pragma is a decision of the code's author (`#pragma unroll` with no count, a
+//!   full unroll; `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop
+//!   unroll(disable)`/`unroll_count(N)`/...) is left as it is;
 //! - only [`Policy::force`] overrides those two; the transform's own refusals (it cannot prove
 //!   the rewrite equivalent) are never overridden.
 //!
@@ -50,8 +50,9 @@ pub struct PragmaInfo {
     /// What it asks: `unroll`, `unroll N` or `nounroll`.
     pub hint: String,
     pub line: u32,
-    /// `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop ...`: the author's decision,
-    /// which a rewrite does not replace (see [`Refusal::UserPragma`]).
+    /// `#pragma unroll` (full unroll), `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang
+    /// loop ...`: the author's decision, which a rewrite does not replace (see
+    /// [`Refusal::UserPragma`]).
     pub user_decision: bool,
 }
 
@@ -225,15 +226,15 @@ impl Source {
     /// `includes` (its directory, then the search directories; headers parsed once per run by
     /// the cache), and guard it in that unit.
     pub fn open(path: &Path, bytes: Vec<u8>, includes: &Includes) -> Source {
-        let file = frontend::parse(&bytes);
-        let tu = includes.resolve(path, &bytes, &file);
+        let (file, tu) = includes.open(path, &bytes);
         Source::parsed(bytes, file, tu)
     }
 
     /// Parse and guard `bytes` in a unit already resolved (a rewritten text of a file whose
-    /// unit is known: the tuner's accepted edits).
+    /// unit is known: the tuner's accepted edits), with the specifier macros its headers
+    /// define.
     pub fn with_unit(bytes: Vec<u8>, tu: TranslationUnit) -> Source {
-        let file = frontend::parse(&bytes);
+        let file = tu.parse(&bytes);
         Source::parsed(bytes, file, tu)
     }
 
@@ -304,7 +305,7 @@ impl Source {
                 text: text.split_whitespace().collect::<Vec<_>>().join(" "),
                 hint: guards::pragma_text(&p.hint),
                 line: p.span.line,
-                user_decision: p.hint == UnrollHint::NoUnroll
+                user_decision: matches!(p.hint, UnrollHint::NoUnroll | UnrollHint::Unroll(None))
                     || p.syntax == PragmaSyntax::ClangLoop,
             }
         });

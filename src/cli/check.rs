@@ -820,6 +820,7 @@ mod tests {
         let report = FileReport {
             path: path.into(),
             parse_errors: depth as usize,
+            parse_error_locations: Vec::new(),
             parsed: true,
             functions: vec![],
         };

@@ -46,7 +46,8 @@ pub struct UnrollArgs {
     #[arg(long)]
     pub diff: bool,
     /// Rewrite even if a guard blocks the loop or its pragma is the author's decision
-    /// (`nounroll`, `unroll 1`, `clang loop ...`); correctness refusals are never overridden.
+    /// (a bare `unroll`, `nounroll`, `unroll 1`, `clang loop ...`); correctness refusals are
+    /// never overridden.
     #[arg(long)]
     pub force: bool,
     /// Compile the original and the variant and refuse the variant if any kernel's argument

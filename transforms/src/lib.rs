@@ -161,7 +161,8 @@ pub fn unroll_in(
     };
     let source = edit::apply(src, &edits);
     if !edits.is_empty() {
-        let reparsed = frontend::parse(&source);
+        // Parsed as the original was: with the specifier macros of the unit's headers.
+        let reparsed = tu.parse(&source);
         if reparsed.parse_errors.len() > file.parse_errors.len() {
             return Err(Refusal::ReparseFailed {
                 old: file.parse_errors.len(),
