@@ -1,4 +1,5 @@
-//! Fixture tests: every `testdata/transforms/<case>.cu` (except `*.fixed.cu` and headers)
+//! Fixture tests: every `testdata/transforms/<case>.cu` (except `*.fixed.cu` and `headers/`),
+//! in its translation unit (its `#include "..."`s are followed),
 //! starts with `// hip-unroll-test: loop=L factor=N mode=M [expect=REFUSAL-ID]`. Without
 //! `expect`, the rewrite must equal `<case>.fixed.cu` byte for byte, re-parse without new
 //! errors, leave the bytes outside the loop alone, and (pragma mode) be idempotent. All
@@ -71,9 +72,10 @@ fn fixed_path(p: &Path) -> PathBuf {
 fn check(path: &Path) -> Result<(), String> {
     let src = std::fs::read(path).map_err(|e| e.to_string())?;
     let d = directive(&String::from_utf8_lossy(&src))?;
-    let file = frontend::parse(&src);
+    // In its translation unit: the headers it includes (next to it) are seen.
+    let (file, unit) = frontend::tu::Includes::default().open(path, &src);
     let loc = transforms::resolve(&file, &d.loop_ref).map_err(|e| e.to_string())?;
-    let result = transforms::unroll(&src, &file, loc, d.factor, d.mode);
+    let result = transforms::unroll_in(&src, &file, &unit, loc, d.factor, d.mode);
     let fixed = fixed_path(path);
     match (&d.expect, result) {
         (Some(id), Err(transforms::Error::Refused(r))) => {
@@ -133,7 +135,7 @@ fn check(path: &Path) -> Result<(), String> {
                     },
                 )
                 .map_err(|e| e.to_string())?;
-                let again = transforms::unroll(&v.source, &re, loc2, d.factor, d.mode)
+                let again = transforms::unroll_in(&v.source, &re, &unit, loc2, d.factor, d.mode)
                     .map_err(|e| e.to_string())?;
                 if again.source != v.source || !again.edits.is_empty() {
                     return Err("pragma mode is not idempotent".into());

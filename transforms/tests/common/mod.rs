@@ -225,6 +225,11 @@ pub fn unroll_kernel(
 /// Compile all pairs into one host program with g++ and run the differential runner.
 /// Returns the runner's output on success, or the reason for failure.
 pub fn run_pairs(pairs: &[Pair], large: bool) -> Result<String, String> {
+    run_pairs_in(pairs, large, &[])
+}
+
+/// [`run_pairs`] with more include directories for g++ (the headers the kernels include).
+pub fn run_pairs_in(pairs: &[Pair], large: bool, dirs: &[PathBuf]) -> Result<String, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut src = String::from("#include \"hip_host.h\"\n");
     for p in pairs {
@@ -266,6 +271,10 @@ pub fn run_pairs(pairs: &[Pair], large: bool) -> Result<String, String> {
             "-I",
         ])
         .arg(testdata())
+        .args(
+            dirs.iter()
+                .flat_map(|d| [std::ffi::OsStr::new("-I"), d.as_os_str()]),
+        )
         .arg(&cpp)
         .arg("-o")
         .arg(&bin)

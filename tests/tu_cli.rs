@@ -1,0 +1,214 @@
+//! End-to-end tests of translation units: issue 17's reproductions through `check` and
+//! `unroll` (the real binary, headers on disk), `-I` and `[check] include-dirs`, and the
+//! include note in every output format.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
+
+fn run_in(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run hip-unroll")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("not killed by a signal")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+const HELPERS2: &str = "#pragma once\n#define SKIP_IF(c) if (c) continue\n#define BAIL_OUT break\n#define AT(k) a[i + (k)]\n__device__ inline float reduce_sync(float v, float* s) { s[threadIdx.x] = v; __syncthreads(); return s[0]; }\n__device__ inline void add_to(float* p, float v) { atomicAdd(p, v); }\n";
+
+const K2: &str = "#include \"helpers2.cuh\"\n__global__ void scale_skip(float* a, int n) {\n  for (int i = 0; i < n; i++) { SKIP_IF(a[i] > 3); a[i] = a[i] * 2; } }\n__global__ void scale_bail(float* a, int n) {\n  for (int i = 0; i < n; i++) { if (a[i] > 3) BAIL_OUT; a[i] = a[i] * 2; } }\n__global__ void shift(float* a, int n) {\n  for (int i = 0; i < n - 1; i++) { AT(0) = AT(1); } }\n__global__ void reduce(float* a, float* s, int n) {\n  for (int i = 0; i < n; i++) a[i] = reduce_sync(a[i], s); }\n__global__ void count(float* a, int n) {\n  for (int i = 0; i < n; i++) add_to(&a[0], a[i]); }\n";
+
+/// The five reproductions of issue 17, with the header in an include directory (`-I inc`,
+/// then `[check] include-dirs`): `check` sees the barrier, the atomic and the early exit;
+/// `unroll --mode manual` refuses all five, each with its reason id.
+#[test]
+fn issue_17_reproductions_through_check_and_unroll() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("inc")).unwrap();
+    std::fs::write(d.join("inc/helpers2.cuh"), HELPERS2).unwrap();
+    std::fs::write(d.join("k2.cu"), K2).unwrap();
+
+    let verdicts = |o: &Output| -> Vec<(String, Vec<String>)> {
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr));
+        });
+        v["files"][0]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["loops"].as_array().unwrap().iter())
+            .map(|l| {
+                let b = l["blockers"].as_array().unwrap();
+                (
+                    l["id"].as_str().unwrap().to_string(),
+                    b.iter().map(|x| x.as_str().unwrap().to_string()).collect(),
+                )
+            })
+            .collect()
+    };
+    let want: Vec<(String, Vec<String>)> = [
+        ("scale_skip:0", vec![]),
+        ("scale_bail:0", vec!["early-exit"]),
+        ("shift:0", vec![]),
+        ("reduce:0", vec!["barrier"]),
+        ("count:0", vec!["atomic"]),
+    ]
+    .iter()
+    .map(|(id, b)| (id.to_string(), b.iter().map(|s| s.to_string()).collect()))
+    .collect();
+
+    // Without the directory: the header is missing, said once, and nothing is blocked.
+    let o = run_in(d, &["check", "--format", "json", "k2.cu"]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let notes: Vec<&Value> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "include-not-found")
+        .collect();
+    assert_eq!(notes.len(), 1, "{v}");
+    assert_eq!(notes[0]["line"], 1);
+    assert!(notes[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("helpers2.cuh"));
+
+    // `-I inc`: the unit is whole.
+    let o = run_in(d, &["check", "--format", "json", "-I", "inc", "k2.cu"]);
+    assert_eq!(verdicts(&o), want);
+    assert!(!text(&o.stdout).contains("include-not-found"));
+
+    // `[check] include-dirs` does the same.
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[check]\ninclude-dirs = [\"inc\"]\n",
+    )
+    .unwrap();
+    let o = run_in(d, &["check", "--format", "json", "k2.cu"]);
+    assert_eq!(verdicts(&o), want);
+
+    // `unroll --mode manual` refuses each reproduction.
+    for (id, reason) in [
+        ("scale_skip:0", "[macro-in-body]"),
+        ("scale_bail:0", "[guard-blocked]"),
+        ("shift:0", "[macro-in-body]"),
+        ("reduce:0", "[guard-blocked]"),
+        ("count:0", "[guard-blocked]"),
+    ] {
+        let o = run_in(
+            d,
+            &[
+                "unroll", "k2.cu", "--loop", id, "--factor", "4", "--mode", "manual",
+            ],
+        );
+        assert_eq!(code(&o), 1, "{id}: {}", text(&o.stderr));
+        assert!(
+            text(&o.stderr).contains(reason),
+            "{id}: {}",
+            text(&o.stderr)
+        );
+        if id == "reduce:0" {
+            // The witness in the header is named by the header's path and line.
+            let e = text(&o.stderr);
+            assert!(e.contains("inc/helpers2.cuh:5)"), "{e}");
+        }
+    }
+    // `--force` passes a guard, never the transform: `BAIL_OUT` still hides a `break`.
+    let o = run_in(
+        d,
+        &[
+            "unroll",
+            "k2.cu",
+            "--loop",
+            "scale_bail:0",
+            "--factor",
+            "4",
+            "--mode",
+            "manual",
+            "--force",
+        ],
+    );
+    assert_eq!(code(&o), 1);
+    assert!(
+        text(&o.stderr).contains("[macro-in-body]"),
+        "{}",
+        text(&o.stderr)
+    );
+    // Pragma mode stays available where no guard blocks.
+    let o = run_in(
+        d,
+        &["unroll", "k2.cu", "--loop", "scale_skip:0", "--factor", "4"],
+    );
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+}
+
+/// A macro defined nowhere visible refuses the manual rewrite (`unseen-macro`), whether the
+/// include is missing or the name comes from a system header; `-I` makes it visible.
+#[test]
+fn unseen_macros_refuse_the_manual_rewrite_until_the_header_is_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("include")).unwrap();
+    std::fs::write(
+        d.join("include/defs.h"),
+        "#pragma once\n#define CLAMP(x) ((x) < 0 ? 0 : (x))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("k.cu"),
+        "#include \"defs.h\"\n__global__ void k(float* a, int n) {\n  for (int i = 0; i < n; i++) a[i] = CLAMP(a[i]);\n}\n",
+    )
+    .unwrap();
+    let args = [
+        "unroll", "k.cu", "--loop", "k:0", "--factor", "2", "--mode", "manual",
+    ];
+    let o = run_in(d, &args);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let e = text(&o.stderr);
+    assert!(e.contains("[unseen-macro]") && e.contains("CLAMP"), "{e}");
+    let mut with_dir = args.to_vec();
+    with_dir.extend(["-I", "include"]);
+    let o = run_in(d, &with_dir);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("CLAMP(a[i])"));
+}
+
+/// The include note appears once per file (not per loop) in every output format.
+#[test]
+fn the_include_note_is_in_every_format_once_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("k.cu"),
+        "#include \"gone.cuh\"\n#include \"gone_too.cuh\"\n__global__ void k(float* a, int n) {\n  for (int i = 0; i < n; i++) a[i] += 1;\n  for (int j = 0; j < n; j++) a[j] *= 2;\n}\n",
+    )
+    .unwrap();
+    for (format, needle) in [
+        ("human", "hint[include-not-found]"),
+        ("json", "\"rule\": \"include-not-found\""),
+        ("sarif", "\"ruleId\": \"include-not-found\""),
+        ("github", "title=hip-unroll include-not-found"),
+    ] {
+        let o = run_in(d, &["check", "--format", format, "k.cu"]);
+        assert_eq!(code(&o), 0, "{format}: {}", text(&o.stderr));
+        let out = text(&o.stdout);
+        assert_eq!(out.matches(needle).count(), 1, "{format}: {out}");
+        assert!(
+            out.contains("gone.cuh") && out.contains("gone_too.cuh"),
+            "{format}: {out}"
+        );
+    }
+}
