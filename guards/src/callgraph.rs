@@ -508,8 +508,9 @@ fn targets<'a, 'f: 'a>(
 }
 
 /// The local callables of `f`: parameters, variables and assignments holding a function of the
-/// unit (`&helper`, `helper`) or a functor (its type, or what initialises it, is a class with an
-/// `operator()`), name -> function nodes.
+/// unit (named as a value in the initialiser: `&helper`, `helper`, not called) or a functor (its
+/// type, or a class its initialiser names or constructs, has an `operator()`), name -> function
+/// nodes.
 fn callables_of<'f>(
     f: &'f Function,
     by_name: &HashMap<&'f str, Vec<usize>>,
@@ -526,30 +527,36 @@ fn callables_of<'f>(
             }
         }
     };
-    let held = |names: &mut dyn Iterator<Item = &str>| -> Vec<usize> {
+    let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
+    // The names of `span` used as values (a function named, not called), and the callees
+    // (a functor constructed: `Op()`, `Op{}` is an identifier use).
+    let named_in = |span: Span| -> Vec<usize> {
         let mut v = Vec::new();
-        for n in names {
-            v.extend(by_name.get(n).into_iter().flatten());
-            v.extend(functors.get(n).into_iter().flatten());
+        for u in crate::util::within(&f.idents, |u| u.span.start, span) {
+            if !callee_at.contains(&u.span.start) {
+                v.extend(by_name.get(u.name.as_str()).into_iter().flatten());
+            }
+            v.extend(functors.get(u.name.as_str()).into_iter().flatten());
+        }
+        for c in crate::util::within(&f.calls, |c| c.span.start, span) {
+            v.extend(functors.get(c.callee.as_str()).into_iter().flatten());
         }
         v
     };
+    let of_type =
+        |t: &str| -> Vec<usize> { functors.get(type_base(t)).cloned().unwrap_or_default() };
     for p in &f.params {
-        add(
-            p.name.as_str(),
-            &held(&mut std::iter::once(type_base(&p.type_text))),
-        );
+        add(p.name.as_str(), &of_type(&p.type_text));
     }
     for d in &f.decls {
-        let mut names = std::iter::once(type_base(&d.type_text))
-            .chain(d.init_idents.iter().map(String::as_str));
-        add(d.name.as_str(), &held(&mut names));
+        let mut nodes = of_type(&d.type_text);
+        if let Some(init) = d.init {
+            nodes.extend(named_in(init));
+        }
+        add(d.name.as_str(), &nodes);
     }
     for a in &f.assigns {
-        add(
-            a.target.as_str(),
-            &held(&mut a.value_idents.iter().map(String::as_str)),
-        );
+        add(a.target.as_str(), &named_in(a.span));
     }
     out
 }

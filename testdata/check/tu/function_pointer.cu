@@ -30,3 +30,12 @@ __global__ void plain_pointer(float* a, float* s, int n) {
   for (int i = 0; i < n; i++) { a[i] += 1; fp(s); }  // ~ blockers: none
   for (int i = 0; i < n; i++) { a[i] += 1; apply(local_plain, s); }  // ~ blockers: none
 }
+
+// A value a synchronising helper returned is no callable: passing it on reaches nothing.
+struct Params { float offset; };
+__device__ Params prepare(float* s) { __syncthreads(); return Params{s[0]}; }
+__global__ void value_of_a_helper(float* a, float* s, int n) {
+  Params p = prepare(s);
+  auto q = prepare(s);
+  for (int i = 0; i < n; i++) a[i] = expf(a[i] - p.offset) + fmaxf(q.offset, 0.0f);  // ~ blockers: none
+}
