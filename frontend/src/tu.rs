@@ -200,7 +200,12 @@ impl TranslationUnit {
             .iter()
             .flat_map(|h| h.file().macros.iter().cloned())
             .collect();
-        crate::specifier_macros(&defs)
+        let mut spec = crate::specifier_macros(&defs);
+        // Reserved names (`__device__`, `__global__`, `__forceinline__`) are the compiler's
+        // qualifiers; a header that defines them does so for a host-only compile (`#ifndef
+        // __HIPCC__`), and eliding them would take the kernels' qualifiers away.
+        spec.retain(|name, _| !name.starts_with("__"));
+        spec
     }
 
     /// Parse `source`, a file of this unit (the main file, or a rewritten text of it), with the
@@ -233,7 +238,12 @@ impl TranslationUnit {
         if outer.is_empty() {
             return file;
         }
-        crate::parse_with(source, &outer)
+        let with = crate::parse_with(source, &outer);
+        if finds_no_less(&file, &with) {
+            with
+        } else {
+            file
+        }
     }
 
     /// True when a quoted include of the unit was not followed: what it defines is unseen.
@@ -346,7 +356,12 @@ impl HeaderCache {
             .clone();
         cell.get_or_init(|| {
             self.parses.fetch_add(1, Ordering::Relaxed);
-            Arc::new(Parsed::with(p.bytes.clone(), &outer).hashed(p.hash))
+            let with = Parsed::with(p.bytes.clone(), &outer).hashed(p.hash);
+            if finds_no_less(&p.file, &with.file) {
+                Arc::new(with)
+            } else {
+                p.clone()
+            }
         })
         .clone()
     }
@@ -485,6 +500,24 @@ impl Includes {
         }
         unit
     }
+}
+
+/// True when the parse `with` the outer specifier macros finds at least the kernels, functions
+/// and loops of the plain parse: only then is it kept (a kernel the recovery found around an
+/// unparsable `LAUNCH_BOUNDS(...)` must not vanish because eliding it left another macro in the
+/// way).
+fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
+    let count = |f: &SourceFile| {
+        let kernels = f
+            .functions
+            .iter()
+            .filter(|x| x.kind == crate::FunctionKind::Kernel)
+            .count();
+        let loops: usize = f.functions.iter().map(|x| x.loops.len()).sum();
+        (kernels, f.functions.len(), loops)
+    };
+    let (a, b) = (count(plain), count(with));
+    b.0 >= a.0 && b.1 >= a.1 && b.2 >= a.2
 }
 
 /// `path` with `.` components removed and `dir/..` pairs folded (lexically: symbolic links are
