@@ -88,8 +88,14 @@ pub struct Parsed {
     /// BLAKE3 of `bytes`.
     pub hash: [u8; 32],
     pub bytes: Vec<u8>,
-    pub file: SourceFile,
+    pub file: Arc<SourceFile>,
     pub includes: Vec<Include>,
+    /// True when the header holds no GPU code (no `__global__`, `__device__`,
+    /// `__launch_bounds__`; see [`crate::may_contain_gpu_code`]) and was read for its macros and
+    /// includes only, without the grammar: `file` holds its `#define`s and comments, no
+    /// function. It is parsed in full when it uses a specifier macro of the unit (a
+    /// `DEVICE_QUALIFIER void f()` of a header that defines `DEVICE_QUALIFIER` elsewhere).
+    pub light: bool,
     tokens: OnceLock<Vec<Token>>,
     declared: OnceLock<HashSet<String>>,
 }
@@ -106,8 +112,24 @@ impl Parsed {
         Parsed {
             hash: [0; 32],
             bytes,
-            file,
+            file: Arc::new(file),
             includes,
+            light: false,
+            tokens: OnceLock::new(),
+            declared: OnceLock::new(),
+        }
+    }
+
+    /// A header with no GPU code: its `#define`s and includes, read without the grammar.
+    fn light(bytes: Vec<u8>) -> Parsed {
+        let file = macros_only(&bytes);
+        let includes = scan_includes(&bytes, &file);
+        Parsed {
+            hash: [0; 32],
+            bytes,
+            file: Arc::new(file),
+            includes,
+            light: true,
             tokens: OnceLock::new(),
             declared: OnceLock::new(),
         }
@@ -212,9 +234,10 @@ impl TranslationUnit {
     /// specifier macros of the headers that it uses and does not define itself, so that their
     /// uses are skipped as the file's own would be.
     pub fn parse(&self, source: &[u8]) -> SourceFile {
-        let file = crate::parse(source);
+        let file = Arc::new(crate::parse(source));
         let spec = self.specifier_macros();
-        self.reparse(source, file, &spec)
+        let file = self.reparse(source, file, &spec);
+        Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
     }
 
     /// `file` (the plain parse of `source`), parsed again with those of `spec` that `source`
@@ -222,10 +245,12 @@ impl TranslationUnit {
     fn reparse(
         &self,
         source: &[u8],
-        file: SourceFile,
+        file: Arc<SourceFile>,
         spec: &HashMap<String, crate::SpecifierMacro>,
-    ) -> SourceFile {
-        if spec.is_empty() {
+    ) -> Arc<SourceFile> {
+        // A parse without an error has nothing left to elide (a specifier macro the grammar
+        // cannot read leaves an error behind).
+        if spec.is_empty() || file.parse_errors.is_empty() {
             return file;
         }
         let own: HashSet<&str> = file.macros.iter().map(|m| m.name.as_str()).collect();
@@ -240,7 +265,7 @@ impl TranslationUnit {
         }
         let with = crate::parse_with(source, &outer);
         if finds_no_less(&file, &with) {
-            with
+            Arc::new(with)
         } else {
             file
         }
@@ -319,11 +344,38 @@ impl HeaderCache {
         let hash_of = hash;
         let parsed = cell
             .get_or_init(|| {
+                if !crate::may_contain_gpu_code(&bytes) {
+                    return Arc::new(Parsed::light(bytes).hashed(hash_of));
+                }
                 self.parses.fetch_add(1, Ordering::Relaxed);
                 Arc::new(Parsed::new(bytes).hashed(hash_of))
             })
             .clone();
         Some(Ok(parsed))
+    }
+
+    /// The parse of a file `check` analyses itself, shared with the units that include it: a
+    /// header is often both (a `.cuh` walked by `check` and included by the `.cu` beside it).
+    /// Kept in the cache only for header-like names; other files are parsed alone.
+    fn parse_main(&self, path: &Path, bytes: &[u8]) -> Arc<SourceFile> {
+        const HEADERS: &[&str] = &[
+            "cuh", "h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tpp", "tcc", "txx", "inc",
+        ];
+        let header = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| HEADERS.iter().any(|h| h.eq_ignore_ascii_case(e)));
+        if !header || bytes.len() as u64 > MAX_HEADER_BYTES {
+            return Arc::new(crate::parse(bytes));
+        }
+        let hash = *blake3::hash(bytes).as_bytes();
+        let cell = lock(&self.by_hash).entry(hash).or_default().clone();
+        cell.get_or_init(|| {
+            self.parses.fetch_add(1, Ordering::Relaxed);
+            Arc::new(Parsed::new(bytes.to_vec()).hashed(hash))
+        })
+        .file
+        .clone()
     }
 
     /// `p` parsed again with the outer specifier macros it uses (once per content and set of
@@ -333,6 +385,10 @@ impl HeaderCache {
         p: &Arc<Parsed>,
         spec: &HashMap<String, crate::SpecifierMacro>,
     ) -> Arc<Parsed> {
+        // A full parse that read everything without an error has nothing left to elide.
+        if !p.light && p.file.parse_errors.is_empty() {
+            return p.clone();
+        }
         let own: HashSet<&str> = p.file.macros.iter().map(|m| m.name.as_str()).collect();
         let mut used: Vec<&String> = spec
             .keys()
@@ -343,6 +399,7 @@ impl HeaderCache {
             return p.clone();
         }
         used.sort();
+        // (A light header used with these macros is parsed in full now.)
         let key = used
             .iter()
             .map(|s| s.as_str())
@@ -390,8 +447,10 @@ impl Includes {
     /// does, then the file and its headers parsed again with the specifier macros
     /// (`#define DINLINE __device__ __forceinline__`, see [`crate::specifier_macros`]) that
     /// other headers of the unit define, where they use them.
-    pub fn open(&self, path: &Path, source: &[u8]) -> (SourceFile, TranslationUnit) {
-        let file = crate::parse(source);
+    pub fn open(&self, path: &Path, source: &[u8]) -> (Arc<SourceFile>, TranslationUnit) {
+        let t = std::time::Instant::now();
+        let file = self.cache.parse_main(path, source);
+        T_MAIN.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
         let mut unit = self.resolve(path, source, &file);
         let spec = unit.specifier_macros();
         if spec.is_empty() {
@@ -502,6 +561,97 @@ impl Includes {
     }
 }
 
+/// The `#define`s of a file read without the grammar (a header with no GPU code): a directive
+/// first on its line, continuation lines joined, those in comments left out; the comments are
+/// the file's `inert` ranges (for [`scan_includes`]).
+fn macros_only(src: &[u8]) -> SourceFile {
+    let inert: Vec<Span> = lex::comments(src, 0..src.len())
+        .into_iter()
+        .map(|c| Span {
+            start: c.range.start,
+            end: c.range.end,
+            ..Span::default()
+        })
+        .collect();
+    let mut out = SourceFile {
+        crlf: memchr::memmem::find(src, b"\r\n").is_some(),
+        ..SourceFile::default()
+    };
+    let mut line = 1u32;
+    let mut counted = 0usize;
+    for at in memchr::memmem::find_iter(src, b"define") {
+        let mut i = at;
+        while i > 0 && matches!(src[i - 1], b' ' | b'\t') {
+            i -= 1;
+        }
+        if i == 0 || src[i - 1] != b'#' {
+            continue;
+        }
+        let hash = i - 1;
+        let mut s = hash;
+        while s > 0 && matches!(src[s - 1], b' ' | b'\t') {
+            s -= 1;
+        }
+        if (s > 0 && src[s - 1] != b'\n') || in_ranges(&inert, hash) {
+            continue;
+        }
+        let mut j = at + "define".len();
+        if !src.get(j).is_some_and(|b| *b == b' ' || *b == b'\t') {
+            continue;
+        }
+        while j < src.len() && matches!(src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        let name_start = j;
+        while j < src.len() && (src[j].is_ascii_alphanumeric() || src[j] == b'_') {
+            j += 1;
+        }
+        if j == name_start {
+            continue;
+        }
+        let name = String::from_utf8_lossy(&src[name_start..j]).into_owned();
+        let end = logical_line_end(src, hash);
+        let mut params = None;
+        if src.get(j) == Some(&b'(') {
+            let close = src[j..end].iter().position(|&b| b == b')').map(|p| j + p);
+            let Some(close) = close else { continue };
+            let list = crate::macros::join_continuations(&src[j + 1..close]);
+            params = Some(
+                list.split(',')
+                    .map(|p| p.trim().to_string())
+                    .filter(|p| !p.is_empty())
+                    .collect(),
+            );
+            j = close + 1;
+        }
+        let mut line_end = end;
+        if line_end > j && src[line_end - 1] == b'\r' {
+            line_end -= 1;
+        }
+        let body = crate::macros::join_continuations(&src[j.min(line_end)..line_end]);
+        line += memchr::memchr_iter(b'\n', &src[counted..hash]).count() as u32;
+        counted = hash;
+        let facts = crate::macros::body_facts(&body);
+        out.macros.push(MacroDef {
+            name,
+            params,
+            body,
+            span: Span {
+                start: hash,
+                end: line_end,
+                line,
+                column: (hash - s) as u32 + 1,
+            },
+            calls: facts.calls,
+            idents: facts.idents,
+            control: facts.control,
+            asm: facts.asm,
+        });
+    }
+    out.inert = inert;
+    out
+}
+
 /// True when the parse `with` the outer specifier macros finds at least the kernels, functions
 /// and loops of the plain parse: only then is it kept (a kernel the recovery found around an
 /// unparsable `LAUNCH_BOUNDS(...)` must not vanish because eliding it left another macro in the
@@ -520,6 +670,7 @@ fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
     b.0 >= a.0 && b.1 >= a.1 && b.2 >= a.2
 }
 
+pub static T_MAIN: AtomicUsize = AtomicUsize::new(0);
 /// `path` with `.` components removed and `dir/..` pairs folded (lexically: symbolic links are
 /// not resolved, so two spellings of one file through a link stay two paths; the content hash
 /// still parses it once).
@@ -738,6 +889,34 @@ mod tests {
             &src[inc[0].span.start..inc[0].span.end],
             b"#include \"a.h\""
         );
+    }
+
+    /// A header without GPU code is read for its macros without the grammar: the same
+    /// `#define`s as the lowering finds (names, parameters, bodies, lines, calls, control).
+    #[test]
+    fn macros_only_agrees_with_the_lowering() {
+        let src = b"// h\n#define A 1\n  #  define SKIP_IF(c) if (c) continue\n/*\n#define NOT_ME 2\n*/\n#define LONG(x, y) \\\n  do { f(x); \\\n       g(y); } while (0)\n#define ASM_B asm volatile(\"s_barrier\")\n#define EMPTY\n#define STR \"#define X\" // c\nint undefined_x;\n#ifdef A\n#define BAIL break\n#endif\n";
+        let light = macros_only(src);
+        let full = crate::parse(src);
+        let view = |f: &SourceFile| -> Vec<(String, Option<Vec<String>>, String, u32, Vec<String>, Vec<String>, Option<String>)> {
+            f.macros
+                .iter()
+                .map(|m| {
+                    (
+                        m.name.clone(),
+                        m.params.clone(),
+                        m.body.clone(),
+                        m.span.line,
+                        m.calls.clone(),
+                        m.control.clone(),
+                        m.asm.clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(view(&light), view(&full));
+        assert_eq!(light.macros.len(), 7);
+        assert!(light.functions.is_empty());
     }
 
     #[test]

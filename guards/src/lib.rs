@@ -205,11 +205,25 @@ pub fn check_source(
         return (report, Vec::new());
     }
     let (file, tu) = match &settings.includes {
-        Some(inc) => inc.open(Path::new(path), source),
-        None => (frontend::parse(source), TranslationUnit::empty()),
+        Some(inc) => {
+            let t = std::time::Instant::now();
+            let r = inc.open(Path::new(path), source);
+            T_OPEN.fetch_add(t.elapsed().as_micros() as usize, std::sync::atomic::Ordering::Relaxed);
+            r
+        }
+        None => (
+            std::sync::Arc::new(frontend::parse(source)),
+            TranslationUnit::empty(),
+        ),
     };
-    check_unit(path, source, &file, &tu, settings)
+    let t = std::time::Instant::now();
+    let r = check_unit(path, source, &file, &tu, settings);
+    T_CHECK.fetch_add(t.elapsed().as_micros() as usize, std::sync::atomic::Ordering::Relaxed);
+    r
 }
+pub static T_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub static T_CHECK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+pub static T_PARSE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// [`check_source`] for a file that is already parsed (alone: no include is followed).
 pub fn check_parsed(

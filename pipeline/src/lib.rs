@@ -207,7 +207,7 @@ pub enum Error {
 #[derive(Debug, Clone)]
 pub struct Source {
     bytes: Vec<u8>,
-    file: SourceFile,
+    file: std::sync::Arc<SourceFile>,
     tu: TranslationUnit,
     analysis: guards::FileAnalysis,
     /// Per function, per loop: see [`LoopInfo::height`].
@@ -234,11 +234,11 @@ impl Source {
     /// unit is known: the tuner's accepted edits), with the specifier macros its headers
     /// define.
     pub fn with_unit(bytes: Vec<u8>, tu: TranslationUnit) -> Source {
-        let file = tu.parse(&bytes);
+        let file = std::sync::Arc::new(tu.parse(&bytes));
         Source::parsed(bytes, file, tu)
     }
 
-    fn parsed(bytes: Vec<u8>, file: SourceFile, tu: TranslationUnit) -> Source {
+    fn parsed(bytes: Vec<u8>, file: std::sync::Arc<SourceFile>, tu: TranslationUnit) -> Source {
         let analysis = guards::analyze_for_rewrite_in(&file, &tu);
         let heights = file.functions.iter().map(heights).collect();
         Source {

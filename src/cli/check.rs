@@ -185,6 +185,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     let fixing = args.fix || args.unsafe_fixes || args.diff;
     let keep_source = fixing || matches!(args.format, Format::Human | Format::Sarif);
     let mut outcomes = analyse_all(&jobs, keep_source, guards::check_source)?;
+    eprintln!("TIMES open {} main-parse {} check {}", guards::T_OPEN.load(std::sync::atomic::Ordering::Relaxed), frontend::tu::T_MAIN.load(std::sync::atomic::Ordering::Relaxed), guards::T_CHECK.load(std::sync::atomic::Ordering::Relaxed));
     let fixes = if fixing {
         apply_fixes(&jobs, &mut outcomes, &args, &mut errors)
     } else {
