@@ -56,11 +56,8 @@ struct Output<'a> {
 pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
         Some(path) => {
-            let table = config::load_table(&path)?;
-            (
-                config::section::<CompileSection>(&table, "compile", &path)?,
-                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-            )
+            let cfg = config::load(&path)?;
+            (cfg.compile, cfg.vgpr_pressure)
         }
         None => (CompileSection::default(), PressureSection::default()),
     };

@@ -7,7 +7,6 @@
 //! printed, the ledger kept for `--resume`).
 
 use anyhow::{bail, Context};
-use config::{CompileSection, PressureSection, TuneSection};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -205,12 +204,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
     {
         Some(path) => {
-            let table = config::load_table(&path)?;
-            (
-                config::section::<TuneSection>(&table, "tune", &path)?,
-                config::section::<CompileSection>(&table, "compile", &path)?,
-                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-            )
+            let cfg = config::load(&path)?;
+            (cfg.tune, cfg.compile, cfg.vgpr_pressure)
         }
         None => Default::default(),
     };
