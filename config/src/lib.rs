@@ -121,7 +121,9 @@ fn enclosing_table(text: &str, offset: usize) -> Option<String> {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = text[line_start..].lines().next().unwrap_or("").trim_start();
     if line.starts_with('[') {
-        return header(line).rsplit_once('.').map(|(parent, _)| parent.to_string());
+        return header(line)
+            .rsplit_once('.')
+            .map(|(parent, _)| parent.to_string());
     }
     if let Some(h) = before[..line_start]
         .lines()
@@ -133,7 +135,9 @@ fn enclosing_table(text: &str, offset: usize) -> Option<String> {
     }
     let head = line.split(['=', '.']).next().unwrap_or("").trim();
     let rest = line[line.find(head).unwrap_or(0) + head.len()..].trim_start();
-    let inline = rest.strip_prefix('=').is_some_and(|r| r.trim_start().starts_with('{'));
+    let inline = rest
+        .strip_prefix('=')
+        .is_some_and(|r| r.trim_start().starts_with('{'));
     (rest.starts_with('.') || inline).then(|| head.trim_matches('"').to_string())
 }
 
@@ -328,15 +332,26 @@ mod tests {
                 .unwrap_or_else(|| panic!("{e}"))
                 .to_string()
         };
-        assert_eq!(f("[check\nx=1\n"), "1:7: invalid TOML: unclosed table, expected `]`");
+        assert_eq!(
+            f("[check\nx=1\n"),
+            "1:7: invalid TOML: unclosed table, expected `]`"
+        );
         assert_eq!(
             f("[check]\nselect = [\"barrier\"\n"),
             "2:20: invalid TOML: unclosed array, expected `]`"
         );
         let e = f("[check]\nhints = true\n[bogus]\nx = 1\n");
-        assert!(e.starts_with("3:2: unknown section `bogus` (known: [check], [compile], [vgpr-pressure], [tune])"), "{e}");
+        assert!(
+            e.starts_with(
+                "3:2: unknown section `bogus` (known: [check], [compile], [vgpr-pressure], [tune])"
+            ),
+            "{e}"
+        );
         let e = f("[tune]\nbuild = \"make\"\nbiuld = \"make\"\n");
-        assert!(e.starts_with("3:1: unknown key `biuld` in [tune] (expected one of `paths`, "), "{e}");
+        assert!(
+            e.starts_with("3:1: unknown key `biuld` in [tune] (expected one of `paths`, "),
+            "{e}"
+        );
         let e = f("tune = { biuld = 1 }\n");
         assert!(e.contains("unknown key `biuld` in [tune]"), "{e}");
         let e = f("tune.biuld = 1\n");
@@ -350,6 +365,14 @@ mod tests {
         // Every known section and key loads.
         let p = write(dir.path(), "[check]\nhints = true\n[compile]\narch = \"gfx942\"\n[vgpr-pressure]\nmax-occupancy-loss = 1\n[tune]\njobs = 2\n");
         let c = load(&p).unwrap();
-        assert_eq!((c.check.hints, c.compile.arch.as_deref(), c.vgpr_pressure.max_occupancy_loss, c.tune.jobs), (Some(true), Some("gfx942"), Some(1), Some(2)));
+        assert_eq!(
+            (
+                c.check.hints,
+                c.compile.arch.as_deref(),
+                c.vgpr_pressure.max_occupancy_loss,
+                c.tune.jobs
+            ),
+            (Some(true), Some("gfx942"), Some(1), Some(2))
+        );
     }
 }

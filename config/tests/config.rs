@@ -33,10 +33,19 @@ fn compile_and_pressure_sections_parse_and_reject_unknown_keys() {
     );
     let e = load(&p).unwrap_err();
     assert!(
-        matches!(&e, Error::Toml { at: Some((2, 1)), .. }),
+        matches!(
+            &e,
+            Error::Toml {
+                at: Some((2, 1)),
+                ..
+            }
+        ),
         "{e:?}"
     );
-    assert!(e.to_string().contains("unknown key `arhc` in [compile]"), "{e}");
+    assert!(
+        e.to_string().contains("unknown key `arhc` in [compile]"),
+        "{e}"
+    );
     let p = write(dir.path(), "[vgpr-pressure]\nmax-occupancy-loss = -1\n");
     let e = load(&p).unwrap_err().to_string();
     assert!(e.starts_with(&format!("{}:2:22: ", p.display())), "{e}");
