@@ -236,6 +236,8 @@ pub struct CompileSection {
     pub command: Option<String>,
     pub arch: Option<String>,
     pub cache_dir: Option<PathBuf>,
+    /// Seconds one compile may take (1 to 86400) before its process group is killed.
+    pub timeout: Option<u64>,
 }
 
 /// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.

@@ -19,6 +19,8 @@ pub struct VerifyOptions {
     /// Where compiled objects are cached; `None`: a fresh temporary directory, removed after.
     /// (The cache key does not cover included headers, so the default never reuses objects.)
     pub cache_dir: Option<PathBuf>,
+    /// The time limit of each compile (`[compile] timeout`).
+    pub timeout: std::time::Duration,
 }
 
 impl Default for VerifyOptions {
@@ -28,6 +30,7 @@ impl Default for VerifyOptions {
             arch: DEFAULT_ARCH.to_string(),
             extra_args: Vec::new(),
             cache_dir: None,
+            timeout: codeobj::compile::DEFAULT_TIMEOUT,
         }
     }
 }
@@ -83,7 +86,8 @@ pub fn verify(
         (None, None) => unreachable!("a scratch directory exists when no cache is given"),
     };
     let compiler = Compiler::new(opts.command.clone(), opts.arch.clone(), cache)
-        .with_args(opts.extra_args.iter().cloned());
+        .with_args(opts.extra_args.iter().cloned())
+        .with_timeout(opts.timeout);
     let mut results = compiler.compile_all(&[original, tmp.path()]).into_iter();
     let a = results
         .next()

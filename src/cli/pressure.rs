@@ -82,7 +82,12 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     for p in [&args.baseline, &args.variant] {
         crate::files::require_file(p)?;
     }
-    let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir);
+    let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir).with_timeout(
+        compile_cfg.timeout.map_or(
+            codeobj::compile::DEFAULT_TIMEOUT,
+            std::time::Duration::from_secs,
+        ),
+    );
     let (_b, _v, judgement) = codeobj::compile::compile_and_judge(
         &compiler,
         &args.baseline,

@@ -163,6 +163,9 @@ fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> 
     if let Some(a) = args.arch.clone().or(cfg.arch) {
         opts.arch = a;
     }
+    if let Some(t) = cfg.timeout {
+        opts.timeout = std::time::Duration::from_secs(t);
+    }
     for dir in &args.include {
         opts.extra_args.push(format!("-I{dir}"));
     }
