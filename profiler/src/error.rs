@@ -39,6 +39,12 @@ pub enum Error {
     },
     #[error("no kernel dispatches found in {what}")]
     NoKernels { what: String },
+    /// Every dispatch read ends before it starts: the timestamps are wrong, not missing.
+    #[error("every kernel dispatch in {what} ends before it starts ({count} with end < start): the timestamps are unusable")]
+    AllInverted { what: String, count: usize },
+    /// A query ran past the time limit (a view that never ends, such as a recursive one).
+    #[error("{}: reading the database took longer than {secs} s and was stopped (a view that never ends?)", path.display())]
+    QueryTimeout { path: PathBuf, secs: u64 },
     #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output")]
     NoProfiler,
     #[error("failed to start {program}: {error}")]
