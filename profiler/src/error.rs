@@ -66,7 +66,7 @@ pub enum Error {
     },
     #[error("invalid kernel regex: {}", regex_reason(.0))]
     Regex(regex::Error),
-    #[error("--timeout must be 1 to 86400 seconds (got {0})")]
+    #[error("--timeout must be more than 0 and at most 86400 seconds (got {0})")]
     BadTimeout(f64),
     #[error(
         "unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)"
