@@ -273,6 +273,23 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 /// too (it was reparented to PID 1 and ran on); `$TMPDIR` keeps nothing of the compile.
 #[test]
 fn kill_9_during_a_fake_compile_ends_the_compilers_group() {
+    kill_9_during_a_fake_compile(&["pressure", "rowsum.cu", "v.cu"], 2);
+    // tune: the code-object gates compile the baseline's copy of the file.
+    kill_9_during_a_fake_compile(
+        &[
+            "tune",
+            "--build",
+            "true",
+            "--run",
+            "true",
+            "--dry-run",
+            "loop.cu",
+        ],
+        1,
+    );
+}
+
+fn kill_9_during_a_fake_compile(args: &[&str], compiles: usize) {
     let d = kernel_dir();
     let tmp = d.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
@@ -294,19 +311,24 @@ fn kill_9_during_a_fake_compile_ends_the_compilers_group() {
     )
     .unwrap();
     std::fs::copy(d.path().join("rowsum.cu"), d.path().join("v.cu")).unwrap();
+    std::fs::write(
+        d.path().join("loop.cu"),
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* p) {\n  for (int i = 0; i < 16; ++i) p[i] += 1.0f;\n}\n",
+    )
+    .unwrap();
     let mut child = Command::new(BIN)
-        .args(["pressure", "rowsum.cu", "v.cu"])
+        .args(args)
         .current_dir(d.path())
         .env("TMPDIR", &tmp)
         .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
         .spawn()
         .unwrap();
-    // Both compiles (baseline and variant) have started their sleeper.
+    // The compiles have started their sleepers.
     let t0 = Instant::now();
     let started: Vec<u32> = loop {
         let s = std::fs::read_to_string(&pids).unwrap_or_default();
         let v: Vec<u32> = s.lines().filter_map(|l| l.trim().parse().ok()).collect();
-        if v.len() >= 2 {
+        if v.len() >= compiles {
             break v;
         }
         assert!(
@@ -331,33 +353,44 @@ fn kill_9_during_a_fake_compile_ends_the_compilers_group() {
     );
 }
 
-#[test]
-fn kill_9_during_a_hipcc_compile_ends_hipcc_and_clang() {
-    let d = kernel_dir();
-    // A source that takes hipcc a while: many instantiated kernels.
-    let mut src = String::from("#include <hip/hip_runtime.h>\ntemplate <int N> __global__ void k(float* p) {\n  float a = p[threadIdx.x];\n#pragma unroll\n  for (int i = 0; i < N * 64; ++i) a = a * 1.0001f + p[(threadIdx.x + i) & 1023];\n  p[threadIdx.x] = a;\n}\n");
+/// A source that takes a compiler a while: many instantiated, fully unrolled kernels.
+fn slow_source(header: &str) -> String {
+    let mut src = format!("{header}template <int N> __global__ void k(float* p) {{\n  float a = p[0];\n#pragma unroll\n  for (int i = 0; i < N * 64; ++i) a = a * 1.0001f + p[i & 1023];\n  p[1] = a;\n}}\n");
     for i in 1..400 {
         src.push_str(&format!("template __global__ void k<{i}>(float*);\n"));
     }
+    src
+}
+
+const CLANG19: &str = "clang-19 -x hip --offload-arch={arch} --cuda-device-only --no-gpu-bundle-output -nogpulib -nogpuinc -O3 {src} -o {out}";
+const CLANG19_HEADER: &str = "#define __global__ __attribute__((global))\n";
+
+fn kill_9_during_a_real_compile(config: &str, header: &str) {
+    let d = kernel_dir();
+    if !config.is_empty() {
+        std::fs::write(d.path().join("hip-unroll.toml"), config).unwrap();
+    }
     let marker = d.path().join("slow_compile_marker.cu");
-    std::fs::write(&marker, &src).unwrap();
+    std::fs::write(&marker, slow_source(header)).unwrap();
+    std::fs::copy(&marker, d.path().join("v.cu")).unwrap();
     let mut child = Command::new(BIN)
-        .args(["pressure", "slow_compile_marker.cu", "rowsum.cu"])
+        .args(["pressure", "slow_compile_marker.cu", "v.cu"])
         .current_dir(d.path())
         .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
         .spawn()
         .unwrap();
-    // Wait until clang (started by hipcc's perl through sh) compiles the marker file.
+    // Wait until the compiler (for hipcc: clang, started by hipcc's perl through sh) is at work
+    // on the marker file.
     let needle = marker.display().to_string();
     let t0 = Instant::now();
     let compilers = loop {
         let v = processes_mentioning(&needle);
-        if v.len() >= 2 {
+        if v.len() >= 2 || (v.len() == 1 && t0.elapsed() > Duration::from_millis(500)) {
             break v;
         }
         assert!(
             t0.elapsed() < Duration::from_secs(60),
-            "hipcc never started on the marker"
+            "the compiler never started on the marker"
         );
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -375,6 +408,55 @@ fn kill_9_during_a_hipcc_compile_ends_hipcc_and_clang() {
         left.is_empty(),
         "compiler processes {left:?} (of {compilers:?}) outlived kill -9"
     );
+}
+
+#[test]
+fn kill_9_during_a_hipcc_compile_ends_hipcc_and_clang() {
+    kill_9_during_a_real_compile("", "#include <hip/hip_runtime.h>\n");
+}
+
+#[test]
+fn kill_9_during_a_clang19_compile_ends_it() {
+    kill_9_during_a_real_compile(
+        &format!("[compile]\ncommand = \"{CLANG19}\"\n"),
+        CLANG19_HEADER,
+    );
+}
+
+/// A real compile past its limit (`[compile] timeout = 1`) is killed with its group and says so.
+#[test]
+fn a_real_compile_past_its_time_limit_is_killed() {
+    for (config, header) in [
+        (
+            "[compile]\ntimeout = 1\n".to_string(),
+            "#include <hip/hip_runtime.h>\n",
+        ),
+        (
+            format!("[compile]\ntimeout = 1\ncommand = \"{CLANG19}\"\n"),
+            CLANG19_HEADER,
+        ),
+    ] {
+        let d = kernel_dir();
+        std::fs::write(d.path().join("hip-unroll.toml"), &config).unwrap();
+        let marker = d.path().join("slow_compile_marker.cu");
+        std::fs::write(&marker, slow_source(header)).unwrap();
+        let t0 = Instant::now();
+        let line = one_error_line(&run_in(
+            d.path(),
+            &["pressure", "slow_compile_marker.cu", "rowsum.cu"],
+        ));
+        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+        assert!(
+            line.contains("ran longer than 1 s and was killed"),
+            "{config}: {line}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        let left = processes_mentioning(&marker.display().to_string());
+        assert!(
+            left.is_empty(),
+            "{config}: {left:?} outlived the time limit"
+        );
+    }
 }
 
 /// hipcc leaves two directories in `$TMPDIR` per compile; they go with the compile's private
