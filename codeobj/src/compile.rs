@@ -73,13 +73,12 @@ pub enum CompileError {
         command: String,
         error: std::io::Error,
     },
-    /// The compiler ran and failed: one line, its first error line; the whole output is in
-    /// `log` when it could be written.
+    /// The compiler ran and failed: one line, its first error line; the whole output (and the
+    /// command line) is in `log` when it could be written.
     #[error("{source_file}: {program} failed ({status}): {}{}", first_error(.stderr), .log.as_ref().map(|l| format!(" (full output: {})", l.display())).unwrap_or_default())]
     Failed {
         program: String,
         source_file: String,
-        command: String,
         status: String,
         /// The tail of its stderr (at most 4000 bytes).
         stderr: String,
@@ -483,7 +482,6 @@ impl Compiler {
                 return Err(CompileError::Failed {
                     program,
                     source_file: src.display().to_string(),
-                    command: shown,
                     status,
                     stderr: tail(&output.stderr, 4000).to_string(),
                     log,

@@ -40,7 +40,10 @@ pub enum VerifyError {
     #[error("cannot create a temporary file in {dir}: {error}")]
     Temp { dir: String, error: std::io::Error },
     #[error("compiling {what}: {error}")]
-    Compile { what: String, error: CompileError },
+    Compile {
+        what: String,
+        error: Box<CompileError>,
+    },
     #[error("the original has {original} code objects, the variant {variant}")]
     CodeObjectCount { original: usize, variant: usize },
 }
@@ -94,14 +97,14 @@ pub fn verify(
         .expect("two results")
         .map_err(|error| VerifyError::Compile {
             what: original.display().to_string(),
-            error,
+            error: Box::new(error),
         })?;
     let b = results
         .next()
         .expect("two results")
         .map_err(|error| VerifyError::Compile {
             what: format!("the variant of {}", original.display()),
-            error,
+            error: Box::new(error),
         })?;
     if a.code_objects.len() != b.code_objects.len() {
         return Err(VerifyError::CodeObjectCount {

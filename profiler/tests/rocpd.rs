@@ -311,8 +311,11 @@ fn a_recursive_dispatch_view_is_stopped_at_the_time_limit() {
     .unwrap();
     drop(conn);
     let t0 = std::time::Instant::now();
-    let e = profiler::rocpd::read_with_limit(&[db.clone()], std::time::Duration::from_secs(1))
-        .unwrap_err();
+    let e = profiler::rocpd::read_with_limit(
+        std::slice::from_ref(&db),
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap_err();
     assert!(
         t0.elapsed() < std::time::Duration::from_secs(10),
         "{:?}",
@@ -349,7 +352,7 @@ fn all_inverted_dispatches_are_reported_as_such() {
             disp("gemm_kernel", 1, 50_000, 10),
         ],
     );
-    let e = profiler::load(&[db.clone()]).unwrap_err();
+    let e = profiler::load(std::slice::from_ref(&db)).unwrap_err();
     assert!(
         matches!(e, profiler::Error::AllInverted { count: 2, .. }),
         "{e:?}"

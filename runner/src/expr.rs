@@ -262,7 +262,7 @@ mod tests {
         // Far past the limit (it overflowed the stack before the limit existed).
         let big = "(".repeat(2000) + "n" + &")".repeat(2000);
         assert_eq!(eval(&big, &n), Err(deep));
-        let long = format!("{}", "1+".repeat(3000) + "1");
+        let long = "1+".repeat(3000) + "1";
         assert!(eval(&long, &n)
             .unwrap_err()
             .contains("longer than the limit of 4096"));
