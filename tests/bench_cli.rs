@@ -241,7 +241,7 @@ fn usage_errors_exit_2() {
         ),
         (
             vec![spec.to_str().unwrap(), "--timeout", "0"],
-            "--timeout must be a positive number",
+            "--timeout must be more than 0",
         ),
         (
             vec!["no-such-spec.toml"],

@@ -364,6 +364,14 @@ mod tests {
         assert!(e.starts_with("2:12: "), "{e}");
         let e = f("[check]\nfail-on = \"loud\"\n");
         assert!(e.starts_with("2:11: unknown variant `loud`"), "{e}");
+        // Nesting past the parser's limit is an error, not a stack overflow.
+        let deep = format!(
+            "[check]\nselect = {}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let e = f(&deep);
+        assert!(e.starts_with("2:") && e.contains("invalid TOML: "), "{e}");
         // Every known section and key loads.
         let p = write(dir.path(), "[check]\nhints = true\n[compile]\narch = \"gfx942\"\n[vgpr-pressure]\nmax-occupancy-loss = 1\n[tune]\njobs = 2\n");
         let c = load(&p).unwrap();
