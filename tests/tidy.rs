@@ -21,10 +21,11 @@ use std::path::{Path, PathBuf};
 /// The only non-test source files allowed to start a process (ARCHITECTURE.md, "processes are
 /// spawned only by ...").
 const SPAWNERS: &[&str] = &[
-    "codeobj/src/compile.rs", // the compiler (hipcc, clang)
-    "profiler/src/run.rs",    // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
-    "tuner/src/shell.rs",     // the user's build, run and check commands; rocprofv3 for the backend
-    "replay/src/launch.rs",   // `capture`: the application under HSA_TOOLS_LIB
+    "childproc/src/lib.rs", // every compiler and user command, in its own process group
+    "codeobj/src/compile.rs", // the compiler (hipcc, clang), through childproc
+    "profiler/src/run.rs",  // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
+    "tuner/src/shell.rs",   // the user's build, run and check commands; rocprofv3 for the backend
+    "replay/src/launch.rs", // `capture`: the application under HSA_TOOLS_LIB
 ];
 
 /// Binaries, not libraries: they may print and exit.

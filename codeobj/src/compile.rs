@@ -11,19 +11,31 @@
 //! from those inputs, so that a cache carried to a machine without the compiler (a GPU machine
 //! with only a driver) still serves it: [`Compiled::precompiled`] says so.
 //!
+//! Every compiler process (the compile and `--version`) runs through `childproc`: in its own
+//! process group under a guard that kills the whole group when hip-unroll dies (even by
+//! `kill -9`), with a time limit ([`Compiler::timeout`]) that kills the group too, and with a
+//! private `TMPDIR` (hipcc leaves directories there) removed afterwards. A failed compile is one
+//! line (the compiler's first error line); its whole output is kept in `CACHE/logs/`.
+//!
 //! The only module of `codeobj` that does I/O besides [`crate::load`].
 
 use crate::{CodeObject, LoadError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 use thiserror::Error;
 
 /// hipcc 5.x/6.x: a code object (an offload bundle) for one target.
 pub const DEFAULT_COMMAND: &str = "hipcc --offload-arch={arch} --genco -O3 {src} -o {out}";
 pub const DEFAULT_ARCH: &str = "gfx90a";
+/// The time limit of one compile unless [`Compiler::with_timeout`] says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// The longest time limit a compile may be given (one day).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+/// `--version` must answer within this (or the compile's own limit, if shorter).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
 /// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`, else a folder in the temp directory.
@@ -40,6 +52,15 @@ pub fn default_cache_dir() -> PathBuf {
     std::env::temp_dir().join("hip-unroll-cache")
 }
 
+/// Check a compile time limit (1 s to [`MAX_TIMEOUT`]), for settings read from the command
+/// line or a config file.
+pub fn check_timeout(timeout: Duration) -> Result<Duration, CompileError> {
+    if timeout < Duration::from_secs(1) || timeout > MAX_TIMEOUT {
+        return Err(CompileError::BadTimeout(timeout));
+    }
+    Ok(timeout)
+}
+
 #[derive(Debug, Error)]
 pub enum CompileError {
     #[error("compile command is empty")]
@@ -52,12 +73,26 @@ pub enum CompileError {
         command: String,
         error: std::io::Error,
     },
-    #[error("`{command}` failed ({status}):\n{stderr}")]
+    /// The compiler ran and failed: one line, its first error line; the whole output (and the
+    /// command line) is in `log` when it could be written.
+    #[error("{source_file}: {program} failed ({status}): {}{}", first_error(.stderr), .log.as_ref().map(|l| format!(" (full output: {})", l.display())).unwrap_or_default())]
     Failed {
-        command: String,
+        program: String,
+        source_file: String,
         status: String,
+        /// The tail of its stderr (at most 4000 bytes).
         stderr: String,
+        log: Option<PathBuf>,
     },
+    #[error("{source_file}: {program} ran longer than {} s and was killed (command: `{command}`)", .limit.as_secs())]
+    Timeout {
+        program: String,
+        source_file: String,
+        command: String,
+        limit: Duration,
+    },
+    #[error("compile time limit must be 1 s to {} s (got {} s)", MAX_TIMEOUT.as_secs(), childproc::secs(*.0))]
+    BadTimeout(Duration),
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
     #[error("{0}")]
@@ -101,6 +136,13 @@ pub struct Compiler {
     /// The directory the compiler runs in (relative `-I` directories are found from it);
     /// `None`: the current directory.
     pub cwd: Option<PathBuf>,
+    /// The time limit of one compile (1 s to [`MAX_TIMEOUT`]); its process group is killed then.
+    pub timeout: Duration,
+}
+
+/// The compiler's first error line (or its first line), for one-line messages.
+fn first_error(stderr: &str) -> String {
+    childproc::first_error_line(stderr).unwrap_or_else(|| "no output".to_string())
 }
 
 /// A compiled source.
@@ -121,6 +163,24 @@ pub struct Compiled {
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// A compiler process ready to run, and its private temporary directory.
+struct CompilerJob {
+    job: childproc::Job<'static>,
+    _tmp: tempfile::TempDir,
+}
+
+impl CompilerJob {
+    fn with_limit(mut self, limit: Duration) -> Self {
+        self.job.timeout = limit;
+        self
+    }
+
+    /// Run it; the temporary directory goes with `self`.
+    fn run(self) -> Result<childproc::Output, childproc::Error> {
+        self.job.run(|_| {})
+    }
+}
+
 impl Compiler {
     pub fn new(
         command: impl Into<String>,
@@ -135,7 +195,15 @@ impl Compiler {
             key_files: Vec::new(),
             output: Output::CodeObject,
             cwd: None,
+            timeout: DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same compiler with another time limit per compile (checked by [`Compiler::compile`]
+    /// and [`check_timeout`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// The same compiler, run in `dir` (a tuner's working copy).
@@ -200,7 +268,7 @@ impl Compiler {
             command: self.command.clone(),
             error,
         };
-        let resolved = resolve_program(&program).ok_or_else(|| {
+        let resolved = childproc::resolve_program(program.as_ref()).ok_or_else(|| {
             missing(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "not found on PATH",
@@ -221,11 +289,20 @@ impl Compiler {
         {
             return Ok(v.clone());
         }
-        let out = Command::new(&program)
-            .arg("--version")
-            .output()
-            .map_err(missing)?;
-        let v = String::from_utf8_lossy(&out.stdout).into_owned();
+        let out = self
+            .job(&resolved.as_os_str().to_string_lossy(), ["--version"])?
+            .with_limit(self.timeout.min(VERSION_TIMEOUT))
+            .run()
+            .map_err(|e| match e {
+                childproc::Error::Spawn { error, .. } => missing(error),
+                _ => CompileError::Timeout {
+                    program: program.clone(),
+                    source_file: "--version".into(),
+                    command: format!("{program} --version"),
+                    limit: self.timeout.min(VERSION_TIMEOUT),
+                },
+            })?;
+        let v = out.stdout;
         VERSIONS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -308,6 +385,31 @@ impl Compiler {
         }
     }
 
+    /// A compiler process: in [`Compiler::cwd`], with a private `TMPDIR` (removed when the
+    /// returned job is dropped), under the time limit, killed with its group if we die.
+    fn job<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        program: &str,
+        args: impl IntoIterator<Item = S>,
+    ) -> Result<CompilerJob, CompileError> {
+        check_timeout(self.timeout)?;
+        let tmp = tempfile::Builder::new()
+            .prefix("hip-unroll-cc-")
+            .tempdir()
+            .map_err(|error| CompileError::Io {
+                path: std::env::temp_dir().display().to_string(),
+                error,
+            })?;
+        let mut job = childproc::Job::new(program, self.timeout)
+            .args(args)
+            .cwd(self.cwd.as_deref())
+            .group_dies_with_parent();
+        for var in ["TMPDIR", "TMP", "TEMP"] {
+            job = job.env(var, tmp.path());
+        }
+        Ok(CompilerJob { job, _tmp: tmp })
+    }
+
     /// Compile `src` (or take it from the cache) and read its code objects.
     pub fn compile(&self, src: &Path) -> Result<Compiled, CompileError> {
         let io = |path: &Path| {
@@ -340,24 +442,49 @@ impl Compiler {
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let mut cmd = Command::new(&argv[0]);
-            cmd.args(&argv[1..]);
-            if let Some(dir) = &self.cwd {
-                cmd.current_dir(dir);
-            }
-            let output = cmd
-                .output()
-                .map_err(|error| CompileError::CompilerMissing {
-                    program: argv[0].clone(),
-                    command: shown.clone(),
-                    error,
-                })?;
-            if !output.status.success() || !tmp.is_file() {
+            let program = argv[0].clone();
+            let result = self.job(&program, &argv[1..])?.run();
+            let output = match result {
+                Ok(o) => o,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(match e {
+                        childproc::Error::Spawn { error, .. } => CompileError::CompilerMissing {
+                            program,
+                            command: shown,
+                            error,
+                        },
+                        _ => CompileError::Timeout {
+                            program,
+                            source_file: src.display().to_string(),
+                            command: shown,
+                            limit: self.timeout,
+                        },
+                    });
+                }
+            };
+            if !output.success() || !tmp.is_file() {
                 let _ = std::fs::remove_file(&tmp);
+                let log = self.cache_dir.join("logs").join(format!("{key}.log"));
+                let text = format!(
+                    "command: {shown}\nin: {}\nstatus: {}\n--- stderr\n{}\n--- stdout\n{}",
+                    self.cwd.as_deref().unwrap_or(Path::new(".")).display(),
+                    output.status_text(),
+                    output.stderr,
+                    output.stdout
+                );
+                let log = write_atomic(&log, text.as_bytes()).ok().map(|()| log);
+                let status = if output.success() {
+                    "no output file".to_string()
+                } else {
+                    output.status_text()
+                };
                 return Err(CompileError::Failed {
-                    command: shown,
-                    status: output.status.to_string(),
-                    stderr: tail(&String::from_utf8_lossy(&output.stderr), 4000).to_string(),
+                    program,
+                    source_file: src.display().to_string(),
+                    status,
+                    stderr: tail(&output.stderr, 4000).to_string(),
+                    log,
                 });
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
@@ -420,18 +547,6 @@ impl Compiler {
                 .collect()
         })
     }
-}
-
-/// The file `program` runs: itself when it names a path, else the first match on `PATH`.
-fn resolve_program(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return p.is_file().then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
 }
 
 /// Write `bytes` to `path` through a temporary file in the same directory and a rename.

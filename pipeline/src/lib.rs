@@ -27,7 +27,7 @@ use serde::Serialize;
 
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 pub use guards::Verdict;
-pub use transforms::{Edit, Mode, Variant};
+pub use transforms::{Edit, Mode, Variant, MAX_MANUAL_FACTOR};
 pub use verify::{verify, VerifyError, VerifyOptions};
 
 /// One piece of evidence of a blocker: the rule, where, and what.

@@ -19,6 +19,8 @@ pub struct VerifyOptions {
     /// Where compiled objects are cached; `None`: a fresh temporary directory, removed after.
     /// (The cache key does not cover included headers, so the default never reuses objects.)
     pub cache_dir: Option<PathBuf>,
+    /// The time limit of each compile (`[compile] timeout`).
+    pub timeout: std::time::Duration,
 }
 
 impl Default for VerifyOptions {
@@ -28,6 +30,7 @@ impl Default for VerifyOptions {
             arch: DEFAULT_ARCH.to_string(),
             extra_args: Vec::new(),
             cache_dir: None,
+            timeout: codeobj::compile::DEFAULT_TIMEOUT,
         }
     }
 }
@@ -37,7 +40,10 @@ pub enum VerifyError {
     #[error("cannot create a temporary file in {dir}: {error}")]
     Temp { dir: String, error: std::io::Error },
     #[error("compiling {what}: {error}")]
-    Compile { what: String, error: CompileError },
+    Compile {
+        what: String,
+        error: Box<CompileError>,
+    },
     #[error("the original has {original} code objects, the variant {variant}")]
     CodeObjectCount { original: usize, variant: usize },
 }
@@ -83,21 +89,22 @@ pub fn verify(
         (None, None) => unreachable!("a scratch directory exists when no cache is given"),
     };
     let compiler = Compiler::new(opts.command.clone(), opts.arch.clone(), cache)
-        .with_args(opts.extra_args.iter().cloned());
+        .with_args(opts.extra_args.iter().cloned())
+        .with_timeout(opts.timeout);
     let mut results = compiler.compile_all(&[original, tmp.path()]).into_iter();
     let a = results
         .next()
         .expect("two results")
         .map_err(|error| VerifyError::Compile {
             what: original.display().to_string(),
-            error,
+            error: Box::new(error),
         })?;
     let b = results
         .next()
         .expect("two results")
         .map_err(|error| VerifyError::Compile {
             what: format!("the variant of {}", original.display()),
-            error,
+            error: Box::new(error),
         })?;
     if a.code_objects.len() != b.code_objects.len() {
         return Err(VerifyError::CodeObjectCount {

@@ -205,6 +205,12 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ");
+        if profile.inverted_dispatches > 0 {
+            return Err(Error::AllInverted {
+                what,
+                count: profile.inverted_dispatches,
+            });
+        }
         return Err(Error::NoKernels { what });
     }
     Ok(profile)

@@ -7,6 +7,9 @@ use crate::prelude::Refusal;
 pub enum RunnerError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
+    /// A setting out of its bounds (a time limit, a count).
+    #[error("{0}")]
+    Usage(String),
     /// The spec does not fit the compiled kernel (arguments, unknown kernel, launch limits).
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },

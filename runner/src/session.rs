@@ -37,8 +37,56 @@ pub struct Options {
     pub build: BuildOptions,
 }
 
+/// The longest wait for a launch or the runtime's start (one day).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+/// The most timed launches, and the most warm-up launches, per kernel.
+pub const MAX_ITERATIONS: u64 = 1_000_000;
+
+impl Options {
+    /// Check the settings (the time limit): `Session::open` and [`open_device`] call it.
+    pub fn validate(&self) -> Result<(), RunnerError> {
+        check_timeout(self.timeout)
+    }
+}
+
+/// A time limit from seconds (`--timeout`): positive, at most [`MAX_TIMEOUT`].
+pub fn timeout_from_secs(secs: f64) -> Result<Duration, RunnerError> {
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64()) {
+        return Err(RunnerError::Usage(format!(
+            "--timeout must be more than 0 and at most {} seconds (got {secs:?})",
+            MAX_TIMEOUT.as_secs()
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn check_timeout(t: Duration) -> Result<(), RunnerError> {
+    if t.is_zero() || t > MAX_TIMEOUT {
+        return Err(RunnerError::Usage(format!(
+            "the launch time limit must be more than 0 and at most {} seconds (got {} s)",
+            MAX_TIMEOUT.as_secs(),
+            t.as_secs_f64()
+        )));
+    }
+    Ok(())
+}
+
+/// Check `--iterations` (at least 1) and `--warmup` (at least 0), each at most
+/// [`MAX_ITERATIONS`].
+pub fn check_counts(iterations: u64, warmup: u64) -> Result<(), RunnerError> {
+    for (flag, n, min) in [("iterations", iterations, 1), ("warmup", warmup, 0)] {
+        if n < min || n > MAX_ITERATIONS {
+            return Err(RunnerError::Usage(format!(
+                "--{flag} must be {min} to {MAX_ITERATIONS} (got {n})"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Open the device `opts` asks for; the error is one line (no library, no GPU).
 pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
+    opts.validate()?;
     let hip = || {
         crate::hip::HipDevice::open(opts.device, opts.timeout)
             .map(|d| Box::new(d) as Box<dyn Device>)

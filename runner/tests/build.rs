@@ -186,17 +186,34 @@ fn refused_kernels_name_the_construct_and_line() {
 #[test]
 fn file_init_must_have_the_buffer_size() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
     let text = "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = 1\nblock = 1\n[[args]]\nname = \"a\"\nbuffer = \"f32\"\nlength = 4\nfile = \"a.bin\"\n";
-    let spec = Spec::parse(text, &dir.path().join("s.toml")).unwrap();
-    let e = runner::session::contents(&spec, 0).unwrap_err().to_string();
+    let path = dir.path().join("s.toml");
+    // Checked when the spec loads: a missing file, and one of the wrong size.
+    let e = Spec::parse(text, &path).unwrap_err().to_string();
+    assert!(
+        e.ends_with(&format!(
+            "argument 1 (`a`): file {}: no such file or directory",
+            dir.path().join("a.bin").display()
+        )),
+        "{e}"
+    );
+    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
+    let e = Spec::parse(text, &path).unwrap_err().to_string();
     assert!(
         e.ends_with("a.bin holds 12 bytes, the buffer is 4 x f32 = 16 bytes"),
         "{e}"
     );
     std::fs::write(dir.path().join("a.bin"), 1.5f32.to_le_bytes().repeat(4)).unwrap();
+    let spec = Spec::parse(text, &path).unwrap();
     assert_eq!(
         runner::session::contents(&spec, 0).unwrap(),
         1.5f32.to_le_bytes().repeat(4)
+    );
+    // And again when it is read (it may have changed since).
+    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
+    let e = runner::session::contents(&spec, 0).unwrap_err().to_string();
+    assert!(
+        e.ends_with("a.bin holds 12 bytes, the buffer is 4 x f32 = 16 bytes"),
+        "{e}"
     );
 }

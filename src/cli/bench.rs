@@ -6,7 +6,6 @@
 //! differ from the baseline's, 2 bad spec, refused kernel, compile error, no GPU or driver,
 //! launch error or timeout.
 
-use anyhow::bail;
 use codeobj::compile::default_cache_dir;
 use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 use runner::session::{Backend, Options, OutputDiff, Session};
@@ -16,7 +15,6 @@ use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum BackendArg {
@@ -49,12 +47,12 @@ pub struct BenchArgs {
     /// Device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
-    /// Timed launches (per kernel).
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iterations: u32,
-    /// Untimed launches first (per kernel).
+    /// Timed launches (per kernel), 1 to 1000000.
+    #[arg(long, default_value_t = 50)]
+    pub iterations: u64,
+    /// Untimed launches first (per kernel), at most 1000000.
     #[arg(long, default_value_t = 5)]
-    pub warmup: u32,
+    pub warmup: u64,
     /// Seconds a launch (or the runtime's initialisation) may take before it is abandoned.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub timeout: f64,
@@ -98,8 +96,8 @@ struct Report<'a> {
     spec: String,
     device: &'a runner::device::DeviceInfo,
     target: &'a Target,
-    iterations: u32,
-    warmup: u32,
+    iterations: u64,
+    warmup: u64,
     kernels: Vec<KernelReport<'a>>,
     /// Variant median / baseline median (with --compare).
     ratio: Option<f64>,
@@ -108,12 +106,8 @@ struct Report<'a> {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!(
-            "--timeout must be a positive number of seconds (got {})",
-            args.timeout
-        );
-    }
+    let timeout = runner::session::timeout_from_secs(args.timeout)?;
+    runner::session::check_counts(args.iterations, args.warmup)?;
     crate::files::require_file(&args.spec)?;
     let spec = Spec::load(&args.spec)?;
     let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir));
@@ -128,7 +122,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         },
         arch: args.arch.clone(),
         device: args.device,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout,
         build: build_opts,
     };
     let baseline = if args.compare {

@@ -125,6 +125,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         if args.app.is_empty() {
             anyhow::bail!("nothing to profile: give an application after `--` (hip-unroll profile -- ./app args) or read existing output with --from PATH");
         }
+        profiler::run::check_timeout(std::time::Duration::from_secs(args.timeout))?;
         let tool = profiler::run::detect()?;
         let out = args
             .out

@@ -7,7 +7,6 @@
 //! printed, the ledger kept for `--resume`).
 
 use anyhow::{bail, Context};
-use config::{CompileSection, PressureSection, TuneSection};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -84,13 +83,13 @@ pub struct TuneArgs {
     /// defined in PATHS].
     #[arg(long, value_name = "RE")]
     pub kernel: Option<String>,
-    /// Unroll factors to try [default: 2,4,8].
+    /// Unroll factors to try, at most 16 factors of 1 to 1024 [default: 2,4,8].
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
     pub factors: Option<Vec<u32>>,
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// Working copies prepared in parallel [default: the number of CPUs].
+    /// Working copies prepared in parallel, 1 to 256 [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Smallest median improvement to accept, in percent [default: 2].
@@ -99,16 +98,17 @@ pub struct TuneArgs {
     /// Confidence of the test over all looks [default: 0.99].
     #[arg(long, value_name = "P")]
     pub confidence: Option<f64>,
-    /// Interleaved pairs before the first decision [default: 10].
+    /// Interleaved pairs before the first decision, at most 10000 [default: 10].
     #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
-    /// Pairs at most per comparison [default: 30].
+    /// Pairs at most per comparison, at most 10000 [default: 30].
     #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Largest spread of the baseline repeats, in percent (A/A check) [default: 20].
     #[arg(long, value_name = "PCT")]
     pub max_noise: Option<f64>,
-    /// Time limit of each build, run or check, in seconds [default: 600].
+    /// Time limit of each build, run or check (and of each compile of the gates, unless
+    /// `[compile] timeout` says otherwise), 1 to 86400 seconds [default: 600].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// State directory: ledger, working copies, code objects [default: .hip-unroll].
@@ -205,12 +205,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
     {
         Some(path) => {
-            let table = config::load_table(&path)?;
-            (
-                config::section::<TuneSection>(&table, "tune", &path)?,
-                config::section::<CompileSection>(&table, "compile", &path)?,
-                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-            )
+            let cfg = config::load(&path)?;
+            (cfg.tune, cfg.compile, cfg.vgpr_pressure)
         }
         None => Default::default(),
     };
@@ -276,18 +272,16 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let time_regex = args.time_regex.or(tune_cfg.time_regex);
     let regex = time_regex
         .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .context("invalid --time-regex")?;
+        .map(|r| crate::cli::regex_arg("--time-regex", r))
+        .transpose()?;
     if backend != BackendArg::Command && regex.is_some() {
         bail!("--time-regex applies to the command backend; {name} measures GPU time");
     }
     let kernel = args.kernel.or(tune_cfg.kernel);
     let kernel_re = kernel
         .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .context("invalid --kernel regex")?;
+        .map(|r| crate::cli::regex_arg("--kernel", r))
+        .transpose()?;
     if backend != BackendArg::Rocprofv3 && kernel_re.is_some() {
         bail!(
             "--kernel selects kernels for the rocprofv3 backend; the {name} backend times {}",
@@ -346,7 +340,9 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     if max_noise.is_nan() || max_noise <= 0.0 {
         bail!("--max-noise must be a positive percentage");
     }
-    let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600).max(1));
+    // 0 and more than a day are refused (the library checks it again).
+    let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600));
+    tuner::limits::check_timeout(timeout)?;
     let state = pick(args.state, tune_cfg.state, PathBuf::from(".hip-unroll"));
     let paths = if !args.paths.is_empty() {
         args.paths
@@ -402,6 +398,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 .join("objects")
         }
     });
+    // A compile of the gates: `[compile] timeout`, else --timeout.
+    let compile_timeout = compile_cfg.timeout.map_or(timeout, Duration::from_secs);
     let thresholds = codeobj::judge::Thresholds {
         max_occupancy_loss: pressure_cfg.max_occupancy_loss.unwrap_or(0),
     };
@@ -432,7 +430,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 compile_command.clone(),
                 arch.clone(),
                 cache_dir.clone(),
-            ),
+            )
+            .with_timeout(compile_timeout),
             thresholds,
         },
         apply: if args.dry_run {

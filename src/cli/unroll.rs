@@ -153,10 +153,7 @@ fn refusal_message(id: &pipeline::LoopId, mode: Mode, factor: u32, r: &Refusal) 
 /// upward from the file, as `pressure` does), then hipcc for gfx90a.
 fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
     let cfg = match config::find_config(&args.file) {
-        Some(path) => {
-            let table = config::load_table(&path)?;
-            config::section::<CompileSection>(&table, "compile", &path)?
-        }
+        Some(path) => config::load(&path)?.compile,
         None => CompileSection::default(),
     };
     let mut opts = pipeline::VerifyOptions::default();
@@ -165,6 +162,9 @@ fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> 
     }
     if let Some(a) = args.arch.clone().or(cfg.arch) {
         opts.arch = a;
+    }
+    if let Some(t) = cfg.timeout {
+        opts.timeout = std::time::Duration::from_secs(t);
     }
     for dir in &args.include {
         opts.extra_args.push(format!("-I{dir}"));

@@ -125,21 +125,7 @@ fn state_dir(settings: &Settings, root: &Path) -> PathBuf {
 }
 
 fn validate(settings: &Settings) -> Result<(), Error> {
-    settings
-        .plan
-        .validate()
-        .map_err(|e| Error::Usage(e.to_string()))?;
-    if settings.factors.is_empty() || settings.factors.contains(&0) {
-        return Err(Error::Usage(
-            "--factors must list factors of at least 1".into(),
-        ));
-    }
-    if settings.modes.is_empty() {
-        return Err(Error::Usage(
-            "--mode must name pragma, manual or both".into(),
-        ));
-    }
-    Ok(())
+    crate::limits::check(settings)
 }
 
 /// [`tune`] over loops already discovered by [`discover`] with the same settings and root.

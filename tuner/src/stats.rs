@@ -62,6 +62,9 @@ pub struct Plan {
 /// The defaults of `hip-unroll tune` (see the README for the simulation behind them).
 pub const DEFAULT_MIN_RUNS: usize = 10;
 pub const DEFAULT_MAX_RUNS: usize = 30;
+/// The most pairs a comparison may take (`--min-runs`, `--max-runs`): far past any useful
+/// figure, and small enough that nothing sized by it can exhaust memory.
+pub const MAX_RUNS: usize = 10_000;
 pub const DEFAULT_STEP: usize = 5;
 pub const DEFAULT_CONFIDENCE: f64 = 0.99;
 pub const DEFAULT_MIN_SPEEDUP: f64 = 0.02;
@@ -83,6 +86,8 @@ impl Default for Plan {
 pub enum PlanError {
     #[error("--min-runs must be at least 1")]
     MinRuns,
+    #[error("--{flag} must be at most {MAX_RUNS} pairs (got {got})")]
+    TooManyRuns { flag: &'static str, got: usize },
     #[error("--max-runs ({max}) must be at least --min-runs ({min})")]
     MaxRuns { min: usize, max: usize },
     #[error("--confidence must be between 0.5 and 1 (exclusive), got {0}")]
@@ -99,6 +104,11 @@ impl Plan {
     pub fn validate(&self) -> Result<(), PlanError> {
         if self.min_runs < 1 {
             return Err(PlanError::MinRuns);
+        }
+        for (flag, got) in [("min-runs", self.min_runs), ("max-runs", self.max_runs)] {
+            if got > MAX_RUNS {
+                return Err(PlanError::TooManyRuns { flag, got });
+            }
         }
         if self.max_runs < self.min_runs {
             return Err(PlanError::MaxRuns {

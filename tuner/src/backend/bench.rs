@@ -120,6 +120,7 @@ fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Erro
             Ok(Failure::Check(m))
         }
         RunnerError::Device(d) => Ok(Failure::Check(d.to_string())),
+        RunnerError::Usage(m) => Err(Error::Usage(m)),
         RunnerError::Spec(_) | RunnerError::Io { .. } => Err(Error::Environment(e.to_string())),
     }
 }

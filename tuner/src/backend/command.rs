@@ -134,7 +134,7 @@ impl Backend for CommandBackend {
     }
 
     fn preflight(&self) -> Result<(), Error> {
-        Ok(())
+        crate::limits::check_timeout(self.commands.timeout)
     }
 
     fn prepare(
