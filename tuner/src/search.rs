@@ -168,6 +168,8 @@ pub fn tune_discovered<B: Backend>(
     // (a build writing ./app): end them before any working copy is touched.
     let records_dir = orphans::records_dir(&state_dir);
     orphans::reap(&records_dir, &state_dir.join("slots"), REAP_WAIT)?;
+    // An apply a kill interrupted is rolled back before the tree is read (see apply.rs).
+    let recovered = apply::recover(&state_dir)?;
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
@@ -204,6 +206,12 @@ pub fn tune_discovered<B: Backend>(
         aa_done: false,
         later_baseline: None,
     };
+    let mut written = Vec::new();
+    let mut edited = Vec::new();
+    if let Some(r) = recovered {
+        s.notes.insert(apply::recovered_note(&r, &tree.root));
+        edited.extend(r.edited.iter().map(|p| apply::shown(p, &tree.root)));
+    }
     let result = s.run(&disc);
     let interrupted = matches!(result, Err(Error::Interrupted));
     match result {
@@ -250,7 +258,19 @@ pub fn tune_discovered<B: Backend>(
     if outcome != "interrupted" && !s.applied.is_empty() {
         match settings.apply {
             ApplyMode::Write => {
-                apply::apply(&tree, &s.overlay)?;
+                let a = match apply::apply(&tree, &s.overlay, &state_dir) {
+                    Ok(a) => a,
+                    Err(e) => {
+                        let _ = ledger.finish(run.run_id, "failed", None);
+                        return Err(e);
+                    }
+                };
+                if !a.edited.is_empty() {
+                    outcome = "edited";
+                    s.notes.insert(apply::edited_note(&a.edited));
+                }
+                written = a.written.iter().map(|p| p.display().to_string()).collect();
+                edited.extend(a.edited.iter().map(|p| p.display().to_string()));
             }
             ApplyMode::Diff => diff = Some(apply::diff(&tree, &s.overlay)?),
             ApplyMode::DryRun => {}
@@ -290,6 +310,8 @@ pub fn tune_discovered<B: Backend>(
         final_,
         candidates: s.candidates.clone(),
         applied: s.applied.clone(),
+        written,
+        edited,
         extra: report::Extra {
             backend: backend.name().to_string(),
             noise: s.noise,
