@@ -168,8 +168,13 @@ pub fn tune_discovered<B: Backend>(
     // (a build writing ./app): end them before any working copy is touched.
     let records_dir = orphans::records_dir(&state_dir);
     orphans::reap(&records_dir, &state_dir.join("slots"), REAP_WAIT)?;
-    // An apply a kill interrupted is rolled back before the tree is read (see apply.rs).
+    // An apply a kill interrupted is rolled back before the tree is read (see apply.rs); the
+    // loops found in the half-written tree are then found again in the restored one.
     let recovered = apply::recover(&state_dir)?;
+    let disc = match &recovered {
+        Some(r) if !r.restored.is_empty() => discover(settings, root)?,
+        _ => disc,
+    };
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
