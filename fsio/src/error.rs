@@ -160,6 +160,18 @@ impl Error {
         }
     }
 
+    /// As a `std::io::Error`, for crates whose errors carry one beside the path: the system's
+    /// error itself, or the [`Error::reason`] of a refusal (`InvalidInput`, `FileTooLarge`).
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            Error::Io { err, .. } => err,
+            e @ Error::TooLarge { .. } => {
+                std::io::Error::new(std::io::ErrorKind::FileTooLarge, e.reason())
+            }
+            e => std::io::Error::new(std::io::ErrorKind::InvalidInput, e.reason()),
+        }
+    }
+
     /// The system's error underneath, when there is one.
     pub fn io_error(&self) -> Option<&std::io::Error> {
         match self {

@@ -369,7 +369,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             crate::files::require_file(p)?;
             Some((
                 runner::Spec::load(p)?,
-                std::fs::read(p).with_context(|| p.display().to_string())?,
+                fsio::read(p, fsio::TEXT_CAP, "a launch spec")?,
             ))
         }
         None => None,
