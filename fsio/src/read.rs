@@ -55,7 +55,7 @@ pub fn read(path: &Path, cap: u64, what: &'static str) -> Result<Vec<u8>, Error>
     }
     let mut out = Vec::with_capacity(m.len() as usize);
     // One byte past the cap tells a file that grew while it was read.
-    f.take(cap + 1)
+    f.take(cap.saturating_add(1))
         .read_to_end(&mut out)
         .map_err(Error::io(Op::Read, path))?;
     if out.len() as u64 > cap {
@@ -125,6 +125,7 @@ mod tests {
             )
         );
         assert_eq!(read(&f, 100, "a test file").unwrap().len(), 100);
+        assert_eq!(read(&f, u64::MAX, "a test file").unwrap().len(), 100);
         let e = read_source(d.path()).unwrap_err();
         assert!(e.to_string().ends_with("is a directory, not a file"), "{e}");
     }
