@@ -227,3 +227,70 @@ fn outputs_keep_owner_and_mode_and_write_new_files_and_stdout() {
         assert!(!d.path().join("-").exists());
     }
 }
+
+/// A small tmpfs mounted for one test, unmounted when dropped.
+struct SmallFs {
+    dir: tempfile::TempDir,
+}
+
+impl SmallFs {
+    fn mount(size: &str) -> SmallFs {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .output();
+        match o {
+            Ok(o) if o.status.success() => SmallFs { dir },
+            other => panic!(
+                "cannot mount a tmpfs ({other:?}): this test needs root with mount rights (CI runs as root)"
+            ),
+        }
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// An output on a full file system: one line that says `disk full`, and the old report kept.
+#[test]
+fn an_output_on_a_full_disk_says_disk_full() {
+    let fs = SmallFs::mount("64k");
+    let out = fs.dir.path().join("report.json");
+    std::fs::write(&out, "old\n").unwrap();
+    // Fill what is left.
+    let filler = std::fs::File::create(fs.dir.path().join("filler")).unwrap();
+    let mut w = std::io::BufWriter::new(filler);
+    let chunk = vec![0u8; 4096];
+    while std::io::Write::write_all(&mut w, &chunk)
+        .and_then(|_| std::io::Write::flush(&mut w))
+        .is_ok()
+    {}
+    drop(w);
+    let o = run(
+        &[
+            "check".into(),
+            "--format".into(),
+            "json".into(),
+            repo().join("testdata/check").to_str().unwrap().into(),
+            "-o".into(),
+        ],
+        &out,
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert_eq!(
+        e.lines().last().unwrap_or(""),
+        format!("error: cannot write {}: disk full", out.display())
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+    let temps: Vec<_> = std::fs::read_dir(fs.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hip-unroll-"))
+        .collect();
+    assert!(temps.is_empty(), "{temps:?}");
+}
