@@ -310,6 +310,15 @@ fn an_io_error_part_way_through_the_apply_restores_every_file() {
     );
     assert_eq!(states(&t), vec![Some(false); FILES]);
     assert!(temps(&t).is_empty(), "{:?}", temps(&t));
+    // The run stays resumable: once the file is writable again, `--resume` applies the set.
+    let o = tune(&t, &["--resume"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("5 decisions reused from the ledger"),
+        "{text}"
+    );
+    assert_eq!(states(&t), vec![Some(true); FILES]);
 }
 
 const NOBODY: u32 = 65534;

@@ -211,11 +211,9 @@ pub fn tune_discovered<B: Backend>(
         aa_done: false,
         later_baseline: None,
     };
-    let mut written = Vec::new();
-    let mut edited = Vec::new();
+    let (mut written, mut edited) = (Vec::new(), Vec::new());
     if let Some(r) = recovered {
         s.notes.insert(apply::recovered_note(&r, &tree.root));
-        edited.extend(r.edited.iter().map(|p| apply::shown(p, &tree.root)));
     }
     let result = s.run(&disc);
     let interrupted = matches!(result, Err(Error::Interrupted));
@@ -263,13 +261,8 @@ pub fn tune_discovered<B: Backend>(
     if outcome != "interrupted" && !s.applied.is_empty() {
         match settings.apply {
             ApplyMode::Write => {
-                let a = match apply::apply(&tree, &s.overlay, &state_dir) {
-                    Ok(a) => a,
-                    Err(e) => {
-                        let _ = ledger.finish(run.run_id, "failed", None);
-                        return Err(e);
-                    }
-                };
+                // An error leaves every file as the run found it: the run stays resumable.
+                let a = apply::apply(&tree, &s.overlay, &state_dir)?;
                 if !a.edited.is_empty() {
                     outcome = "edited";
                     s.notes.insert(apply::edited_note(&a.edited));
