@@ -193,7 +193,8 @@ impl Spec {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(io_reason(&e)))?;
+        let text = fsio::read_to_string(path, fsio::TEXT_CAP, "a launch spec")
+            .map_err(|e| err(e.reason()))?;
         Spec::parse(&text, path)
     }
 
@@ -616,10 +617,4 @@ fn check_init_file(f: &Path, length: u64, elem: Elem) -> Result<(), String> {
     Ok(())
 }
 
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
+pub(crate) use fsio::reason as io_reason;
