@@ -137,6 +137,9 @@ pub struct CompileSection {
     pub command: Option<String>,
     pub arch: Option<String>,
     pub cache_dir: Option<PathBuf>,
+    /// nvcc for NVIDIA targets (`bench`, `tune --backend bench`), before `$CUDA_HOME/bin` and
+    /// `PATH`.
+    pub nvcc: Option<PathBuf>,
 }
 
 /// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.

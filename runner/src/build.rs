@@ -212,7 +212,7 @@ pub fn bare_name(kernel: &str) -> String {
 }
 
 /// The spec's defines and flags as compiler arguments.
-fn spec_args(spec: &Spec) -> Vec<String> {
+pub fn spec_args(spec: &Spec) -> Vec<String> {
     let mut args: Vec<String> = spec
         .defines
         .iter()
@@ -251,6 +251,20 @@ pub fn nvcc_compiler(
             .with_args(all)
             .with_output(output),
     )
+}
+
+/// The identity of the compiler NVIDIA targets are built with here (`--version`, see
+/// [`Compiler::identity`]), `None` where none is installed: part of the tuner's fingerprint.
+pub fn cuda_identity(opts: &BuildOptions, arch: &str) -> Option<String> {
+    let c = match &opts.nvcc {
+        Some(p) => Compiler::new(
+            format!("{} {NVCC_PTX_ARGS}", p.display()),
+            arch,
+            &opts.cache_dir,
+        ),
+        None => Compiler::new(opts.clang_command.clone(), arch, &opts.cache_dir),
+    };
+    c.identity().ok()
 }
 
 /// clang-19 for `arch` with the prelude, then `args`.

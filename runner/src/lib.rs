@@ -9,6 +9,7 @@
 
 pub mod build;
 pub mod compare;
+pub mod cubin;
 pub mod cuda;
 pub mod device;
 pub mod elem;

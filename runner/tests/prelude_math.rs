@@ -54,7 +54,11 @@ fn prelude_math_is_within_its_stated_ulps_of_glibc() {
     for line in out.lines() {
         let w: Vec<&str> = line.split_whitespace().collect();
         if w[0] == "special" {
-            assert_eq!(&w[1..], ["inf", "0", "-inf", "nan", "-8", "nan", "1", "0"], "{line}");
+            assert_eq!(
+                &w[1..],
+                ["inf", "0", "-inf", "nan", "-8", "nan", "1", "0"],
+                "{line}"
+            );
             continue;
         }
         let ulps: f64 = w[3].parse().unwrap();
