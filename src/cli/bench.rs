@@ -408,7 +408,7 @@ fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::R
         Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&built)? + "\n"))?,
         Format::Human => {
             let mut out = String::new();
-            for b in &built {
+            for (i, b) in built.iter().enumerate() {
                 let _ = writeln!(
                     out,
                     "{} for {:?} ({}{}): {}",
@@ -421,6 +421,13 @@ fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::R
                         .unwrap_or_default(),
                     b.object.display()
                 );
+                // Baseline and variant alternate per target: say when they are the same code.
+                if sources.len() == 2 && i % 2 == 1 && b.same_code(&built[i - 1]) {
+                    let _ = writeln!(
+                        out,
+                        "  the same code as the baseline's: `bench --compare` times nothing"
+                    );
+                }
                 let sig = &b.signature;
                 let _ = writeln!(
                     out,

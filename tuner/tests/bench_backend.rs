@@ -413,7 +413,7 @@ fn working_copies_hit_the_cache_of_the_users_tree_and_what_it_lacks_is_not_cache
         }
         assert_eq!(c.status, Status::NotCached, "{c:?}");
         let why = c.reason.as_deref().unwrap_or("");
-        assert!(why.contains("is not installed here"), "{why}");
+        assert!(why.contains("nvcc is not installed here"), "{why}");
     }
     // With nvcc the same variants are decided (nothing was stored for them).
     let o = tune_with(with_nvcc);
@@ -421,8 +421,53 @@ fn working_copies_hit_the_cache_of_the_users_tree_and_what_it_lacks_is_not_cache
         .report
         .candidates
         .iter()
-        .filter(|c| matches!(c.status, Status::Accepted | Status::Rejected | Status::CheckFailed))
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Accepted | Status::Rejected | Status::CheckFailed
+            )
+        })
         .count();
     assert!(decided >= 6, "{:#?}", o.report.candidates);
     assert_eq!(o.report.extra.reused, 0);
+}
+
+/// What `tune --backend bench` compiles for: the device's own architecture (read through the
+/// driver on a real GPU), or `--arch`; an AMD architecture for an NVIDIA device is refused.
+#[test]
+fn the_target_is_the_devices_unless_arch_says_otherwise() {
+    let tree = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    let spec = runner::Spec::load(&tree.path().join("k.toml")).unwrap();
+    let cache = tree.path().join("cache");
+    let target = |arch: Option<&str>| {
+        let log = Arc::new(Mutex::new(Log::default()));
+        let b = BenchBackend::with_device(
+            spec.clone(),
+            tree.path(),
+            runner::Options {
+                arch: arch.map(str::to_string),
+                ..options(&cache)
+            },
+            Arc::new(move || {
+                let mut g = FakeGpu::new(log.clone());
+                g.info.arch = Some("sm_90".into());
+                Ok(Box::new(g) as Box<dyn Device>)
+            }),
+        )
+        .unwrap();
+        b.preflight().unwrap();
+        b.target().map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        target(None),
+        Ok(runner::build::Target::Cuda("sm_90".into()))
+    );
+    assert_eq!(
+        target(Some("sm_80")),
+        Ok(runner::build::Target::Cuda("sm_80".into()))
+    );
+    let e = target(Some("gfx90a")).unwrap_err();
+    assert!(e.contains("is not an NVIDIA architecture"), "{e}");
 }

@@ -61,11 +61,20 @@ fn spills_and_register_growth_are_gated_and_a_cheap_unroll_passes() {
     let bounded = "__launch_bounds__(1024, 2)";
     let base = g.baseline(&write("a.cu", &heavy("1", bounded)));
     let c = base.as_ref().expect("the baseline compiles");
-    assert!(c.log.as_deref().unwrap_or("").contains("spill stores"), "{:?}", c.log);
+    assert!(
+        c.log.as_deref().unwrap_or("").contains("spill stores"),
+        "{:?}",
+        c.log
+    );
     let r = g.check(&base, &write("b.cu", &heavy("", bounded)));
-    let (gate, detail) = r.failure().unwrap_or_else(|| panic!("not gated: {r:?} {:?}", c.log));
+    let (gate, detail) = r
+        .failure()
+        .unwrap_or_else(|| panic!("not gated: {r:?} {:?}", c.log));
     assert_eq!(gate, PRESSURE);
-    assert!(detail.contains("spills") && detail.contains("heavy on sm_90"), "{detail}");
+    assert!(
+        detail.contains("spills") && detail.contains("heavy on sm_90"),
+        "{detail}"
+    );
     // A full unroll that keeps 128 loads in flight: no spill, but 18 -> 72 registers cost
     // warps per SM (64 -> 28).
     let wide = |unroll: &str| {
@@ -108,8 +117,16 @@ fn a_changed_signature_is_gated_and_without_nvcc_the_gates_are_skipped() {
     let g = gates(&nvcc, &d.path().join("cache"));
     let a = d.path().join("a.cu");
     let b = d.path().join("b.cu");
-    std::fs::write(&a, "__global__ void k(float* p, int n) { for (int i = 0; i < n; ++i) p[i] = 0; }\n").unwrap();
-    std::fs::write(&b, "__global__ void k(float* p, long n) { for (long i = 0; i < n; ++i) p[i] = 0; }\n").unwrap();
+    std::fs::write(
+        &a,
+        "__global__ void k(float* p, int n) { for (int i = 0; i < n; ++i) p[i] = 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &b,
+        "__global__ void k(float* p, long n) { for (long i = 0; i < n; ++i) p[i] = 0; }\n",
+    )
+    .unwrap();
     let base = g.baseline(&a);
     let r = g.check(&base, &b);
     let (gate, detail) = r.failure().unwrap();

@@ -345,7 +345,10 @@ fn a_kernel_with_no_loop_says_so_and_shows_no_nan() {
         "{human}"
     );
     let md = tuner::report::markdown(r);
-    assert!(!md.contains("NaN") && md.contains("no loop to tune"), "{md}");
+    assert!(
+        !md.contains("NaN") && md.contains("no loop to tune"),
+        "{md}"
+    );
     let json: serde_json::Value = serde_json::from_str(&tuner::report::json(r)).unwrap();
     assert!(json["final"]["figure"].is_null(), "{json}");
 }
