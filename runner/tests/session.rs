@@ -23,7 +23,7 @@ struct Sim {
 }
 
 impl Sim {
-    fn new(api: Api, arch: &str, loaded: &Arc<Mutex<Vec<String>>>) -> Box<dyn Device> {
+    fn boxed(api: Api, arch: &str, loaded: &Arc<Mutex<Vec<String>>>) -> Box<dyn Device> {
         Box::new(Sim {
             info: DeviceInfo {
                 api,
@@ -111,7 +111,7 @@ fn the_device_decides_the_architecture_unless_arch_says_otherwise() {
     let cache = tempfile::tempdir().unwrap();
     let loaded = Arc::new(Mutex::new(Vec::new()));
     let s = Session::with_device(
-        Sim::new(Api::Cuda, "sm_90", &loaded),
+        Sim::boxed(Api::Cuda, "sm_90", &loaded),
         spec(),
         None,
         &options(cache.path(), None),
@@ -120,7 +120,7 @@ fn the_device_decides_the_architecture_unless_arch_says_otherwise() {
     assert_eq!(s.target, Target::Cuda("sm_90".into()));
     assert_eq!(loaded.lock().unwrap().as_slice(), ["sm_90"]);
     let s = Session::with_device(
-        Sim::new(Api::Cuda, "sm_90", &loaded),
+        Sim::boxed(Api::Cuda, "sm_90", &loaded),
         spec(),
         None,
         &options(cache.path(), Some("sm_80")),
@@ -139,7 +139,7 @@ fn an_architecture_the_device_cannot_run_is_refused_with_one_line() {
     let loaded = Arc::new(Mutex::new(Vec::new()));
     let open = |api, dev: &str, arch| {
         Session::with_device(
-            Sim::new(api, dev, &loaded),
+            Sim::boxed(api, dev, &loaded),
             spec(),
             None,
             &options(cache.path(), arch),
