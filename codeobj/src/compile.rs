@@ -221,8 +221,9 @@ impl Compiler {
 
     /// The compiler's identity: its `--version` output without the lines that name where it is
     /// installed (clang's `InstalledDir:`), and for nvcc the `--version` of the ptxas and the
-    /// blake3 digest of the cicc beside it (nvcc's own `--version` does not change when only
-    /// its NVVM is replaced, and the PTX does). Memoised per program file (its resolved path,
+    /// blake3 digests of the cicc and of one versioned header of each header package beside it
+    /// (nvcc's own `--version` does not change when only its NVVM or headers are replaced, and
+    /// the PTX does). Memoised per program file (its resolved path,
     /// size and modification time, so that a reinstalled or removed compiler is seen).
     pub fn identity(&self) -> Result<String, CompileError> {
         let program = self.program()?;
@@ -268,6 +269,16 @@ impl Compiler {
                 let mut h = blake3::Hasher::new();
                 h.update_reader(f).map_err(missing)?;
                 v.push_str(&format!("cicc blake3 {}\n", h.finalize().to_hex()));
+            }
+            // The headers come in packages of their own (runtime, crt, cccl): one versioned
+            // file of each.
+            for header in NVCC_VERSIONED_HEADERS {
+                if let Ok(bytes) = std::fs::read(bin.join("../include").join(header)) {
+                    v.push_str(&format!(
+                        "{header} blake3 {}\n",
+                        blake3::hash(&bytes).to_hex()
+                    ));
+                }
             }
         }
         VERSIONS
@@ -580,6 +591,14 @@ fn without_install_paths(version: &str) -> String {
         .collect()
 }
 
+/// Headers beside nvcc whose bytes change with the version of the package that ships them.
+const NVCC_VERSIONED_HEADERS: &[&str] = &[
+    "cuda_runtime_api.h",
+    "crt/host_config.h",
+    "cccl/cuda/std/__cccl/version.h",
+    "cuda/std/__cccl/version.h",
+];
+
 /// Whether `program` is NVIDIA's compiler driver.
 fn is_nvcc(program: &str) -> bool {
     file_name_of(program) == "nvcc"
@@ -705,4 +724,88 @@ pub fn compile_and_judge(
     let v = r.next().expect("two results")?;
     let j = crate::judge::judge(&b.code_objects, &v.code_objects, thresholds, kernel);
     Ok((b, v, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_words_hold_no_path() {
+        let c = |program: &str, inc: &str, pre: &str| {
+            Compiler::new(
+                format!("{program} -arch={{arch}} -ptx {{src}} -o {{out}}"),
+                "sm_90",
+                "/var/cache/x",
+            )
+            .with_args([
+                "-I".into(),
+                inc.into(),
+                format!("-I{inc}/sub"),
+                "-include".into(),
+                pre.into(),
+                "--cuda-path=/opt/cuda".into(),
+                "-DN=4".into(),
+            ])
+        };
+        let a = c(
+            "/opt/venv/nvidia/cu13/bin/nvcc",
+            "/home/u/tree/inc",
+            "/a/p.h",
+        );
+        let b = c("nvcc", "../copy/inc", "/b/c/p.h");
+        assert_eq!(a.key_words(), b.key_words());
+        assert_eq!(
+            a.key_words(),
+            [
+                "nvcc",
+                "-arch=sm_90",
+                "-ptx",
+                "{src}",
+                "-o",
+                "{out}",
+                "-I",
+                "-I",
+                "-include",
+                "p.h",
+                "--cuda-path",
+                "-DN=4"
+            ]
+        );
+        // What is not a path stays: another define or arch is another key.
+        let d = c("nvcc", "x", "p.h").with_args(["-DM=1".into()]);
+        assert_ne!(a.key_words(), d.key_words());
+    }
+
+    #[test]
+    fn included_files_enter_the_key_by_name_and_content() {
+        let d = tempfile::tempdir().unwrap();
+        for dir in ["one", "two"] {
+            std::fs::create_dir_all(d.path().join(dir)).unwrap();
+            std::fs::write(d.path().join(dir).join("p.h"), "#define P 1\n").unwrap();
+        }
+        let key = |dir: &str, cache: &str| {
+            Compiler::new("cc -c {src} -o {out}", "x", d.path().join(cache))
+                .with_args([
+                    "-include".into(),
+                    d.path().join(dir).join("p.h").display().to_string(),
+                ])
+                .source_key(None, b"int k;")
+                .unwrap()
+        };
+        assert_eq!(key("one", "c"), key("two", "other-cache"));
+        std::fs::write(d.path().join("two/p.h"), "#define P 2\n").unwrap();
+        assert_ne!(key("one", "c"), key("two", "c"));
+    }
+
+    #[test]
+    fn identities_hold_no_install_path() {
+        assert_eq!(
+            without_install_paths(
+                "clang version 19\nTarget: x\nInstalledDir: /usr/lib/llvm-19/bin\n"
+            ),
+            "clang version 19\nTarget: x\n"
+        );
+        assert!(is_nvcc("/opt/cuda/bin/nvcc") && !is_nvcc("nvcc-wrapper"));
+    }
 }
