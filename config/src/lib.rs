@@ -238,6 +238,9 @@ pub struct CompileSection {
     pub cache_dir: Option<PathBuf>,
     /// Seconds one compile may take (1 to 86400) before its process group is killed.
     pub timeout: Option<u64>,
+    /// nvcc for NVIDIA targets (`bench`, `tune --backend bench`), before `$CUDA_HOME/bin` and
+    /// `PATH`.
+    pub nvcc: Option<PathBuf>,
 }
 
 /// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.

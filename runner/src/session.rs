@@ -29,7 +29,7 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub backend: Backend,
-    /// Compile target (`gfx90a`, `sm_80`); default: the device's (AMD) or `sm_80` (NVIDIA).
+    /// Compile target (`gfx90a`, `sm_90`); default: the device's ([`target_for`]).
     pub arch: Option<String>,
     pub device: i32,
     /// Bounds runtime initialisation and every wait for a launch.
@@ -112,20 +112,32 @@ pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
     }
 }
 
-/// The compile target for a device.
+/// The compile target for a device: `arch` (`--arch`) when given, else the device's own
+/// (`gfx90a` from the AMD topology, `sm_90` from the CUDA driver's compute capability), else
+/// [`DEFAULT_CUDA_ARCH`] for an NVIDIA device that cannot tell. An `arch` of the other vendor
+/// is refused.
 pub fn target_for(
     api: Api,
     device_arch: Option<&str>,
     arch: Option<&str>,
 ) -> Result<Target, RunnerError> {
-    match api {
-        Api::Hip => match arch.or(device_arch) {
+    let nvidia = |a: &str| a.starts_with("sm_") || a.starts_with("compute_");
+    match (api, arch) {
+        (Api::Hip, Some(a)) if nvidia(a) => Err(RunnerError::Build(format!(
+            "--arch {a} is an NVIDIA architecture, and the GPU is an AMD one: pass its gfx... architecture, or none"
+        ))),
+        (Api::Cuda, Some(a)) if !nvidia(a) => Err(RunnerError::Build(format!(
+            "--arch {a} is not an NVIDIA architecture, and the GPU is an NVIDIA one: pass sm_80, sm_90... or none (the device's)"
+        ))),
+        (Api::Hip, _) => match arch.or(device_arch) {
             Some(a) => Ok(Target::Hip(a.to_string())),
             None => Err(RunnerError::Device(DeviceError::Unavailable(
                 "cannot tell the AMD GPU's architecture (no /sys/class/kfd topology): pass --arch gfx...".into(),
             ))),
         },
-        Api::Cuda => Ok(Target::Cuda(arch.unwrap_or(DEFAULT_CUDA_ARCH).to_string())),
+        (Api::Cuda, _) => Ok(Target::Cuda(
+            arch.or(device_arch).unwrap_or(DEFAULT_CUDA_ARCH).to_string(),
+        )),
     }
 }
 

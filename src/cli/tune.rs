@@ -19,6 +19,7 @@ use tuner::backend::bench::BenchBackend;
 use tuner::backend::command::{CommandBackend, Commands};
 use tuner::backend::replay::{ReplayBackend, ReplaySettings};
 use tuner::backend::rocprof::RocprofBackend;
+use tuner::backend::Backend as _;
 use tuner::search::{self, ApplyMode, Progress};
 use tuner::stats::Plan;
 
@@ -125,9 +126,14 @@ pub struct TuneArgs {
     /// Print the unified diff of the accepted edits instead of applying them.
     #[arg(long)]
     pub diff: bool,
-    /// Target of the code-object gates [default: `[compile] arch` or gfx90a].
+    /// Target of the code-object gates and, with the bench backend, of the kernel's compile
+    /// [default: the GPU's own with the bench backend, else `[compile] arch` or gfx90a].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
+    /// nvcc for NVIDIA targets [default: `[compile] nvcc`, `$CUDA_HOME/bin/nvcc`, `nvcc` on
+    /// PATH; none: clang-19 with hip-unroll's prelude].
+    #[arg(long, value_name = "PATH")]
+    pub nvcc: Option<PathBuf>,
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
@@ -374,6 +380,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => Some((dir.clone(), tuner::backend::replay::open_snapshot(dir)?)),
         None => None,
     };
+    // An architecture the user asked for, as against the default of the AMD gates.
+    let explicit_arch = args.arch.clone().or(tune_cfg.arch.clone());
     let arch = args
         .arch
         .or(tune_cfg.arch)
@@ -409,7 +417,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         max_occupancy_loss: pressure_cfg.max_occupancy_loss.unwrap_or(0),
     };
     let time_unit = args.time_unit.or(tune_cfg.time_unit).unwrap_or_default();
-    let fingerprint = serde_json::json!({
+    let mut fingerprint = serde_json::json!({
         "build": build, "run": run, "check": check,
         "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
         "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
@@ -419,9 +427,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "spec": spec.as_ref().map(|(_, bytes)| tuner::workcopy::hash_bytes(bytes)),
         "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
         "source": source,
-    })
-    .to_string();
-    let settings = search::Settings {
+    });
+    let mut settings = search::Settings {
         paths,
         factors,
         modes,
@@ -446,7 +453,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         } else {
             ApplyMode::Write
         },
-        fingerprint,
+        fingerprint: fingerprint.to_string(),
     };
     let commands = Commands {
         build,
@@ -490,15 +497,43 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         }
         BackendArg::Bench => {
             let (spec, _) = spec.expect("checked above");
+            let nvcc = runner::build::find_nvcc(args.nvcc.as_deref(), compile_cfg.nvcc.as_deref())?;
+            let build = runner::build::BuildOptions::new(&cache_dir).with_nvcc(nvcc.clone());
             let options = runner::Options {
                 backend: runner::Backend::Auto,
-                arch: None,
+                // The device decides, unless --arch (or [tune] arch) says otherwise.
+                arch: explicit_arch.clone(),
                 device: 0,
                 // Bounds the runtime's start and every launch (--timeout is per build or run).
                 timeout: timeout.min(Duration::from_secs(60)),
-                build: runner::build::BuildOptions::new(cache_dir),
+                build: build.clone(),
             };
+            let spec_args = runner::build::spec_args(&spec);
             let b = BenchBackend::new(spec, &root, options)?;
+            b.preflight()?;
+            let target = b.target()?;
+            let identity = match &target {
+                runner::build::Target::Cuda(arch) => {
+                    // The gates compile cubins with nvcc and read their registers and spills;
+                    // without nvcc they are skipped (or served by a carried cache).
+                    let mut gate_args = flags.clone();
+                    gate_args.extend(spec_args);
+                    let program = nvcc.clone().unwrap_or_else(|| PathBuf::from("nvcc"));
+                    settings.gates.compiler =
+                        runner::build::nvcc_compiler(&program, arch, &cache_dir, true, gate_args)?;
+                    runner::build::cuda_identity(&build, arch)
+                }
+                runner::build::Target::Hip(arch) => {
+                    if explicit_arch.is_none() {
+                        settings.gates.compiler.arch = arch.clone();
+                    }
+                    settings.gates.compiler.identity().ok()
+                }
+            };
+            fingerprint["target"] = serde_json::json!(target);
+            fingerprint["gates"] = serde_json::json!(settings.gates.compiler.key_words());
+            fingerprint["compiler"] = serde_json::json!(identity);
+            settings.fingerprint = fingerprint.to_string();
             search::tune(&b, &settings, &root, &stop, &bars)
         }
         BackendArg::Replay => {

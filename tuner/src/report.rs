@@ -24,6 +24,8 @@ pub enum Status {
     CheckFailed,
     /// The loop's kernel never ran in the baseline (rocprofv3).
     NotRun,
+    /// No compiler here and the carried cache lacks the variant's object: not decided.
+    NotCached,
 }
 
 impl Status {
@@ -37,6 +39,7 @@ impl Status {
             Status::BuildFailed => "build-failed",
             Status::CheckFailed => "check-failed",
             Status::NotRun => "not-run",
+            Status::NotCached => "not-cached",
         }
     }
 
@@ -50,6 +53,7 @@ impl Status {
             Status::BuildFailed,
             Status::CheckFailed,
             Status::NotRun,
+            Status::NotCached,
         ]
         .into_iter()
         .find(|x| x.as_str() == s)
@@ -189,7 +193,9 @@ fn counts(r: &Report) -> String {
 pub fn human(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
-    if r.baseline.figure.is_nan() {
+    if r.baseline.figure.is_nan() && r.candidates.is_empty() {
+        let _ = writeln!(o, "baseline: not measured (no loop to tune)");
+    } else if r.baseline.figure.is_nan() {
         let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
     } else {
         let _ = writeln!(
@@ -207,16 +213,20 @@ pub fn human(r: &Report) -> String {
             }
         );
     }
-    let _ = writeln!(
-        o,
-        "final:    {} {u} ({:.3}x{})",
-        fig(r.final_.figure),
-        r.final_.speedup,
-        match r.final_.ci {
-            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-            None => String::new(),
-        }
-    );
+    if r.final_.figure.is_nan() {
+        let _ = writeln!(o, "final:    not measured");
+    } else {
+        let _ = writeln!(
+            o,
+            "final:    {} {u} ({:.3}x{})",
+            fig(r.final_.figure),
+            r.final_.speedup,
+            match r.final_.ci {
+                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                None => String::new(),
+            }
+        );
+    }
     let _ = writeln!(o);
     let rows: Vec<[String; 7]> = r
         .candidates
@@ -322,23 +332,36 @@ pub fn markdown(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
     let _ = writeln!(o, "### hip-unroll tune\n");
-    let _ = writeln!(
-        o,
-        "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
-        r.final_.speedup,
-        fig(r.baseline.figure),
-        fig(r.final_.figure),
-        match r.final_.ci {
-            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-            None => String::new(),
-        },
-        r.extra.backend,
-        r.baseline.runs,
-        match r.extra.noise {
-            Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
-            None => String::new(),
-        }
-    );
+    if r.final_.figure.is_nan() {
+        let _ = writeln!(
+            o,
+            "Nothing measured (backend `{}`){}.\n",
+            r.extra.backend,
+            if r.candidates.is_empty() {
+                ": no loop to tune"
+            } else {
+                ""
+            }
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
+            r.final_.speedup,
+            fig(r.baseline.figure),
+            fig(r.final_.figure),
+            match r.final_.ci {
+                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                None => String::new(),
+            },
+            r.extra.backend,
+            r.baseline.runs,
+            match r.extra.noise {
+                Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
+                None => String::new(),
+            }
+        );
+    }
     let _ = writeln!(
         o,
         "| file | loop | variant | status | speedup | interval | p | runs | reason |"

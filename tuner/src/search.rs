@@ -201,6 +201,17 @@ pub fn tune_discovered<B: Backend>(
     if let Some(r) = recovered {
         s.notes.insert(apply::recovered_note(&r, &tree.root));
     }
+    if disc.loops().next().is_none() {
+        s.notes.insert(format!(
+            "no loop to tune: the kernels of {} have no loop",
+            settings
+                .paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let result = s.run(&disc);
     let interrupted = matches!(result, Err(Error::Interrupted));
     match result {
@@ -461,6 +472,10 @@ impl<'a, B: Backend> Search<'a, B> {
                 let (outcome, what) = match &f {
                     Failure::Build(_) => ("build-failed", "does not build"),
                     Failure::Check(_) => ("check-failed", "fails its run or --check"),
+                    Failure::NotCached(_) => (
+                        "not-cached",
+                        "cannot be compiled here (no compiler, and not in the carried cache)",
+                    ),
                 };
                 self.ledger.record_build(
                     self.session,
@@ -1004,6 +1019,7 @@ impl<'a, B: Backend> Search<'a, B> {
                     let (status, outcome) = match f {
                         Failure::Build(_) => (Status::BuildFailed, "build-failed"),
                         Failure::Check(_) => (Status::CheckFailed, "check-failed"),
+                        Failure::NotCached(_) => (Status::NotCached, "not-cached"),
                     };
                     self.ledger.record_build(
                         self.session,
@@ -1014,7 +1030,11 @@ impl<'a, B: Backend> Search<'a, B> {
                         secs,
                     )?;
                     let reason = f.message().to_string();
-                    self.store(&p, status, None, &reason)?;
+                    // Not cached is this machine's lack, not the variant's: decided where it
+                    // can be compiled.
+                    if status != Status::NotCached {
+                        self.store(&p, status, None, &reason)?;
+                    }
                     out.push(mk(p, status, reason));
                 }
                 Ok(Ok(prep)) => {
