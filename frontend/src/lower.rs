@@ -28,7 +28,7 @@ use crate::trip::trip_count_with;
 
 /// Operators for which [`ConstOp`]s are recorded.
 const CONST_OPS: &[&[u8]] = &[
-    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=",
+    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=", b"+", b"-",
 ];
 
 /// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
@@ -49,6 +49,14 @@ enum Pop {
     Ns,
     Init,
     Collect,
+    ArrayDeclarator,
+    Subscript,
+}
+
+/// An open subscript `a[...][expr]`: the node its whole index is (parentheses aside).
+struct OpenSubscript {
+    target: usize,
+    index: ArrayIndex,
 }
 
 #[derive(Clone, Copy)]
@@ -113,6 +121,9 @@ pub(crate) struct Lowerer<'s> {
     assign_map: Vec<(usize, usize)>,
     /// The macro uses the parse skipped (`DINLINE`, `__align__(16)`).
     elided: Plan,
+    /// Array declarators being walked (their sizes must stay constant expressions).
+    array_declarators: usize,
+    subscripts: Vec<OpenSubscript>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -137,6 +148,8 @@ impl<'s> Lowerer<'s> {
             skip_node: None,
             assign_map: Vec::new(),
             elided,
+            array_declarators: 0,
+            subscripts: Vec::new(),
         }
     }
 
@@ -161,6 +174,7 @@ impl<'s> Lowerer<'s> {
                         | K::Declaration
                         | K::FieldDeclaration
                         | K::HasDeclarator
+                        | K::ArrayDeclarator
                         | K::ForRangeLoop
                 ));
             let field = if needs_field {
@@ -358,6 +372,16 @@ impl<'s> Lowerer<'s> {
                 }
             }
             K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
+            K::ArrayDeclarator => {
+                self.array_declarators += 1;
+                self.pops.push((node.id(), Pop::ArrayDeclarator));
+            }
+            K::SubscriptArgumentList if self.in_body(node) => {
+                if let Some(open) = parent.and_then(|p| open_subscript(p, node, self.src)) {
+                    self.subscripts.push(open);
+                    self.pops.push((node.id(), Pop::Subscript));
+                }
+            }
             K::BinaryExpression => self.const_op(node),
             K::AssignmentExpression => self.assignment(node),
             _ => {}
@@ -393,6 +417,12 @@ impl<'s> Lowerer<'s> {
                 }
                 Pop::Collect => {
                     self.collect_stack.pop();
+                }
+                Pop::ArrayDeclarator => {
+                    self.array_declarators = self.array_declarators.saturating_sub(1);
+                }
+                Pop::Subscript => {
+                    self.subscripts.pop();
                 }
             }
         }
@@ -510,7 +540,7 @@ impl<'s> Lowerer<'s> {
             }
             match prev {
                 Some(p) => p.end_byte(),
-                None => node.parent().map_or(0, |p| p.start_byte()),
+                None => parent.map_or(0, |p| p.start_byte()),
             }
         };
         let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
@@ -1026,6 +1056,7 @@ impl<'s> Lowerer<'s> {
                     SharedKind::HipDynamicMacro,
                     span_of(node),
                     node,
+                    Vec::new(),
                 );
             }
         }
@@ -1086,8 +1117,20 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn add_shared(&mut self, name: String, kind: SharedKind, span: Span, node: Node<'_>) {
-        let d = SharedDecl { name, kind, span };
+    fn add_shared(
+        &mut self,
+        name: String,
+        kind: SharedKind,
+        span: Span,
+        node: Node<'_>,
+        dims: Vec<Option<i128>>,
+    ) {
+        let d = SharedDecl {
+            name,
+            kind,
+            span,
+            dims,
+        };
         if self.in_body(node) {
             if let Some(fc) = self.fns.last_mut() {
                 fc.f.shared.push(d);
@@ -1095,6 +1138,34 @@ impl<'s> Lowerer<'s> {
             }
         }
         self.out.shared.push(d);
+    }
+
+    /// The extents of an array declarator, outermost first (integer literals and object-like
+    /// integer macros; `None` for anything else).
+    fn array_dims(&self, d: Node<'_>) -> Vec<Option<i128>> {
+        let mut dims = Vec::new();
+        let mut cur = Some(d);
+        for _ in 0..64 {
+            let Some(x) = cur else { break };
+            cur = match x.kind() {
+                "array_declarator" => {
+                    dims.push(x.child_by_field_id(fields().size).and_then(|n| {
+                        int_value(n, self.src).or_else(|| {
+                            (n.kind() == "identifier")
+                                .then(|| self.macro_ints.get(&text_of(n, self.src)).copied())
+                                .flatten()
+                        })
+                    }));
+                    x.child_by_field_id(fields().declarator)
+                }
+                "init_declarator" | "attributed_declarator" => {
+                    x.child_by_field_id(fields().declarator)
+                }
+                _ => None,
+            };
+        }
+        dims.reverse();
+        dims
     }
 
     fn declaration(&mut self, node: Node<'_>, k: K) {
@@ -1141,7 +1212,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|p| second_list_item(p, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(node),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1155,7 +1232,8 @@ impl<'s> Lowerer<'s> {
                 } else {
                     SharedKind::Static
                 };
-                self.add_shared(name.clone(), kind, span_of(node), node);
+                let dims = self.array_dims(d);
+                self.add_shared(name.clone(), kind, span_of(node), node, dims);
             }
             let value = value.or(default_value);
             if !in_fn && value.is_none() {
@@ -1201,7 +1279,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|l| second_list_item(l, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(p),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1328,6 +1412,12 @@ impl<'s> Lowerer<'s> {
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
+        let index_of = self
+            .subscripts
+            .last()
+            .filter(|o| o.target == node.id())
+            .map(|o| o.index.clone());
+        let in_array_size = self.array_declarators > 0;
         fc.f.const_ops.push(ConstOp {
             op: String::from_utf8_lossy(op).into_owned(),
             constant,
@@ -1335,6 +1425,8 @@ impl<'s> Lowerer<'s> {
             span: span_of(node),
             constant_span: span_of(lit),
             operand_names: Vec::new(),
+            index_of,
+            in_array_size,
         });
         self.collect_stack.push(fc.f.const_ops.len() - 1);
         self.pops.push((node.id(), Pop::Collect));
@@ -1516,6 +1608,44 @@ impl<'s> Lowerer<'s> {
         self.out.inert.sort_by_key(|s| s.start);
         self.out
     }
+}
+
+/// For the `[...]` `list` of the subscript expression `sub`: the node that is its whole index
+/// (parentheses aside) and which array and subscript it indexes (`a[i][si % 32]`: `a`, 1).
+/// Walks children only (a node's parent is not cheap to find in tree-sitter).
+fn open_subscript(sub: Node<'_>, list: Node<'_>, src: &[u8]) -> Option<OpenSubscript> {
+    if sub.kind() != "subscript_expression" {
+        return None;
+    }
+    let mut c = list.walk();
+    let mut items = list
+        .named_children(&mut c)
+        .filter(|x| x.kind() != "comment");
+    let (mut target, None) = (items.next()?, items.next()) else {
+        return None;
+    };
+    for _ in 0..16 {
+        if target.kind() != "parenthesized_expression" {
+            break;
+        }
+        target = target.named_child(0)?;
+    }
+    let mut dim = 0;
+    let mut base = sub.child_by_field_id(fields().argument)?;
+    for _ in 0..64 {
+        if base.kind() != "subscript_expression" {
+            break;
+        }
+        dim += 1;
+        base = base.child_by_field_id(fields().argument)?;
+    }
+    (base.kind() == "identifier").then(|| OpenSubscript {
+        target: target.id(),
+        index: ArrayIndex {
+            array: text_of(base, src),
+            dim,
+        },
+    })
 }
 
 /// "cannot parse `TEXT`": the start of an ERROR node's text (its first line, at most 40

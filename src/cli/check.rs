@@ -69,8 +69,9 @@ pub struct CheckArgs {
     /// Do not honour .gitignore, .ignore and git exclude files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__`
-    /// (skipped by default and listed with `"parsed": false`), e.g. to count parse errors.
+    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__` and
+    /// no `warp`/`wave` beside a `32` (skipped by default and listed with `"parsed": false`),
+    /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
