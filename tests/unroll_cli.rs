@@ -702,3 +702,28 @@ fn in_place_keeps_owner_and_mode_or_refuses() {
         );
     }
 }
+
+/// A refusal names the real reason: in `i += warp.size()` with a local
+/// `cg::thread_block_tile<32> warp` (which the grammar reads as a comparison), the step calls a
+/// member function; `warp` is a local, not "neither a local, a parameter nor a constant".
+#[test]
+fn refusal_names_the_real_reason() {
+    let text = "namespace cg = cooperative_groups;\n__global__ void k(float* a, int n) {\n  cg::thread_block block = cg::this_thread_block();\n  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n  for (int i = warp.thread_rank(); i < n; i += warp.size()) {\n    a[i] = 0;\n  }\n}\n";
+    let (_d, p) = temp_kernel(text);
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "5",
+        "--factor",
+        "2",
+        "--mode",
+        "manual",
+    ]);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 1, "{e}");
+    assert!(
+        e.contains("the loop step calls `warp.size` [step-calls-function]"),
+        "{e}"
+    );
+    assert!(!e.contains("neither a local"), "{e}");
+}

@@ -53,6 +53,22 @@ enum Pop {
     Subscript,
 }
 
+/// `ns::T<32> name = init;` / `ns::T<32> name(args);`, which the grammar reads as the
+/// expression `(ns::T < 32) > (name = init)`: a declaration of `name` (see
+/// [`misparsed_template_decl`]). Node ids of its parts.
+struct MisparsedDecl {
+    /// `ns::T < 32`: the type, not walked.
+    type_node: usize,
+    /// The declared name.
+    name_node: usize,
+    /// The assignment or call the grammar made of it (no `Assign`, no `Call`).
+    shell_node: usize,
+    /// The initialiser (the assignment's right side, or the call's arguments).
+    init_node: Option<usize>,
+    /// Index of its `VarDecl` in the current function.
+    decl: usize,
+}
+
 /// An open subscript `a[...][expr]`: the node its whole index is (parentheses aside).
 struct OpenSubscript {
     target: usize,
@@ -124,6 +140,7 @@ pub(crate) struct Lowerer<'s> {
     /// Array declarators being walked (their sizes must stay constant expressions).
     array_declarators: usize,
     subscripts: Vec<OpenSubscript>,
+    misparsed: Option<MisparsedDecl>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -150,6 +167,7 @@ impl<'s> Lowerer<'s> {
             elided,
             array_declarators: 0,
             subscripts: Vec::new(),
+            misparsed: None,
         }
     }
 
@@ -231,6 +249,15 @@ impl<'s> Lowerer<'s> {
         if self.skip_node == Some(node.id()) {
             self.skip_node = None;
             return false;
+        }
+        if let Some(m) = &self.misparsed {
+            if m.type_node == node.id() {
+                return false; // `ns::T < 32`: a type, no comparison
+            }
+            if m.init_node == Some(node.id()) {
+                self.init_stack.push(DeclRef::Local(m.decl));
+                self.pops.push((node.id(), Pop::Init));
+            }
         }
         if node.is_missing() {
             self.out.parse_errors.push(ParseError {
@@ -382,7 +409,12 @@ impl<'s> Lowerer<'s> {
                     self.pops.push((node.id(), Pop::Subscript));
                 }
             }
-            K::BinaryExpression => self.const_op(node),
+            K::BinaryExpression => {
+                if self.in_body(node) {
+                    self.misparsed_decl(node, parent);
+                }
+                self.const_op(node)
+            }
             K::AssignmentExpression => self.assignment(node),
             _ => {}
         }
@@ -954,6 +986,13 @@ impl<'s> Lowerer<'s> {
     // ---------------------------------------------------------------- calls, names, declarations
 
     fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        if self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.shell_node == node.id())
+        {
+            return; // `ns::T<32> name(args)`: a constructor, no call
+        }
         let src = self.src;
         let Some(func) = node.child_by_field_id(fields().function) else {
             return;
@@ -1336,7 +1375,11 @@ impl<'s> Lowerer<'s> {
         let pk = parent
             .map(|p| self.kinds.of(p.kind_id()))
             .unwrap_or(K::Other);
-        let access = if field == fields().declarator {
+        let declared = self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.name_node == node.id());
+        let access = if field == fields().declarator || declared {
             Access::Decl
         } else if (pk == K::AssignmentExpression && field == fields().left)
             || pk == K::UpdateExpression
@@ -1362,8 +1405,76 @@ impl<'s> Lowerer<'s> {
         fc.f.idents.push(IdentUse { name, span, access });
     }
 
+    /// Recognises `ns::T<32> name = init;` / `ns::T<32> name(args);` read as comparisons (see
+    /// [`MisparsedDecl`]) and records the declaration.
+    fn misparsed_decl(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let op = |n: Node<'_>| {
+            n.child_by_field_id(fields().operator)
+                .map(|o| bytes_of(o, src))
+        };
+        if op(node) != Some(b">") {
+            return;
+        }
+        let (Some(ty), Some(rest)) = (
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().right),
+        ) else {
+            return;
+        };
+        let qualified_less = ty.kind() == "binary_expression"
+            && op(ty) == Some(b"<")
+            && ty
+                .child_by_field_id(fields().left)
+                .is_some_and(|l| l.kind() == "qualified_identifier");
+        let in_statement = parent.is_some_and(|p| p.kind() == "expression_statement");
+        if !qualified_less || !in_statement {
+            return;
+        }
+        let (name, init) = match rest.kind() {
+            "assignment_expression" if op(rest) == Some(b"=") => (
+                rest.child_by_field_id(fields().left),
+                rest.child_by_field_id(fields().right),
+            ),
+            "call_expression" => (
+                rest.child_by_field_id(fields().function),
+                rest.child_by_field_id(fields().arguments),
+            ),
+            _ => return,
+        };
+        let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.decls.push(VarDecl {
+            name: text_of(name, src),
+            type_text: format!("{}>", text_of(ty, src)),
+            span: span_of(node),
+            name_span: span_of(name),
+            init: init.map(span_of),
+            init_idents: Vec::new(),
+            is_pointer_or_ref: false,
+            init_int: None,
+            is_const: false,
+        });
+        self.misparsed = Some(MisparsedDecl {
+            type_node: ty.id(),
+            name_node: name.id(),
+            shell_node: rest.id(),
+            init_node: init.map(|i| i.id()),
+            decl: fc.f.decls.len() - 1,
+        });
+    }
+
     fn assignment(&mut self, node: Node<'_>) {
-        if !self.in_body(node) {
+        if !self.in_body(node)
+            || self
+                .misparsed
+                .as_ref()
+                .is_some_and(|m| m.shell_node == node.id())
+        {
             return;
         }
         let (Some(l), Some(o)) = (

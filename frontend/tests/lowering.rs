@@ -966,3 +966,56 @@ __global__ void k(float* out, int si) {
         ]
     );
 }
+
+#[test]
+fn a_qualified_template_declaration_read_as_a_comparison_is_a_declaration() {
+    // The grammar reads `cg::thread_block_tile<32> warp = ...;` as `(cg::thread_block_tile < 32)
+    // > (warp = ...)`: it is a declaration of `warp`, not a write, a comparison nor a call.
+    let src = "__global__ void k(float* a) {\n  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n  cg::thread_block_tile<16> half(block, 2);\n  a[0] = warp.size() + half.size();\n}\n";
+    let f = parse(src.as_bytes());
+    let k = func(&f, "k");
+    let decls: Vec<(&str, &str, Option<&str>)> = k
+        .decls
+        .iter()
+        .map(|d| {
+            (
+                d.name.as_str(),
+                d.type_text.as_str(),
+                d.init.map(|i| text(src, i)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decls,
+        vec![
+            (
+                "warp",
+                "cg::thread_block_tile<32>",
+                Some("cg::tiled_partition<32>(block)")
+            ),
+            ("half", "cg::thread_block_tile<16>", Some("(block, 2)")),
+        ]
+    );
+    assert_eq!(k.decls[1].init_idents, vec!["block".to_string()]);
+    let uses: Vec<(&str, Access)> = k
+        .idents
+        .iter()
+        .filter(|i| i.name == "warp" || i.name == "half")
+        .map(|i| (i.name.as_str(), i.access))
+        .collect();
+    assert_eq!(
+        uses,
+        vec![
+            ("warp", Access::Decl),
+            ("half", Access::Decl),
+            ("warp", Access::Read),
+            ("half", Access::Read),
+        ]
+    );
+    assert!(k.assigns.is_empty(), "{:?}", k.assigns);
+    assert!(!k.calls.iter().any(|c| c.callee == "half"), "{:?}", k.calls);
+    assert!(k
+        .const_ops
+        .iter()
+        .all(|o| o.constant != 32 && o.constant != 16));
+}
