@@ -727,3 +727,78 @@ fn refusal_names_the_real_reason() {
     );
     assert!(!e.contains("neither a local"), "{e}");
 }
+
+/// `--verify` on a header compiles it as HIP: hipcc (real) verifies `.h` and `.hpp` kernels,
+/// and the compile command gets `-x hip` before the file (`-x cu` when the compiler is nvcc;
+/// nothing for a `.cu` source).
+#[test]
+fn verify_compiles_a_header_as_hip() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("#include <hip/hip_runtime.h>\n{KERNEL}");
+    for ext in ["h", "hpp", "cuh"] {
+        let p = dir.path().join(format!("k.{ext}"));
+        std::fs::write(&p, &text).unwrap();
+        let o = run(&[
+            p.to_str().unwrap(),
+            "--loop",
+            "3",
+            "--factor",
+            "4",
+            "--verify",
+        ]);
+        assert_eq!(code(&o), 0, "{ext}: {}", stderr(&o));
+        std::fs::remove_file(&p).unwrap();
+    }
+    // A stand-in compiler that records its arguments and fails with one error.
+    let bin = tempfile::tempdir().unwrap();
+    for name in ["fakecc", "nvcc"] {
+        let cc = bin.path().join(name);
+        std::fs::write(
+            &cc,
+            format!(
+                "#!/bin/sh\necho \"$@\" >> {}/args.txt\necho 'k.h:3:5: error: expected expression' >&2\nexit 1\n",
+                bin.path().display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for (ext, name, want) in [
+        ("h", "fakecc", Some("-x hip")),
+        ("cuh", "nvcc", Some("-x cu")),
+        ("cu", "fakecc", None),
+    ] {
+        let p = dir.path().join(format!("k.{ext}"));
+        std::fs::write(&p, &text).unwrap();
+        let _ = std::fs::remove_file(bin.path().join("args.txt"));
+        let cmd = format!("{}/{name} {{src}} -o {{out}}", bin.path().display());
+        let o = run(&[
+            p.to_str().unwrap(),
+            "--loop",
+            "3",
+            "--factor",
+            "4",
+            "--verify",
+            "--compile",
+            &cmd,
+        ]);
+        assert_eq!(code(&o), 2, "{ext}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("k.h:3:5: error: expected expression"),
+            "{}",
+            stderr(&o)
+        );
+        let args = std::fs::read_to_string(bin.path().join("args.txt")).unwrap();
+        // The compile lines (the compiler is also asked its `--version`).
+        let compiles: Vec<&str> = args.lines().filter(|l| l.contains(" -o ")).collect();
+        assert!(!compiles.is_empty(), "{args}");
+        for line in compiles {
+            match want {
+                Some(x) => assert!(line.starts_with(&format!("{x} ")), "{ext}: {line}"),
+                None => assert!(!line.contains("-x "), "{ext}: {line}"),
+            }
+        }
+        std::fs::remove_file(&p).unwrap();
+    }
+}
