@@ -244,6 +244,8 @@ pub struct Loop {
     pub kind: LoopKind,
     /// From the loop keyword to the end of the loop statement.
     pub span: Span,
+    /// The 1-based line on which the loop statement ends.
+    pub end_line: u32,
     /// The `for` / `while` / `do` keyword.
     pub keyword: Span,
     pub parent: Option<usize>,

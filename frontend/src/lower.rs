@@ -810,9 +810,11 @@ impl<'s> Lowerer<'s> {
             .filter(|b| recover::is_missing_statement(*b))
             .and_then(|_| recover::repaired_body(node, self.kinds));
         let mut loop_span = span_of(node);
+        let mut end_line = node.end_position().row as u32 + 1;
         if let Some((stmt, last)) = repaired {
             body = Some(stmt);
             loop_span.end = last.end_byte();
+            end_line = last.end_position().row as u32 + 1;
         }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
@@ -895,6 +897,7 @@ impl<'s> Lowerer<'s> {
             index: idx,
             kind,
             span: loop_span,
+            end_line,
             keyword,
             parent: parent_loop,
             depth,
