@@ -138,6 +138,17 @@ fn no_fix_leaves_a_file_half_converted() {
         String::from_utf8(fixed.source).unwrap(),
         whole.replace("/ 32", "/ warpSize")
     );
+    // A finding without a fix holds the others back, and is named by what it is about.
+    let shift = "__global__ void k(float* out) {\n  int lane = threadIdx.x % 32;\n  int warp = threadIdx.x >> 5;\n  out[warp] = lane;\n}\n";
+    let (_, diags) = guards::check_source("shift.cu", shift.as_bytes(), &Settings::default());
+    assert!(diags.iter().all(|d| d.fix.is_none()), "{diags:?}");
+    assert!(
+        diags[0]
+            .message
+            .contains("no fix offered: `>> 5` at line 3 would still assume 32 lanes"),
+        "{}",
+        diags[0].message
+    );
     // A line the author marked as meant for 32 lanes holds nothing back.
     let allowed = "__global__ void k(float* out) {\n  int warp = threadIdx.x / 32;\n  int nwarps = (blockDim.x + 31) / 32;  // hip-unroll: allow(wave-size)\n  out[warp] = nwarps;\n}\n";
     let fixed = fix_source("allowed.cu", allowed.as_bytes(), &Settings::default(), true);

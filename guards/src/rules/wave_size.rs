@@ -212,6 +212,8 @@ const FULL_MASK_64: &str = "0xffffffffffffffffULL";
 struct Width {
     span: Span,
     what: String,
+    /// A finding without a fix (the others are literals, names and widths).
+    finding: bool,
 }
 
 /// All wave-size findings of a file, sorted by position; lines for which `suppressed` is true
@@ -278,7 +280,8 @@ pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding
                 .filter(|x| x.fix.is_none())
                 .map(|x| Width {
                     span: x.span,
-                    what: format!("the finding at line {}", x.span.line),
+                    what: finding_subject(&x.message),
+                    finding: true,
                 }),
         );
     }
@@ -289,23 +292,52 @@ pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding
     out
 }
 
+/// What a finding is about, for another finding's message: its leading `` `code` `` (`>> 5`,
+/// `` `warp_size = 32` ``), else "a finding".
+fn finding_subject(message: &str) -> String {
+    message
+        .strip_prefix('`')
+        .and_then(|m| m.split_once('`'))
+        .map_or("a finding".to_string(), |(code, _)| format!("`{code}`"))
+}
+
 /// Drops every fix when some assumption in `widths` (not on a suppressed line) is covered by
 /// no fix, and says which in each message that loses its fix.
 fn withhold_partial_fixes(out: &mut [Finding], widths: &[Width], suppressed: &dyn Fn(u32) -> bool) {
-    let edits: Vec<(usize, usize)> = out
+    let mut edits: Vec<(usize, usize)> = out
         .iter()
         .filter_map(|x| x.fix.as_ref())
         .flat_map(|f| f.edits.iter().map(|e| (e.range.start, e.range.end)))
         .collect();
-    let mut left: Vec<&Width> = widths
+    edits.sort_unstable();
+    // Fix edits do not overlap (one per literal): the last one starting at or before the
+    // assumption is the only one that can cover it.
+    let covered = |w: &Width| {
+        let k = edits.partition_point(|&(a, _)| a <= w.span.start);
+        k > 0 && w.span.end <= edits[k - 1].1
+    };
+    let left: Vec<&Width> = widths
         .iter()
         .filter(|w| !suppressed(w.span.line))
-        .filter(|w| {
-            !edits
-                .iter()
-                .any(|&(a, b)| a <= w.span.start && w.span.end <= b)
-        })
+        .filter(|w| !covered(w))
         .collect();
+    // A literal inside a finding that has no fix is that finding, counted once.
+    let mut findings: Vec<(usize, usize)> = left
+        .iter()
+        .filter(|w| w.finding)
+        .map(|w| (w.span.start, w.span.end))
+        .collect();
+    findings.sort_unstable();
+    let inner = |w: &Width| {
+        let k = findings.partition_point(|&(a, _)| a <= w.span.start);
+        !w.finding
+            && findings[..k]
+                .iter()
+                .rev()
+                .take(8)
+                .any(|&(_, b)| w.span.end <= b)
+    };
+    let mut left: Vec<&Width> = left.iter().copied().filter(|w| !inner(w)).collect();
     left.sort_by_key(|w| w.span.start);
     let Some(first) = left.first() else { return };
     let more = match left.len() {
@@ -350,6 +382,7 @@ fn check_function(
             widths.push(Width {
                 span: i.span,
                 what: format!("`{}`", i.name),
+                finding: false,
             });
         }
     }
@@ -360,6 +393,7 @@ fn check_function(
             widths.push(Width {
                 span: r.span,
                 what: format!("`{}`", r.name),
+                finding: false,
             });
         }
     }
@@ -370,6 +404,7 @@ fn check_function(
                 widths.push(Width {
                     span: c.arg_spans[idx],
                     what: "a shuffle width `32`".into(),
+                    finding: false,
                 });
                 out.push(Finding {
                     span: c.arg_spans[idx],
@@ -435,6 +470,7 @@ fn check_function(
             widths.push(Width {
                 span: op.constant_span,
                 what,
+                finding: false,
             });
         }
         if !op.constant_on_right {
