@@ -112,13 +112,18 @@ pub fn is_warp_size_name(n: &str) -> bool {
     .any(|k| c.contains(k))
 }
 
-/// True when `source` may define a warp-size constant (it mentions `warp` or `wave` and `32`):
-/// such a file is worth parsing even when it holds no GPU function (a header of constants).
+/// True when `source` may define a warp-size constant (a `32` with `warp` or `wave` before it
+/// on its line, in any case): such a file is worth parsing even when it holds no GPU function
+/// (a header of constants).
 pub fn may_define_warp_size(source: &[u8]) -> bool {
-    memchr::memmem::find(source, b"32").is_some()
-        && [&b"warp"[..], b"Warp", b"WARP", b"wave", b"Wave", b"WAVE"]
-            .iter()
-            .any(|n| memchr::memmem::find(source, n).is_some())
+    memchr::memmem::find_iter(source, b"32").any(|i| {
+        let line_start = memchr::memrchr(b'\n', &source[..i]).map_or(0, |n| n + 1);
+        let before = &source[line_start.max(i.saturating_sub(96))..i];
+        before.windows(4).any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == b"warp" || w == b"wave"
+        })
+    })
 }
 
 /// Names in `f` that hold (or derive from) a thread or lane id.
