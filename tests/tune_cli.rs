@@ -474,3 +474,58 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written() {
         assert_eq!(&after[k], v, "{k}");
     }
 }
+
+/// A bare `#pragma unroll` (full unroll) is the author's decision: `tune` builds nothing for
+/// the loop and its report says why, in JSON and in human output.
+#[test]
+fn a_full_unroll_pragma_is_refused_and_the_report_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("k.cu"),
+        "__global__ void k(float* a) {\n    #pragma unroll\n    for (int i = 0; i < 16; ++i) {\n        a[i] = 1.0f;\n    }\n}\n",
+    )
+    .unwrap();
+    let before = snapshot(d.path());
+    let args = |format: &str| -> Vec<String> {
+        [
+            "tune",
+            "--build",
+            "true",
+            "--run",
+            "echo time: 1.0",
+            "--time-regex",
+            "time: ([0-9.]+)",
+            "--factors",
+            "4",
+            "--format",
+            format,
+            "k.cu",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let o = tune(d.path(), &args("json"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = candidates(&r, "k:0");
+    assert_eq!(c.len(), 2, "{r}");
+    for c in c {
+        assert_eq!(c["status"], "refused", "{c}");
+        let reason = c["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("user-pragma: ") && reason.contains("`#pragma unroll` (line 2)"),
+            "{reason}"
+        );
+    }
+    let o = tune(d.path(), &args("human"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("user-pragma: the loop carries `#pragma unroll`"),
+        "{out}"
+    );
+    let mut after = snapshot(d.path());
+    after.retain(|k, _| before.contains_key(k));
+    assert_eq!(before, after, "the user's files were written");
+}
