@@ -106,6 +106,7 @@ pub fn tune<B: Backend>(
     validate(settings)?;
     progress.phase("discovering loops");
     let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
     tune_discovered(backend, settings, root, disc, stop, progress)
 }
 
@@ -209,7 +210,7 @@ pub fn tune_discovered<B: Backend>(
     match result {
         Ok(()) | Err(Error::Interrupted) => {}
         Err(e) => {
-            let _ = ledger.finish(run.run_id, "failed", None);
+            let _ = ledger.finish(run.run_id, failed_status(&e), None);
             return Err(e);
         }
     }
@@ -242,7 +243,7 @@ pub fn tune_discovered<B: Backend>(
             }
             Err(Error::Interrupted) => outcome = "interrupted",
             Err(e) => {
-                let _ = ledger.finish(run.run_id, "failed", None);
+                let _ = ledger.finish(run.run_id, failed_status(&e), None);
                 return Err(e);
             }
         }
@@ -312,6 +313,27 @@ pub fn tune_discovered<B: Backend>(
         interrupted: outcome == "interrupted",
         run_id: run.run_id,
     })
+}
+
+/// The status a run ends with after `e`: a full disk leaves it resumable (`interrupted`), as
+/// Ctrl-C does; anything else is `failed`.
+fn failed_status(e: &Error) -> &'static str {
+    match e {
+        Error::DiskFull { .. } | Error::Interrupted => "interrupted",
+        _ => "failed",
+    }
+}
+
+/// Free space below which a failed build or compile is blamed on the disk, not the variant.
+const FULL_DISK_BYTES: u64 = 1 << 20;
+
+/// Whether `message` (a failed command's or compiler's) or the free space of the file system
+/// holding `dir` says that the disk is full.
+fn disk_full(dir: &Path, message: &str) -> bool {
+    if message.contains("No space left on device") || message.contains("ENOSPC") {
+        return true;
+    }
+    rustix::fs::statvfs(dir).is_ok_and(|v| v.f_bavail.saturating_mul(v.f_frsize) < FULL_DISK_BYTES)
 }
 
 /// A variant waiting for a decision.
@@ -394,6 +416,27 @@ impl<'a, B: Backend> Search<'a, B> {
         }
     }
 
+    /// Why a failure must not become a decision: Ctrl-C stopped the search (a command or
+    /// compile it ended fails), or the state directory's disk is full (a build or compile that
+    /// could not write its output says nothing about the variant). Decisions are reused by
+    /// every later run, so a failure that is not the variant's is an error instead.
+    fn not_the_variants(&self, message: &str) -> Option<Error> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Some(Error::Interrupted);
+        }
+        if disk_full(&self.slots_dir, message) {
+            return Some(Error::DiskFull {
+                path: self
+                    .slots_dir
+                    .parent()
+                    .unwrap_or(&self.slots_dir)
+                    .display()
+                    .to_string(),
+            });
+        }
+        None
+    }
+
     fn slot(&mut self, i: usize) -> Result<&mut Slot, Error> {
         if self.slots[i].is_none() {
             self.slots[i] = Some(Slot::open(&self.slots_dir, i)?);
@@ -452,6 +495,9 @@ impl<'a, B: Backend> Search<'a, B> {
                 p
             }
             Err(f) => {
+                if let Some(e) = self.not_the_variants(f.message()) {
+                    return Err(e);
+                }
                 let (outcome, what) = match &f {
                     Failure::Build(_) => ("build-failed", "does not build"),
                     Failure::Check(_) => ("check-failed", "fails its run or --check"),
@@ -486,6 +532,7 @@ impl<'a, B: Backend> Search<'a, B> {
             let v = self.sample_base()?;
             self.ledger
                 .record_sample(self.session, &comparison, k / 2, "baseline", v, &unit)?;
+            fsio::testpoint::hit("tuner.search.sample");
             samples.push(v);
             self.progress.measured(k + 1, n);
         }
@@ -682,7 +729,11 @@ impl<'a, B: Backend> Search<'a, B> {
                         decided.push(Decided {
                             mode,
                             factor,
-                            status: Status::parse(&d.status).unwrap_or(Status::Rejected),
+                            // The ledger only returns decisions of a known status.
+                            status: Status::parse(&d.status).ok_or_else(|| Error::Ledger {
+                                path: self.ledger.path.display().to_string(),
+                                reason: format!("unknown decision status '{}'", d.status),
+                            })?,
                             assessment: d.speedup.map(|sp| Assessment {
                                 n: d.runs.unwrap_or(0) as usize,
                                 speedup: sp,
@@ -732,15 +783,16 @@ impl<'a, B: Backend> Search<'a, B> {
             .map(|d| d.state.clone())
             .collect();
         decided.sort_by_key(|d| order(d));
-        // One variant per loop: the best accepted one wins.
+        // One variant per loop: the best accepted one wins; of equally fast ones the first in
+        // the order of --mode and --factors (max_by would take the last).
         let best = decided
             .iter()
             .enumerate()
             .filter(|(_, d)| d.status == Status::Accepted)
-            .max_by(|a, b| {
+            .min_by(|a, b| {
                 let sa = a.1.assessment.map(|x| x.speedup).unwrap_or(0.0);
                 let sb = b.1.assessment.map(|x| x.speedup).unwrap_or(0.0);
-                sa.total_cmp(&sb)
+                sb.total_cmp(&sa)
             })
             .map(|(i, _)| i);
         let best_label = best.map(|i| {
@@ -756,10 +808,17 @@ impl<'a, B: Backend> Search<'a, B> {
             let mut status = d.status;
             let mut reason = d.reason.clone();
             if status == Status::Accepted && Some(i) != best {
+                let tie = best.and_then(|b| decided[b].assessment).map(|a| a.speedup)
+                    == d.assessment.map(|a| a.speedup);
                 status = Status::Rejected;
                 reason = Some(format!(
-                    "superseded: {} of this loop was faster",
-                    best_label.clone().unwrap_or_default()
+                    "superseded: {} of this loop was {}",
+                    best_label.clone().unwrap_or_default(),
+                    if tie {
+                        "as fast and comes first"
+                    } else {
+                        "faster"
+                    }
                 ));
             }
             let key = ledger::decision_key(&self.settings_hash, &self.base_state, &d.state);
@@ -868,6 +927,7 @@ impl<'a, B: Backend> Search<'a, B> {
                     thresholds: self.settings.gates.thresholds,
                 };
                 let r = gates.baseline(&base_root.join(&p.file));
+                fsio::testpoint::hit("tuner.search.baseline-compiled");
                 if let Ok(c) = &r {
                     if !c.cached {
                         self.compiles.fetch_add(1, Ordering::Relaxed);
@@ -976,6 +1036,10 @@ impl<'a, B: Backend> Search<'a, B> {
                 slot: None,
             };
             if let Some((g, detail)) = gate_report.failure() {
+                if let Some(e) = self.not_the_variants(detail) {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
                 let status = if g == gates::COMPILE {
                     Status::BuildFailed
                 } else {
@@ -991,8 +1055,8 @@ impl<'a, B: Backend> Search<'a, B> {
                     first_err.get_or_insert(e);
                 }
                 Ok(Err(f)) => {
-                    if self.stop.load(Ordering::SeqCst) {
-                        first_err.get_or_insert(Error::Interrupted);
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        first_err.get_or_insert(e);
                         continue;
                     }
                     let (status, outcome) = match f {
@@ -1021,6 +1085,7 @@ impl<'a, B: Backend> Search<'a, B> {
         if let Some(e) = first_err {
             return Err(e);
         }
+        fsio::testpoint::hit("tuner.search.prepared");
         // Measure one at a time.
         let mut winners: Vec<(usize, B::Prepared, f64)> = Vec::new();
         for (p, slot_i, prep, skipped) in ready {
@@ -1033,6 +1098,9 @@ impl<'a, B: Backend> Search<'a, B> {
             let a = match self.compare(&p.key, slot_i, &prep)? {
                 Ok(a) => a,
                 Err(f) => {
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        return Err(e);
+                    }
                     let reason = format!("during measurement: {}", f.message());
                     self.store(&p, Status::CheckFailed, None, &reason)?;
                     out.push(Decided {
@@ -1120,7 +1188,9 @@ impl<'a, B: Backend> Search<'a, B> {
                 reason: (!reason.is_empty()).then(|| reason.to_string()),
                 figure: None,
             },
-        )
+        )?;
+        fsio::testpoint::hit("tuner.search.decided");
+        Ok(())
     }
 
     /// Interleaved A/B rounds of the baseline against the prepared variant in `slot_i`.
@@ -1162,6 +1232,7 @@ impl<'a, B: Backend> Search<'a, B> {
             for (role, x) in [first, second] {
                 self.ledger
                     .record_sample(self.session, comparison, round, role, x, &unit)?;
+                fsio::testpoint::hit("tuner.search.sample");
             }
             pairs.push(Pair {
                 baseline: b,
@@ -1247,6 +1318,7 @@ impl<'a, B: Backend> Search<'a, B> {
                 .record_sample(self.session, &comparison, round, "baseline", o, &unit)?;
             self.ledger
                 .record_sample(self.session, &comparison, round, "variant", f, &unit)?;
+            fsio::testpoint::hit("tuner.search.sample");
             pairs.push(Pair {
                 baseline: o,
                 variant: f,
@@ -1278,6 +1350,7 @@ impl<'a, B: Backend> Search<'a, B> {
                 figure: Some(figure),
             },
         )?;
+        fsio::testpoint::hit("tuner.search.decided");
         Ok((
             report::Final {
                 figure,
