@@ -115,42 +115,4 @@ PY
     fi
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/setup.txt"
-python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
-import csv, math, sys
-out = sys.argv[1]
-rows = list(csv.DictReader(open(f"{out}/comparisons.tsv"), delimiter="\t"))
-tunes = [l.split("\t") for l in open(f"{out}/tunes.tsv")]
-ok = [t for t in tunes if t[1] == "rc=0"]
-acc = [r for r in rows if r["status"] == "accepted"]
-n, k = len(rows), len(acc)
-# One-sided 95% upper bound of the rate (Clopper-Pearson, by bisection on the binomial tail).
-def upper(k, n, conf=0.95):
-    if n == 0:
-        return float("nan")
-    def tail(p):  # P(X <= k)
-        return sum(math.comb(n, j) * p**j * (1 - p) ** (n - j) for j in range(k + 1))
-    lo, hi = k / n, 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if tail(mid) > 1 - conf:
-            lo = mid
-        else:
-            hi = mid
-    return hi
-tunes_acc = len({r["tune"] for r in acc})
-print(f"tunes: {len(tunes)} ({len(ok)} finished, {len(tunes) - len(ok)} refused the baseline)")
-print(f"comparisons: {n}, accepted: {k} ({100 * k / max(n, 1):.2f}%, 95% upper bound {100 * upper(k, n):.2f}%)")
-print(f"tunes with an accept: {tunes_acc} of {len(ok)}")
-reasons = {}
-for r in rows:
-    if r["status"] == "rejected":
-        key = r["reason"].split(":")[0]
-        reasons[key] = reasons.get(key, 0) + 1
-print("rejections:", ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
-sp = sorted(float(r["speedup"]) for r in rows if r["speedup"] not in ("", "None"))
-if sp:
-    med = sp[len(sp) // 2]
-    print(f"speedups: median {med:.4f}, min {sp[0]:.4f}, max {sp[-1]:.4f}")
-for r in acc:
-    print(f"  accepted: tune {r['tune']} {r['mode']} x{r['factor']} {float(r['speedup']):.3f}x p={r['p_value']}")
-PY
+python3 "$repo/bench/aa_summary.py" "$OUT" | tee "$OUT/summary.txt"

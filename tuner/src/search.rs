@@ -527,6 +527,11 @@ impl<'a, B: Backend> Search<'a, B> {
             .phase(&format!("measuring the baseline ({n} runs, A/A check)"));
         let comparison = format!("aa:{}:{}", self.settings_hash, self.base_state);
         let unit = self.backend.unit();
+        self.settle();
+        // A warm-up run, recorded but not counted (the first run after a build).
+        let v = self.sample_base()?;
+        self.ledger
+            .record_sample(self.session, &comparison, 0, "baseline-warm-up", v, &unit)?;
         let mut samples = Vec::with_capacity(n);
         for k in 0..n {
             let v = self.sample_base()?;
@@ -1086,6 +1091,7 @@ impl<'a, B: Backend> Search<'a, B> {
             return Err(e);
         }
         fsio::testpoint::hit("tuner.search.prepared");
+        self.settle();
         // Measure one at a time.
         let mut winners: Vec<(usize, B::Prepared, f64)> = Vec::new();
         for (p, slot_i, prep, skipped) in ready {
@@ -1200,29 +1206,89 @@ impl<'a, B: Backend> Search<'a, B> {
         slot_i: usize,
         prep: &B::Prepared,
     ) -> Result<Result<Assessment, Failure>, Error> {
-        let unit = self.backend.unit();
         let vslot = self.slots[slot_i].as_ref().expect("variant slot");
-        let mut pairs: Vec<Pair> = Vec::new();
+        let variant = || -> Result<Result<f64, Failure>, Error> {
+            self.check_stop()?;
+            self.backend.sample(&self.bslot(vslot), prep)
+        };
+        let plan = &self.settings.plan;
+        let decided = |p: &[Pair]| stats::assess(p, plan).verdict != Verdict::Continue;
+        let pairs =
+            match self.interleave(comparison, &|| self.sample_base(), &variant, true, &decided)? {
+                Ok(p) => p,
+                Err(f) => return Ok(Err(f)),
+            };
+        let a = stats::assess(&pairs, plan);
+        if a.verdict != Verdict::Accept {
+            return Ok(Ok(a));
+        }
+        // An accept stands only if the pairs measured right after say the same.
+        let n = stats::replication_runs(a.n);
+        let again = match self.interleave(
+            &format!("replicate:{comparison}"),
+            &|| self.sample_base(),
+            &variant,
+            false,
+            &|p: &[Pair]| p.len() >= n,
+        )? {
+            Ok(p) => p,
+            Err(f) => return Ok(Err(f)),
+        };
+        let (ok, p) = stats::replicated(&again);
+        Ok(Ok(if ok {
+            a
+        } else {
+            Assessment {
+                verdict: Verdict::Reject(stats::Rejection::NotReplicated),
+                // The replication's p-value: why the accept did not stand.
+                p_value: p,
+                ..a
+            }
+        }))
+    }
+
+    /// Measure `base` (the baseline role) against `variant` in rounds of one run each until
+    /// `done` says so, every sample recorded under `comparison` as it is taken: with `warm_up`
+    /// a warm-up round first (recorded as `baseline-warm-up` and `variant-warm-up`, not
+    /// counted), then the rounds in the order [`stats::baseline_first`] gives. A failure of
+    /// `variant` ends the comparison (`Ok(Err)`); one of `base` is the caller's error.
+    fn interleave(
+        &self,
+        comparison: &str,
+        base: &dyn Fn() -> Result<f64, Error>,
+        variant: &dyn Fn() -> Result<Result<f64, Failure>, Error>,
+        warm_up: bool,
+        done: &dyn Fn(&[Pair]) -> bool,
+    ) -> Result<Result<Vec<Pair>, Failure>, Error> {
+        let unit = self.backend.unit();
         let max = self.settings.plan.max_runs;
+        if warm_up {
+            let b = base()?;
+            self.ledger
+                .record_sample(self.session, comparison, 0, "baseline-warm-up", b, &unit)?;
+            let v = match variant()? {
+                Ok(v) => v,
+                Err(f) => return Ok(Err(f)),
+            };
+            self.ledger
+                .record_sample(self.session, comparison, 0, "variant-warm-up", v, &unit)?;
+        }
+        let mut pairs: Vec<Pair> = Vec::new();
         loop {
             let round = pairs.len();
-            let baseline_first = round.is_multiple_of(2);
-            let sample_variant = || -> Result<Result<f64, Failure>, Error> {
-                self.check_stop()?;
-                self.backend.sample(&self.bslot(vslot), prep)
-            };
+            let baseline_first = stats::baseline_first(comparison, round);
             let (b, v) = if baseline_first {
-                let b = self.sample_base()?;
-                match sample_variant()? {
+                let b = base()?;
+                match variant()? {
                     Ok(v) => (b, v),
                     Err(f) => return Ok(Err(f)),
                 }
             } else {
-                let v = match sample_variant()? {
+                let v = match variant()? {
                     Ok(v) => v,
                     Err(f) => return Ok(Err(f)),
                 };
-                (self.sample_base()?, v)
+                (base()?, v)
             };
             let (first, second) = if baseline_first {
                 (("baseline", b), ("variant", v))
@@ -1240,10 +1306,17 @@ impl<'a, B: Backend> Search<'a, B> {
                 baseline_first,
             });
             self.progress.measured(pairs.len(), max);
-            let a = stats::assess(&pairs, &self.settings.plan);
-            if a.verdict != Verdict::Continue {
-                return Ok(Ok(a));
+            if done(&pairs) {
+                return Ok(Ok(pairs));
             }
+        }
+    }
+
+    /// Flush what the builds wrote (the state directory's file system) before samples are
+    /// taken, so that no write-back of a build runs during a measured run.
+    fn settle(&self) {
+        if let Ok(d) = std::fs::File::open(&self.slots_dir) {
+            let _ = rustix::fs::syncfs(&d);
         }
     }
 
@@ -1290,47 +1363,26 @@ impl<'a, B: Backend> Search<'a, B> {
             }
         };
         // Pairs of (original = baseline role, final = variant role).
-        let unit = self.backend.unit();
-        let comparison = key.clone();
-        let mut pairs = Vec::new();
+        self.settle();
         let oslot = self.slots[other].as_ref().expect("opened");
-        let assessment = loop {
-            let round = pairs.len();
-            let orig_first = round % 2 == 0;
-            let sample_orig = || -> Result<f64, Error> {
-                self.check_stop()?;
-                match self.backend.sample(&self.bslot(oslot), &orig)? {
-                    Ok(v) => Ok(v),
-                    Err(f) => Err(Error::Baseline(format!(
-                        "the original failed during the confirmation: {}",
-                        f.message()
-                    ))),
-                }
-            };
-            let (o, f) = if orig_first {
-                let o = sample_orig()?;
-                (o, self.sample_base()?)
-            } else {
-                let f = self.sample_base()?;
-                (sample_orig()?, f)
-            };
-            self.ledger
-                .record_sample(self.session, &comparison, round, "baseline", o, &unit)?;
-            self.ledger
-                .record_sample(self.session, &comparison, round, "variant", f, &unit)?;
-            fsio::testpoint::hit("tuner.search.sample");
-            pairs.push(Pair {
-                baseline: o,
-                variant: f,
-                baseline_first: orig_first,
-            });
-            self.progress
-                .measured(pairs.len(), self.settings.plan.max_runs);
-            let a = stats::assess(&pairs, &self.settings.plan);
-            if a.verdict != Verdict::Continue {
-                break a;
+        let sample_orig = || -> Result<f64, Error> {
+            self.check_stop()?;
+            match self.backend.sample(&self.bslot(oslot), &orig)? {
+                Ok(v) => Ok(v),
+                Err(f) => Err(Error::Baseline(format!(
+                    "the original failed during the confirmation: {}",
+                    f.message()
+                ))),
             }
         };
+        let final_ = || -> Result<Result<f64, Failure>, Error> { self.sample_base().map(Ok) };
+        let plan = &self.settings.plan;
+        let decided = |p: &[Pair]| stats::assess(p, plan).verdict != Verdict::Continue;
+        let pairs = match self.interleave(&key, &sample_orig, &final_, true, &decided)? {
+            Ok(r) => r,
+            Err(f) => return Err(Error::Baseline(f.message().to_string())),
+        };
+        let assessment = stats::assess(&pairs, plan);
         let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
         let figure = stats::median(&finals);
         let faster = assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0;
@@ -1391,5 +1443,11 @@ fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -> String {
             a.ci.0, a.ci.1
         ),
         stats::Rejection::Superseded => "superseded".into(),
+        stats::Rejection::NotReplicated => format!(
+            "not-replicated: accepted, but {} more pairs gave p = {:.2} (needs <= {})",
+            stats::replication_runs(a.n),
+            a.p_value,
+            stats::REPLICATION_ALPHA
+        ),
     }
 }
