@@ -626,7 +626,9 @@ mod tests {
         assert_eq!(a.verdict, Verdict::Accept, "{a:?}");
         // Replicated by pairs that say the same; not by pairs that say nothing.
         assert!(replicated(&pairs(&d)).0);
-        let nothing = [0.03, -0.05, 0.02, -0.01, 0.04, -0.03, 0.01, -0.02, 0.05, -0.04];
+        let nothing = [
+            0.03, -0.05, 0.02, -0.01, 0.04, -0.03, 0.01, -0.02, 0.05, -0.04,
+        ];
         let (ok, p) = replicated(&pairs(&nothing));
         assert!(!ok && p > 0.3, "{p}");
         assert_eq!(replication_runs(10), 10);
