@@ -618,9 +618,10 @@ fn write_errors_name_the_users_path() {
     assert_eq!(e.lines().count(), 1, "{e}");
 }
 
-/// `--in-place` on another user's read-only file in a writable directory keeps its owner and
-/// mode (as root, who may give the file back); a user who cannot write the file, or cannot keep
-/// its owner, is refused and the file is left as it was.
+/// `--in-place` on another user's file in a writable directory keeps its owner and mode (as
+/// root, who may give the file back); a read-only file (no write bit: the user's decision) is
+/// refused even for root; a user who cannot write the file, or cannot keep its owner, is refused
+/// and the file is left as it was.
 #[test]
 fn in_place_keeps_owner_and_mode_or_refuses() {
     use std::os::unix::fs::MetadataExt;
@@ -633,19 +634,29 @@ fn in_place_keeps_owner_and_mode_or_refuses() {
     const NOBODY: u32 = 65534;
     std::os::unix::fs::chown(&p, Some(NOBODY), Some(NOBODY)).unwrap();
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let o = run(&[
+    let args = [
         p.to_str().unwrap(),
         "--loop",
         "2",
         "--factor",
         "2",
         "--in-place",
-    ]);
+    ];
+    let o = run(&args);
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    assert!(
+        e.contains("read-only for you (mode 0444)") && e.contains("left as it was"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), KERNEL);
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let o = run(&args);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let m = std::fs::metadata(&p).unwrap();
     assert_eq!(
         (m.uid(), m.gid(), m.mode() & 0o777),
-        (NOBODY, NOBODY, 0o444)
+        (NOBODY, NOBODY, 0o640)
     );
     assert!(std::fs::read_to_string(&p)
         .unwrap()

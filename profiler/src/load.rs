@@ -144,6 +144,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
         if p.is_dir() {
             inputs.extend(discover(p)?);
         } else {
+            // Regular files only: a FIFO would block the first read, a device never end.
+            fsio::regular(p).map_err(|e| Error::Io {
+                path: p.clone(),
+                error: e.into_io(),
+            })?;
             inputs.push(classify(p)?);
         }
     }

@@ -172,9 +172,9 @@ pub fn build(
     target: &Target,
     opts: &BuildOptions,
 ) -> Result<Built, RunnerError> {
-    let text = std::fs::read(source).map_err(|error| RunnerError::Io {
+    let text = fsio::read_source(source).map_err(|e| RunnerError::Io {
         path: source.display().to_string(),
-        error,
+        error: e.into_io(),
     })?;
     if let Target::Cuda(_) = target {
         let file = frontend::parse(&text);

@@ -401,18 +401,26 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
     match &b.init {
         Init::Fill(f) => Ok(generate(b.elem, b.length as usize, f)),
         Init::File(path) => {
-            let data = std::fs::read(path).map_err(|error| RunnerError::Io {
+            // A regular file (a device or a FIFO is refused) of exactly the buffer's size,
+            // checked before it is read.
+            let io = |e: fsio::Error| RunnerError::Io {
                 path: path.display().to_string(),
-                error,
-            })?;
-            if data.len() as u64 != b.bytes() {
+                error: e.into_io(),
+            };
+            let len = fsio::regular(path).map_err(io)?.len();
+            let data = if len == b.bytes() {
+                fsio::read(path, b.bytes(), "this buffer").map_err(io)?
+            } else {
+                Vec::new()
+            };
+            if len != b.bytes() || data.len() as u64 != b.bytes() {
                 return Err(RunnerError::Invalid {
                     path: spec.path.display().to_string(),
                     message: format!(
                         "{}: {} holds {} bytes, the buffer is {} x {} = {} bytes",
                         spec.args[i].label(i),
                         path.display(),
-                        data.len(),
+                        len,
                         b.length,
                         b.elem,
                         b.bytes()

@@ -219,7 +219,8 @@ impl Spec {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(io_reason(&e)))?;
+        let text = fsio::read_to_string(path, fsio::TEXT_CAP, "a launch spec")
+            .map_err(|e| err(e.reason()))?;
         Spec::parse(&text, path)
     }
 
@@ -558,10 +559,4 @@ fn one_line(msg: &str) -> String {
     }
 }
 
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
+pub(crate) use fsio::reason as io_reason;

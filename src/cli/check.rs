@@ -5,9 +5,14 @@
 //! `guards::fix::fix_source` and writes each changed file atomically; the report then shows what
 //! remains. `--diff` prints the fixes as unified diffs and writes nothing.
 //!
+//! Each fixed file is written only if it still holds what was read: it is compared right before
+//! its own rename (an exchange that puts back an edit saved in between), and every written file
+//! once more at the end; an edited file is left as saved and reported.
+//!
 //! Exit status: 0 clean, 1 a finding at or above the failing level (after fixing, what remains;
 //! with `--diff`, a file the fixes would change), 2 usage, config or I/O errors (also an internal
-//! error on one file: the others are still reported).
+//! error on one file, or a file that is not a regular file: the others are still reported),
+//! 3 `--fix` left a file alone because it was edited while check ran (and no error).
 
 use crate::cli::explain;
 use crate::cli::FailOnSeverity;
@@ -152,6 +157,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.paths.clone()
     };
+    if let Some(out) = &args.output_file {
+        crate::files::check_output(out)?;
+    }
     let mut errors: Vec<String> = Vec::new();
     let (found, others) = collect_files(&paths, args.no_ignore, &mut errors);
 
@@ -249,7 +257,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Github => render::github::render(&output),
     };
     match &args.output_file {
-        Some(path) => crate::files::write_atomic(path, text.as_bytes())?,
+        Some(path) => crate::files::output(path, text.as_bytes())?,
         None => crate::files::stdout(&text)?,
     }
 
@@ -259,8 +267,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     for e in &errors {
         eprintln!("error: {e}");
     }
+    for e in &fixes.edited {
+        eprintln!("error: {e}");
+    }
     if !errors.is_empty() {
         return Ok(ExitCode::from(2));
+    }
+    if !fixes.edited.is_empty() {
+        return Ok(ExitCode::from(crate::files::EXIT_EDITED));
     }
     let default_fail = resolver.default_fail_on();
     let failing = output.diagnostics.iter().any(|d| {
@@ -285,6 +299,8 @@ struct FixSummary {
     unsafe_left: usize,
     /// `--diff`: the unified diffs, in file order.
     diff: String,
+    /// `--fix`: files left alone because they were edited while check ran (one line each).
+    edited: Vec<String>,
 }
 
 impl FixSummary {
@@ -309,7 +325,9 @@ impl FixSummary {
 /// Applies the fixes of every analysed file that has an applicable one: the outcome is replaced
 /// by the fixed text's report and diagnostics; the file is written atomically (`--fix`) or its
 /// diff collected (`--diff`). A fix that would add a parse error is left out and said so on
-/// stderr; a file that cannot be written is an error (exit 2), the others are still fixed.
+/// stderr; a file that cannot be written is an error (exit 2), the others are still fixed. A
+/// file edited since it was read is left as saved (its report stays the one of what was read)
+/// and listed in `edited`; so is a written file found changed again once all are written.
 fn apply_fixes(
     jobs: &[Job],
     outcomes: &mut [Result<Outcome, String>],
@@ -318,6 +336,8 @@ fn apply_fixes(
 ) -> FixSummary {
     let unsafe_ok = args.unsafe_fixes;
     let mut sum = FixSummary::default();
+    // What each written file must still hold once all are written.
+    let mut written: Vec<(&Job, String)> = Vec::new();
     for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
         let Ok(o) = outcome else { continue };
         let wanted = o
@@ -341,10 +361,23 @@ fn apply_fixes(
                             src,
                             &fixed.source,
                         ));
-                    } else if let Err(e) = crate::files::rewrite_in_place(&job.path, &fixed.source)
-                    {
-                        errors.push(format!("{}: fixes not written: {e:#}", job.display));
-                        continue;
+                    } else {
+                        match crate::files::rewrite_in_place(
+                            &job.path,
+                            src,
+                            &fixed.source,
+                            "check.fix",
+                        ) {
+                            Ok(()) => written.push((job, fsio::digest(&fixed.source))),
+                            Err(e) if e.is_edited() => {
+                                sum.edited.push(edited_line(&job.display, false));
+                                continue;
+                            }
+                            Err(e) => {
+                                errors.push(format!("{}: fixes not written: {e}", job.display));
+                                continue;
+                            }
+                        }
                     }
                     sum.fixed += fixed.fixed;
                     sum.files += 1;
@@ -360,7 +393,25 @@ fn apply_fixes(
             .filter(|d| d.fix.as_ref().is_some_and(|f| !f.applies(unsafe_ok)))
             .count();
     }
+    // The whole set once more: an edit saved after a file was written is reported too.
+    for (job, want) in written {
+        let now = fsio::read_source(&job.path).map(|b| fsio::digest(&b)).ok();
+        if now.as_deref() != Some(want.as_str()) {
+            sum.edited.push(edited_line(&job.display, true));
+        }
+    }
     sum
+}
+
+/// The one line for a file `--fix` left alone (or, `after`, found changed once written).
+fn edited_line(display: &str, after: bool) -> String {
+    if after {
+        format!(
+            "{display}: edited while check --fix ran, after its fixes were written; left as saved"
+        )
+    } else {
+        format!("{display}: edited since check read it; its fixes were not written, it is left as saved")
+    }
 }
 
 fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Result<()> {
@@ -666,12 +717,9 @@ fn analyse_all(
 }
 
 fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, String> {
-    let bytes = std::fs::read(&job.path).map_err(|e| {
-        format!(
-            "{}: cannot read: {}",
-            job.display,
-            crate::files::io_reason(&e)
-        )
+    let bytes = fsio::read_source(&job.path).map_err(|e| match e {
+        fsio::Error::Io { .. } => format!("{}: cannot read: {}", job.display, e.reason()),
+        e => format!("{}: {}", job.display, e.reason()),
     })?;
     let settings = &job.resolved.settings;
     let result =

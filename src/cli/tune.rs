@@ -3,8 +3,10 @@
 //! with the chosen backend and prints the report.
 //!
 //! Exit status: 0 the loop finished (whatever it accepted); 2 usage, input, environment or
-//! baseline errors (one line); 130 interrupted by Ctrl-C (nothing applied, the report so far
-//! printed, the ledger kept for `--resume`).
+//! baseline errors (one line; an I/O error while applying says that every file was restored);
+//! 3 a file was edited while tune ran (left as saved, nothing applied, the report printed);
+//! 130 interrupted by Ctrl-C (nothing applied, the report so far printed, the ledger kept for
+//! `--resume`). `-o REPORT` is checked before the search starts (see `files::output`).
 
 use anyhow::{bail, Context};
 use config::{CompileSection, PressureSection, TuneSection};
@@ -202,6 +204,9 @@ fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
 }
 
 pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
+    if let Some(out) = &args.output {
+        crate::files::check_output(out)?;
+    }
     let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
     {
         Some(path) => {
@@ -364,7 +369,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             crate::files::require_file(p)?;
             Some((
                 runner::Spec::load(p)?,
-                std::fs::read(p).with_context(|| p.display().to_string())?,
+                fsio::read(p, fsio::TEXT_CAP, "a launch spec")?,
             ))
         }
         None => None,
@@ -533,7 +538,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         FormatArg::Markdown => tuner::report::markdown(&outcome.report),
     };
     match (&outcome.diff, &args.output) {
-        (_, Some(out)) => crate::files::write_atomic(out, text.as_bytes())?,
+        (_, Some(out)) => crate::files::output(out, text.as_bytes())?,
         (Some(_), None) => eprint!("{text}"),
         (None, None) => crate::files::stdout(&text)?,
     }
@@ -542,6 +547,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(if outcome.interrupted {
         ExitCode::from(130)
+    } else if !outcome.report.edited.is_empty() {
+        ExitCode::from(crate::files::EXIT_EDITED)
     } else {
         ExitCode::SUCCESS
     })

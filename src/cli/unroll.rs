@@ -6,7 +6,10 @@
 //! author's decision, unless `--force`; the rewrite cannot be proven equivalent, never
 //! overridden; `--verify` found a changed kernel signature), with the reason id; 2 bad
 //! arguments, an unknown or ambiguous loop (the candidates are listed), unreadable file, I/O or
-//! compile errors.
+//! compile errors; 3 `--in-place` found FILE edited since it was read and left it as saved.
+//!
+//! `-o OUT` (`-` is stdout) takes a new path or a regular file (checked before any work; a
+//! symbolic link, FIFO, device, read-only or hard-linked file is refused).
 
 use anyhow::{bail, Context};
 use config::CompileSection;
@@ -78,8 +81,10 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let factor = args.factor as u32;
     let loop_ref: LoopRef = args.loop_ref.parse()?;
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    if let Some(out) = &args.output {
+        crate::files::check_output(out)?;
+    }
+    let bytes = crate::files::read_source(&args.file)?;
     let path = args.file.display().to_string();
     let source = std::panic::catch_unwind(AssertUnwindSafe(|| pipeline::Source::new(bytes)))
         .map_err(|_| anyhow::anyhow!("internal error while analysing {path}; please report it"))?;
@@ -125,9 +130,21 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
-        crate::files::rewrite_in_place(&args.file, &variant.source)?;
+        match crate::files::rewrite_in_place(
+            &args.file,
+            source.bytes(),
+            &variant.source,
+            "unroll.in-place",
+        ) {
+            Ok(()) => {}
+            Err(e) if e.is_edited() => {
+                eprintln!("error: {e}");
+                return Ok(ExitCode::from(crate::files::EXIT_EDITED));
+            }
+            Err(e) => return Err(e.into()),
+        }
     } else if let Some(out) = &args.output {
-        crate::files::write_atomic_like(out, &variant.source, Some(&args.file))?;
+        crate::files::output_like(out, &variant.source, Some(&args.file))?;
     } else {
         crate::files::stdout_bytes(&variant.source)?;
     }

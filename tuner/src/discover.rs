@@ -132,7 +132,7 @@ pub fn discover(root: &Path, paths: &[PathBuf], exclude: &[PathBuf]) -> Result<D
     found.dedup();
     let mut files = Vec::new();
     for abs in found {
-        let source = std::fs::read(&abs).map_err(io_err(&abs))?;
+        let source = fsio::read_source(&abs)?;
         let rel = abs.strip_prefix(&root).expect("under root").to_path_buf();
         if let Some(f) = analyse(&rel, source) {
             files.push(f);

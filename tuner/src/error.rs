@@ -31,21 +31,17 @@ pub enum Error {
     /// Commands of an earlier, killed tune could not be ended.
     #[error(transparent)]
     Orphans(#[from] crate::orphans::ReapError),
+    /// The user's files: a refused target, a bounded read, an apply rolled back part-way.
+    #[error(transparent)]
+    File(#[from] fsio::Error),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,
 }
 
-/// A short reason for an I/O error (`no such file or directory`, `permission denied`).
-pub fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "is a directory, not a file".into(),
-        std::io::ErrorKind::StorageFull => "disk full (no space left on device)".into(),
-        _ => e.to_string(),
-    }
-}
+/// A short reason for an I/O error (`no such file or directory`, `disk full`): fsio's one
+/// wording.
+pub use fsio::reason as io_reason;
 
 /// `map_err(io_err(path))`: an I/O error on `path` ([`Error::DiskFull`] for a full disk).
 pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {

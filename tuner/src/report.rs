@@ -112,7 +112,8 @@ pub struct Extra {
     pub builds: u32,
     /// Candidates whose decision came from the ledger.
     pub reused: u32,
-    /// `dry-run`, `diff`, `applied`, or `interrupted`.
+    /// `dry-run`, `diff`, `applied`, `edited` (a file was edited meanwhile: nothing written),
+    /// or `interrupted`.
     pub outcome: String,
     pub notes: Vec<String>,
 }
@@ -126,6 +127,10 @@ pub struct Report {
     pub final_: Final,
     pub candidates: Vec<Candidate>,
     pub applied: Vec<Applied>,
+    /// Files written to the user's tree, relative to it (all of `applied`'s files, or none).
+    pub written: Vec<String>,
+    /// Files found edited since tune read them: left as saved, and nothing was written (exit 3).
+    pub edited: Vec<String>,
     #[serde(skip)]
     pub extra: Extra,
 }
@@ -280,6 +285,7 @@ pub fn human(r: &Report) -> String {
             "dry-run" => "would apply (--dry-run)",
             "diff" => "diff printed (--diff), not applied",
             "interrupted" => "not applied (interrupted)",
+            "edited" => "not applied (a file was edited meanwhile)",
             _ => "applied",
         };
         let _ = writeln!(o, "{verb}:");
@@ -290,6 +296,16 @@ pub fn human(r: &Report) -> String {
                 a.file, a.line, a.loop_id, a.mode, a.factor
             );
         }
+    }
+    if !r.written.is_empty() {
+        let _ = writeln!(o, "written: {}", r.written.join(", "));
+    }
+    if !r.edited.is_empty() {
+        let _ = writeln!(
+            o,
+            "edited meanwhile, left as saved: {}",
+            r.edited.join(", ")
+        );
     }
     for n in &r.extra.notes {
         let _ = writeln!(o, "note: {n}");
@@ -357,6 +373,18 @@ pub fn markdown(r: &Report) -> String {
                 a.file, a.line, a.loop_id, a.mode, a.factor
             );
         }
+    }
+    if !r.written.is_empty() {
+        let files: Vec<String> = r.written.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(o, "\nWritten: {}.", files.join(", "));
+    }
+    if !r.edited.is_empty() {
+        let files: Vec<String> = r.edited.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            o,
+            "\nEdited meanwhile, left as saved (nothing written): {}.",
+            files.join(", ")
+        );
     }
     for n in &r.extra.notes {
         let _ = writeln!(o, "\n> {}", md_cell(n));

@@ -169,6 +169,13 @@ pub fn tune_discovered<B: Backend>(
     // (a build writing ./app): end them before any working copy is touched.
     let records_dir = orphans::records_dir(&state_dir);
     orphans::reap(&records_dir, &state_dir.join("slots"), REAP_WAIT)?;
+    // An apply a kill interrupted is rolled back before the tree is read (see apply.rs); the
+    // loops found in the half-written tree are then found again in the restored one.
+    let recovered = apply::recover(&state_dir)?;
+    let disc = match &recovered {
+        Some(r) if !r.restored.is_empty() => discover(settings, root)?,
+        _ => disc,
+    };
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
@@ -205,6 +212,10 @@ pub fn tune_discovered<B: Backend>(
         aa_done: false,
         later_baseline: None,
     };
+    let (mut written, mut edited) = (Vec::new(), Vec::new());
+    if let Some(r) = recovered {
+        s.notes.insert(apply::recovered_note(&r, &tree.root));
+    }
     let result = s.run(&disc);
     let interrupted = matches!(result, Err(Error::Interrupted));
     match result {
@@ -251,7 +262,14 @@ pub fn tune_discovered<B: Backend>(
     if outcome != "interrupted" && !s.applied.is_empty() {
         match settings.apply {
             ApplyMode::Write => {
-                apply::apply(&tree, &s.overlay)?;
+                // An error leaves every file as the run found it: the run stays resumable.
+                let a = apply::apply(&tree, &s.overlay, &state_dir)?;
+                if !a.edited.is_empty() {
+                    outcome = "edited";
+                    s.notes.insert(apply::edited_note(&a.edited));
+                }
+                written = a.written.iter().map(|p| p.display().to_string()).collect();
+                edited.extend(a.edited.iter().map(|p| p.display().to_string()));
             }
             ApplyMode::Diff => diff = Some(apply::diff(&tree, &s.overlay)?),
             ApplyMode::DryRun => {}
@@ -291,6 +309,8 @@ pub fn tune_discovered<B: Backend>(
         final_,
         candidates: s.candidates.clone(),
         applied: s.applied.clone(),
+        written,
+        edited,
         extra: report::Extra {
             backend: backend.name().to_string(),
             noise: s.noise,
