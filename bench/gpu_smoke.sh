@@ -1,56 +1,195 @@
 #!/usr/bin/env bash
-# First run of `hip-unroll bench` and `tune --backend bench` on a machine with a GPU (AMD with ROCm, or NVIDIA with only
-# the driver). Run from the repository root (or a copy holding target/release/hip-unroll,
-# testdata/bench and, for NVIDIA without clang, the cache prepared below).
+# The first command to run on any machine with a GPU: builds hip-unroll there, compiles every
+# shipped launch spec's kernel there (nvcc on NVIDIA, for the GPU's own architecture; hipcc on
+# AMD) and runs, per spec: the baseline alone, an A/A comparison (the baseline against itself,
+# the noise floor), each candidate loop's unrolled variant with --compare, and the closed loop
+# (`tune --backend bench`, --dry-run) on a scratch copy. Writes one JSON file per run and a
+# summary (summary.md) into OUT_DIR, and copies the run's figures into nothing else: put them in
+# the README's "what has run on a GPU" by hand, with the machine named.
 #
-# Prepare on a machine with clang-19 (the NVIDIA path needs no compiler on the GPU machine):
-#   cargo build --release && strip target/release/hip-unroll
-#   for s in testdata/bench/dot.toml testdata/bench/stencil.toml; do
-#     target/release/hip-unroll bench "$s" --compile-only --backend cuda --arch sm_80 \
-#       --source "${s%.toml}.unrolled.cu" --cache-dir bench-cache
-#   done
-#   # carry: target/release/hip-unroll, testdata/bench/, bench-cache/, bench/gpu_smoke.sh
+#   bash bench/gpu_smoke.sh [OUT_DIR] [ITERATIONS]
 #
-# Then on the GPU machine:  bash bench/gpu_smoke.sh [auto|hip|cuda] [ITERATIONS]
+# Run from the repository root (or anywhere: it changes to the root). Without a GPU, or on an
+# NVIDIA machine without nvcc, it stops at once with one line and exit status 2.
+# Environment: NVCC (nvcc to use; else $CUDA_HOME/bin/nvcc, else nvcc on PATH), HIP_UNROLL (a
+# built binary to use instead of `cargo build --release`), SPECS (space-separated spec paths
+# instead of the shipped ones), GPU_SMOKE_DEV (where the GPU device nodes are; /dev; tests
+# point it elsewhere).
 set -euo pipefail
-backend=${1:-auto}
+cd "$(dirname "$0")/.."
+out=${1:-gpu-smoke-$(date -u +%Y%m%dT%H%M%SZ)}
 iterations=${2:-100}
-bin=${HIP_UNROLL:-target/release/hip-unroll}
-cache=${CACHE_DIR:-bench-cache}
-arch=()
-if [ "$backend" = cuda ] || { [ "$backend" = auto ] && [ ! -e /dev/kfd ]; }; then
-  arch=(--arch "${CUDA_ARCH:-sm_80}")
+
+fail() {
+  echo "gpu_smoke: $*" >&2
+  exit 2
+}
+
+# A GPU, or stop here.
+dev=${GPU_SMOKE_DEV:-/dev}
+if [ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ]; then
+  vendor=nvidia
+elif [ -e "$dev/kfd" ]; then
+  vendor=amd
+else
+  fail "no GPU on this machine (no /dev/nvidia0, no /dev/kfd): run it on one that has a GPU"
 fi
-echo "# $(date -u +%FT%TZ) $(uname -n); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader || true
-command -v rocm-smi >/dev/null && rocm-smi --showproductname || true
-for spec in testdata/bench/dot.toml testdata/bench/stencil.toml; do
-  variant=${spec%.toml}.unrolled.cu
-  echo "## $spec (baseline alone)"
-  "$bin" bench "$spec" --backend "$backend" "${arch[@]}" --iterations "$iterations" --cache-dir "$cache"
-  echo "## $spec --compare $variant (interleaved A B A B)"
-  "$bin" bench "$spec" --backend "$backend" "${arch[@]}" --iterations "$iterations" --cache-dir "$cache" \
-    --source "$variant" --compare
-  echo "## $spec A/A (the noise floor: the baseline against itself)"
-  "$bin" bench "$spec" --backend "$backend" "${arch[@]}" --iterations "$iterations" --cache-dir "$cache" \
-    --source "${spec%.toml}.cu" --compare
+
+# NVIDIA: everything is compiled here, by nvcc.
+nvcc_args=()
+backend=(--backend hip)
+if [ "$vendor" = nvidia ]; then
+  backend=(--backend cuda)
+  nvcc=${NVCC:-}
+  if [ -z "$nvcc" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
+    nvcc=$CUDA_HOME/bin/nvcc
+  fi
+  if [ -z "$nvcc" ]; then
+    nvcc=$(command -v nvcc || true)
+  fi
+  if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
+    fail "no nvcc on this NVIDIA machine (NVCC, \$CUDA_HOME/bin, PATH): install the CUDA toolkit, or pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvvm==13.0.88 into a venv and set NVCC"
+  fi
+  nvcc_args=(--nvcc "$nvcc")
+fi
+
+# hip-unroll, built here.
+bin=${HIP_UNROLL:-}
+if [ -z "$bin" ]; then
+  command -v cargo >/dev/null || fail "no cargo here to build hip-unroll: install Rust, or set HIP_UNROLL to a built binary"
+  cargo build --release -q
+  bin=target/release/hip-unroll
+fi
+bin=$(realpath "$bin")
+command -v python3 >/dev/null || fail "python3 is needed to list candidate loops and write the summary"
+
+mkdir -p "$out"
+out=$(realpath "$out")
+cache="$out/cache"
+log="$out/log.txt"
+{
+  echo "# $(date -u +%FT%TZ) $(uname -n); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [ "$vendor" = nvidia ]; then
+    if command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=name,driver_version,compute_cap,clocks.sm,clocks.max.sm --format=csv,noheader || true
+    fi
+    "$nvcc" --version | tail -2
+  else
+    if command -v rocm-smi >/dev/null; then rocm-smi --showproductname || true; fi
+  fi
+} | tee "$out/machine.txt"
+
+if [ -n "${SPECS:-}" ]; then
+  read -r -a specs <<<"$SPECS"
+elif [ "$vendor" = nvidia ]; then
+  specs=(testdata/bench/*.toml testdata/bench/cuda/*.toml)
+else
+  # The CUDA-source kernels (cooperative groups, __ldcs) are NVIDIA's.
+  specs=(testdata/bench/*.toml)
+fi
+
+runs=0
+failed=0
+# run NAME ARGS...: one `hip-unroll` run, its JSON in $out/NAME.json, its stderr in the log.
+run() {
+  local name=$1
+  shift
+  runs=$((runs + 1))
+  echo "## $name: hip-unroll $*" >>"$log"
+  if "$bin" "$@" --format json >"$out/$name.json" 2>>"$log"; then
+    echo "ok      $name"
+  else
+    local rc=$?
+    failed=$((failed + 1))
+    echo "exit $rc  $name (see $log)"
+    echo "{\"exit\": $rc}" >"$out/$name.json.exit"
+  fi
+}
+
+for spec in "${specs[@]}"; do
+  name=$(basename "${spec%.toml}")
+  source=$(python3 -c 'import sys, tomllib, os; p = sys.argv[1]; print(os.path.join(os.path.dirname(p), tomllib.load(open(p, "rb"))["source"]))' "$spec" 2>/dev/null ||
+    sed -n 's/^source *= *"\(.*\)"/\1/p' "$spec" | head -1 | sed "s|^|$(dirname "$spec")/|")
+  common=("${backend[@]}" --iterations "$iterations" --cache-dir "$cache" "${nvcc_args[@]}")
+  run "$name.baseline" bench "$spec" "${common[@]}"
+  run "$name.aa" bench "$spec" "${common[@]}" --source "$source" --compare --time-same-code
+  # Every candidate loop of the kernel's file, unrolled by 4 (pragma), compared.
+  "$bin" check "$source" --format json 2>>"$log" |
+    python3 -c 'import json, sys
+for f in json.load(sys.stdin)["files"]:
+    for fn in f["functions"]:
+        for l in fn["loops"]:
+            if l["verdict"] == "candidate":
+                print(l["id"])' >"$out/$name.loops" || true
+  i=0
+  while read -r loop; do
+    i=$((i + 1))
+    # The variant replaces the source in a copy of its directory, so that its includes resolve.
+    vdir="$out/variants/$name.v$i"
+    mkdir -p "$vdir"
+    cp -r "$(dirname "$source")/." "$vdir/"
+    variant="$vdir/$(basename "$source")"
+    if "$bin" unroll "$source" --loop "$loop" --factor 4 --mode pragma -o "$variant" 2>>"$log"; then
+      echo "$name.v$i: $loop pragma x4" >>"$out/variants.txt"
+      run "$name.v$i" bench "$spec" "${common[@]}" --source "$variant" --compare
+    fi
+  done <"$out/$name.loops"
+  # The closed loop on a scratch copy of the spec's directory.
+  work=$(mktemp -d)
+  cp -r "$(dirname "$spec")/." "$work/"
+  printf '[compile]\ncache-dir = "%s"\n' "$cache" >"$work/hip-unroll.toml"
+  runs=$((runs + 1))
+  echo "## $name.tune: tune $(basename "$source") --backend bench --spec $(basename "$spec")" >>"$log"
+  if (cd "$work" && "$bin" tune "$(basename "$source")" --backend bench --spec "$(basename "$spec")" \
+    "${nvcc_args[@]}" --factors 2,4,8 --mode both --dry-run --format json -o "$out/$name.tune.json" 2>>"$log"); then
+    echo "ok      $name.tune"
+  else
+    rc=$?
+    failed=$((failed + 1))
+    echo "exit $rc  $name.tune (see $log)"
+  fi
+  rm -rf "$work"
 done
 
-# The closed loop on the GPU: `tune --backend bench` over a scratch copy of each spec's kernel.
-# It compiles every variant itself (clang-19 for NVIDIA, hipcc for AMD). On a driver-only NVIDIA
-# machine, carry the variants' objects instead: on the machine with clang-19, for each loop id L
-# of the kernel, factor F in 2 4 8 and mode M in pragma manual,
-#   target/release/hip-unroll unroll testdata/bench/dot.cu --loop L --factor F --mode M -o /tmp/v.cu
-#   target/release/hip-unroll bench testdata/bench/dot.toml --compile-only --backend cuda \
-#     --arch sm_80 --source /tmp/v.cu --cache-dir bench-cache
-# (the variants `tune` makes are byte-identical to `unroll`'s: both go through `pipeline`), and
-# tune reads the same cache through `[compile] cache-dir` below.
-binabs=$(realpath "$bin")
-for spec in testdata/bench/dot.toml testdata/bench/stencil.toml; do
-  work=$(mktemp -d)
-  cp "$spec" "${spec%.toml}.cu" "$work/"
-  printf '[compile]\ncache-dir = "%s"\n' "$(realpath "$cache")" > "$work/hip-unroll.toml"
-  echo "## tune --backend bench on $spec (scratch copy $work)"
-  (cd "$work" && "$binabs" tune . --backend bench --spec "$(basename "$spec")" "${arch[@]}" \
-     --factors 2,4,8 --mode both --dry-run --format human) || echo "tune exited $?"
-done
+python3 - "$out" <<'EOF' >"$out/summary.md"
+import glob, json, os, sys
+out = sys.argv[1]
+print("# gpu_smoke summary\n")
+print("```\n" + open(os.path.join(out, "machine.txt")).read().strip() + "\n```\n")
+print("| run | kernel | target | baseline median ms | variant median ms | ratio | same code | outputs |")
+print("|---|---|---|---:|---:|---:|---|---|")
+for p in sorted(glob.glob(os.path.join(out, "*.json"))):
+    name = os.path.basename(p)[:-5]
+    if name.endswith(".tune"):
+        continue
+    try:
+        r = json.load(open(p))
+    except ValueError:
+        print(f"| {name} | (no report) | | | | | | |")
+        continue
+    ks = r.get("kernels", [])
+    med = lambda k: f"{k['summary']['median']:.4f}" if k.get("summary") else ""
+    base = med(ks[0]) if ks else ""
+    var = med(ks[1]) if len(ks) > 1 else ""
+    ratio = f"{r['ratio']:.4f}" if r.get("ratio") is not None else ""
+    diffs = r.get("differences")
+    outputs = "" if diffs is None else ("agree" if not diffs else "DIFFER")
+    kernel = (ks[0].get("demangled") or ks[0].get("symbol")) if ks else ""
+    print(f"| {name} | {kernel} | {r.get('target', {}).get('arch', '')} | {base} | {var} | {ratio} | {r.get('same_code', '')} | {outputs} |")
+print("\n| tune | baseline | final | speedup | candidates | applied |")
+print("|---|---:|---:|---:|---|---|")
+for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
+    try:
+        r = json.load(open(p))
+    except ValueError:
+        continue
+    counts = {}
+    for c in r["candidates"]:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    shown = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    applied = ", ".join(f"{a['loop']} {a['mode']} x{a['factor']}" for a in r.get("applied", []))
+    b, f = r["baseline"], r["final"]
+    print(f"| {os.path.basename(p)[:-10]} | {b['figure']} {b['unit']} | {f['figure']} | {f['speedup']:.3f} | {shown} | {applied} |")
+EOF
+echo "$runs runs, $failed failed; JSON, log and summary in $out (summary.md)"
+[ "$failed" -eq 0 ]

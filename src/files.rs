@@ -1,10 +1,17 @@
-//! The user's files, in and out: input paths checked with one clear reason, results printed to
-//! stdout (a closed pipe, as in `| head`, is not an error) or written atomically (a temporary
-//! file in the same directory, then a rename).
+//! The user's files, in and out, for every command, on top of `fsio` (the policy and its typed
+//! errors live there; this module only turns them into the binary's errors): input paths
+//! checked with one clear reason, sources and objects read as bounded regular files, results
+//! printed to stdout (a closed pipe, as in `| head`, is not an error) or written to `-o FILE`
+//! (`-` is stdout; a new path or a regular file, never a link, FIFO or device), and files that
+//! were read rewritten in place without overwriting an edit.
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
+
+/// The exit status of a command that left a file alone because it was edited while the command
+/// ran (`check --fix`, `unroll --in-place`, `tune`): nothing of that file was written.
+pub const EXIT_EDITED: u8 = 3;
 
 /// Print a command's whole output. A reader that stopped early (`| head`) ends the output
 /// quietly instead of panicking like `print!`.
@@ -23,125 +30,67 @@ pub fn stdout_bytes(bytes: &[u8]) -> anyhow::Result<()> {
     }
 }
 
-/// Write `bytes` to `path` through a temporary file in the same directory, then rename, so that
-/// a reader never sees half a file and an old one is replaced whole. The file gets the usual
-/// permissions of a new file (0644), not tempfile's 0600.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    write_atomic_like(path, bytes, None)
+/// Is this `-o` argument stdout (`-`)?
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
 }
 
-/// [`write_atomic`] that keeps what an in-place write would keep: when `path` exists, its
-/// permissions and its owner and group (a file another user owns is refused when its owner
-/// cannot be kept), and it must be writable by us (a read-only file is refused, as a plain
-/// write would be); else the permissions of `like` (a rewrite of `like` written elsewhere),
-/// else 0644. Errors name `path`, never the temporary file.
-pub fn write_atomic_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
-    let shown = path.display();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let existing = std::fs::metadata(path).ok().filter(|m| m.is_file());
-    #[cfg(unix)]
-    if existing.is_some() && !writable(path) {
-        bail!("cannot write {shown}: permission denied (the file is read-only for you; it is left as it was)");
+/// Check an `-o FILE` before the command does its work, so that a refused target (a device, a
+/// FIFO, a symbolic link, a read-only or hard-linked file, a missing directory) fails at once.
+pub fn check_output(path: &Path) -> anyhow::Result<()> {
+    if is_stdout(path) {
+        return Ok(());
     }
-    let mut builder = tempfile::Builder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let why = |e: std::io::Error| anyhow::anyhow!("cannot write {shown}: {}", plain_reason(&e));
-    let mut tmp = builder.tempfile_in(dir).map_err(why)?;
-    tmp.write_all(bytes)
-        .and_then(|_| tmp.flush())
-        .map_err(why)?;
-    #[cfg(unix)]
-    if let Some(m) = &existing {
-        keep_owner(tmp.as_file(), m).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot write {shown} in place: {e}; it is left as it was (write the result elsewhere)"
-            )
-        })?;
-    }
-    let keep = existing.or_else(|| {
-        like.and_then(|l| std::fs::metadata(l).ok())
-            .filter(|m| m.is_file())
-    });
-    if let Some(m) = keep {
-        tmp.as_file()
-            .set_permissions(m.permissions())
-            .map_err(why)?;
-    }
-    tmp.persist(path).map_err(|e| why(e.error))?;
+    fsio::check_output(path)?;
     Ok(())
 }
 
-/// Rewrite an existing file atomically, keeping its permissions, owner and group (see
-/// [`write_atomic_like`]).
-pub fn rewrite_in_place(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    require_file(path)?;
-    write_atomic_like(path, bytes, None)
+/// Write an output (`-o FILE`; `-` is stdout) atomically: see `fsio::write_output`.
+pub fn output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    output_like(path, bytes, None)
 }
 
-/// May this process write `path` (its permission bits, ACLs, a read-only mount)?
-#[cfg(unix)]
-fn writable(path: &Path) -> bool {
-    rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_ok()
-}
-
-/// Give the temporary file the owner and group of the file it replaces. Only root may give a
-/// file away; when that is impossible the rewrite is refused rather than silently making the
-/// file ours.
-#[cfg(unix)]
-fn keep_owner(tmp: &std::fs::File, original: &std::fs::Metadata) -> Result<(), String> {
-    use std::os::unix::fs::MetadataExt;
-    let ours = tmp.metadata().map_err(|e| io_reason(&e))?;
-    if ours.uid() == original.uid() && ours.gid() == original.gid() {
-        return Ok(());
+/// [`output`] of a rewrite of `like` written elsewhere: a new file gets `like`'s mode.
+pub fn output_like(path: &Path, bytes: &[u8], like: Option<&Path>) -> anyhow::Result<()> {
+    if is_stdout(path) {
+        return stdout_bytes(bytes);
     }
-    std::os::unix::fs::fchown(tmp, Some(original.uid()), Some(original.gid())).map_err(|_| {
-        if ours.uid() != original.uid() {
-            format!(
-                "it belongs to another user (uid {}) and its owner cannot be kept",
-                original.uid()
-            )
-        } else {
-            format!("its group (gid {}) cannot be kept", original.gid())
-        }
-    })
+    fsio::write_output(path, bytes, like)?;
+    Ok(())
 }
 
-/// [`io_reason`] of the error itself, without the path of the temporary file that `tempfile`
-/// appends to it (`... at path "/dir/.tmpXXXX"`).
-fn plain_reason(e: &std::io::Error) -> String {
-    let r = io_reason(e);
-    match r.find(" at path \"") {
-        Some(i) => r[..i].to_string(),
-        None => r,
-    }
+/// Rewrite the file `path` that was read as `read`, in place (through a symbolic link to the
+/// file it names), keeping its mode, owner and group; refused for a read-only, another user's
+/// or hard-linked file, and never over an edit saved since it was read (`fsio::Error::Edited`).
+/// `point` names the test point between the last comparison and the rename.
+pub fn rewrite_in_place(
+    path: &Path,
+    read: &[u8],
+    bytes: &[u8],
+    point: &str,
+) -> Result<(), fsio::Error> {
+    fsio::rewrite(path, bytes, &fsio::digest(read), Some(point))
+}
+
+/// The bytes of the source file `path` (a regular file, size-capped).
+pub fn read_source(path: &Path) -> anyhow::Result<Vec<u8>> {
+    Ok(fsio::read_source(path)?)
 }
 
 /// `path` must be an existing regular file; the error names it and says what it is instead.
 pub fn require_file(path: &Path) -> anyhow::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_file() => Ok(()),
-        Ok(m) if m.is_dir() => bail!("{}: is a directory, not a file", path.display()),
-        Ok(_) => bail!("{}: not a regular file", path.display()),
-        Err(e) => bail!("{}: {}", path.display(), io_reason(&e)),
+    match fsio::regular(path) {
+        Ok(_) => Ok(()),
+        Err(fsio::Error::Io { path, err, .. }) => {
+            anyhow::bail!("{}: {}", path.display(), fsio::reason(&err))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
-/// A short, lower-case reason for the common I/O errors (`no such file or directory`), the
-/// system's wording for the others.
+/// A short, lower-case reason for an I/O error (`no such file or directory`, `disk full`).
 pub fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "is a directory, not a file".into(),
-        _ => e.to_string(),
-    }
+    fsio::reason(e)
 }
 
 /// A code-object reader's error as one line: I/O errors worded as for every other input.

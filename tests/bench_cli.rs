@@ -1,9 +1,10 @@
 //! `hip-unroll bench` end to end on a machine without a GPU: every bad spec of testdata/bench/bad
 //! exits 2 with its one-line message (the expectation is the file's `# expect:` line), refused
-//! kernels name their construct, `--compile-only` builds and checks the real kernels, a cache
-//! carried to a machine without the compiler serves them, and asking for a GPU that is not there
-//! fails at once with one line, for each backend.
-//! Needs: clang++-19, hipcc.
+//! kernels name their construct, `--compile-only` builds and checks the real kernels (and names a
+//! variant that is the baseline's code), a cache carried to a copy of the tree on a machine
+//! without any compiler serves them, and asking for a GPU that is not there fails at once with
+//! one line, for each backend.
+//! Needs: nvcc (CUDA_HOME or PATH: fails without it), clang++-19, hipcc.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -63,14 +64,15 @@ fn every_bad_spec_exits_2_with_its_message() {
                 path.display()
             );
             assert!(
-                err.starts_with(&format!("error: {}: ", path.display())) && err.contains(expect),
+                // `FILE: ` or, for TOML errors, `FILE:LINE:COL: `.
+                err.starts_with(&format!("error: {}:", path.display())) && err.contains(expect),
                 "{} ({b}): want `{expect}`, got {err}",
                 path.display()
             );
         }
         n += 1;
     }
-    assert!(n >= 15, "{n} bad specs");
+    assert!(n >= 19, "{n} bad specs");
 }
 
 #[test]
@@ -132,61 +134,138 @@ fn compile_only_builds_both_targets_and_reports_the_kernel() {
     }
 }
 
-/// The NVIDIA path on a machine with only a driver: the PTX compiled here is carried in the
-/// cache directory; without clang it is served from there, and inputs never compiled say how
-/// to prepare them.
+fn nvcc() -> PathBuf {
+    match runner::build::find_nvcc(None, None) {
+        Ok(Some(p)) => p,
+        other => panic!(
+            "this test needs nvcc ({other:?}): {}; export CUDA_HOME (.ci/run does)",
+            runner::build::NVCC_INSTALL
+        ),
+    }
+}
+
+/// The NVIDIA path on a machine with only a driver: the PTX nvcc compiled for a tree is carried
+/// in the cache directory to a copy of the tree in another directory (the cache named another
+/// way); with no compiler at all (no nvcc, no clang on PATH, no CUDA_HOME) it is served from
+/// there, and inputs never compiled say how to prepare them.
 #[test]
-fn a_carried_cache_serves_a_machine_without_clang() {
-    let cache = tempfile::tempdir().unwrap();
-    let spec = data("dot.toml");
-    let o = bench(
-        &[
-            spec.to_str().unwrap(),
-            "--compile-only",
-            "--backend",
-            "cuda",
-        ],
-        cache.path(),
-    );
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("(compiled)"));
+fn a_carried_cache_serves_a_copy_of_the_tree_on_a_machine_without_a_compiler() {
+    let work = tempfile::tempdir().unwrap();
+    let (a, b) = (work.path().join("a"), work.path().join("b"));
+    for dir in [&a, &b] {
+        std::fs::create_dir_all(dir).unwrap();
+        for f in [
+            "dot.cu",
+            "dot.toml",
+            "stencil.cu",
+            "stencil.toml",
+            "dot.unrolled.cu",
+        ] {
+            std::fs::copy(data(f), dir.join(f)).unwrap();
+        }
+    }
+    let nvcc = nvcc();
+    for spec in ["dot.toml", "stencil.toml"] {
+        // Built in `a`, into `c` named relative to the working directory.
+        let o = Command::new(BIN)
+            .current_dir(work.path())
+            .args([
+                "bench",
+                &format!("a/{spec}"),
+                "--compile-only",
+                "--backend",
+                "cuda",
+            ])
+            .arg("--nvcc")
+            .arg(&nvcc)
+            .args(["--cache-dir", "c"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("(compiled by nvcc"), "{out}");
+    }
     let empty = tempfile::tempdir().unwrap();
-    let no_clang = |args: &[&str]| {
+    let bare = |args: &[&str]| {
         Command::new(BIN)
             .arg("bench")
             .args(args)
             .arg("--cache-dir")
-            .arg(cache.path())
+            .arg(work.path().join("./c"))
             .env("PATH", empty.path())
+            .env_remove("CUDA_HOME")
             .output()
             .unwrap()
     };
-    let o = no_clang(&[
-        spec.to_str().unwrap(),
-        "--compile-only",
-        "--backend",
-        "cuda",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        String::from_utf8_lossy(&o.stdout).contains("(precompiled)"),
-        "{}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    let o = no_clang(&[
-        spec.to_str().unwrap(),
+    for spec in ["dot.toml", "stencil.toml"] {
+        let p = b.join(spec);
+        let o = bare(&[p.to_str().unwrap(), "--compile-only", "--backend", "cuda"]);
+        assert_eq!(o.status.code(), Some(0), "{spec}: {}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains("(precompiled"), "{spec}: {out}");
+    }
+    let o = bare(&[
+        b.join("dot.toml").to_str().unwrap(),
         "--compile-only",
         "--backend",
         "cuda",
         "--source",
-        data("dot.unrolled.cu").to_str().unwrap(),
+        b.join("dot.unrolled.cu").to_str().unwrap(),
     ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains("clang++-19 is not installed here") && err.contains("--compile-only"),
+        err.contains("neither nvcc nor clang++-19 is installed here and the cache holds no object"),
         "{err}"
     );
+    assert!(err.contains("--compile-only"), "{err}");
+}
+
+/// `--compile-only --source` says when the variant is the baseline's code; `--nvcc` must name
+/// a file.
+#[test]
+fn compile_only_names_the_same_code_and_a_missing_nvcc_is_one_line() {
+    let cache = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("dot.cu");
+    let text = std::fs::read_to_string(data("dot.cu")).unwrap();
+    std::fs::write(&copy, format!("// only a comment differs\n{text}")).unwrap();
+    let nvcc = nvcc();
+    let run = |variant: &Path| {
+        bench(
+            &[
+                data("dot.toml").to_str().unwrap(),
+                "--compile-only",
+                "--backend",
+                "cuda",
+                "--nvcc",
+                nvcc.to_str().unwrap(),
+                "--source",
+                variant.to_str().unwrap(),
+            ],
+            cache.path(),
+        )
+    };
+    let o = run(&copy);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("the same code as the baseline's"), "{out}");
+    let o = run(&data("dot.unrolled.cu"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!out.contains("the same code"), "{out}");
+    let o = bench(
+        &[
+            data("dot.toml").to_str().unwrap(),
+            "--compile-only",
+            "--nvcc",
+            "/no/such/nvcc",
+        ],
+        cache.path(),
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim(), "error: --nvcc /no/such/nvcc: no such file");
 }
 
 #[test]
@@ -240,7 +319,7 @@ fn usage_errors_exit_2() {
         ),
         (
             vec![spec.to_str().unwrap(), "--timeout", "0"],
-            "--timeout must be a positive number",
+            "--timeout must be more than 0",
         ),
         (
             vec!["no-such-spec.toml"],

@@ -1160,3 +1160,51 @@ fn parse_errors_are_located() {
         "{f}"
     );
 }
+
+/// A misspelt rule id gets the closest known one: in `explain`, `--select` and `--ignore`.
+#[test]
+fn unknown_rule_ids_suggest_the_closest() {
+    let o = run(&["explain", "wave_size"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("unknown rule id \"wave_size\"; did you mean \"wave-size\"?"),
+        "{}",
+        stderr(&o)
+    );
+    for flag in ["--select", "--ignore"] {
+        let o = run(&["check", flag, "barier,atomic", "testdata/check"]);
+        assert_eq!(code(&o), 2);
+        assert!(
+            stderr(&o).contains("barier; did you mean \"barrier\"?"),
+            "{flag}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&["explain", "xyzzy"]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
+/// A directory with no file to check is a warning on stderr (the output stays valid, the exit
+/// status is what the other files make it: 0 here).
+#[test]
+fn an_empty_directory_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/notes.txt"), "nothing").unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "empty", "docs"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["files"], serde_json::json!([]));
+    for d in ["empty", "docs"] {
+        assert!(
+            stderr(&o).contains(&format!("warning: {d}: no file to check")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    std::fs::write(dir.path().join("empty/k.cu"), "__global__ void k() {}\n").unwrap();
+    let o = run_in(dir.path(), &["check", "empty"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

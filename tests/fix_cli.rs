@@ -90,21 +90,25 @@ fn fix_alone_applies_no_unsafe_fix_and_says_how_many_wait() {
 
 #[test]
 fn remaining_findings_are_reported_after_fixing() {
-    let (dir, path) = copy("lane_math.cu");
+    let (dir, path) = copy("mixed.cu");
     let o = run_in(
         dir.path(),
         &["check", "--unsafe-fixes", "--format", "json", "k.cu"],
     );
-    assert_eq!(code(&o), 1, "`>> 5` has no fix and is still a warning");
+    assert_eq!(
+        code(&o),
+        1,
+        "`#define WARP_SIZE 32` has no fix and is still a warning"
+    );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let d = v["diagnostics"].as_array().unwrap();
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(
         (d[0]["line"].as_u64(), d[0]["rule"].as_str()),
-        (Some(7), Some("wave-size"))
+        (Some(3), Some("wave-size"))
     );
     assert!(d[0].get("fix").is_none());
-    assert_eq!(std::fs::read(&path).unwrap(), fixed_text("lane_math.cu"));
+    assert_eq!(std::fs::read(&path).unwrap(), fixed_text("mixed.cu"));
     // The fixed file is what the JSON describes: checking it again gives the same report.
     let again = run_in(dir.path(), &["check", "--format", "json", "k.cu"]);
     assert_eq!(again.stdout, o.stdout);
@@ -171,14 +175,7 @@ fn json_fix_field_only_on_fixable_diagnostics() {
         .collect();
     assert_eq!(
         fixes,
-        vec![
-            (2, false),
-            (6, true),
-            (6, true),
-            (8, false),
-            (9, true),
-            (9, true)
-        ]
+        vec![(3, false), (7, true), (7, true), (9, true), (9, true)]
     );
     let f = &d[1]["fix"];
     assert_eq!(f["applicability"], "unsafe");
@@ -247,4 +244,146 @@ fn sarif_carries_fixes_that_reproduce_the_fixed_file() {
         "sarif_fixes",
         serde_json::to_string_pretty(results).unwrap()
     );
+}
+
+/// Three copies of `reduction.cu` (`a.cu`, `b.cu`, `c.cu`) in a temporary directory.
+fn three() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for n in ["a.cu", "b.cu", "c.cu"] {
+        std::fs::copy(fixture("reduction.cu"), dir.path().join(n)).unwrap();
+    }
+    dir
+}
+
+/// `check --unsafe-fixes a.cu b.cu c.cu`, stopped at the `n`-th file's test point between its
+/// check and its rename; `edit` runs while it is stopped; then it goes on.
+fn fix_stopped_at(dir: &Path, n: u32, edit: impl FnOnce()) -> Output {
+    let c = Command::new(BIN)
+        .args(["check", "--unsafe-fixes", "a.cu", "b.cu", "c.cu"])
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env(
+            "HIP_UNROLL_TESTPOINT",
+            format!("check.fix.before-rename=stop@{n}"),
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stat = format!("/proc/{}/stat", c.id());
+    let stopped = (0..12000).any(|_| {
+        let s = std::fs::read_to_string(&stat).unwrap_or_default();
+        let t = s
+            .rsplit(')')
+            .next()
+            .is_some_and(|r| r.trim_start().starts_with('T'));
+        if !t {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        t
+    });
+    assert!(stopped, "check never stopped at its test point");
+    edit();
+    // SAFETY: a signal to our own child.
+    unsafe { libc::kill(c.id() as i32, libc::SIGCONT) };
+    c.wait_with_output().unwrap()
+}
+
+fn errors(o: &Output) -> Vec<String> {
+    stderr(o)
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .map(String::from)
+        .collect()
+}
+
+/// An edit saved between a file's check and its rename is kept, the file is reported and the
+/// exit status is 3; the other files are fixed.
+#[test]
+fn fix_never_overwrites_an_edit_saved_before_the_rename() {
+    let dir = three();
+    let b = dir.path().join("b.cu");
+    let mut edited = std::fs::read_to_string(&b).unwrap();
+    edited.push_str("// USER EDIT\n");
+    let o = fix_stopped_at(dir.path(), 2, || std::fs::write(&b, &edited).unwrap());
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert_eq!(
+        errors(&o),
+        ["error: b.cu: edited since check read it; its fixes were not written, it is left as saved"]
+    );
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), edited);
+    for n in ["a.cu", "c.cu"] {
+        assert_eq!(
+            std::fs::read(dir.path().join(n)).unwrap(),
+            fixed_text("reduction.cu"),
+            "{n}"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 3, "no temporary file left");
+}
+
+/// An edit of a file already written, saved while the others are written, is found by the
+/// check of the whole set at the end: reported, exit 3, the edit kept.
+#[test]
+fn fix_rechecks_the_whole_set_after_writing() {
+    let dir = three();
+    let a = dir.path().join("a.cu");
+    let o = fix_stopped_at(dir.path(), 3, || {
+        std::fs::write(&a, "// rewritten by the user\n").unwrap()
+    });
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    assert_eq!(
+        errors(&o),
+        ["error: a.cu: edited while check --fix ran, after its fixes were written; left as saved"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&a).unwrap(),
+        "// rewritten by the user\n"
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("c.cu")).unwrap(),
+        fixed_text("reduction.cu")
+    );
+}
+
+/// `--fix` writes through a symbolic link (the link stays a link), and refuses a read-only or
+/// hard-linked file with one line each (exit 2) while still fixing the others.
+#[test]
+fn fix_follows_links_and_refuses_read_only_and_hard_linked_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = three();
+    let real = dir.path().join("real.cu");
+    std::fs::copy(fixture("reduction.cu"), &real).unwrap();
+    std::os::unix::fs::symlink("real.cu", dir.path().join("d.cu")).unwrap();
+    std::fs::set_permissions(
+        dir.path().join("a.cu"),
+        std::fs::Permissions::from_mode(0o444),
+    )
+    .unwrap();
+    std::fs::hard_link(dir.path().join("b.cu"), dir.path().join("b.other")).unwrap();
+    let o = run_in(
+        dir.path(),
+        &["check", "--unsafe-fixes", "a.cu", "b.cu", "c.cu", "d.cu"],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert_eq!(
+        errors(&o),
+        [
+            "error: a.cu: fixes not written: cannot write a.cu: the file is read-only for you (mode 0444); it is left as it was",
+            "error: b.cu: fixes not written: cannot write b.cu: it has 2 hard links, and replacing it would leave the other names with the old content; it is left as it was",
+        ]
+    );
+    let original = std::fs::read(fixture("reduction.cu")).unwrap();
+    assert_eq!(std::fs::read(dir.path().join("a.cu")).unwrap(), original);
+    assert_eq!(std::fs::read(dir.path().join("b.cu")).unwrap(), original);
+    assert_eq!(
+        std::fs::read(dir.path().join("c.cu")).unwrap(),
+        fixed_text("reduction.cu")
+    );
+    assert_eq!(std::fs::read(&real).unwrap(), fixed_text("reduction.cu"));
+    assert!(std::fs::symlink_metadata(dir.path().join("d.cu"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }

@@ -15,16 +15,20 @@
 //!   [`SPAWNERS`]).
 //! - `print`: library crates never print or exit; only the binary (`src/`), the bare-parse
 //!   baseline and the fuzz helpers do.
+//! - `user-files`: the binary (`src/`) reads and writes the user's files only through `fsio`
+//!   (no `std::fs::read`/`write`/`rename`/`copy`, `File::open`/`create`, `OpenOptions` or
+//!   `tempfile` there).
 
 use std::path::{Path, PathBuf};
 
 /// The only non-test source files allowed to start a process (ARCHITECTURE.md, "processes are
 /// spawned only by ...").
 const SPAWNERS: &[&str] = &[
-    "codeobj/src/compile.rs", // the compiler (hipcc, clang)
-    "profiler/src/run.rs",    // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
-    "tuner/src/shell.rs",     // the user's build, run and check commands; rocprofv3 for the backend
-    "replay/src/launch.rs",   // `capture`: the application under HSA_TOOLS_LIB
+    "childproc/src/lib.rs", // every compiler and user command, in its own process group
+    "codeobj/src/compile.rs", // the compiler (hipcc, clang), through childproc
+    "profiler/src/run.rs",  // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
+    "tuner/src/shell.rs",   // the user's build, run and check commands; rocprofv3 for the backend
+    "replay/src/launch.rs", // `capture`: the application under HSA_TOOLS_LIB
 ];
 
 /// Binaries, not libraries: they may print and exit.
@@ -183,6 +187,14 @@ fn check_rust(rel: &str, text: &str, out: &mut Vec<Violation>) {
         )
         .unwrap();
         grep("print", rel, text, &pat, out);
+    }
+    // user-files
+    if rel.starts_with("src/") {
+        let pat = regex::Regex::new(
+            r"\bstd\s*::\s*fs\s*::\s*(read|read_to_string|write|rename|copy)\b|\bFile\s*::\s*(open|create)\b|\bOpenOptions\b|\btempfile\s*::",
+        )
+        .unwrap();
+        grep("user-files", rel, text, &pat, out);
     }
 }
 
@@ -381,4 +393,23 @@ fn planted_print() {
     let mid = "//! x\n#[cfg(test)]\nfn helper() {}\nfn f() { println!(\"hi\"); }\n";
     assert_eq!(rules_of("profiler/src/x.rs", mid), ["print"]);
     assert!(rules_of("src/cli/check.rs", "//! x\nfn f() { println!(\"hi\"); }\n").is_empty());
+}
+
+#[test]
+fn planted_user_files() {
+    for bad in [
+        "//! x\nfn f() { let _ = std::fs::read(\"a\"); }\n",
+        "//! x\nfn f() { std::fs::write(\"a\", \"b\").ok(); }\n",
+        "//! x\nfn f() { let _ = std::fs::File::create(\"a\"); }\n",
+        "//! x\nfn f() { let _ = tempfile::NamedTempFile::new(); }\n",
+    ] {
+        assert_eq!(rules_of("src/cli/check.rs", bad), ["user-files"], "{bad}");
+    }
+    let ok = "//! x\nfn f() { let _ = fsio::read_source(p); let _ = std::fs::metadata(p); }\n";
+    assert!(rules_of("src/cli/check.rs", ok).is_empty());
+    assert!(rules_of(
+        "fsio/src/write.rs",
+        "//! x\nfn f() { std::fs::rename(\"a\", \"b\").ok(); }\n"
+    )
+    .is_empty());
 }

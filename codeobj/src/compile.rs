@@ -1,29 +1,48 @@
 //! Compiling kernels (the `vgpr-pressure` guard, `unroll --verify`, `bench`): runs a compile
 //! command template (`{src}`, `{out}`, `{arch}` placeholders) plus extra arguments (defines,
-//! include directories), in parallel, and caches each output under a content hash: blake3 of
-//! the source bytes, the bytes of every header it includes (`#include "..."` found next to the
-//! including file or in a `-I` directory, `#include <...>` found in a `-I` directory, recursively;
-//! system headers belong to the compiler, whose identity is hashed), extra key files (a prelude passed
-//! with `-include`), the expanded command and arguments, and the compiler's `--version` output.
-//! The output is a code object (read back with [`crate::load`]) or text such as PTX.
+//! include directories), in parallel, and caches each output under a content hash.
+//!
+//! The key never holds a path, so a cache serves a working copy, another directory or another
+//! machine: it is blake3 of the source bytes, the bytes of every header it includes
+//! (`#include "..."` found next to the including file or in a `-I` directory, `#include <...>`
+//! found in a `-I` directory, recursively, each named as written; system headers belong to the
+//! compiler, whose identity is hashed), extra key files and `-include` files (by file name and
+//! bytes), the command and arguments with the program by its file name and the directories of
+//! `-I`-like options left out ([`Compiler::key_words`]), the target, and the compiler's
+//! identity ([`Compiler::identity`]: its `--version` without install paths; for nvcc also the
+//! digest of the `cicc` it runs, which `--version` does not show).
+//! The output is a code object (read back with [`crate::load`]), text such as PTX, or an NVIDIA
+//! cubin with the assembler's `-v` report kept beside it ([`Output::Cubin`]).
 //!
 //! A second index, `by-source/<key without the compiler identity>`, names the object last built
 //! from those inputs, so that a cache carried to a machine without the compiler (a GPU machine
 //! with only a driver) still serves it: [`Compiled::precompiled`] says so.
+//!
+//! Every compiler process (the compile and `--version`) runs through `childproc`: in its own
+//! process group under a guard that kills the whole group when hip-unroll dies (even by
+//! `kill -9`), with a time limit ([`Compiler::timeout`]) that kills the group too, and with a
+//! private `TMPDIR` (hipcc leaves directories there) removed afterwards. A failed compile is one
+//! line (the compiler's first error line); its whole output is kept in `CACHE/logs/`.
 //!
 //! The only module of `codeobj` that does I/O besides [`crate::load`].
 
 use crate::{CodeObject, LoadError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 use thiserror::Error;
 
 /// hipcc 5.x/6.x: a code object (an offload bundle) for one target.
 pub const DEFAULT_COMMAND: &str = "hipcc --offload-arch={arch} --genco -O3 {src} -o {out}";
 pub const DEFAULT_ARCH: &str = "gfx90a";
+/// The time limit of one compile unless [`Compiler::with_timeout`] says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// The longest time limit a compile may be given (one day).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+/// `--version` must answer within this (or the compile's own limit, if shorter).
+const VERSION_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Where compiled objects are cached by default: `$HIP_UNROLL_CACHE_DIR`,
 /// `$XDG_CACHE_HOME/hip-unroll`, `~/.cache/hip-unroll`, else a folder in the temp directory.
@@ -40,6 +59,15 @@ pub fn default_cache_dir() -> PathBuf {
     std::env::temp_dir().join("hip-unroll-cache")
 }
 
+/// Check a compile time limit (1 s to [`MAX_TIMEOUT`]), for settings read from the command
+/// line or a config file.
+pub fn check_timeout(timeout: Duration) -> Result<Duration, CompileError> {
+    if timeout < Duration::from_secs(1) || timeout > MAX_TIMEOUT {
+        return Err(CompileError::BadTimeout(timeout));
+    }
+    Ok(timeout)
+}
+
 #[derive(Debug, Error)]
 pub enum CompileError {
     #[error("compile command is empty")]
@@ -52,12 +80,26 @@ pub enum CompileError {
         command: String,
         error: std::io::Error,
     },
-    #[error("`{command}` failed ({status}):\n{stderr}")]
+    /// The compiler ran and failed: one line, its first error line; the whole output (and the
+    /// command line) is in `log` when it could be written.
+    #[error("{source_file}: {program} failed ({status}): {}{}", first_error(.stderr), .log.as_ref().map(|l| format!(" (full output: {})", l.display())).unwrap_or_default())]
     Failed {
-        command: String,
+        program: String,
+        source_file: String,
         status: String,
+        /// The tail of its stderr (at most 4000 bytes).
         stderr: String,
+        log: Option<PathBuf>,
     },
+    #[error("{source_file}: {program} ran longer than {} s and was killed (command: `{command}`)", .limit.as_secs())]
+    Timeout {
+        program: String,
+        source_file: String,
+        command: String,
+        limit: Duration,
+    },
+    #[error("compile time limit must be 1 s to {} s (got {} s)", MAX_TIMEOUT.as_secs(), childproc::secs(*.0))]
+    BadTimeout(Duration),
     #[error("{path}: {error}")]
     Io { path: String, error: std::io::Error },
     #[error("{0}")]
@@ -73,6 +115,10 @@ pub enum Output {
     /// Text such as PTX (`clang -S` for an NVPTX target), cached with this file extension and
     /// not parsed here.
     Text(&'static str),
+    /// An NVIDIA cubin (`nvcc -cubin -Xptxas -v`), not parsed here; the compiler's diagnostic
+    /// output (ptxas's register and spill report) is kept beside it as `<object>.log` and read
+    /// back into [`Compiled::log`].
+    Cubin,
 }
 
 impl Output {
@@ -80,6 +126,7 @@ impl Output {
         match self {
             Output::CodeObject => "co",
             Output::Text(ext) => ext,
+            Output::Cubin => "cubin",
         }
     }
 }
@@ -101,6 +148,13 @@ pub struct Compiler {
     /// The directory the compiler runs in (relative `-I` directories are found from it);
     /// `None`: the current directory.
     pub cwd: Option<PathBuf>,
+    /// The time limit of one compile (1 s to [`MAX_TIMEOUT`]); its process group is killed then.
+    pub timeout: Duration,
+}
+
+/// The compiler's first error line (or its first line), for one-line messages.
+fn first_error(stderr: &str) -> String {
+    childproc::first_error_line(stderr).unwrap_or_else(|| "no output".to_string())
 }
 
 /// A compiled source.
@@ -116,10 +170,31 @@ pub struct Compiled {
     /// Taken from the `by-source` index because the compiler is not installed here: the object
     /// was built from the same inputs by a compiler whose identity could not be checked.
     pub precompiled: bool,
+    /// [`Output::Cubin`]: the compiler's diagnostic output of the build (ptxas `-v`), when the
+    /// cache holds it.
+    pub log: Option<String>,
 }
 
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A compiler process ready to run, and its private temporary directory.
+struct CompilerJob {
+    job: childproc::Job<'static>,
+    _tmp: tempfile::TempDir,
+}
+
+impl CompilerJob {
+    fn with_limit(mut self, limit: Duration) -> Self {
+        self.job.timeout = limit;
+        self
+    }
+
+    /// Run it; the temporary directory goes with `self`.
+    fn run(self) -> Result<childproc::Output, childproc::Error> {
+        self.job.run(|_| {})
+    }
+}
 
 impl Compiler {
     pub fn new(
@@ -135,7 +210,15 @@ impl Compiler {
             key_files: Vec::new(),
             output: Output::CodeObject,
             cwd: None,
+            timeout: DEFAULT_TIMEOUT,
         }
+    }
+
+    /// The same compiler with another time limit per compile (checked by [`Compiler::compile`]
+    /// and [`check_timeout`]).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     /// The same compiler, run in `dir` (a tuner's working copy).
@@ -186,21 +269,38 @@ impl Compiler {
         Ok(argv)
     }
 
-    /// The compiler's identity: its `--version` output, memoised per program file (its resolved
-    /// path, size and modification time, so that a reinstalled or removed compiler is seen).
-    pub fn identity(&self) -> Result<String, CompileError> {
-        let program = self
-            .command
+    /// The program the command runs (its first word).
+    fn program(&self) -> Result<String, CompileError> {
+        self.command
             .split_whitespace()
             .next()
-            .ok_or(CompileError::EmptyCommand)?
-            .to_string();
+            .map(str::to_string)
+            .ok_or(CompileError::EmptyCommand)
+    }
+
+    /// Whether the program the command runs is installed here (a path that is a file, or a name
+    /// found on `PATH`).
+    pub fn available(&self) -> bool {
+        self.program()
+            .ok()
+            .and_then(|p| childproc::resolve_program(p.as_ref()))
+            .is_some()
+    }
+
+    /// The compiler's identity: its `--version` output without the lines that name where it is
+    /// installed (clang's `InstalledDir:`), and for nvcc the `--version` of the ptxas and the
+    /// blake3 digests of the cicc and of one versioned header of each header package beside it
+    /// (nvcc's own `--version` does not change when only its NVVM or headers are replaced, and
+    /// the PTX does). Memoised per program file (its resolved path,
+    /// size and modification time, so that a reinstalled or removed compiler is seen).
+    pub fn identity(&self) -> Result<String, CompileError> {
+        let program = self.program()?;
         let missing = |error| CompileError::CompilerMissing {
             program: program.clone(),
             command: self.command.clone(),
             error,
         };
-        let resolved = resolve_program(&program).ok_or_else(|| {
+        let resolved = childproc::resolve_program(program.as_ref()).ok_or_else(|| {
             missing(std::io::Error::new(
                 std::io::ErrorKind::NotFound,
                 "not found on PATH",
@@ -221,17 +321,123 @@ impl Compiler {
         {
             return Ok(v.clone());
         }
-        let out = Command::new(&program)
-            .arg("--version")
-            .output()
-            .map_err(missing)?;
-        let v = String::from_utf8_lossy(&out.stdout).into_owned();
+        let version = |path: &Path| -> Result<String, CompileError> {
+            let limit = self.timeout.min(VERSION_TIMEOUT);
+            let out = self
+                .job(&path.as_os_str().to_string_lossy(), ["--version"])?
+                .with_limit(limit)
+                .run()
+                .map_err(|e| match e {
+                    childproc::Error::Spawn { error, .. } => missing(error),
+                    _ => CompileError::Timeout {
+                        program: program.clone(),
+                        source_file: "--version".into(),
+                        command: format!("{} --version", path.display()),
+                        limit,
+                    },
+                })?;
+            Ok(without_install_paths(&out.stdout))
+        };
+        let mut v = version(&resolved)?;
+        if is_nvcc(&program) {
+            let bin = resolved.parent().unwrap_or(Path::new("."));
+            let ptxas = bin.join("ptxas");
+            if ptxas.is_file() {
+                v.push_str(&version(&ptxas)?);
+            }
+            let cicc = bin.join("../nvvm/bin/cicc");
+            if let Ok(f) = std::fs::File::open(&cicc) {
+                let mut h = blake3::Hasher::new();
+                h.update_reader(f).map_err(missing)?;
+                v.push_str(&format!("cicc blake3 {}\n", h.finalize().to_hex()));
+            }
+            // The headers come in packages of their own (runtime, crt, cccl): one versioned
+            // file of each.
+            for header in NVCC_VERSIONED_HEADERS {
+                if let Ok(bytes) = std::fs::read(bin.join("../include").join(header)) {
+                    v.push_str(&format!(
+                        "{header} blake3 {}\n",
+                        blake3::hash(&bytes).to_hex()
+                    ));
+                }
+            }
+        }
         VERSIONS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get_or_insert_with(HashMap::new)
             .insert(memo, v.clone());
         Ok(v)
+    }
+
+    /// The command and the extra arguments as they enter the cache key: `{arch}` expanded,
+    /// `{src}` and `{out}` left as they are, the program by its file name (`/opt/cuda/bin/nvcc`
+    /// and `nvcc` are one compiler; its identity tells versions apart), the directory of every
+    /// `-I`-like option left out (the headers found there are hashed by content and by the name
+    /// they are included by) and the file of every `-include`-like option by its file name (its
+    /// bytes are hashed with the key files).
+    pub fn key_words(&self) -> Vec<String> {
+        let mut words: Vec<String> = self
+            .command
+            .split_whitespace()
+            .map(|t| t.replace("{arch}", &self.arch))
+            .collect();
+        if let Some(first) = words.first_mut() {
+            *first = file_name_of(first);
+        }
+        words.extend(self.args.iter().cloned());
+        let mut out = Vec::with_capacity(words.len());
+        let mut i = 0;
+        while i < words.len() {
+            let w = &words[i];
+            let next = words.get(i + 1);
+            if let Some(opt) = DIR_OPTIONS.iter().find(|o| w == *o) {
+                out.push(opt.to_string());
+                i += if next.is_some() { 2 } else { 1 };
+                continue;
+            }
+            if let Some(opt) = FILE_OPTIONS.iter().find(|o| w == *o) {
+                out.push(opt.to_string());
+                if let Some(f) = next {
+                    out.push(file_name_of(f));
+                }
+                i += if next.is_some() { 2 } else { 1 };
+                continue;
+            }
+            if let Some(opt) = DIR_OPTIONS.iter().find(|o| {
+                w.len() > o.len()
+                    && w.starts_with(*o)
+                    && (o.starts_with("--") == w[o.len()..].starts_with('='))
+            }) {
+                out.push(opt.to_string());
+                i += 1;
+                continue;
+            }
+            out.push(w.clone());
+            i += 1;
+        }
+        out
+    }
+
+    /// Files named by `-include`-like options in the command and arguments (relative ones
+    /// resolved from [`Compiler::cwd`]).
+    fn included_files(&self) -> Vec<PathBuf> {
+        let words: Vec<&str> = self
+            .command
+            .split_whitespace()
+            .chain(self.args.iter().map(String::as_str))
+            .collect();
+        let mut out = Vec::new();
+        for w in words.windows(2) {
+            if FILE_OPTIONS.contains(&w[0]) {
+                let p = PathBuf::from(w[1]);
+                out.push(match &self.cwd {
+                    Some(cwd) => cwd.join(p),
+                    None => p,
+                });
+            }
+        }
+        out
     }
 
     /// The cache key of source bytes with no local headers: blake3(source bytes, expanded
@@ -249,19 +455,20 @@ impl Compiler {
             h.update(&(bytes.len() as u64).to_le_bytes());
             h.update(bytes);
         };
-        field(b"hip-unroll compile v2");
+        field(b"hip-unroll compile v3");
         field(source);
-        field(self.command.replace("{arch}", &self.arch).as_bytes());
-        for a in &self.args {
-            field(a.as_bytes());
+        for w in self.key_words() {
+            field(w.as_bytes());
         }
         field(self.output.extension().as_bytes());
-        for f in &self.key_files {
+        let mut files = self.key_files.clone();
+        files.extend(self.included_files());
+        for f in &files {
             let bytes = std::fs::read(f).map_err(|error| CompileError::Io {
                 path: f.display().to_string(),
                 error,
             })?;
-            field(f.display().to_string().as_bytes());
+            field(file_name_of(&f.display().to_string()).as_bytes());
             field(&bytes);
         }
         if let Some(path) = path {
@@ -275,7 +482,7 @@ impl Compiler {
 
     fn full_key(&self, source_key: &str) -> Result<String, CompileError> {
         let mut h = blake3::Hasher::new();
-        h.update(b"hip-unroll compile v2\0");
+        h.update(b"hip-unroll compile v3\0");
         h.update(source_key.as_bytes());
         h.update(b"\0");
         h.update(self.identity()?.as_bytes());
@@ -306,6 +513,31 @@ impl Compiler {
             Some(cwd) => out.into_iter().map(|d| cwd.join(d)).collect(),
             None => out,
         }
+    }
+
+    /// A compiler process: in [`Compiler::cwd`], with a private `TMPDIR` (removed when the
+    /// returned job is dropped), under the time limit, killed with its group if we die.
+    fn job<S: AsRef<std::ffi::OsStr>>(
+        &self,
+        program: &str,
+        args: impl IntoIterator<Item = S>,
+    ) -> Result<CompilerJob, CompileError> {
+        check_timeout(self.timeout)?;
+        let tmp = tempfile::Builder::new()
+            .prefix("hip-unroll-cc-")
+            .tempdir()
+            .map_err(|error| CompileError::Io {
+                path: std::env::temp_dir().display().to_string(),
+                error,
+            })?;
+        let mut job = childproc::Job::new(program, self.timeout)
+            .args(args)
+            .cwd(self.cwd.as_deref())
+            .group_dies_with_parent();
+        for var in ["TMPDIR", "TMP", "TEMP"] {
+            job = job.env(var, tmp.path());
+        }
+        Ok(CompilerJob { job, _tmp: tmp })
     }
 
     /// Compile `src` (or take it from the cache) and read its code objects.
@@ -340,25 +572,54 @@ impl Compiler {
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
             let argv = self.argv(&src_abs, &tmp)?;
             let shown = argv.join(" ");
-            let mut cmd = Command::new(&argv[0]);
-            cmd.args(&argv[1..]);
-            if let Some(dir) = &self.cwd {
-                cmd.current_dir(dir);
-            }
-            let output = cmd
-                .output()
-                .map_err(|error| CompileError::CompilerMissing {
-                    program: argv[0].clone(),
-                    command: shown.clone(),
-                    error,
-                })?;
-            if !output.status.success() || !tmp.is_file() {
+            let program = argv[0].clone();
+            let result = self.job(&program, &argv[1..])?.run();
+            let output = match result {
+                Ok(o) => o,
+                Err(e) => {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(match e {
+                        childproc::Error::Spawn { error, .. } => CompileError::CompilerMissing {
+                            program,
+                            command: shown,
+                            error,
+                        },
+                        _ => CompileError::Timeout {
+                            program,
+                            source_file: src.display().to_string(),
+                            command: shown,
+                            limit: self.timeout,
+                        },
+                    });
+                }
+            };
+            if !output.success() || !tmp.is_file() {
                 let _ = std::fs::remove_file(&tmp);
+                let log = self.cache_dir.join("logs").join(format!("{key}.log"));
+                let text = format!(
+                    "command: {shown}\nin: {}\nstatus: {}\n--- stderr\n{}\n--- stdout\n{}",
+                    self.cwd.as_deref().unwrap_or(Path::new(".")).display(),
+                    output.status_text(),
+                    output.stderr,
+                    output.stdout
+                );
+                let log = write_atomic(&log, text.as_bytes()).ok().map(|()| log);
+                let status = if output.success() {
+                    "no output file".to_string()
+                } else {
+                    output.status_text()
+                };
                 return Err(CompileError::Failed {
-                    command: shown,
-                    status: output.status.to_string(),
-                    stderr: tail(&String::from_utf8_lossy(&output.stderr), 4000).to_string(),
+                    program,
+                    source_file: src.display().to_string(),
+                    status,
+                    stderr: tail(&output.stderr, 4000).to_string(),
+                    log,
                 });
+            }
+            if self.output == Output::Cubin {
+                // The report first: an object in the cache always has its log.
+                write_atomic(&log_path(&object), output.stderr.as_bytes())?;
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
         }
@@ -373,6 +634,7 @@ impl Compiler {
         let code_objects = self.read_back(&object)?;
         Ok(Compiled {
             source: src.to_path_buf(),
+            log: self.log_of(&object),
             object,
             cached,
             code_objects,
@@ -380,10 +642,18 @@ impl Compiler {
         })
     }
 
+    /// The kept diagnostic output of an [`Output::Cubin`] object.
+    fn log_of(&self, object: &Path) -> Option<String> {
+        (self.output == Output::Cubin)
+            .then(|| std::fs::read(log_path(object)).ok())
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
     fn read_back(&self, object: &Path) -> Result<Vec<CodeObject>, CompileError> {
         match self.output {
             Output::CodeObject => crate::load(object).map_err(CompileError::Load),
-            Output::Text(_) => Ok(Vec::new()),
+            Output::Text(_) | Output::Cubin => Ok(Vec::new()),
         }
     }
 
@@ -400,6 +670,7 @@ impl Compiler {
         }
         Some(self.read_back(&object).map(|code_objects| Compiled {
             source: src.to_path_buf(),
+            log: self.log_of(&object),
             object,
             cached: true,
             code_objects,
@@ -422,16 +693,53 @@ impl Compiler {
     }
 }
 
-/// The file `program` runs: itself when it names a path, else the first match on `PATH`.
-fn resolve_program(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return p.is_file().then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
+/// Options whose value is a directory searched for headers or libraries: left out of the key.
+const DIR_OPTIONS: &[&str] = &[
+    "-I",
+    "-iquote",
+    "-isystem",
+    "-idirafter",
+    "-L",
+    "--include-path",
+    "--system-include",
+    "--library-path",
+    "--cuda-path",
+];
+/// Options whose value is a file included before the source: in the key by name and content.
+const FILE_OPTIONS: &[&str] = &["-include", "-imacros", "--pre-include"];
+
+/// The last component of a path as written (`/opt/cuda/bin/nvcc` -> `nvcc`).
+fn file_name_of(p: &str) -> String {
+    p.rsplit('/').next().unwrap_or(p).to_string()
+}
+
+/// A `--version` output without the lines naming where the compiler is installed.
+fn without_install_paths(version: &str) -> String {
+    version
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("InstalledDir:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Headers beside nvcc whose bytes change with the version of the package that ships them.
+const NVCC_VERSIONED_HEADERS: &[&str] = &[
+    "cuda_runtime_api.h",
+    "crt/host_config.h",
+    "cccl/cuda/std/__cccl/version.h",
+    "cuda/std/__cccl/version.h",
+];
+
+/// Whether `program` is NVIDIA's compiler driver.
+fn is_nvcc(program: &str) -> bool {
+    file_name_of(program) == "nvcc"
+}
+
+/// Where the diagnostic output of an [`Output::Cubin`] object is kept.
+fn log_path(object: &Path) -> PathBuf {
+    let mut name = object.as_os_str().to_owned();
+    name.push(".log");
+    PathBuf::from(name)
 }
 
 /// Write `bytes` to `path` through a temporary file in the same directory and a rename.
@@ -535,4 +843,88 @@ pub fn compile_and_judge(
     let v = r.next().expect("two results")?;
     let j = crate::judge::judge(&b.code_objects, &v.code_objects, thresholds, kernel);
     Ok((b, v, j))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_words_hold_no_path() {
+        let c = |program: &str, inc: &str, pre: &str| {
+            Compiler::new(
+                format!("{program} -arch={{arch}} -ptx {{src}} -o {{out}}"),
+                "sm_90",
+                "/var/cache/x",
+            )
+            .with_args([
+                "-I".into(),
+                inc.into(),
+                format!("-I{inc}/sub"),
+                "-include".into(),
+                pre.into(),
+                "--cuda-path=/opt/cuda".into(),
+                "-DN=4".into(),
+            ])
+        };
+        let a = c(
+            "/opt/venv/nvidia/cu13/bin/nvcc",
+            "/home/u/tree/inc",
+            "/a/p.h",
+        );
+        let b = c("nvcc", "../copy/inc", "/b/c/p.h");
+        assert_eq!(a.key_words(), b.key_words());
+        assert_eq!(
+            a.key_words(),
+            [
+                "nvcc",
+                "-arch=sm_90",
+                "-ptx",
+                "{src}",
+                "-o",
+                "{out}",
+                "-I",
+                "-I",
+                "-include",
+                "p.h",
+                "--cuda-path",
+                "-DN=4"
+            ]
+        );
+        // What is not a path stays: another define or arch is another key.
+        let d = c("nvcc", "x", "p.h").with_args(["-DM=1".into()]);
+        assert_ne!(a.key_words(), d.key_words());
+    }
+
+    #[test]
+    fn included_files_enter_the_key_by_name_and_content() {
+        let d = tempfile::tempdir().unwrap();
+        for dir in ["one", "two"] {
+            std::fs::create_dir_all(d.path().join(dir)).unwrap();
+            std::fs::write(d.path().join(dir).join("p.h"), "#define P 1\n").unwrap();
+        }
+        let key = |dir: &str, cache: &str| {
+            Compiler::new("cc -c {src} -o {out}", "x", d.path().join(cache))
+                .with_args([
+                    "-include".into(),
+                    d.path().join(dir).join("p.h").display().to_string(),
+                ])
+                .source_key(None, b"int k;")
+                .unwrap()
+        };
+        assert_eq!(key("one", "c"), key("two", "other-cache"));
+        std::fs::write(d.path().join("two/p.h"), "#define P 2\n").unwrap();
+        assert_ne!(key("one", "c"), key("two", "c"));
+    }
+
+    #[test]
+    fn identities_hold_no_install_path() {
+        assert_eq!(
+            without_install_paths(
+                "clang version 19\nTarget: x\nInstalledDir: /usr/lib/llvm-19/bin\n"
+            ),
+            "clang version 19\nTarget: x\n"
+        );
+        assert!(is_nvcc("/opt/cuda/bin/nvcc") && !is_nvcc("nvcc-wrapper"));
+    }
 }

@@ -60,10 +60,12 @@ impl Kernel {
 /// Bundles nest at most this deep (a bundle entry that is itself a bundle).
 const MAX_DEPTH: u32 = 4;
 
-/// Read every code object in the file at `path`. I/O errors are returned as `std::io::Error`
-/// inside [`LoadError`].
+/// Read every code object in the regular file at `path` (size-capped: `fsio::read`). I/O errors
+/// and refusals (a FIFO, a device, a file too large) are returned as `std::io::Error` inside
+/// [`LoadError`].
 pub fn load(path: &Path) -> std::result::Result<Vec<CodeObject>, LoadError> {
-    let data = std::fs::read(path).map_err(|e| LoadError::Io(path.display().to_string(), e))?;
+    let data = fsio::read(path, fsio::OBJECT_CAP, "a code object")
+        .map_err(|e| LoadError::Io(path.display().to_string(), e.into_io()))?;
     read(&data, &path.display().to_string())
         .map_err(|e| LoadError::Parse(path.display().to_string(), e))
 }

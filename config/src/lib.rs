@@ -1,12 +1,14 @@
-//! `hip-unroll.toml`: found upward from a file; each command reads its own section
-//! (`[check]`, `[compile]`, `[vgpr-pressure]`, `[tune]`) with its own serde struct. The binary
-//! and any crate that needs a section read it through here; nothing here prints or exits.
+//! `hip-unroll.toml`: found upward from a file and read whole by [`load`] into [`Config`], one
+//! serde struct per section (`[check]`, `[compile]`, `[vgpr-pressure]`, `[tune]`); an unknown
+//! section or key is an error wherever it is, whichever command reads the file. Errors are one
+//! line: file, line:column, reason. Nothing here prints or exits.
 
 use std::path::{Path, PathBuf};
 
 pub const CONFIG_NAME: &str = "hip-unroll.toml";
 
-/// Why a config file could not be used. Each message names the file.
+/// Why a config file could not be used. Each message is one line that names the file (and,
+/// where the parser knows it, the line and column and the section).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot read {}", path.display())]
@@ -15,19 +17,128 @@ pub enum Error {
         #[source]
         error: std::io::Error,
     },
-    #[error("invalid TOML in {}", path.display())]
+    /// Not TOML, an unknown section or key, or a value of the wrong type or range.
+    #[error("{}{}: {message}", path.display(), at.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
     Toml {
         path: PathBuf,
-        #[source]
-        error: Box<toml::de::Error>,
-    },
-    /// A section that is not what its struct expects (an unknown key, a wrong type).
-    #[error("invalid [{section}] section in {}: {message}", path.display())]
-    Section {
-        section: String,
-        path: PathBuf,
+        /// 1-based line and column.
+        at: Option<(usize, usize)>,
         message: String,
     },
+}
+
+/// Every section of `hip-unroll.toml`. An unknown section or key is an error.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    #[serde(default)]
+    pub check: CheckSection,
+    #[serde(default)]
+    pub compile: CompileSection,
+    #[serde(default)]
+    pub vgpr_pressure: PressureSection,
+    #[serde(default)]
+    pub tune: TuneSection,
+}
+
+/// The sections a config file may have.
+pub const SECTIONS: [&str; 4] = ["check", "compile", "vgpr-pressure", "tune"];
+
+/// Read and check the whole config file at `path`: its TOML, every section and every key (an
+/// unknown one is an error naming it, its section and the file, wherever it is).
+pub fn load(path: &Path) -> Result<Config, Error> {
+    let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    parse(&text, path)
+}
+
+/// [`load`] on text read from `path` (for messages).
+pub fn parse(text: &str, path: &Path) -> Result<Config, Error> {
+    // Syntax first, so that a syntax error is called one.
+    text.parse::<toml::Table>().map_err(|e| {
+        let mut err = toml_error(text, path, &e);
+        if let Error::Toml { message, .. } = &mut err {
+            *message = format!("invalid TOML: {message}");
+        }
+        err
+    })?;
+    toml::from_str::<Config>(text).map_err(|e| toml_error(text, path, &e))
+}
+
+/// One line from a toml error: `FILE:LINE:COL: reason`, with the section of a misplaced key
+/// (toml's own message is a multi-line code frame).
+pub fn toml_error(text: &str, path: &Path, e: &toml::de::Error) -> Error {
+    let at = e.span().map(|s| line_col(text, s.start));
+    let mut message = e
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        let (key, known) = rest.split_once(", expected ").unwrap_or((rest, ""));
+        message = match e.span().and_then(|s| enclosing_table(text, s.start)) {
+            Some(sec) if known.is_empty() => format!("unknown key {key} in [{sec}]"),
+            Some(sec) => format!("unknown key {key} in [{sec}] (expected {known})"),
+            None => format!(
+                "unknown section {key} (known: {})",
+                SECTIONS.map(|s| format!("[{s}]")).join(", ")
+            ),
+        };
+    }
+    Error::Toml {
+        path: path.to_path_buf(),
+        at,
+        message,
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` of `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, col)
+}
+
+/// The table that the key at `offset` belongs to (`None`: the top level): the header of a
+/// `[table]` line itself names its parent; a key under a header, that header; a top-level
+/// `section.key = ...` or `section = { key = ... }`, the section.
+fn enclosing_table(text: &str, offset: usize) -> Option<String> {
+    fn header(line: &str) -> String {
+        let name = line.trim().trim_start_matches('[');
+        let name = name.split(']').next().unwrap_or("");
+        name.split('.')
+            .map(|p| p.trim().trim_matches('"').trim_matches('\''))
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+    let before = text.get(..offset.min(text.len()))?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim_start();
+    if line.starts_with('[') {
+        return header(line)
+            .rsplit_once('.')
+            .map(|(parent, _)| parent.to_string());
+    }
+    if let Some(h) = before[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim_start)
+        .find(|l| l.starts_with('['))
+    {
+        return Some(header(h));
+    }
+    let head = line.split(['=', '.']).next().unwrap_or("").trim();
+    let rest = line[line.find(head).unwrap_or(0) + head.len()..].trim_start();
+    let inline = rest
+        .strip_prefix('=')
+        .is_some_and(|r| r.trim_start().starts_with('{'));
+    (rest.starts_with('.') || inline).then(|| head.trim_matches('"').to_string())
 }
 
 /// The nearest `hip-unroll.toml` in `start` (a file or directory) or any of its ancestors.
@@ -46,18 +157,6 @@ pub fn find_config(start: &Path) -> Option<PathBuf> {
         dir = d.parent();
     }
     None
-}
-
-/// Read and parse a config file into a TOML table (errors name the file).
-pub fn load_table(path: &Path) -> Result<toml::Table, Error> {
-    let text = std::fs::read_to_string(path).map_err(|error| Error::Read {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    toml::from_str(&text).map_err(|error| Error::Toml {
-        path: path.to_path_buf(),
-        error: Box::new(error),
-    })
 }
 
 /// `--fail-on` / `fail-on`: the least severity that makes `check` exit 1.
@@ -140,6 +239,11 @@ pub struct CompileSection {
     pub command: Option<String>,
     pub arch: Option<String>,
     pub cache_dir: Option<PathBuf>,
+    /// Seconds one compile may take (1 to 86400) before its process group is killed.
+    pub timeout: Option<u64>,
+    /// nvcc for NVIDIA targets (`bench`, `tune --backend bench`), before `$CUDA_HOME/bin` and
+    /// `PATH`.
+    pub nvcc: Option<PathBuf>,
 }
 
 /// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.
@@ -151,25 +255,19 @@ pub struct PressureSection {
 
 /// The include search directories a config file names, in order: `[check] include-dirs`, then
 /// the `-I DIR`/`-IDIR`/`-iquote DIR` of `[compile] command` and of `[tune] compile-flags`;
-/// relative ones are resolved from the config file's directory (`path`'s parent). The two
-/// compile settings are read leniently (a malformed `[tune]` is `tune`'s error to report, not
-/// `check`'s); a malformed `[check]` is an error.
-pub fn include_dirs(table: &toml::Table, path: &Path) -> Result<Vec<PathBuf>, Error> {
+/// relative ones are resolved from the config file's directory (`path`'s parent).
+pub fn include_dirs(cfg: &Config, path: &Path) -> Vec<PathBuf> {
     let base = path.parent().unwrap_or(Path::new("."));
-    let check: CheckSection = section(table, "check", path)?;
-    let mut out: Vec<PathBuf> = check.include_dirs.unwrap_or_default();
+    let mut out: Vec<PathBuf> = cfg.check.include_dirs.clone().unwrap_or_default();
     let mut words: Vec<String> = Vec::new();
-    let get = |sec: &str, key: &str| table.get(sec).and_then(|t| t.get(key));
-    if let Some(cmd) = get("compile", "command").and_then(|v| v.as_str()) {
+    if let Some(cmd) = &cfg.compile.command {
         words.extend(cmd.split_whitespace().map(str::to_string));
     }
-    if let Some(flags) = get("tune", "compile-flags").and_then(|v| v.as_array()) {
-        for f in flags.iter().filter_map(|v| v.as_str()) {
-            words.extend(f.split_whitespace().map(str::to_string));
-        }
+    for f in cfg.tune.compile_flags.iter().flatten() {
+        words.extend(f.split_whitespace().map(str::to_string));
     }
     out.extend(include_flags(&words));
-    Ok(out.into_iter().map(|d| base.join(d)).collect())
+    out.into_iter().map(|d| base.join(d)).collect()
 }
 
 /// The directories of `-I DIR`, `-IDIR`, `-iquote DIR` and `-iquoteDIR` among compiler words,
@@ -196,24 +294,7 @@ pub fn include_flags(words: &[String]) -> Vec<PathBuf> {
 
 /// Read the `[check]` section of the config file at `path` (an absent section is empty).
 pub fn load_check_section(path: &Path) -> Result<CheckSection, Error> {
-    section(&load_table(path)?, "check", path)
-}
-
-/// The section `name` of a parsed config file (`path`, for messages) as `T`; an absent section
-/// is `T::default()`, a malformed one an error naming the section, the file and the key.
-pub fn section<T: serde::de::DeserializeOwned + Default>(
-    table: &toml::Table,
-    name: &str,
-    path: &Path,
-) -> Result<T, Error> {
-    match table.get(name) {
-        None => Ok(T::default()),
-        Some(value) => value.clone().try_into::<T>().map_err(|e| Error::Section {
-            section: name.to_string(),
-            path: path.to_path_buf(),
-            message: e.message().to_string(),
-        }),
-    }
+    Ok(load(path)?.check)
 }
 
 #[cfg(test)]
@@ -229,7 +310,7 @@ mod tests {
     #[test]
     fn check_section_parses_and_rejects_unknown_keys() {
         let dir = tempfile::tempdir().unwrap();
-        let p = write(dir.path(), "[check]\nselect = [\"barrier\"]\nfail-on = \"error\"\nhints = true\nexclude = [\"gen/\"]\nextend-include = [\"*.cl\"]\n[check.severity]\nunroll-blocked = \"warning\"\n[profile]\nx = 1\n");
+        let p = write(dir.path(), "[check]\nselect = [\"barrier\"]\nfail-on = \"error\"\nhints = true\nexclude = [\"gen/\"]\nextend-include = [\"*.cl\"]\n[check.severity]\nunroll-blocked = \"warning\"\n");
         let s = load_check_section(&p).unwrap();
         assert_eq!(s.select.as_deref(), Some(&["barrier".to_string()][..]));
         assert_eq!(s.fail_on, Some(FailOn::Error));
@@ -249,16 +330,13 @@ mod tests {
         );
 
         let p = write(dir.path(), "[check\n");
-        let err = load_check_section(&p).unwrap_err();
-        let e = err.to_string();
+        let e = load_check_section(&p).unwrap_err().to_string();
         assert!(
             e.contains("invalid TOML") && e.contains(&p.display().to_string()),
             "{e}"
         );
-        // The parser's own message stays reachable as the source (the binary prints the chain).
-        assert!(std::error::Error::source(&err).is_some(), "{err:?}");
 
-        let p = write(dir.path(), "[other]\n");
+        let p = write(dir.path(), "[tune]\n");
         assert_eq!(load_check_section(&p).unwrap(), CheckSection::default());
     }
 
@@ -269,15 +347,13 @@ mod tests {
             dir.path(),
             "[tune]\nbuild = \"make\"\nrun = \"./app\"\nfactors = [2, 8]\nmin-speedup = 5.0\ncompile-flags = [\"-Iinc\"]\n",
         );
-        let t: TuneSection = section(&load_table(&p).unwrap(), "tune", &p).unwrap();
+        let t = load(&p).unwrap().tune;
         assert_eq!(t.build.as_deref(), Some("make"));
         assert_eq!(t.factors, Some(vec![2, 8]));
         assert_eq!(t.min_speedup, Some(5.0));
         assert_eq!(t.compile_flags, Some(vec!["-Iinc".to_string()]));
         let p = write(dir.path(), "[tune]\nbiuld = \"make\"\n");
-        let e = section::<TuneSection>(&load_table(&p).unwrap(), "tune", &p)
-            .unwrap_err()
-            .to_string();
+        let e = load(&p).unwrap_err().to_string();
         assert!(e.contains("biuld") && e.contains("[tune]"), "{e}");
     }
 
@@ -286,9 +362,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = write(
             dir.path(),
-            "[check]\ninclude-dirs = [\"inc\", \"/abs/inc\"]\n[compile]\ncommand = \"hipcc -I common -Ithird {src} -o {out}\"\n[tune]\ncompile-flags = [\"-iquote q\", \"-DX\"]\nbogus-key = 1\n",
+            "[check]\ninclude-dirs = [\"inc\", \"/abs/inc\"]\n[compile]\ncommand = \"hipcc -I common -Ithird {src} -o {out}\"\n[tune]\ncompile-flags = [\"-iquote q\", \"-DX\"]\n",
         );
-        let dirs = include_dirs(&load_table(&p).unwrap(), &p).unwrap();
+        let dirs = include_dirs(&load(&p).unwrap(), &p);
         let base = dir.path();
         assert_eq!(
             dirs,
@@ -301,10 +377,11 @@ mod tests {
             ]
         );
         let p = write(dir.path(), "[check]\ninclude-dirs = \"inc\"\n");
-        let e = include_dirs(&load_table(&p).unwrap(), &p)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("[check]"), "{e}");
+        let e = load(&p).unwrap_err().to_string();
+        assert!(
+            e.contains(":2:16:") && e.contains("expected a sequence"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -316,5 +393,68 @@ mod tests {
         std::fs::write(deep.join("k.cu"), "").unwrap();
         let found = find_config(&deep.join("k.cu")).unwrap();
         assert_eq!(found, std::fs::canonicalize(&p).unwrap());
+    }
+
+    #[test]
+    fn every_error_is_one_line_with_file_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = |text: &str| {
+            let p = write(dir.path(), text);
+            let e = load(&p).unwrap_err().to_string();
+            assert!(!e.contains('\n'), "{e}");
+            e.strip_prefix(&format!("{}:", p.display()))
+                .unwrap_or_else(|| panic!("{e}"))
+                .to_string()
+        };
+        assert_eq!(
+            f("[check\nx=1\n"),
+            "1:7: invalid TOML: unclosed table, expected `]`"
+        );
+        assert_eq!(
+            f("[check]\nselect = [\"barrier\"\n"),
+            "2:20: invalid TOML: unclosed array, expected `]`"
+        );
+        let e = f("[check]\nhints = true\n[bogus]\nx = 1\n");
+        assert!(
+            e.starts_with(
+                "3:2: unknown section `bogus` (known: [check], [compile], [vgpr-pressure], [tune])"
+            ),
+            "{e}"
+        );
+        let e = f("[tune]\nbuild = \"make\"\nbiuld = \"make\"\n");
+        assert!(
+            e.starts_with("3:1: unknown key `biuld` in [tune] (expected one of `paths`, "),
+            "{e}"
+        );
+        let e = f("tune = { biuld = 1 }\n");
+        assert!(e.contains("unknown key `biuld` in [tune]"), "{e}");
+        let e = f("tune.biuld = 1\n");
+        assert!(e.contains("unknown key `biuld` in [tune]"), "{e}");
+        let e = f("[check.bogus]\nx = 1\n");
+        assert!(e.contains("unknown key `bogus` in [check]"), "{e}");
+        let e = f("[tune]\nmax-runs = -3\n");
+        assert!(e.starts_with("2:12: "), "{e}");
+        let e = f("[check]\nfail-on = \"loud\"\n");
+        assert!(e.starts_with("2:11: unknown variant `loud`"), "{e}");
+        // Nesting past the parser's limit is an error, not a stack overflow.
+        let deep = format!(
+            "[check]\nselect = {}{}\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let e = f(&deep);
+        assert!(e.starts_with("2:") && e.contains("invalid TOML: "), "{e}");
+        // Every known section and key loads.
+        let p = write(dir.path(), "[check]\nhints = true\n[compile]\narch = \"gfx942\"\n[vgpr-pressure]\nmax-occupancy-loss = 1\n[tune]\njobs = 2\n");
+        let c = load(&p).unwrap();
+        assert_eq!(
+            (
+                c.check.hints,
+                c.compile.arch.as_deref(),
+                c.vgpr_pressure.max_occupancy_loss,
+                c.tune.jobs
+            ),
+            (Some(true), Some("gfx942"), Some(1), Some(2))
+        );
     }
 }

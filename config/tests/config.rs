@@ -1,10 +1,7 @@
 //! `hip-unroll.toml` through the crate's public API: discovery upward, the `[compile]` and
 //! `[vgpr-pressure]` sections moved here from the binary, and the typed errors.
 
-use config::{
-    find_config, load_table, section, CompileSection, Error, PressureSection, TuneSection,
-    CONFIG_NAME,
-};
+use config::{find_config, load, Error, TuneSection, CONFIG_NAME};
 use std::path::{Path, PathBuf};
 
 fn write(dir: &Path, text: &str) -> PathBuf {
@@ -20,32 +17,38 @@ fn compile_and_pressure_sections_parse_and_reject_unknown_keys() {
         dir.path(),
         "[compile]\ncommand = \"cc {src} -o {out}\"\narch = \"gfx942\"\ncache-dir = \"c\"\n[vgpr-pressure]\nmax-occupancy-loss = 2\n",
     );
-    let table = load_table(&p).unwrap();
-    let c: CompileSection = section(&table, "compile", &p).unwrap();
+    let cfg = load(&p).unwrap();
+    let c = cfg.compile;
     assert_eq!(c.command.as_deref(), Some("cc {src} -o {out}"));
     assert_eq!(c.arch.as_deref(), Some("gfx942"));
     assert_eq!(c.cache_dir, Some(PathBuf::from("c")));
-    let v: PressureSection = section(&table, "vgpr-pressure", &p).unwrap();
+    let v = cfg.vgpr_pressure;
     assert_eq!(v.max_occupancy_loss, Some(2));
     // Absent sections are their defaults.
-    let t: TuneSection = section(&table, "tune", &p).unwrap();
-    assert_eq!(t, TuneSection::default());
+    assert_eq!(cfg.tune, TuneSection::default());
 
     let p = write(
         dir.path(),
         "[compile]\narhc = \"gfx90a\"\n[vgpr-pressure]\nmax-occupancy-loss = -1\n",
     );
-    let table = load_table(&p).unwrap();
-    let e = section::<CompileSection>(&table, "compile", &p).unwrap_err();
+    let e = load(&p).unwrap_err();
     assert!(
-        matches!(&e, Error::Section { section, .. } if section == "compile"),
+        matches!(
+            &e,
+            Error::Toml {
+                at: Some((2, 1)),
+                ..
+            }
+        ),
         "{e:?}"
     );
-    assert!(e.to_string().contains("arhc"), "{e}");
-    let e = section::<PressureSection>(&table, "vgpr-pressure", &p)
-        .unwrap_err()
-        .to_string();
-    assert!(e.starts_with("invalid [vgpr-pressure] section in "), "{e}");
+    assert!(
+        e.to_string().contains("unknown key `arhc` in [compile]"),
+        "{e}"
+    );
+    let p = write(dir.path(), "[vgpr-pressure]\nmax-occupancy-loss = -1\n");
+    let e = load(&p).unwrap_err().to_string();
+    assert!(e.starts_with(&format!("{}:2:22: ", p.display())), "{e}");
 }
 
 #[test]
@@ -80,7 +83,7 @@ fn find_config_takes_the_nearest_and_stops_at_none() {
 fn unreadable_config_is_a_read_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join(CONFIG_NAME);
-    let e = load_table(&missing).unwrap_err();
+    let e = load(&missing).unwrap_err();
     assert!(matches!(e, Error::Read { .. }), "{e:?}");
     assert_eq!(e.to_string(), format!("cannot read {}", missing.display()));
 }

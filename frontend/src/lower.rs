@@ -28,7 +28,7 @@ use crate::trip::trip_count_with;
 
 /// Operators for which [`ConstOp`]s are recorded.
 const CONST_OPS: &[&[u8]] = &[
-    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=",
+    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=", b"+", b"-",
 ];
 
 /// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
@@ -49,6 +49,30 @@ enum Pop {
     Ns,
     Init,
     Collect,
+    ArrayDeclarator,
+    Subscript,
+}
+
+/// `ns::T<32> name = init;` / `ns::T<32> name(args);`, which the grammar reads as the
+/// expression `(ns::T < 32) > (name = init)`: a declaration of `name` (see
+/// [`misparsed_template_decl`]). Node ids of its parts.
+struct MisparsedDecl {
+    /// `ns::T < 32`: the type, not walked.
+    type_node: usize,
+    /// The declared name.
+    name_node: usize,
+    /// The assignment or call the grammar made of it (no `Assign`, no `Call`).
+    shell_node: usize,
+    /// The initialiser (the assignment's right side, or the call's arguments).
+    init_node: Option<usize>,
+    /// Index of its `VarDecl` in the current function.
+    decl: usize,
+}
+
+/// An open subscript `a[...][expr]`: the node its whole index is (parentheses aside).
+struct OpenSubscript {
+    target: usize,
+    index: ArrayIndex,
 }
 
 #[derive(Clone, Copy)]
@@ -140,6 +164,10 @@ pub(crate) struct Lowerer<'s> {
     global_names: NameIndex,
     /// The macro uses the parse skipped (`DINLINE`, `__align__(16)`).
     elided: Plan,
+    /// Array declarators being walked (their sizes must stay constant expressions).
+    array_declarators: usize,
+    subscripts: Vec<OpenSubscript>,
+    misparsed: Option<MisparsedDecl>,
 }
 
 impl<'s> Lowerer<'s> {
@@ -165,6 +193,9 @@ impl<'s> Lowerer<'s> {
             assign_map: Vec::new(),
             global_names: NameIndex::default(),
             elided,
+            array_declarators: 0,
+            subscripts: Vec::new(),
+            misparsed: None,
         }
     }
 
@@ -189,6 +220,7 @@ impl<'s> Lowerer<'s> {
                         | K::Declaration
                         | K::FieldDeclaration
                         | K::HasDeclarator
+                        | K::ArrayDeclarator
                         | K::ForRangeLoop
                 ));
             let field = if needs_field {
@@ -245,6 +277,15 @@ impl<'s> Lowerer<'s> {
         if self.skip_node == Some(node.id()) {
             self.skip_node = None;
             return false;
+        }
+        if let Some(m) = &self.misparsed {
+            if m.type_node == node.id() {
+                return false; // `ns::T < 32`: a type, no comparison
+            }
+            if m.init_node == Some(node.id()) {
+                self.init_stack.push(DeclRef::Local(m.decl));
+                self.pops.push((node.id(), Pop::Init));
+            }
         }
         if node.is_missing() {
             self.out.parse_errors.push(ParseError {
@@ -386,7 +427,22 @@ impl<'s> Lowerer<'s> {
                 }
             }
             K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
-            K::BinaryExpression => self.const_op(node),
+            K::ArrayDeclarator => {
+                self.array_declarators += 1;
+                self.pops.push((node.id(), Pop::ArrayDeclarator));
+            }
+            K::SubscriptArgumentList if self.in_body(node) => {
+                if let Some(open) = parent.and_then(|p| open_subscript(p, node, self.src)) {
+                    self.subscripts.push(open);
+                    self.pops.push((node.id(), Pop::Subscript));
+                }
+            }
+            K::BinaryExpression => {
+                if self.in_body(node) {
+                    self.misparsed_decl(node, parent);
+                }
+                self.const_op(node)
+            }
             K::AssignmentExpression => self.assignment(node),
             _ => {}
         }
@@ -421,6 +477,12 @@ impl<'s> Lowerer<'s> {
                 }
                 Pop::Collect => {
                     self.collect_stack.pop();
+                }
+                Pop::ArrayDeclarator => {
+                    self.array_declarators = self.array_declarators.saturating_sub(1);
+                }
+                Pop::Subscript => {
+                    self.subscripts.pop();
                 }
             }
         }
@@ -538,7 +600,7 @@ impl<'s> Lowerer<'s> {
             }
             match prev {
                 Some(p) => p.end_byte(),
-                None => node.parent().map_or(0, |p| p.start_byte()),
+                None => parent.map_or(0, |p| p.start_byte()),
             }
         };
         let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
@@ -777,9 +839,11 @@ impl<'s> Lowerer<'s> {
             .filter(|b| recover::is_missing_statement(*b))
             .and_then(|_| recover::repaired_body(node, self.kinds));
         let mut loop_span = span_of(node);
+        let mut end_line = node.end_position().row as u32 + 1;
         if let Some((stmt, last)) = repaired {
             body = Some(stmt);
             loop_span.end = last.end_byte();
+            end_line = last.end_position().row as u32 + 1;
         }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
@@ -865,6 +929,7 @@ impl<'s> Lowerer<'s> {
             index: idx,
             kind,
             span: loop_span,
+            end_line,
             keyword,
             parent: parent_loop,
             depth,
@@ -956,6 +1021,13 @@ impl<'s> Lowerer<'s> {
     // ---------------------------------------------------------------- calls, names, declarations
 
     fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        if self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.shell_node == node.id())
+        {
+            return; // `ns::T<32> name(args)`: a constructor, no call
+        }
         let src = self.src;
         let Some(func) = node.child_by_field_id(fields().function) else {
             return;
@@ -1058,6 +1130,7 @@ impl<'s> Lowerer<'s> {
                     SharedKind::HipDynamicMacro,
                     span_of(node),
                     node,
+                    Vec::new(),
                 );
             }
         }
@@ -1118,8 +1191,20 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn add_shared(&mut self, name: String, kind: SharedKind, span: Span, node: Node<'_>) {
-        let d = SharedDecl { name, kind, span };
+    fn add_shared(
+        &mut self,
+        name: String,
+        kind: SharedKind,
+        span: Span,
+        node: Node<'_>,
+        dims: Vec<Option<i128>>,
+    ) {
+        let d = SharedDecl {
+            name,
+            kind,
+            span,
+            dims,
+        };
         if self.in_body(node) {
             if let Some(fc) = self.fns.last_mut() {
                 fc.f.shared.push(d);
@@ -1127,6 +1212,34 @@ impl<'s> Lowerer<'s> {
             }
         }
         self.out.shared.push(d);
+    }
+
+    /// The extents of an array declarator, outermost first (integer literals and object-like
+    /// integer macros; `None` for anything else).
+    fn array_dims(&self, d: Node<'_>) -> Vec<Option<i128>> {
+        let mut dims = Vec::new();
+        let mut cur = Some(d);
+        for _ in 0..64 {
+            let Some(x) = cur else { break };
+            cur = match x.kind() {
+                "array_declarator" => {
+                    dims.push(x.child_by_field_id(fields().size).and_then(|n| {
+                        int_value(n, self.src).or_else(|| {
+                            (n.kind() == "identifier")
+                                .then(|| self.macro_ints.get(&text_of(n, self.src)).copied())
+                                .flatten()
+                        })
+                    }));
+                    x.child_by_field_id(fields().declarator)
+                }
+                "init_declarator" | "attributed_declarator" => {
+                    x.child_by_field_id(fields().declarator)
+                }
+                _ => None,
+            };
+        }
+        dims.reverse();
+        dims
     }
 
     fn declaration(&mut self, node: Node<'_>, k: K) {
@@ -1173,7 +1286,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|p| second_list_item(p, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(node),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1187,7 +1306,8 @@ impl<'s> Lowerer<'s> {
                 } else {
                     SharedKind::Static
                 };
-                self.add_shared(name.clone(), kind, span_of(node), node);
+                let dims = self.array_dims(d);
+                self.add_shared(name.clone(), kind, span_of(node), node, dims);
             }
             let value = value.or(default_value);
             if !in_fn && value.is_none() {
@@ -1233,7 +1353,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|l| second_list_item(l, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(p),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1284,7 +1410,11 @@ impl<'s> Lowerer<'s> {
         let pk = parent
             .map(|p| self.kinds.of(p.kind_id()))
             .unwrap_or(K::Other);
-        let access = if field == fields().declarator {
+        let declared = self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.name_node == node.id());
+        let access = if field == fields().declarator || declared {
             Access::Decl
         } else if (pk == K::AssignmentExpression && field == fields().left)
             || pk == K::UpdateExpression
@@ -1310,8 +1440,76 @@ impl<'s> Lowerer<'s> {
         fc.f.idents.push(IdentUse { name, span, access });
     }
 
+    /// Recognises `ns::T<32> name = init;` / `ns::T<32> name(args);` read as comparisons (see
+    /// [`MisparsedDecl`]) and records the declaration.
+    fn misparsed_decl(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let op = |n: Node<'_>| {
+            n.child_by_field_id(fields().operator)
+                .map(|o| bytes_of(o, src))
+        };
+        if op(node) != Some(b">") {
+            return;
+        }
+        let (Some(ty), Some(rest)) = (
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().right),
+        ) else {
+            return;
+        };
+        let qualified_less = ty.kind() == "binary_expression"
+            && op(ty) == Some(b"<")
+            && ty
+                .child_by_field_id(fields().left)
+                .is_some_and(|l| l.kind() == "qualified_identifier");
+        let in_statement = parent.is_some_and(|p| p.kind() == "expression_statement");
+        if !qualified_less || !in_statement {
+            return;
+        }
+        let (name, init) = match rest.kind() {
+            "assignment_expression" if op(rest) == Some(b"=") => (
+                rest.child_by_field_id(fields().left),
+                rest.child_by_field_id(fields().right),
+            ),
+            "call_expression" => (
+                rest.child_by_field_id(fields().function),
+                rest.child_by_field_id(fields().arguments),
+            ),
+            _ => return,
+        };
+        let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.decls.push(VarDecl {
+            name: text_of(name, src),
+            type_text: format!("{}>", text_of(ty, src)),
+            span: span_of(node),
+            name_span: span_of(name),
+            init: init.map(span_of),
+            init_idents: Vec::new(),
+            is_pointer_or_ref: false,
+            init_int: None,
+            is_const: false,
+        });
+        self.misparsed = Some(MisparsedDecl {
+            type_node: ty.id(),
+            name_node: name.id(),
+            shell_node: rest.id(),
+            init_node: init.map(|i| i.id()),
+            decl: fc.f.decls.len() - 1,
+        });
+    }
+
     fn assignment(&mut self, node: Node<'_>) {
-        if !self.in_body(node) {
+        if !self.in_body(node)
+            || self
+                .misparsed
+                .as_ref()
+                .is_some_and(|m| m.shell_node == node.id())
+        {
             return;
         }
         let (Some(l), Some(o)) = (
@@ -1360,6 +1558,12 @@ impl<'s> Lowerer<'s> {
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
+        let index_of = self
+            .subscripts
+            .last()
+            .filter(|o| o.target == node.id())
+            .map(|o| o.index.clone());
+        let in_array_size = self.array_declarators > 0;
         fc.f.const_ops.push(ConstOp {
             op: String::from_utf8_lossy(op).into_owned(),
             constant,
@@ -1367,6 +1571,8 @@ impl<'s> Lowerer<'s> {
             span: span_of(node),
             constant_span: span_of(lit),
             operand_names: Vec::new(),
+            index_of,
+            in_array_size,
         });
         self.collect_stack.push(fc.f.const_ops.len() - 1);
         self.pops.push((node.id(), Pop::Collect));
@@ -1548,6 +1754,44 @@ impl<'s> Lowerer<'s> {
         self.out.inert.sort_by_key(|s| s.start);
         self.out
     }
+}
+
+/// For the `[...]` `list` of the subscript expression `sub`: the node that is its whole index
+/// (parentheses aside) and which array and subscript it indexes (`a[i][si % 32]`: `a`, 1).
+/// Walks children only (a node's parent is not cheap to find in tree-sitter).
+fn open_subscript(sub: Node<'_>, list: Node<'_>, src: &[u8]) -> Option<OpenSubscript> {
+    if sub.kind() != "subscript_expression" {
+        return None;
+    }
+    let mut c = list.walk();
+    let mut items = list
+        .named_children(&mut c)
+        .filter(|x| x.kind() != "comment");
+    let (mut target, None) = (items.next()?, items.next()) else {
+        return None;
+    };
+    for _ in 0..16 {
+        if target.kind() != "parenthesized_expression" {
+            break;
+        }
+        target = target.named_child(0)?;
+    }
+    let mut dim = 0;
+    let mut base = sub.child_by_field_id(fields().argument)?;
+    for _ in 0..64 {
+        if base.kind() != "subscript_expression" {
+            break;
+        }
+        dim += 1;
+        base = base.child_by_field_id(fields().argument)?;
+    }
+    (base.kind() == "identifier").then(|| OpenSubscript {
+        target: target.id(),
+        index: ArrayIndex {
+            array: text_of(base, src),
+            dim,
+        },
+    })
 }
 
 /// "cannot parse `TEXT`": the start of an ERROR node's text (its first line, at most 40

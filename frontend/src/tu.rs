@@ -149,8 +149,15 @@ impl Parsed {
     /// The names this header declares at file, namespace or class scope (see
     /// [`declared_names`]); computed on first use.
     pub fn declared(&self) -> &HashSet<String> {
-        self.declared
-            .get_or_init(|| declared_names(&self.bytes, self.tokens(), &self.file))
+        self.declared.get_or_init(|| {
+            let toks = self.tokens();
+            if self.light {
+                // No function was lowered: the bodies are found from the tokens.
+                declared_names_outside(&self.bytes, toks, body_spans(toks))
+            } else {
+                declared_names(&self.bytes, toks, &self.file)
+            }
+        })
     }
 }
 
@@ -310,7 +317,8 @@ impl HeaderCache {
         HeaderCache::default()
     }
 
-    /// How many headers this cache has parsed (each content once).
+    /// How many header contents this cache has read (each once: with the grammar, or for its
+    /// macros only when it holds no GPU code).
     pub fn parses(&self) -> usize {
         self.parses.load(Ordering::Relaxed)
     }
@@ -344,10 +352,10 @@ impl HeaderCache {
         let hash_of = hash;
         let parsed = cell
             .get_or_init(|| {
+                self.parses.fetch_add(1, Ordering::Relaxed);
                 if !crate::may_contain_gpu_code(&bytes) {
                     return Arc::new(Parsed::light(bytes).hashed(hash_of));
                 }
-                self.parses.fetch_add(1, Ordering::Relaxed);
                 Arc::new(Parsed::new(bytes).hashed(hash_of))
             })
             .clone();
@@ -448,9 +456,7 @@ impl Includes {
     /// (`#define DINLINE __device__ __forceinline__`, see [`crate::specifier_macros`]) that
     /// other headers of the unit define, where they use them.
     pub fn open(&self, path: &Path, source: &[u8]) -> (Arc<SourceFile>, TranslationUnit) {
-        let t = std::time::Instant::now();
         let file = self.cache.parse_main(path, source);
-        T_MAIN.fetch_add(t.elapsed().as_micros() as usize, Ordering::Relaxed);
         let mut unit = self.resolve(path, source, &file);
         let spec = unit.specifier_macros();
         if spec.is_empty() {
@@ -670,7 +676,6 @@ fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
     b.0 >= a.0 && b.1 >= a.1 && b.2 >= a.2
 }
 
-pub static T_MAIN: AtomicUsize = AtomicUsize::new(0);
 /// `path` with `.` components removed and `dir/..` pairs folded (lexically: symbolic links are
 /// not resolved, so two spellings of one file through a link stay two paths; the content hash
 /// still parses it once).
@@ -788,11 +793,20 @@ fn in_ranges(ranges: &[Span], pos: usize) -> bool {
 /// macros are the IR's). The net is wide on purpose: a name found here is "seen", so it is not
 /// taken for a macro the tool cannot see.
 pub fn declared_names(src: &[u8], toks: &[Token], file: &SourceFile) -> HashSet<String> {
-    let mut bodies: Vec<(usize, usize)> = file
+    let bodies: Vec<(usize, usize)> = file
         .functions
         .iter()
         .map(|f| (f.body.start, f.body.end))
         .collect();
+    declared_names_outside(src, toks, bodies)
+}
+
+/// [`declared_names`] outside the byte ranges `bodies` (function bodies).
+fn declared_names_outside(
+    src: &[u8],
+    toks: &[Token],
+    mut bodies: Vec<(usize, usize)>,
+) -> HashSet<String> {
     bodies.sort_unstable();
     let in_body = |pos: usize| {
         let i = bodies.partition_point(|b| b.0 <= pos);
@@ -828,6 +842,58 @@ pub fn declared_names(src: &[u8], toks: &[Token], file: &SourceFile) -> HashSet<
         if tagged || (after_type && declarator) {
             out.insert(w.clone());
         }
+    }
+    out
+}
+
+/// The byte ranges of function bodies found from tokens alone (for a header read without the
+/// grammar): a `{` after `)` or after `const`, `noexcept`, `override`, `final` or `mutable`
+/// opens one, up to its matching `}`; preprocessor lines are skipped.
+fn body_spans(toks: &[Token]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut prev: Option<&Tok> = None;
+    let mut k = 0;
+    while k < toks.len() {
+        let t = &toks[k];
+        if let Tok::Directive(_) = t.tok {
+            k += 1;
+            continue;
+        }
+        let opens = matches!(t.tok, Tok::Punct("{"))
+            && matches!(prev, Some(Tok::Punct(")")) | Some(Tok::Ident(_)))
+            && match prev {
+                Some(Tok::Ident(w)) => {
+                    matches!(
+                        w.as_str(),
+                        "const" | "noexcept" | "override" | "final" | "mutable"
+                    )
+                }
+                _ => true,
+            };
+        if opens {
+            let mut depth = 0usize;
+            let mut j = k;
+            while j < toks.len() {
+                match toks[j].tok {
+                    Tok::Punct("{") => depth += 1,
+                    Tok::Punct("}") => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = toks.get(j).map_or(usize::MAX, |x| x.range.end);
+            out.push((t.range.start, end));
+            prev = toks.get(j).map(|x| &x.tok);
+            k = j + 1;
+            continue;
+        }
+        prev = Some(&t.tok);
+        k += 1;
     }
     out
 }
@@ -898,7 +964,15 @@ mod tests {
         let src = b"// h\n#define A 1\n  #  define SKIP_IF(c) if (c) continue\n/*\n#define NOT_ME 2\n*/\n#define LONG(x, y) \\\n  do { f(x); \\\n       g(y); } while (0)\n#define ASM_B asm volatile(\"s_barrier\")\n#define EMPTY\n#define STR \"#define X\" // c\nint undefined_x;\n#ifdef A\n#define BAIL break\n#endif\n";
         let light = macros_only(src);
         let full = crate::parse(src);
-        let view = |f: &SourceFile| -> Vec<(String, Option<Vec<String>>, String, u32, Vec<String>, Vec<String>, Option<String>)> {
+        let view = |f: &SourceFile| -> Vec<(
+            String,
+            Option<Vec<String>>,
+            String,
+            u32,
+            Vec<String>,
+            Vec<String>,
+            Option<String>,
+        )> {
             f.macros
                 .iter()
                 .map(|m| {
@@ -917,6 +991,23 @@ mod tests {
         assert_eq!(view(&light), view(&full));
         assert_eq!(light.macros.len(), 7);
         assert!(light.functions.is_empty());
+    }
+
+    /// A header read without the grammar declares the same names as its full parse: the
+    /// locals of its host functions are not declarations.
+    #[test]
+    fn light_headers_declare_what_their_parse_declares() {
+        let src = b"#pragma once\n#define N 4\nstruct Opts { int LIMIT_A = 2; };\ninline int host_max(int a, int b) { int HIDDEN_LOCAL = a; return HIDDEN_LOCAL > b ? a : b; }\nstruct S { int get() const { int OTHER_LOCAL = 1; return OTHER_LOCAL; } };\nconstexpr int TILE = 8;\n";
+        let light = Parsed::light(src.to_vec());
+        let full = Parsed::new(src.to_vec());
+        assert!(light.light && !full.light);
+        assert_eq!(light.declared(), full.declared());
+        for name in ["TILE", "LIMIT_A", "host_max", "Opts"] {
+            assert!(light.declared().contains(name), "{name}");
+        }
+        for name in ["HIDDEN_LOCAL", "OTHER_LOCAL"] {
+            assert!(!light.declared().contains(name), "{name}");
+        }
     }
 
     #[test]

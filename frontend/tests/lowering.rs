@@ -940,3 +940,109 @@ fn specifier_macros_of_a_header_are_skipped_too() {
     let alone = parse(src.as_bytes());
     assert!(!alone.parse_errors.is_empty());
 }
+
+#[test]
+fn array_extents_subscripts_and_array_sizes() {
+    let src = r#"
+#define TILE 32
+__global__ void k(float* out, int si) {
+  __shared__ float a[128][32];
+  __shared__ float b[TILE][TILE + 1];
+  __shared__ float c[256 / 32];
+  a[si / 32][(si % 32)] = b[0][si & 31];
+  out[si + 1] = c[0];
+}
+"#;
+    let f = parse(src.as_bytes());
+    let k = func(&f, "k");
+    let dims: Vec<(&str, &[Option<i128>])> = k
+        .shared
+        .iter()
+        .map(|d| (d.name.as_str(), d.dims.as_slice()))
+        .collect();
+    assert_eq!(
+        dims,
+        vec![
+            ("a", &[Some(128), Some(32)][..]),
+            ("b", &[Some(32), None][..]),
+            ("c", &[None][..]),
+        ]
+    );
+    type Op = (String, Option<(String, usize)>, bool);
+    let ops: Vec<Op> = k
+        .const_ops
+        .iter()
+        .map(|o| {
+            (
+                text(src, o.span).to_string(),
+                o.index_of.as_ref().map(|i| (i.array.clone(), i.dim)),
+                o.in_array_size,
+            )
+        })
+        .collect();
+    let ix = |a: &str, d: usize| Some((a.to_string(), d));
+    assert_eq!(
+        ops,
+        vec![
+            // `256 / 32` has two literals: no ConstOp.
+            ("TILE + 1".to_string(), None, true),
+            ("si / 32".to_string(), ix("a", 0), false),
+            ("si % 32".to_string(), ix("a", 1), false),
+            ("si & 31".to_string(), ix("b", 1), false),
+            ("si + 1".to_string(), ix("out", 0), false),
+        ]
+    );
+}
+
+#[test]
+fn a_qualified_template_declaration_read_as_a_comparison_is_a_declaration() {
+    // The grammar reads `cg::thread_block_tile<32> warp = ...;` as `(cg::thread_block_tile < 32)
+    // > (warp = ...)`: it is a declaration of `warp`, not a write, a comparison nor a call.
+    let src = "__global__ void k(float* a) {\n  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);\n  cg::thread_block_tile<16> half(block, 2);\n  a[0] = warp.size() + half.size();\n}\n";
+    let f = parse(src.as_bytes());
+    let k = func(&f, "k");
+    let decls: Vec<(&str, &str, Option<&str>)> = k
+        .decls
+        .iter()
+        .map(|d| {
+            (
+                d.name.as_str(),
+                d.type_text.as_str(),
+                d.init.map(|i| text(src, i)),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decls,
+        vec![
+            (
+                "warp",
+                "cg::thread_block_tile<32>",
+                Some("cg::tiled_partition<32>(block)")
+            ),
+            ("half", "cg::thread_block_tile<16>", Some("(block, 2)")),
+        ]
+    );
+    assert_eq!(k.decls[1].init_idents, vec!["block".to_string()]);
+    let uses: Vec<(&str, Access)> = k
+        .idents
+        .iter()
+        .filter(|i| i.name == "warp" || i.name == "half")
+        .map(|i| (i.name.as_str(), i.access))
+        .collect();
+    assert_eq!(
+        uses,
+        vec![
+            ("warp", Access::Decl),
+            ("half", Access::Decl),
+            ("warp", Access::Read),
+            ("half", Access::Read),
+        ]
+    );
+    assert!(k.assigns.is_empty(), "{:?}", k.assigns);
+    assert!(!k.calls.iter().any(|c| c.callee == "half"), "{:?}", k.calls);
+    assert!(k
+        .const_ops
+        .iter()
+        .all(|o| o.constant != 32 && o.constant != 16));
+}

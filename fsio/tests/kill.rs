@@ -50,7 +50,7 @@ fn unarmed_points_do_nothing() {
 
 #[test]
 fn stop_waits_for_sigcont() {
-    let mut c = child("p=stop@1", 1).stderr(Stdio::piped()).spawn().unwrap();
+    let c = child("p=stop@1", 1).stderr(Stdio::piped()).spawn().unwrap();
     let pid = c.id() as i32;
     // Wait until the child is stopped (state T in /proc), then let it go on.
     let stat = format!("/proc/{pid}/stat");

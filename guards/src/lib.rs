@@ -38,8 +38,9 @@ pub struct Settings {
     /// Emit `candidate` hints for unrollable loops without a pragma.
     pub hints: bool,
     /// Parse every file, even one with no GPU code (no `__global__`, `__device__` or
-    /// `__launch_bounds__` anywhere in its bytes). Off by default: such a file cannot hold a
-    /// kernel or device function, so `check_source` skips its parse and reports it with
+    /// `__launch_bounds__` anywhere in its bytes) and no possible warp-size constant (`warp`
+    /// or `wave` and `32`). Off by default: such a file cannot hold a kernel, a device
+    /// function or a `wave-size` finding, so `check_source` skips its parse and reports it with
     /// `parsed: false`; turn this on to count parse errors over all files.
     pub parse_all: bool,
     /// Severity of the diagnostics of a rule, by rule id, instead of the rule's default
@@ -194,7 +195,10 @@ pub fn check_source(
     source: &[u8],
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
-    if !settings.parse_all && !frontend::may_contain_gpu_code(source) {
+    if !settings.parse_all
+        && !frontend::may_contain_gpu_code(source)
+        && !rules::wave_size::may_define_warp_size(source)
+    {
         let report = FileReport {
             path: path.to_string(),
             parse_errors: 0,
@@ -205,25 +209,14 @@ pub fn check_source(
         return (report, Vec::new());
     }
     let (file, tu) = match &settings.includes {
-        Some(inc) => {
-            let t = std::time::Instant::now();
-            let r = inc.open(Path::new(path), source);
-            T_OPEN.fetch_add(t.elapsed().as_micros() as usize, std::sync::atomic::Ordering::Relaxed);
-            r
-        }
+        Some(inc) => inc.open(Path::new(path), source),
         None => (
             std::sync::Arc::new(frontend::parse(source)),
             TranslationUnit::empty(),
         ),
     };
-    let t = std::time::Instant::now();
-    let r = check_unit(path, source, &file, &tu, settings);
-    T_CHECK.fetch_add(t.elapsed().as_micros() as usize, std::sync::atomic::Ordering::Relaxed);
-    r
+    check_unit(path, source, &file, &tu, settings)
 }
-pub static T_OPEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub static T_CHECK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-pub static T_PARSE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// [`check_source`] for a file that is already parsed (alone: no include is followed).
 pub fn check_parsed(
@@ -328,7 +321,8 @@ pub fn check_unit(
         });
     }
     if settings.diagnostic_active(rules::wave_size::ID) && !sup.file_allows(rules::wave_size::ID) {
-        for w in rules::wave_size::check(file) {
+        let suppressed = |line: u32| sup.allows(rules::wave_size::ID, line);
+        for w in rules::wave_size::check(file, &suppressed) {
             if sup.allows(rules::wave_size::ID, w.span.line) {
                 continue;
             }

@@ -39,6 +39,12 @@ pub enum Error {
     },
     #[error("no kernel dispatches found in {what}")]
     NoKernels { what: String },
+    /// Every dispatch read ends before it starts: the timestamps are wrong, not missing.
+    #[error("every kernel dispatch in {what} ends before it starts ({count} with end < start): the timestamps are unusable")]
+    AllInverted { what: String, count: usize },
+    /// A query ran past the time limit (a view that never ends, such as a recursive one).
+    #[error("{}: reading the database took longer than {secs} s and was stopped (a view that never ends?)", path.display())]
+    QueryTimeout { path: PathBuf, secs: u64 },
     #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output")]
     NoProfiler,
     #[error("failed to start {program}: {error}")]
@@ -48,20 +54,55 @@ pub enum Error {
     },
     #[error("{program} did not finish within {secs} s and was killed")]
     Timeout { program: String, secs: u64 },
-    #[error("{program} failed ({status}); last lines of its output:\n{tail}")]
+    /// One line: the first error line of the output (else its last line); the whole output is
+    /// in `log`.
+    #[error("{program} failed ({status}): {} (full output: {})", summary_line(.tail), .log.display())]
     ProfilerFailed {
         program: String,
         status: String,
+        /// The last lines of its output.
         tail: String,
+        log: std::path::PathBuf,
     },
-    #[error("invalid kernel regex: {0}")]
+    #[error("invalid kernel regex: {}", regex_reason(.0))]
     Regex(regex::Error),
+    #[error("--timeout must be more than 0 and at most 86400 seconds (got {0})")]
+    BadTimeout(f64),
     #[error(
         "unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)"
     )]
     UnknownPreset(String),
     #[error("unknown GPU {0:?} for the roofline (expected mi210, mi250x or mi300x)")]
     UnknownGpu(String),
+}
+
+/// The regex crate's syntax errors are a code frame (pattern, caret, reason): keep the reason.
+pub fn regex_reason(e: &regex::Error) -> String {
+    match e {
+        regex::Error::Syntax(text) => {
+            let lines: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            let reason = lines
+                .iter()
+                .rev()
+                .find_map(|l| l.strip_prefix("error: "))
+                .unwrap_or(lines.last().copied().unwrap_or(""));
+            reason.to_string()
+        }
+        other => other.to_string().lines().next().unwrap_or("").to_string(),
+    }
+}
+
+fn summary_line(tail: &str) -> String {
+    tail.lines()
+        .map(str::trim)
+        .find(|l| l.contains("error") || l.contains("ERROR"))
+        .or_else(|| tail.lines().rev().map(str::trim).find(|l| !l.is_empty()))
+        .unwrap_or("no output")
+        .to_string()
 }
 
 impl From<regex::Error> for Error {

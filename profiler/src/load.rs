@@ -144,6 +144,11 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
         if p.is_dir() {
             inputs.extend(discover(p)?);
         } else {
+            // Regular files only: a FIFO would block the first read, a device never end.
+            fsio::regular(p).map_err(|e| Error::Io {
+                path: p.clone(),
+                error: e.into_io(),
+            })?;
             inputs.push(classify(p)?);
         }
     }
@@ -205,6 +210,12 @@ pub fn load(paths: &[PathBuf]) -> Result<Profile> {
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ");
+        if profile.inverted_dispatches > 0 {
+            return Err(Error::AllInverted {
+                what,
+                count: profile.inverted_dispatches,
+            });
+        }
         return Err(Error::NoKernels { what });
     }
     Ok(profile)

@@ -5,12 +5,18 @@
 //! them; rows carry a `guid` column and every join is on `(id, guid)`. Several databases (ranks,
 //! nodes, processes) are ATTACHed to one connection and read through TEMP views that
 //! `UNION ALL` the per-database tables, so they are summarised as one run.
+//!
+//! The queries of one read are bounded in time ([`QUERY_TIMEOUT`], [`read_with_limit`]): a
+//! watchdog interrupts SQLite when the limit passes, so a database whose tables are views that
+//! never end (a recursive CTE) is an error, not a hang.
 
 use crate::error::{Error, Result};
 use crate::model::{AgentInfo, Dispatch, Interner, Profile, Source};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// Logical tables this reader uses, with the columns it selects (present in schema 3.0.0+).
 const TABLES: [(&str, &str, bool); 6] = [
@@ -54,8 +60,16 @@ fn is_uuid_suffix(s: &str) -> bool {
             .all(|(p, n)| p.len() == n && p.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
+/// How long the queries of one [`read`] may take together.
+pub const QUERY_TIMEOUT: Duration = Duration::from_secs(120);
+
 /// Read one or more rocpd databases as one profile.
 pub fn read(paths: &[PathBuf]) -> Result<Profile> {
+    read_with_limit(paths, QUERY_TIMEOUT)
+}
+
+/// [`read`], its queries interrupted once `limit` has passed.
+pub fn read_with_limit(paths: &[PathBuf], limit: Duration) -> Result<Profile> {
     let first = paths.first().ok_or_else(|| Error::NoKernels {
         what: "an empty list of databases".into(),
     })?;
@@ -63,20 +77,64 @@ pub fn read(paths: &[PathBuf]) -> Result<Profile> {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(sqlite(first))?;
+    let watchdog = Watchdog::start(&conn, limit);
+    let result = read_on(&conn, paths, first);
+    if watchdog.fired() {
+        return Err(Error::QueryTimeout {
+            path: first.clone(),
+            secs: limit.as_secs(),
+        });
+    }
+    result
+}
+
+/// Interrupts every statement of a connection once a time limit has passed.
+struct Watchdog {
+    done: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<bool>>,
+}
+
+impl Watchdog {
+    fn start(conn: &Connection, limit: Duration) -> Watchdog {
+        let handle = conn.get_interrupt_handle();
+        let (tx, rx) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || match rx.recv_timeout(limit) {
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                handle.interrupt();
+                true
+            }
+            _ => false,
+        });
+        Watchdog {
+            done: Some(tx),
+            thread: Some(thread),
+        }
+    }
+
+    /// Stop it; whether it interrupted the connection.
+    fn fired(mut self) -> bool {
+        drop(self.done.take());
+        self.thread
+            .take()
+            .is_some_and(|t| t.join().unwrap_or(false))
+    }
+}
+
+fn read_on(conn: &Connection, paths: &[PathBuf], first: &Path) -> Result<Profile> {
     // Per logical table, the `schema."name"` sources across all databases.
     let mut sources: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut versions = Vec::new();
     for (i, path) in paths.iter().enumerate() {
-        versions.push(attach(&conn, path, &format!("db{i}"), &mut sources)?);
+        versions.push(attach(conn, path, &format!("db{i}"), &mut sources)?);
     }
-    create_views(&conn, &sources).map_err(|(table, e)| Error::NotRocpd {
-        path: first.clone(),
+    create_views(conn, &sources).map_err(|(table, e)| Error::NotRocpd {
+        path: first.to_path_buf(),
         reason: format!("{table} lacks the expected columns ({e})"),
     })?;
     let mut profile = Profile::new(Source::Rocpd, format!("rocpd-{}", versions[0]));
     profile.inputs = paths.to_vec();
-    read_rows(&conn, &mut profile).map_err(|e| Error::NotRocpd {
-        path: first.clone(),
+    read_rows(conn, &mut profile).map_err(|e| Error::NotRocpd {
+        path: first.to_path_buf(),
         reason: e.to_string(),
     })?;
     Ok(profile)

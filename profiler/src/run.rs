@@ -349,10 +349,22 @@ pub fn first_gpu(out: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The longest time limit of one profiled run (one day).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+
+/// Check a run's time limit: more than 0, at most [`MAX_TIMEOUT`].
+pub fn check_timeout(timeout: Duration) -> Result<()> {
+    if timeout.is_zero() || timeout > MAX_TIMEOUT {
+        return Err(Error::BadTimeout(timeout.as_secs_f64()));
+    }
+    Ok(())
+}
+
 /// Run one invocation with a timeout; its stdout and stderr go to `DIR/profiler.log`.
 /// On timeout the whole process group is killed.
 pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
     use std::os::unix::process::CommandExt;
+    check_timeout(timeout)?;
     std::fs::create_dir_all(&inv.dir).map_err(crate::error::io(&inv.dir))?;
     if let Some((f, text)) = &inv.input_file {
         std::fs::write(f, text).map_err(crate::error::io(f))?;
@@ -408,6 +420,7 @@ pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
             program,
             status: status.to_string(),
             tail,
+            log: log_path,
         });
     }
     Ok(())

@@ -287,3 +287,81 @@ fn directory_prefers_database() {
     assert_eq!(p.source, Source::Rocpd);
     assert_eq!(p.dispatches.len(), 6);
 }
+
+/// A database whose dispatch table is a view that never ends (a recursive CTE) is stopped at the
+/// time limit with an error that says so, instead of hanging `profile --from`.
+#[test]
+fn a_recursive_dispatch_view_is_stopped_at_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run_results.db");
+    let d = Db::default();
+    create(&db, &d, &sample());
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&format!(
+        "DROP VIEW IF EXISTS rocpd_kernel_dispatch;
+         DROP TABLE `rocpd_kernel_dispatch{u}`;
+         CREATE VIEW rocpd_kernel_dispatch AS
+           WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
+           SELECT '{g}' AS guid, 1 AS pid, 1 AS agent_id, 1 AS kernel_id, n AS dispatch_id,
+                  1 AS queue_id, 1 AS stream_id, n AS start, n + 1 AS \"end\", NULL AS event_id
+           FROM r;",
+        u = d.uuid,
+        g = d.guid
+    ))
+    .unwrap();
+    drop(conn);
+    let t0 = std::time::Instant::now();
+    let e = profiler::rocpd::read_with_limit(
+        std::slice::from_ref(&db),
+        std::time::Duration::from_secs(1),
+    )
+    .unwrap_err();
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert!(
+        matches!(e, profiler::Error::QueryTimeout { secs: 1, .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}: reading the database took longer than 1 s and was stopped (a view that never ends?)",
+            db.display()
+        )
+    );
+    // A normal database is read well within the same limit.
+    let ok = dir.path().join("ok_results.db");
+    create(&ok, &Db::default(), &sample());
+    let p = profiler::rocpd::read_with_limit(&[ok], std::time::Duration::from_secs(1)).unwrap();
+    assert_eq!(p.dispatches.len(), 6);
+}
+
+/// When every dispatch ends before it starts, the error says so (it said "no dispatches").
+#[test]
+fn all_inverted_dispatches_are_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("run_results.db");
+    create(
+        &db,
+        &Db::default(),
+        &[
+            disp("gemm_kernel", 1, 40_000, 39_000),
+            disp("gemm_kernel", 1, 50_000, 10),
+        ],
+    );
+    let e = profiler::load(std::slice::from_ref(&db)).unwrap_err();
+    assert!(
+        matches!(e, profiler::Error::AllInverted { count: 2, .. }),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "every kernel dispatch in {} ends before it starts (2 with end < start): the timestamps are unusable",
+            db.display()
+        )
+    );
+}

@@ -98,6 +98,8 @@ pub enum CaptureError {
     Spawn { app: String, error: std::io::Error },
     #[error("{0}")]
     Io(String),
+    #[error("--timeout must be 1 to 86400 seconds (got {0})")]
+    BadTimeout(u64),
 }
 
 /// Where `capture` looks for the tool, in order: `$HIP_UNROLL_CAPTURE_LIB`; beside the running
@@ -186,6 +188,9 @@ pub fn tool_env(req: &Request, tool: &Path, status: &Path) -> Vec<(OsString, OsS
 /// Run the application under the capture tool. Fails before starting it when the tool is
 /// missing, the output exists, or the runtime finds no GPU.
 pub fn capture(req: &Request, exe: Option<&Path>) -> Result<Outcome, CaptureError> {
+    if req.drain_timeout_secs == 0 || req.drain_timeout_secs > crate::run::MAX_TIMEOUT.as_secs() {
+        return Err(CaptureError::BadTimeout(req.drain_timeout_secs));
+    }
     let tool = find_tool(exe)?;
     if req.out.exists() {
         return Err(CaptureError::OutputExists(req.out.display().to_string()));

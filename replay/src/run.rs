@@ -81,10 +81,48 @@ pub struct Report {
     pub comparison: Option<Comparison>,
 }
 
-fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
-    if req.iterations == 0 {
-        return Err(RunError::Usage("--iterations must be at least 1".into()));
+/// The most timed dispatches, and the most warm-up dispatches, of one replay.
+pub const MAX_ITERATIONS: usize = 1_000_000;
+/// The longest wait for one dispatch (one day).
+pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(86_400);
+
+/// A time limit from seconds (`--timeout`): positive, at most [`MAX_TIMEOUT`].
+pub fn timeout_from_secs(secs: f64) -> Result<std::time::Duration, RunError> {
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64()) {
+        return Err(RunError::Usage(format!(
+            "--timeout must be more than 0 and at most {} seconds (got {secs:?})",
+            MAX_TIMEOUT.as_secs()
+        )));
     }
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// The request's own bounds, checked before the snapshot is read.
+fn check_settings(req: &Request) -> Result<(), RunError> {
+    if req.iterations == 0 || req.iterations > MAX_ITERATIONS {
+        return Err(RunError::Usage(format!(
+            "--iterations must be 1 to {MAX_ITERATIONS} (got {})",
+            req.iterations
+        )));
+    }
+    if req.warmup > MAX_ITERATIONS {
+        return Err(RunError::Usage(format!(
+            "--warmup must be 0 to {MAX_ITERATIONS} (got {})",
+            req.warmup
+        )));
+    }
+    let t = req.options.timeout;
+    if t.is_zero() || t > MAX_TIMEOUT {
+        return Err(RunError::Usage(format!(
+            "the dispatch time limit must be more than 0 and at most {} seconds (got {} s)",
+            MAX_TIMEOUT.as_secs(),
+            t.as_secs_f64()
+        )));
+    }
+    Ok(())
+}
+
+fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
     if req.compare && req.variant.is_none() {
         return Err(RunError::Usage("--compare needs --hsaco VARIANT".into()));
     }
@@ -109,6 +147,7 @@ fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
 
 /// Replay a snapshot (and a variant), time it, and compare outputs when asked.
 pub fn replay(req: &Request) -> Result<Report, RunError> {
+    check_settings(req)?;
     let s = Snapshot::open(&req.dir)?;
     check_request(req, &s)?;
     // The variant is checked against the snapshot before anything runs.

@@ -1,21 +1,36 @@
 //! Compiling a spec's kernel for a target through `codeobj`'s content cache (hipcc `--genco` for
-//! AMD, clang-19 to PTX with the prelude for NVIDIA), finding the kernel the spec names in the
-//! result (instantiating a template kernel when needed), and checking the spec against its real
+//! AMD; for NVIDIA, nvcc to PTX with the CUDA toolkit's headers when [`find_nvcc`] finds one,
+//! else clang-19 to PTX with the prelude), finding the kernel the spec names in the result
+//! (instantiating a template kernel when needed), and checking the spec against its real
 //! parameter list.
+//!
+//! Nothing here puts a path into a cache key: a template kernel's wrapper includes the source by
+//! its file name (its directory is an include directory), and the headers hip-unroll writes
+//! (prelude, HIP mapping) enter the key by name and content. A cache built in one directory
+//! serves a copy of the tree in another, a `tune` working copy, or another machine.
 
 use crate::error::RunnerError;
 use crate::signature::{self, KernelSig};
 use crate::spec::Spec;
-use codeobj::compile::{Compiler, Output};
+use codeobj::compile::{CompileError, Compiler, Output};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// hipcc's command for AMD code objects.
 pub const HIP_COMMAND: &str = codeobj::compile::DEFAULT_COMMAND;
-/// clang's command for PTX (no CUDA toolkit: the prelude supplies what the headers would).
-pub const CUDA_COMMAND: &str = "clang++-19 -x cuda --cuda-device-only --cuda-gpu-arch={arch} -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx78 -O3 -S {src} -o {out}";
-/// The PTX target when none is given: runs (JIT-compiled by the driver) on sm_80 and newer.
+/// nvcc's arguments for PTX, after the program (the device code only; `-O3` is nvcc's default
+/// for device code).
+pub const NVCC_PTX_ARGS: &str = "-ptx -arch={arch} {src} -o {out}";
+/// nvcc's arguments for a cubin with ptxas's register and spill report (the tuner's gates).
+pub const NVCC_CUBIN_ARGS: &str = "-cubin -arch={arch} -Xptxas -v {src} -o {out}";
+/// clang's command for PTX when there is no nvcc (no CUDA toolkit: the prelude supplies what
+/// the headers would).
+pub const CLANG_COMMAND: &str = "clang++-19 -x cuda --cuda-device-only --cuda-gpu-arch={arch} -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx78 -O3 -S {src} -o {out}";
+/// The PTX target when neither `--arch` nor a device says: runs (JIT-compiled by the driver) on
+/// sm_80 and newer.
 pub const DEFAULT_CUDA_ARCH: &str = "sm_80";
+/// How nvcc is installed where it is not (the error names it).
+pub const NVCC_INSTALL: &str = "pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvvm==13.0.88 (into a venv; nvcc is then site-packages/nvidia/cu13/bin/nvcc), or the CUDA toolkit";
 
 /// What to compile for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -35,22 +50,106 @@ impl Target {
     }
 }
 
+/// Which compiler builds for NVIDIA.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CudaCompiler {
+    /// nvcc (its path) with the CUDA toolkit's headers.
+    Nvcc(PathBuf),
+    /// clang-19 with hip-unroll's prelude (no toolkit): the fallback.
+    Clang,
+}
+
+impl std::fmt::Display for CudaCompiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CudaCompiler::Nvcc(p) => write!(f, "nvcc ({})", p.display()),
+            CudaCompiler::Clang => f.write_str("clang++-19 with hip-unroll's prelude"),
+        }
+    }
+}
+
+/// Where nvcc is: `explicit` (`--nvcc PATH`), then `configured` (`[compile] nvcc`), then
+/// `$CUDA_HOME/bin/nvcc`, then `nvcc` on `PATH`; `Ok(None)` when none of them has one. A path
+/// given explicitly or configured must be a file.
+pub fn find_nvcc(
+    explicit: Option<&Path>,
+    configured: Option<&Path>,
+) -> Result<Option<PathBuf>, RunnerError> {
+    for (given, what) in [(explicit, "--nvcc"), (configured, "[compile] nvcc")] {
+        if let Some(p) = given {
+            if !p.is_file() {
+                return Err(RunnerError::Build(format!(
+                    "{what} {}: no such file",
+                    p.display()
+                )));
+            }
+            return checked_nvcc(p.to_path_buf(), what).map(Some);
+        }
+    }
+    if let Some(home) = std::env::var_os("CUDA_HOME").filter(|h| !h.is_empty()) {
+        let p = PathBuf::from(home).join("bin").join("nvcc");
+        if p.is_file() {
+            return checked_nvcc(p, "$CUDA_HOME").map(Some);
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        if let Some(p) = std::env::split_paths(&path)
+            .map(|d| d.join("nvcc"))
+            .find(|p| p.is_file())
+        {
+            return checked_nvcc(p, "PATH").map(Some);
+        }
+    }
+    Ok(None)
+}
+
+/// nvcc's path goes into a command split on whitespace.
+fn checked_nvcc(p: PathBuf, what: &str) -> Result<PathBuf, RunnerError> {
+    if p.to_string_lossy().chars().any(char::is_whitespace) {
+        return Err(RunnerError::Build(format!(
+            "{what}: nvcc's path `{}` contains white space, which hip-unroll's compile commands cannot hold; link it from a path without",
+            p.display()
+        )));
+    }
+    Ok(p)
+}
+
 /// Where and with what to compile.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
     pub cache_dir: PathBuf,
     /// Compile template for AMD (default [`HIP_COMMAND`]).
     pub hip_command: String,
-    /// Compile template for NVIDIA (default [`CUDA_COMMAND`]).
-    pub cuda_command: String,
+    /// nvcc for NVIDIA targets; `None`: clang-19 with the prelude ([`CLANG_COMMAND`]).
+    pub nvcc: Option<PathBuf>,
+    /// Compile template of the clang fallback (default [`CLANG_COMMAND`]).
+    pub clang_command: String,
 }
 
 impl BuildOptions {
+    /// Options with nvcc found as [`find_nvcc`] finds it with nothing given (`$CUDA_HOME`,
+    /// `PATH`); one that cannot be used (white space in its path) is left out.
     pub fn new(cache_dir: impl Into<PathBuf>) -> BuildOptions {
         BuildOptions {
             cache_dir: cache_dir.into(),
             hip_command: HIP_COMMAND.to_string(),
-            cuda_command: CUDA_COMMAND.to_string(),
+            nvcc: find_nvcc(None, None).ok().flatten(),
+            clang_command: CLANG_COMMAND.to_string(),
+        }
+    }
+
+    /// The same options with this nvcc (`None`: the clang fallback).
+    pub fn with_nvcc(mut self, nvcc: Option<PathBuf>) -> BuildOptions {
+        self.nvcc = nvcc;
+        self
+    }
+
+    /// The compiler NVIDIA targets are built with.
+    pub fn cuda_compiler(&self) -> CudaCompiler {
+        match &self.nvcc {
+            Some(p) => CudaCompiler::Nvcc(p.clone()),
+            None => CudaCompiler::Clang,
         }
     }
 }
@@ -60,6 +159,8 @@ impl BuildOptions {
 pub struct Built {
     pub source: PathBuf,
     pub target: Target,
+    /// What compiled it, for NVIDIA targets (`None` for AMD).
+    pub compiler: Option<CudaCompiler>,
     /// The cached object (code object or PTX).
     pub object: PathBuf,
     #[serde(skip)]
@@ -76,6 +177,26 @@ pub struct Built {
     pub ptx_cc: Option<(u32, u32)>,
 }
 
+impl Built {
+    /// Whether `other` is the same code: the same code object, or the same PTX once comments are
+    /// left out (a variant that compiles to this has nothing to time).
+    pub fn same_code(&self, other: &Built) -> bool {
+        self.target == other.target
+            && match self.target {
+                Target::Hip(_) => self.image == other.image,
+                Target::Cuda(_) => ptx_code(&self.image) == ptx_code(&other.image),
+            }
+    }
+}
+
+/// PTX without its comment lines (compiler banners).
+fn ptx_code(image: &[u8]) -> Vec<&[u8]> {
+    image
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii_start().starts_with(b"//"))
+        .collect()
+}
+
 /// The bare function name a spec's kernel names (`ns::stencil<4>` -> `stencil`), for the IR.
 pub fn bare_name(kernel: &str) -> String {
     if kernel.starts_with("_Z") {
@@ -90,34 +211,118 @@ pub fn bare_name(kernel: &str) -> String {
         .to_string()
 }
 
-fn compiler(spec: &Spec, target: &Target, opts: &BuildOptions) -> Result<Compiler, RunnerError> {
+/// The spec's defines and flags as compiler arguments.
+pub fn spec_args(spec: &Spec) -> Vec<String> {
     let mut args: Vec<String> = spec
         .defines
         .iter()
         .map(|(k, v)| format!("-D{k}={v}"))
         .collect();
     args.extend(spec.flags.iter().cloned());
+    args
+}
+
+fn io_at(path: &Path) -> impl Fn(std::io::Error) -> RunnerError + '_ {
+    move |error| RunnerError::Io {
+        path: path.display().to_string(),
+        error,
+    }
+}
+
+/// nvcc for `arch` with the HIP mapping on the include path, then `args`: PTX, or with `cubin`
+/// a cubin whose ptxas report is kept ([`Output::Cubin`]).
+pub fn nvcc_compiler(
+    nvcc: &Path,
+    arch: &str,
+    cache_dir: &Path,
+    cubin: bool,
+    args: Vec<String>,
+) -> Result<Compiler, RunnerError> {
+    let root = crate::prelude::install_hip_map(cache_dir).map_err(io_at(cache_dir))?;
+    let mut all = vec!["-I".to_string(), root.display().to_string()];
+    all.extend(args);
+    let (rest, output) = if cubin {
+        (NVCC_CUBIN_ARGS, Output::Cubin)
+    } else {
+        (NVCC_PTX_ARGS, Output::Text("ptx"))
+    };
+    Ok(
+        Compiler::new(format!("{} {rest}", nvcc.display()), arch, cache_dir)
+            .with_args(all)
+            .with_output(output),
+    )
+}
+
+/// The identity of the compiler NVIDIA targets are built with here (`--version`, see
+/// [`Compiler::identity`]), `None` where none is installed: part of the tuner's fingerprint.
+pub fn cuda_identity(opts: &BuildOptions, arch: &str) -> Option<String> {
+    let c = match &opts.nvcc {
+        Some(p) => Compiler::new(
+            format!("{} {NVCC_PTX_ARGS}", p.display()),
+            arch,
+            &opts.cache_dir,
+        ),
+        None => Compiler::new(opts.clang_command.clone(), arch, &opts.cache_dir),
+    };
+    c.identity().ok()
+}
+
+/// clang-19 for `arch` with the prelude, then `args`.
+fn clang_compiler(
+    command: &str,
+    arch: &str,
+    cache_dir: &Path,
+    args: Vec<String>,
+) -> Result<Compiler, RunnerError> {
+    let (prelude, root) = crate::prelude::install(cache_dir).map_err(io_at(cache_dir))?;
+    let mut pre = vec![
+        "-I".to_string(),
+        root.display().to_string(),
+        "-include".to_string(),
+        prelude.display().to_string(),
+    ];
+    pre.extend(args);
+    Ok(Compiler::new(command, arch, cache_dir)
+        .with_args(pre)
+        .with_output(Output::Text("ptx")))
+}
+
+/// The compilers to try in order, each with what it is: one, or, where neither nvcc nor clang
+/// is installed, both (a carried cache may hold either's objects).
+fn compilers(
+    spec: &Spec,
+    target: &Target,
+    opts: &BuildOptions,
+    extra: &[String],
+) -> Result<Vec<(Compiler, Option<CudaCompiler>)>, RunnerError> {
+    let mut args = extra.to_vec();
+    args.extend(spec_args(spec));
     Ok(match target {
-        Target::Hip(arch) => {
-            Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args)
-        }
+        Target::Hip(arch) => vec![(
+            Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args),
+            None,
+        )],
         Target::Cuda(arch) => {
-            let (prelude, root) =
-                crate::prelude::install(&opts.cache_dir).map_err(|error| RunnerError::Io {
-                    path: opts.cache_dir.display().to_string(),
-                    error,
-                })?;
-            let mut pre = vec![
-                "-I".to_string(),
-                root.display().to_string(),
-                "-include".to_string(),
-                prelude.display().to_string(),
-            ];
-            pre.extend(args);
-            Compiler::new(opts.cuda_command.clone(), arch.clone(), &opts.cache_dir)
-                .with_args(pre)
-                .with_key_files([prelude])
-                .with_output(Output::Text("ptx"))
+            let nvcc = |p: &Path| nvcc_compiler(p, arch, &opts.cache_dir, false, args.clone());
+            let clang = || clang_compiler(&opts.clang_command, arch, &opts.cache_dir, args.clone());
+            match &opts.nvcc {
+                Some(p) => vec![(nvcc(p)?, Some(CudaCompiler::Nvcc(p.clone())))],
+                None => {
+                    let c = clang()?;
+                    if c.available() {
+                        vec![(c, Some(CudaCompiler::Clang))]
+                    } else {
+                        // Keys hold nvcc by its name: the carried objects of any nvcc serve.
+                        vec![
+                            (
+                                nvcc(Path::new("nvcc"))?,
+                                Some(CudaCompiler::Nvcc("nvcc".into())),
+                            ),
+                            (c, Some(CudaCompiler::Clang)),
+                        ]
+                    }
+                }
+            }
         }
     })
 }
@@ -172,9 +377,9 @@ pub fn build(
     target: &Target,
     opts: &BuildOptions,
 ) -> Result<Built, RunnerError> {
-    let text = std::fs::read(source).map_err(|error| RunnerError::Io {
+    let text = fsio::read_source(source).map_err(|e| RunnerError::Io {
         path: source.display().to_string(),
-        error,
+        error: e.into_io(),
     })?;
     if let Target::Cuda(_) = target {
         let file = frontend::parse(&text);
@@ -186,16 +391,7 @@ pub fn build(
             });
         }
     }
-    let compiler = compiler(spec, target, opts)?;
-    let compile = |src: &Path| -> Result<(codeobj::compile::Compiled, Vec<u8>), RunnerError> {
-        let c = compiler.compile(src).map_err(RunnerError::Compile)?;
-        let image = std::fs::read(&c.object).map_err(|error| RunnerError::Io {
-            path: c.object.display().to_string(),
-            error,
-        })?;
-        Ok((c, image))
-    };
-    let (mut compiled, mut image) = compile(source)?;
+    let (mut compiled, mut image, mut compiler) = compile(spec, target, opts, source, &[])?;
     let mut found = kernels(&compiled, target, &image)?;
     let symbols = |found: &[(KernelSig, u32)]| {
         found
@@ -205,9 +401,15 @@ pub fn build(
     };
     let mut symbol = signature::resolve(&symbols(&found), &spec.kernel);
     if symbol.is_err() && spec.kernel.contains('<') {
-        // A template kernel the source does not instantiate: instantiate it in a wrapper.
+        // A template kernel the source does not instantiate: instantiate it in a wrapper that
+        // includes the source by name, from the source's directory.
         let wrapper = instance_wrapper(source, &spec.kernel, &opts.cache_dir)?;
-        (compiled, image) = compile(&wrapper)?;
+        let dir = source
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let inc = ["-I".to_string(), dir.display().to_string()];
+        (compiled, image, compiler) = compile(spec, target, opts, &wrapper, &inc)?;
         found = kernels(&compiled, target, &image)?;
         symbol = signature::resolve(&symbols(&found), &spec.kernel);
     }
@@ -232,6 +434,7 @@ pub fn build(
     Ok(Built {
         source: source.to_path_buf(),
         target: target.clone(),
+        compiler,
         object: compiled.object.clone(),
         image,
         signature: sig,
@@ -242,31 +445,68 @@ pub fn build(
     })
 }
 
-/// A source that includes `source` and takes the address of `kernel` (`stencil<8>`) in host
-/// code, which makes both hipcc and clang emit that instantiation.
+type Compiled = (codeobj::compile::Compiled, Vec<u8>, Option<CudaCompiler>);
+
+/// Compile `src` with the first compiler that can serve it (see [`compilers`]).
+fn compile(
+    spec: &Spec,
+    target: &Target,
+    opts: &BuildOptions,
+    src: &Path,
+    extra: &[String],
+) -> Result<Compiled, RunnerError> {
+    let candidates = compilers(spec, target, opts, extra)?;
+    let several = candidates.len() > 1;
+    let mut missing = None;
+    for (c, which) in candidates {
+        match c.compile(src) {
+            Ok(done) => {
+                let image = std::fs::read(&done.object).map_err(io_at(&done.object))?;
+                return Ok((done, image, which));
+            }
+            Err(e @ CompileError::CompilerMissing { .. }) => {
+                missing.get_or_insert(e);
+            }
+            Err(e) => return Err(RunnerError::Compile(e)),
+        }
+    }
+    let e = missing.expect("at least one compiler");
+    Err(match (several, e) {
+        (true, CompileError::CompilerMissing { command, error, .. }) => {
+            RunnerError::Compile(CompileError::CompilerMissing {
+                program: "neither nvcc nor clang++-19".into(),
+                command,
+                error,
+            })
+        }
+        (_, e) => RunnerError::Compile(e),
+    })
+}
+
+/// A source that includes `source` by its file name (the caller adds its directory with `-I`)
+/// and takes the address of `kernel` (`stencil<8>`) in host code, which makes hipcc, nvcc and
+/// clang emit that instantiation. Its text, and so its key, holds no directory.
 fn instance_wrapper(source: &Path, kernel: &str, cache: &Path) -> Result<PathBuf, RunnerError> {
-    let abs = std::fs::canonicalize(source).map_err(|error| RunnerError::Io {
-        path: source.display().to_string(),
-        error,
-    })?;
+    let name = source
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| RunnerError::Build(format!("{}: not a file name", source.display())))?;
     let text = format!(
-        "// hip-unroll bench: instantiates {kernel} from {src}\n#include \"{src}\"\nstatic void* volatile hip_unroll_instance = reinterpret_cast<void*>(&{kernel});\n",
-        src = abs.display()
+        "// hip-unroll bench: instantiates {kernel} from {name}\n#include \"{name}\"\nstatic void* volatile hip_unroll_instance = reinterpret_cast<void*>(&{kernel});\n"
     );
     let dir = cache.join("instances");
     let path = dir.join(format!(
         "{}.cu",
         &blake3::hash(text.as_bytes()).to_hex()[..24]
     ));
-    let io = |error| RunnerError::Io {
-        path: path.display().to_string(),
-        error,
-    };
     if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::create_dir_all(&dir).map_err(io)?;
-        let tmp = dir.join(format!(".tmp-{}", std::process::id()));
-        std::fs::write(&tmp, &text).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
+        let io = io_at(&path);
+        std::fs::create_dir_all(&dir).map_err(&io)?;
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".tmp-{}-{n}", std::process::id()));
+        std::fs::write(&tmp, &text).map_err(&io)?;
+        std::fs::rename(&tmp, &path).map_err(&io)?;
     }
     Ok(path)
 }

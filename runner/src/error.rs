@@ -7,6 +7,9 @@ use crate::prelude::Refusal;
 pub enum RunnerError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
+    /// A setting out of its bounds (a time limit, a count).
+    #[error("{0}")]
+    Usage(String),
     /// The spec does not fit the compiled kernel (arguments, unknown kernel, launch limits).
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
@@ -34,9 +37,15 @@ pub enum RunnerError {
 
 fn compile_message(e: &codeobj::compile::CompileError) -> String {
     match e {
-        codeobj::compile::CompileError::CompilerMissing { program, .. } => format!(
-            "{program} is not installed here and the cache holds no object built from these inputs: compile on a machine that has it (`hip-unroll bench SPEC --compile-only --backend BACKEND --arch ARCH --cache-dir DIR`) and bring DIR along (`--cache-dir DIR`)"
-        ),
+        codeobj::compile::CompileError::CompilerMissing { program, .. } => {
+            let missing = match program.strip_prefix("neither ") {
+                Some(both) => format!("neither {both} is installed here"),
+                None => format!("{program} is not installed here"),
+            };
+            format!(
+                "{missing} and the cache holds no object built from these inputs: compile on a machine that has it (`hip-unroll bench SPEC --compile-only --backend BACKEND --arch ARCH --cache-dir DIR`) and bring DIR along (`--cache-dir DIR`)"
+            )
+        }
         other => other.to_string(),
     }
 }

@@ -1,16 +1,30 @@
 //! The `min-length` expressions of a spec: integer arithmetic (`+ - * / %`, parentheses) over
 //! literals and names (`grid.x`, `block.x`, `threads`, `blocks`, scalar arguments such as `n`),
 //! evaluated with checked 128-bit arithmetic. Division rounds down; `ceil(a, b)` rounds up.
+//! Nesting (parentheses, unary minus, function arguments) is limited to [`MAX_DEPTH`] levels
+//! and the text to [`MAX_LEN`] bytes, so no expression can overflow the stack.
 
 use std::collections::HashMap;
 
+/// Deepest nesting of parentheses, unary minus and function calls.
+pub const MAX_DEPTH: usize = 64;
+/// Longest expression, in bytes.
+pub const MAX_LEN: usize = 4096;
+
 /// Evaluate `text` with `names`; the error says what is wrong and where.
 pub fn eval(text: &str, names: &HashMap<String, i128>) -> Result<i128, String> {
+    if text.len() > MAX_LEN {
+        return Err(format!(
+            "expression of {} bytes is longer than the limit of {MAX_LEN}",
+            text.len()
+        ));
+    }
     let tokens = lex(text)?;
     let mut p = Parser {
         tokens: &tokens,
         pos: 0,
         names,
+        depth: 0,
     };
     let v = p.sum()?;
     match p.tokens.get(p.pos) {
@@ -75,6 +89,8 @@ struct Parser<'a> {
     tokens: &'a [Tok],
     pos: usize,
     names: &'a HashMap<String, i128>,
+    /// Current nesting (see [`MAX_DEPTH`]).
+    depth: usize,
 }
 
 const OVERFLOW: &str = "arithmetic overflow";
@@ -127,11 +143,21 @@ impl Parser<'_> {
     }
 
     fn unary(&mut self) -> Result<i128, String> {
-        if self.peek_op() == Some('-') {
-            self.pos += 1;
-            return self.unary()?.checked_neg().ok_or_else(|| OVERFLOW.into());
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(format!(
+                "nested deeper than the limit of {MAX_DEPTH} levels"
+            ));
         }
-        self.atom()
+        let v = if self.peek_op() == Some('-') {
+            self.pos += 1;
+            self.unary()
+                .and_then(|v| v.checked_neg().ok_or_else(|| OVERFLOW.into()))
+        } else {
+            self.atom()
+        };
+        self.depth -= 1;
+        v
     }
 
     fn atom(&mut self) -> Result<i128, String> {
@@ -212,5 +238,35 @@ mod tests {
             eval("170141183460469231731687303715884105727 + 1", &n),
             Err(OVERFLOW.into())
         );
+    }
+
+    #[test]
+    fn nesting_and_length_are_limited() {
+        let n = names();
+        let nested = |d: usize| format!("{}n{}", "(".repeat(d), ")".repeat(d));
+        // Each level is one unary step for the parentheses' contents, plus the outer term.
+        assert_eq!(eval(&nested(MAX_DEPTH - 1), &n), Ok(1000));
+        let deep = "nested deeper than the limit of 64 levels".to_string();
+        assert_eq!(eval(&nested(MAX_DEPTH), &n), Err(deep.clone()));
+        assert_eq!(
+            eval(&format!("{}n", "-".repeat(100)), &n),
+            Err(deep.clone())
+        );
+        assert_eq!(
+            eval(
+                &format!("{}1, 1{}", "max(".repeat(100), ")".repeat(100)),
+                &n
+            ),
+            Err(deep.clone())
+        );
+        // Far past the limit (it overflowed the stack before the limit existed).
+        let big = "(".repeat(2000) + "n" + &")".repeat(2000);
+        assert_eq!(eval(&big, &n), Err(deep));
+        let long = "1+".repeat(3000) + "1";
+        assert!(eval(&long, &n)
+            .unwrap_err()
+            .contains("longer than the limit of 4096"));
+        let ok = "1+".repeat(2000) + "1";
+        assert_eq!(eval(&ok, &n), Ok(2001));
     }
 }

@@ -1,14 +1,17 @@
 //! runner: the kernel runner behind `hip-unroll bench`. A launch spec ([`spec`]) names a kernel,
 //! its launch and its arguments; [`build`] compiles it through `codeobj`'s cache (hipcc for
-//! AMD, clang-19 to PTX with the [`prelude`] for NVIDIA) and checks the spec against the real
-//! parameter list ([`signature`]); [`session`] loads it on a GPU found at run time ([`hip`],
-//! [`cuda`]), times launches with GPU events and compares outputs ([`compare`], [`stats`]).
+//! AMD; nvcc to PTX for NVIDIA, or clang-19 with the [`prelude`] where there is no nvcc) and
+//! checks the spec against the real parameter list ([`signature`]); [`session`] loads it on a
+//! GPU found at run time ([`hip`], [`cuda`]), compiled for that GPU's architecture, times
+//! launches with GPU events and compares outputs ([`compare`], [`stats`]). [`cubin`] reads
+//! NVIDIA cubins for the tuner's gates.
 //!
 //! No GPU library is linked: libamdhip64 and libcuda are opened when a device is asked for,
 //! so the binary runs, and fails with one clear line, on machines with neither.
 
 pub mod build;
 pub mod compare;
+pub mod cubin;
 pub mod cuda;
 pub mod device;
 pub mod elem;

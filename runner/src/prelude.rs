@@ -1,36 +1,53 @@
-//! The NVIDIA path's prelude (HIP device-side names mapped to CUDA's, see
-//! `runner/prelude/hip_unroll_cuda_prelude.h`) and the refusals: constructs with no CUDA
-//! meaning that a kernel reaches (AMD builtins, wave64-only code), found on the frontend IR of
-//! the kernel and the same-file functions and macros it uses.
+//! The NVIDIA path's headers and refusals. For nvcc, a thin mapping of HIP's device-side names
+//! (`runner/prelude/hip_unroll_nvcc_hip.h`, reached through a `hip/hip_runtime.h` on the include
+//! path; CUDA's own headers do the rest). For the clang-19 fallback, the prelude
+//! (`runner/prelude/hip_unroll_cuda_prelude.h` and its math, passed with `-include`) that
+//! declares what the CUDA headers would. And the refusals: constructs with no CUDA meaning that
+//! a kernel reaches (AMD builtins, wave64-only code), found on the frontend IR of the kernel and
+//! the same-file functions and macros it uses.
 
 use frontend::{Function, FunctionKind, SourceFile, Span};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-/// The prelude header, passed to clang with `-include`.
+/// The clang prelude, passed to clang with `-include`.
 pub const PRELUDE: &str = include_str!("../prelude/hip_unroll_cuda_prelude.h");
 /// File name of the prelude in the cache.
 pub const PRELUDE_NAME: &str = "hip_unroll_cuda_prelude.h";
-/// `hip/hip_runtime.h` (and `hip_runtime_api.h`) on the NVIDIA path: the prelude again, so that
-/// `#include <hip/hip_runtime.h>` finds it before any installed HIP header.
-const SHADOW: &str = "// hip-unroll: HIP's runtime header on the NVIDIA path is the prelude.\n#include \"../hip_unroll_cuda_prelude.h\"\n";
+/// The prelude's math functions (float libm on NVPTX without libdevice).
+pub const PRELUDE_MATH: &str = include_str!("../prelude/hip_unroll_cuda_math.h");
+/// File name of the prelude's math header (included by the prelude).
+pub const PRELUDE_MATH_NAME: &str = "hip_unroll_cuda_math.h";
+/// The thin mapping of HIP's names for nvcc.
+pub const HIP_MAP: &str = include_str!("../prelude/hip_unroll_nvcc_hip.h");
+/// File name of the mapping header in the cache.
+pub const HIP_MAP_NAME: &str = "hip_unroll_nvcc_hip.h";
 
-/// Write the prelude and the shadow `hip/` headers under `dir` (once per content; atomically);
-/// returns the prelude's path and the include directory to pass with `-I`.
-pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
-    let root = dir.join(format!(
-        "prelude-{}",
-        &blake3::hash(PRELUDE.as_bytes()).to_hex()[..16]
-    ));
-    let prelude = root.join(PRELUDE_NAME);
-    let files = [
-        (prelude.clone(), PRELUDE),
-        (root.join("hip/hip_runtime.h"), SHADOW),
-        (root.join("hip/hip_runtime_api.h"), SHADOW),
-    ];
-    for (path, text) in files {
-        if std::fs::read_to_string(&path).ok().as_deref() == Some(text) {
+/// A header that includes `target` (a file one directory up), standing in for a HIP or CUDA
+/// runtime header.
+fn shadow(what: &str, target: &str) -> String {
+    format!("// hip-unroll: {what} on the NVIDIA path.\n#include \"../{target}\"\n")
+}
+
+fn shadow_here(what: &str, target: &str) -> String {
+    format!("// hip-unroll: {what} on the NVIDIA path.\n#include \"{target}\"\n")
+}
+
+/// Write `files` (relative path, text) under `dir/<prefix>-<hash of them all>` (once per
+/// content; atomically); returns that directory.
+fn write_set(dir: &Path, prefix: &str, files: &[(&str, String)]) -> std::io::Result<PathBuf> {
+    let mut h = blake3::Hasher::new();
+    for (name, text) in files {
+        h.update(name.as_bytes());
+        h.update(&[0]);
+        h.update(text.as_bytes());
+        h.update(&[0]);
+    }
+    let root = dir.join(format!("{prefix}-{}", &h.finalize().to_hex()[..16]));
+    for (name, text) in files {
+        let path = root.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
             continue;
         }
         let parent = path.parent().expect("has a parent");
@@ -43,7 +60,67 @@ pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
         std::fs::write(&tmp, text)?;
         std::fs::rename(&tmp, &path)?;
     }
-    Ok((prelude, root))
+    Ok(root)
+}
+
+/// Write the clang prelude, its math header and the shadow runtime headers (`hip/hip_runtime.h`,
+/// `cuda_runtime.h`, ... which all include the prelude, so that a source's own include finds
+/// it before any installed header) under `dir`; returns the prelude's path and the include
+/// directory to pass with `-I`.
+pub fn install(dir: &Path) -> std::io::Result<(PathBuf, PathBuf)> {
+    let up = |what: &str| shadow(what, PRELUDE_NAME);
+    let here = |what: &str| shadow_here(what, PRELUDE_NAME);
+    let root = write_set(
+        dir,
+        "prelude",
+        &[
+            (PRELUDE_NAME, PRELUDE.to_string()),
+            (PRELUDE_MATH_NAME, PRELUDE_MATH.to_string()),
+            (
+                "hip/hip_runtime.h",
+                up("HIP's runtime header is the prelude"),
+            ),
+            (
+                "hip/hip_runtime_api.h",
+                up("HIP's runtime header is the prelude"),
+            ),
+            (
+                "cuda_runtime.h",
+                here("CUDA's runtime header is the prelude"),
+            ),
+            (
+                "cuda_runtime_api.h",
+                here("CUDA's runtime header is the prelude"),
+            ),
+            (
+                "device_launch_parameters.h",
+                here("CUDA's launch parameters are the prelude's"),
+            ),
+        ],
+    )?;
+    Ok((root.join(PRELUDE_NAME), root))
+}
+
+/// Write the nvcc mapping of HIP's names and the `hip/hip_runtime.h` (and
+/// `hip/hip_runtime_api.h`) that includes it under `dir`; returns the include directory to
+/// pass with `-I`. A CUDA source never includes these and compiles as it is.
+pub fn install_hip_map(dir: &Path) -> std::io::Result<PathBuf> {
+    let up = |what: &str| shadow(what, HIP_MAP_NAME);
+    write_set(
+        dir,
+        "hip-map",
+        &[
+            (HIP_MAP_NAME, HIP_MAP.to_string()),
+            (
+                "hip/hip_runtime.h",
+                up("HIP's runtime header maps HIP's names onto CUDA's"),
+            ),
+            (
+                "hip/hip_runtime_api.h",
+                up("HIP's runtime header maps HIP's names onto CUDA's"),
+            ),
+        ],
+    )
 }
 
 /// A construct the NVIDIA path cannot compile faithfully.

@@ -29,7 +29,7 @@ pub enum Backend {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub backend: Backend,
-    /// Compile target (`gfx90a`, `sm_80`); default: the device's (AMD) or `sm_80` (NVIDIA).
+    /// Compile target (`gfx90a`, `sm_90`); default: the device's ([`target_for`]).
     pub arch: Option<String>,
     pub device: i32,
     /// Bounds runtime initialisation and every wait for a launch.
@@ -37,8 +37,56 @@ pub struct Options {
     pub build: BuildOptions,
 }
 
+/// The longest wait for a launch or the runtime's start (one day).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
+/// The most timed launches, and the most warm-up launches, per kernel.
+pub const MAX_ITERATIONS: u64 = 1_000_000;
+
+impl Options {
+    /// Check the settings (the time limit): `Session::open` and [`open_device`] call it.
+    pub fn validate(&self) -> Result<(), RunnerError> {
+        check_timeout(self.timeout)
+    }
+}
+
+/// A time limit from seconds (`--timeout`): positive, at most [`MAX_TIMEOUT`].
+pub fn timeout_from_secs(secs: f64) -> Result<Duration, RunnerError> {
+    if !(secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64()) {
+        return Err(RunnerError::Usage(format!(
+            "--timeout must be more than 0 and at most {} seconds (got {secs:?})",
+            MAX_TIMEOUT.as_secs()
+        )));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn check_timeout(t: Duration) -> Result<(), RunnerError> {
+    if t.is_zero() || t > MAX_TIMEOUT {
+        return Err(RunnerError::Usage(format!(
+            "the launch time limit must be more than 0 and at most {} seconds (got {} s)",
+            MAX_TIMEOUT.as_secs(),
+            t.as_secs_f64()
+        )));
+    }
+    Ok(())
+}
+
+/// Check `--iterations` (at least 1) and `--warmup` (at least 0), each at most
+/// [`MAX_ITERATIONS`].
+pub fn check_counts(iterations: u64, warmup: u64) -> Result<(), RunnerError> {
+    for (flag, n, min) in [("iterations", iterations, 1), ("warmup", warmup, 0)] {
+        if n < min || n > MAX_ITERATIONS {
+            return Err(RunnerError::Usage(format!(
+                "--{flag} must be {min} to {MAX_ITERATIONS} (got {n})"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Open the device `opts` asks for; the error is one line (no library, no GPU).
 pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
+    opts.validate()?;
     let hip = || {
         crate::hip::HipDevice::open(opts.device, opts.timeout)
             .map(|d| Box::new(d) as Box<dyn Device>)
@@ -64,20 +112,32 @@ pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
     }
 }
 
-/// The compile target for a device.
+/// The compile target for a device: `arch` (`--arch`) when given, else the device's own
+/// (`gfx90a` from the AMD topology, `sm_90` from the CUDA driver's compute capability), else
+/// [`DEFAULT_CUDA_ARCH`] for an NVIDIA device that cannot tell. An `arch` of the other vendor
+/// is refused.
 pub fn target_for(
     api: Api,
     device_arch: Option<&str>,
     arch: Option<&str>,
 ) -> Result<Target, RunnerError> {
-    match api {
-        Api::Hip => match arch.or(device_arch) {
+    let nvidia = |a: &str| a.starts_with("sm_") || a.starts_with("compute_");
+    match (api, arch) {
+        (Api::Hip, Some(a)) if nvidia(a) => Err(RunnerError::Build(format!(
+            "--arch {a} is an NVIDIA architecture, and the GPU is an AMD one: pass its gfx... architecture, or none"
+        ))),
+        (Api::Cuda, Some(a)) if !nvidia(a) => Err(RunnerError::Build(format!(
+            "--arch {a} is not an NVIDIA architecture, and the GPU is an NVIDIA one: pass sm_80, sm_90... or none (the device's)"
+        ))),
+        (Api::Hip, _) => match arch.or(device_arch) {
             Some(a) => Ok(Target::Hip(a.to_string())),
             None => Err(RunnerError::Device(DeviceError::Unavailable(
                 "cannot tell the AMD GPU's architecture (no /sys/class/kfd topology): pass --arch gfx...".into(),
             ))),
         },
-        Api::Cuda => Ok(Target::Cuda(arch.unwrap_or(DEFAULT_CUDA_ARCH).to_string())),
+        (Api::Cuda, _) => Ok(Target::Cuda(
+            arch.or(device_arch).unwrap_or(DEFAULT_CUDA_ARCH).to_string(),
+        )),
     }
 }
 
@@ -401,18 +461,26 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
     match &b.init {
         Init::Fill(f) => Ok(generate(b.elem, b.length as usize, f)),
         Init::File(path) => {
-            let data = std::fs::read(path).map_err(|error| RunnerError::Io {
+            // A regular file (a device or a FIFO is refused) of exactly the buffer's size,
+            // checked before it is read.
+            let io = |e: fsio::Error| RunnerError::Io {
                 path: path.display().to_string(),
-                error,
-            })?;
-            if data.len() as u64 != b.bytes() {
+                error: e.into_io(),
+            };
+            let len = fsio::regular(path).map_err(io)?.len();
+            let data = if len == b.bytes() {
+                fsio::read(path, b.bytes(), "this buffer").map_err(io)?
+            } else {
+                Vec::new()
+            };
+            if len != b.bytes() || data.len() as u64 != b.bytes() {
                 return Err(RunnerError::Invalid {
                     path: spec.path.display().to_string(),
                     message: format!(
                         "{}: {} holds {} bytes, the buffer is {} x {} = {} bytes",
                         spec.args[i].label(i),
                         path.display(),
-                        data.len(),
+                        len,
                         b.length,
                         b.elem,
                         b.bytes()

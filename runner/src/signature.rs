@@ -81,7 +81,7 @@ pub fn demangled_params(symbol: &str) -> Option<(String, Vec<String>)> {
 }
 
 /// The name to compare a spec's `kernel` with: demangled without return type and parameters,
-/// all whitespace removed (`stencil<4>`, `ns::k`).
+/// in [`canonical`] form (`stencil<4>`, `ns::k`, `tile<32>` for a `template <unsigned B>`).
 pub fn short_name(symbol: &str) -> String {
     let shown = cpp_demangle::Symbol::new(symbol)
         .ok()
@@ -94,7 +94,87 @@ pub fn short_name(symbol: &str) -> String {
             .ok()
         })
         .unwrap_or_else(|| symbol.to_string());
-    shown.chars().filter(|c| !c.is_whitespace()).collect()
+    canonical(&shown)
+}
+
+/// Integer types a demangler writes as casts of template arguments (`(unsigned int)32`), white
+/// space removed.
+const INT_CASTS: &[&str] = &[
+    "(unsignedint)",
+    "(unsignedlong)",
+    "(unsignedlonglong)",
+    "(unsignedshort)",
+    "(unsignedchar)",
+    "(unsigned)",
+    "(signedchar)",
+    "(char)",
+    "(short)",
+    "(int)",
+    "(long)",
+    "(longlong)",
+    "(__int128)",
+    "(unsigned__int128)",
+    "(wchar_t)",
+    "(char8_t)",
+    "(char16_t)",
+    "(char32_t)",
+];
+
+/// A kernel name as written or demangled, in one form: white space removed, integer casts of
+/// template arguments dropped (`(unsigned int)32` -> `32`), integer literals in decimal without
+/// suffixes (`32u`, `0x20` -> `32`) and plain character literals as their code (`'A'` -> `65`).
+/// `k<32>` names a `template <const uint B>` kernel instantiated with 32, as nvcc and clang
+/// mangle it (`_Z1kILj32EEvPf`).
+pub fn canonical(name: &str) -> String {
+    let s: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    let b = s.as_bytes();
+    let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        let prev_ident = i > 0 && ident(b[i - 1]);
+        if b[i] == b'(' && !prev_ident {
+            if let Some(cast) = INT_CASTS.iter().find(|c| s[i..].starts_with(*c)) {
+                let next = b.get(i + cast.len()).copied();
+                if next.is_some_and(|c| c.is_ascii_digit() || c == b'-' || c == b'\'') {
+                    i += cast.len();
+                    continue;
+                }
+            }
+        }
+        if b[i].is_ascii_digit() && !prev_ident {
+            let start = i;
+            while i < b.len() && ident(b[i]) {
+                i += 1;
+            }
+            let tok = &s[start..i];
+            out.push_str(&int_literal(tok).map_or_else(|| tok.to_string(), |v| v.to_string()));
+            continue;
+        }
+        if b[i] == b'\'' && i + 2 < b.len() && b[i + 2] == b'\'' && b[i + 1] != b'\\' {
+            out.push_str(&b[i + 1].to_string());
+            i += 3;
+            continue;
+        }
+        out.push(b[i] as char);
+        i += 1;
+    }
+    out
+}
+
+/// The value of a C++ integer literal (decimal, hex, octal or binary, with `u`/`l` suffixes).
+fn int_literal(tok: &str) -> Option<u128> {
+    let t = tok.trim_end_matches(['u', 'U', 'l', 'L']).replace('\'', "");
+    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or(t.strip_prefix("0X")) {
+        (h, 16)
+    } else if let Some(b) = t.strip_prefix("0b").or(t.strip_prefix("0B")) {
+        (b, 2)
+    } else if t.len() > 1 && t.starts_with('0') {
+        (&t[1..], 8)
+    } else {
+        (t.as_str(), 10)
+    };
+    u128::from_str_radix(digits, radix).ok()
 }
 
 /// Pick the symbol among `symbols` that `wanted` names: the mangled name itself, the demangled
@@ -104,7 +184,7 @@ pub fn resolve(symbols: &[String], wanted: &str) -> Result<String, String> {
     if let Some(s) = symbols.iter().find(|s| *s == wanted) {
         return Ok(s.clone());
     }
-    let w: String = wanted.chars().filter(|c| !c.is_whitespace()).collect();
+    let w = canonical(wanted);
     let by_short: Vec<&String> = symbols.iter().filter(|s| short_name(s) == w).collect();
     let pick = |found: Vec<&String>| -> Result<Option<String>, String> {
         match found.len() {
@@ -383,6 +463,29 @@ mod tests {
         assert!(e.contains("ambiguous") && e.contains("stencil<4>"), "{e}");
         // `dot` is the global one exactly; `ns::dot` is only reached by its qualified name.
         assert_eq!(resolve(&syms, "dot").unwrap(), syms[2]);
+        // A `template <const uint B>` kernel is named as written in the source (issue 17).
+        let tile: Vec<String> = [
+            "_Z4tileILj32EEvPf",
+            "_Z4tileILj64EEvPf",
+            "_Z1kILm8ELb1ELc65EEvPf",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for w in [
+            "tile<32>",
+            "tile< 32u >",
+            "tile<0x20>",
+            "tile<(unsigned int)32>",
+        ] {
+            assert_eq!(resolve(&tile, w).unwrap(), tile[0], "{w}");
+        }
+        assert_eq!(resolve(&tile, "k<8, true, 'A'>").unwrap(), tile[2]);
+        let e = resolve(&tile, "tile<16>").unwrap_err();
+        assert!(
+            e.contains("tile<32> (_Z4tileILj32EEvPf)") && !e.contains("unsigned"),
+            "{e}"
+        );
         let e = resolve(&syms, "nope").unwrap_err();
         assert!(e.starts_with("no kernel `nope` in the compiled source (kernels: stencil<4> (_Z7stencilILi4EEvPKfPfS1_i)"), "{e}");
     }

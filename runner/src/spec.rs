@@ -64,19 +64,13 @@ struct RawSpec {
     defines: BTreeMap<String, toml::Value>,
     #[serde(default)]
     flags: Vec<String>,
-    grid: RawDims,
-    block: RawDims,
+    /// A number or an array of 1 to 3 numbers (checked by [`dims`]).
+    grid: toml::Value,
+    block: toml::Value,
     #[serde(default)]
     shared_bytes: u64,
     #[serde(default)]
     args: Vec<RawArg>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum RawDims {
-    One(i64),
-    Many(Vec<i64>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -92,31 +86,11 @@ struct RawArg {
     high: Option<f64>,
     seed: Option<u64>,
     file: Option<PathBuf>,
-    output: Option<RawTolerance>,
-    min_length: Option<RawExpr>,
+    /// `"exact"` or a table (checked by [`tolerance`], which says what is wrong).
+    output: Option<toml::Value>,
+    /// An integer or an expression.
+    min_length: Option<toml::Value>,
     elements_per_thread: Option<i64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum RawTolerance {
-    Word(String),
-    Table(RawToleranceTable),
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawToleranceTable {
-    atol: Option<f64>,
-    rtol: Option<f64>,
-    ulps: Option<u64>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum RawExpr {
-    Int(i64),
-    Text(String),
 }
 
 /// A loaded, self-consistent spec.
@@ -219,7 +193,8 @@ impl Spec {
             path: path.display().to_string(),
             message,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| err(io_reason(&e)))?;
+        let text = fsio::read_to_string(path, fsio::TEXT_CAP, "a launch spec")
+            .map_err(|e| err(e.reason()))?;
         Spec::parse(&text, path)
     }
 
@@ -241,7 +216,16 @@ impl Spec {
                 _ => {}
             }
         }
-        let raw: RawSpec = toml::from_str(text).map_err(|e| err(one_line(&e.to_string())))?;
+        let raw: RawSpec = toml::from_str(text).map_err(|e| {
+            let (at, message) = toml_reason(text, &e);
+            SpecError {
+                path: match at {
+                    Some((line, col)) => format!("{}:{line}:{col}", path.display()),
+                    None => path.display().to_string(),
+                },
+                message,
+            }
+        })?;
         if raw.version != VERSION {
             return Err(err(format!(
                 "spec version {} is not supported (this hip-unroll reads version {VERSION})",
@@ -347,11 +331,16 @@ impl Spec {
                 continue;
             };
             if let Some(e) = &b.min_length {
+                let shown = if e.chars().count() > 64 {
+                    format!("{}...", e.chars().take(61).collect::<String>())
+                } else {
+                    e.clone()
+                };
                 let need = crate::expr::eval(e, &names)
-                    .map_err(|m| format!("{}: min-length `{e}`: {m}", a.label(i)))?;
+                    .map_err(|m| format!("{}: min-length `{shown}`: {m}", a.label(i)))?;
                 if (b.length as i128) < need {
                     return Err(format!(
-                        "{}: buffer too short for the launch: length {} < min-length `{e}` = {need}",
+                        "{}: buffer too short for the launch: length {} < min-length `{shown}` = {need}",
                         a.label(i),
                         b.length
                     ));
@@ -413,6 +402,9 @@ fn arg_kind(a: &RawArg, dir: &Path) -> Result<ArgKind, String> {
                 ));
             }
             let init = init(a, elem, dir)?;
+            if let Init::File(f) = &init {
+                check_init_file(f, length, elem)?;
+            }
             let output = a.output.as_ref().map(tolerance).transpose()?;
             if let Some(Tolerance::Close { .. } | Tolerance::Ulps { .. }) = output {
                 if !elem.is_float() && matches!(output, Some(Tolerance::Close { .. })) {
@@ -423,8 +415,14 @@ fn arg_kind(a: &RawArg, dir: &Path) -> Result<ArgKind, String> {
             }
             let min_length = match &a.min_length {
                 None => None,
-                Some(RawExpr::Int(i)) => Some(i.to_string()),
-                Some(RawExpr::Text(t)) => Some(t.clone()),
+                Some(toml::Value::Integer(i)) => Some(i.to_string()),
+                Some(toml::Value::String(t)) => Some(t.clone()),
+                Some(other) => {
+                    return Err(format!(
+                        "min-length must be an integer or an expression in a string, not {}",
+                        other.type_str()
+                    ))
+                }
             };
             let elements_per_thread = match a.elements_per_thread {
                 None => None,
@@ -503,39 +501,76 @@ fn init(a: &RawArg, elem: Elem, dir: &Path) -> Result<Init, String> {
     }
 }
 
-fn tolerance(t: &RawTolerance) -> Result<Tolerance, String> {
-    match t {
-        RawTolerance::Word(w) if w == "exact" => Ok(Tolerance::Exact),
-        RawTolerance::Word(w) => Err(format!(
-            "output = \"{w}\": expected \"exact\", {{ atol = A, rtol = R }} or {{ ulps = N }}"
-        )),
-        RawTolerance::Table(t) => match (t.atol, t.rtol, t.ulps) {
-            (None, None, Some(ulps)) => Ok(Tolerance::Ulps { ulps }),
-            (a, r, None) if a.is_some() || r.is_some() => {
-                let (atol, rtol) = (a.unwrap_or(0.0), r.unwrap_or(0.0));
-                if !(atol >= 0.0 && rtol >= 0.0 && atol.is_finite() && rtol.is_finite()) {
-                    return Err(format!(
-                        "atol and rtol must be finite and >= 0 (got {atol}, {rtol})"
-                    ));
-                }
-                Ok(Tolerance::Close { atol, rtol })
+fn tolerance(t: &toml::Value) -> Result<Tolerance, String> {
+    const FORMS: &str = "expected \"exact\", { atol = A, rtol = R } or { ulps = N }";
+    let t = match t {
+        toml::Value::String(w) if w == "exact" => return Ok(Tolerance::Exact),
+        toml::Value::String(w) => return Err(format!("output = \"{w}\": {FORMS}")),
+        toml::Value::Table(t) => t,
+        other => return Err(format!("output is {}: {FORMS}", other.type_str())),
+    };
+    if let Some(k) = t
+        .keys()
+        .find(|k| !matches!(k.as_str(), "atol" | "rtol" | "ulps"))
+    {
+        return Err(format!("output: unknown key `{k}` ({FORMS})"));
+    }
+    let float = |k: &str| -> Result<Option<f64>, String> {
+        match t.get(k) {
+            None => Ok(None),
+            Some(toml::Value::Float(f)) => Ok(Some(*f)),
+            Some(toml::Value::Integer(i)) => Ok(Some(*i as f64)),
+            Some(v) => Err(format!(
+                "output: {k} must be a number, not {}",
+                v.type_str()
+            )),
+        }
+    };
+    let (atol, rtol) = (float("atol")?, float("rtol")?);
+    let ulps = match t.get("ulps") {
+        None => None,
+        Some(toml::Value::Integer(u)) if *u >= 0 => Some(*u as u64),
+        Some(toml::Value::Integer(u)) => {
+            return Err(format!(
+                "output: ulps must be a whole number >= 0 (got {u})"
+            ))
+        }
+        Some(v) => {
+            return Err(format!(
+                "output: ulps must be a whole number >= 0, not {}",
+                v.type_str()
+            ))
+        }
+    };
+    match (atol, rtol, ulps) {
+        (None, None, Some(ulps)) => Ok(Tolerance::Ulps { ulps }),
+        (a, r, None) if a.is_some() || r.is_some() => {
+            let (atol, rtol) = (a.unwrap_or(0.0), r.unwrap_or(0.0));
+            if !(atol >= 0.0 && rtol >= 0.0 && atol.is_finite() && rtol.is_finite()) {
+                return Err(format!(
+                    "atol and rtol must be finite and >= 0 (got {atol}, {rtol})"
+                ));
             }
-            (_, _, Some(_)) => Err("output: ulps cannot be combined with atol/rtol".into()),
-            _ => Err("output = {}: give atol/rtol or ulps".into()),
-        },
+            Ok(Tolerance::Close { atol, rtol })
+        }
+        (_, _, Some(_)) => Err("output: ulps cannot be combined with atol/rtol".into()),
+        _ => Err("output = {}: give atol/rtol or ulps".into()),
     }
 }
 
-fn dims(d: &RawDims) -> Result<[u32; 3], String> {
-    let v: Vec<i64> = match d {
-        RawDims::One(n) => vec![*n],
-        RawDims::Many(v) => v.clone(),
+fn dims(d: &toml::Value) -> Result<[u32; 3], String> {
+    let v: Vec<&toml::Value> = match d {
+        toml::Value::Array(v) => v.iter().collect(),
+        one => vec![one],
     };
     if v.is_empty() || v.len() > 3 {
         return Err(format!("1 to 3 numbers (got {})", v.len()));
     }
     let mut out = [1u32; 3];
     for (i, n) in v.iter().enumerate() {
+        let toml::Value::Integer(n) = n else {
+            return Err(format!("sizes are whole numbers, not {}", n.type_str()));
+        };
         out[i] = u32::try_from(*n)
             .ok()
             .filter(|n| *n >= 1)
@@ -544,24 +579,42 @@ fn dims(d: &RawDims) -> Result<[u32; 3], String> {
     Ok(out)
 }
 
-/// toml's messages span several lines (a code frame): keep the first line and the message.
-fn one_line(msg: &str) -> String {
-    let lines: Vec<&str> = msg
+/// A toml error as one line and where it is (1-based line and column): toml's own message
+/// is a multi-line code frame.
+fn toml_reason(text: &str, e: &toml::de::Error) -> (Option<(usize, usize)>, String) {
+    let reason = e
+        .message()
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
-        .collect();
-    match (lines.first(), lines.last()) {
-        (Some(first), Some(last)) if lines.len() > 1 => format!("{first} {last}"),
-        (Some(first), _) => first.to_string(),
-        _ => msg.to_string(),
-    }
+        .collect::<Vec<_>>()
+        .join(" ");
+    let at = e.span().map(|span| {
+        let before = text.get(..span.start).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+        (line, col)
+    });
+    (at, reason)
 }
 
-pub(crate) fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
+/// An `init = "file"` file exists, is a regular file and holds exactly the buffer's bytes
+/// (checked when the spec loads, so that `--compile-only` catches it).
+fn check_init_file(f: &Path, length: u64, elem: Elem) -> Result<(), String> {
+    let meta =
+        std::fs::metadata(f).map_err(|e| format!("file {}: {}", f.display(), io_reason(&e)))?;
+    if !meta.is_file() {
+        return Err(format!("file {}: not a regular file", f.display()));
     }
+    let bytes = length * elem.size() as u64;
+    if meta.len() != bytes {
+        return Err(format!(
+            "file {} holds {} bytes, the buffer is {length} x {elem} = {bytes} bytes",
+            f.display(),
+            meta.len()
+        ));
+    }
+    Ok(())
 }
+
+pub(crate) use fsio::reason as io_reason;

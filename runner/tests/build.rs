@@ -1,11 +1,16 @@
-//! Real compiles of the testdata kernels (testdata/bench): clang-19 to PTX through the prelude
-//! and hipcc to gfx90a code objects, both through codeobj's cache; the kernel found by name
-//! (templates instantiated when the source does not), and its real parameters.
-//! Needs: clang++-19, hipcc.
+//! Real compiles of the testdata kernels (testdata/bench): nvcc (the NVIDIA route) and clang-19
+//! (its fallback) to PTX, hipcc to gfx90a code objects, all through codeobj's cache; the kernel
+//! found by name (templates instantiated when the source does not), checked against its real
+//! parameters. Every shipped spec and the unrolled variants of its loops compile for sm_80 and
+//! sm_90 with nvcc; CUDA sources written like llm.c's and SGEMM_CUDA's compile as they are; a
+//! float fma stays fma.rn.f32 on both compilers; a cache serves a copy of the tree elsewhere.
+//! Needs: nvcc (CUDA_HOME or PATH; these tests fail without it), clang++-19, hipcc.
 
-use runner::build::{build, BuildOptions, Target};
+mod support;
+
+use runner::build::{build, BuildOptions, CudaCompiler, Target};
 use runner::ptx;
-use runner::spec::Spec;
+use runner::spec::{ArgKind, Spec};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -13,11 +18,23 @@ fn data(n: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/bench")).join(n)
 }
 
+/// One cache for the clang and hipcc builds of this file.
 fn opts() -> &'static BuildOptions {
     static D: OnceLock<(tempfile::TempDir, BuildOptions)> = OnceLock::new();
     &D.get_or_init(|| {
         let d = tempfile::tempdir().unwrap();
-        let o = BuildOptions::new(d.path());
+        let o = BuildOptions::new(d.path()).with_nvcc(None);
+        (d, o)
+    })
+    .1
+}
+
+/// One cache for the nvcc builds of this file.
+fn nvcc_opts() -> &'static BuildOptions {
+    static D: OnceLock<(tempfile::TempDir, BuildOptions)> = OnceLock::new();
+    &D.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let o = BuildOptions::new(d.path()).with_nvcc(Some(support::nvcc()));
         (d, o)
     })
     .1
@@ -105,13 +122,16 @@ fn template_kernels_are_found_and_instantiated() {
         let b = build(&spec, &data("stencil.cu"), &t, opts()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(b.signature.symbol, "_Z7stencilILi4EEvPKfPfS1_i");
     }
+    let b =
+        build(&spec, &data("stencil.cu"), &cuda(), nvcc_opts()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(b.signature.symbol, "_Z7stencilILi4EEvPKfPfS1_i");
     // stencil<2> is not instantiated by the source: a wrapper does it.
     let text = std::fs::read_to_string(data("stencil.toml"))
         .unwrap()
         .replace("stencil<4>", "stencil<2>");
     let spec2 = Spec::parse(&text, &data("stencil.toml")).unwrap();
-    for t in [cuda(), hip()] {
-        let b = build(&spec2, &data("stencil.cu"), &t, opts()).unwrap_or_else(|e| panic!("{e}"));
+    for (t, o) in [(cuda(), opts()), (hip(), opts()), (cuda(), nvcc_opts())] {
+        let b = build(&spec2, &data("stencil.cu"), &t, o).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(b.signature.symbol, "_Z7stencilILi2EEvPKfPfS1_i", "{t:?}");
     }
     // A template argument of the wrong kind fails in the compiler, with its message.
@@ -186,17 +206,303 @@ fn refused_kernels_name_the_construct_and_line() {
 #[test]
 fn file_init_must_have_the_buffer_size() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
     let text = "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = 1\nblock = 1\n[[args]]\nname = \"a\"\nbuffer = \"f32\"\nlength = 4\nfile = \"a.bin\"\n";
-    let spec = Spec::parse(text, &dir.path().join("s.toml")).unwrap();
-    let e = runner::session::contents(&spec, 0).unwrap_err().to_string();
+    let path = dir.path().join("s.toml");
+    // Checked when the spec loads: a missing file, and one of the wrong size.
+    let e = Spec::parse(text, &path).unwrap_err().to_string();
+    assert!(
+        e.ends_with(&format!(
+            "argument 1 (`a`): file {}: no such file or directory",
+            dir.path().join("a.bin").display()
+        )),
+        "{e}"
+    );
+    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
+    let e = Spec::parse(text, &path).unwrap_err().to_string();
     assert!(
         e.ends_with("a.bin holds 12 bytes, the buffer is 4 x f32 = 16 bytes"),
         "{e}"
     );
     std::fs::write(dir.path().join("a.bin"), 1.5f32.to_le_bytes().repeat(4)).unwrap();
+    let spec = Spec::parse(text, &path).unwrap();
     assert_eq!(
         runner::session::contents(&spec, 0).unwrap(),
         1.5f32.to_le_bytes().repeat(4)
     );
+    // And again when it is read (it may have changed since).
+    std::fs::write(dir.path().join("a.bin"), [0u8; 12]).unwrap();
+    let e = runner::session::contents(&spec, 0).unwrap_err().to_string();
+    assert!(
+        e.ends_with("a.bin holds 12 bytes, the buffer is 4 x f32 = 16 bytes"),
+        "{e}"
+    );
+}
+
+/// The shipped specs: testdata/bench/*.toml and testdata/bench/cuda/*.toml.
+fn shipped_specs() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in [data(""), data("cuda")] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The spec's arguments against the PTX entry's `.param`s: one each, of the same size.
+fn check_ptx_params(spec: &Spec, object: &Path, symbol: &str) {
+    let m = ptx_of(object);
+    let e = m
+        .entries
+        .iter()
+        .find(|e| e.name == symbol)
+        .unwrap_or_else(|| panic!("{symbol} not in {}", object.display()));
+    assert_eq!(e.params.len(), spec.args.len(), "{}", spec.path.display());
+    for (a, p) in spec.args.iter().zip(&e.params) {
+        let want = match &a.kind {
+            ArgKind::Buffer(_) => 8,
+            ArgKind::Scalar { elem, .. } => elem.size() as u32,
+        };
+        assert_eq!(p.size, want, "{}: {:?}", spec.path.display(), a.name);
+    }
+}
+
+/// Every shipped spec's kernel, and every variant `unroll` makes of its loops (factor 4, both
+/// modes), compiles with nvcc for sm_80 and sm_90, and the spec fits the real PTX parameters.
+#[test]
+fn every_shipped_spec_and_its_variants_compile_for_sm_80_and_sm_90_with_nvcc() {
+    let work = tempfile::tempdir().unwrap();
+    let mut jobs: Vec<(Spec, PathBuf)> = Vec::new();
+    let specs = shipped_specs();
+    assert!(specs.len() >= 7, "{specs:?}");
+    for path in &specs {
+        let spec = Spec::load(path).unwrap_or_else(|e| panic!("{e}"));
+        jobs.push((spec.clone(), spec.source.clone()));
+        let text = std::fs::read(&spec.source).unwrap();
+        let src = pipeline::Source::new(text);
+        for l in src.loops() {
+            for mode in [pipeline::Mode::Pragma, pipeline::Mode::Manual] {
+                let Ok(v) = src.variant(l.loc, 4, mode, pipeline::Policy::default()) else {
+                    continue;
+                };
+                // Beside nothing else: the shipped kernels include only system headers.
+                let dir = work.path().join(format!("v{}", jobs.len()));
+                std::fs::create_dir_all(&dir).unwrap();
+                let file = dir.join(spec.source.file_name().unwrap());
+                std::fs::write(&file, &v.source).unwrap();
+                jobs.push((spec.clone(), file));
+            }
+        }
+    }
+    assert!(jobs.len() >= 20, "{} sources", jobs.len());
+    eprintln!("{} sources x 2 architectures", jobs.len());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|sc| {
+        for _ in 0..2 {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((spec, src)) = jobs.get(i) else {
+                    break;
+                };
+                for arch in ["sm_80", "sm_90"] {
+                    match build(spec, src, &Target::Cuda(arch.into()), nvcc_opts()) {
+                        Ok(b) => {
+                            assert!(matches!(b.compiler, Some(CudaCompiler::Nvcc(_))));
+                            assert_eq!(ptx_of(&b.object).target.as_deref(), Some(arch));
+                            check_ptx_params(spec, &b.object, &b.signature.symbol);
+                        }
+                        Err(e) => failures
+                            .lock()
+                            .unwrap()
+                            .push(format!("{} for {arch}: {e}", src.display())),
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// CUDA sources written as llm.c's and SGEMM_CUDA's kernels are (cuda_runtime.h, cooperative
+/// groups, vector types, __ldcs/__stcs, expf/tanhf, assert, <algorithm>, a `const uint`
+/// template) compile with nvcc as they are, into what those constructs are in PTX.
+#[test]
+fn cuda_sources_compile_unchanged_with_nvcc() {
+    for (spec, needles) in [
+        (
+            "cuda/layernorm.toml",
+            &[
+                "shfl.sync.bfly.b32",
+                "rsqrt.approx.f32",
+                "st.global.cs.f32",
+                "__assertfail",
+            ][..],
+        ),
+        (
+            "cuda/gelu.toml",
+            &["ld.global.cs.v4.f32", "st.global.cs.v4.f32", "__assertfail"][..],
+        ),
+        (
+            "cuda/softmax.toml",
+            &["ex2.approx", "shfl.sync.bfly.b32", "__assertfail"][..],
+        ),
+        (
+            "cuda/sgemm.toml",
+            &[".shared", "bar.sync", "__assertfail"][..],
+        ),
+    ] {
+        let spec = Spec::load(&data(spec)).unwrap();
+        let b = build(
+            &spec,
+            &spec.source,
+            &Target::Cuda("sm_90".into()),
+            nvcc_opts(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let text = std::fs::read_to_string(&b.object).unwrap();
+        for n in needles {
+            assert!(text.contains(n), "{}: {n} missing", spec.path.display());
+        }
+    }
+    // The `const uint` template the spec names as `sgemm_blocktiling<64, 64, 8, 8>`.
+    let spec = Spec::load(&data("cuda/sgemm.toml")).unwrap();
+    let b = build(
+        &spec,
+        &spec.source,
+        &Target::Cuda("sm_80".into()),
+        nvcc_opts(),
+    )
+    .unwrap();
+    assert_eq!(
+        b.signature.symbol,
+        "_Z17sgemm_blocktilingILj64ELj64ELj8ELj8EEviiifPKfS1_fPf"
+    );
+}
+
+/// nvcc compiles a HIP source through the thin mapping header: HIP's names become CUDA's.
+#[test]
+fn nvcc_compiles_hip_names_through_the_mapping_header() {
+    let text = "version = 1\nsource = \"prelude_features.cu\"\nkernel = \"features\"\ngrid = 1\nblock = 256\nshared-bytes = 1024\n\
+[[args]]\nbuffer = \"f32\"\nlength = 256\n[[args]]\nbuffer = \"i32\"\nlength = 2\n[[args]]\nbuffer = \"u64\"\nlength = 1\n[[args]]\nbuffer = \"f64\"\nlength = 1\n";
+    let spec = Spec::parse(text, &data("features.toml")).unwrap();
+    let b = build(
+        &spec,
+        &data("prelude_features.cu"),
+        &Target::Cuda("sm_90".into()),
+        nvcc_opts(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ptx = std::fs::read_to_string(&b.object).unwrap();
+    for needle in [
+        "shfl.sync.down.b32",
+        "shfl.sync.bfly.b32",
+        "shfl.sync.up.b32",
+        "shfl.sync.idx.b32",
+        "vote.sync.ballot.b32",
+        "%laneid",
+        "atom.global.add",
+        "atom.global.max.s32",
+        "membar.gl",
+        "bar.sync",
+        ".maxntid 256, 1, 1",
+        ".extern .shared",
+    ] {
+        assert!(ptx.contains(needle), "{needle} missing from nvcc's PTX");
+    }
+}
+
+/// llm.c's adamw `lerp` is `fma` on floats: fma.rn.f32 with nvcc and with the clang fallback,
+/// never a conversion to double and a double fma.
+#[test]
+fn a_float_fma_stays_fma_rn_f32_on_both_compilers() {
+    let spec = Spec::load(&data("cuda/adamw.toml")).unwrap();
+    for o in [nvcc_opts(), opts()] {
+        let b = build(&spec, &spec.source, &cuda(), o).unwrap_or_else(|e| panic!("{e}"));
+        let ptx = std::fs::read_to_string(&b.object).unwrap();
+        let who = format!("{:?}", b.compiler);
+        assert!(ptx.contains("fma.rn.f32"), "{who}");
+        assert!(
+            !ptx.contains("fma.rn.f64") && !ptx.contains("cvt.f64.f32"),
+            "{who}"
+        );
+    }
+}
+
+/// A cache built for one tree serves a copy of it in another directory (a working copy, another
+/// machine): the same keys whatever the directories, the cache directory's spelling included,
+/// template wrappers too; and where nvcc is missing the objects are served as precompiled.
+#[test]
+fn a_cache_built_in_one_directory_serves_a_copy_in_another() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for dir in [a.path(), b.path()] {
+        for f in ["stencil.cu", "stencil.toml", "dot.cu", "dot.toml"] {
+            std::fs::copy(data(f), dir.join(f)).unwrap();
+        }
+    }
+    let specs = |dir: &Path| {
+        let st = std::fs::read_to_string(dir.join("stencil.toml")).unwrap();
+        vec![
+            Spec::load(&dir.join("dot.toml")).unwrap(),
+            Spec::load(&dir.join("stencil.toml")).unwrap(),
+            // Not instantiated by the source: through the wrapper.
+            Spec::parse(
+                &st.replace("stencil<4>", "stencil<2>"),
+                &dir.join("stencil.toml"),
+            )
+            .unwrap(),
+        ]
+    };
+    let first = BuildOptions::new(cache.path()).with_nvcc(Some(support::nvcc()));
+    for s in specs(a.path()) {
+        let built = build(&s, &s.source, &cuda(), &first).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!built.cached, "{}", s.path.display());
+    }
+    let again = BuildOptions::new(cache.path().join(".")).with_nvcc(Some(support::nvcc()));
+    let gone =
+        BuildOptions::new(cache.path()).with_nvcc(Some(cache.path().join("no-toolkit/bin/nvcc")));
+    for s in specs(b.path()) {
+        let built = build(&s, &s.source, &cuda(), &again).unwrap_or_else(|e| panic!("{e}"));
+        assert!(built.cached && !built.precompiled, "{}", s.path.display());
+        let served = build(&s, &s.source, &cuda(), &gone).unwrap_or_else(|e| panic!("{e}"));
+        assert!(served.precompiled, "{}", s.path.display());
+        assert_eq!(served.image, built.image);
+    }
+    // An edit in the copy is another key: not served.
+    let edited = std::fs::read_to_string(b.path().join("dot.cu"))
+        .unwrap()
+        .replace("sum += a[i] * b[i];", "sum += a[i] * b[i] + 1.0f;");
+    std::fs::write(b.path().join("dot.cu"), edited).unwrap();
+    let s = Spec::load(&b.path().join("dot.toml")).unwrap();
+    let e = build(&s, &s.source, &cuda(), &gone)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is not installed here"), "{e}");
+}
+
+/// A variant whose PTX is the baseline's (comments aside) is the same code; an unrolled one is
+/// not.
+#[test]
+fn the_same_code_is_recognised() {
+    let spec = Spec::load(&data("dot.toml")).unwrap();
+    let base = build(&spec, &data("dot.cu"), &cuda(), nvcc_opts()).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let copy = d.path().join("dot.cu");
+    let text = std::fs::read_to_string(data("dot.cu")).unwrap();
+    std::fs::write(&copy, format!("// a comment changes nothing\n{text}")).unwrap();
+    let same = build(&spec, &copy, &cuda(), nvcc_opts()).unwrap();
+    assert!(base.same_code(&same));
+    let unrolled = build(&spec, &data("dot.unrolled.cu"), &cuda(), nvcc_opts()).unwrap();
+    assert!(!base.same_code(&unrolled));
+    let hip_base = build(&spec, &data("dot.cu"), &hip(), opts()).unwrap();
+    let hip_same = build(&spec, &copy, &hip(), opts()).unwrap();
+    assert!(hip_base.same_code(&hip_same));
+    assert!(!hip_base.same_code(&base), "another target");
 }

@@ -1,14 +1,15 @@
 //! `hip-unroll bench SPEC`: time one kernel in isolation on the machine's GPU (AMD through HIP,
-//! NVIDIA through PTX) from a launch spec, or `--compare` a variant against it on identical
-//! inputs. Arguments and printing only; the work is the `runner` crate's.
+//! NVIDIA through PTX, compiled by nvcc when there is one, for the GPU's own architecture unless
+//! `--arch` says otherwise) from a launch spec, or `--compare` a variant against it on identical
+//! inputs (a variant that compiles to the baseline's code is reported as such and not timed,
+//! unless `--time-same-code`). Arguments and printing only; the work is the `runner` crate's.
 //!
 //! Exit status: 0 done (and, with `--compare`, the outputs agree), 1 the variant's outputs
 //! differ from the baseline's, 2 bad spec, refused kernel, compile error, no GPU or driver,
 //! launch error or timeout.
 
-use anyhow::bail;
 use codeobj::compile::default_cache_dir;
-use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
+use runner::build::{build, find_nvcc, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 use runner::session::{Backend, Options, OutputDiff, Session};
 use runner::stats::{summarize, Summary};
 use runner::Spec;
@@ -16,7 +17,6 @@ use serde::Serialize;
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum BackendArg {
@@ -43,18 +43,23 @@ pub struct BenchArgs {
     pub source: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
-    /// Compile target: gfx90a, gfx942... (AMD; default: the device's) or sm_80, sm_90... (NVIDIA; default sm_80).
+    /// Compile target: gfx90a, gfx942... (AMD) or sm_80, sm_90... (NVIDIA) [default: the GPU's
+    /// own; with --compile-only gfx90a and sm_80].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
+    /// nvcc for NVIDIA targets [default: `[compile] nvcc` of hip-unroll.toml, `$CUDA_HOME/bin/nvcc`,
+    /// `nvcc` on PATH; none: clang-19 with hip-unroll's prelude].
+    #[arg(long, value_name = "PATH")]
+    pub nvcc: Option<PathBuf>,
     /// Device ordinal.
     #[arg(long, default_value_t = 0)]
     pub device: i32,
-    /// Timed launches (per kernel).
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
-    pub iterations: u32,
-    /// Untimed launches first (per kernel).
+    /// Timed launches (per kernel), 1 to 1000000.
+    #[arg(long, default_value_t = 50)]
+    pub iterations: u64,
+    /// Untimed launches first (per kernel), at most 1000000.
     #[arg(long, default_value_t = 5)]
-    pub warmup: u32,
+    pub warmup: u64,
     /// Seconds a launch (or the runtime's initialisation) may take before it is abandoned.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub timeout: f64,
@@ -62,6 +67,10 @@ pub struct BenchArgs {
     /// their outputs with the spec's tolerances.
     #[arg(long, requires = "source")]
     pub compare: bool,
+    /// With --compare: time the variant even when it compiles to the same code (PTX or code
+    /// object) as the baseline, which makes the comparison an A/A measurement.
+    #[arg(long, requires = "compare")]
+    pub time_same_code: bool,
     /// Compile and check the spec against the kernel only (no GPU needed): fills the cache that
     /// a machine without the compiler reads with --cache-dir.
     #[arg(long)]
@@ -82,8 +91,11 @@ struct KernelReport<'a> {
     object: String,
     cached: bool,
     precompiled: bool,
+    /// `nvcc (PATH)` or `clang++-19 ...` for NVIDIA targets.
+    compiler: Option<String>,
     samples_ms: Vec<f64>,
-    summary: Summary,
+    /// `null` when nothing was timed (the variant is the same code).
+    summary: Option<Summary>,
     outputs: Vec<OutputSum<'a>>,
 }
 
@@ -98,25 +110,29 @@ struct Report<'a> {
     spec: String,
     device: &'a runner::device::DeviceInfo,
     target: &'a Target,
-    iterations: u32,
-    warmup: u32,
+    iterations: u64,
+    warmup: u64,
     kernels: Vec<KernelReport<'a>>,
     /// Variant median / baseline median (with --compare).
     ratio: Option<f64>,
     /// Outputs of the variant outside their tolerance (with --compare; empty: they agree).
     differences: Option<&'a [OutputDiff]>,
+    /// With --compare: whether the variant compiles to the baseline's code (PTX without its
+    /// comments, or the code object's bytes); then nothing is timed unless --time-same-code.
+    same_code: Option<bool>,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!(
-            "--timeout must be a positive number of seconds (got {})",
-            args.timeout
-        );
-    }
+    let timeout = runner::session::timeout_from_secs(args.timeout)?;
+    runner::session::check_counts(args.iterations, args.warmup)?;
     crate::files::require_file(&args.spec)?;
     let spec = Spec::load(&args.spec)?;
-    let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir));
+    let configured = match config::find_config(&args.spec) {
+        Some(path) => config::load(&path)?.compile.nvcc,
+        None => None,
+    };
+    let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir))
+        .with_nvcc(find_nvcc(args.nvcc.as_deref(), configured.as_deref())?);
     if args.compile_only {
         return compile_only(&args, &spec, &build_opts);
     }
@@ -128,7 +144,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         },
         arch: args.arch.clone(),
         device: args.device,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout,
         build: build_opts,
     };
     let baseline = if args.compare {
@@ -140,6 +156,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         crate::files::require_file(s)?;
     }
     let mut session = Session::open(spec, baseline, &opts)?;
+    let mut same_code = None;
+    if let (Some(v), true) = (&args.source, args.compare) {
+        // Compiled (into the cache) before anything is launched: the same code is not timed.
+        let built = build(&session.spec, v, &session.target, &opts.build)?;
+        let same = built.same_code(&session.kernels[0].built);
+        same_code = Some(same);
+        if same && !args.time_same_code {
+            return same_code_report(&args, &session, &built);
+        }
+    }
     let variant = match (&args.source, args.compare) {
         (Some(v), true) => Some(session.prepare_unchecked(v)?),
         _ => None,
@@ -181,8 +207,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             object: k.built.object.display().to_string(),
             cached: k.built.cached,
             precompiled: k.built.precompiled,
+            compiler: k.built.compiler.as_ref().map(|c| c.to_string()),
             samples_ms: s,
-            summary: sum.clone(),
+            summary: Some(sum.clone()),
             outputs: k
                 .outputs
                 .iter()
@@ -202,6 +229,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         kernels,
         ratio,
         differences: diffs.as_deref(),
+        same_code,
     };
     match args.format {
         Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
@@ -230,16 +258,21 @@ fn human(r: &Report) -> String {
         r.target, r.iterations, r.warmup
     );
     for k in &r.kernels {
-        let s = &k.summary;
-        let origin = if k.precompiled {
-            "precompiled"
-        } else if k.cached {
-            "cached"
-        } else {
-            "compiled"
-        };
-        let _ = writeln!(out, "{:<8} {} ({origin})", k.role, k.source);
+        let _ = writeln!(
+            out,
+            "{:<8} {} ({}{})",
+            k.role,
+            k.source,
+            origin(k.precompiled, k.cached),
+            k.compiler
+                .as_deref()
+                .map(|c| format!(" by {c}"))
+                .unwrap_or_default()
+        );
         let _ = writeln!(out, "         kernel {}", k.demangled.unwrap_or(k.symbol));
+        let Some(s) = &k.summary else {
+            continue;
+        };
         let _ = writeln!(
             out,
             "         median {:.4} ms  q1 {:.4}  q3 {:.4}  MAD {:.4} ({:.2}%)  min {:.4}  max {:.4}  n {}",
@@ -250,6 +283,21 @@ fn human(r: &Report) -> String {
         for o in &k.outputs {
             let _ = writeln!(out, "         output {} blake3 {}", o.name, o.blake3);
         }
+    }
+    if r.same_code == Some(true) {
+        let what = match r.target {
+            Target::Cuda(_) => "PTX",
+            Target::Hip(_) => "code object",
+        };
+        let timed = if r.ratio.is_some() {
+            "timed as asked (--time-same-code): an A/A measurement"
+        } else {
+            "nothing timed (--time-same-code times it anyway)"
+        };
+        let _ = writeln!(
+            out,
+            "same     the variant compiles to the same {what} as the baseline: {timed}"
+        );
     }
     if let Some(ratio) = r.ratio {
         let _ = writeln!(out, "ratio    variant / baseline median = {ratio:.4}");
@@ -266,6 +314,59 @@ fn human(r: &Report) -> String {
         None => {}
     }
     out
+}
+
+fn origin(precompiled: bool, cached: bool) -> &'static str {
+    if precompiled {
+        "precompiled"
+    } else if cached {
+        "cached"
+    } else {
+        "compiled"
+    }
+}
+
+/// `--compare` of a variant that compiles to the baseline's code: says so, times nothing.
+fn same_code_report(
+    args: &BenchArgs,
+    session: &Session,
+    variant: &Built,
+) -> anyhow::Result<ExitCode> {
+    let kernel = |role: &'static str, b: &'_ Built| KernelReport {
+        role,
+        source: b.source.display().to_string(),
+        symbol: "",
+        demangled: None,
+        object: b.object.display().to_string(),
+        cached: b.cached,
+        precompiled: b.precompiled,
+        compiler: b.compiler.as_ref().map(|c| c.to_string()),
+        samples_ms: Vec::new(),
+        summary: None,
+        outputs: Vec::new(),
+    };
+    let base = &session.kernels[0].built;
+    let mut kernels = vec![kernel("baseline", base), kernel("variant", variant)];
+    for (k, b) in kernels.iter_mut().zip([base, variant]) {
+        k.symbol = &b.signature.symbol;
+        k.demangled = b.signature.demangled.as_deref();
+    }
+    let report = Report {
+        spec: args.spec.display().to_string(),
+        device: session.device(),
+        target: &session.target,
+        iterations: 0,
+        warmup: 0,
+        kernels,
+        ratio: None,
+        differences: None,
+        same_code: Some(true),
+    };
+    match args.format {
+        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
+        Format::Human => crate::files::stdout(&human(&report))?,
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `--compile-only`: build (and check) for the chosen backend(s), without a GPU.
@@ -298,21 +399,26 @@ fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::R
         Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&built)? + "\n"))?,
         Format::Human => {
             let mut out = String::new();
-            for b in &built {
-                let origin = if b.precompiled {
-                    "precompiled"
-                } else if b.cached {
-                    "cached"
-                } else {
-                    "compiled"
-                };
+            for (i, b) in built.iter().enumerate() {
                 let _ = writeln!(
                     out,
-                    "{} for {:?} ({origin}): {}",
+                    "{} for {:?} ({}{}): {}",
                     b.source.display(),
                     b.target,
+                    origin(b.precompiled, b.cached),
+                    b.compiler
+                        .as_ref()
+                        .map(|c| format!(" by {c}"))
+                        .unwrap_or_default(),
                     b.object.display()
                 );
+                // Baseline and variant alternate per target: say when they are the same code.
+                if sources.len() == 2 && i % 2 == 1 && b.same_code(&built[i - 1]) {
+                    let _ = writeln!(
+                        out,
+                        "  the same code as the baseline's: `bench --compare` times nothing"
+                    );
+                }
                 let sig = &b.signature;
                 let _ = writeln!(
                     out,

@@ -36,20 +36,7 @@ pub struct CaptureArgs {
 }
 
 pub fn run(args: CaptureArgs) -> anyhow::Result<ExitCode> {
-    if let Err(e) = regex::Regex::new(&args.kernel) {
-        // The regex crate's syntax errors span several lines (pattern, caret, reason).
-        let text = e.to_string();
-        let reason = text
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        bail!(
-            "--kernel: `{}` is not a regex: {}",
-            args.kernel,
-            reason.trim().trim_start_matches("error: ")
-        );
-    }
+    crate::cli::regex_arg("--kernel", &args.kernel)?;
     if args.timeout == 0 {
         bail!("--timeout must be at least 1 second");
     }

@@ -5,9 +5,14 @@
 //! `guards::fix::fix_source` and writes each changed file atomically; the report then shows what
 //! remains. `--diff` prints the fixes as unified diffs and writes nothing.
 //!
+//! Each fixed file is written only if it still holds what was read: it is compared right before
+//! its own rename (an exchange that puts back an edit saved in between), and every written file
+//! once more at the end; an edited file is left as saved and reported.
+//!
 //! Exit status: 0 clean, 1 a finding at or above the failing level (after fixing, what remains;
 //! with `--diff`, a file the fixes would change), 2 usage, config or I/O errors (also an internal
-//! error on one file: the others are still reported).
+//! error on one file, or a file that is not a regular file: the others are still reported),
+//! 3 `--fix` left a file alone because it was edited while check ran (and no error).
 
 use crate::cli::explain;
 use crate::cli::FailOnSeverity;
@@ -73,8 +78,9 @@ pub struct CheckArgs {
     /// Do not honour .gitignore, .ignore and git exclude files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__`
-    /// (skipped by default and listed with `"parsed": false`), e.g. to count parse errors.
+    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__` and
+    /// no `warp`/`wave` beside a `32` (skipped by default and listed with `"parsed": false`),
+    /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
@@ -156,6 +162,9 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.paths.clone()
     };
+    if let Some(out) = &args.output_file {
+        crate::files::check_output(out)?;
+    }
     let mut errors: Vec<String> = Vec::new();
     let (found, others) = collect_files(&paths, args.no_ignore, &mut errors);
 
@@ -181,11 +190,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     jobs.sort_by(|a, b| a.display.cmp(&b.display));
     jobs.dedup_by(|a, b| a.display == b.display);
+    // A directory that gives no file to check is said so (a typo'd or wrong path would
+    // otherwise pass as clean); the exit status stays what the other files make it.
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        if !jobs.iter().any(|j| j.path.starts_with(dir)) {
+            eprintln!(
+                "warning: {}: no file to check (no .cu/.cuh/.hip/.cpp/.h/... file, or every one excluded)",
+                dir.display()
+            );
+        }
+    }
 
     let fixing = args.fix || args.unsafe_fixes || args.diff;
     let keep_source = fixing || matches!(args.format, Format::Human | Format::Sarif);
     let mut outcomes = analyse_all(&jobs, keep_source, guards::check_source)?;
-    eprintln!("TIMES open {} main-parse {} check {}", guards::T_OPEN.load(std::sync::atomic::Ordering::Relaxed), frontend::tu::T_MAIN.load(std::sync::atomic::Ordering::Relaxed), guards::T_CHECK.load(std::sync::atomic::Ordering::Relaxed));
     let fixes = if fixing {
         apply_fixes(&jobs, &mut outcomes, &args, &mut errors)
     } else {
@@ -254,7 +272,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         Format::Github => render::github::render(&output),
     };
     match &args.output_file {
-        Some(path) => crate::files::write_atomic(path, text.as_bytes())?,
+        Some(path) => crate::files::output(path, text.as_bytes())?,
         None => crate::files::stdout(&text)?,
     }
 
@@ -264,8 +282,14 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     for e in &errors {
         eprintln!("error: {e}");
     }
+    for e in &fixes.edited {
+        eprintln!("error: {e}");
+    }
     if !errors.is_empty() {
         return Ok(ExitCode::from(2));
+    }
+    if !fixes.edited.is_empty() {
+        return Ok(ExitCode::from(crate::files::EXIT_EDITED));
     }
     let default_fail = resolver.default_fail_on();
     let failing = output.diagnostics.iter().any(|d| {
@@ -290,6 +314,8 @@ struct FixSummary {
     unsafe_left: usize,
     /// `--diff`: the unified diffs, in file order.
     diff: String,
+    /// `--fix`: files left alone because they were edited while check ran (one line each).
+    edited: Vec<String>,
 }
 
 impl FixSummary {
@@ -314,7 +340,9 @@ impl FixSummary {
 /// Applies the fixes of every analysed file that has an applicable one: the outcome is replaced
 /// by the fixed text's report and diagnostics; the file is written atomically (`--fix`) or its
 /// diff collected (`--diff`). A fix that would add a parse error is left out and said so on
-/// stderr; a file that cannot be written is an error (exit 2), the others are still fixed.
+/// stderr; a file that cannot be written is an error (exit 2), the others are still fixed. A
+/// file edited since it was read is left as saved (its report stays the one of what was read)
+/// and listed in `edited`; so is a written file found changed again once all are written.
 fn apply_fixes(
     jobs: &[Job],
     outcomes: &mut [Result<Outcome, String>],
@@ -323,6 +351,8 @@ fn apply_fixes(
 ) -> FixSummary {
     let unsafe_ok = args.unsafe_fixes;
     let mut sum = FixSummary::default();
+    // What each written file must still hold once all are written.
+    let mut written: Vec<(&Job, String)> = Vec::new();
     for (job, outcome) in jobs.iter().zip(outcomes.iter_mut()) {
         let Ok(o) = outcome else { continue };
         let wanted = o
@@ -346,10 +376,23 @@ fn apply_fixes(
                             src,
                             &fixed.source,
                         ));
-                    } else if let Err(e) = crate::files::rewrite_in_place(&job.path, &fixed.source)
-                    {
-                        errors.push(format!("{}: fixes not written: {e:#}", job.display));
-                        continue;
+                    } else {
+                        match crate::files::rewrite_in_place(
+                            &job.path,
+                            src,
+                            &fixed.source,
+                            "check.fix",
+                        ) {
+                            Ok(()) => written.push((job, fsio::digest(&fixed.source))),
+                            Err(e) if e.is_edited() => {
+                                sum.edited.push(edited_line(&job.display, false));
+                                continue;
+                            }
+                            Err(e) => {
+                                errors.push(format!("{}: fixes not written: {e}", job.display));
+                                continue;
+                            }
+                        }
                     }
                     sum.fixed += fixed.fixed;
                     sum.files += 1;
@@ -365,7 +408,25 @@ fn apply_fixes(
             .filter(|d| d.fix.as_ref().is_some_and(|f| !f.applies(unsafe_ok)))
             .count();
     }
+    // The whole set once more: an edit saved after a file was written is reported too.
+    for (job, want) in written {
+        let now = fsio::read_source(&job.path).map(|b| fsio::digest(&b)).ok();
+        if now.as_deref() != Some(want.as_str()) {
+            sum.edited.push(edited_line(&job.display, true));
+        }
+    }
     sum
+}
+
+/// The one line for a file `--fix` left alone (or, `after`, found changed once written).
+fn edited_line(display: &str, after: bool) -> String {
+    if after {
+        format!(
+            "{display}: edited while check --fix ran, after its fixes were written; left as saved"
+        )
+    } else {
+        format!("{display}: edited since check read it; its fixes were not written, it is left as saved")
+    }
 }
 
 fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Result<()> {
@@ -375,10 +436,14 @@ fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Res
         .filter(|id| !known.iter().any(|k| k == id))
         .collect();
     if !unknown.is_empty() {
+        let named: Vec<String> = unknown
+            .iter()
+            .map(|u| format!("{u}{}", super::explain::did_you_mean(u)))
+            .collect();
         bail!(
             "unknown rule id{} in {origin}: {} (known rule ids: {})",
             if unknown.len() == 1 { "" } else { "s" },
-            unknown.join(", "),
+            named.join(", "),
             known.join(", ")
         );
     }
@@ -552,11 +617,9 @@ impl<'a> Resolver<'a> {
     fn load(&self, config: Option<PathBuf>) -> anyhow::Result<Arc<Resolved>> {
         let (section, config_dirs) = match &config {
             Some(p) => {
-                let table = config::load_table(p)?;
-                (
-                    config::section::<CheckSection>(&table, "check", p)?,
-                    config::include_dirs(&table, p)?,
-                )
+                let cfg = config::load(p)?;
+                let dirs = config::include_dirs(&cfg, p);
+                (cfg.check, dirs)
             }
             None => (CheckSection::default(), Vec::new()),
         };
@@ -684,12 +747,9 @@ fn analyse_all(
 }
 
 fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, String> {
-    let bytes = std::fs::read(&job.path).map_err(|e| {
-        format!(
-            "{}: cannot read: {}",
-            job.display,
-            crate::files::io_reason(&e)
-        )
+    let bytes = fsio::read_source(&job.path).map_err(|e| match e {
+        fsio::Error::Io { .. } => format!("{}: cannot read: {}", job.display, e.reason()),
+        e => format!("{}: {}", job.display, e.reason()),
     })?;
     let settings = &job.resolved.settings;
     let result =

@@ -59,11 +59,8 @@ struct Output<'a> {
 pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
     let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
         Some(path) => {
-            let table = config::load_table(&path)?;
-            (
-                config::section::<CompileSection>(&table, "compile", &path)?,
-                config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-            )
+            let cfg = config::load(&path)?;
+            (cfg.compile, cfg.vgpr_pressure)
         }
         None => (CompileSection::default(), PressureSection::default()),
     };
@@ -89,7 +86,11 @@ pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
         crate::files::require_file(p)?;
     }
     let compiler = Compiler::new(command.clone(), arch.clone(), cache_dir)
-        .with_args(args.include.iter().map(|d| format!("-I{}", d.display())));
+        .with_args(args.include.iter().map(|d| format!("-I{}", d.display())))
+        .with_timeout(compile_cfg.timeout.map_or(
+            codeobj::compile::DEFAULT_TIMEOUT,
+            std::time::Duration::from_secs,
+        ));
     let (_b, _v, judgement) = codeobj::compile::compile_and_judge(
         &compiler,
         &args.baseline,

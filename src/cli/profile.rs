@@ -101,15 +101,27 @@ fn preset(p: PresetArg) -> Preset {
     }
 }
 
-/// Write an output file, creating its directory (`-o DIR` need not exist yet).
+/// Write an output file (`--svg`, `--trace-json`; `-` is stdout) under the output policy of
+/// `files::output`, creating its directory (`-o DIR` need not exist yet).
 fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    crate::files::write_atomic(path, bytes)
+    crate::files::output(path, bytes)
+}
+
+/// Refuse an output file before the profiler runs (a directory not made yet is made later).
+fn check_output(path: &Path) -> anyhow::Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.exists() => Ok(()),
+        _ => crate::files::check_output(path),
+    }
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    for path in args.svg.iter().chain(&args.trace_json) {
+        check_output(path)?;
+    }
     let regex = args
         .kernel
         .as_deref()
@@ -125,6 +137,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         if args.app.is_empty() {
             anyhow::bail!("nothing to profile: give an application after `--` (hip-unroll profile -- ./app args) or read existing output with --from PATH");
         }
+        profiler::run::check_timeout(std::time::Duration::from_secs(args.timeout))?;
         let tool = profiler::run::detect()?;
         let out = args
             .out

@@ -17,7 +17,6 @@ use replay::run::{self, Report, ReserveReport, RunError, Verdict};
 use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// `--format` of `replay` and `reserve-check`.
 #[derive(Debug, Clone, Copy, clap::ValueEnum, Default)]
@@ -91,13 +90,6 @@ pub struct ReserveCheckArgs {
     pub format: Format,
 }
 
-fn timeout(secs: f64) -> anyhow::Result<Duration> {
-    if !(secs.is_finite() && secs > 0.0) {
-        anyhow::bail!("--timeout must be a positive number of seconds (got {secs})");
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if let Some(ReplayCommand::ReserveCheck(a)) = args.command {
         return reserve_check(a);
@@ -121,7 +113,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             atol: args.atol,
         },
         options: Options {
-            timeout: timeout(args.timeout)?,
+            timeout: run::timeout_from_secs(args.timeout)?,
             runtime_library: None,
             allow_missing_regions: args.force,
         },

@@ -3,11 +3,12 @@
 //! with the chosen backend and prints the report.
 //!
 //! Exit status: 0 the loop finished (whatever it accepted); 2 usage, input, environment or
-//! baseline errors (one line); 130 interrupted by Ctrl-C (nothing applied, the report so far
-//! printed, the ledger kept for `--resume`).
+//! baseline errors (one line; an I/O error while applying says that every file was restored);
+//! 3 a file was edited while tune ran (left as saved, nothing applied, the report printed);
+//! 130 interrupted by Ctrl-C (nothing applied, the report so far printed, the ledger kept for
+//! `--resume`). `-o REPORT` is checked before the search starts (see `files::output`).
 
 use anyhow::{bail, Context};
-use config::{CompileSection, PressureSection, TuneSection};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +19,7 @@ use tuner::backend::bench::BenchBackend;
 use tuner::backend::command::{CommandBackend, Commands};
 use tuner::backend::replay::{ReplayBackend, ReplaySettings};
 use tuner::backend::rocprof::RocprofBackend;
+use tuner::backend::Backend as _;
 use tuner::search::{self, ApplyMode, Progress};
 use tuner::stats::Plan;
 
@@ -84,13 +86,13 @@ pub struct TuneArgs {
     /// defined in PATHS].
     #[arg(long, value_name = "RE")]
     pub kernel: Option<String>,
-    /// Unroll factors to try [default: 2,4,8].
+    /// Unroll factors to try, at most 16 factors of 1 to 1024 [default: 2,4,8].
     #[arg(long, value_delimiter = ',', value_name = "N,...")]
     pub factors: Option<Vec<u32>>,
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// Working copies prepared in parallel [default: the number of CPUs].
+    /// Working copies prepared in parallel, 1 to 256 [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Smallest median improvement to accept, in percent [default: 2].
@@ -99,16 +101,17 @@ pub struct TuneArgs {
     /// Confidence of the test over all looks [default: 0.99].
     #[arg(long, value_name = "P")]
     pub confidence: Option<f64>,
-    /// Interleaved pairs before the first decision [default: 10].
+    /// Interleaved pairs before the first decision, at most 10000 [default: 10].
     #[arg(long, value_name = "N")]
     pub min_runs: Option<usize>,
-    /// Pairs at most per comparison [default: 30].
+    /// Pairs at most per comparison, at most 10000 [default: 30].
     #[arg(long, value_name = "N")]
     pub max_runs: Option<usize>,
     /// Largest spread of the baseline repeats, in percent (A/A check) [default: 20].
     #[arg(long, value_name = "PCT")]
     pub max_noise: Option<f64>,
-    /// Time limit of each build, run or check, in seconds [default: 600].
+    /// Time limit of each build, run or check (and of each compile of the gates, unless
+    /// `[compile] timeout` says otherwise), 1 to 86400 seconds [default: 600].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// State directory: ledger, working copies, code objects [default: .hip-unroll].
@@ -123,7 +126,8 @@ pub struct TuneArgs {
     /// Print the unified diff of the accepted edits instead of applying them.
     #[arg(long)]
     pub diff: bool,
-    /// Target of the code-object gates [default: `[compile] arch` or gfx90a].
+    /// Target of the code-object gates and, with the bench backend, of the kernel's compile
+    /// [default: the GPU's own with the bench backend, else `[compile] arch` or gfx90a].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
     /// Look for `#include "..."` in DIR too (repeatable; after the including file's own
@@ -131,6 +135,10 @@ pub struct TuneArgs {
     /// passed to the gates' compile.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// nvcc for NVIDIA targets [default: `[compile] nvcc`, `$CUDA_HOME/bin/nvcc`, `nvcc` on
+    /// PATH; none: clang-19 with hip-unroll's prelude].
+    #[arg(long, value_name = "PATH")]
+    pub nvcc: Option<PathBuf>,
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
@@ -207,16 +215,15 @@ fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
 }
 
 pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
+    if let Some(out) = &args.output {
+        crate::files::check_output(out)?;
+    }
     let (tune_cfg, compile_cfg, pressure_cfg, config_dirs) =
         match config::find_config(std::path::Path::new(".")) {
             Some(path) => {
-                let table = config::load_table(&path)?;
-                (
-                    config::section::<TuneSection>(&table, "tune", &path)?,
-                    config::section::<CompileSection>(&table, "compile", &path)?,
-                    config::section::<PressureSection>(&table, "vgpr-pressure", &path)?,
-                    config::include_dirs(&table, &path)?,
-                )
+                let cfg = config::load(&path)?;
+                let dirs = config::include_dirs(&cfg, &path);
+                (cfg.tune, cfg.compile, cfg.vgpr_pressure, dirs)
             }
             None => Default::default(),
         };
@@ -282,18 +289,16 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     let time_regex = args.time_regex.or(tune_cfg.time_regex);
     let regex = time_regex
         .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .context("invalid --time-regex")?;
+        .map(|r| crate::cli::regex_arg("--time-regex", r))
+        .transpose()?;
     if backend != BackendArg::Command && regex.is_some() {
         bail!("--time-regex applies to the command backend; {name} measures GPU time");
     }
     let kernel = args.kernel.or(tune_cfg.kernel);
     let kernel_re = kernel
         .as_deref()
-        .map(regex::Regex::new)
-        .transpose()
-        .context("invalid --kernel regex")?;
+        .map(|r| crate::cli::regex_arg("--kernel", r))
+        .transpose()?;
     if backend != BackendArg::Rocprofv3 && kernel_re.is_some() {
         bail!(
             "--kernel selects kernels for the rocprofv3 backend; the {name} backend times {}",
@@ -352,7 +357,9 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     if max_noise.is_nan() || max_noise <= 0.0 {
         bail!("--max-noise must be a positive percentage");
     }
-    let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600).max(1));
+    // 0 and more than a day are refused (the library checks it again).
+    let timeout = Duration::from_secs(pick(args.timeout, tune_cfg.timeout, 600));
+    tuner::limits::check_timeout(timeout)?;
     let state = pick(args.state, tune_cfg.state, PathBuf::from(".hip-unroll"));
     let paths = if !args.paths.is_empty() {
         args.paths
@@ -370,7 +377,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             crate::files::require_file(p)?;
             Some((
                 runner::Spec::load(p)?,
-                std::fs::read(p).with_context(|| p.display().to_string())?,
+                fsio::read(p, fsio::TEXT_CAP, "a launch spec")?,
             ))
         }
         None => None,
@@ -379,6 +386,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         Some(dir) => Some((dir.clone(), tuner::backend::replay::open_snapshot(dir)?)),
         None => None,
     };
+    // An architecture the user asked for, as against the default of the AMD gates.
+    let explicit_arch = args.arch.clone().or(tune_cfg.arch.clone());
     let arch = args
         .arch
         .or(tune_cfg.arch)
@@ -411,11 +420,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 .join("objects")
         }
     });
+    // A compile of the gates: `[compile] timeout`, else --timeout.
+    let compile_timeout = compile_cfg.timeout.map_or(timeout, Duration::from_secs);
     let thresholds = codeobj::judge::Thresholds {
         max_occupancy_loss: pressure_cfg.max_occupancy_loss.unwrap_or(0),
     };
     let time_unit = args.time_unit.or(tune_cfg.time_unit).unwrap_or_default();
-    let fingerprint = serde_json::json!({
+    let mut fingerprint = serde_json::json!({
         "build": build, "run": run, "check": check,
         "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
         "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
@@ -426,16 +437,12 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
         "source": source,
     });
-    let fingerprint = {
-        // Include directories shape the verdicts; named only when there are some, so that the
-        // decisions of earlier runs without them are still found.
-        let mut f = fingerprint;
-        if !include_dirs.is_empty() {
-            f["include_dirs"] = serde_json::json!(include_dirs);
-        }
-        f.to_string()
-    };
-    let settings = search::Settings {
+    // Include directories shape the verdicts; named only when there are some, so that the
+    // decisions of earlier runs without them are still found.
+    if !include_dirs.is_empty() {
+        fingerprint["include_dirs"] = serde_json::json!(include_dirs);
+    }
+    let mut settings = search::Settings {
         paths,
         factors,
         modes,
@@ -449,7 +456,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 compile_command.clone(),
                 arch.clone(),
                 cache_dir.clone(),
-            ),
+            )
+            .with_timeout(compile_timeout),
             thresholds,
         },
         apply: if args.dry_run {
@@ -459,7 +467,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         } else {
             ApplyMode::Write
         },
-        fingerprint,
+        fingerprint: fingerprint.to_string(),
         include_dirs,
     };
     let commands = Commands {
@@ -504,15 +512,43 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         }
         BackendArg::Bench => {
             let (spec, _) = spec.expect("checked above");
+            let nvcc = runner::build::find_nvcc(args.nvcc.as_deref(), compile_cfg.nvcc.as_deref())?;
+            let build = runner::build::BuildOptions::new(&cache_dir).with_nvcc(nvcc.clone());
             let options = runner::Options {
                 backend: runner::Backend::Auto,
-                arch: None,
+                // The device decides, unless --arch (or [tune] arch) says otherwise.
+                arch: explicit_arch.clone(),
                 device: 0,
                 // Bounds the runtime's start and every launch (--timeout is per build or run).
                 timeout: timeout.min(Duration::from_secs(60)),
-                build: runner::build::BuildOptions::new(cache_dir),
+                build: build.clone(),
             };
+            let spec_args = runner::build::spec_args(&spec);
             let b = BenchBackend::new(spec, &root, options)?;
+            b.preflight()?;
+            let target = b.target()?;
+            let identity = match &target {
+                runner::build::Target::Cuda(arch) => {
+                    // The gates compile cubins with nvcc and read their registers and spills;
+                    // without nvcc they are skipped (or served by a carried cache).
+                    let mut gate_args = flags.clone();
+                    gate_args.extend(spec_args);
+                    let program = nvcc.clone().unwrap_or_else(|| PathBuf::from("nvcc"));
+                    settings.gates.compiler =
+                        runner::build::nvcc_compiler(&program, arch, &cache_dir, true, gate_args)?;
+                    runner::build::cuda_identity(&build, arch)
+                }
+                runner::build::Target::Hip(arch) => {
+                    if explicit_arch.is_none() {
+                        settings.gates.compiler.arch = arch.clone();
+                    }
+                    settings.gates.compiler.identity().ok()
+                }
+            };
+            fingerprint["target"] = serde_json::json!(target);
+            fingerprint["gates"] = serde_json::json!(settings.gates.compiler.key_words());
+            fingerprint["compiler"] = serde_json::json!(identity);
+            settings.fingerprint = fingerprint.to_string();
             search::tune(&b, &settings, &root, &stop, &bars)
         }
         BackendArg::Replay => {
@@ -551,7 +587,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         FormatArg::Markdown => tuner::report::markdown(&outcome.report),
     };
     match (&outcome.diff, &args.output) {
-        (_, Some(out)) => crate::files::write_atomic(out, text.as_bytes())?,
+        (_, Some(out)) => crate::files::output(out, text.as_bytes())?,
         (Some(_), None) => eprint!("{text}"),
         (None, None) => crate::files::stdout(&text)?,
     }
@@ -560,6 +596,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     }
     Ok(if outcome.interrupted {
         ExitCode::from(130)
+    } else if !outcome.report.edited.is_empty() {
+        ExitCode::from(crate::files::EXIT_EDITED)
     } else {
         ExitCode::SUCCESS
     })

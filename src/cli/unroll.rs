@@ -6,7 +6,10 @@
 //! author's decision, unless `--force`; the rewrite cannot be proven equivalent, never
 //! overridden; `--verify` found a changed kernel signature), with the reason id; 2 bad
 //! arguments, an unknown or ambiguous loop (the candidates are listed), unreadable file, I/O or
-//! compile errors.
+//! compile errors; 3 `--in-place` found FILE edited since it was read and left it as saved.
+//!
+//! `-o OUT` (`-` is stdout) takes a new path or a regular file (checked before any work; a
+//! symbolic link, FIFO, device, read-only or hard-linked file is refused).
 
 use anyhow::{bail, Context};
 use config::CompileSection;
@@ -81,8 +84,10 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let factor = args.factor as u32;
     let loop_ref: LoopRef = args.loop_ref.parse()?;
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    if let Some(out) = &args.output {
+        crate::files::check_output(out)?;
+    }
+    let bytes = crate::files::read_source(&args.file)?;
     let path = args.file.display().to_string();
     let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default());
     let source = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -109,6 +114,23 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         Err(e) => bail!("{path}: {e}"),
     };
 
+    if variant.edits.is_empty() {
+        let why = if factor == 1 {
+            format!("unrolling loop {} by 1 is the loop itself", variant.loop_id)
+        } else {
+            format!("loop {} already carries this pragma", variant.loop_id)
+        };
+        eprintln!(
+            "{path}:{}: note: --factor {factor} changes nothing: {why}",
+            variant.line
+        );
+    } else if factor == 1 && mode == Mode::Pragma {
+        eprintln!(
+            "{path}:{}: note: --factor 1 unrolls nothing: `#pragma unroll 1` keeps the compiler from unrolling loop {}",
+            variant.line, variant.loop_id
+        );
+    }
+
     if args.verify && !variant.edits.is_empty() {
         let opts = verify_options(&args)?;
         let diffs = pipeline::verify(&args.file, &variant.source, &opts)?;
@@ -127,13 +149,30 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if let Some(note) = renumbering_note(&source.renumbering(loc, &variant)) {
+        eprintln!("{path}: note: {note}");
+    }
     if args.diff {
         let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
-        crate::files::rewrite_in_place(&args.file, &variant.source)?;
+        if !variant.edits.is_empty() {
+            match crate::files::rewrite_in_place(
+                &args.file,
+                source.bytes(),
+                &variant.source,
+                "unroll.in-place",
+            ) {
+                Ok(()) => {}
+                Err(e) if e.is_edited() => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(crate::files::EXIT_EDITED));
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
     } else if let Some(out) = &args.output {
-        crate::files::write_atomic_like(out, &variant.source, Some(&args.file))?;
+        crate::files::output_like(out, &variant.source, Some(&args.file))?;
     } else {
         crate::files::stdout_bytes(&variant.source)?;
     }
@@ -145,9 +184,24 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
 fn include_dirs(args: &UnrollArgs) -> anyhow::Result<Vec<PathBuf>> {
     let mut dirs: Vec<PathBuf> = args.include.iter().map(PathBuf::from).collect();
     if let Some(path) = config::find_config(&args.file) {
-        dirs.extend(config::include_dirs(&config::load_table(&path)?, &path)?);
+        dirs.extend(config::include_dirs(&config::load(&path)?, &path));
     }
     Ok(dirs)
+}
+
+/// One line naming the loop ids that the rewrite changed (`k:0 -> k:0 (unrolled), k:1
+/// (remainder); k:1 -> k:3`), or `None` when every id stays.
+fn renumbering_note(r: &pipeline::Renumbering) -> Option<String> {
+    let mut parts = Vec::new();
+    if !r.became.is_empty() && r.became != [r.rewritten.clone()] {
+        let became: Vec<String> = match r.became.as_slice() {
+            [a, b] => vec![format!("{a} (unrolled)"), format!("{b} (remainder)")],
+            all => all.iter().map(|x| x.to_string()).collect(),
+        };
+        parts.push(format!("{} -> {}", r.rewritten, became.join(", ")));
+    }
+    parts.extend(r.moved.iter().map(|(a, b)| format!("{a} -> {b}")));
+    (!parts.is_empty()).then(|| format!("loop ids after the rewrite: {}", parts.join("; ")))
 }
 
 /// One line: why the loop is not rewritten, with the reason id in brackets.
@@ -169,10 +223,7 @@ fn refusal_message(id: &pipeline::LoopId, mode: Mode, factor: u32, r: &Refusal) 
 /// upward from the file, as `pressure` does), then hipcc for gfx90a.
 fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
     let cfg = match config::find_config(&args.file) {
-        Some(path) => {
-            let table = config::load_table(&path)?;
-            config::section::<CompileSection>(&table, "compile", &path)?
-        }
+        Some(path) => config::load(&path)?.compile,
         None => CompileSection::default(),
     };
     let mut opts = pipeline::VerifyOptions::default();
@@ -181,6 +232,9 @@ fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> 
     }
     if let Some(a) = args.arch.clone().or(cfg.arch) {
         opts.arch = a;
+    }
+    if let Some(t) = cfg.timeout {
+        opts.timeout = std::time::Duration::from_secs(t);
     }
     for dir in &args.include {
         opts.extra_args.push(format!("-I{dir}"));

@@ -97,7 +97,9 @@ fn manual_fixtures_keep_kernel_signatures() {
         codeobj::compile::DEFAULT_COMMAND,
         "gfx90a",
         dir.path().join("cache"),
-    );
+    )
+    // The translation-unit fixtures include headers beside them.
+    .with_args([format!("-I{}", common::testdata().display())]);
     let r = compiler.compile_all(&[a.as_path(), b.as_path()]);
     let (ca, cb) = match (&r[0], &r[1]) {
         (Ok(x), Ok(y)) => (x, y),

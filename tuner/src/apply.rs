@@ -1,64 +1,123 @@
-//! Writing the accepted edits into the user's files: each file through a temporary file in its
-//! own directory, flushed to disk, then renamed over the original (permissions kept), so that a
-//! kill at any moment leaves every file either byte-identical or fully updated. Also the unified
-//! diff that `--diff` prints instead.
+//! Writing the accepted edits into the user's files, as one journaled transaction in the state
+//! directory (`STATE/apply`, through `fsio::txn`): every file gets its new content or none does.
+//! Each file is compared with the content the tree was scanned with right before its own rename
+//! (an exchange that puts back an edit saved meanwhile), and the whole set once more after;
+//! an edited file stops the set, is left as the user saved it, and is reported. An apply that a
+//! kill interrupted is rolled back by the next `tune` (plain or `--resume`) before it scans the
+//! tree: the tree is then exactly the one the killed run started from, so `--resume` continues
+//! that run and reuses its decisions. Also the unified diff that `--diff` prints instead.
 
-use crate::error::{io_err, Error};
-use crate::workcopy::{hash_bytes, Overlay, Tree};
-use std::io::Write;
+use crate::error::Error;
+use crate::workcopy::{Overlay, Tree};
 use std::path::{Path, PathBuf};
 
-/// Write `bytes` to `path` atomically: a temporary file in the same directory, flushed and
-/// synced, then renamed. Keeps the permissions of `path` when it exists, else those of `like`,
-/// else 0644.
-pub fn write_atomic(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<(), Error> {
-    write_atomic_io(path, bytes, like).map_err(io_err(path))
+/// Test points of the apply: `tuner.apply.STEP` (see `fsio::txn`).
+pub const POINT: &str = "tuner.apply";
+
+/// The journal of the apply in the state directory `state`.
+pub fn journal(state: &Path) -> fsio::txn::Journal {
+    fsio::txn::Journal::new(state.join("apply"), POINT)
 }
 
-/// [`write_atomic`] with the system's error (for callers that word it themselves).
-pub fn write_atomic_io(path: &Path, bytes: &[u8], like: Option<&Path>) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".hip-unroll-");
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    let mut tmp = builder.tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.flush()?;
-    tmp.as_file().sync_all()?;
-    let keep = std::fs::metadata(path)
-        .or_else(|e| like.map_or(Err(e), std::fs::metadata))
-        .ok()
-        .filter(|m| m.is_file());
-    if let Some(m) = keep {
-        std::fs::set_permissions(tmp.path(), m.permissions())?;
-    }
-    tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+/// What the apply did, paths relative to the tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// Files written (every file of the overlay, or none).
+    pub written: Vec<PathBuf>,
+    /// Files edited since the tree was scanned: left alone, and nothing was applied.
+    pub edited: Vec<PathBuf>,
 }
 
-/// Apply `overlay` to the user's tree. Every file is first checked against the content it had
-/// when the tree was scanned: if one changed meanwhile, nothing at all is written.
-pub fn apply(tree: &Tree, overlay: &Overlay) -> Result<Vec<PathBuf>, Error> {
-    for rel in overlay.keys() {
-        let path = tree.root.join(rel);
-        let now = std::fs::read(&path).map_err(io_err(&path))?;
-        if tree.files.get(rel).map(|e| e.hash.as_str()) != Some(hash_bytes(&now).as_str()) {
-            return Err(Error::TreeChanged(path.display().to_string()));
-        }
-    }
-    let mut written = Vec::new();
+/// Apply `overlay` to the user's tree as one transaction journaled in `state`. Files are
+/// written through symbolic links, keep their mode, owner and group, and a read-only, another
+/// user's (when the owner cannot be kept) or hard-linked file refuses the whole set before
+/// anything is written. An I/O error part-way is an error after every file is restored.
+pub fn apply(tree: &Tree, overlay: &Overlay, state: &Path) -> Result<Applied, Error> {
+    let mut changes = Vec::with_capacity(overlay.len());
     for (rel, bytes) in overlay {
         let path = tree.root.join(rel);
-        write_atomic(&path, bytes, None)?;
-        written.push(rel.clone());
+        let Some(entry) = tree.files.get(rel) else {
+            return Ok(Applied {
+                written: Vec::new(),
+                edited: vec![rel.clone()],
+            });
+        };
+        changes.push(fsio::txn::Change {
+            path,
+            old: entry.hash.clone(),
+            new: bytes.clone(),
+        });
     }
-    Ok(written)
+    let done = journal(state).apply(&changes)?;
+    let rel = |ps: Vec<PathBuf>| -> Vec<PathBuf> {
+        ps.into_iter()
+            .map(|p| {
+                p.strip_prefix(&tree.root)
+                    .map(Path::to_path_buf)
+                    .unwrap_or(p)
+            })
+            .collect()
+    };
+    Ok(Applied {
+        written: rel(done.written),
+        edited: rel(done.edited),
+    })
+}
+
+/// Roll back an apply that a kill interrupted (`None` when there was none). Call it holding the
+/// state directory's lock, before the tree is scanned.
+pub fn recover(state: &Path) -> Result<Option<fsio::txn::Recovery>, Error> {
+    Ok(journal(state).recover()?)
+}
+
+/// `path` as reports show it: relative to the tree's root when it is inside.
+pub fn shown(path: &Path, root: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn list(paths: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut s = paths
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        s.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    s
+}
+
+/// The report's note for files an apply found edited.
+pub fn edited_note(edited: &[PathBuf]) -> String {
+    let names: Vec<String> = edited.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "{} edited since tune read {}: left as saved, and nothing was applied (tune again to apply to the edited tree)",
+        list(&names),
+        if names.len() == 1 { "it" } else { "them" }
+    )
+}
+
+/// The report's note for an interrupted apply that this run rolled back.
+pub fn recovered_note(r: &fsio::txn::Recovery, root: &Path) -> String {
+    let names = |ps: &[PathBuf]| ps.iter().map(|p| shown(p, root)).collect::<Vec<_>>();
+    let mut s = format!(
+        "an apply interrupted by a kill was rolled back: {} file(s) restored, {} untouched, {} temporary file(s) removed",
+        r.restored.len(),
+        r.untouched.len(),
+        r.temps_removed
+    );
+    if !r.edited.is_empty() {
+        s.push_str(&format!(
+            "; edited since, left as saved: {}",
+            list(&names(&r.edited))
+        ));
+    }
+    s
 }
 
 /// The unified diff (3 lines of context) from the user's files to `overlay`, paths relative to
@@ -67,7 +126,7 @@ pub fn diff(tree: &Tree, overlay: &Overlay) -> Result<String, Error> {
     let mut out = String::new();
     for (rel, bytes) in overlay {
         let path = tree.root.join(rel);
-        let old = std::fs::read(&path).map_err(io_err(&path))?;
+        let old = fsio::read_source(&path)?;
         let old = String::from_utf8_lossy(&old);
         let new = String::from_utf8_lossy(bytes);
         let d = similar::TextDiff::from_lines(old.as_ref(), new.as_ref());
@@ -90,20 +149,27 @@ mod tests {
     #[test]
     fn keeps_permissions_and_replaces_whole() {
         let d = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
         let p = d.path().join("k.cu");
         std::fs::write(&p, "old").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
-        write_atomic(&p, b"new", None).unwrap();
+        let tree = Tree::scan(d.path(), &[]).unwrap();
+        let mut ov = Overlay::new();
+        ov.insert("k.cu".into(), b"new".to_vec());
+        let a = apply(&tree, &ov, state.path()).unwrap();
+        assert_eq!(a.written, vec![PathBuf::from("k.cu")]);
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
+        assert!(!state.path().join("apply").exists());
     }
 
     #[test]
-    fn apply_refuses_when_a_file_changed_since_the_scan() {
+    fn apply_writes_nothing_when_a_file_changed_since_the_scan() {
         let d = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.cu"), "a").unwrap();
         std::fs::write(d.path().join("b.cu"), "b").unwrap();
         let tree = Tree::scan(d.path(), &[]).unwrap();
@@ -111,10 +177,12 @@ mod tests {
         ov.insert("a.cu".into(), b"A".to_vec());
         ov.insert("b.cu".into(), b"B".to_vec());
         std::fs::write(d.path().join("b.cu"), "edited").unwrap();
-        assert!(matches!(apply(&tree, &ov), Err(Error::TreeChanged(_))));
+        let a = apply(&tree, &ov, state.path()).unwrap();
+        assert_eq!(a.edited, vec![PathBuf::from("b.cu")]);
+        assert!(a.written.is_empty());
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
         std::fs::write(d.path().join("b.cu"), "b").unwrap();
-        assert_eq!(apply(&tree, &ov).unwrap().len(), 2);
+        assert_eq!(apply(&tree, &ov, state.path()).unwrap().written.len(), 2);
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"A");
         let text = diff(&Tree::scan(d.path(), &[]).unwrap(), &{
             let mut o = Overlay::new();
@@ -123,5 +191,26 @@ mod tests {
         })
         .unwrap();
         assert!(text.starts_with("--- a/a.cu\n+++ b/a.cu\n"), "{text}");
+    }
+
+    #[test]
+    fn a_read_only_file_refuses_the_whole_set() {
+        let d = tempfile::tempdir().unwrap();
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.cu"), "a").unwrap();
+        std::fs::write(d.path().join("b.cu"), "b").unwrap();
+        std::fs::set_permissions(
+            d.path().join("b.cu"),
+            std::fs::Permissions::from_mode(0o444),
+        )
+        .unwrap();
+        let tree = Tree::scan(d.path(), &[]).unwrap();
+        let mut ov = Overlay::new();
+        ov.insert("a.cu".into(), b"A".to_vec());
+        ov.insert("b.cu".into(), b"B".to_vec());
+        let e = apply(&tree, &ov, state.path()).unwrap_err();
+        assert!(e.to_string().contains("read-only"), "{e}");
+        assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
+        assert_eq!(std::fs::read(d.path().join("b.cu")).unwrap(), b"b");
     }
 }

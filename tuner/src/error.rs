@@ -14,6 +14,10 @@ pub enum Error {
     StateDir { path: String, reason: String },
     #[error("the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another --state")]
     Ledger { path: String, reason: String },
+    /// The state directory's disk is full: nothing is wrong with the ledger, and `--resume`
+    /// continues once there is space.
+    #[error("{path}: disk full (no space left on device); free some space, then run again (--resume continues)")]
+    DiskFull { path: String },
     /// The baseline could not be built, run, checked or measured reliably.
     #[error("baseline: {0}")]
     Baseline(String),
@@ -27,25 +31,30 @@ pub enum Error {
     /// Commands of an earlier, killed tune could not be ended.
     #[error(transparent)]
     Orphans(#[from] crate::orphans::ReapError),
+    /// The user's files: a refused target, a bounded read, an apply rolled back part-way.
+    #[error(transparent)]
+    File(#[from] fsio::Error),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,
 }
 
-/// A short reason for an I/O error (`no such file or directory`, `permission denied`).
-pub fn io_reason(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::NotFound => "no such file or directory".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "is a directory, not a file".into(),
-        _ => e.to_string(),
-    }
-}
+/// A short reason for an I/O error (`no such file or directory`, `disk full`): fsio's one
+/// wording.
+pub use fsio::reason as io_reason;
 
-/// `map_err(io_err(path))`: an I/O error on `path`.
+/// `map_err(io_err(path))`: an I/O error on `path` ([`Error::DiskFull`] for a full disk).
 pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |e| Error::Io {
-        path: path.display().to_string(),
-        reason: io_reason(&e),
+    move |e| {
+        if e.kind() == std::io::ErrorKind::StorageFull {
+            Error::DiskFull {
+                path: path.display().to_string(),
+            }
+        } else {
+            Error::Io {
+                path: path.display().to_string(),
+                reason: io_reason(&e),
+            }
+        }
     }
 }

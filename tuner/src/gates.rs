@@ -1,14 +1,23 @@
-//! Static gates, before any build or run: the variant's file is compiled to a code object for
-//! `--arch` (through `codeobj::compile`, cached by content including headers), its kernel
-//! signatures must equal the baseline's (`codeobj::signature`), and the `vgpr-pressure` judge
-//! (`codeobj::judge`) must not see new spills, new scratch or an occupancy loss beyond the
-//! allowance. (The transform's own refusal, the first gate, happens in [`crate::discover`].)
+//! Static gates, before any build or run: the variant's file is compiled for the target
+//! (through `codeobj::compile`, cached by content including headers), its kernel signatures
+//! must equal the baseline's, and the register gate (`vgpr-pressure`) must not see new spills,
+//! new scratch or an occupancy loss beyond the allowance. (The transform's own refusal, the
+//! first gate, happens in [`crate::discover`].)
+//!
+//! The compiler's output decides the target. An AMD code object: the signature is
+//! `codeobj::signature`'s, the register gate the `codeobj::judge` (VGPR/SGPR spills, scratch,
+//! waves per SIMD). An NVIDIA cubin ([`codeobj::compile::Output::Cubin`], nvcc with ptxas's
+//! `-v` report): the signature is each kernel's parameter layout from `.nv.info`, the register
+//! gate reads the cubin's registers and stack frame and ptxas's spill bytes
+//! ([`runner::cubin`]), occupancy being the register-limited warps per SM. AMD's gates never
+//! judge an NVIDIA tune.
 //!
 //! When the baseline file itself cannot be compiled with the configured command (the
-//! repository needs flags tune does not know), the code-object gates are `skipped` with the
-//! compiler's first error line: recorded, reported, never passed silently.
+//! repository needs flags tune does not know, or the compiler is not installed here), the
+//! code-object gates are `skipped` with the compiler's first error line: recorded, reported,
+//! never passed silently.
 
-use codeobj::compile::{Compiled, Compiler};
+use codeobj::compile::{Compiled, Compiler, Output};
 use codeobj::judge::Thresholds;
 use serde::Serialize;
 use std::path::Path;
@@ -98,7 +107,87 @@ fn first_line(e: &codeobj::compile::CompileError) -> String {
     }
 }
 
+/// A cubin's kernels with ptxas's report, or why not.
+fn cubin_kernels(c: &Compiled) -> Result<Vec<runner::cubin::CubinKernel>, String> {
+    let bytes = std::fs::read(&c.object).map_err(|e| format!("{}: {e}", c.object.display()))?;
+    runner::cubin::with_report(&bytes, c.log.as_deref())
+        .map_err(|e| format!("{}: {e}", c.object.display()))
+}
+
 impl Gates {
+    /// The NVIDIA signature and register gates of a variant's cubin against the baseline's.
+    fn nvidia(&self, base: &Compiled, var: &Compiled, gates: &mut Vec<(&'static str, Outcome)>) {
+        let (b, v) = match (cubin_kernels(base), cubin_kernels(var)) {
+            (Ok(b), Ok(v)) => (b, v),
+            (Err(e), _) | (_, Err(e)) => {
+                gates.push((SIGNATURE, Outcome::Skipped(e.clone())));
+                gates.push((PRESSURE, Outcome::Skipped(e)));
+                return;
+            }
+        };
+        let mut diffs = Vec::new();
+        for bk in &b {
+            match v.iter().find(|k| k.name == bk.name) {
+                None => diffs.push(format!("kernel {} missing from the variant", bk.name)),
+                Some(vk) if vk.params != bk.params || vk.param_bytes != bk.param_bytes => diffs
+                    .push(format!(
+                        "kernel {}: parameters (ordinal, offset, size) {:?}, the variant {:?}",
+                        bk.name, bk.params, vk.params
+                    )),
+                Some(_) => {}
+            }
+        }
+        for vk in &v {
+            if !b.iter().any(|k| k.name == vk.name) {
+                diffs.push(format!("kernel {} is new in the variant", vk.name));
+            }
+        }
+        if !diffs.is_empty() {
+            gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
+            return;
+        }
+        gates.push((SIGNATURE, Outcome::Pass));
+        let arch = &self.compiler.arch;
+        let mut why = Vec::new();
+        for bk in &b {
+            let Some(vk) = v.iter().find(|k| k.name == bk.name) else {
+                continue;
+            };
+            let mut reasons = Vec::new();
+            match (bk.spills, vk.spills) {
+                (Some((bs, bl)), Some((vs, vl))) if vs + vl > bs + bl => reasons.push(format!(
+                    "spills {vs} bytes stored, {vl} loaded (baseline {bs}, {bl})"
+                )),
+                _ if vk.frame_bytes > bk.frame_bytes => reasons.push(format!(
+                    "uses {} bytes of stack per thread (baseline {})",
+                    vk.frame_bytes, bk.frame_bytes
+                )),
+                _ => {}
+            }
+            let occ = |r| runner::cubin::register_limited_warps(r, arch);
+            if let (Some(before), Some(after)) = (occ(bk.registers), occ(vk.registers)) {
+                if after.saturating_add(self.thresholds.max_occupancy_loss) < before {
+                    reasons.push(format!(
+                        "occupancy {before} -> {after} warps per SM ({} -> {} registers; at most {} may be lost)",
+                        bk.registers, vk.registers, self.thresholds.max_occupancy_loss
+                    ));
+                }
+            }
+            if !reasons.is_empty() {
+                let name = runner::signature::short_name(&bk.name);
+                why.push(format!("{name} on {arch}: {}", reasons.join(", ")));
+            }
+        }
+        gates.push((
+            PRESSURE,
+            if why.is_empty() {
+                Outcome::Pass
+            } else {
+                Outcome::Fail(why.join("; "))
+            },
+        ));
+    }
+
     /// Compile the baseline's copy of a file: `Err(first error line)` when it cannot be.
     pub fn baseline(&self, file: &Path) -> Result<Compiled, String> {
         if is_header(file) {
@@ -129,6 +218,17 @@ impl Gates {
         };
         let var = match self.compiler.compile(variant) {
             Ok(v) => v,
+            Err(e @ codeobj::compile::CompileError::CompilerMissing { .. }) => {
+                // The carried-cache route: no compiler here and no object for this variant.
+                let why = format!("not in the carried cache: {}", first_line(&e));
+                for g in [COMPILE, SIGNATURE, PRESSURE] {
+                    gates.push((g, Outcome::Skipped(why.clone())));
+                }
+                return Report {
+                    gates,
+                    compiled: false,
+                };
+            }
             Err(e) => {
                 gates.push((COMPILE, Outcome::Fail(first_line(&e))));
                 return Report {
@@ -139,6 +239,10 @@ impl Gates {
         };
         let compiled = !var.cached;
         gates.push((COMPILE, Outcome::Pass));
+        if self.compiler.output == Output::Cubin {
+            self.nvidia(base, &var, &mut gates);
+            return Report { gates, compiled };
+        }
         let mut diffs = Vec::new();
         if base.code_objects.len() != var.code_objects.len() {
             diffs.push(format!(

@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod error;
+pub mod limits;
 pub mod orphans;
 pub mod shell;
 pub mod sim;

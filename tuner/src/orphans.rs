@@ -64,38 +64,6 @@ impl Record {
     }
 }
 
-/// Write `pgid <pid>\n` to `fd` without allocating: called in the forked child before exec.
-pub(crate) fn write_pgid_line(fd: std::os::fd::RawFd, pid: u32) -> std::io::Result<()> {
-    let mut buf = [0u8; 32];
-    let head = b"pgid ";
-    buf[..head.len()].copy_from_slice(head);
-    let mut digits = [0u8; 10];
-    let mut n = pid;
-    let mut len = 0;
-    loop {
-        digits[len] = b'0' + (n % 10) as u8;
-        len += 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    let mut at = head.len();
-    for i in (0..len).rev() {
-        buf[at] = digits[i];
-        at += 1;
-    }
-    buf[at] = b'\n';
-    at += 1;
-    // SAFETY: `fd` is the record's descriptor, open in the parent for the whole spawn.
-    let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    let mut done = 0;
-    while done < at {
-        done += rustix::io::write(fd, &buf[done..at])?;
-    }
-    Ok(())
-}
-
 /// A parsed record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Parsed {
@@ -270,7 +238,7 @@ mod sys {
                 return left;
             }
             for &g in &left {
-                crate::shell::kill_group(g);
+                childproc::kill_group(g);
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -334,8 +302,8 @@ mod tests {
         assert_eq!(parse("pgid x\n"), None);
         let d = tempfile::tempdir().unwrap();
         let r = Record::create(d.path()).unwrap();
-        write_pgid_line(r.raw_fd(), 4_294_967_295).unwrap();
-        write_pgid_line(r.raw_fd(), 0).unwrap();
+        childproc::write_pgid_line(r.raw_fd(), 4_294_967_295).unwrap();
+        childproc::write_pgid_line(r.raw_fd(), 0).unwrap();
         assert_eq!(
             std::fs::read_to_string(r.path()).unwrap(),
             "pgid 4294967295\npgid 0\n"

@@ -24,6 +24,8 @@ pub enum Status {
     CheckFailed,
     /// The loop's kernel never ran in the baseline (rocprofv3).
     NotRun,
+    /// No compiler here and the carried cache lacks the variant's object: not decided.
+    NotCached,
 }
 
 impl Status {
@@ -37,6 +39,7 @@ impl Status {
             Status::BuildFailed => "build-failed",
             Status::CheckFailed => "check-failed",
             Status::NotRun => "not-run",
+            Status::NotCached => "not-cached",
         }
     }
 
@@ -50,6 +53,7 @@ impl Status {
             Status::BuildFailed,
             Status::CheckFailed,
             Status::NotRun,
+            Status::NotCached,
         ]
         .into_iter()
         .find(|x| x.as_str() == s)
@@ -112,7 +116,8 @@ pub struct Extra {
     pub builds: u32,
     /// Candidates whose decision came from the ledger.
     pub reused: u32,
-    /// `dry-run`, `diff`, `applied`, or `interrupted`.
+    /// `dry-run`, `diff`, `applied`, `edited` (a file was edited meanwhile: nothing written),
+    /// or `interrupted`.
     pub outcome: String,
     pub notes: Vec<String>,
 }
@@ -126,6 +131,10 @@ pub struct Report {
     pub final_: Final,
     pub candidates: Vec<Candidate>,
     pub applied: Vec<Applied>,
+    /// Files written to the user's tree, relative to it (all of `applied`'s files, or none).
+    pub written: Vec<String>,
+    /// Files found edited since tune read them: left as saved, and nothing was written (exit 3).
+    pub edited: Vec<String>,
     #[serde(skip)]
     pub extra: Extra,
 }
@@ -184,7 +193,9 @@ fn counts(r: &Report) -> String {
 pub fn human(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
-    if r.baseline.figure.is_nan() {
+    if r.baseline.figure.is_nan() && r.candidates.is_empty() {
+        let _ = writeln!(o, "baseline: not measured (no loop to tune)");
+    } else if r.baseline.figure.is_nan() {
         let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
     } else {
         let _ = writeln!(
@@ -202,16 +213,20 @@ pub fn human(r: &Report) -> String {
             }
         );
     }
-    let _ = writeln!(
-        o,
-        "final:    {} {u} ({:.3}x{})",
-        fig(r.final_.figure),
-        r.final_.speedup,
-        match r.final_.ci {
-            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-            None => String::new(),
-        }
-    );
+    if r.final_.figure.is_nan() {
+        let _ = writeln!(o, "final:    not measured");
+    } else {
+        let _ = writeln!(
+            o,
+            "final:    {} {u} ({:.3}x{})",
+            fig(r.final_.figure),
+            r.final_.speedup,
+            match r.final_.ci {
+                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                None => String::new(),
+            }
+        );
+    }
     let _ = writeln!(o);
     let rows: Vec<[String; 7]> = r
         .candidates
@@ -280,6 +295,7 @@ pub fn human(r: &Report) -> String {
             "dry-run" => "would apply (--dry-run)",
             "diff" => "diff printed (--diff), not applied",
             "interrupted" => "not applied (interrupted)",
+            "edited" => "not applied (a file was edited meanwhile)",
             _ => "applied",
         };
         let _ = writeln!(o, "{verb}:");
@@ -290,6 +306,16 @@ pub fn human(r: &Report) -> String {
                 a.file, a.line, a.loop_id, a.mode, a.factor
             );
         }
+    }
+    if !r.written.is_empty() {
+        let _ = writeln!(o, "written: {}", r.written.join(", "));
+    }
+    if !r.edited.is_empty() {
+        let _ = writeln!(
+            o,
+            "edited meanwhile, left as saved: {}",
+            r.edited.join(", ")
+        );
     }
     for n in &r.extra.notes {
         let _ = writeln!(o, "note: {n}");
@@ -306,23 +332,36 @@ pub fn markdown(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
     let _ = writeln!(o, "### hip-unroll tune\n");
-    let _ = writeln!(
-        o,
-        "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
-        r.final_.speedup,
-        fig(r.baseline.figure),
-        fig(r.final_.figure),
-        match r.final_.ci {
-            Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-            None => String::new(),
-        },
-        r.extra.backend,
-        r.baseline.runs,
-        match r.extra.noise {
-            Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
-            None => String::new(),
-        }
-    );
+    if r.final_.figure.is_nan() {
+        let _ = writeln!(
+            o,
+            "Nothing measured (backend `{}`){}.\n",
+            r.extra.backend,
+            if r.candidates.is_empty() {
+                ": no loop to tune"
+            } else {
+                ""
+            }
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
+            r.final_.speedup,
+            fig(r.baseline.figure),
+            fig(r.final_.figure),
+            match r.final_.ci {
+                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                None => String::new(),
+            },
+            r.extra.backend,
+            r.baseline.runs,
+            match r.extra.noise {
+                Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
+                None => String::new(),
+            }
+        );
+    }
     let _ = writeln!(
         o,
         "| file | loop | variant | status | speedup | interval | p | runs | reason |"
@@ -357,6 +396,18 @@ pub fn markdown(r: &Report) -> String {
                 a.file, a.line, a.loop_id, a.mode, a.factor
             );
         }
+    }
+    if !r.written.is_empty() {
+        let files: Vec<String> = r.written.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(o, "\nWritten: {}.", files.join(", "));
+    }
+    if !r.edited.is_empty() {
+        let files: Vec<String> = r.edited.iter().map(|f| format!("`{f}`")).collect();
+        let _ = writeln!(
+            o,
+            "\nEdited meanwhile, left as saved (nothing written): {}.",
+            files.join(", ")
+        );
     }
     for n in &r.extra.notes {
         let _ = writeln!(o, "\n> {}", md_cell(n));

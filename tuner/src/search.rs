@@ -110,6 +110,7 @@ pub fn tune<B: Backend>(
     validate(settings)?;
     progress.phase("discovering loops");
     let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
     tune_discovered(backend, settings, root, disc, stop, progress)
 }
 
@@ -135,21 +136,7 @@ fn state_dir(settings: &Settings, root: &Path) -> PathBuf {
 }
 
 fn validate(settings: &Settings) -> Result<(), Error> {
-    settings
-        .plan
-        .validate()
-        .map_err(|e| Error::Usage(e.to_string()))?;
-    if settings.factors.is_empty() || settings.factors.contains(&0) {
-        return Err(Error::Usage(
-            "--factors must list factors of at least 1".into(),
-        ));
-    }
-    if settings.modes.is_empty() {
-        return Err(Error::Usage(
-            "--mode must name pragma, manual or both".into(),
-        ));
-    }
-    Ok(())
+    crate::limits::check(settings)
 }
 
 /// [`tune`] over loops already discovered by [`discover`] with the same settings and root.
@@ -178,6 +165,13 @@ pub fn tune_discovered<B: Backend>(
     // (a build writing ./app): end them before any working copy is touched.
     let records_dir = orphans::records_dir(&state_dir);
     orphans::reap(&records_dir, &state_dir.join("slots"), REAP_WAIT)?;
+    // An apply a kill interrupted is rolled back before the tree is read (see apply.rs); the
+    // loops found in the half-written tree are then found again in the restored one.
+    let recovered = apply::recover(&state_dir)?;
+    let disc = match &recovered {
+        Some(r) if !r.restored.is_empty() => discover(settings, root)?,
+        _ => disc,
+    };
     let ledger = Ledger::open(&state_dir)?;
     let tree = Tree::scan(root, &exclude)?;
     let shash = settings_hash(&format!("{}\n{}", backend.name(), settings.fingerprint));
@@ -214,12 +208,27 @@ pub fn tune_discovered<B: Backend>(
         aa_done: false,
         later_baseline: None,
     };
+    let (mut written, mut edited) = (Vec::new(), Vec::new());
+    if let Some(r) = recovered {
+        s.notes.insert(apply::recovered_note(&r, &tree.root));
+    }
+    if disc.loops().next().is_none() {
+        s.notes.insert(format!(
+            "no loop to tune: the kernels of {} have no loop",
+            settings
+                .paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     let result = s.run(&disc);
     let interrupted = matches!(result, Err(Error::Interrupted));
     match result {
         Ok(()) | Err(Error::Interrupted) => {}
         Err(e) => {
-            let _ = ledger.finish(run.run_id, "failed", None);
+            let _ = ledger.finish(run.run_id, failed_status(&e), None);
             return Err(e);
         }
     }
@@ -252,7 +261,7 @@ pub fn tune_discovered<B: Backend>(
             }
             Err(Error::Interrupted) => outcome = "interrupted",
             Err(e) => {
-                let _ = ledger.finish(run.run_id, "failed", None);
+                let _ = ledger.finish(run.run_id, failed_status(&e), None);
                 return Err(e);
             }
         }
@@ -260,7 +269,14 @@ pub fn tune_discovered<B: Backend>(
     if outcome != "interrupted" && !s.applied.is_empty() {
         match settings.apply {
             ApplyMode::Write => {
-                apply::apply(&tree, &s.overlay)?;
+                // An error leaves every file as the run found it: the run stays resumable.
+                let a = apply::apply(&tree, &s.overlay, &state_dir)?;
+                if !a.edited.is_empty() {
+                    outcome = "edited";
+                    s.notes.insert(apply::edited_note(&a.edited));
+                }
+                written = a.written.iter().map(|p| p.display().to_string()).collect();
+                edited.extend(a.edited.iter().map(|p| p.display().to_string()));
             }
             ApplyMode::Diff => diff = Some(apply::diff(&tree, &s.overlay)?),
             ApplyMode::DryRun => {}
@@ -300,6 +316,8 @@ pub fn tune_discovered<B: Backend>(
         final_,
         candidates: s.candidates.clone(),
         applied: s.applied.clone(),
+        written,
+        edited,
         extra: report::Extra {
             backend: backend.name().to_string(),
             noise: s.noise,
@@ -322,6 +340,27 @@ pub fn tune_discovered<B: Backend>(
         interrupted: outcome == "interrupted",
         run_id: run.run_id,
     })
+}
+
+/// The status a run ends with after `e`: a full disk leaves it resumable (`interrupted`), as
+/// Ctrl-C does; anything else is `failed`.
+fn failed_status(e: &Error) -> &'static str {
+    match e {
+        Error::DiskFull { .. } | Error::Interrupted => "interrupted",
+        _ => "failed",
+    }
+}
+
+/// Free space below which a failed build or compile is blamed on the disk, not the variant.
+const FULL_DISK_BYTES: u64 = 1 << 20;
+
+/// Whether `message` (a failed command's or compiler's) or the free space of the file system
+/// holding `dir` says that the disk is full.
+fn disk_full(dir: &Path, message: &str) -> bool {
+    if message.contains("No space left on device") || message.contains("ENOSPC") {
+        return true;
+    }
+    rustix::fs::statvfs(dir).is_ok_and(|v| v.f_bavail.saturating_mul(v.f_frsize) < FULL_DISK_BYTES)
 }
 
 /// A variant waiting for a decision.
@@ -404,6 +443,27 @@ impl<'a, B: Backend> Search<'a, B> {
         }
     }
 
+    /// Why a failure must not become a decision: Ctrl-C stopped the search (a command or
+    /// compile it ended fails), or the state directory's disk is full (a build or compile that
+    /// could not write its output says nothing about the variant). Decisions are reused by
+    /// every later run, so a failure that is not the variant's is an error instead.
+    fn not_the_variants(&self, message: &str) -> Option<Error> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Some(Error::Interrupted);
+        }
+        if disk_full(&self.slots_dir, message) {
+            return Some(Error::DiskFull {
+                path: self
+                    .slots_dir
+                    .parent()
+                    .unwrap_or(&self.slots_dir)
+                    .display()
+                    .to_string(),
+            });
+        }
+        None
+    }
+
     fn slot(&mut self, i: usize) -> Result<&mut Slot, Error> {
         if self.slots[i].is_none() {
             self.slots[i] = Some(Slot::open(&self.slots_dir, i)?);
@@ -462,9 +522,16 @@ impl<'a, B: Backend> Search<'a, B> {
                 p
             }
             Err(f) => {
+                if let Some(e) = self.not_the_variants(f.message()) {
+                    return Err(e);
+                }
                 let (outcome, what) = match &f {
                     Failure::Build(_) => ("build-failed", "does not build"),
                     Failure::Check(_) => ("check-failed", "fails its run or --check"),
+                    Failure::NotCached(_) => (
+                        "not-cached",
+                        "cannot be compiled here (no compiler, and not in the carried cache)",
+                    ),
                 };
                 self.ledger.record_build(
                     self.session,
@@ -491,11 +558,17 @@ impl<'a, B: Backend> Search<'a, B> {
             .phase(&format!("measuring the baseline ({n} runs, A/A check)"));
         let comparison = format!("aa:{}:{}", self.settings_hash, self.base_state);
         let unit = self.backend.unit();
+        self.settle();
+        // A warm-up run, recorded but not counted (the first run after a build).
+        let v = self.sample_base()?;
+        self.ledger
+            .record_sample(self.session, &comparison, 0, "baseline-warm-up", v, &unit)?;
         let mut samples = Vec::with_capacity(n);
         for k in 0..n {
             let v = self.sample_base()?;
             self.ledger
                 .record_sample(self.session, &comparison, k / 2, "baseline", v, &unit)?;
+            fsio::testpoint::hit("tuner.search.sample");
             samples.push(v);
             self.progress.measured(k + 1, n);
         }
@@ -692,7 +765,11 @@ impl<'a, B: Backend> Search<'a, B> {
                         decided.push(Decided {
                             mode,
                             factor,
-                            status: Status::parse(&d.status).unwrap_or(Status::Rejected),
+                            // The ledger only returns decisions of a known status.
+                            status: Status::parse(&d.status).ok_or_else(|| Error::Ledger {
+                                path: self.ledger.path.display().to_string(),
+                                reason: format!("unknown decision status '{}'", d.status),
+                            })?,
                             assessment: d.speedup.map(|sp| Assessment {
                                 n: d.runs.unwrap_or(0) as usize,
                                 speedup: sp,
@@ -742,15 +819,16 @@ impl<'a, B: Backend> Search<'a, B> {
             .map(|d| d.state.clone())
             .collect();
         decided.sort_by_key(|d| order(d));
-        // One variant per loop: the best accepted one wins.
+        // One variant per loop: the best accepted one wins; of equally fast ones the first in
+        // the order of --mode and --factors (max_by would take the last).
         let best = decided
             .iter()
             .enumerate()
             .filter(|(_, d)| d.status == Status::Accepted)
-            .max_by(|a, b| {
+            .min_by(|a, b| {
                 let sa = a.1.assessment.map(|x| x.speedup).unwrap_or(0.0);
                 let sb = b.1.assessment.map(|x| x.speedup).unwrap_or(0.0);
-                sa.total_cmp(&sb)
+                sb.total_cmp(&sa)
             })
             .map(|(i, _)| i);
         let best_label = best.map(|i| {
@@ -766,10 +844,17 @@ impl<'a, B: Backend> Search<'a, B> {
             let mut status = d.status;
             let mut reason = d.reason.clone();
             if status == Status::Accepted && Some(i) != best {
+                let tie = best.and_then(|b| decided[b].assessment).map(|a| a.speedup)
+                    == d.assessment.map(|a| a.speedup);
                 status = Status::Rejected;
                 reason = Some(format!(
-                    "superseded: {} of this loop was faster",
-                    best_label.clone().unwrap_or_default()
+                    "superseded: {} of this loop was {}",
+                    best_label.clone().unwrap_or_default(),
+                    if tie {
+                        "as fast and comes first"
+                    } else {
+                        "faster"
+                    }
                 ));
             }
             let key = ledger::decision_key(&self.settings_hash, &self.base_state, &d.state);
@@ -883,6 +968,7 @@ impl<'a, B: Backend> Search<'a, B> {
                     thresholds: self.settings.gates.thresholds,
                 };
                 let r = gates.baseline(&base_root.join(&p.file));
+                fsio::testpoint::hit("tuner.search.baseline-compiled");
                 if let Ok(c) = &r {
                     if !c.cached {
                         self.compiles.fetch_add(1, Ordering::Relaxed);
@@ -991,6 +1077,10 @@ impl<'a, B: Backend> Search<'a, B> {
                 slot: None,
             };
             if let Some((g, detail)) = gate_report.failure() {
+                if let Some(e) = self.not_the_variants(detail) {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
                 let status = if g == gates::COMPILE {
                     Status::BuildFailed
                 } else {
@@ -1006,13 +1096,14 @@ impl<'a, B: Backend> Search<'a, B> {
                     first_err.get_or_insert(e);
                 }
                 Ok(Err(f)) => {
-                    if self.stop.load(Ordering::SeqCst) {
-                        first_err.get_or_insert(Error::Interrupted);
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        first_err.get_or_insert(e);
                         continue;
                     }
                     let (status, outcome) = match f {
                         Failure::Build(_) => (Status::BuildFailed, "build-failed"),
                         Failure::Check(_) => (Status::CheckFailed, "check-failed"),
+                        Failure::NotCached(_) => (Status::NotCached, "not-cached"),
                     };
                     self.ledger.record_build(
                         self.session,
@@ -1023,7 +1114,11 @@ impl<'a, B: Backend> Search<'a, B> {
                         secs,
                     )?;
                     let reason = f.message().to_string();
-                    self.store(&p, status, None, &reason)?;
+                    // Not cached is this machine's lack, not the variant's: decided where it
+                    // can be compiled.
+                    if status != Status::NotCached {
+                        self.store(&p, status, None, &reason)?;
+                    }
                     out.push(mk(p, status, reason));
                 }
                 Ok(Ok(prep)) => {
@@ -1036,6 +1131,8 @@ impl<'a, B: Backend> Search<'a, B> {
         if let Some(e) = first_err {
             return Err(e);
         }
+        fsio::testpoint::hit("tuner.search.prepared");
+        self.settle();
         // Measure one at a time.
         let mut winners: Vec<(usize, B::Prepared, f64)> = Vec::new();
         for (p, slot_i, prep, skipped) in ready {
@@ -1048,6 +1145,9 @@ impl<'a, B: Backend> Search<'a, B> {
             let a = match self.compare(&p.key, slot_i, &prep)? {
                 Ok(a) => a,
                 Err(f) => {
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        return Err(e);
+                    }
                     let reason = format!("during measurement: {}", f.message());
                     self.store(&p, Status::CheckFailed, None, &reason)?;
                     out.push(Decided {
@@ -1135,7 +1235,9 @@ impl<'a, B: Backend> Search<'a, B> {
                 reason: (!reason.is_empty()).then(|| reason.to_string()),
                 figure: None,
             },
-        )
+        )?;
+        fsio::testpoint::hit("tuner.search.decided");
+        Ok(())
     }
 
     /// Interleaved A/B rounds of the baseline against the prepared variant in `slot_i`.
@@ -1145,29 +1247,89 @@ impl<'a, B: Backend> Search<'a, B> {
         slot_i: usize,
         prep: &B::Prepared,
     ) -> Result<Result<Assessment, Failure>, Error> {
-        let unit = self.backend.unit();
         let vslot = self.slots[slot_i].as_ref().expect("variant slot");
-        let mut pairs: Vec<Pair> = Vec::new();
+        let variant = || -> Result<Result<f64, Failure>, Error> {
+            self.check_stop()?;
+            self.backend.sample(&self.bslot(vslot), prep)
+        };
+        let plan = &self.settings.plan;
+        let decided = |p: &[Pair]| stats::assess(p, plan).verdict != Verdict::Continue;
+        let pairs =
+            match self.interleave(comparison, &|| self.sample_base(), &variant, true, &decided)? {
+                Ok(p) => p,
+                Err(f) => return Ok(Err(f)),
+            };
+        let a = stats::assess(&pairs, plan);
+        if a.verdict != Verdict::Accept {
+            return Ok(Ok(a));
+        }
+        // An accept stands only if the pairs measured right after say the same.
+        let n = stats::replication_runs(a.n);
+        let again = match self.interleave(
+            &format!("replicate:{comparison}"),
+            &|| self.sample_base(),
+            &variant,
+            false,
+            &|p: &[Pair]| p.len() >= n,
+        )? {
+            Ok(p) => p,
+            Err(f) => return Ok(Err(f)),
+        };
+        let (ok, p) = stats::replicated(&again);
+        Ok(Ok(if ok {
+            a
+        } else {
+            Assessment {
+                verdict: Verdict::Reject(stats::Rejection::NotReplicated),
+                // The replication's p-value: why the accept did not stand.
+                p_value: p,
+                ..a
+            }
+        }))
+    }
+
+    /// Measure `base` (the baseline role) against `variant` in rounds of one run each until
+    /// `done` says so, every sample recorded under `comparison` as it is taken: with `warm_up`
+    /// a warm-up round first (recorded as `baseline-warm-up` and `variant-warm-up`, not
+    /// counted), then the rounds in the order [`stats::baseline_first`] gives. A failure of
+    /// `variant` ends the comparison (`Ok(Err)`); one of `base` is the caller's error.
+    fn interleave(
+        &self,
+        comparison: &str,
+        base: &dyn Fn() -> Result<f64, Error>,
+        variant: &dyn Fn() -> Result<Result<f64, Failure>, Error>,
+        warm_up: bool,
+        done: &dyn Fn(&[Pair]) -> bool,
+    ) -> Result<Result<Vec<Pair>, Failure>, Error> {
+        let unit = self.backend.unit();
         let max = self.settings.plan.max_runs;
+        if warm_up {
+            let b = base()?;
+            self.ledger
+                .record_sample(self.session, comparison, 0, "baseline-warm-up", b, &unit)?;
+            let v = match variant()? {
+                Ok(v) => v,
+                Err(f) => return Ok(Err(f)),
+            };
+            self.ledger
+                .record_sample(self.session, comparison, 0, "variant-warm-up", v, &unit)?;
+        }
+        let mut pairs: Vec<Pair> = Vec::new();
         loop {
             let round = pairs.len();
-            let baseline_first = round.is_multiple_of(2);
-            let sample_variant = || -> Result<Result<f64, Failure>, Error> {
-                self.check_stop()?;
-                self.backend.sample(&self.bslot(vslot), prep)
-            };
+            let baseline_first = stats::baseline_first(comparison, round);
             let (b, v) = if baseline_first {
-                let b = self.sample_base()?;
-                match sample_variant()? {
+                let b = base()?;
+                match variant()? {
                     Ok(v) => (b, v),
                     Err(f) => return Ok(Err(f)),
                 }
             } else {
-                let v = match sample_variant()? {
+                let v = match variant()? {
                     Ok(v) => v,
                     Err(f) => return Ok(Err(f)),
                 };
-                (self.sample_base()?, v)
+                (base()?, v)
             };
             let (first, second) = if baseline_first {
                 (("baseline", b), ("variant", v))
@@ -1177,6 +1339,7 @@ impl<'a, B: Backend> Search<'a, B> {
             for (role, x) in [first, second] {
                 self.ledger
                     .record_sample(self.session, comparison, round, role, x, &unit)?;
+                fsio::testpoint::hit("tuner.search.sample");
             }
             pairs.push(Pair {
                 baseline: b,
@@ -1184,10 +1347,17 @@ impl<'a, B: Backend> Search<'a, B> {
                 baseline_first,
             });
             self.progress.measured(pairs.len(), max);
-            let a = stats::assess(&pairs, &self.settings.plan);
-            if a.verdict != Verdict::Continue {
-                return Ok(Ok(a));
+            if done(&pairs) {
+                return Ok(Ok(pairs));
             }
+        }
+    }
+
+    /// Flush what the builds wrote (the state directory's file system) before samples are
+    /// taken, so that no write-back of a build runs during a measured run.
+    fn settle(&self) {
+        if let Ok(d) = std::fs::File::open(&self.slots_dir) {
+            let _ = rustix::fs::syncfs(&d);
         }
     }
 
@@ -1234,46 +1404,26 @@ impl<'a, B: Backend> Search<'a, B> {
             }
         };
         // Pairs of (original = baseline role, final = variant role).
-        let unit = self.backend.unit();
-        let comparison = key.clone();
-        let mut pairs = Vec::new();
+        self.settle();
         let oslot = self.slots[other].as_ref().expect("opened");
-        let assessment = loop {
-            let round = pairs.len();
-            let orig_first = round % 2 == 0;
-            let sample_orig = || -> Result<f64, Error> {
-                self.check_stop()?;
-                match self.backend.sample(&self.bslot(oslot), &orig)? {
-                    Ok(v) => Ok(v),
-                    Err(f) => Err(Error::Baseline(format!(
-                        "the original failed during the confirmation: {}",
-                        f.message()
-                    ))),
-                }
-            };
-            let (o, f) = if orig_first {
-                let o = sample_orig()?;
-                (o, self.sample_base()?)
-            } else {
-                let f = self.sample_base()?;
-                (sample_orig()?, f)
-            };
-            self.ledger
-                .record_sample(self.session, &comparison, round, "baseline", o, &unit)?;
-            self.ledger
-                .record_sample(self.session, &comparison, round, "variant", f, &unit)?;
-            pairs.push(Pair {
-                baseline: o,
-                variant: f,
-                baseline_first: orig_first,
-            });
-            self.progress
-                .measured(pairs.len(), self.settings.plan.max_runs);
-            let a = stats::assess(&pairs, &self.settings.plan);
-            if a.verdict != Verdict::Continue {
-                break a;
+        let sample_orig = || -> Result<f64, Error> {
+            self.check_stop()?;
+            match self.backend.sample(&self.bslot(oslot), &orig)? {
+                Ok(v) => Ok(v),
+                Err(f) => Err(Error::Baseline(format!(
+                    "the original failed during the confirmation: {}",
+                    f.message()
+                ))),
             }
         };
+        let final_ = || -> Result<Result<f64, Failure>, Error> { self.sample_base().map(Ok) };
+        let plan = &self.settings.plan;
+        let decided = |p: &[Pair]| stats::assess(p, plan).verdict != Verdict::Continue;
+        let pairs = match self.interleave(&key, &sample_orig, &final_, true, &decided)? {
+            Ok(r) => r,
+            Err(f) => return Err(Error::Baseline(f.message().to_string())),
+        };
+        let assessment = stats::assess(&pairs, plan);
         let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
         let figure = stats::median(&finals);
         let faster = assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0;
@@ -1293,6 +1443,7 @@ impl<'a, B: Backend> Search<'a, B> {
                 figure: Some(figure),
             },
         )?;
+        fsio::testpoint::hit("tuner.search.decided");
         Ok((
             report::Final {
                 figure,
@@ -1333,5 +1484,11 @@ fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -> String {
             a.ci.0, a.ci.1
         ),
         stats::Rejection::Superseded => "superseded".into(),
+        stats::Rejection::NotReplicated => format!(
+            "not-replicated: accepted, but {} more pairs gave p = {:.2} (needs <= {})",
+            stats::replication_runs(a.n),
+            a.p_value,
+            stats::REPLICATION_ALPHA
+        ),
     }
 }

@@ -1,75 +1,17 @@
-//! Running the user's commands: `sh -c CMD` in a working copy, in its own process group, with
-//! a timeout and a stop flag (Ctrl-C) that kill the whole group, its output captured, and its
-//! wall time taken as close to the process as the OS allows (a waiting thread notes the instant
-//! `wait` returns). With a records directory ([`run_recorded`]) each command leaves a record of
-//! its process group for as long as it runs (see [`crate::orphans`]), and on Linux the direct
-//! child is killed when the tuner dies (`PR_SET_PDEATHSIG`; its own children are not reached,
-//! which is what the records are for).
+//! Running the user's commands: `sh -c CMD` in a working copy through `childproc` (its own
+//! process group, a timeout and a stop flag (Ctrl-C) that kill the whole group, its output
+//! captured, its wall time taken as close to the process as the OS allows). With a records
+//! directory ([`run_recorded`]) each command leaves a record of its process group for as long
+//! as it runs (see [`crate::orphans`]), and on Linux the direct child is killed when the tuner
+//! dies (`PR_SET_PDEATHSIG`; its own children are not reached, which is what the records are
+//! for).
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
 
-/// Keep at most this much of each output stream (the tail).
-pub const OUTPUT_CAP: usize = 8 << 20;
-
-/// A finished command.
-#[derive(Debug, Clone)]
-pub struct Output {
-    /// Exit code; `None` when a signal ended it.
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-    pub wall: Duration,
-}
-
-impl Output {
-    pub fn success(&self) -> bool {
-        self.code == Some(0)
-    }
-
-    /// `exit 3` / `killed by a signal`.
-    pub fn status_text(&self) -> String {
-        match self.code {
-            Some(c) => format!("exit {c}"),
-            None => "killed by a signal".to_string(),
-        }
-    }
-
-    /// The last non-empty line of stderr, else of stdout (for one-line messages).
-    pub fn last_line(&self) -> String {
-        last_nonempty_line(&self.stderr)
-            .or_else(|| last_nonempty_line(&self.stdout))
-            .unwrap_or_default()
-    }
-
-    /// The first line that looks like an error (`error:`), else the first non-empty line of stderr.
-    pub fn first_error_line(&self) -> String {
-        first_error_line(&self.stderr)
-            .or_else(|| first_error_line(&self.stdout))
-            .unwrap_or_default()
-    }
-}
-
-pub fn last_nonempty_line(s: &str) -> Option<String> {
-    s.lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(str::to_string)
-}
-
-/// The first line containing `error` (compilers' `file:line: error: ...`), else the first line.
-pub fn first_error_line(s: &str) -> Option<String> {
-    s.lines()
-        .map(str::trim)
-        .find(|l| l.contains("error"))
-        .or_else(|| s.lines().map(str::trim).find(|l| !l.is_empty()))
-        .map(str::to_string)
-}
+pub use childproc::{first_error_line, last_nonempty_line, Output, OUTPUT_CAP};
 
 /// Why a command did not finish.
 #[derive(Debug, thiserror::Error)]
@@ -101,58 +43,6 @@ pub fn expand(command: &str, root: &Path, copy: &Path) -> String {
         .replace("{copy}", &q(copy))
 }
 
-fn reader(mut r: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let mut chunk = [0u8; 64 * 1024];
-        loop {
-            match r.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    buf.extend_from_slice(&chunk[..n]);
-                    if buf.len() > 2 * OUTPUT_CAP {
-                        buf.drain(..buf.len() - OUTPUT_CAP);
-                    }
-                }
-            }
-        }
-        if buf.len() > OUTPUT_CAP {
-            buf.drain(..buf.len() - OUTPUT_CAP);
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    })
-}
-
-/// SIGKILL the process group `pid` leads (nothing for pid 0 or 1).
-pub(crate) fn kill_group(pid: u32) {
-    if let Some(pgid) = i32::try_from(pid)
-        .ok()
-        .filter(|&p| p > 1)
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-    }
-}
-
-/// In the forked child, before exec: die with the tuner (Linux), then record the group.
-fn child_setup(parent: u32, record_fd: Option<std::os::fd::RawFd>) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
-        // The tuner may have died before the line above: then nobody would send the signal.
-        if rustix::process::getppid().map(|p| p.as_raw_pid() as u32) != Some(parent) {
-            return Err(rustix::io::Errno::SRCH.into());
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = parent;
-    if let Some(fd) = record_fd {
-        let pid = rustix::process::getpid().as_raw_pid() as u32;
-        crate::orphans::write_pgid_line(fd, pid)?;
-    }
-    Ok(())
-}
-
 /// Run `sh -c command` in `cwd`. Stdin is empty. A set `stop` flag or the timeout kill the
 /// command's process group.
 pub fn run(
@@ -174,8 +64,7 @@ pub fn run_recorded(
     stop: &Arc<AtomicBool>,
     records: Option<&Path>,
 ) -> Result<Output, RunError> {
-    use std::os::unix::process::CommandExt;
-    if stop.load(Ordering::SeqCst) {
+    if stop.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(RunError::Interrupted);
     }
     let mut record = records
@@ -186,84 +75,36 @@ pub fn run_recorded(
             })
         })
         .transpose()?;
-    let record_fd = record.as_ref().map(|r| r.raw_fd());
-    let parent = std::process::id();
-    let t0 = Instant::now();
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // SAFETY: the hook runs in the forked child before exec and only makes system calls
-    // (prctl, getppid, getpid, write) on stack data: no allocation, no lock.
-    unsafe {
-        cmd.pre_exec(move || child_setup(parent, record_fd));
-    }
-    let mut child = cmd.spawn().map_err(|error| RunError::Spawn {
-        command: command.to_string(),
-        error,
-    })?;
-    let pid = child.id();
-    if let Some(r) = record.as_mut() {
-        r.add_start(pid);
-    }
-    let out = reader(child.stdout.take().expect("piped"));
-    let err = reader(child.stderr.take().expect("piped"));
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let wall = t0.elapsed();
-        let _ = tx.send(());
-        (status, wall)
-    });
-    let mut killed: Option<RunError> = None;
-    loop {
-        match rx.recv_timeout(Duration::from_millis(25)) {
-            Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if killed.is_some() {
-                    continue;
-                }
-                if stop.load(Ordering::SeqCst) {
-                    kill_group(pid);
-                    killed = Some(RunError::Interrupted);
-                } else if t0.elapsed() >= timeout {
-                    kill_group(pid);
-                    killed = Some(RunError::Timeout {
-                        command: command.to_string(),
-                        secs: timeout.as_secs(),
-                    });
-                }
-            }
+    let job = childproc::Job::new("sh", timeout)
+        .args(["-c", command])
+        .cwd(Some(cwd))
+        .stop(stop)
+        .record_fd(record.as_ref().map(|r| r.raw_fd()));
+    let result = job.run(|pid| {
+        if let Some(r) = record.as_mut() {
+            r.add_start(pid);
         }
-    }
-    let (status, wall) = waiter.join().expect("waiter thread");
-    // A group member that outlives `sh` would keep the pipes open: end the group first.
-    kill_group(pid);
+    });
+    // The group has been ended (childproc kills it once its leader is gone).
     drop(record);
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
-    if let Some(e) = killed {
-        return Err(e);
-    }
-    let status = status.map_err(|error| RunError::Spawn {
-        command: command.to_string(),
-        error,
-    })?;
-    Ok(Output {
-        code: status.code(),
-        stdout,
-        stderr,
-        wall,
+    result.map_err(|e| match e {
+        childproc::Error::Spawn { error, .. } => RunError::Spawn {
+            command: command.to_string(),
+            error,
+        },
+        childproc::Error::Timeout { limit } => RunError::Timeout {
+            command: command.to_string(),
+            secs: limit.as_secs(),
+        },
+        childproc::Error::Interrupted => RunError::Interrupted,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
+    use std::time::Instant;
 
     fn no_stop() -> Arc<AtomicBool> {
         Arc::new(AtomicBool::new(false))

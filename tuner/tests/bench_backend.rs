@@ -348,3 +348,127 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         "{e}"
     );
 }
+
+fn nvcc() -> std::path::PathBuf {
+    match runner::build::find_nvcc(None, None) {
+        Ok(Some(p)) => p,
+        other => panic!(
+            "this test needs nvcc ({other:?}): {}; export CUDA_HOME (.ci/run does)",
+            runner::build::NVCC_INSTALL
+        ),
+    }
+}
+
+/// The carried-cache route: the user's tree is compiled on a machine with nvcc (as
+/// `bench --compile-only` does), then tuned where nvcc is missing. The baseline's working copy,
+/// another directory, is served from that cache; the variants, which nobody compiled, are
+/// `not-cached` (never `build-failed`), and since that is the machine's lack and not the
+/// variant's, a later tune with nvcc decides them.
+#[test]
+fn working_copies_hit_the_cache_of_the_users_tree_and_what_it_lacks_is_not_cached() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    let cache = state.path().join("objects");
+    let spec = runner::Spec::load(&tree.path().join("k.toml")).unwrap();
+    let with_nvcc = runner::build::BuildOptions::new(&cache).with_nvcc(Some(nvcc()));
+    let built = runner::build::build(
+        &spec,
+        &spec.source,
+        &runner::build::Target::Cuda("sm_80".into()),
+        &with_nvcc,
+    )
+    .unwrap();
+    assert!(!built.cached);
+    let tune_with = |build: runner::build::BuildOptions| {
+        let log = Arc::new(Mutex::new(Log::default()));
+        let l = log.clone();
+        let b = BenchBackend::with_device(
+            spec.clone(),
+            tree.path(),
+            runner::Options {
+                build,
+                ..options(&cache)
+            },
+            Arc::new(move || Ok(Box::new(FakeGpu::new(l.clone())) as Box<dyn Device>)),
+        )
+        .unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut s = settings(state.path());
+        s.apply = ApplyMode::DryRun;
+        tune(&b, &s, tree.path(), &stop, &Quiet).unwrap()
+    };
+    let gone = with_nvcc
+        .clone()
+        .with_nvcc(Some(state.path().join("no-toolkit/bin/nvcc")));
+    let o = tune_with(gone);
+    let r = &o.report;
+    // The baseline ran (served from the cache into its working copy): measured.
+    assert!(r.baseline.figure > 0.0, "{:?}", r.baseline);
+    let variants: Vec<_> = r.candidates.iter().filter(|c| c.mode.is_some()).collect();
+    assert!(variants.len() >= 6, "{:#?}", r.candidates);
+    for c in &variants {
+        if c.status == Status::Refused {
+            continue;
+        }
+        assert_eq!(c.status, Status::NotCached, "{c:?}");
+        let why = c.reason.as_deref().unwrap_or("");
+        assert!(why.contains("nvcc is not installed here"), "{why}");
+    }
+    // With nvcc the same variants are decided (nothing was stored for them).
+    let o = tune_with(with_nvcc);
+    let decided = o
+        .report
+        .candidates
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                Status::Accepted | Status::Rejected | Status::CheckFailed
+            )
+        })
+        .count();
+    assert!(decided >= 6, "{:#?}", o.report.candidates);
+    assert_eq!(o.report.extra.reused, 0);
+}
+
+/// What `tune --backend bench` compiles for: the device's own architecture (read through the
+/// driver on a real GPU), or `--arch`; an AMD architecture for an NVIDIA device is refused.
+#[test]
+fn the_target_is_the_devices_unless_arch_says_otherwise() {
+    let tree = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    let spec = runner::Spec::load(&tree.path().join("k.toml")).unwrap();
+    let cache = tree.path().join("cache");
+    let target = |arch: Option<&str>| {
+        let log = Arc::new(Mutex::new(Log::default()));
+        let b = BenchBackend::with_device(
+            spec.clone(),
+            tree.path(),
+            runner::Options {
+                arch: arch.map(str::to_string),
+                ..options(&cache)
+            },
+            Arc::new(move || {
+                let mut g = FakeGpu::new(log.clone());
+                g.info.arch = Some("sm_90".into());
+                Ok(Box::new(g) as Box<dyn Device>)
+            }),
+        )
+        .unwrap();
+        b.preflight().unwrap();
+        b.target().map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        target(None),
+        Ok(runner::build::Target::Cuda("sm_90".into()))
+    );
+    assert_eq!(
+        target(Some("sm_80")),
+        Ok(runner::build::Target::Cuda("sm_80".into()))
+    );
+    let e = target(Some("gfx90a")).unwrap_err();
+    assert!(e.contains("is not an NVIDIA architecture"), "{e}");
+}

@@ -130,6 +130,8 @@ fn sample() -> Report {
             mode: "pragma".into(),
             factor: 4,
         }],
+        written: vec!["kernels/k.cu".into()],
+        edited: vec![],
         extra: Extra {
             backend: "command".into(),
             noise: Some((0.031, 0.052)),
@@ -166,7 +168,15 @@ fn json_has_exactly_the_contract_keys() {
     let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["applied", "baseline", "candidates", "final", "version"]
+        [
+            "applied",
+            "baseline",
+            "candidates",
+            "edited",
+            "final",
+            "version",
+            "written"
+        ]
     );
     let c: Vec<&String> = v["candidates"][0].as_object().unwrap().keys().collect();
     assert_eq!(

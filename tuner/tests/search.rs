@@ -306,3 +306,50 @@ fn a_set_stop_flag_interrupts_before_anything_is_measured() {
         .unwrap()
         .contains("pragma"));
 }
+
+/// A kernel with no loop: nothing to tune, said in every format, and no `NaN` figure.
+#[test]
+fn a_kernel_with_no_loop_says_so_and_shows_no_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("flat.cu"),
+        "__global__ void flat(int* a) {\n    a[threadIdx.x] = 1;\n}\n",
+    )
+    .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let fake = Fake::new();
+    let o = tune(
+        &fake,
+        &settings(state.path(), ApplyMode::Write),
+        dir.path(),
+        &stop,
+        &Quiet,
+    )
+    .unwrap();
+    let r = &o.report;
+    assert!(r.candidates.is_empty());
+    assert_eq!(fake.prepared.load(Ordering::SeqCst), 0);
+    assert!(
+        r.extra
+            .notes
+            .iter()
+            .any(|n| n == "no loop to tune: the kernels of . have no loop"),
+        "{:?}",
+        r.extra.notes
+    );
+    let human = tuner::report::human(r);
+    assert!(!human.contains("NaN"), "{human}");
+    assert!(
+        human.contains("baseline: not measured (no loop to tune)")
+            && human.contains("final:    not measured"),
+        "{human}"
+    );
+    let md = tuner::report::markdown(r);
+    assert!(
+        !md.contains("NaN") && md.contains("no loop to tune"),
+        "{md}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&tuner::report::json(r)).unwrap();
+    assert!(json["final"]["figure"].is_null(), "{json}");
+}

@@ -89,7 +89,10 @@ impl Region {
     /// The region's bytes.
     pub fn read(&self) -> std::io::Result<Vec<u8>> {
         match &self.contents {
-            Contents::File { path, .. } => std::fs::read(path),
+            // Regular files only, of any size: the snapshot's own record bounds it.
+            Contents::File { path, .. } => {
+                fsio::read(path, u64::MAX, "a memory region").map_err(fsio::Error::into_io)
+            }
             Contents::Missing { error } => Err(std::io::Error::other(format!(
                 "region {} was not captured: {error}",
                 self.label()
@@ -184,7 +187,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> SnapshotError + '_ {
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SnapshotError> {
-    let bytes = std::fs::read(path).map_err(io(path))?;
+    let bytes = fsio::read(path, fsio::TEXT_CAP, "a snapshot's JSON file")
+        .map_err(|e| io(path)(e.into_io()))?;
     serde_json::from_slice(&bytes).map_err(|error| SnapshotError::Json {
         path: path_str(path),
         error,
@@ -193,6 +197,7 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, SnapshotE
 
 /// blake3 of a file, streamed, and its length.
 fn hash_file(path: &Path) -> Result<(String, u64), SnapshotError> {
+    fsio::regular(path).map_err(|e| io(path)(e.into_io()))?;
     let mut f = std::fs::File::open(path).map_err(io(path))?;
     let mut h = blake3::Hasher::new();
     let mut buf = vec![0u8; 1 << 20];
@@ -280,7 +285,8 @@ fn open(dir: &Path) -> Result<Snapshot, SnapshotError> {
 
     // kernarg.bin
     let kernarg_path = dir.join(format::KERNARG_BIN);
-    let kernarg = std::fs::read(&kernarg_path).map_err(io(&kernarg_path))?;
+    let kernarg = fsio::read(&kernarg_path, fsio::TEXT_CAP, "kernel arguments")
+        .map_err(|e| io(&kernarg_path)(e.into_io()))?;
     if kernarg.len() as u64 != dispatch.kernarg_size as u64 {
         return Err(SnapshotError::Size {
             path: path_str(&kernarg_path),
@@ -300,7 +306,8 @@ fn open(dir: &Path) -> Result<Snapshot, SnapshotError> {
 
     // kernel.hsaco and the kernel it must define.
     let hsaco_path = dir.join(format::KERNEL_HSACO);
-    let hsaco = std::fs::read(&hsaco_path).map_err(io(&hsaco_path))?;
+    let hsaco = fsio::read(&hsaco_path, fsio::OBJECT_CAP, "a code object")
+        .map_err(|e| io(&hsaco_path)(e.into_io()))?;
     let hsaco_blake3 = hex(&hsaco);
     check_hash(
         &hsaco_path,

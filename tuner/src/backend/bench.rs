@@ -80,6 +80,24 @@ impl BenchBackend {
         &self.rel_source
     }
 
+    /// What the kernel is compiled for on the device [`Backend::preflight`] opened: `--arch`
+    /// when given, else the device's own (`sm_90` on an H100, read through the driver). The
+    /// caller sets the gates for it (nvcc cubins on NVIDIA, never AMD's code-object gates).
+    pub fn target(&self) -> Result<Target, Error> {
+        let arch = self.options.arch.clone();
+        self.worker()?
+            .call(move |st| match st {
+                State::Device(d) => {
+                    let info = d.info();
+                    runner::session::target_for(info.api, info.arch.as_deref(), arch.as_deref())
+                        .map_err(|e| Error::Usage(e.to_string()))
+                }
+                State::Open(s) => Ok(s.target.clone()),
+                State::Broken(m) => Err(broken(m)),
+            })
+            .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
+    }
+
     fn worker(&self) -> Result<&Worker<State>, Error> {
         self.worker
             .get()
@@ -106,6 +124,9 @@ fn source_in_tree(spec: &Spec, root: &Path) -> Result<PathBuf, Error> {
 /// A timed-out device is never touched again (`poison`).
 fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Error> {
     match e {
+        RunnerError::Compile(codeobj::compile::CompileError::CompilerMissing { .. }) => {
+            Ok(Failure::NotCached(e.to_string()))
+        }
         RunnerError::Compile(_)
         | RunnerError::Build(_)
         | RunnerError::Refused { .. }
@@ -120,6 +141,7 @@ fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Erro
             Ok(Failure::Check(m))
         }
         RunnerError::Device(d) => Ok(Failure::Check(d.to_string())),
+        RunnerError::Usage(m) => Err(Error::Usage(m)),
         RunnerError::Spec(_) | RunnerError::Io { .. } => Err(Error::Environment(e.to_string())),
     }
 }

@@ -69,12 +69,15 @@ pub enum Failure {
     Build(String),
     /// The run failed or its outputs are wrong: `check-failed`.
     Check(String),
+    /// The compiler is not installed here and the carried cache holds no object for it:
+    /// `not-cached`, a fact about this machine, never stored as a decision.
+    NotCached(String),
 }
 
 impl Failure {
     pub fn message(&self) -> &str {
         match self {
-            Failure::Build(m) | Failure::Check(m) => m,
+            Failure::Build(m) | Failure::Check(m) | Failure::NotCached(m) => m,
         }
     }
 }

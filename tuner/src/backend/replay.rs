@@ -235,6 +235,7 @@ impl Backend for ReplayBackend {
         Ok(answer.map_err(|f| match f {
             Failure::Build(m) => Failure::Build(m.replace(&copy, &rel)),
             Failure::Check(m) => Failure::Check(m.replace(&copy, &rel)),
+            Failure::NotCached(m) => Failure::NotCached(m.replace(&copy, &rel)),
         }))
     }
 

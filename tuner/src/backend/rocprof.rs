@@ -163,6 +163,7 @@ impl Backend for RocprofBackend {
     }
 
     fn preflight(&self) -> Result<(), Error> {
+        crate::limits::check_timeout(self.commands.timeout)?;
         let path = std::env::var_os("PATH");
         if profiler::run::which("rocprofv3", path.as_deref()).is_none() {
             return Err(Error::Environment(

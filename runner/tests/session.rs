@@ -1,0 +1,164 @@
+//! The device decides the architecture, tested with a simulated `Device` (no GPU here): a
+//! session on an sm_90 device compiles for sm_90 unless `--arch` says otherwise, refuses an AMD
+//! architecture for an NVIDIA device (and the other way round), and refuses PTX built for a
+//! newer GPU than the device. The kernel is compiled for real by nvcc. Needs: nvcc (fails
+//! without it).
+
+mod support;
+
+use runner::build::{BuildOptions, Target};
+use runner::device::{
+    Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits,
+};
+use runner::session::{Backend, Options, Session};
+use runner::Spec;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// A device that allocates host memory, records what it loads and "runs" nothing.
+struct Sim {
+    info: DeviceInfo,
+    memory: Vec<Vec<u8>>,
+    loaded: Arc<Mutex<Vec<String>>>,
+}
+
+impl Sim {
+    fn boxed(api: Api, arch: &str, loaded: &Arc<Mutex<Vec<String>>>) -> Box<dyn Device> {
+        Box::new(Sim {
+            info: DeviceInfo {
+                api,
+                ordinal: 0,
+                name: format!("simulated {arch}"),
+                arch: Some(arch.into()),
+                limits: Limits {
+                    max_threads_per_block: 1024,
+                    max_block: [1024, 1024, 64],
+                    max_grid: [1 << 30, 65535, 65535],
+                    max_shared_per_block: 49152,
+                    warp_size: 32,
+                },
+            },
+            memory: Vec::new(),
+            loaded: loaded.clone(),
+        })
+    }
+}
+
+impl Device for Sim {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    fn load(
+        &mut self,
+        image: &[u8],
+        _: &str,
+        _: &[u32],
+        _: u32,
+    ) -> Result<KernelHandle, DeviceError> {
+        let text = String::from_utf8_lossy(image);
+        let target = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(".target "))
+            .unwrap_or("?")
+            .to_string();
+        self.loaded.lock().unwrap().push(target);
+        Ok(KernelHandle(0))
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        self.memory.push(vec![0; bytes]);
+        Ok(DevicePtr(self.memory.len() as u64 * 0x1000))
+    }
+    fn upload(&mut self, _: DevicePtr, _: &[u8]) -> Result<(), DeviceError> {
+        Ok(())
+    }
+    fn download(&mut self, _: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        dst.fill(0);
+        Ok(())
+    }
+    fn copy(&mut self, _: DevicePtr, _: DevicePtr, _: usize) -> Result<(), DeviceError> {
+        Ok(())
+    }
+    fn launch_timed(
+        &mut self,
+        _: KernelHandle,
+        _: &Launch,
+        _: &[Vec<u8>],
+    ) -> Result<f64, DeviceError> {
+        Ok(0.1)
+    }
+}
+
+fn spec() -> Spec {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/bench/dot.toml"
+    ));
+    Spec::load(&p).unwrap()
+}
+
+fn options(cache: &std::path::Path, arch: Option<&str>) -> Options {
+    Options {
+        backend: Backend::Auto,
+        arch: arch.map(str::to_string),
+        device: 0,
+        timeout: std::time::Duration::from_secs(5),
+        build: BuildOptions::new(cache).with_nvcc(Some(support::nvcc())),
+    }
+}
+
+#[test]
+fn the_device_decides_the_architecture_unless_arch_says_otherwise() {
+    let cache = tempfile::tempdir().unwrap();
+    let loaded = Arc::new(Mutex::new(Vec::new()));
+    let s = Session::with_device(
+        Sim::boxed(Api::Cuda, "sm_90", &loaded),
+        spec(),
+        None,
+        &options(cache.path(), None),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.target, Target::Cuda("sm_90".into()));
+    assert_eq!(loaded.lock().unwrap().as_slice(), ["sm_90"]);
+    let s = Session::with_device(
+        Sim::boxed(Api::Cuda, "sm_90", &loaded),
+        spec(),
+        None,
+        &options(cache.path(), Some("sm_80")),
+    )
+    .unwrap();
+    assert_eq!(s.target, Target::Cuda("sm_80".into()));
+    assert_eq!(
+        loaded.lock().unwrap().last().map(String::as_str),
+        Some("sm_80")
+    );
+}
+
+#[test]
+fn an_architecture_the_device_cannot_run_is_refused_with_one_line() {
+    let cache = tempfile::tempdir().unwrap();
+    let loaded = Arc::new(Mutex::new(Vec::new()));
+    let open = |api, dev: &str, arch| {
+        Session::with_device(
+            Sim::boxed(api, dev, &loaded),
+            spec(),
+            None,
+            &options(cache.path(), arch),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+    };
+    let e = open(Api::Cuda, "sm_90", Some("gfx90a"));
+    assert!(
+        e.contains("--arch gfx90a is not an NVIDIA architecture"),
+        "{e}"
+    );
+    let e = open(Api::Hip, "gfx90a", Some("sm_90"));
+    assert!(e.contains("--arch sm_90 is an NVIDIA architecture"), "{e}");
+    let e = open(Api::Cuda, "sm_80", Some("sm_90"));
+    assert!(
+        e.contains("PTX for sm_90 cannot run on simulated sm_80 (sm_80): pass --arch sm_80"),
+        "{e}"
+    );
+    assert!(loaded.lock().unwrap().is_empty(), "nothing loaded");
+}
