@@ -212,3 +212,131 @@ fn the_include_note_is_in_every_format_once_per_file() {
         );
     }
 }
+
+/// A header named `h.cuh` in five places: the one that wins is the first in the search order of
+/// issue 17 (the including file's directory, `-I`, `[check] include-dirs`, the `-I` of
+/// `[compile] command`, the `-I` of `[tune] compile-flags`). Each copy calls a function defined
+/// nowhere, of its own name, so the loop's `unresolved` says which copy the unit holds; the
+/// winner is removed and the next one must take its place.
+#[test]
+fn includes_are_searched_in_the_documented_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let places = [
+        ("src", "from_own_dir"),
+        ("cli", "from_command_line"),
+        ("cfg", "from_check_include_dirs"),
+        ("cc", "from_compile_command"),
+        ("tf", "from_tune_compile_flags"),
+    ];
+    for (sub, name) in places {
+        std::fs::create_dir_all(d.join(sub)).unwrap();
+        std::fs::write(
+            d.join(sub).join("h.cuh"),
+            format!("#pragma once\n__device__ void {name}(float* a, int i);\n__device__ inline void step(float* a, int i) {{ {name}(a, i); }}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        d.join("src/k.cu"),
+        "#include \"h.cuh\"\n__global__ void k(float* a, int n) {\n  for (int i = 0; i < n; i++) step(a, i);\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[check]\ninclude-dirs = [\"cfg\"]\n[compile]\ncommand = \"hipcc -I cc --genco {src} -o {out}\"\n[tune]\ncompile-flags = [\"-Itf\"]\n",
+    )
+    .unwrap();
+    let unresolved = || -> Vec<String> {
+        let o = run_in(d, &["check", "--format", "json", "-I", "cli", "src/k.cu"]);
+        assert!(code(&o) <= 1, "{}", text(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["files"][0]["functions"][0]["loops"][0]["unresolved"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{v}"))
+            .iter()
+            .map(|x| x.as_str().unwrap().to_string())
+            .collect()
+    };
+    for (sub, name) in places {
+        assert_eq!(unresolved(), [name], "with {sub}/h.cuh first");
+        std::fs::remove_file(d.join(sub).join("h.cuh")).unwrap();
+    }
+}
+
+/// `tune -I DIR`: the loops are judged in their unit (a barrier in a header's helper blocks the
+/// loop, never built); without it the header is not seen and the loop is a candidate.
+#[test]
+fn tune_takes_include_dirs_for_its_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("inc")).unwrap();
+    std::fs::write(d.join("inc/helpers2.cuh"), HELPERS2).unwrap();
+    std::fs::write(
+        d.join("k.cu"),
+        "#include \"helpers2.cuh\"\n__global__ void reduce(float* a, float* s, int n) {\n  for (int i = 0; i < n; i++) a[i] = reduce_sync(a[i], s);\n}\n",
+    )
+    .unwrap();
+    let status = |extra: &[&str]| -> String {
+        let state = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            "tune",
+            "k.cu",
+            "--build",
+            "true",
+            "--run",
+            "echo 'time: 1'",
+            "--time-regex",
+            "time: ([0-9]+)",
+            "--factors",
+            "2",
+            "--mode",
+            "pragma",
+            "--dry-run",
+            "--format",
+            "json",
+            "--state",
+            state.path().to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let o = run_in(d, &args);
+        assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = r["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["loop"] == "reduce:0")
+            .unwrap_or_else(|| panic!("{r}"))
+            .clone();
+        format!("{} {}", c["status"].as_str().unwrap(), c["reason"])
+    };
+    assert_eq!(status(&["-I", "inc"]), "blocked \"blocked by barrier\"");
+    assert!(!status(&[]).starts_with("blocked"));
+}
+
+/// `pressure -I DIR`: both sources are compiled with the directory (a header they include is
+/// found); without it the compile fails, one line and exit 2.
+#[test]
+fn pressure_takes_include_dirs_for_its_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("inc")).unwrap();
+    std::fs::write(
+        d.join("inc/scale.cuh"),
+        "#pragma once\n#define SCALE 2.0f\n",
+    )
+    .unwrap();
+    let k = "#include <hip/hip_runtime.h>\n#include \"scale.cuh\"\n__global__ void k(float* a, int n) {\n  UNROLL_HERE\n  for (int i = 0; i < n; i++) a[i] *= SCALE;\n}\n";
+    std::fs::write(d.join("base.cu"), k.replace("UNROLL_HERE", "")).unwrap();
+    std::fs::write(
+        d.join("variant.cu"),
+        k.replace("UNROLL_HERE", "#pragma unroll 2"),
+    )
+    .unwrap();
+    let o = run_in(d, &["pressure", "base.cu", "variant.cu"]);
+    assert_eq!(code(&o), 2, "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("scale.cuh"), "{}", text(&o.stderr));
+    let o = run_in(d, &["pressure", "base.cu", "variant.cu", "-I", "inc"]);
+    assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
+}
