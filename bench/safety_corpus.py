@@ -355,6 +355,8 @@ def main():
         if not f.get("parsed", True):
             continue
         stats["parsed files"] += 1
+        stats["functions"] += len(f["functions"])
+        stats["kernels"] += sum(1 for fn in f["functions"] if fn["kind"] == "kernel")
         loops = [l for fn in f["functions"] for l in fn["loops"]]
         stats["loops"] += len(loops)
         ids = collections.Counter(l["id"] for l in loops)
@@ -407,16 +409,13 @@ def main():
 
     if a.execute:
         execute(a, reports, stats, violations)
-    for k in ["files", "parsed files", "files with unique ids", "loops", "loops sharing their line",
-              "blocked loops", "unroll invocations", "refusals with guard-blocked",
-              "ambiguous lines refused with candidates"]:
+    head = ["files", "parsed files", "files with unique ids", "functions", "kernels", "loops",
+            "loops sharing their line", "blocked loops", "unroll invocations",
+            "refusals with guard-blocked", "ambiguous lines refused with candidates"]
+    for k in head:
         print(f"{k}: {stats[k]}")
-    if a.execute:
-        for k in sorted(x for x in stats if x not in (
-                "files", "parsed files", "files with unique ids", "loops",
-                "loops sharing their line", "blocked loops", "unroll invocations",
-                "refusals with guard-blocked", "ambiguous lines refused with candidates")):
-            print(f"{k}: {stats[k]}")
+    for k in sorted(x for x in stats if x not in head):
+        print(f"{k}: {stats[k]}")
     print(f"violations: {len(violations)}")
     for v in violations[:50]:
         print("  " + v)

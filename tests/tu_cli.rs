@@ -340,3 +340,23 @@ fn pressure_takes_include_dirs_for_its_compile() {
     let o = run_in(d, &["pressure", "base.cu", "variant.cu", "-I", "inc"]);
     assert_eq!(code(&o), 0, "{}{}", text(&o.stdout), text(&o.stderr));
 }
+
+/// `check --statistics` says what the units cost: a header included by every file of a run is
+/// parsed once.
+#[test]
+fn a_header_included_by_many_files_is_parsed_once_per_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("helpers2.cuh"), HELPERS2).unwrap();
+    for i in 0..6 {
+        std::fs::write(d.join(format!("k{i}.cu")), K2).unwrap();
+    }
+    let o = run_in(d, &["check", "--statistics", "."]);
+    assert!(code(&o) <= 1, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    // The walk also checks helpers2.cuh itself: its parse is the one the units share.
+    assert!(
+        out.contains("headers: 1 parsed for 6 includes followed"),
+        "{out}"
+    );
+}

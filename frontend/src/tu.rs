@@ -310,6 +310,7 @@ pub struct HeaderCache {
     /// (content hash, the outer specifier macros it uses) -> its parse with them.
     by_context: Mutex<HashMap<([u8; 32], String), ParseOnce>>,
     parses: AtomicUsize,
+    lookups: AtomicUsize,
 }
 
 impl HeaderCache {
@@ -323,9 +324,16 @@ impl HeaderCache {
         self.parses.load(Ordering::Relaxed)
     }
 
+    /// How many times a unit looked a header up in this cache (every include followed, in
+    /// every unit of the run): the parses that the cache saved are `lookups() - parses()`.
+    pub fn lookups(&self) -> usize {
+        self.lookups.load(Ordering::Relaxed)
+    }
+
     /// The header at `path`: `None` when there is no such file, else its parse or why it
     /// cannot be read.
     fn load(&self, path: &Path) -> Loaded {
+        self.lookups.fetch_add(1, Ordering::Relaxed);
         if let Some(hit) = lock(&self.by_path).get(path) {
             return hit.clone();
         }

@@ -149,6 +149,8 @@ fn a_header_is_parsed_once_per_content_across_files_and_threads() {
         }
     });
     assert_eq!(cache.parses(), 2, "common.cuh (both paths) and other.cuh");
+    // 16 units follow two includes, 16 one.
+    assert_eq!(cache.lookups(), 48);
 }
 
 #[test]
