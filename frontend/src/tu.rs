@@ -972,26 +972,21 @@ mod tests {
         let src = b"// h\n#define A 1\n  #  define SKIP_IF(c) if (c) continue\n/*\n#define NOT_ME 2\n*/\n#define LONG(x, y) \\\n  do { f(x); \\\n       g(y); } while (0)\n#define ASM_B asm volatile(\"s_barrier\")\n#define EMPTY\n#define STR \"#define X\" // c\nint undefined_x;\n#ifdef A\n#define BAIL break\n#endif\n";
         let light = macros_only(src);
         let full = crate::parse(src);
-        let view = |f: &SourceFile| -> Vec<(
-            String,
-            Option<Vec<String>>,
-            String,
-            u32,
-            Vec<String>,
-            Vec<String>,
-            Option<String>,
-        )> {
+        let view = |f: &SourceFile| -> Vec<String> {
             f.macros
                 .iter()
                 .map(|m| {
-                    (
-                        m.name.clone(),
-                        m.params.clone(),
-                        m.body.clone(),
-                        m.span.line,
-                        m.calls.clone(),
-                        m.control.clone(),
-                        m.asm.clone(),
+                    format!(
+                        "{:?}",
+                        (
+                            &m.name,
+                            &m.params,
+                            &m.body,
+                            m.span.line,
+                            &m.calls,
+                            &m.control,
+                            &m.asm,
+                        )
                     )
                 })
                 .collect()
