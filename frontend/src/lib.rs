@@ -9,6 +9,7 @@ mod elide;
 mod header;
 mod id;
 pub mod identity;
+pub mod ints;
 pub mod ir;
 mod kinds;
 pub mod lex;
