@@ -68,7 +68,7 @@ pub fn eval_const(e: &Expr, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<i1
 /// [`trip_count`] where init, bound and step may be constant expressions over names that
 /// `resolve` knows (`for (int i = 0; i < TILE * 2; i += STEP)`).
 pub fn trip_count_with(h: &ForHeader, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<u64> {
-    let a = eval_const(&h.init_value, resolve)?;
+    let a = eval_const(h.init_value.as_ref()?, resolve)?;
     let b = eval_const(&h.bound, resolve)?;
     let s: i128 = match &h.step {
         Step::Const(s) => *s as i128,
