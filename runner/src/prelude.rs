@@ -191,7 +191,7 @@ pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
         for r in &f.macro_refs {
             if let Some(defs) = macros.get(r.name.as_str()) {
                 let all_64 = defs.iter().all(|d| d.params.is_none() && is_64(&d.body));
-                if all_64 && guards::rules::wave_size::is_warp_size_name(&r.name) {
+                if all_64 && frontend::builtins::is_warp_size_name(&r.name) {
                     push(
                         &mut out,
                         &r.name,
@@ -203,7 +203,7 @@ pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
         }
         for d in f.decls.iter().chain(file.globals.iter()) {
             if d.init_int == Some(64)
-                && guards::rules::wave_size::is_warp_size_name(&d.name)
+                && frontend::builtins::is_warp_size_name(&d.name)
                 && f.idents.iter().any(|u| u.name == d.name)
             {
                 let span = if f.span.contains(&d.span) {

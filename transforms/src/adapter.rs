@@ -13,30 +13,9 @@ use frontend::{
 };
 use std::ops::Range;
 
-/// HIP/CUDA built-in variables of unsigned type: constant for a thread's lifetime.
-const UNSIGNED_BUILTINS: &[&str] = &[
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "hipThreadIdx_x",
-    "hipThreadIdx_y",
-    "hipThreadIdx_z",
-    "hipBlockIdx_x",
-    "hipBlockIdx_y",
-    "hipBlockIdx_z",
-    "hipBlockDim_x",
-    "hipBlockDim_y",
-    "hipBlockDim_z",
-    "hipGridDim_x",
-    "hipGridDim_y",
-    "hipGridDim_z",
-];
-
-/// HIP/CUDA built-in variables (the unsigned ones and the `int` `warpSize`).
-fn is_builtin(w: &str) -> bool {
-    w == "warpSize" || UNSIGNED_BUILTINS.contains(&w)
-}
+/// HIP/CUDA built-in variables (the unsigned ones and the `int` `warpSize`): the one list is
+/// `frontend::builtins`.
+use frontend::builtins::{is_unsigned_variable, is_variable as is_builtin, WARP_SIZE_VARIABLE};
 
 /// Side-effect-free functions a bound may call.
 const PURE_CALLS: &[&str] = &[
@@ -707,16 +686,14 @@ impl Ctx<'_> {
                     if matches!(prev, Some(Tok::Punct("." | "->" | "::"))) {
                         continue;
                     }
-                    if UNSIGNED_BUILTINS.contains(&w.as_str())
-                        || UNSIGNED_TYPE_WORDS.contains(&w.as_str())
-                    {
+                    if is_unsigned_variable(w) || UNSIGNED_TYPE_WORDS.contains(&w.as_str()) {
                         return true;
                     }
                     if w == "sizeof" || w == "alignof" {
                         return true;
                     }
                     if TYPE_WORDS.contains(&w.as_str())
-                        || w == "warpSize"
+                        || w == WARP_SIZE_VARIABLE
                         || PURE_CALLS.contains(&w.as_str())
                     {
                         continue;
