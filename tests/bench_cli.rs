@@ -31,10 +31,6 @@ fn stderr(o: &Output) -> String {
 }
 
 /// True when this machine has a GPU device node (then the no-GPU tests do not apply).
-fn has_gpu() -> bool {
-    Path::new("/dev/kfd").exists() || Path::new("/dev/nvidia0").exists()
-}
-
 #[test]
 fn every_bad_spec_exits_2_with_its_message() {
     let cache = tempfile::tempdir().unwrap();
@@ -270,8 +266,11 @@ fn compile_only_names_the_same_code_and_a_missing_nvcc_is_one_line() {
 
 #[test]
 fn no_gpu_fails_at_once_with_one_line_for_each_backend() {
-    if has_gpu() {
-        eprintln!("skipped: this machine has a GPU");
+    if testenv::lacks(
+        "no-gpu",
+        !testenv::has_gpu_device(),
+        "a GPU device node exists: the no-GPU assertions do not apply",
+    ) {
         return;
     }
     let cache = tempfile::tempdir().unwrap();
