@@ -144,8 +144,12 @@ fn unreadable_file_exits_2() {
     let f = dir.path().join("locked.cu");
     std::fs::write(&f, "__global__ void k() {}\n").unwrap();
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o000)).unwrap();
-    if std::fs::read(&f).is_ok() {
-        return; // running as root: permissions do not apply
+    if testenv::lacks(
+        "non-root",
+        std::fs::read(&f).is_err(),
+        "running as root: file permissions do not apply",
+    ) {
+        return;
     }
     let o = run_in(dir.path(), &["check", "locked.cu"]);
     assert_eq!(code(&o), 2);
@@ -967,10 +971,15 @@ fn run_on_tty(no_color: Option<&str>) -> Option<String> {
 
 #[test]
 fn colors_only_on_a_terminal_without_no_color() {
-    let Some(tty) = run_on_tty(None) else {
-        eprintln!("skipped: util-linux `script` is not available");
+    let tty = run_on_tty(None);
+    if testenv::lacks(
+        "script",
+        tty.is_some(),
+        "util-linux `script` is not available",
+    ) {
         return;
-    };
+    }
+    let tty = tty.expect("checked");
     assert!(
         tty.contains("\x1b[") && tty.contains("candidate"),
         "{tty:?}"

@@ -58,14 +58,13 @@ fn snapshot(t: &tempfile::TempDir, spec: &Spec) -> String {
     dir.display().to_string()
 }
 
+/// Whether this machine shows no GPU device node; a counted skip (`testenv`) otherwise.
 fn no_gpu_here() -> bool {
-    if Path::new("/dev/kfd").exists() {
-        eprintln!(
-            "/dev/kfd exists: this machine may have a GPU, the no-GPU assertions are skipped"
-        );
-        return false;
-    }
-    true
+    !testenv::lacks(
+        "no-gpu",
+        !testenv::has_gpu_device(),
+        "a GPU device node exists: the no-GPU assertions do not apply",
+    )
 }
 
 #[test]

@@ -62,6 +62,9 @@ fn is_test_code(rel: &str) -> bool {
         || rel.contains("/benches/")
         || rel.contains("/examples/")
         || rel.starts_with("fuzz/")
+        // The counted-skip helper: a dev-dependency only, it prints the SKIP line and probes
+        // for programs.
+        || rel.starts_with("testenv/")
 }
 
 /// The lines of a Rust file that are code outside its `#[cfg(test)]` test module (the

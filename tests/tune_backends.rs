@@ -42,16 +42,13 @@ fn one_line_error(o: &Output) -> String {
     e
 }
 
+/// Whether this machine shows no GPU device node; a counted skip (`testenv`) otherwise.
 fn no_gpu_here() -> bool {
-    for dev in ["/dev/kfd", "/dev/nvidiactl", "/dev/nvidia0"] {
-        if Path::new(dev).exists() {
-            eprintln!(
-                "{dev} exists: this machine may have a GPU, the no-GPU assertions are skipped"
-            );
-            return false;
-        }
-    }
-    true
+    !testenv::lacks(
+        "no-gpu",
+        !testenv::has_gpu_device(),
+        "a GPU device node exists: the no-GPU assertions do not apply",
+    )
 }
 
 /// A tree with two kernels. `other`'s loop comes first, so any rewrite of it moves the

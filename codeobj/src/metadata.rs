@@ -202,38 +202,11 @@ fn opt_bool(m: &[(Value, Value)], key: &str) -> Result<Option<bool>> {
 
 /// Demangle an Itanium C++ name; `None` for names that are not mangled (`extern "C"`).
 pub fn demangle(name: &str) -> Option<String> {
-    let sym = cpp_demangle::Symbol::new(name).ok()?;
-    sym.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+    kernelname::demangle(name)
 }
 
 /// The bare function name of a (possibly mangled) kernel name: `_Z5scaleILi4EEvPfPKfif` ->
-/// `scale`, `_ZN2ns3fooEPf` -> `foo`, `plain` -> `plain`. Used to match code-object kernels to
-/// source functions.
+/// `scale`, `_ZN2ns3fooEPf` -> `foo`, `plain` -> `plain` (`kernelname::bare`, the one reading).
 pub fn base_name(name: &str) -> String {
-    let Ok(sym) = cpp_demangle::Symbol::new(name) else {
-        return name.to_string();
-    };
-    let opts = cpp_demangle::DemangleOptions::new()
-        .no_params()
-        .no_return_type();
-    let Ok(full) = sym.demangle(&opts) else {
-        return name.to_string();
-    };
-    // Drop template arguments (at depth 0 of `<>`) and keep the last `::` component.
-    let mut depth = 0i32;
-    let mut plain = String::new();
-    for c in full.chars() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            _ if depth == 0 => plain.push(c),
-            _ => {}
-        }
-    }
-    plain
-        .rsplit("::")
-        .next()
-        .unwrap_or(&plain)
-        .trim()
-        .to_string()
+    kernelname::bare(name)
 }

@@ -137,8 +137,20 @@ fn is_ident(n: Node<'_>, src: &[u8], name: &str) -> bool {
 }
 
 /// Recognises `for (T i = a; i CMP b; i += s)` and its variants.
+/// Without an init clause (`for (; i < n; ++i)`) the variable is the side of the comparison that
+/// is a plain name (the left one when both are) and `init_value` is `None`.
 pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
-    let init = for_node.child_by_field_id(fields().initializer)?;
+    let cond = unparen(for_node.child_by_field_id(fields().condition)?);
+    if cond.kind() != "binary_expression" {
+        return None;
+    }
+    let Some(init) = for_node.child_by_field_id(fields().initializer) else {
+        let var = [fields().left, fields().right]
+            .into_iter()
+            .filter_map(|f| cond.child_by_field_id(f).map(unparen))
+            .find(|n| n.kind() == "identifier")?;
+        return rest_of_header(for_node, src, cond, text_of(var, src), None, None);
+    };
     let (var, var_type, init_value) = match init.kind() {
         "declaration" => {
             let mut c = init.walk();
@@ -181,11 +193,18 @@ pub(crate) fn for_header(for_node: Node<'_>, src: &[u8]) -> Option<ForHeader> {
         }
         _ => return None,
     };
+    rest_of_header(for_node, src, cond, var, var_type, Some(init_value))
+}
 
-    let cond = unparen(for_node.child_by_field_id(fields().condition)?);
-    if cond.kind() != "binary_expression" {
-        return None;
-    }
+/// The comparison and the update of a canonical header, for the variable `var`.
+fn rest_of_header(
+    for_node: Node<'_>,
+    src: &[u8],
+    cond: Node<'_>,
+    var: String,
+    var_type: Option<String>,
+    init_value: Option<Expr>,
+) -> Option<ForHeader> {
     let op = text_of(cond.child_by_field_id(fields().operator)?, src);
     let cmp = match &op[..] {
         "<" => CmpOp::Lt,

@@ -285,8 +285,9 @@ pub struct ForHeader {
     /// Type as written when the variable is declared in the init clause (`int`, `unsigned`...),
     /// with `volatile` in front when the declaration has that qualifier.
     pub var_type: Option<String>,
-    /// The initial value expression.
-    pub init_value: Expr,
+    /// The initial value expression; `None` when the header has no init clause
+    /// (`for (; i < n; ++i)`), whose variable is then the comparison's plain-name side.
+    pub init_value: Option<Expr>,
     pub cmp: CmpOp,
     /// The bound expression (the side of the comparison that is not `var`).
     pub bound: Expr,

@@ -3,12 +3,14 @@
 //! Entry point: [`parse`]. Parsing never fails: syntax errors become [`ir::ParseError`]s and
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
+pub mod builtins;
 mod declarator;
 pub mod edit;
 mod elide;
 mod header;
 mod id;
 pub mod identity;
+pub mod ints;
 pub mod ir;
 mod kinds;
 pub mod known;

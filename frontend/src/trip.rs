@@ -68,7 +68,7 @@ pub fn eval_const(e: &Expr, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<i1
 /// [`trip_count`] where init, bound and step may be constant expressions over names that
 /// `resolve` knows (`for (int i = 0; i < TILE * 2; i += STEP)`).
 pub fn trip_count_with(h: &ForHeader, resolve: &dyn Fn(&str) -> Option<i128>) -> Option<u64> {
-    let a = eval_const(&h.init_value, resolve)?;
+    let a = eval_const(h.init_value.as_ref()?, resolve)?;
     let b = eval_const(&h.bound, resolve)?;
     let s: i128 = match &h.step {
         Step::Const(s) => *s as i128,
@@ -159,38 +159,8 @@ pub fn count(a: i128, b: i128, s: i128, cmp: CmpOp, range: Option<(i128, i128)>)
 }
 
 /// Value range of a builtin or `<cstdint>` integer type named in a loop header; `None` for any
-/// other type (`auto`, typedefs, template parameters), whose range is not known here.
+/// other type (`auto`, typedefs, template parameters), whose range is not known here. Plain
+/// `char` is `0..=127` (its sign is implementation-defined). From the one table, [`crate::ints`].
 pub fn int_type_range(ty: &str) -> Option<(i128, i128)> {
-    let words: Vec<&str> = ty
-        .split_whitespace()
-        .filter(|w| !matches!(*w, "const" | "volatile" | "register" | "int"))
-        .collect();
-    let name = match words.as_slice() {
-        [] => "int",
-        [one] => one.trim_start_matches("std::"),
-        ["signed", w] => w,
-        ["unsigned", "char"] => "uint8_t",
-        ["unsigned", "short"] => "uint16_t",
-        ["unsigned", "long"] | ["unsigned", "long", "long"] => "uint64_t",
-        ["long", "long"] | ["signed", "long", "long"] => "int64_t",
-        _ => return None,
-    };
-    let bits = |n: u32, signed: bool| {
-        if signed {
-            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
-        } else {
-            (0, (1i128 << n) - 1)
-        }
-    };
-    Some(match name {
-        "char" | "int8_t" => bits(8, true),
-        "uint8_t" => bits(8, false),
-        "short" | "int16_t" => bits(16, true),
-        "uint16_t" => bits(16, false),
-        "int" | "signed" | "int32_t" => bits(32, true),
-        "unsigned" | "uint" | "uint32_t" => bits(32, false),
-        "long" | "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" => bits(64, true),
-        "uint64_t" | "size_t" | "uintptr_t" => bits(64, false),
-        _ => return None,
-    })
+    crate::ints::value_range(ty)
 }

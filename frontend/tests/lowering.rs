@@ -267,16 +267,46 @@ fn for_header_shape() {
     assert_eq!(h.var_type.as_deref(), Some("unsigned"));
     assert!(!h.var_on_left);
     assert_eq!(h.cmp, CmpOp::Le);
-    assert!(matches!(h.init_value, Expr::Int { value: 2, .. }));
+    assert!(matches!(h.init_value, Some(Expr::Int { value: 2, .. })));
     assert!(matches!(&h.bound, Expr::Ident { name, .. } if name == "n"));
     assert!(matches!(h.step, Step::Const(-4)));
     let (h, _) = header_of("for (int i = n - 1; i < (n * 2); i += n / 2) {}");
     let h = h.unwrap();
-    assert!(matches!(&h.init_value, Expr::Binary { op, .. } if op == "-"));
+    assert!(matches!(&h.init_value, Some(Expr::Binary { op, .. }) if op == "-"));
     assert!(matches!(&h.bound, Expr::Binary { op, .. } if op == "*"));
     assert!(matches!(&h.step, Step::Add(Expr::Binary { op, .. }) if op == "/"));
     let (h, _) = header_of("for (int i = 0, j = 1; i < 4; ++i) {}");
     assert!(h.is_none());
+}
+
+/// A header without init clause is read by the one header reader (the unroller had a second,
+/// token-level one): the variable is the comparison's plain-name side, the left one first.
+#[test]
+fn for_header_without_init() {
+    let (h, trip) = header_of("for (; 8 > k; k += 2) {}");
+    let h = h.expect("canonical header");
+    assert_eq!(
+        (h.var.as_str(), h.cmp, h.var_on_left),
+        ("k", CmpOp::Lt, false)
+    );
+    assert!(h.init_value.is_none() && h.var_type.is_none());
+    assert!(matches!(h.step, Step::Const(2)));
+    assert_eq!(trip, None, "no init value: no trip count");
+    let (h, _) = header_of("for (; i < n; i = i + s) {}");
+    let h = h.expect("canonical header");
+    assert_eq!(h.var, "i");
+    assert!(matches!(&h.step, Step::Add(Expr::Ident { name, .. }) if name == "s"));
+    // `i = s + i` was refused by the token reader; `i = i + s < 3` is `i = ((i + s) < 3)`.
+    assert!(header_of("for (; i < n; i = s + i) {}").0.is_some());
+    for not_canonical in [
+        "for (; i < n; i = i + s < 3) {}",
+        "for (; f(i) < n; ++i) {}",
+        "for (; i < n; ++j) {}",
+        "for (;;) {}",
+        "for (; i; ++i) {}",
+    ] {
+        assert!(header_of(not_canonical).0.is_none(), "{not_canonical}");
+    }
 }
 
 #[test]

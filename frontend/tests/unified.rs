@@ -98,3 +98,62 @@ fn overflowing_distances_are_unknown() {
     );
     assert_eq!(count(i128::MIN, 0, i128::MIN, CmpOp::Ne, None), None);
 }
+
+/// One integer-type table for the trip counter and the unroller (`frontend::ints`). Plain
+/// `char` has implementation-defined sign: the trip counter gave it `signed char`'s range
+/// (-128..=127) while the unroller did not know it at all. Now its range is what both signs
+/// hold, so a count is given only where the sign does not matter.
+#[test]
+fn plain_char_has_the_range_both_signs_hold() {
+    use frontend::ints::{parse, value_range, IntName, IntType};
+    assert_eq!(int_type_range("char"), Some((0, 127)));
+    assert_eq!(int_type_range("signed char"), Some((-128, 127)));
+    assert_eq!(int_type_range("unsigned char"), Some((0, 255)));
+    assert_eq!(IntType::from_text("char"), None);
+    assert_eq!(parse("const char").map(|p| p.name), Some(IntName::Char));
+    assert_eq!(value_range("std::uint8_t"), Some((0, 255)));
+    let src = "__global__ void k(float* x) {\n\
+               for (char c = 0; c < 100; ++c) x[c] = 0.f;\n\
+               for (char c = 0; c < 200; ++c) x[c] = 0.f;\n\
+               for (char c = 10; c > -5; --c) x[0] = 0.f;\n}\n";
+    // 200 is never reached by a signed char (the loop does not end); -5 never by an unsigned.
+    assert_eq!(trip_counts(src), vec![Some(100), None, None]);
+}
+
+/// `volatile` keeps its type's range, but no rewrite may rely on a volatile value: the table
+/// reads the qualifier, `from_text` (the unroller's) refuses it, and the trip counter refuses
+/// a volatile counter.
+#[test]
+fn volatile_is_read_by_the_one_table() {
+    use frontend::ints::{parse, IntType};
+    assert_eq!(int_type_range("volatile int"), int_type_range("int"));
+    assert!(parse("volatile unsigned long").is_some_and(|p| p.volatile));
+    assert_eq!(IntType::from_text("volatile int"), None);
+    assert_eq!(
+        IntType::from_text("const unsigned long int"),
+        Some(IntType {
+            signed: false,
+            bits: 64
+        })
+    );
+    // Spellings both old tables missed in one of them: `long int`, `short int`, `signed`.
+    for (a, b) in [
+        ("long int", "long"),
+        ("unsigned short int", "uint16_t"),
+        ("signed", "int"),
+        ("long long int", "int64_t"),
+    ] {
+        assert_eq!(IntType::from_text(a), IntType::from_text(b), "{a}");
+        assert!(IntType::from_text(a).is_some(), "{a}");
+    }
+    for not_int in [
+        "float",
+        "auto",
+        "index_t",
+        "long double",
+        "unsigned float",
+        "short long",
+    ] {
+        assert_eq!(int_type_range(not_int), None, "{not_int}");
+    }
+}

@@ -1,32 +1,10 @@
 //! Kernel-name normalisation: tool suffixes removed, Itanium-mangled names demangled.
 
-/// Suffixes the tools append to kernel symbols: rocprof v2/rocprofv3 write `name (.kd)`,
-/// rocprof v1 writes `name [clone .kd]`, raw symbols end in `.kd` (the kernel descriptor).
-const SUFFIXES: [&str; 3] = [" (.kd)", "[clone .kd]", ".kd"];
-
 /// Normalise a kernel name as written by any of the tools: trim, strip the `.kd` suffixes
-/// (repeatedly, in any order), then demangle if the rest is an Itanium-mangled symbol.
+/// (repeatedly, in any order), then demangle if the rest is an Itanium-mangled symbol
+/// (`kernelname::display`, the one reading of kernel names).
 pub fn normalize(raw: &str) -> String {
-    let mut s = raw.trim().trim_matches('"').trim();
-    loop {
-        let before = s.len();
-        for suf in SUFFIXES {
-            if let Some(rest) = s.strip_suffix(suf) {
-                s = rest.trim_end();
-            }
-        }
-        if s.len() == before {
-            break;
-        }
-    }
-    if s.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(s.as_bytes()) {
-            if let Ok(d) = sym.demangle(&cpp_demangle::DemangleOptions::default()) {
-                return d;
-            }
-        }
-    }
-    s.to_string()
+    kernelname::display(raw)
 }
 
 /// HIP runtime (ROCclr) helper kernels: blits, fills, copies. Kept in the data, excluded from

@@ -69,11 +69,8 @@ fn from_dispatches(p: &Profile) -> Vec<KernelStats> {
         let n = v.len();
         let total: f64 = v.iter().map(|&d| d as f64).sum();
         let mean = total / n as f64;
-        let median = if n % 2 == 1 {
-            v[n / 2] as f64
-        } else {
-            (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0
-        };
+        let sorted: Vec<f64> = v.iter().map(|&d| d as f64).collect();
+        let median = samplestats::median_sorted(&sorted);
         // Two-pass sample variance (numerically safer than rocprofv3's sum of squares; same value).
         let var = if n < 2 {
             0.0

@@ -911,7 +911,8 @@ impl Replayer {
         Ok(out)
     }
 
-    /// Time two kernels interleaved (A B A B ...), each run on restored memory when `recopy`.
+    /// Time two kernels interleaved in blocks of opposite orders (A B, B A, ... as
+    /// `samplestats::round_order` gives them), each run on restored memory when `recopy`.
     pub fn time_pair(
         &mut self,
         a: KernelId,
@@ -926,7 +927,12 @@ impl Replayer {
         );
         self.restore()?;
         for i in 0..warmup + iterations {
-            for (k, out) in [(a, &mut ta), (b, &mut tb)] {
+            for slot in samplestats::round_order("replay pair", i) {
+                let (k, out) = if slot == 0 {
+                    (a, &mut ta)
+                } else {
+                    (b, &mut tb)
+                };
                 if recopy {
                     self.restore()?;
                 }

@@ -20,8 +20,9 @@ pub fn processor(isa_name: &str) -> &str {
 
 /// The kernel name of a runtime symbol name: the runtime names kernel symbols after their
 /// descriptor (`_Z6scalePfi.kd`), the metadata after the function (`_Z6scalePfi`).
+/// (`kernelname::strip_suffixes`, the one reading of kernel names).
 pub fn kernel_name(symbol: &str) -> &str {
-    symbol.strip_suffix(".kd").unwrap_or(symbol)
+    kernelname::strip_suffixes(symbol)
 }
 
 /// Whether a metadata entry is the kernel a runtime symbol (or kernel) name designates.

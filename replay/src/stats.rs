@@ -1,6 +1,6 @@
 //! Summaries of raw per-iteration times: median and spread (min, max, quartiles, median
-//! absolute deviation), never the mean alone. The raw samples are always kept beside them.
-//! Kept small and local: the tuner's statistics (issue 11) had not landed when this was written.
+//! absolute deviation), never the mean alone, computed by `samplestats` (the one home of these
+//! figures). The raw samples are always kept beside them.
 
 use serde::Serialize;
 
@@ -15,42 +15,26 @@ pub struct Summary {
     /// First and third quartiles (linear interpolation between order statistics).
     pub q1_ns: f64,
     pub q3_ns: f64,
-    /// Median absolute deviation from the median (unscaled).
+    /// Median absolute deviation from the median, unscaled (`samplestats::mad`).
     pub mad_ns: f64,
     /// `mad_ns / median_ns`.
     pub rel_mad: f64,
 }
 
-/// The `q`-quantile (0..=1) of sorted samples, interpolating linearly (R's type 7).
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    assert!(!sorted.is_empty());
-    let h = (sorted.len() - 1) as f64 * q.clamp(0.0, 1.0);
-    let lo = h.floor() as usize;
-    let hi = h.ceil() as usize;
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
-
-/// Summarise samples; `None` for none.
+/// Summarise samples; `None` for none (the figures of `samplestats`, the one home).
 pub fn summarize(samples: &[u64]) -> Option<Summary> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut v: Vec<f64> = samples.iter().map(|&x| x as f64).collect();
-    v.sort_by(f64::total_cmp);
-    let median = quantile(&v, 0.5);
-    let mut dev: Vec<f64> = v.iter().map(|x| (x - median).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = quantile(&dev, 0.5);
+    let v: Vec<f64> = samples.iter().map(|&x| x as f64).collect();
+    let s = samplestats::summarize(&v)?;
     Some(Summary {
-        n: v.len(),
-        median_ns: median,
-        min_ns: *samples.iter().min().expect("non-empty"),
-        max_ns: *samples.iter().max().expect("non-empty"),
-        mean_ns: v.iter().sum::<f64>() / v.len() as f64,
-        q1_ns: quantile(&v, 0.25),
-        q3_ns: quantile(&v, 0.75),
-        mad_ns: mad,
-        rel_mad: if median > 0.0 { mad / median } else { 0.0 },
+        n: s.n,
+        median_ns: s.median,
+        min_ns: *samples.iter().min()?,
+        max_ns: *samples.iter().max()?,
+        mean_ns: s.mean,
+        q1_ns: s.q1,
+        q3_ns: s.q3,
+        mad_ns: s.mad,
+        rel_mad: s.rel_mad,
     })
 }
 

@@ -126,7 +126,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn hostile_snapshots_are_refused_or_consistent(ms in prop::collection::vec(mutation(), 1..4), v1 in any::<bool>()) {

@@ -197,20 +197,6 @@ fn ptx_code(image: &[u8]) -> Vec<&[u8]> {
         .collect()
 }
 
-/// The bare function name a spec's kernel names (`ns::stencil<4>` -> `stencil`), for the IR.
-pub fn bare_name(kernel: &str) -> String {
-    if kernel.starts_with("_Z") {
-        return codeobj::metadata::base_name(kernel);
-    }
-    let no_targs = kernel.split('<').next().unwrap_or(kernel);
-    no_targs
-        .rsplit("::")
-        .next()
-        .unwrap_or(no_targs)
-        .trim()
-        .to_string()
-}
-
 /// The spec's defines and flags as compiler arguments.
 pub fn spec_args(spec: &Spec) -> Vec<String> {
     let mut args: Vec<String> = spec
@@ -383,7 +369,7 @@ pub fn build(
     })?;
     if let Target::Cuda(_) = target {
         let file = frontend::parse(&text);
-        let refusals = crate::prelude::refusals(&file, &bare_name(&spec.kernel));
+        let refusals = crate::prelude::refusals(&file, &spec.kernel);
         if !refusals.is_empty() {
             return Err(RunnerError::Refused {
                 file: source.display().to_string(),
@@ -509,14 +495,4 @@ fn instance_wrapper(source: &Path, kernel: &str, cache: &Path) -> Result<PathBuf
         std::fs::rename(&tmp, &path).map_err(&io)?;
     }
     Ok(path)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn bare_names() {
-        assert_eq!(super::bare_name("ns::stencil<4, float>"), "stencil");
-        assert_eq!(super::bare_name("dot"), "dot");
-        assert_eq!(super::bare_name("_Z3dotPKfS0_Pfi"), "dot");
-    }
 }

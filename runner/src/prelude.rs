@@ -174,7 +174,8 @@ fn is_warp_intrinsic(name: &str) -> bool {
             .any(|p| name.starts_with(p)))
 }
 
-/// The refusals for kernel `kernel` (its bare name, every overload) of `file`.
+/// The refusals for kernel `kernel` of `file` (as the spec names it; every function it is by
+/// `kernelname::is_function`: every overload and instantiation).
 pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
     let mut out = Vec::new();
     let macros: HashMap<&str, Vec<&frontend::MacroDef>> =
@@ -191,7 +192,7 @@ pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
         for r in &f.macro_refs {
             if let Some(defs) = macros.get(r.name.as_str()) {
                 let all_64 = defs.iter().all(|d| d.params.is_none() && is_64(&d.body));
-                if all_64 && guards::rules::wave_size::is_warp_size_name(&r.name) {
+                if all_64 && frontend::builtins::is_warp_size_name(&r.name) {
                     push(
                         &mut out,
                         &r.name,
@@ -203,7 +204,7 @@ pub fn refusals(file: &SourceFile, kernel: &str) -> Vec<Refusal> {
         }
         for d in f.decls.iter().chain(file.globals.iter()) {
             if d.init_int == Some(64)
-                && guards::rules::wave_size::is_warp_size_name(&d.name)
+                && frontend::builtins::is_warp_size_name(&d.name)
                 && f.idents.iter().any(|u| u.name == d.name)
             {
                 let span = if f.span.contains(&d.span) {
@@ -258,7 +259,9 @@ fn reachable<'a>(file: &'a SourceFile, kernel: &str) -> Vec<&'a Function> {
     let mut stack: Vec<usize> = gpu
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.name == kernel && f.kind == FunctionKind::Kernel)
+        .filter(|(_, f)| {
+            f.kind == FunctionKind::Kernel && kernelname::is_function(kernel, &f.qualified_name)
+        })
         .map(|(i, _)| i)
         .collect();
     while let Some(i) = stack.pop() {
@@ -424,6 +427,29 @@ mod tests {
             .into_iter()
             .map(|r| format!("{}:{}", r.line, r.construct))
             .collect()
+    }
+
+    /// The spec's kernel is matched to source functions by `kernelname::is_function`: a
+    /// qualified name picks its namespace's kernel only; a bare name every namespace's.
+    #[test]
+    fn kernels_are_matched_by_the_one_rule() {
+        let src =
+            "namespace a { __global__ void k(int* p) { p[0] = __ockl_wfred_add_i32(p[1]); } }\n\
+namespace b { __global__ void k(int* p) { p[0] = __builtin_amdgcn_readfirstlane(p[1]); } }\n\
+template <int N> __global__ void t(int* p) { p[0] = __builtin_amdgcn_mbcnt_lo(~0u, 0u) + N; }\n";
+        let file = frontend::parse(src.as_bytes());
+        let lines = |kernel: &str| -> Vec<u32> {
+            let mut l: Vec<u32> = refusals(&file, kernel).iter().map(|r| r.line).collect();
+            l.dedup();
+            l
+        };
+        assert_eq!(lines("a::k"), [1]);
+        assert_eq!(lines("b::k"), [2]);
+        assert_eq!(lines("_ZN1b1kEPi"), [2]);
+        assert_eq!(lines("k"), [1, 2]);
+        assert_eq!(lines("c::k"), Vec::<u32>::new());
+        assert_eq!(lines("t<4>"), [3]);
+        assert_eq!(lines("_Z1tILi4EEvPi"), [3]);
     }
 
     #[test]

@@ -203,8 +203,7 @@ pub fn resolve(symbols: &[String], wanted: &str) -> Result<String, String> {
         let by_base: Vec<&String> = symbols
             .iter()
             .filter(|s| {
-                codeobj::metadata::base_name(s) == w
-                    || short_name(s).rsplit("::").next() == Some(w.as_str())
+                kernelname::bare(s) == w || short_name(s).rsplit("::").next() == Some(w.as_str())
             })
             .collect();
         if let Some(s) = pick(by_base)? {

@@ -1,5 +1,5 @@
-//! Statistics of timing samples: median, quartiles, median absolute deviation, and a relative
-//! spread. Pure functions over the raw samples (which are always kept and reported).
+//! The summary `bench` reports of its timing samples: median, quartiles, median absolute
+//! deviation (unscaled) and the relative spread `mad / median`, computed by `samplestats`.
 
 use serde::Serialize;
 
@@ -14,44 +14,26 @@ pub struct Summary {
     /// First and third quartiles (linear interpolation, as numpy's default).
     pub q1: f64,
     pub q3: f64,
-    /// Median absolute deviation from the median.
+    /// Median absolute deviation from the median, unscaled (`samplestats::mad`; the tuner's
+    /// `spread` is 1.4826 times this figure, of log times).
     pub mad: f64,
-    /// `mad / median`: the spread as a fraction of the typical time.
+    /// `mad / median`: the relative MAD, as a fraction of the typical time.
     pub rel_spread: f64,
 }
 
-/// The `q`-quantile (0..=1) of sorted `v`, interpolating linearly between closest ranks.
-pub fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let pos = q.clamp(0.0, 1.0) * (sorted.len() - 1) as f64;
-    let lo = pos.floor() as usize;
-    let hi = pos.ceil() as usize;
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-}
-
-/// Summarise samples; `None` for none.
+/// Summarise samples; `None` for none (the figures of `samplestats`, the one home).
 pub fn summarize(samples: &[f64]) -> Option<Summary> {
-    if samples.is_empty() {
-        return None;
-    }
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    let median = quantile(&s, 0.5);
-    let mut dev: Vec<f64> = s.iter().map(|x| (x - median).abs()).collect();
-    dev.sort_by(f64::total_cmp);
-    let mad = quantile(&dev, 0.5);
+    let s = samplestats::summarize(samples)?;
     Some(Summary {
-        n: s.len(),
-        min: s[0],
-        max: s[s.len() - 1],
-        mean: s.iter().sum::<f64>() / s.len() as f64,
-        median,
-        q1: quantile(&s, 0.25),
-        q3: quantile(&s, 0.75),
-        mad,
-        rel_spread: if median > 0.0 { mad / median } else { 0.0 },
+        n: s.n,
+        min: s.min,
+        max: s.max,
+        mean: s.mean,
+        median: s.median,
+        q1: s.q1,
+        q3: s.q3,
+        mad: s.mad,
+        rel_spread: s.rel_mad,
     })
 }
 

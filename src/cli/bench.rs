@@ -63,7 +63,7 @@ pub struct BenchArgs {
     /// Seconds a launch (or the runtime's initialisation) may take before it is abandoned.
     #[arg(long, default_value_t = 10.0, value_name = "SECS")]
     pub timeout: f64,
-    /// Time the spec's source and --source interleaved (A B A B) on identical inputs and diff
+    /// Time the spec's source and --source interleaved (A B, B A blocks) on identical inputs and diff
     /// their outputs with the spec's tolerances.
     #[arg(long, requires = "source")]
     pub compare: bool,
@@ -171,15 +171,22 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let ids: Vec<usize> = std::iter::once(0).chain(variant).collect();
-    for _ in 0..args.warmup {
-        for &k in &ids {
-            session.sample(k)?;
+    // Rounds in blocks of opposite orders (A B, B A), the one generator of `samplestats`.
+    let order = |round: u64| -> Vec<usize> {
+        match ids.len() {
+            2 => samplestats::round_order("bench", round as usize).to_vec(),
+            _ => vec![0],
+        }
+    };
+    for round in 0..args.warmup {
+        for slot in order(round) {
+            session.sample(ids[slot])?;
         }
     }
     let mut samples: Vec<Vec<f64>> = vec![Vec::new(); ids.len()];
-    for _ in 0..args.iterations {
-        for (slot, &k) in ids.iter().enumerate() {
-            samples[slot].push(session.sample(k)?);
+    for round in 0..args.iterations {
+        for slot in order(args.warmup + round) {
+            samples[slot].push(session.sample(ids[slot])?);
         }
     }
     session.check_inputs()?;

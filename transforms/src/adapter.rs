@@ -15,30 +15,9 @@ use frontend::{
 use std::collections::HashSet;
 use std::ops::Range;
 
-/// HIP/CUDA built-in variables of unsigned type: constant for a thread's lifetime.
-const UNSIGNED_BUILTINS: &[&str] = &[
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "hipThreadIdx_x",
-    "hipThreadIdx_y",
-    "hipThreadIdx_z",
-    "hipBlockIdx_x",
-    "hipBlockIdx_y",
-    "hipBlockIdx_z",
-    "hipBlockDim_x",
-    "hipBlockDim_y",
-    "hipBlockDim_z",
-    "hipGridDim_x",
-    "hipGridDim_y",
-    "hipGridDim_z",
-];
-
-/// HIP/CUDA built-in variables (the unsigned ones and the `int` `warpSize`).
-fn is_builtin(w: &str) -> bool {
-    w == "warpSize" || UNSIGNED_BUILTINS.contains(&w)
-}
+/// HIP/CUDA built-in variables (the unsigned ones and the `int` `warpSize`): the one list is
+/// `frontend::builtins`.
+use frontend::builtins::{is_unsigned_variable, is_variable as is_builtin, WARP_SIZE_VARIABLE};
 
 /// Side-effect-free functions a bound may call.
 const PURE_CALLS: &[&str] = &[
@@ -759,16 +738,14 @@ impl Ctx<'_> {
                     if matches!(prev, Some(Tok::Punct("." | "->" | "::"))) {
                         continue;
                     }
-                    if UNSIGNED_BUILTINS.contains(&w.as_str())
-                        || UNSIGNED_TYPE_WORDS.contains(&w.as_str())
-                    {
+                    if is_unsigned_variable(w) || UNSIGNED_TYPE_WORDS.contains(&w.as_str()) {
                         return true;
                     }
                     if w == "sizeof" || w == "alignof" {
                         return true;
                     }
                     if TYPE_WORDS.contains(&w.as_str())
-                        || w == "warpSize"
+                        || w == WARP_SIZE_VARIABLE
                         || PURE_CALLS.contains(&w.as_str())
                     {
                         continue;
@@ -929,7 +906,7 @@ fn cmp_text(c: CmpOp) -> &'static str {
     }
 }
 
-/// A canonical header, from the IR or read from the tokens of the condition and update.
+/// A canonical header, from the IR's `ForHeader`.
 struct Hdr<'a> {
     var: String,
     var_type: Option<String>,
@@ -944,127 +921,6 @@ enum HStep {
     Const(i64),
     Add(Range<usize>),
     Sub(Range<usize>),
-}
-
-/// Read `var CMP bound` (or `bound CMP var`) and `++var`, `var--`, `var += e`, `var = var - e`
-/// from the tokens of a header without init clause.
-fn fallback_header<'a>(src: &[u8], cond: Range<usize>, update: Range<usize>) -> Option<Hdr<'a>> {
-    let ct = text::tokenize(src, cond.clone());
-    let cmps: Vec<usize> = ct
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| matches!(t.tok, Tok::Punct("<" | "<=" | ">" | ">=" | "!=")))
-        .map(|(i, _)| i)
-        .collect();
-    let [k] = cmps[..] else { return None };
-    let op = match ct[k].tok {
-        Tok::Punct("<") => CmpOp::Lt,
-        Tok::Punct("<=") => CmpOp::Le,
-        Tok::Punct(">") => CmpOp::Gt,
-        Tok::Punct(">=") => CmpOp::Ge,
-        _ => CmpOp::Ne,
-    };
-    let flip = |c: CmpOp| match c {
-        CmpOp::Lt => CmpOp::Gt,
-        CmpOp::Le => CmpOp::Ge,
-        CmpOp::Gt => CmpOp::Lt,
-        CmpOp::Ge => CmpOp::Le,
-        CmpOp::Ne => CmpOp::Ne,
-    };
-    let (var, cmp, bound) = match (&ct[..k], &ct[k + 1..]) {
-        (
-            [Token {
-                tok: Tok::Ident(v), ..
-            }],
-            rhs,
-        ) if !rhs.is_empty() => (
-            v.clone(),
-            op,
-            rhs[0].range.start..rhs[rhs.len() - 1].range.end,
-        ),
-        (
-            lhs,
-            [Token {
-                tok: Tok::Ident(v), ..
-            }],
-        ) if !lhs.is_empty() => (
-            v.clone(),
-            flip(op),
-            lhs[0].range.start..lhs[lhs.len() - 1].range.end,
-        ),
-        _ => return None,
-    };
-    let ut = text::tokenize(src, update);
-    let is_var = |t: &Token| matches!(&t.tok, Tok::Ident(w) if *w == var);
-    let rest = |from: usize| -> Option<Range<usize>> {
-        let r = ut.get(from..)?;
-        Some(r.first()?.range.start..r.last()?.range.end)
-    };
-    let lit = |r: &Range<usize>| -> Option<i64> {
-        let t = text::tokenize(src, r.clone());
-        match &t[..] {
-            [Token {
-                tok: Tok::Num(n), ..
-            }] => n.parse::<i64>().ok(),
-            _ => None,
-        }
-    };
-    let step = match &ut[..] {
-        [a, b]
-            if a.tok == Tok::Punct("++") && is_var(b) || is_var(a) && b.tok == Tok::Punct("++") =>
-        {
-            HStep::Const(1)
-        }
-        [a, b]
-            if a.tok == Tok::Punct("--") && is_var(b) || is_var(a) && b.tok == Tok::Punct("--") =>
-        {
-            HStep::Const(-1)
-        }
-        [a, b, ..] if is_var(a) && (b.tok == Tok::Punct("+=") || b.tok == Tok::Punct("-=")) => {
-            let e = rest(2)?;
-            let up = b.tok == Tok::Punct("+=");
-            match lit(&e) {
-                Some(c) => HStep::Const(if up { c } else { -c }),
-                None if up => HStep::Add(e),
-                None => HStep::Sub(e),
-            }
-        }
-        [a, b, c, d, ..]
-            if is_var(a)
-                && b.tok == Tok::Punct("=")
-                && is_var(c)
-                && matches!(d.tok, Tok::Punct("+" | "-")) =>
-        {
-            let e = rest(4)?;
-            let up = d.tok == Tok::Punct("+");
-            // `e` must bind tighter than the `+`/`-`: no operator of additive or lower
-            // precedence (`i = i + s < 3` is `i = ((i + s) < 3)`).
-            if text::tokenize(src, e.clone()).iter().any(|t| {
-                matches!(t.tok, Tok::Punct(p) if ASSIGN_OPS.contains(&p) || matches!(
-                    p,
-                    "+" | "-" | "?" | "<<" | ">>" | "&" | "|" | "^" | "<" | ">" | "<=" | ">="
-                        | "==" | "!=" | "&&" | "||" | "<=>"
-                ))
-            }) {
-                return None;
-            }
-            match lit(&e) {
-                Some(c) => HStep::Const(if up { c } else { -c }),
-                None if up => HStep::Add(e),
-                None => HStep::Sub(e),
-            }
-        }
-        _ => return None,
-    };
-    Some(Hdr {
-        var,
-        var_type: None,
-        cmp,
-        bound,
-        step,
-        init_value: None,
-        bound_expr: None,
-    })
 }
 
 /// Build the [`LoopShape`] of `lp` (a loop of `func`), or say why it cannot be unrolled by hand.
@@ -1202,7 +1058,7 @@ struct Induction {
 }
 
 /// Step 1: a `for` loop free of parse errors, with no top-level comma in its header, and a
-/// canonical header (from the IR, or read from the tokens when the init clause is empty).
+/// canonical header (the IR's, `frontend`'s one reading of a `for` header).
 fn header<'a>(src: &[u8], file: &SourceFile, lp: &'a Loop) -> Result<Header<'a>, Refusal> {
     if lp.kind != LoopKind::For {
         let kind = match lp.kind {
@@ -1240,12 +1096,9 @@ fn header<'a>(src: &[u8], file: &SourceFile, lp: &'a Loop) -> Result<Header<'a>,
                 Step::Add(e) => HStep::Add(span_range(e.span())),
                 Step::Sub(e) => HStep::Sub(span_range(e.span())),
             },
-            init_value: Some(&h.init_value),
+            init_value: h.init_value.as_ref(),
             bound_expr: Some(&h.bound),
         },
-        // `for (; i < n; ++i)`: the IR's header needs an init value; read the rest here.
-        None if lp.init.is_none() => fallback_header(src, span_range(cond), span_range(update))
-            .ok_or(Refusal::NonCanonicalHeader)?,
         None => return Err(Refusal::NonCanonicalHeader),
     };
     Ok(Header {

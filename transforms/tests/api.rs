@@ -166,3 +166,32 @@ fn volatile_counter_is_not_unrolled_by_hand() {
     }
     assert!(transforms::unroll(src.as_bytes(), &file, loc, 2, Mode::Pragma).is_ok());
 }
+
+/// Plain `char` has implementation-defined sign, so the unroller cannot know its limits: a
+/// `char` counter is refused by hand (the one table, `frontend::ints`, says "sign unknown")
+/// while `signed char` and `unsigned char` are rewritten.
+#[test]
+fn plain_char_counter_is_not_unrolled_by_hand() {
+    let loc = LoopLoc {
+        function: 0,
+        index: 0,
+    };
+    for (ty, ok) in [
+        ("char", false),
+        ("signed char", true),
+        ("unsigned char", true),
+    ] {
+        let src = format!(
+            "__global__ void k(float* x, int n) {{\n    for ({ty} c = 0; c < 100; ++c) x[c] = 0.f;\n}}\n"
+        );
+        let file = frontend::parse(src.as_bytes());
+        match transforms::unroll(src.as_bytes(), &file, loc, 2, Mode::Manual) {
+            Ok(_) => assert!(ok, "{ty} rewritten"),
+            Err(transforms::Error::Refused(r)) => {
+                assert!(!ok, "{ty}: {r}");
+                assert_eq!(r.id(), "unknown-induction-type", "{ty}");
+            }
+            Err(e) => panic!("{ty}: {e:?}"),
+        }
+    }
+}

@@ -414,7 +414,7 @@ fn spec() -> impl Strategy<Value = LoopSpec> {
 
 proptest! {
     // Each case compiles ONE C++ file holding all its loops: few, large g++ runs.
-    #![proptest_config(ProptestConfig { cases: 3, max_shrink_iters: 20, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3, max_shrink_iters: 20, ..ProptestConfig::default() })]
     #[test]
     fn random_loops(specs in prop::collection::vec(spec(), 40)) {
         let mut pairs = Vec::new();

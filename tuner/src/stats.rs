@@ -288,15 +288,9 @@ pub fn replicated(pairs: &[Pair]) -> (bool, f64) {
 /// Whether the baseline runs first in round `round` of the comparison `comparison`: rounds go
 /// in blocks of two of opposite orders, the order of each block drawn from a hash of the
 /// comparison and the block (so a comparison is always measured in the same order, and no
-/// period of the machine lines up with the roles).
+/// period of the machine lines up with the roles): `samplestats::a_first`, the one generator.
 pub fn baseline_first(comparison: &str, round: usize) -> bool {
-    let block = round / 2;
-    let mut h = blake3::Hasher::new();
-    h.update(b"hip-unroll order v1\0");
-    h.update(comparison.as_bytes());
-    h.update(&(block as u64).to_le_bytes());
-    let first = h.finalize().as_bytes()[0] & 1 == 1;
-    first == round.is_multiple_of(2)
+    samplestats::a_first(comparison, round)
 }
 
 /// `ln(variant / baseline)` per pair; pairs with a non-positive or non-finite figure are
@@ -310,34 +304,10 @@ pub fn log_ratios(pairs: &[Pair]) -> Vec<f64> {
         .collect()
 }
 
-/// The median (mean of the two middle values for an even count); `NaN` for no values.
-pub fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    median_sorted(&s)
-}
-
-fn median_sorted(s: &[f64]) -> f64 {
-    let n = s.len();
-    if n % 2 == 1 {
-        s[n / 2]
-    } else {
-        (s[n / 2 - 1] + s[n / 2]) / 2.0
-    }
-}
-
-/// The median absolute deviation scaled to a normal standard deviation (1.4826 MAD).
-pub fn mad_sigma(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let m = median(v);
-    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    1.4826 * median(&dev)
-}
+/// The median and the scaled MAD come from `samplestats`, the one home of these figures:
+/// `spread` (the A/A check, the baselines) is [`mad_sigma`] of `ln(sample)`, 1.4826 times the
+/// unscaled MAD that `bench` and `replay` report.
+pub use samplestats::{mad_sigma, median, median_sorted};
 
 /// The bootstrap's seed: a function of the number of values only, so that the bootstrap is a
 /// pure function of the samples and the resampled indices do not change when every figure is

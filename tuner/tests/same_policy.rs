@@ -2,7 +2,8 @@
 //! `testdata/transforms/**`, `*.cu`), the tuner's discovery builds a variant for exactly the
 //! loops, factors and modes the `pipeline` crate (what `unroll` calls) gives one for, with the
 //! same bytes, refuses the others with the pipeline's refusal id, and reports `blocked` every
-//! loop `check` calls blocked.
+//! loop `check` calls blocked; and after an accepted edit (the edit-history path), the tuner
+//! builds for every other loop what `unroll` builds on the edited file.
 
 use pipeline::{LoopLoc, LoopRef, Mode, Policy, Source};
 use std::collections::BTreeMap;
@@ -183,4 +184,94 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
         "{} fixtures, {check_blocked} loops blocked by check, outcomes {counts:?}",
         files.len()
     );
+}
+
+/// The edit-history path: once a variant of one loop is accepted, the tuner rewrites the other
+/// loops in the edited file, finding each through the accepted edits (`discover::rewrite` with a
+/// history). That must be what `unroll` does on the edited file to the same loop, named by the
+/// id `unroll` says it has now (`Source::renumbering`, the ids an unroll prints as moved); the
+/// rewritten loop and the loops inside it are refused `rewritten`.
+#[test]
+fn after_an_accepted_edit_tune_builds_what_unroll_would_on_the_edited_file() {
+    let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+    let testdata = std::fs::canonicalize(testdata).unwrap();
+    let disc = discover::discover(&testdata, &[PathBuf::from("transforms")], &[]).unwrap();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let (mut files, mut moved_ids) = (0, 0);
+    for f in disc.files.iter() {
+        let name = f.rel.display().to_string();
+        // The first loop with a manual x2 variant (a manual unroll adds loops: ids move) is
+        // the accepted edit; then every other loop is rewritten after it.
+        let Some((first, accepted)) = f.loops.iter().find_map(|l| {
+            (!l.blocked)
+                .then(|| discover::rewrite(l, &f.source, &[], 2, Mode::Manual).ok())
+                .flatten()
+                .map(|r| (l, r))
+        }) else {
+            continue;
+        };
+        files += 1;
+        let history = vec![accepted.edits.clone()];
+        // `unroll`'s view of the edited file: its own parse, ids renumbered as it prints them.
+        let edited = Source::new(accepted.source.clone());
+        let variant = f
+            .source
+            .variant(first.loc, 2, Mode::Manual, Policy::default())
+            .unwrap();
+        assert_eq!(variant.source, accepted.source, "{name}");
+        let renumbering = f.source.renumbering(first.loc, &variant);
+        moved_ids += renumbering.moved.len();
+        let span = f.source.file().functions[first.loc.function].loops[first.loc.index].span;
+        for l in &f.loops {
+            let inside = span.start <= l.offset && l.offset < span.end;
+            for mode in MODES {
+                for factor in FACTORS {
+                    let t = if l.blocked {
+                        Err("blocked".to_string())
+                    } else {
+                        discover::rewrite(l, &edited, &history, factor, mode)
+                            .map(|r| r.source)
+                            .map_err(|r| r.id)
+                    };
+                    if inside {
+                        if !l.blocked {
+                            assert_eq!(t, Err("rewritten".into()), "{name}: {}", l.id);
+                        }
+                        *counts.entry("rewritten".into()).or_default() += 1;
+                        continue;
+                    }
+                    let id = renumbering
+                        .moved
+                        .iter()
+                        .find(|(old, _)| *old == l.id)
+                        .map_or(l.id.clone(), |(_, new)| new.clone());
+                    let loc = edited
+                        .resolve(&id.to_string().parse::<LoopRef>().unwrap())
+                        .unwrap_or_else(|e| panic!("{name}: {id} does not resolve: {e}"));
+                    let p = pipeline_outcome(&edited, loc, factor, mode);
+                    let what = |o: &Outcome| match o {
+                        Ok(_) => "built".to_string(),
+                        Err(id) => id.clone(),
+                    };
+                    assert_eq!(
+                        what(&t),
+                        what(&p),
+                        "{name}: {} (now {id}, {mode:?} x{factor}) after the edit of {}",
+                        l.id,
+                        first.id
+                    );
+                    assert!(t == p, "{name}: {} ({mode:?} x{factor}): other bytes", l.id);
+                    *counts.entry(what(&t)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let n = |k: &str| counts.get(k).copied().unwrap_or(0);
+    assert!(files > 20, "{files} files with an accepted edit");
+    assert!(n("built") > 50 && n("rewritten") > 0, "{counts:?}");
+    assert!(
+        moved_ids > 0,
+        "no fixture moves an id: the renumbering is not exercised"
+    );
+    eprintln!("{files} files, {moved_ids} moved ids, outcomes after an edit {counts:?}");
 }

@@ -59,7 +59,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use frontend::{Function, FunctionKind, SourceFile, Span};
+use frontend::{builtins, Function, FunctionKind, SourceFile, Span};
 
 use super::Finding;
 use crate::fix::Fix;
@@ -71,46 +71,19 @@ pub const ID: &str = "wave-size";
 /// One line: what the rule reports (`explain --list`, SARIF).
 pub const SUMMARY: &str = "warp-level code assumes 32 lanes (shuffle widths, lane masks, `% 32`, `WARP_SIZE 32`); use `warpSize`";
 
-const SEEDS: &[&str] = &[
-    "threadIdx",
-    "hipThreadIdx_x",
-    "hipThreadIdx_y",
-    "hipThreadIdx_z",
-    "__lane_id",
-    "__builtin_amdgcn_workitem_id_x",
-    "__builtin_amdgcn_mbcnt_lo",
-    "__builtin_amdgcn_mbcnt_hi",
-    "__ockl_get_local_id",
-    "tid",
-    "tidx",
-    "thread_id",
-    "threadId",
-    "thread_idx",
-];
+/// Names taken as a thread's lane or local id by convention (beside the built-ins of
+/// `frontend::builtins`).
+const LANE_NAMES: &[&str] = &["tid", "tidx", "thread_id", "threadId", "thread_idx"];
 
 fn is_lane_name(n: &str) -> bool {
-    SEEDS.contains(&n) || n.to_ascii_lowercase().contains("lane")
+    builtins::is_thread_index(n)
+        || builtins::LANE_ID_FUNCTIONS.contains(&n)
+        || LANE_NAMES.contains(&n)
+        || n.to_ascii_lowercase().contains("lane")
 }
 
-/// A warp/wave-size-like constant name: `WARP_SIZE`, `kWarpSize`, `warp_sz`, `THREADS_PER_WARP`.
-pub fn is_warp_size_name(n: &str) -> bool {
-    let c: String = n
-        .chars()
-        .filter(|c| *c != '_')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    [
-        "warpsize",
-        "warpsz",
-        "threadsperwarp",
-        "wavesize",
-        "wavefrontsize",
-        "warplanes",
-        "lanesperwarp",
-    ]
-    .iter()
-    .any(|k| c.contains(k))
-}
+/// A warp/wave-size-like constant name (the one definition is `frontend::builtins`).
+pub use builtins::is_warp_size_name;
 
 /// True when `source` may define a warp-size constant (a `32` with `warp` or `wave` before it
 /// on its line, in any case): such a file is worth parsing even when it holds no GPU function
@@ -133,8 +106,7 @@ fn lane_names(f: &Function) -> HashSet<String> {
 
 /// A block-size name: `blockDim` (its `.x`), `hipBlockDim_x`, `block_size`, `nthreads`, ...
 fn is_block_size_name(n: &str) -> bool {
-    if n == "blockDim" || n.starts_with("hipBlockDim_") || n == "__builtin_amdgcn_workgroup_size_x"
-    {
+    if builtins::is_block_dim(n) {
         return true;
     }
     let c: String = n

@@ -53,10 +53,10 @@ fn a_stuck_queue_times_out_and_the_snapshot_is_marked() {
         let start = Instant::now();
         submit(&[dispatch(ko[DYN_LDS], ka as u64, 64, 64, 256)]);
         let took = start.elapsed();
-        assert!(
-            took >= Duration::from_millis(300) && took < Duration::from_secs(5),
-            "{took:?}"
-        );
+        // It waited out its deadline (a monotonic clock: never less), then gave up: the
+        // status below says the wait timed out. No upper bound: returning at all is the event
+        // that it does not hang (a hang fails the run), and a busy machine may be slow.
+        assert!(took >= Duration::from_millis(300), "{took:?}");
         // The packet still went to the queue after the barrier.
         assert_eq!(hw_types(), "BD");
     }

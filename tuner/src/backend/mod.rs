@@ -133,66 +133,15 @@ pub trait Backend: Sync {
 }
 
 /// Whether a kernel's function (from [`kernel_function_name`]) is the source function
-/// `qualified` (the frontend's qualified name, which leaves anonymous namespaces out).
+/// `qualified` (the frontend's qualified name): `kernelname::is_function`, the one rule.
 pub fn same_function(kernel_fn: &str, qualified: &str) -> bool {
-    kernel_fn == qualified || kernel_fn.replace("(anonymous namespace)::", "") == qualified
+    kernelname::is_function(kernel_fn, qualified)
 }
 
-/// The source-level function of a demangled kernel name: `void ns::k<float>(float*, int)` ->
-/// `ns::k`. Parameters, template arguments and a leading return type are removed.
+/// The source-level function of a kernel name: `void ns::k<float>(float*, int)` -> `ns::k`
+/// (`kernelname::function_of`).
 pub fn kernel_function_name(demangled: &str) -> String {
-    const ANON: &str = "(anonymous namespace)";
-    const MARK: &str = "\u{1}anon\u{1}";
-    let owned = demangled.trim().replace(ANON, MARK);
-    let s = owned.as_str();
-    // The parameter list starts at the first '(' outside template brackets.
-    let mut depth = 0i32;
-    let mut end = s.len();
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' => depth += 1,
-            '>' => depth -= 1,
-            '(' if depth == 0 => {
-                end = i;
-                break;
-            }
-            _ => {}
-        }
-    }
-    let mut name = s[..end].trim_end().to_string();
-    // Trailing template arguments.
-    if name.ends_with('>') {
-        let mut d = 0i32;
-        let mut cut = None;
-        for (i, c) in name.char_indices().rev() {
-            match c {
-                '>' => d += 1,
-                '<' => {
-                    d -= 1;
-                    if d == 0 {
-                        cut = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        if let Some(i) = cut {
-            name.truncate(i);
-        }
-    }
-    // A leading return type: the last space outside template brackets.
-    let mut d = 0i32;
-    let mut start = 0;
-    for (i, c) in name.char_indices() {
-        match c {
-            '<' => d += 1,
-            '>' => d -= 1,
-            ' ' if d == 0 => start = i + 1,
-            _ => {}
-        }
-    }
-    name[start..].replace(MARK, ANON)
+    kernelname::function_of(demangled)
 }
 
 #[cfg(test)]

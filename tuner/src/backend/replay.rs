@@ -56,7 +56,7 @@ pub struct Prepared {
 pub fn captured_function(s: &Snapshot) -> String {
     let name = replay::hsaco::kernel_name(&s.kernel.name);
     match codeobj::metadata::demangle(name) {
-        Some(d) => kernel_function_name(&d),
+        Some(_) => kernel_function_name(name),
         None if !s.dispatch.demangled_name.is_empty() => {
             kernel_function_name(&s.dispatch.demangled_name)
         }
