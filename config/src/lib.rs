@@ -287,7 +287,7 @@ pub struct TuneSection {
     pub compile_flags: Option<Vec<String>>,
 }
 
-/// `[compile]`: how `pressure`, `unroll --verify` and `tune` compile a source.
+/// `[compile]`: how `pressure`, `unroll --verify`, `bench` and `tune` compile a source.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CompileSection {

@@ -9,7 +9,7 @@
 //! launch error or timeout.
 
 use codeobj::compile::default_cache_dir;
-use runner::build::{build, find_nvcc, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
+use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 use runner::session::{Backend, Options, OutputDiff, Session};
 use runner::stats::{summarize, Summary};
 use runner::Spec;
@@ -44,7 +44,7 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
     /// Compile target: gfx90a, gfx942... (AMD) or sm_80, sm_90... (NVIDIA) [default: the GPU's
-    /// own; with --compile-only gfx90a and sm_80].
+    /// own; with --compile-only `[compile] arch`, else gfx90a and sm_80].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
     /// nvcc for NVIDIA targets [default: `[compile] nvcc` of hip-unroll.toml, `$CUDA_HOME/bin/nvcc`,
@@ -75,7 +75,8 @@ pub struct BenchArgs {
     /// a machine without the compiler reads with --cache-dir.
     #[arg(long)]
     pub compile_only: bool,
-    /// Where compiled objects are cached [default: $HIP_UNROLL_CACHE_DIR, $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
+    /// Where compiled objects are cached [default: `[compile] cache-dir`, $HIP_UNROLL_CACHE_DIR,
+    /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -127,14 +128,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     runner::session::check_counts(args.iterations, args.warmup)?;
     crate::files::require_file(&args.spec)?;
     let spec = Spec::load(&args.spec)?;
-    let configured = match config::find_config(&args.spec) {
-        Some(path) => config::load(&path)?.compile.nvcc,
-        None => None,
-    };
-    let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir))
-        .with_nvcc(find_nvcc(args.nvcc.as_deref(), configured.as_deref())?);
+    // `[compile]` of the hip-unroll.toml found upward from the spec: `cache-dir`, `command`
+    // (AMD), `nvcc`, `timeout`, and `arch` for --compile-only (a timed kernel is built for the
+    // GPU it runs on unless --arch says otherwise).
+    let compile = config::discover(&args.spec)?.config.compile;
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .or(compile.cache_dir.clone())
+        .unwrap_or_else(default_cache_dir);
+    let build_opts = BuildOptions::from_config(cache_dir, &compile, args.nvcc.as_deref())?;
     if args.compile_only {
-        return compile_only(&args, &spec, &build_opts);
+        let arch = args.arch.clone().or(compile.arch.clone());
+        return compile_only(&args, arch.as_deref(), &spec, &build_opts);
     }
     let opts = Options {
         backend: match args.backend {
@@ -370,8 +376,12 @@ fn same_code_report(
 }
 
 /// `--compile-only`: build (and check) for the chosen backend(s), without a GPU.
-fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
-    let arch = args.arch.as_deref();
+fn compile_only(
+    args: &BenchArgs,
+    arch: Option<&str>,
+    spec: &Spec,
+    opts: &BuildOptions,
+) -> anyhow::Result<ExitCode> {
     let targets: Vec<Target> = match (args.backend, arch) {
         (BackendArg::Hip, a) => vec![Target::Hip(
             a.unwrap_or(codeobj::compile::DEFAULT_ARCH).to_string(),

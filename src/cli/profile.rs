@@ -119,6 +119,9 @@ fn check_output(path: &Path) -> anyhow::Result<()> {
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    // Every command reads the hip-unroll.toml that applies here (none of its sections is
+    // profile's, but a broken file is an error for every command alike).
+    config::discover(Path::new("."))?;
     for path in args.svg.iter().chain(&args.trace_json) {
         check_output(path)?;
     }

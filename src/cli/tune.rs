@@ -213,14 +213,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.output {
         crate::files::check_output(out)?;
     }
-    let (tune_cfg, compile_cfg, pressure_cfg) = match config::find_config(std::path::Path::new("."))
-    {
-        Some(path) => {
-            let cfg = config::load(&path)?;
-            (cfg.tune, cfg.compile, cfg.vgpr_pressure)
-        }
-        None => Default::default(),
-    };
+    let cfg = config::discover(std::path::Path::new("."))?.config;
+    let (tune_cfg, compile_cfg, pressure_cfg) = (cfg.tune, cfg.compile, cfg.vgpr_pressure);
     let backend = match args.backend {
         Some(b) => b,
         None => match tune_cfg.backend.as_deref() {
