@@ -5,6 +5,7 @@
 //! without any compiler serves them, and asking for a GPU that is not there fails at once with
 //! one line, for each backend.
 //! Needs: nvcc (CUDA_HOME or PATH: fails without it), clang++-19, hipcc.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -161,7 +161,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(s) = &args.source {
         crate::files::require_file(s)?;
     }
-    let mut session = Session::open(spec, baseline, &opts)?;
+    let mut session = Session::open(spec, baseline, &opts).map_err(backend_hint)?;
     let mut same_code = None;
     if let (Some(v), true) = (&args.source, args.compare) {
         // Compiled (into the cache) before anything is launched: the same code is not timed.
@@ -455,4 +455,20 @@ fn compile_only(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A runtime that cannot be loaded: the runner says what to install, the binary adds the flag
+/// that picks the other backend.
+fn backend_hint(e: runner::RunnerError) -> anyhow::Error {
+    use runner::device::{Api, DeviceError};
+    match e {
+        runner::RunnerError::Device(DeviceError::NoRuntime(api, m)) => {
+            let other = match api {
+                Api::Hip => "cuda",
+                Api::Cuda => "hip",
+            };
+            anyhow::anyhow!("{m} or use --backend {other}")
+        }
+        e => e.into(),
+    }
 }

@@ -3,6 +3,7 @@
 //! loops, factors and modes the `pipeline` crate (what `unroll` calls) gives one for, with the
 //! same bytes, refuses the others with the pipeline's refusal id, and reports `blocked` every
 //! loop `check` calls blocked.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use pipeline::{LoopLoc, LoopRef, Mode, Policy, Source};
 use std::collections::BTreeMap;
