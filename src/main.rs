@@ -2,6 +2,7 @@
 //!
 //! Exit status (as ruff): 0 clean, 1 findings at or above the failing level (or a refused
 //! transform), 2 usage, input or I/O errors. Library errors become messages only here.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 mod cli;
 mod files;

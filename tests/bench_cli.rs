@@ -5,6 +5,7 @@
 //! without any compiler serves them, and asking for a GPU that is not there fails at once with
 //! one line, for each backend.
 //! Needs: nvcc (CUDA_HOME or PATH: fails without it), clang++-19, hipcc.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -328,4 +329,53 @@ fn usage_errors_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
     }
+}
+
+/// `bench` reads `[compile]` of the hip-unroll.toml found upward from its spec, as every other
+/// command does: `cache-dir` (no `--cache-dir` given) and, for `--compile-only`, `arch`; a broken
+/// config is an error.
+#[test]
+fn bench_honours_the_compile_section() {
+    let work = tempfile::tempdir().unwrap();
+    for f in ["dot.cu", "dot.toml"] {
+        std::fs::copy(data(f), work.path().join(f)).unwrap();
+    }
+    let cache = work.path().join("configured-cache");
+    std::fs::write(
+        work.path().join("hip-unroll.toml"),
+        format!(
+            "[compile]\ncache-dir = {:?}\narch = \"gfx908\"\n",
+            cache.display().to_string()
+        ),
+    )
+    .unwrap();
+    let run = || {
+        Command::new(BIN)
+            .args(["bench", "dot.toml", "--compile-only", "--backend", "hip"])
+            .args(["--format", "json"])
+            .current_dir(work.path())
+            .output()
+            .unwrap()
+    };
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let built = v.as_array().unwrap();
+    assert_eq!(built.len(), 1, "{v}");
+    assert!(built[0]["target"].to_string().contains("gfx908"), "{v}");
+    let object = PathBuf::from(built[0]["object"].as_str().unwrap());
+    assert!(object.starts_with(&cache) && object.is_file(), "{v}");
+
+    std::fs::write(
+        work.path().join("hip-unroll.toml"),
+        "[compile]\nbogus = 1\n",
+    )
+    .unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown key `bogus` in [compile]"),
+        "{}",
+        stderr(&o)
+    );
 }

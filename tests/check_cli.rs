@@ -1,6 +1,7 @@
 //! End-to-end tests of `hip-unroll check` and `hip-unroll explain`: the real binary on the
 //! fixtures of `testdata/cli/` and on malformed input generated here (exit codes, formats,
 //! walking, config discovery, rule selection).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

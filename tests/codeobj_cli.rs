@@ -2,6 +2,7 @@
 //! Debian's hipcc (gfx90a) and clang-19 (gfx1100 wave64, compressed bundle). Field-by-field
 //! agreement of the parser with `llvm-readelf` is tested in codeobj/tests/real_objects.rs; here
 //! the command's JSON must be exactly that parser's document, and errors must exit 2.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -8,6 +8,7 @@
 //! exact-address reservation, memory restore, kernel lookup by name, dispatch through an AQL
 //! ring, timestamps and output comparison all run for real.
 //! Needs: hipcc, clang-offload-bundler-19, cc, libhsa-runtime64 (+ -dev headers).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 #[path = "../replay/tests/common/mod.rs"]
 mod common;

@@ -18,6 +18,18 @@
 //! - `user-files`: the binary (`src/`) reads and writes the user's files only through `fsio`
 //!   (no `std::fs::read`/`write`/`rename`/`copy`, `File::open`/`create`, `OpenOptions` or
 //!   `tempfile` there).
+//! - `module-cycle`: no two modules of one crate import each other, directly or through others
+//!   (the graph of `crate::`/`super::` paths in each file's non-test code; the crate root, a
+//!   facade, is left out). Known cycles that other work items remove are in [`KNOWN_CYCLES`].
+//! - `cli-flag`: no library crate spells a flag of the `hip-unroll` binary (`--force`, read from
+//!   each command's `--help`) in a string of its non-test code: a library's messages do not know
+//!   the command line; the binary adds the hints. A string that is only the flag (an argv
+//!   element of another tool that shares its name) is not a message. Files not yet converted
+//!   are in [`KNOWN_FLAG_MESSAGES`].
+//! - `lints`: the root Cargo.toml has `[workspace.lints.clippy]` denying `print_stdout`,
+//!   `print_stderr` and `exit`, and every crate has `[lints] workspace = true` (the binary and
+//!   the test, example and benchmark files allow the three at their crate root).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +41,49 @@ const SPAWNERS: &[&str] = &[
     "profiler/src/run.rs",  // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
     "tuner/src/shell.rs",   // the user's build, run and check commands; rocprofv3 for the backend
     "replay/src/launch.rs", // `capture`: the application under HSA_TOOLS_LIB
+];
+
+/// Module cycles that exist today and belong to other work items; each is the set of modules
+/// of one strongly connected component (a cycle found that is not listed exactly fails).
+const KNOWN_CYCLES: &[(&str, &[&str])] = &[
+    // Issue 18 (helper `scale`, the split of search.rs): `limits` checks `search::Settings`,
+    // which `search` checks through `limits`.
+    ("tuner", &["limits", "search"]),
+    // Issue 20, guards item (helper `tu`): the reach model and the rule files it knows.
+    (
+        "guards",
+        &[
+            "callgraph",
+            "engine",
+            "rules",
+            "rules::atomic",
+            "rules::barrier",
+            "rules::dynamic_lds",
+            "rules::early_exit",
+        ],
+    ),
+];
+
+/// Library files whose messages still name a flag of the binary, with how many such strings
+/// each may hold (at most; a file not listed may hold none). Issue 20, item "no CLI flag names
+/// in library errors": these move the hint to the binary as runner's did.
+const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[
+    ("profiler/src/error.rs", 2),
+    ("replay/src/device.rs", 2),
+    ("replay/src/launch.rs", 1),
+    ("replay/src/run.rs", 5),
+    ("runner/src/error.rs", 1),
+    ("runner/src/session.rs", 5),
+    ("transforms/src/refusal.rs", 1),
+    ("tuner/src/backend/command.rs", 5),
+    ("tuner/src/backend/replay.rs", 2),
+    ("tuner/src/backend/rocprof.rs", 4),
+    ("tuner/src/error.rs", 2),
+    ("tuner/src/ledger.rs", 2),
+    ("tuner/src/limits.rs", 7),
+    ("tuner/src/report.rs", 2),
+    ("tuner/src/search.rs", 2),
+    ("tuner/src/stats.rs", 6),
 ];
 
 /// Binaries, not libraries: they may print and exit.
@@ -224,6 +279,335 @@ fn check_manifest(rel: &str, text: &str, out: &mut Vec<Violation>) {
     }
 }
 
+/// The module of a file of a crate's `src/` (`a::b` for `src/a/b.rs` or `src/a/b/mod.rs`; the
+/// empty path for the crate root); `None` for a file outside `src/` or a `src/bin/` target.
+fn module_of(src_rel: &str) -> Option<String> {
+    let path = src_rel.strip_suffix(".rs")?;
+    if path.starts_with("bin/") {
+        return None;
+    }
+    if path == "lib" || path == "main" {
+        return Some(String::new());
+    }
+    let path = path.strip_suffix("/mod").unwrap_or(path);
+    Some(path.replace('/', "::"))
+}
+
+/// The paths a use tree at the start of `s` names (`a::b`, `{a, b::{c, d}}`), as segments.
+fn use_paths(s: &str) -> Vec<Vec<String>> {
+    fn tree(s: &[u8], i: &mut usize, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let mut path = prefix;
+        loop {
+            while *i < s.len() && s[*i].is_ascii_whitespace() {
+                *i += 1;
+            }
+            if *i < s.len() && s[*i] == b'{' {
+                *i += 1;
+                loop {
+                    tree(s, i, path.clone(), out);
+                    while *i < s.len() && s[*i].is_ascii_whitespace() {
+                        *i += 1;
+                    }
+                    match s.get(*i) {
+                        Some(b',') => *i += 1,
+                        Some(b'}') => {
+                            *i += 1;
+                            break;
+                        }
+                        _ => break,
+                    }
+                    while *i < s.len() && s[*i].is_ascii_whitespace() {
+                        *i += 1;
+                    }
+                    if s.get(*i) == Some(&b'}') {
+                        *i += 1;
+                        break;
+                    }
+                }
+                return;
+            }
+            let start = *i;
+            while *i < s.len() && (s[*i].is_ascii_alphanumeric() || s[*i] == b'_') {
+                *i += 1;
+            }
+            if start == *i {
+                break;
+            }
+            path.push(String::from_utf8_lossy(&s[start..*i]).into_owned());
+            if s[*i..].starts_with(b"::") {
+                *i += 2;
+            } else {
+                break;
+            }
+        }
+        if !path.is_empty() {
+            out.push(path);
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    tree(s.as_bytes(), &mut i, Vec::new(), &mut out);
+    out
+}
+
+/// The modules of one crate (by module path) that the non-test code of each imports through
+/// `crate::` and `super::` paths: the longest prefix of each path that is a module of the
+/// crate, the crate root left out.
+fn module_imports(files: &[(String, String)]) -> Vec<(String, String)> {
+    let modules: std::collections::BTreeSet<String> = files
+        .iter()
+        .filter(|(m, _)| !m.is_empty())
+        .map(|(m, _)| m.clone())
+        .collect();
+    let at = regex::Regex::new(r"(^|[^A-Za-z0-9_$])((?:super::)+|\$?crate::)").unwrap();
+    let mut edges = Vec::new();
+    for (module, text) in files {
+        if module.is_empty() {
+            continue;
+        }
+        let code: String = code_lines(text)
+            .map(|(_, l)| l.split("//").next().unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let own: Vec<&str> = module.split("::").collect();
+        for m in at.captures_iter(&code) {
+            let head = m.get(2).unwrap();
+            let base: Vec<String> = if head.as_str().ends_with("crate::") {
+                Vec::new()
+            } else {
+                let ups = head.as_str().matches("super::").count();
+                own[..own.len().saturating_sub(ups)]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            };
+            for rest in use_paths(&code[head.end()..]) {
+                let full: Vec<String> = base.iter().cloned().chain(rest).collect();
+                let target = (1..=full.len())
+                    .rev()
+                    .map(|n| full[..n].join("::"))
+                    .find(|p| modules.contains(p));
+                if let Some(t) = target.filter(|t| t != module) {
+                    edges.push((module.clone(), t));
+                }
+            }
+        }
+    }
+    edges.sort();
+    edges.dedup();
+    edges
+}
+
+/// Each set of modules of one crate that import each other in a cycle, sorted.
+fn cycles_of(files: &[(String, String)]) -> Vec<Vec<String>> {
+    let mut graph = petgraph::graphmap::DiGraphMap::<&str, ()>::new();
+    let edges = module_imports(files);
+    for (a, b) in &edges {
+        graph.add_edge(a.as_str(), b.as_str(), ());
+    }
+    let mut out: Vec<Vec<String>> = petgraph::algo::tarjan_scc(&graph)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let mut c: Vec<String> = c.into_iter().map(String::from).collect();
+            c.sort();
+            c
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The crates of a repository (directories holding a Cargo.toml and `src/`) and, for each, its
+/// `src/` files as (module, text).
+fn crates_of(files: &[(String, String)]) -> Vec<(String, Vec<(String, String)>)> {
+    let mut roots: Vec<String> = files
+        .iter()
+        .filter_map(|(rel, _)| rel.strip_suffix("Cargo.toml").map(String::from))
+        .collect();
+    // The deepest crate directory holding a file owns it.
+    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    let mut out: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for (rel, text) in files.iter().filter(|(r, _)| r.ends_with(".rs")) {
+        let Some(root) = roots.iter().find(|r| rel.starts_with(r.as_str())) else {
+            continue;
+        };
+        let Some(module) = rel[root.len()..].strip_prefix("src/").and_then(module_of) else {
+            continue;
+        };
+        let name = if root.is_empty() {
+            "hip-unroll".to_string()
+        } else {
+            root.trim_end_matches('/').to_string()
+        };
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, v)) => v.push((module, text.clone())),
+            None => out.push((name, vec![(module, text.clone())])),
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `module-cycle` over a whole repository, with the cycles `known` allows.
+fn check_cycles(files: &[(String, String)], known: &[(&str, &[&str])]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (name, modules) in crates_of(files) {
+        for cycle in cycles_of(&modules) {
+            let listed = known.iter().any(|(k, set)| {
+                *k == name
+                    && (set.is_empty() || set.iter().copied().eq(cycle.iter().map(String::as_str)))
+            });
+            if !listed {
+                out.push(Violation {
+                    rule: "module-cycle",
+                    path: format!("{name}/"),
+                    line: 0,
+                    text: format!("modules import each other in a cycle: {}", cycle.join(", ")),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The long flags of the binary, from the `--help` of each command (`--help`/`--version` left
+/// out).
+fn binary_flags() -> Vec<String> {
+    let bin = env!("CARGO_BIN_EXE_hip-unroll");
+    let help = |args: &[&str]| {
+        let o = std::process::Command::new(bin)
+            .args(args)
+            .output()
+            .expect("run hip-unroll --help");
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let top = help(&["--help"]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 10, "commands from --help: {commands:?}");
+    // Option lines only (`  -o, --output-file <FILE>`, `      --force`), not the descriptions.
+    let pat = regex::Regex::new(r"(?m)^\s+(?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)").unwrap();
+    let mut flags: Vec<String> = commands
+        .iter()
+        .flat_map(|c| {
+            let text = help(&[c, "--help"]);
+            pat.captures_iter(&text)
+                .map(|m| m[1].to_string())
+                .collect::<Vec<_>>()
+        })
+        .filter(|f| f != "--help" && f != "--version")
+        .collect();
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+/// `cli-flag` over one library file: strings of its non-test code that name a flag of `flags`
+/// (a string that is only the flag is an argv element, not a message).
+fn flag_messages(rel: &str, text: &str, flags: &[String]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if is_test_code(rel) || BINARIES.iter().any(|b| rel.starts_with(b)) || !rel.ends_with(".rs") {
+        return out;
+    }
+    let string = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    for (line, l) in code_lines(text) {
+        for m in string.captures_iter(l) {
+            let content = &m[1];
+            let named = flags.iter().find(|f| {
+                content.trim() != f.as_str()
+                    && content.match_indices(f.as_str()).any(|(i, _)| {
+                        let before = content[..i].chars().next_back();
+                        let after = content[i + f.len()..].chars().next();
+                        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                            && !after
+                                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                    })
+            });
+            if let Some(f) = named {
+                out.push(Violation {
+                    rule: "cli-flag",
+                    path: rel.to_string(),
+                    line,
+                    text: format!("names {f}: {}", l.trim()),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `cli-flag` over a repository, with how many strings each known file may hold.
+fn check_flags(
+    files: &[(String, String)],
+    flags: &[String],
+    known: &[(&str, usize)],
+) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (rel, text) in files {
+        let found = flag_messages(rel, text, flags);
+        let allowed = known.iter().find(|(k, _)| k == rel).map_or(0, |(_, n)| *n);
+        if found.len() > allowed {
+            out.extend(found);
+        }
+    }
+    out
+}
+
+/// `lints`: `[workspace.lints.clippy]` of the root manifest denies the three, and every crate's
+/// manifest inherits it.
+fn check_lints(files: &[(String, String)]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (rel, text) in files.iter().filter(|(r, _)| r.ends_with("Cargo.toml")) {
+        if rel.starts_with("fuzz/") {
+            continue; // not a member of the workspace (cargo-fuzz's own)
+        }
+        let tables = |name: &str| -> Vec<String> {
+            let mut cur = String::new();
+            let mut lines = Vec::new();
+            for l in text.lines() {
+                let t = l.trim();
+                if t.starts_with('[') {
+                    cur = t.to_string();
+                } else if cur == format!("[{name}]") && !t.is_empty() && !t.starts_with('#') {
+                    lines.push(t.replace(' ', ""));
+                }
+            }
+            lines
+        };
+        if rel == "Cargo.toml" {
+            let lints = tables("workspace.lints.clippy");
+            for lint in ["print_stdout", "print_stderr", "exit"] {
+                if !lints.contains(&format!("{lint}=\"deny\"")) {
+                    out.push(Violation {
+                        rule: "lints",
+                        path: rel.clone(),
+                        line: 0,
+                        text: format!("[workspace.lints.clippy] does not deny {lint}"),
+                    });
+                }
+            }
+        }
+        if text.contains("[package]") && !tables("lints").contains(&"workspace=true".to_string()) {
+            out.push(Violation {
+                rule: "lints",
+                path: rel.clone(),
+                line: 0,
+                text:
+                    "the crate does not inherit the workspace's lints (`[lints] workspace = true`)"
+                        .into(),
+            });
+        }
+    }
+    out
+}
+
 fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -262,10 +646,15 @@ fn workspace_is_tidy() {
         "the walk must see the workspace's sources ({} files)",
         files.len()
     );
-    let violations: Vec<Violation> = files
+    let flags = binary_flags();
+    assert!(flags.iter().any(|f| f == "--force"), "{flags:?}");
+    let mut violations: Vec<Violation> = files
         .iter()
         .flat_map(|(rel, text)| check_file(rel, text))
         .collect();
+    violations.extend(check_cycles(&files, KNOWN_CYCLES));
+    violations.extend(check_flags(&files, &flags, KNOWN_FLAG_MESSAGES));
+    violations.extend(check_lints(&files));
     assert!(
         violations.is_empty(),
         "{} tidy violation(s):\n{}",
@@ -415,4 +804,127 @@ fn planted_user_files() {
         "//! x\nfn f() { std::fs::rename(\"a\", \"b\").ok(); }\n"
     )
     .is_empty());
+}
+
+/// A temporary tree of files (relative path, text), read back as the workspace walk reads it.
+fn planted_tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Vec<(String, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let read = repo_files(dir.path());
+    (dir, read)
+}
+
+#[test]
+fn planted_module_cycle() {
+    let (_d, files) = planted_tree(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        (
+            "src/lib.rs",
+            "//! x\nmod error;\nmod session;\nmod build;\npub use crate::error::E;\n",
+        ),
+        ("src/error.rs", "//! x\nuse crate::session::OutputDiff;\n"),
+        (
+            "src/session.rs",
+            "//! x\nuse crate::{build::{build, Built}, compare};\n",
+        ),
+        (
+            "src/build.rs",
+            "//! x\npub fn f() -> Result<(), super::error::E> { todo!() }\n",
+        ),
+        (
+            "src/compare.rs",
+            "//! x\n// use crate::error;\n#[cfg(test)]\nmod tests {\n    use crate::error::E;\n}\n",
+        ),
+        ("inner/Cargo.toml", "[package]\nname = \"inner\"\n"),
+        ("inner/src/lib.rs", "//! x\nmod a;\nmod b;\n"),
+        ("inner/src/a/mod.rs", "//! x\nmod c;\n"),
+        ("inner/src/a/c.rs", "//! x\nuse super::super::b::B;\n"),
+        (
+            "inner/src/b.rs",
+            "//! x\nuse crate::a::Thing;\nuse crate::a::c::C;\n",
+        ),
+    ]);
+    let v = check_cycles(&files, &[]);
+    let shown: Vec<String> = v.iter().map(|v| v.to_string()).collect();
+    assert_eq!(
+        shown,
+        [
+            "hip-unroll/:0: [module-cycle] modules import each other in a cycle: build, error, session",
+            "inner/:0: [module-cycle] modules import each other in a cycle: a::c, b",
+        ],
+        "{shown:#?}"
+    );
+    // A listed cycle is allowed, exactly.
+    assert_eq!(check_cycles(&files, &[("inner", &["a::c", "b"])]).len(), 1);
+    assert_eq!(check_cycles(&files, &[("inner", &["a::c"])]).len(), 2);
+    // Without the back edge there is no cycle (comments and test modules do not count).
+    let (_d, files) = planted_tree(&[
+        ("Cargo.toml", "[package]\nname = \"x\"\n"),
+        ("src/error.rs", "//! x\nuse crate::compare::OutputDiff;\n"),
+        (
+            "src/session.rs",
+            "//! x\nuse crate::{build::{build, Built}, compare};\n",
+        ),
+        (
+            "src/build.rs",
+            "//! x\npub fn f() -> Result<(), super::error::E> { todo!() }\n",
+        ),
+        (
+            "src/compare.rs",
+            "//! x\n// use crate::error;\n#[cfg(test)]\nmod tests {\n    use crate::error::E;\n}\n",
+        ),
+    ]);
+    assert!(check_cycles(&files, &[]).is_empty());
+}
+
+#[test]
+fn planted_cli_flag() {
+    let flags = vec![
+        "--backend".to_string(),
+        "--force".to_string(),
+        "--pmc".to_string(),
+    ];
+    let msg = "//! x\nfn f() -> String { format!(\"no runtime; use --backend cuda\") }\n";
+    let v = flag_messages("runner/src/hip.rs", msg, &flags);
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].rule, "cli-flag");
+    let files = vec![("runner/src/hip.rs".to_string(), msg.to_string())];
+    assert_eq!(check_flags(&files, &flags, &[]).len(), 1);
+    assert!(check_flags(&files, &flags, &[("runner/src/hip.rs", 1)]).is_empty());
+    for ok in [
+        // An argv element of another tool that shares the flag's name.
+        "//! x\nfn f(v: &mut Vec<String>) { v.push(\"--pmc\".into()); }\n",
+        // Another flag that starts the same.
+        "//! x\nconst C: &str = \"hipcc --backend-x {src}\";\n",
+        // Comments, docs and tests.
+        "//! Use --force.\n// --force\nfn f() {}\n#[cfg(test)]\nmod t { const S: &str = \"use --force\"; }\n",
+    ] {
+        assert!(flag_messages("runner/src/hip.rs", ok, &flags).is_empty(), "{ok}");
+    }
+    // The binary and tests may name flags.
+    assert!(flag_messages("src/cli/unroll.rs", msg, &flags).is_empty());
+    assert!(flag_messages("runner/tests/t.rs", msg, &flags).is_empty());
+}
+
+#[test]
+fn planted_lints() {
+    let root = "[workspace]\nmembers = [\"a\"]\n\n[workspace.lints.clippy]\nprint_stdout = \"deny\"\nprint_stderr = \"deny\"\nexit = \"deny\"\n\n[package]\nname = \"x\"\n\n[lints]\nworkspace = true\n";
+    let member = "[package]\nname = \"a\"\n\n[lints]\nworkspace = true\n";
+    let files = |r: &str, m: &str| {
+        vec![
+            ("Cargo.toml".to_string(), r.to_string()),
+            ("a/Cargo.toml".to_string(), m.to_string()),
+        ]
+    };
+    assert!(check_lints(&files(root, member)).is_empty());
+    let v = check_lints(&files(&root.replace("exit = \"deny\"\n", ""), member));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].text.contains("exit"));
+    let v = check_lints(&files(root, "[package]\nname = \"a\"\n"));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].path, "a/Cargo.toml");
 }

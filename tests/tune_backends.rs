@@ -4,6 +4,7 @@
 //! on the simulated GPU of `testdata/replay/fake_hsa.c` (`HIP_UNROLL_HSA_RUNTIME`), with every
 //! candidate compiled by hipcc, replayed on the captured memory and compared.
 //! Needs: hipcc, clang-offload-bundler-19, clang++-19, cc, libhsa-runtime64 (+ -dev headers).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 #[path = "../replay/tests/common/mod.rs"]
 mod common;

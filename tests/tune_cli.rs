@@ -6,6 +6,7 @@
 //! tune decides, Ctrl-C then kill -9 then `--resume` ending with the decisions of an
 //! uninterrupted run. One test keeps real timings (and retries, saying so). Also the one-line
 //! errors of bad input.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use rusqlite::Connection;
 use serde_json::Value;

@@ -1,6 +1,7 @@
 //! End-to-end tests of `hip-unroll unroll`: the real binary on `testdata/transforms` fixtures
 //! and on files written to temp dirs (outputs, atomic writes and permissions, diff, exit
 //! codes, guards and `--force`, CRLF, and `--verify` with a real hipcc compile).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

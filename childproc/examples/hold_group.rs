@@ -1,6 +1,7 @@
 //! Test helper for `tests/childproc.rs`: runs one job whose program starts a grandchild that
 //! writes its pid to PIDFILE and sleeps, so that the test can `kill -9` this parent and see
 //! whether the grandchild survives. Usage: `hold_group PIDFILE guard|no-guard`.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -25,6 +25,9 @@ pub enum Error {
         at: Option<(usize, usize)>,
         message: String,
     },
+    /// A config file named explicitly that is not a regular file.
+    #[error("config file {}: {reason}", path.display())]
+    NotAFile { path: PathBuf, reason: String },
 }
 
 /// Every section of `hip-unroll.toml`. An unknown section or key is an error.
@@ -141,6 +144,61 @@ fn enclosing_table(text: &str, offset: usize) -> Option<String> {
     (rest.starts_with('.') || inline).then(|| head.trim_matches('"').to_string())
 }
 
+/// The config that applies at a path: the file found (`None`: there is none) and its contents
+/// (every section's default when there is no file).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Found {
+    pub path: Option<PathBuf>,
+    pub config: Config,
+}
+
+/// The one config lookup of every command: the nearest `hip-unroll.toml` upward from `start`
+/// (a file or a directory), read and checked whole (see [`load`]); no file is every section's
+/// default. `check` looks up every directory through one [`Lookup`], which reads each file once.
+pub fn discover(start: &Path) -> Result<Found, Error> {
+    Lookup::default().find(start).map(|f| (*f).clone())
+}
+
+/// A config file named explicitly (`check --config`): it must be a regular file.
+pub fn explicit(path: &Path) -> Result<Found, Error> {
+    fsio::regular(path).map_err(|e| Error::NotAFile {
+        path: path.to_path_buf(),
+        reason: e.reason(),
+    })?;
+    let canon = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let config = load(&canon)?;
+    Ok(Found {
+        path: Some(canon),
+        config,
+    })
+}
+
+/// [`discover`] for many starting points: each config file is read once.
+#[derive(Debug, Default)]
+pub struct Lookup {
+    loaded: std::collections::HashMap<Option<PathBuf>, std::sync::Arc<Found>>,
+}
+
+impl Lookup {
+    /// The config that applies at `start` (see [`discover`]).
+    pub fn find(&mut self, start: &Path) -> Result<std::sync::Arc<Found>, Error> {
+        let path = find_config(start);
+        if let Some(f) = self.loaded.get(&path) {
+            return Ok(f.clone());
+        }
+        let config = match &path {
+            Some(p) => load(p)?,
+            None => Config::default(),
+        };
+        let found = std::sync::Arc::new(Found {
+            path: path.clone(),
+            config,
+        });
+        self.loaded.insert(path, found.clone());
+        Ok(found)
+    }
+}
+
 /// The nearest `hip-unroll.toml` in `start` (a file or directory) or any of its ancestors.
 pub fn find_config(start: &Path) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
@@ -232,7 +290,7 @@ pub struct TuneSection {
     pub compile_flags: Option<Vec<String>>,
 }
 
-/// `[compile]`: how `pressure`, `unroll --verify` and `tune` compile a source.
+/// `[compile]`: how `pressure`, `unroll --verify`, `bench` and `tune` compile a source.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CompileSection {
@@ -380,6 +438,25 @@ mod tests {
         let e = load(&p).unwrap_err().to_string();
         assert!(
             e.contains(":2:16:") && e.contains("expected a sequence"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn discover_loads_the_nearest_file_or_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(discover(&deep).unwrap(), Found::default());
+        let p = write(dir.path(), "[compile]\ncache-dir = \"c\"\n");
+        let found = discover(&deep.join("k.cu")).unwrap();
+        assert_eq!(found.path, Some(std::fs::canonicalize(&p).unwrap()));
+        assert_eq!(found.config.compile.cache_dir, Some(PathBuf::from("c")));
+        write(dir.path(), "[compile]\nbogus = 1\n");
+        assert!(discover(&deep).unwrap_err().to_string().contains("bogus"));
+        let e = explicit(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.starts_with("config file ") && e.contains("directory"),
             "{e}"
         );
     }

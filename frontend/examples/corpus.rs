@@ -1,6 +1,7 @@
 //! Debug aid: lowers every file named on stdin and prints one line per file:
 //! `path<TAB>parse_errors<TAB>parse_us<TAB>lower_us<TAB>kernel names (comma-separated)`.
 //! (`find DIR -name '*.cu' | cargo run --release -p frontend --example corpus`)
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 use std::io::BufRead;
 use std::time::Instant;
 

@@ -1,4 +1,5 @@
 //! Debug aid: prints the tree-sitter-cuda syntax tree of a file (`cargo run -p frontend --example dump FILE`).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 fn main() {
     let path = std::env::args().nth(1).expect("usage: dump FILE");
     let src = std::fs::read(&path).expect("read");

@@ -1,5 +1,6 @@
 //! The test points fire for real: a child armed to kill itself at its second hit dies by
 //! SIGKILL there (and not before); one armed to stop is seen stopped, then continues.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};

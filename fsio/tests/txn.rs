@@ -2,6 +2,7 @@
 //! at every step of the journal, or stopped between a file's check and its rename while the test
 //! edits that file or makes it immutable; then a recovery runs. Every file must end original or
 //! (only after a finished apply) fully updated, no edit may be lost, and no temporary file stays.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use fsio::txn::{Applied, Change, Journal};
 use std::os::unix::process::ExitStatusExt;

@@ -1,4 +1,5 @@
 //! Debug aid: prints the loop report and diagnostics of a file (`cargo run -p guards --example check FILE`).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 fn main() {
     let path = std::env::args().nth(1).expect("usage: check FILE");
     let src = std::fs::read(&path).expect("read");

@@ -2,6 +2,7 @@
 //! `perf stat`/callgrind can compare them. Modes: `lower` (`frontend::parse`), `check`
 //! (`guards::check_source`). Prints the total wall time. The bare tree-sitter parse is
 //! `bench/bare-parse` (tree-sitter stays inside `frontend`).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 use std::io::BufRead;
 use std::time::Instant;
 

@@ -2,6 +2,7 @@
 //! (schema-3 layout, see tests/common/rocpd_fixture.rs), reported as a ratio to plain SQLite
 //! baselines measured in the same run. Run with `cargo bench -p profiler --bench rocpd_1m`
 //! (set `ROCPD_BENCH_N` for another size).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 #[path = "../tests/common/rocpd_fixture.rs"]
 mod rocpd_fixture;

@@ -74,6 +74,9 @@ pub enum Error {
     UnknownPreset(String),
     #[error("unknown GPU {0:?} for the roofline (expected mi210, mi250x or mi300x)")]
     UnknownGpu(String),
+    /// No kernel of the profile matches the kernel regex (the pattern).
+    #[error("no kernel matches {0:?}")]
+    NoKernelMatches(String),
 }
 
 /// The regex crate's syntax errors are a code frame (pattern, caret, reason): keep the reason.

@@ -17,6 +17,7 @@
 //! Architecture invariant: only this crate knows rocprofv3's command line, its file layouts and
 //! SQLite. Everything it hands out is plain data ([`Profile`], [`stats::KernelStats`], ...).
 
+pub mod analyze;
 pub mod critical;
 pub mod csvread;
 pub mod error;

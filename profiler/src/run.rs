@@ -362,6 +362,20 @@ pub fn check_timeout(timeout: Duration) -> Result<()> {
 
 /// Run one invocation with a timeout; its stdout and stderr go to `DIR/profiler.log`.
 /// On timeout the whole process group is killed.
+/// Run every pass in order (`before` is told each one first, 0-based), each within `timeout`;
+/// the pass directories of this run, to read back (not stale ones of an earlier run).
+pub fn execute_all(
+    invocations: &[Invocation],
+    timeout: Duration,
+    mut before: impl FnMut(usize, &Invocation),
+) -> Result<Vec<std::path::PathBuf>> {
+    for (i, inv) in invocations.iter().enumerate() {
+        before(i, inv);
+        execute(inv, timeout)?;
+    }
+    Ok(invocations.iter().map(|inv| inv.dir.clone()).collect())
+}
+
 pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
     use std::os::unix::process::CommandExt;
     check_timeout(timeout)?;

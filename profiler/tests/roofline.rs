@@ -230,3 +230,63 @@ fn report_formats() {
         "{t}"
     );
 }
+
+/// `analyze` (what `profile` does with a loaded profile): the critical path before the kernel
+/// filter, a regex that keeps nothing is an error naming it, an unknown GPU name is an error,
+/// a profile without counters has no roofline and says why, and one with them has it.
+#[test]
+fn analyze_filters_after_the_critical_path_and_says_why_there_is_no_roofline() {
+    use profiler::analyze::{analyze, NoRoofline, Options};
+    let with = || profiler::load(&[testdata("rocprofv3-1.0")]).unwrap();
+    let mut p = with();
+    let all = analyze(&mut p.clone(), &Options::default()).unwrap();
+    assert!(all.roofline.is_ok(), "{:?}", all.roofline.err());
+    let cp_all = all.critical_path.clone().unwrap();
+    let first = all.kernels[0].name.clone();
+    let one = analyze(
+        &mut p,
+        &Options {
+            kernel: Some(
+                profiler::regex::Regex::new(&format!("^{}$", regex_escape(&first))).unwrap(),
+            ),
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(one.kernels.len(), 1);
+    let cp = one.critical_path.unwrap();
+    assert_eq!(
+        cp.length_ns, cp_all.length_ns,
+        "computed over every dispatch"
+    );
+    assert!(cp.kernels.iter().all(|k| k.name == first));
+    let e = analyze(
+        &mut with(),
+        &Options {
+            kernel: Some(profiler::regex::Regex::new("^no-such-kernel$").unwrap()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&e, profiler::Error::NoKernelMatches(r) if r == "^no-such-kernel$"),
+        "{e}"
+    );
+    let e = analyze(
+        &mut with(),
+        &Options {
+            gpu: Some("mi999".into()),
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, profiler::Error::UnknownGpu(_)), "{e}");
+    let mut bare = profiler::load(&[testdata("rocprofv3-0.x")]).unwrap();
+    assert!(!bare.has_counters(), "a kernel trace alone");
+    let a = analyze(&mut bare, &Options::default()).unwrap();
+    assert_eq!(a.roofline.err(), Some(NoRoofline::NoCounters));
+}
+
+fn regex_escape(s: &str) -> String {
+    profiler::regex::escape(s)
+}

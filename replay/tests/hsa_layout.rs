@@ -6,6 +6,7 @@
 //! Set `HIP_UNROLL_HSA_INCLUDE_CURRENT` to a directory holding ROCm 6's `hsa/` headers to also
 //! check the current `AmdExtTable` order and the vmem types against them.
 //! Needs: g++ (or `$CXX`) and /usr/include/hsa (apt: libhsa-runtime-dev).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use replay::ffi::*;
 use replay::table::{Amd, AmdLayout, Core};

@@ -125,6 +125,8 @@ pub struct BuildOptions {
     pub nvcc: Option<PathBuf>,
     /// Compile template of the clang fallback (default [`CLANG_COMMAND`]).
     pub clang_command: String,
+    /// How long one compile may take (default: `codeobj::compile`'s).
+    pub timeout: Option<std::time::Duration>,
 }
 
 impl BuildOptions {
@@ -136,7 +138,25 @@ impl BuildOptions {
             hip_command: HIP_COMMAND.to_string(),
             nvcc: find_nvcc(None, None).ok().flatten(),
             clang_command: CLANG_COMMAND.to_string(),
+            timeout: None,
         }
+    }
+
+    /// The options a `[compile]` section of `hip-unroll.toml` gives (`command`, `nvcc`,
+    /// `timeout`; `cache-dir` is the caller's, which may have its own): the command line's
+    /// `nvcc` first, as [`find_nvcc`] orders them.
+    pub fn from_config(
+        cache_dir: impl Into<PathBuf>,
+        compile: &config::CompileSection,
+        nvcc_arg: Option<&Path>,
+    ) -> Result<BuildOptions, RunnerError> {
+        let mut o =
+            BuildOptions::new(cache_dir).with_nvcc(find_nvcc(nvcc_arg, compile.nvcc.as_deref())?);
+        if let Some(c) = &compile.command {
+            o.hip_command = c.clone();
+        }
+        o.timeout = compile.timeout.map(std::time::Duration::from_secs);
+        Ok(o)
     }
 
     /// The same options with this nvcc (`None`: the clang fallback).
@@ -283,7 +303,7 @@ fn compilers(
 ) -> Result<Vec<(Compiler, Option<CudaCompiler>)>, RunnerError> {
     let mut args = extra.to_vec();
     args.extend(spec_args(spec));
-    Ok(match target {
+    let list = match target {
         Target::Hip(arch) => vec![(
             Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args),
             None,
@@ -310,7 +330,14 @@ fn compilers(
                 }
             }
         }
-    })
+    };
+    Ok(list
+        .into_iter()
+        .map(|(c, what)| match opts.timeout {
+            Some(t) => (c.with_timeout(t), what),
+            None => (c, what),
+        })
+        .collect())
 }
 
 /// The kernels of a compiled object: their symbols and signatures.

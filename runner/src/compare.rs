@@ -132,6 +132,30 @@ pub fn ulp_distance(elem: Elem, a: &[u8], b: &[u8]) -> Option<u64> {
     }
 }
 
+/// An output of a variant outside the tolerance of the baseline's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputDiff {
+    pub name: String,
+    pub tolerance: Tolerance,
+    #[serde(flatten)]
+    pub first: Mismatch,
+}
+
+impl std::fmt::Display for OutputDiff {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "`{}`[{}] = {} (baseline {}), {} element(s) outside {}",
+            self.name,
+            self.first.index,
+            self.first.variant,
+            self.first.baseline,
+            self.first.count,
+            self.tolerance
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

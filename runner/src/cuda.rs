@@ -38,8 +38,9 @@ fn driver_present() -> bool {
 /// Initialise the driver and count its devices (bounded by `timeout`).
 pub fn device_count(timeout: Duration) -> Result<i32, DeviceError> {
     if !driver_present() {
-        return Err(DeviceError::Unavailable(
-            "no NVIDIA driver: cannot load libcuda.so.1; install the NVIDIA driver or use --backend hip".into(),
+        return Err(DeviceError::NoRuntime(
+            Api::Cuda,
+            "no NVIDIA driver: cannot load libcuda.so.1; install the NVIDIA driver".into(),
         ));
     }
     let r = bounded("cuInit", timeout, || {

@@ -109,6 +109,9 @@ pub enum DeviceError {
     /// No usable library or device: one line for the user, exit 2.
     #[error("{0}")]
     Unavailable(String),
+    /// The runtime library of this API cannot be loaded (the binary may name another backend).
+    #[error("{1}")]
+    NoRuntime(Api, String),
     /// A runtime call returned an error.
     #[error("{call} failed: {name}{detail}")]
     Call {

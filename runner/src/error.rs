@@ -29,7 +29,7 @@ pub enum RunnerError {
     Io { path: String, error: std::io::Error },
     /// A variant's outputs are not within the tolerance of the baseline's.
     #[error("outputs differ from the baseline's: {}", .0.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("; "))]
-    OutputsDiffer(Vec<crate::session::OutputDiff>),
+    OutputsDiffer(Vec<crate::compare::OutputDiff>),
     /// The kernel changed a buffer the spec does not mark as an output.
     #[error("{0}")]
     WroteInput(String),

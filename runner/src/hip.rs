@@ -87,9 +87,10 @@ impl Api_ {
                 Err(e) => last = e.to_string(),
             }
         }
-        Err(DeviceError::Unavailable(format!(
-            "no HIP runtime: cannot load libamdhip64 ({last}); install ROCm's HIP runtime or use --backend cuda"
-        )))
+        Err(DeviceError::NoRuntime(
+            Api::Hip,
+            format!("no HIP runtime: cannot load libamdhip64 ({last}); install ROCm's HIP runtime"),
+        ))
     }
 
     fn bind(lib: Library) -> Result<Api_, libloading::Error> {

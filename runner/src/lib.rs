@@ -3,8 +3,9 @@
 //! AMD; nvcc to PTX for NVIDIA, or clang-19 with the [`prelude`] where there is no nvcc) and
 //! checks the spec against the real parameter list ([`signature`]); [`session`] loads it on a
 //! GPU found at run time ([`hip`], [`cuda`]), compiled for that GPU's architecture, times
-//! launches with GPU events and compares outputs ([`compare`], [`stats`]). [`cubin`] reads
-//! NVIDIA cubins for the tuner's gates.
+//! launches with GPU events and compares outputs ([`compare`], [`stats`]); [`measure`] is
+//! `bench`'s warm-up and interleaved A B A B loop and [`report`] its report and renderers.
+//! [`cubin`] reads NVIDIA cubins for the tuner's gates.
 //!
 //! No GPU library is linked: libamdhip64 and libcuda are opened when a device is asked for,
 //! so the binary runs, and fails with one clear line, on machines with neither.
@@ -18,8 +19,10 @@ pub mod elem;
 pub mod error;
 pub mod expr;
 pub mod hip;
+pub mod measure;
 pub mod prelude;
 pub mod ptx;
+pub mod report;
 pub mod session;
 pub mod signature;
 pub mod spec;

@@ -6,7 +6,8 @@
 //! every launch of every kernel sees the same memory).
 
 use crate::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
-use crate::compare::{checksum, diff, Mismatch};
+pub use crate::compare::OutputDiff;
+use crate::compare::{checksum, diff};
 use crate::device::{Api, Device, DeviceError, DevicePtr, KernelHandle, Launch};
 use crate::elem::generate;
 use crate::error::RunnerError;
@@ -100,11 +101,11 @@ pub fn open_device(opts: &Options) -> Result<Box<dyn Device>, RunnerError> {
         Backend::Cuda => Ok(cuda()?),
         Backend::Auto => match hip() {
             Ok(d) => Ok(d),
-            Err(DeviceError::Unavailable(h)) => match cuda() {
+            Err(DeviceError::Unavailable(h) | DeviceError::NoRuntime(_, h)) => match cuda() {
                 Ok(d) => Ok(d),
-                Err(DeviceError::Unavailable(c)) => Err(RunnerError::Device(
-                    DeviceError::Unavailable(format!("no GPU: {h}; {c}")),
-                )),
+                Err(DeviceError::Unavailable(c) | DeviceError::NoRuntime(_, c)) => Err(
+                    RunnerError::Device(DeviceError::Unavailable(format!("no GPU: {h}; {c}"))),
+                ),
                 Err(e) => Err(e.into()),
             },
             Err(e) => Err(e.into()),
@@ -158,30 +159,6 @@ pub struct Output {
     pub checksum: String,
     #[serde(skip)]
     pub bytes: Vec<u8>,
-}
-
-/// An output of a variant outside the tolerance of the baseline's.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OutputDiff {
-    pub name: String,
-    pub tolerance: Tolerance,
-    #[serde(flatten)]
-    pub first: Mismatch,
-}
-
-impl std::fmt::Display for OutputDiff {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`{}`[{}] = {} (baseline {}), {} element(s) outside {}",
-            self.name,
-            self.first.index,
-            self.first.variant,
-            self.first.baseline,
-            self.first.count,
-            self.tolerance
-        )
-    }
 }
 
 /// A kernel loaded in a session.

@@ -5,6 +5,7 @@
 //! sm_90 with nvcc; CUDA sources written like llm.c's and SGEMM_CUDA's compile as they are; a
 //! float fma stays fma.rn.f32 on both compilers; a cache serves a copy of the tree elsewhere.
 //! Needs: nvcc (CUDA_HOME or PATH; these tests fail without it), clang++-19, hipcc.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 mod support;
 

@@ -68,14 +68,20 @@ impl Device for Sim {
         self.memory.push(vec![0; bytes]);
         Ok(DevicePtr(self.memory.len() as u64 * 0x1000))
     }
-    fn upload(&mut self, _: DevicePtr, _: &[u8]) -> Result<(), DeviceError> {
+    // Memory holds what is uploaded and copied (a launch writes nothing), so inputs stay as
+    // they were and outputs are their initial contents.
+    fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.memory[(dst.0 / 0x1000 - 1) as usize][..src.len()].copy_from_slice(src);
         Ok(())
     }
-    fn download(&mut self, _: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        dst.fill(0);
+    fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        let n = dst.len();
+        dst.copy_from_slice(&self.memory[(src.0 / 0x1000 - 1) as usize][..n]);
         Ok(())
     }
-    fn copy(&mut self, _: DevicePtr, _: DevicePtr, _: usize) -> Result<(), DeviceError> {
+    fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError> {
+        let from = self.memory[(src.0 / 0x1000 - 1) as usize][..bytes].to_vec();
+        self.memory[(dst.0 / 0x1000 - 1) as usize][..bytes].copy_from_slice(&from);
         Ok(())
     }
     fn launch_timed(
@@ -161,4 +167,47 @@ fn an_architecture_the_device_cannot_run_is_refused_with_one_line() {
         "{e}"
     );
     assert!(loaded.lock().unwrap().is_empty(), "nothing loaded");
+}
+
+/// `bench`'s loop (`runner::measure::interleaved`) on a simulated device: warm-up launches are
+/// not samples, every kernel gets `iterations` samples, the ratio of medians and the output
+/// comparison come back, and the report renders them; no iteration is a usage error.
+#[test]
+fn the_measurement_loop_times_baseline_and_variant_and_the_report_renders_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let loaded = Arc::new(Mutex::new(Vec::new()));
+    let mut s = Session::with_device(
+        Sim::boxed(Api::Cuda, "sm_90", &loaded),
+        spec(),
+        None,
+        &options(cache.path(), None),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let variant = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/bench/dot.unrolled.cu"
+    ));
+    let v = s.prepare_unchecked(&variant).unwrap();
+    let m = runner::measure::interleaved(&mut s, 0, Some(v), 2, 3).unwrap();
+    assert_eq!(m.samples, vec![vec![0.1; 3], vec![0.1; 3]]);
+    assert_eq!(m.summaries.len(), 2);
+    assert_eq!(m.ratio, Some(1.0));
+    assert_eq!(m.differences.as_deref(), Some(&[][..]));
+    let r = runner::report::Report::measured("dot.toml".into(), &s, &m, 3, 2, Some(false));
+    assert_eq!(
+        (r.kernels[0].role, r.kernels[1].role),
+        ("baseline", "variant")
+    );
+    let text = runner::report::human(&r, "");
+    assert!(
+        text.contains("3 timed launches after 2 warm-up")
+            && text.contains("ratio    variant / baseline median = 1.0000")
+            && text.contains("outputs  agree within the spec's tolerances"),
+        "{text}"
+    );
+    let alone = runner::measure::interleaved(&mut s, 0, None, 0, 2).unwrap();
+    assert_eq!((alone.samples.len(), alone.ratio), (1, None));
+    assert!(alone.differences.is_none());
+    let e = runner::measure::interleaved(&mut s, 0, None, 0, 0).unwrap_err();
+    assert!(matches!(e, runner::RunnerError::Usage(_)), "{e}");
 }

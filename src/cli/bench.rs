@@ -9,12 +9,10 @@
 //! launch error or timeout.
 
 use codeobj::compile::default_cache_dir;
-use runner::build::{build, find_nvcc, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
-use runner::session::{Backend, Options, OutputDiff, Session};
-use runner::stats::{summarize, Summary};
+use runner::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
+use runner::report::Report;
+use runner::session::{Backend, Options, Session};
 use runner::Spec;
-use serde::Serialize;
-use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -44,7 +42,7 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     pub backend: BackendArg,
     /// Compile target: gfx90a, gfx942... (AMD) or sm_80, sm_90... (NVIDIA) [default: the GPU's
-    /// own; with --compile-only gfx90a and sm_80].
+    /// own; with --compile-only `[compile] arch`, else gfx90a and sm_80].
     #[arg(long, value_name = "ARCH")]
     pub arch: Option<String>,
     /// nvcc for NVIDIA targets [default: `[compile] nvcc` of hip-unroll.toml, `$CUDA_HOME/bin/nvcc`,
@@ -75,51 +73,12 @@ pub struct BenchArgs {
     /// a machine without the compiler reads with --cache-dir.
     #[arg(long)]
     pub compile_only: bool,
-    /// Where compiled objects are cached [default: $HIP_UNROLL_CACHE_DIR, $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
+    /// Where compiled objects are cached [default: `[compile] cache-dir`, $HIP_UNROLL_CACHE_DIR,
+    /// $XDG_CACHE_HOME/hip-unroll or ~/.cache/hip-unroll].
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-}
-
-#[derive(Serialize)]
-struct KernelReport<'a> {
-    role: &'static str,
-    source: String,
-    symbol: &'a str,
-    demangled: Option<&'a str>,
-    object: String,
-    cached: bool,
-    precompiled: bool,
-    /// `nvcc (PATH)` or `clang++-19 ...` for NVIDIA targets.
-    compiler: Option<String>,
-    samples_ms: Vec<f64>,
-    /// `null` when nothing was timed (the variant is the same code).
-    summary: Option<Summary>,
-    outputs: Vec<OutputSum<'a>>,
-}
-
-#[derive(Serialize)]
-struct OutputSum<'a> {
-    name: &'a str,
-    blake3: &'a str,
-}
-
-#[derive(Serialize)]
-struct Report<'a> {
-    spec: String,
-    device: &'a runner::device::DeviceInfo,
-    target: &'a Target,
-    iterations: u64,
-    warmup: u64,
-    kernels: Vec<KernelReport<'a>>,
-    /// Variant median / baseline median (with --compare).
-    ratio: Option<f64>,
-    /// Outputs of the variant outside their tolerance (with --compare; empty: they agree).
-    differences: Option<&'a [OutputDiff]>,
-    /// With --compare: whether the variant compiles to the baseline's code (PTX without its
-    /// comments, or the code object's bytes); then nothing is timed unless --time-same-code.
-    same_code: Option<bool>,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
@@ -127,14 +86,19 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     runner::session::check_counts(args.iterations, args.warmup)?;
     crate::files::require_file(&args.spec)?;
     let spec = Spec::load(&args.spec)?;
-    let configured = match config::find_config(&args.spec) {
-        Some(path) => config::load(&path)?.compile.nvcc,
-        None => None,
-    };
-    let build_opts = BuildOptions::new(args.cache_dir.clone().unwrap_or_else(default_cache_dir))
-        .with_nvcc(find_nvcc(args.nvcc.as_deref(), configured.as_deref())?);
+    // `[compile]` of the hip-unroll.toml found upward from the spec: `cache-dir`, `command`
+    // (AMD), `nvcc`, `timeout`, and `arch` for --compile-only (a timed kernel is built for the
+    // GPU it runs on unless --arch says otherwise).
+    let compile = config::discover(&args.spec)?.config.compile;
+    let cache_dir = args
+        .cache_dir
+        .clone()
+        .or(compile.cache_dir.clone())
+        .unwrap_or_else(default_cache_dir);
+    let build_opts = BuildOptions::from_config(cache_dir, &compile, args.nvcc.as_deref())?;
     if args.compile_only {
-        return compile_only(&args, &spec, &build_opts);
+        let arch = args.arch.clone().or(compile.arch.clone());
+        return compile_only(&args, arch.as_deref(), &spec, &build_opts);
     }
     let opts = Options {
         backend: match args.backend {
@@ -155,7 +119,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(s) = &args.source {
         crate::files::require_file(s)?;
     }
-    let mut session = Session::open(spec, baseline, &opts)?;
+    let mut session = Session::open(spec, baseline, &opts).map_err(backend_hint)?;
     let mut same_code = None;
     if let (Some(v), true) = (&args.source, args.compare) {
         // Compiled (into the cache) before anything is launched: the same code is not timed.
@@ -170,166 +134,37 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         (Some(v), true) => Some(session.prepare_unchecked(v)?),
         _ => None,
     };
-    let ids: Vec<usize> = std::iter::once(0).chain(variant).collect();
-    // Rounds in blocks of opposite orders (A B, B A), the one generator of `samplestats`.
-    let order = |round: u64| -> Vec<usize> {
-        match ids.len() {
-            2 => samplestats::round_order("bench", round as usize).to_vec(),
-            _ => vec![0],
-        }
-    };
-    for round in 0..args.warmup {
-        for slot in order(round) {
-            session.sample(ids[slot])?;
-        }
-    }
-    let mut samples: Vec<Vec<f64>> = vec![Vec::new(); ids.len()];
-    for round in 0..args.iterations {
-        for slot in order(args.warmup + round) {
-            samples[slot].push(session.sample(ids[slot])?);
-        }
-    }
-    session.check_inputs()?;
-    let diffs = variant.map(|v| session.compare(0, v));
-    let summaries: Vec<Summary> = samples
-        .iter()
-        .map(|s| summarize(s).expect("at least one iteration"))
-        .collect();
-    let ratio = (summaries.len() == 2).then(|| summaries[1].median / summaries[0].median);
-    let kernels: Vec<KernelReport> = session
-        .kernels
-        .iter()
-        .zip(samples)
-        .zip(&summaries)
-        .enumerate()
-        .map(|(i, ((k, s), sum))| KernelReport {
-            role: if ids.len() == 2 && i == 1 {
-                "variant"
-            } else {
-                "baseline"
-            },
-            source: k.built.source.display().to_string(),
-            symbol: &k.built.signature.symbol,
-            demangled: k.built.signature.demangled.as_deref(),
-            object: k.built.object.display().to_string(),
-            cached: k.built.cached,
-            precompiled: k.built.precompiled,
-            compiler: k.built.compiler.as_ref().map(|c| c.to_string()),
-            samples_ms: s,
-            summary: Some(sum.clone()),
-            outputs: k
-                .outputs
-                .iter()
-                .map(|o| OutputSum {
-                    name: &o.name,
-                    blake3: &o.checksum,
-                })
-                .collect(),
-        })
-        .collect();
-    let report = Report {
-        spec: args.spec.display().to_string(),
-        device: session.device(),
-        target: &session.target,
-        iterations: args.iterations,
-        warmup: args.warmup,
-        kernels,
-        ratio,
-        differences: diffs.as_deref(),
+    let measured =
+        runner::measure::interleaved(&mut session, 0, variant, args.warmup, args.iterations)?;
+    let report = Report::measured(
+        args.spec.display().to_string(),
+        &session,
+        &measured,
+        args.iterations,
+        args.warmup,
         same_code,
-    };
-    match args.format {
-        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
-        Format::Human => crate::files::stdout(&human(&report))?,
-    }
+    );
+    print_report(&args, &report)?;
+    let diffs = measured.differences.as_ref();
     Ok(match diffs {
         Some(d) if !d.is_empty() => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     })
 }
 
-fn human(r: &Report) -> String {
-    let mut out = String::new();
-    let d = r.device;
-    let _ = writeln!(
-        out,
-        "device   {} ({} #{}, {})",
-        d.name,
-        d.api,
-        d.ordinal,
-        d.arch.as_deref().unwrap_or("?")
-    );
-    let _ = writeln!(
-        out,
-        "target   {:?}; {} timed launches after {} warm-up, per kernel",
-        r.target, r.iterations, r.warmup
-    );
-    for k in &r.kernels {
-        let _ = writeln!(
-            out,
-            "{:<8} {} ({}{})",
-            k.role,
-            k.source,
-            origin(k.precompiled, k.cached),
-            k.compiler
-                .as_deref()
-                .map(|c| format!(" by {c}"))
-                .unwrap_or_default()
-        );
-        let _ = writeln!(out, "         kernel {}", k.demangled.unwrap_or(k.symbol));
-        let Some(s) = &k.summary else {
-            continue;
-        };
-        let _ = writeln!(
-            out,
-            "         median {:.4} ms  q1 {:.4}  q3 {:.4}  MAD {:.4} ({:.2}%)  min {:.4}  max {:.4}  n {}",
-            s.median, s.q1, s.q3, s.mad, s.rel_spread * 100.0, s.min, s.max, s.n
-        );
-        let shown: Vec<String> = k.samples_ms.iter().map(|x| format!("{x:.4}")).collect();
-        let _ = writeln!(out, "         samples (ms) {}", shown.join(" "));
-        for o in &k.outputs {
-            let _ = writeln!(out, "         output {} blake3 {}", o.name, o.blake3);
+/// The report as JSON or text; the text's line on a variant that is the baseline's code says
+/// what `--time-same-code` does.
+fn print_report(args: &BenchArgs, report: &Report) -> anyhow::Result<()> {
+    match args.format {
+        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(report)? + "\n")),
+        Format::Human => {
+            let note = if report.ratio.is_some() {
+                "timed as asked (--time-same-code): an A/A measurement"
+            } else {
+                "nothing timed (--time-same-code times it anyway)"
+            };
+            crate::files::stdout(&runner::report::human(report, note))
         }
-    }
-    if r.same_code == Some(true) {
-        let what = match r.target {
-            Target::Cuda(_) => "PTX",
-            Target::Hip(_) => "code object",
-        };
-        let timed = if r.ratio.is_some() {
-            "timed as asked (--time-same-code): an A/A measurement"
-        } else {
-            "nothing timed (--time-same-code times it anyway)"
-        };
-        let _ = writeln!(
-            out,
-            "same     the variant compiles to the same {what} as the baseline: {timed}"
-        );
-    }
-    if let Some(ratio) = r.ratio {
-        let _ = writeln!(out, "ratio    variant / baseline median = {ratio:.4}");
-    }
-    match r.differences {
-        Some([]) => {
-            let _ = writeln!(out, "outputs  agree within the spec's tolerances");
-        }
-        Some(diffs) => {
-            for d in diffs {
-                let _ = writeln!(out, "DIFFERS  {d} (max |diff| {:e})", d.first.max_abs_diff);
-            }
-        }
-        None => {}
-    }
-    out
-}
-
-fn origin(precompiled: bool, cached: bool) -> &'static str {
-    if precompiled {
-        "precompiled"
-    } else if cached {
-        "cached"
-    } else {
-        "compiled"
     }
 }
 
@@ -339,46 +174,18 @@ fn same_code_report(
     session: &Session,
     variant: &Built,
 ) -> anyhow::Result<ExitCode> {
-    let kernel = |role: &'static str, b: &'_ Built| KernelReport {
-        role,
-        source: b.source.display().to_string(),
-        symbol: "",
-        demangled: None,
-        object: b.object.display().to_string(),
-        cached: b.cached,
-        precompiled: b.precompiled,
-        compiler: b.compiler.as_ref().map(|c| c.to_string()),
-        samples_ms: Vec::new(),
-        summary: None,
-        outputs: Vec::new(),
-    };
-    let base = &session.kernels[0].built;
-    let mut kernels = vec![kernel("baseline", base), kernel("variant", variant)];
-    for (k, b) in kernels.iter_mut().zip([base, variant]) {
-        k.symbol = &b.signature.symbol;
-        k.demangled = b.signature.demangled.as_deref();
-    }
-    let report = Report {
-        spec: args.spec.display().to_string(),
-        device: session.device(),
-        target: &session.target,
-        iterations: 0,
-        warmup: 0,
-        kernels,
-        ratio: None,
-        differences: None,
-        same_code: Some(true),
-    };
-    match args.format {
-        Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?,
-        Format::Human => crate::files::stdout(&human(&report))?,
-    }
+    let report = Report::same_code(args.spec.display().to_string(), session, variant);
+    print_report(args, &report)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--compile-only`: build (and check) for the chosen backend(s), without a GPU.
-fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::Result<ExitCode> {
-    let arch = args.arch.as_deref();
+fn compile_only(
+    args: &BenchArgs,
+    arch: Option<&str>,
+    spec: &Spec,
+    opts: &BuildOptions,
+) -> anyhow::Result<ExitCode> {
     let targets: Vec<Target> = match (args.backend, arch) {
         (BackendArg::Hip, a) => vec![Target::Hip(
             a.unwrap_or(codeobj::compile::DEFAULT_ARCH).to_string(),
@@ -404,52 +211,27 @@ fn compile_only(args: &BenchArgs, spec: &Spec, opts: &BuildOptions) -> anyhow::R
     }
     match args.format {
         Format::Json => crate::files::stdout(&(serde_json::to_string_pretty(&built)? + "\n"))?,
-        Format::Human => {
-            let mut out = String::new();
-            for (i, b) in built.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "{} for {:?} ({}{}): {}",
-                    b.source.display(),
-                    b.target,
-                    origin(b.precompiled, b.cached),
-                    b.compiler
-                        .as_ref()
-                        .map(|c| format!(" by {c}"))
-                        .unwrap_or_default(),
-                    b.object.display()
-                );
-                // Baseline and variant alternate per target: say when they are the same code.
-                if sources.len() == 2 && i % 2 == 1 && b.same_code(&built[i - 1]) {
-                    let _ = writeln!(
-                        out,
-                        "  the same code as the baseline's: `bench --compare` times nothing"
-                    );
-                }
-                let sig = &b.signature;
-                let _ = writeln!(
-                    out,
-                    "  kernel {} ({})",
-                    sig.demangled.as_deref().unwrap_or(&sig.symbol),
-                    sig.symbol
-                );
-                for (i, p) in sig.params.iter().enumerate() {
-                    let _ = writeln!(
-                        out,
-                        "  param {} {}{} size {} offset {}",
-                        i + 1,
-                        p.cxx_type.as_deref().unwrap_or("?"),
-                        p.name
-                            .as_deref()
-                            .map(|n| format!(" {n}"))
-                            .unwrap_or_default(),
-                        p.size,
-                        p.offset
-                    );
-                }
-            }
-            crate::files::stdout(&out)?;
-        }
+        Format::Human => crate::files::stdout(&runner::report::built_human(
+            &built,
+            sources.len() == 2,
+            "the same code as the baseline's: `bench --compare` times nothing",
+        ))?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A runtime that cannot be loaded: the runner says what to install, the binary adds the flag
+/// that picks the other backend.
+fn backend_hint(e: runner::RunnerError) -> anyhow::Error {
+    use runner::device::{Api, DeviceError};
+    match e {
+        runner::RunnerError::Device(DeviceError::NoRuntime(api, m)) => {
+            let other = match api {
+                Api::Hip => "cuda",
+                Api::Cuda => "hip",
+            };
+            anyhow::anyhow!("{m} or use --backend {other}")
+        }
+        e => e.into(),
+    }
 }

@@ -64,8 +64,3 @@ pub fn rule_infos() -> Vec<RuleInfo> {
 pub fn did_you_mean(id: &str) -> String {
     guards::rules::closest(id).map_or(String::new(), |c| format!("; did you mean {c:?}?"))
 }
-
-/// Every known rule id, in registry order.
-pub fn rule_ids() -> Vec<String> {
-    rule_infos().into_iter().map(|r| r.id).collect()
-}

@@ -9,7 +9,6 @@ use anyhow::bail;
 use codeobj::compile::{Compiler, DEFAULT_ARCH, DEFAULT_COMMAND};
 use codeobj::judge::{Judgement, Thresholds};
 use codeobj::KernelResources;
-use config::{CompileSection, PressureSection};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,13 +56,8 @@ struct Output<'a> {
 }
 
 pub fn run(args: PressureArgs) -> anyhow::Result<ExitCode> {
-    let (compile_cfg, pressure_cfg) = match config::find_config(&args.baseline) {
-        Some(path) => {
-            let cfg = config::load(&path)?;
-            (cfg.compile, cfg.vgpr_pressure)
-        }
-        None => (CompileSection::default(), PressureSection::default()),
-    };
+    let cfg = config::discover(&args.baseline)?.config;
+    let (compile_cfg, pressure_cfg) = (cfg.compile, cfg.vgpr_pressure);
     let arch = args
         .arch
         .or(compile_cfg.arch)

@@ -3,6 +3,7 @@
 //! roofline, and optionally an SVG roofline and a Perfetto trace.
 
 use anyhow::Context;
+use profiler::analyze::NoRoofline;
 use profiler::run::{Plan, Preset};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -119,6 +120,9 @@ fn check_output(path: &Path) -> anyhow::Result<()> {
 }
 
 pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
+    // Every command reads the hip-unroll.toml that applies here (none of its sections is
+    // profile's, but a broken file is an error for every command alike).
+    config::discover(Path::new("."))?;
     for path in args.svg.iter().chain(&args.trace_json) {
         check_output(path)?;
     }
@@ -171,17 +175,14 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             crate::files::stdout(&lines)?;
             return Ok(ExitCode::SUCCESS);
         }
-        for (i, inv) in invocations.iter().enumerate() {
-            eprintln!(
-                "profile: pass {}/{}: {}",
-                i + 1,
-                invocations.len(),
-                inv.argv.join(" ")
-            );
-            profiler::run::execute(inv, std::time::Duration::from_secs(args.timeout))?;
-        }
-        // Read back exactly the pass directories of this run (not stale ones of an earlier run).
-        invocations.iter().map(|inv| inv.dir.clone()).collect()
+        let n = invocations.len();
+        profiler::run::execute_all(
+            &invocations,
+            std::time::Duration::from_secs(args.timeout),
+            |i, inv| {
+                eprintln!("profile: pass {}/{n}: {}", i + 1, inv.argv.join(" "));
+            },
+        )?
     };
 
     let ran = args.from.is_empty();
@@ -205,54 +206,31 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
             if n == 1 { "" } else { "es" }
         );
     }
-    // The critical path needs every dispatch (a filtered-out kernel still delays the others):
-    // compute it first, then keep only the matching kernels' rows.
-    let mut cp = (!profile.dispatches.is_empty()).then(|| {
-        profiler::critical::critical_path(
-            &profile,
-            &profiler::critical::Options {
-                wait_gap_ns: args.wait_gap_ns,
-                extra: Vec::new(),
-            },
-        )
-    });
-    if let Some(re) = &regex {
-        profile.retain_kernels(re);
-        if profile.dispatches.is_empty() && profile.precomputed.is_empty() {
-            anyhow::bail!("no kernel matches --kernel {:?}", re.as_str());
+    let analysis = match profiler::analyze::analyze(
+        &mut profile,
+        &profiler::analyze::Options {
+            wait_gap_ns: args.wait_gap_ns,
+            kernel: regex,
+            gpu: args.gpu.clone(),
+        },
+    ) {
+        Err(profiler::Error::NoKernelMatches(re)) => {
+            anyhow::bail!("no kernel matches --kernel {re:?}")
         }
-        if let Some(cp) = &mut cp {
-            cp.kernels.retain(|k| re.is_match(&k.name));
-        }
-    }
-    let kernels = profiler::stats::summarize(&profile);
-    let peaks = match &args.gpu {
-        Some(g) => Some(
-            profiler::roofline::peaks_named(g)
-                .ok_or_else(|| profiler::Error::UnknownGpu(g.clone()))?,
-        ),
-        None => profiler::roofline::peaks_for(profile.arch(), profile.product()),
+        r => r?,
     };
-    let (roofline, note) = if !profile.has_counters() {
-        (
-            None,
-            Some("no hardware counters in the input (use --preset full)".to_string()),
-        )
-    } else if let Some(pk) = peaks {
-        let r = profiler::roofline::roofline(&profile, pk);
-        if r.kernels.is_empty() {
-            (None, Some("the counters lack FLOP (SQ_INSTS_VALU_*) or DRAM (TCC_EA*_RDREQ/WRREQ) counters".to_string()))
-        } else {
-            (Some(r), None)
-        }
-    } else {
-        (
-            None,
-            Some(format!(
+    let (roofline, note) = match analysis.roofline {
+        Ok(r) => (Some(r), None),
+        Err(why) => (None, Some(match why {
+            NoRoofline::NoCounters => {
+                "no hardware counters in the input (use --preset full)".to_string()
+            }
+            NoRoofline::MissingCounters => "the counters lack FLOP (SQ_INSTS_VALU_*) or DRAM (TCC_EA*_RDREQ/WRREQ) counters".to_string(),
+            NoRoofline::NoPeaks(arch) => format!(
                 "no peak figures for this GPU ({}); pass --gpu mi210|mi250x|mi300x",
-                profile.arch().unwrap_or("unknown arch")
-            )),
-        )
+                arch.as_deref().unwrap_or("unknown arch")
+            ),
+        })),
     };
     let svg_path = args.svg.clone().or_else(|| {
         args.out
@@ -274,7 +252,13 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         let v = profiler::trace::chrome_trace(&profile);
         write_output(path, serde_json::to_string(&v)?.as_bytes())?;
     }
-    let report = profiler::report::Report::new(&profile, kernels, cp, roofline, note);
+    let report = profiler::report::Report::new(
+        &profile,
+        analysis.kernels,
+        analysis.critical_path,
+        roofline,
+        note,
+    );
     let text = match args.format {
         Format::Table => profiler::report::table(&report),
         Format::Json => profiler::report::json(&report),

@@ -218,15 +218,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.output {
         crate::files::check_output(out)?;
     }
-    let (tune_cfg, compile_cfg, pressure_cfg, config_dirs) =
-        match config::find_config(std::path::Path::new(".")) {
-            Some(path) => {
-                let cfg = config::load(&path)?;
-                let dirs = config::include_dirs(&cfg, &path);
-                (cfg.tune, cfg.compile, cfg.vgpr_pressure, dirs)
-            }
-            None => Default::default(),
-        };
+    let found = config::discover(std::path::Path::new("."))?;
+    let config_dirs = found
+        .path
+        .as_ref()
+        .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
+    let cfg = found.config;
+    let (tune_cfg, compile_cfg, pressure_cfg) = (cfg.tune, cfg.compile, cfg.vgpr_pressure);
     let backend = match args.backend {
         Some(b) => b,
         None => match tune_cfg.backend.as_deref() {

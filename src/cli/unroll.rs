@@ -12,7 +12,6 @@
 //! symbolic link, FIFO, device, read-only or hard-linked file is refused).
 
 use anyhow::{bail, Context};
-use config::CompileSection;
 use pipeline::{LoopRef, Mode, Policy, Refusal};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -222,10 +221,7 @@ fn refusal_message(id: &pipeline::LoopId, mode: Mode, factor: u32, r: &Refusal) 
 /// `--verify`'s compiler: the command line first, then `[compile]` of hip-unroll.toml (found
 /// upward from the file, as `pressure` does), then hipcc for gfx90a.
 fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
-    let cfg = match config::find_config(&args.file) {
-        Some(path) => config::load(&path)?.compile,
-        None => CompileSection::default(),
-    };
+    let cfg = config::discover(&args.file)?.config.compile;
     let mut opts = pipeline::VerifyOptions::default();
     if let Some(c) = args.compile.clone().or(cfg.command) {
         opts.command = c;

@@ -1,6 +1,7 @@
 //! Robustness sweep: parse every file given (or listed in a file with `@LIST`), try every loop
 //! in both modes with one factor in-process, and count results (rewritten, refused by reason,
 //! new parse errors, panics). `cargo run --release -p transforms --example sweep -- [--factor N] FILES|@LIST`
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

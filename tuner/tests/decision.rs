@@ -3,6 +3,7 @@
 //! program is disturbed in every comparison), a true 5% speedup under 3% noise is found at
 //! least 90% of the time with the default plan, and the mean runs per decision stay within
 //! budget.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use tuner::sim::{run_many, Noise, Scenario};
 use tuner::stats::Plan;

@@ -4,6 +4,7 @@
 //! same bytes, refuses the others with the pipeline's refusal id, and reports `blocked` every
 //! loop `check` calls blocked; and after an accepted edit (the edit-history path), the tuner
 //! builds for every other loop what `unroll` builds on the edited file.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use pipeline::{LoopLoc, LoopRef, Mode, Policy, Source};
 use std::collections::BTreeMap;
@@ -195,7 +196,9 @@ fn tune_builds_exactly_what_unroll_would_and_blocks_what_check_blocks() {
 fn after_an_accepted_edit_tune_builds_what_unroll_would_on_the_edited_file() {
     let testdata = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
     let testdata = std::fs::canonicalize(testdata).unwrap();
-    let disc = discover::discover(&testdata, &[PathBuf::from("transforms")], &[]).unwrap();
+    let includes = pipeline::Includes::default();
+    let disc =
+        discover::discover(&testdata, &[PathBuf::from("transforms")], &[], &includes).unwrap();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let (mut files, mut moved_ids) = (0, 0);
     for f in disc.files.iter() {
@@ -213,7 +216,8 @@ fn after_an_accepted_edit_tune_builds_what_unroll_would_on_the_edited_file() {
         files += 1;
         let history = vec![accepted.edits.clone()];
         // `unroll`'s view of the edited file: its own parse, ids renumbered as it prints them.
-        let edited = Source::new(accepted.source.clone());
+        // As the tuner does: the rewritten text keeps the original's translation unit.
+        let edited = Source::with_unit(accepted.source.clone(), f.source.unit().clone());
         let variant = f
             .source
             .variant(first.loc, 2, Mode::Manual, Policy::default())

@@ -6,6 +6,7 @@
 //! besides the parse is reading two O(1) facts from each tree (the node count and whether it
 //! has errors) so the optimiser cannot drop the parse. Prints files, bytes, nodes, files with
 //! errors, the elapsed time and files/s; exits 2 on a usage or I/O error.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

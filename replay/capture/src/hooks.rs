@@ -3,6 +3,7 @@
 //! the application sees, and a panic while recording is caught. The queue hook creates an
 //! intercept queue whose packet callback ([`on_submit`]) is where a dispatch is captured.
 
+use crate::status::describe;
 use crate::{snap, tool, track::Blob};
 use replay::aql;
 use replay::ffi::*;
@@ -821,25 +822,6 @@ unsafe extern "C" fn hook_vmem_set_access(
 }
 
 // ---- helpers ------------------------------------------------------------------------------
-
-/// The runtime's name for a status.
-pub(crate) fn describe(s: Status) -> String {
-    if let Some(f) = tool().and_then(|t| t.real.status_string) {
-        let mut p: *const c_char = std::ptr::null();
-        // SAFETY: hsa_status_string stores a pointer to a static string.
-        if unsafe { f(s, &mut p) } == STATUS_SUCCESS && !p.is_null() {
-            // SAFETY: NUL-terminated static string.
-            let text = unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy();
-            return text
-                .split(". ")
-                .next()
-                .unwrap_or(&text)
-                .trim_end_matches('.')
-                .to_string();
-        }
-    }
-    format!("{} ({s:#x})", status_name(s))
-}
 
 /// Record a problem in the status file's `error` (the first one is kept).
 pub(crate) fn note_error(e: String) {

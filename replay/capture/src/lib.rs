@@ -12,6 +12,7 @@
 
 mod hooks;
 mod snap;
+mod status;
 pub mod track;
 
 use regex::Regex;

@@ -3,7 +3,7 @@
 //! kernargs, the code object and every tracked allocation (failures recorded per region), and
 //! write the snapshot with the packet's own geometry and segment sizes.
 
-use crate::hooks::describe;
+use crate::status::describe;
 use crate::track::{Alloc, KernelInfo};
 use crate::Tool;
 use replay::aql;

@@ -134,7 +134,9 @@ fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Erro
         RunnerError::OutputsDiffer(_) | RunnerError::WroteInput(_) => {
             Ok(Failure::Check(e.to_string()))
         }
-        RunnerError::Device(DeviceError::Unavailable(m)) => Err(Error::Environment(m)),
+        RunnerError::Device(DeviceError::Unavailable(m) | DeviceError::NoRuntime(_, m)) => {
+            Err(Error::Environment(m))
+        }
         RunnerError::Device(d @ DeviceError::Timeout { .. }) => {
             let m = d.to_string();
             *poison = Some(m.clone());
@@ -237,11 +239,7 @@ impl Backend for BenchBackend {
         let open = self.open.clone();
         let w = Worker::start("hip-unroll-bench", move || match open() {
             Ok(d) => Ok(State::Device(d)),
-            // The runner's hints name `bench`'s own --backend, which tune does not have.
-            Err(e) => Err(e
-                .to_string()
-                .replace(" or use --backend cuda", "")
-                .replace(" or use --backend hip", "")),
+            Err(e) => Err(e.to_string()),
         })
         .map_err(Error::Environment)?;
         let _ = self.worker.set(w);
