@@ -190,13 +190,16 @@ mod tests {
         let tree = Tree::scan(d.path(), &[]).unwrap();
         let mut ov = Overlay::new();
         ov.insert("k.cu".into(), b"new".to_vec());
-        let a = apply(&tree, &ov, state.path()).unwrap();
+        let a = apply(&tree, &ov, state.path(), 1).unwrap();
         assert_eq!(a.written, vec![PathBuf::from("k.cu")]);
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
+        // Held until the run is recorded finished, then released.
+        assert!(state.path().join("apply/journal.json").exists());
+        release(state.path()).unwrap();
         assert!(!state.path().join("apply").exists());
     }
 
@@ -211,12 +214,12 @@ mod tests {
         ov.insert("a.cu".into(), b"A".to_vec());
         ov.insert("b.cu".into(), b"B".to_vec());
         std::fs::write(d.path().join("b.cu"), "edited").unwrap();
-        let a = apply(&tree, &ov, state.path()).unwrap();
+        let a = apply(&tree, &ov, state.path(), 1).unwrap();
         assert_eq!(a.edited, vec![PathBuf::from("b.cu")]);
         assert!(a.written.is_empty());
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
         std::fs::write(d.path().join("b.cu"), "b").unwrap();
-        assert_eq!(apply(&tree, &ov, state.path()).unwrap().written.len(), 2);
+        assert_eq!(apply(&tree, &ov, state.path(), 1).unwrap().written.len(), 2);
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"A");
         let text = diff(&Tree::scan(d.path(), &[]).unwrap(), &{
             let mut o = Overlay::new();
@@ -242,7 +245,7 @@ mod tests {
         let mut ov = Overlay::new();
         ov.insert("a.cu".into(), b"A".to_vec());
         ov.insert("b.cu".into(), b"B".to_vec());
-        let e = apply(&tree, &ov, state.path()).unwrap_err();
+        let e = apply(&tree, &ov, state.path(), 1).unwrap_err();
         assert!(e.to_string().contains("read-only"), "{e}");
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
         assert_eq!(std::fs::read(d.path().join("b.cu")).unwrap(), b"b");
