@@ -270,7 +270,8 @@ fn processes_mentioning(needle: &str) -> Vec<u32> {
 }
 
 /// `kill -9` of hip-unroll while a compile runs: the compiler and everything it started die
-/// too (it was reparented to PID 1 and ran on); `$TMPDIR` keeps nothing of the compile.
+/// too (it was reparented to PID 1 and ran on); the compile's private `$TMPDIR`, left by the
+/// kill, is removed by the next run.
 #[test]
 fn kill_9_during_a_fake_compile_ends_the_compilers_group() {
     kill_9_during_a_fake_compile(&["pressure", "rowsum.cu", "v.cu"], 2);
@@ -358,6 +359,34 @@ fn kill_9_during_a_fake_compile(args: &[&str], compiles: usize) {
         survivors.is_empty(),
         "compiler children {survivors:?} outlived kill -9"
     );
+    // The compile's private TMPDIR outlives the kill (no destructor ran); the next run's first
+    // compile removes it (its hip-unroll is gone), and leaves nothing of its own.
+    let listing = || -> Vec<String> {
+        std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert!(
+        listing().iter().any(|n| n.starts_with("hip-unroll-cc-")),
+        "{:?}",
+        listing()
+    );
+    std::fs::write(
+        d.path().join("hip-unroll.toml"),
+        "[compile]\ncommand = \"false {src} -o {out}\"\n",
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .args(args)
+        .current_dir(d.path())
+        .env("TMPDIR", &tmp)
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache2"))
+        .output()
+        .unwrap();
+    assert!(o.status.code().is_some(), "{o:?}");
+    assert!(listing().is_empty(), "left in TMPDIR: {:?}", listing());
 }
 
 /// A source that takes a compiler a while: many instantiated, fully unrolled kernels.

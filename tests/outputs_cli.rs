@@ -294,3 +294,78 @@ fn an_output_on_a_full_disk_says_disk_full() {
         .collect();
     assert!(temps.is_empty(), "{temps:?}");
 }
+
+fn temps_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".hip-unroll-"))
+        .collect()
+}
+
+/// `-o`, `unroll --in-place` and `check --fix` killed (SIGKILL, test point) between writing their
+/// temporary file and renaming it: the temporary file is left beside the target, and the next
+/// write in that directory removes it (its writer is gone); a temporary file of a live writer
+/// stays.
+#[test]
+fn a_temporary_file_left_by_a_kill_is_removed_by_the_next_write() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let k = d.join("k.cu");
+    let fixable = repo().join("testdata/fix/wave-size/reduction.cu");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let unroll = |extra: &[&str]| {
+        let mut v: Vec<String> = vec!["unroll".into(), s(&k)];
+        v.extend(["--loop", "2", "--factor", "2"].map(String::from));
+        v.extend(extra.iter().map(|x| x.to_string()));
+        v
+    };
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "-o",
+            unroll(&["-o", &s(&d.join("out.cu"))]),
+            "fsio.output.before-rename",
+        ),
+        (
+            "--in-place",
+            unroll(&["--in-place"]),
+            "unroll.in-place.before-rename",
+        ),
+        (
+            "check --fix",
+            vec!["check".into(), "--unsafe-fixes".into(), s(&d.join("r.cu"))],
+            "check.fix.before-rename",
+        ),
+    ];
+    // A live writer's temporary file (this test's own process id): never removed.
+    let live = d.join(format!(".hip-unroll-w{}-AAAAAA", std::process::id()));
+    std::fs::write(&live, "x").unwrap();
+    for (name, args, point) in cases {
+        std::fs::write(&k, KERNEL).unwrap();
+        std::fs::copy(&fixable, d.join("r.cu")).unwrap();
+        let o = Command::new(BIN)
+            .args(&args)
+            .env("HIP_UNROLL_TESTPOINT", format!("{point}=kill"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            o.status.signal(),
+            Some(libc::SIGKILL),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert_eq!(temps_in(d).len(), 2, "{name}: {:?}", temps_in(d));
+        let o = Command::new(BIN).args(&args).output().unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0) | Some(1)),
+            "{name}: {}",
+            stderr(&o)
+        );
+        assert_eq!(
+            temps_in(d),
+            vec![live.file_name().unwrap().to_string_lossy().into_owned()],
+            "{name}: the killed write's temporary file is left"
+        );
+    }
+}

@@ -503,3 +503,64 @@ fn inverted_dispatches_are_left_out_and_counted() {
     );
     assert!(kb["min_ns"].as_f64().unwrap() > 0.0, "{kb}");
 }
+
+/// `kill -9` of `hip-unroll profile` while the profiler runs: the profiler and what it started
+/// (here a `sleep` standing in for the application) die too, not reparented to PID 1.
+#[test]
+fn kill_9_of_profile_ends_the_profilers_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_dir = dir.path().join("bin");
+    std::fs::create_dir(&bin_dir).unwrap();
+    let pids = dir.path().join("pids");
+    script(
+        &bin_dir,
+        "rocprofv3",
+        &format!(
+            "if [ \"$1\" = --version ]; then exit 0; fi\nsh -c 'echo $$ >> {0}; exec sleep 300' &\nwait",
+            pids.display()
+        ),
+    );
+    let mut child = bin()
+        .args(["profile", "--timeout", "600", "-o"])
+        .arg(dir.path().join("o"))
+        .args(["--", "./app"])
+        .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let pid: i32 = loop {
+        if let Some(p) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            break p;
+        }
+        assert!(t0.elapsed().as_secs() < 60, "the profiler never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let alive = |p: i32| {
+        std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    };
+    let t0 = std::time::Instant::now();
+    while alive(pid) && t0.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let survived = alive(pid);
+    if survived {
+        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
+    assert!(
+        !survived,
+        "the profiled application outlived kill -9 of profile"
+    );
+}

@@ -170,7 +170,9 @@ fn a_kill_at_each_step_of_the_apply_is_rolled_back_by_the_next_run() {
         ("before-rename", 1, false),
         ("renamed", 3, false),
         ("renamed-all", 1, false),
-        ("done", 1, true),
+        // The journal is held until the run is recorded finished in the ledger.
+        ("done", 1, false),
+        ("released", 1, true),
     ] {
         let t = tree();
         let spec = format!("tuner.apply.{step}=kill@{n}");
@@ -189,7 +191,7 @@ fn a_kill_at_each_step_of_the_apply_is_rolled_back_by_the_next_run() {
         assert!(!t.state.join("apply").exists(), "{spec}");
         let rolled_back = matches!(
             step,
-            "journaled" | "temp" | "before-rename" | "renamed" | "renamed-all"
+            "journaled" | "temp" | "before-rename" | "renamed" | "renamed-all" | "done"
         );
         assert_eq!(
             text.contains("an apply interrupted by a kill was rolled back"),
@@ -233,6 +235,41 @@ fn resume_after_a_kill_in_the_apply_writes_the_whole_set() {
     );
     assert_eq!(states(&t), vec![Some(true); FILES]);
     assert!(temps(&t).is_empty());
+}
+
+/// A kill after the last rename, before the run is recorded finished: the next `--resume`
+/// still finds the run (the set is rolled back, then written again) and ends as an uninterrupted
+/// run; a kill once the run is recorded finished keeps the written set (completed, not rolled
+/// back) and the ledger has the report. (Before the journal was held, the first left the tree
+/// updated and the run unfinished: `--resume` said it held no interrupted run.)
+#[test]
+fn a_kill_between_the_last_rename_and_the_runs_end_still_resumes() {
+    let t = tree();
+    let o = tune(&t, &[], "tuner.apply.done=kill@1");
+    assert_eq!(o.status.signal(), Some(libc::SIGKILL), "{}", stderr(&o));
+    assert_eq!(states(&t), vec![Some(true); FILES]);
+    let o = tune(&t, &["--resume", "--format", "json"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = report(&o);
+    assert_eq!(names(&r["written"]), all(), "{r}");
+    assert_eq!(states(&t), vec![Some(true); FILES]);
+    assert!(temps(&t).is_empty());
+    assert!(!t.state.join("apply").exists());
+
+    let t = tree();
+    let o = tune(&t, &[], "tuner.apply.release=kill@1");
+    assert_eq!(o.status.signal(), Some(libc::SIGKILL), "{}", stderr(&o));
+    assert!(t.state.join("apply/journal.json").exists());
+    let o = tune(&t, &["--dry-run"], "");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("was completed: 5 file(s) kept updated"),
+        "{text}"
+    );
+    assert_eq!(states(&t), vec![Some(true); FILES]);
+    assert!(temps(&t).is_empty());
+    assert!(!t.state.join("apply").exists());
 }
 
 /// An edit saved while tune waits between the third file's check and its rename is kept; the

@@ -466,6 +466,18 @@ fn ctrl_c_then_kill_minus_nine_then_resume_decide_as_an_uninterrupted_run() {
         seen.push_str(&line);
     }
     let pid = child.id().to_string();
+    // The line comes before the stop: signal only once it has stopped (a SIGCONT sent before the
+    // SIGSTOP would be lost, and the process would stay stopped).
+    let stat = format!("/proc/{pid}/stat");
+    let stopped = (0..12000).any(|_| {
+        let s = std::fs::read_to_string(&stat).unwrap_or_default();
+        let state = s.rsplit(')').next().unwrap_or("").trim_start();
+        state.starts_with('T') || {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            false
+        }
+    });
+    assert!(stopped, "tune never stopped at its test point");
     for sig in ["-INT", "-CONT"] {
         assert!(Command::new("kill")
             .args([sig, &pid])

@@ -104,6 +104,9 @@ pub enum CompileError {
     Io { path: String, error: std::io::Error },
     #[error("{0}")]
     Load(LoadError),
+    /// A source, header or key file that is not a regular file or is past its size cap.
+    #[error("{0}")]
+    Input(#[from] fsio::Error),
 }
 
 /// What a compile produces.
@@ -177,6 +180,42 @@ pub struct Compiled {
 
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// A compile's private `TMPDIR` is `$TMPDIR/hip-unroll-cc-PID-XXXXXX`: the process id of the
+/// hip-unroll that made it, so that one left by a `kill -9` (no destructor ran) is recognised.
+pub const TMPDIR_PREFIX: &str = "hip-unroll-cc-";
+
+/// Remove the private `TMPDIR`s under `tmp` whose hip-unroll is gone (killed before it could
+/// remove them): once per process, before its first compile. A directory of a live process,
+/// or of a process we may not signal, stays. Returns how many were removed.
+pub fn sweep_stale_tmpdirs(tmp: &Path) -> usize {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    let mut removed = 0;
+    SWEPT.call_once(|| {
+        let Ok(entries) = std::fs::read_dir(tmp) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name
+                .strip_prefix(TMPDIR_PREFIX)
+                .and_then(|r| r.split_once('-'))
+                .and_then(|(pid, _)| pid.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let gone = fsio::process_gone(pid);
+            // Only directories we made (a symbolic link is not followed).
+            if gone
+                && e.file_type().is_ok_and(|t| t.is_dir())
+                && std::fs::remove_dir_all(e.path()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+    });
+    removed
+}
 
 /// A compiler process ready to run, and its private temporary directory.
 struct CompilerJob {
@@ -464,15 +503,12 @@ impl Compiler {
         let mut files = self.key_files.clone();
         files.extend(self.included_files());
         for f in &files {
-            let bytes = std::fs::read(f).map_err(|error| CompileError::Io {
-                path: f.display().to_string(),
-                error,
-            })?;
+            let bytes = fsio::read_source(f)?;
             field(file_name_of(&f.display().to_string()).as_bytes());
             field(&bytes);
         }
         if let Some(path) = path {
-            for (name, bytes) in local_includes(path, source, &self.include_dirs()) {
+            for (name, bytes) in local_includes(path, source, &self.include_dirs())? {
                 field(name.display().to_string().as_bytes());
                 field(&bytes);
             }
@@ -523,8 +559,9 @@ impl Compiler {
         args: impl IntoIterator<Item = S>,
     ) -> Result<CompilerJob, CompileError> {
         check_timeout(self.timeout)?;
+        sweep_stale_tmpdirs(&std::env::temp_dir());
         let tmp = tempfile::Builder::new()
-            .prefix("hip-unroll-cc-")
+            .prefix(&format!("{TMPDIR_PREFIX}{}-", std::process::id()))
             .tempdir()
             .map_err(|error| CompileError::Io {
                 path: std::env::temp_dir().display().to_string(),
@@ -546,7 +583,7 @@ impl Compiler {
             let path = path.display().to_string();
             move |error| CompileError::Io { path, error }
         };
-        let bytes = std::fs::read(src).map_err(io(src))?;
+        let bytes = fsio::read_source(src)?;
         let skey = self.source_key(Some(src), &bytes)?;
         let index = self.cache_dir.join("by-source").join(&skey);
         let key = match self.full_key(&skey) {
@@ -764,7 +801,13 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CompileError> {
 /// first reached, each once, named as written (so two copies of one tree share their keys).
 /// Headers that are not found (system headers, or ones only the compiler's own paths reach)
 /// are left to the compiler identity.
-pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(PathBuf, Vec<u8>)> {
+/// Headers are read through fsio's bounded read: one past [`fsio::SOURCE_CAP`] is an error; an
+/// unreadable one is left out of the key (the compile will say why).
+pub fn local_includes(
+    path: &Path,
+    source: &[u8],
+    dirs: &[PathBuf],
+) -> Result<Vec<(PathBuf, Vec<u8>)>, fsio::Error> {
     const MAX_HEADERS: usize = 4096;
     let mut out: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -781,9 +824,13 @@ pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(Path
                 if c.is_file() {
                     let canon = std::fs::canonicalize(&c).unwrap_or(c.clone());
                     if seen.insert(canon) && out.len() < MAX_HEADERS {
-                        if let Ok(b) = std::fs::read(&c) {
-                            out.push((PathBuf::from(&name), b.clone()));
-                            found.push((c, b));
+                        match fsio::read_source(&c) {
+                            Ok(b) => {
+                                out.push((PathBuf::from(&name), b.clone()));
+                                found.push((c, b));
+                            }
+                            Err(e @ fsio::Error::TooLarge { .. }) => return Err(e),
+                            Err(_) => {}
                         }
                     }
                     break;
@@ -793,7 +840,7 @@ pub fn local_includes(path: &Path, source: &[u8], dirs: &[PathBuf]) -> Vec<(Path
         // Depth-first in source order.
         stack.extend(found.into_iter().rev());
     }
-    out
+    Ok(out)
 }
 
 /// The `#include "NAME"` (quoted: true) and `#include <NAME>` directives, in order (comments

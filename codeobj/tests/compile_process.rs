@@ -243,3 +243,43 @@ fn a_failed_compile_is_one_line_with_the_first_error_and_a_log() {
         assert!(text.contains("undeclared_b") && text.contains(&command[..8]), "{text}");
     }
 }
+
+/// A source, or a header it includes, larger than the source cap (a sparse file of 65 MiB) is a
+/// one-line error before any compile: the hashing of the inputs reads through fsio's bounded
+/// read (it read whole files of any size). A FIFO named as the source is refused, never waited on.
+#[test]
+fn sources_and_headers_past_the_cap_are_refused_before_the_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let cc = script(
+        dir.path(),
+        "cc.sh",
+        "while [ $# -gt 0 ]; do if [ \"$1\" = -o ]; then printf x > \"$2\"; fi; shift; done\n",
+    );
+    let c = Compiler::new(
+        format!("{} {{src}} -o {{out}}", cc.display()),
+        "x",
+        dir.path().join("cache"),
+    )
+    .with_output(codeobj::compile::Output::Text("txt"));
+    let big = dir.path().join("big.h");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(fsio::SOURCE_CAP + (1 << 20))
+        .unwrap();
+    let src = dir.path().join("k.cu");
+    std::fs::write(&src, "#include \"big.h\"\n__global__ void k() {}\n").unwrap();
+    for s in [&src, &big] {
+        let e = c.compile(s).unwrap_err().to_string();
+        assert!(e.contains("big.h"), "{e}");
+        assert!(e.contains("larger than") || e.contains("too large"), "{e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+    let fifo = dir.path().join("fifo.cu");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let e = c.compile(&fifo).unwrap_err().to_string();
+    assert!(e.contains("fifo.cu"), "{e}");
+}

@@ -154,7 +154,7 @@ fn cache_key_includes_headers() {
         "gfx90a",
         d.path().join("cache"),
     );
-    let deps = codeobj::compile::local_includes(&src, text.as_bytes(), &c.include_dirs());
+    let deps = codeobj::compile::local_includes(&src, text.as_bytes(), &c.include_dirs()).unwrap();
     let names: Vec<String> = deps
         .iter()
         .map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned())

@@ -14,4 +14,4 @@ pub use error::{reason, Error, Kind, Op};
 pub use read::{
     digest, read, read_source, read_to_string, regular, OBJECT_CAP, SOURCE_CAP, TEXT_CAP,
 };
-pub use write::{check_output, rewrite, write_output, TEMP_PREFIX};
+pub use write::{check_output, process_gone, rewrite, write_output, TEMP_PREFIX};

@@ -16,6 +16,11 @@
 //!    exchanged with its temporary file ([`crate::write`]'s commit: an edit is put back);
 //! 6. `renamed-all`: every file is compared with its new content once more;
 //! 7. the directories are synced and the journal removed (`journal.json` first), then `done`.
+//!    A journal made with [`Journal::held`] is kept instead (`done` is hit with it in place):
+//!    the caller records its own commit (the tuner: the run finished in its ledger), then
+//!    removes it with [`Journal::release`] (`release`, then `released`). Its recovery asks the caller whether
+//!    that commit happened ([`Journal::recover_with`]): if so the new contents are kept and the
+//!    journal removed; if not, it is rolled back like any other.
 //!
 //! **An unfinished apply is rolled back, never completed**: an I/O error at step 4 or 5, an edit
 //! found at step 5 or 6, or, on the next [`Journal::recover`], a kill anywhere after step 3, all
@@ -69,6 +74,10 @@ pub struct Recovery {
     pub edited: Vec<PathBuf>,
     /// Temporary files removed beside the user's files.
     pub temps_removed: usize,
+    /// The apply had been committed ([`Journal::held`]): completed, not rolled back.
+    pub completed: bool,
+    /// Files of a committed apply that keep their new content.
+    pub kept: Vec<PathBuf>,
 }
 
 /// `journal.json`.
@@ -76,6 +85,9 @@ pub struct Recovery {
 struct Record {
     version: u32,
     files: Vec<Entry>,
+    /// [`Journal::held`]'s tag: the caller's name for the commit that ends this apply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tag: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -100,6 +112,7 @@ const VERSION: u32 = 1;
 pub struct Journal {
     dir: PathBuf,
     point: String,
+    tag: Option<String>,
 }
 
 /// What the roll-back did with one file.
@@ -116,7 +129,26 @@ impl Journal {
         Journal {
             dir: dir.into(),
             point: point.to_string(),
+            tag: None,
         }
+    }
+
+    /// The same journal, kept after a complete apply until [`Journal::release`]: the caller
+    /// records its commit, named `tag`, in between (see the module's step 7).
+    pub fn held(mut self, tag: &str) -> Journal {
+        self.tag = Some(tag.to_string());
+        self
+    }
+
+    /// Remove a held journal once its commit is recorded (nothing when there is none).
+    pub fn release(&self) -> Result<(), Error> {
+        if !self.path().exists() {
+            return Ok(());
+        }
+        self.hit("release");
+        self.remove_journal()?;
+        self.hit("released");
+        Ok(())
     }
 
     /// The journal file: it exists exactly while an apply is unfinished.
@@ -196,6 +228,7 @@ impl Journal {
         let record = Record {
             version: VERSION,
             files,
+            tag: self.tag.clone(),
         };
         self.write_journal(&record)?;
         self.hit("journaled");
@@ -254,7 +287,9 @@ impl Journal {
         for d in dirs {
             sync_dir(d).map_err(|cause| fail(self, cause))?;
         }
-        self.remove_journal()?;
+        if self.tag.is_none() {
+            self.remove_journal()?;
+        }
         self.hit("done");
         Ok(Applied {
             written: record.files.iter().map(|e| e.path.clone()).collect(),
@@ -291,6 +326,15 @@ impl Journal {
     /// Roll back the apply a journal left (a kill, or a roll-back that failed): `None` when
     /// there is none. Leftovers of an apply killed before its journal existed are removed.
     pub fn recover(&self) -> Result<Option<Recovery>, Error> {
+        self.recover_with(|_| false)
+    }
+
+    /// [`Journal::recover`], except that a held journal whose commit `committed(tag)` says
+    /// was recorded is completed: its files keep their new content (`kept`), it is removed.
+    pub fn recover_with(
+        &self,
+        committed: impl FnOnce(&str) -> bool,
+    ) -> Result<Option<Recovery>, Error> {
         let jp = self.path();
         match std::fs::symlink_metadata(&jp) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -309,6 +353,9 @@ impl Journal {
         if record.version != VERSION {
             return Err(bad(format!("version {}", record.version)));
         }
+        if record.tag.as_deref().is_some_and(committed) {
+            return self.complete(&record).map(Some);
+        }
         self.rollback(&record)
             .map(Some)
             .map_err(|(file, why)| Error::RollbackFailed {
@@ -317,6 +364,27 @@ impl Journal {
                 why: Box::new(why),
                 journal: self.dir.clone(),
             })
+    }
+
+    /// A committed apply: every file had its new content when the commit was recorded; one
+    /// with other content now was edited since and is reported. The journal goes.
+    fn complete(&self, record: &Record) -> Result<Recovery, Error> {
+        let mut out = Recovery {
+            completed: true,
+            ..Recovery::default()
+        };
+        for e in &record.files {
+            if current_digest(&e.tmp, &e.path)?.is_some_and(|d| d == e.new || d == e.old) {
+                std::fs::remove_file(&e.tmp).map_err(Error::io(Op::Write, &e.path))?;
+                out.temps_removed += 1;
+            }
+            match current_digest(&e.real, &e.path)? {
+                Some(d) if d == e.new => out.kept.push(e.path.clone()),
+                _ => out.edited.push(e.path.clone()),
+            }
+        }
+        self.remove_journal()?;
+        Ok(out)
     }
 
     /// Give every file of `record` its old content back where it has its new one; remove the

@@ -63,11 +63,80 @@ pub(crate) fn create_new(tmp: &Path, shown: &Path) -> Result<std::fs::File, Erro
         .map_err(Error::io(Op::Write, shown))
 }
 
-/// A new temporary file in `dir` (a fresh name on a clash).
+/// The marker of a single write's temporary file (`-o`, `--in-place`, `--fix`):
+/// `.hip-unroll-wPID-XXXXXX`, the writer's process id in the name, so that one a kill left
+/// behind is recognised and removed by the next write in its directory ([`sweep_stale`]). A
+/// journal's temporary files (`.hip-unroll-XXXXXX`) are not: the journal's recovery removes them.
+const WRITE_MARK: &str = "w";
+
+fn write_temp_name(dir: &Path) -> PathBuf {
+    let t = temp_name(dir);
+    let name = t.file_name().unwrap_or_default().to_string_lossy();
+    let rand = name.strip_prefix(TEMP_PREFIX).unwrap_or(&name);
+    dir.join(format!(
+        "{TEMP_PREFIX}{WRITE_MARK}{}-{rand}",
+        std::process::id()
+    ))
+}
+
+/// The process id in a single write's temporary file name, if `name` is one.
+fn write_temp_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?.strip_prefix(WRITE_MARK)?;
+    let (pid, rand) = rest.split_once('-')?;
+    (!rand.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether process `pid` is gone: no such process (one we may not signal still exists).
+/// How a temporary file or directory named after its maker's process id is known stale.
+pub fn process_gone(pid: i32) -> bool {
+    pid > 0
+        && unsafe { libc::kill(pid, 0) } == -1
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Remove the temporary files of single writes in `dir` whose writer is gone (killed before
+/// its rename): once per directory and process. Returns how many were removed.
+pub(crate) fn sweep_stale(dir: &Path) -> usize {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SWEPT: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !SWEPT
+        .get_or_init(Default::default)
+        .lock()
+        .map(|mut s| s.insert(key))
+        .unwrap_or(false)
+    {
+        return 0;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = write_temp_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        if process_gone(pid)
+            && e.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::remove_file(e.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// A new temporary file in `dir` (a fresh name on a clash) for a single write; stale ones of
+/// killed writers in `dir` are removed first.
 fn create_temp(dir: &Path, shown: &Path) -> Result<(std::fs::File, PathBuf), Error> {
+    sweep_stale(dir);
     let mut last = None;
     for _ in 0..16 {
-        let tmp = temp_name(dir);
+        let tmp = write_temp_name(dir);
         match create_new(&tmp, shown) {
             Ok(f) => return Ok((f, tmp)),
             Err(Error::Io { err, .. }) if err.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -304,6 +373,7 @@ pub fn write_output(path: &Path, bytes: &[u8], like: Option<&Path>) -> Result<()
                 set_mode(&f, mode, path)?;
             }
         }
+        testpoint::hit("fsio.output.before-rename");
         let flags = if existing.is_some() {
             rustix::fs::RenameFlags::empty()
         } else {

@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Counter presets, mirroring what ROCm users know from rocprof-compute's panels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -360,8 +360,6 @@ pub fn check_timeout(timeout: Duration) -> Result<()> {
     Ok(())
 }
 
-/// Run one invocation with a timeout; its stdout and stderr go to `DIR/profiler.log`.
-/// On timeout the whole process group is killed.
 /// Run every pass in order (`before` is told each one first, 0-based), each within `timeout`;
 /// the pass directories of this run, to read back (not stale ones of an earlier run).
 pub fn execute_all(
@@ -376,63 +374,45 @@ pub fn execute_all(
     Ok(invocations.iter().map(|inv| inv.dir.clone()).collect())
 }
 
+/// Run one invocation with a timeout; its stdout and stderr go to `DIR/profiler.log`.
+/// It runs in its own process group (through `childproc`): on timeout the whole group is killed,
+/// and so it is when hip-unroll dies, even by `kill -9` (rocprofv3 and the application it
+/// started would otherwise run on, reparented to PID 1).
 pub fn execute(inv: &Invocation, timeout: Duration) -> Result<()> {
-    use std::os::unix::process::CommandExt;
     check_timeout(timeout)?;
     std::fs::create_dir_all(&inv.dir).map_err(crate::error::io(&inv.dir))?;
     if let Some((f, text)) = &inv.input_file {
         std::fs::write(f, text).map_err(crate::error::io(f))?;
     }
     let log_path = inv.dir.join("profiler.log");
-    let log = std::fs::File::create(&log_path).map_err(crate::error::io(&log_path))?;
-    let log2 = log.try_clone().map_err(crate::error::io(&log_path))?;
     let program = inv.argv[0].clone();
-    let mut child = std::process::Command::new(&inv.argv[0])
+    let out = childproc::Job::new(&inv.argv[0], timeout)
         .args(&inv.argv[1..])
-        .stdin(std::process::Stdio::null())
-        .stdout(log)
-        .stderr(log2)
-        .process_group(0)
-        .spawn()
-        .map_err(|error| Error::Spawn {
-            program: program.clone(),
-            error,
+        .group_dies_with_parent()
+        .run(|_| {})
+        .map_err(|e| match e {
+            childproc::Error::Spawn { error, .. } => Error::Spawn {
+                program: program.clone(),
+                error,
+            },
+            _ => Error::Timeout {
+                program: program.clone(),
+                secs: timeout.as_secs(),
+            },
         })?;
-    let t0 = Instant::now();
-    let status = loop {
-        match child.try_wait().map_err(|error| Error::Spawn {
-            program: program.clone(),
-            error,
-        })? {
-            Some(s) => break s,
-            None if t0.elapsed() >= timeout => {
-                // The child leads its own process group (process_group(0) above): kill that
-                // group only, so that the application rocprofv3 started dies with it.
-                if let Some(pgid) = i32::try_from(child.id())
-                    .ok()
-                    .filter(|&p| p > 1)
-                    .and_then(rustix::process::Pid::from_raw)
-                {
-                    let _ =
-                        rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-                }
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Error::Timeout {
-                    program,
-                    secs: timeout.as_secs(),
-                });
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
-        }
-    };
-    if !status.success() {
-        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+    let mut log = out.stdout.clone();
+    if !out.stderr.is_empty() {
+        log.push_str(&out.stderr);
+    }
+    std::fs::write(&log_path, &log).map_err(crate::error::io(&log_path))?;
+    let status = out.status_text();
+    if !out.success() {
+        let text = log;
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(15)..].join("\n");
         return Err(Error::ProfilerFailed {
             program,
-            status: status.to_string(),
+            status,
             tail,
             log: log_path,
         });

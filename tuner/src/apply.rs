@@ -5,7 +5,11 @@
 //! an edited file stops the set, is left as the user saved it, and is reported. An apply that a
 //! kill interrupted is rolled back by the next `tune` (plain or `--resume`) before it scans the
 //! tree: the tree is then exactly the one the killed run started from, so `--resume` continues
-//! that run and reuses its decisions. Also the unified diff that `--diff` prints instead.
+//! that run and reuses its decisions. The journal is held until the run is recorded finished in
+//! the ledger ([`release`] after `Ledger::finish`): a kill between the last rename and that
+//! record is rolled back like the others (the run stays resumable), one after it keeps the new
+//! contents (the run is done, its report in the ledger). Also the unified diff that `--diff`
+//! prints instead.
 
 use crate::error::Error;
 use crate::workcopy::{Overlay, Tree};
@@ -32,7 +36,8 @@ pub struct Applied {
 /// written through symbolic links, keep their mode, owner and group, and a read-only, another
 /// user's (when the owner cannot be kept) or hard-linked file refuses the whole set before
 /// anything is written. An I/O error part-way is an error after every file is restored.
-pub fn apply(tree: &Tree, overlay: &Overlay, state: &Path) -> Result<Applied, Error> {
+/// The journal is held for the ledger's run `run_id` (see [`release`]).
+pub fn apply(tree: &Tree, overlay: &Overlay, state: &Path, run_id: i64) -> Result<Applied, Error> {
     let mut changes = Vec::with_capacity(overlay.len());
     for (rel, bytes) in overlay {
         let path = tree.root.join(rel);
@@ -48,7 +53,7 @@ pub fn apply(tree: &Tree, overlay: &Overlay, state: &Path) -> Result<Applied, Er
             new: bytes.clone(),
         });
     }
-    let done = journal(state).apply(&changes)?;
+    let done = journal(state).held(&run_id.to_string()).apply(&changes)?;
     let rel = |ps: Vec<PathBuf>| -> Vec<PathBuf> {
         ps.into_iter()
             .map(|p| {
@@ -64,10 +69,25 @@ pub fn apply(tree: &Tree, overlay: &Overlay, state: &Path) -> Result<Applied, Er
     })
 }
 
-/// Roll back an apply that a kill interrupted (`None` when there was none). Call it holding the
-/// state directory's lock, before the tree is scanned.
+/// Roll back an apply that a kill interrupted (`None` when there was none), or complete one
+/// whose run the ledger records finished. Call it holding the state directory's lock, before
+/// the tree is scanned.
 pub fn recover(state: &Path) -> Result<Option<fsio::txn::Recovery>, Error> {
-    Ok(journal(state).recover()?)
+    let mut lookup = Ok(false);
+    let r = journal(state).recover_with(|tag| {
+        lookup = match tag.parse::<i64>() {
+            Ok(id) => crate::ledger::run_finished(state, id),
+            Err(_) => Ok(false),
+        };
+        *lookup.as_ref().unwrap_or(&false)
+    })?;
+    lookup?;
+    Ok(r)
+}
+
+/// Remove the apply's journal once the run is recorded finished in the ledger.
+pub fn release(state: &Path) -> Result<(), Error> {
+    Ok(journal(state).release()?)
 }
 
 /// `path` as reports show it: relative to the tree's root when it is inside.
@@ -102,9 +122,23 @@ pub fn edited_note(edited: &[PathBuf]) -> String {
     )
 }
 
-/// The report's note for an interrupted apply that this run rolled back.
+/// The report's note for an interrupted apply that this run rolled back (or, when its run had
+/// finished, completed).
 pub fn recovered_note(r: &fsio::txn::Recovery, root: &Path) -> String {
     let names = |ps: &[PathBuf]| ps.iter().map(|p| shown(p, root)).collect::<Vec<_>>();
+    if r.completed {
+        let mut s = format!(
+            "the apply of a finished run, killed before its journal was removed, was completed: {} file(s) kept updated",
+            r.kept.len()
+        );
+        if !r.edited.is_empty() {
+            s.push_str(&format!(
+                "; edited since, left as saved: {}",
+                list(&names(&r.edited))
+            ));
+        }
+        return s;
+    }
     let mut s = format!(
         "an apply interrupted by a kill was rolled back: {} file(s) restored, {} untouched, {} temporary file(s) removed",
         r.restored.len(),
@@ -156,13 +190,16 @@ mod tests {
         let tree = Tree::scan(d.path(), &[]).unwrap();
         let mut ov = Overlay::new();
         ov.insert("k.cu".into(), b"new".to_vec());
-        let a = apply(&tree, &ov, state.path()).unwrap();
+        let a = apply(&tree, &ov, state.path(), 1).unwrap();
         assert_eq!(a.written, vec![PathBuf::from("k.cu")]);
         assert_eq!(std::fs::read(&p).unwrap(), b"new");
         let mode = std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o640);
         let leftovers: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
         assert_eq!(leftovers.len(), 1);
+        // Held until the run is recorded finished, then released.
+        assert!(state.path().join("apply/journal.json").exists());
+        release(state.path()).unwrap();
         assert!(!state.path().join("apply").exists());
     }
 
@@ -177,12 +214,12 @@ mod tests {
         ov.insert("a.cu".into(), b"A".to_vec());
         ov.insert("b.cu".into(), b"B".to_vec());
         std::fs::write(d.path().join("b.cu"), "edited").unwrap();
-        let a = apply(&tree, &ov, state.path()).unwrap();
+        let a = apply(&tree, &ov, state.path(), 1).unwrap();
         assert_eq!(a.edited, vec![PathBuf::from("b.cu")]);
         assert!(a.written.is_empty());
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
         std::fs::write(d.path().join("b.cu"), "b").unwrap();
-        assert_eq!(apply(&tree, &ov, state.path()).unwrap().written.len(), 2);
+        assert_eq!(apply(&tree, &ov, state.path(), 1).unwrap().written.len(), 2);
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"A");
         let text = diff(&Tree::scan(d.path(), &[]).unwrap(), &{
             let mut o = Overlay::new();
@@ -208,7 +245,7 @@ mod tests {
         let mut ov = Overlay::new();
         ov.insert("a.cu".into(), b"A".to_vec());
         ov.insert("b.cu".into(), b"B".to_vec());
-        let e = apply(&tree, &ov, state.path()).unwrap_err();
+        let e = apply(&tree, &ov, state.path(), 1).unwrap_err();
         assert!(e.to_string().contains("read-only"), "{e}");
         assert_eq!(std::fs::read(d.path().join("a.cu")).unwrap(), b"a");
         assert_eq!(std::fs::read(d.path().join("b.cu")).unwrap(), b"b");

@@ -124,6 +124,18 @@ fn remove_db_files(db: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Whether the ledger in `state_dir` records run `id` as finished (`done`): the commit of the
+/// apply that run holds a journal for (see `apply.rs`).
+pub fn run_finished(state_dir: &Path, id: i64) -> Result<bool, Error> {
+    let l = Ledger::open(state_dir)?;
+    let status: Option<String> = l
+        .conn
+        .query_row("SELECT status FROM runs WHERE id = ?1", [id], |r| r.get(0))
+        .optional()
+        .map_err(|e| l.err(e))?;
+    Ok(status.as_deref() == Some("done"))
+}
+
 /// A SQLite error on the ledger at `path`: a full disk is [`Error::DiskFull`] (the ledger is
 /// fine), anything else says the ledger is not usable.
 fn classify(path: &Path, e: rusqlite::Error) -> Error {

@@ -270,7 +270,7 @@ pub fn tune_discovered<B: Backend>(
         match settings.apply {
             ApplyMode::Write => {
                 // An error leaves every file as the run found it: the run stays resumable.
-                let a = apply::apply(&tree, &s.overlay, &state_dir)?;
+                let a = apply::apply(&tree, &s.overlay, &state_dir, run.run_id)?;
                 if !a.edited.is_empty() {
                     outcome = "edited";
                     s.notes.insert(apply::edited_note(&a.edited));
@@ -334,6 +334,7 @@ pub fn tune_discovered<B: Backend>(
         "done"
     };
     ledger.finish(run.run_id, status, Some(&report::json(&report)))?;
+    apply::release(&state_dir)?;
     Ok(Outcome {
         report,
         diff,

@@ -77,6 +77,10 @@ fn relative_to(from: &Path, to: &Path) -> PathBuf {
     out
 }
 
+/// The largest file a tuned tree may hold (each is read whole, hashed and copied into every
+/// working copy): past it, the scan is an error naming the file (ignore it in `.gitignore`).
+pub const TREE_FILE_CAP: u64 = 1 << 30;
+
 impl Tree {
     /// Walk `root` (canonical) skipping `exclude` (the state directory), `.git` and ignored
     /// files. Symbolic links to something inside the tree are kept as links; links that leave
@@ -144,7 +148,7 @@ impl Tree {
             if !meta.is_file() {
                 continue;
             }
-            let bytes = std::fs::read(p).map_err(io_err(p))?;
+            let bytes = fsio::read(p, TREE_FILE_CAP, "a file of the tuned tree")?;
             files.insert(
                 rel,
                 FileEntry {
@@ -428,7 +432,7 @@ impl Slot {
             Some(b) => b.to_vec(),
             None => {
                 let src = tree.root.join(p);
-                let b = std::fs::read(&src).map_err(io_err(&src))?;
+                let b = fsio::read(&src, TREE_FILE_CAP, "a file of the tuned tree")?;
                 if hash_bytes(&b) != w.hash {
                     return Err(Error::TreeChanged(src.display().to_string()));
                 }
@@ -512,6 +516,19 @@ mod tests {
         std::fs::write(user.join(".git/HEAD"), "ref").unwrap();
         std::fs::write(state.join("ledger.db"), "db").unwrap();
         (d, user, state)
+    }
+
+    /// A file past the cap (sparse: no disk used) is an error naming it, found without reading
+    /// it (the scan read every file whole, whatever its size).
+    #[test]
+    fn scan_refuses_a_file_past_the_cap() {
+        let (_d, user, state) = setup();
+        std::fs::File::create(user.join("huge.bin"))
+            .unwrap()
+            .set_len(TREE_FILE_CAP + 1)
+            .unwrap();
+        let e = Tree::scan(&user, &[state]).unwrap_err().to_string();
+        assert!(e.contains("huge.bin") && e.contains("too large"), "{e}");
     }
 
     #[test]
