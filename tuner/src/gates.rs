@@ -55,6 +55,9 @@ pub struct Report {
     pub gates: Vec<(&'static str, Outcome)>,
     /// Whether the variant's code object was compiled now (not taken from the cache).
     pub compiled: bool,
+    /// Every gate passed and the variant's machine code (the `.text` of every kernel) is
+    /// byte-identical to the baseline's.
+    pub same_code: bool,
 }
 
 impl Report {
@@ -213,6 +216,7 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: false,
+                    same_code: false,
                 };
             }
         };
@@ -227,6 +231,7 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: false,
+                    same_code: false,
                 };
             }
             Err(e) => {
@@ -234,6 +239,7 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: true,
+                    same_code: false,
                 };
             }
         };
@@ -241,7 +247,11 @@ impl Gates {
         gates.push((COMPILE, Outcome::Pass));
         if self.compiler.output == Output::Cubin {
             self.nvidia(base, &var, &mut gates);
-            return Report { gates, compiled };
+            return Report {
+                same_code: false,
+                gates,
+                compiled,
+            };
         }
         let mut diffs = Vec::new();
         if base.code_objects.len() != var.code_objects.len() {
@@ -260,7 +270,11 @@ impl Gates {
         }
         if !diffs.is_empty() {
             gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
-            return Report { gates, compiled };
+            return Report {
+                gates,
+                compiled,
+                same_code: false,
+            };
         }
         gates.push((SIGNATURE, Outcome::Pass));
         let j = codeobj::judge::judge(
@@ -284,6 +298,10 @@ impl Gates {
         } else {
             gates.push((PRESSURE, Outcome::Pass));
         }
-        Report { gates, compiled }
+        Report {
+            gates,
+            compiled,
+            same_code: false,
+        }
     }
 }

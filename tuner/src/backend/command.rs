@@ -42,8 +42,15 @@ pub(crate) fn run_cmd(
     slot: &Slot<'_>,
     timeout: Duration,
 ) -> Result<Result<shell::Output, String>, Error> {
-    let expanded = shell::expand(cmd, slot.user_root, slot.root);
-    match shell::run_recorded(&expanded, slot.root, timeout, slot.stop, slot.records) {
+    let expanded = shell::expand_device(cmd, slot.user_root, slot.root, slot.device.shown());
+    match shell::run_with_env(
+        &expanded,
+        slot.root,
+        timeout,
+        slot.stop,
+        slot.records,
+        &slot.device.env,
+    ) {
         Ok(o) => Ok(Ok(o)),
         Err(RunError::Interrupted) => Err(Error::Interrupted),
         Err(e @ RunError::Timeout { .. }) => Ok(Err(e.to_string())),

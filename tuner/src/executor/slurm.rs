@@ -1,0 +1,1 @@
+//! Slurm job steps as lanes (to come).

@@ -1,0 +1,1 @@
+//! The tune-worker loop (to come).
