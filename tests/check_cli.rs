@@ -1125,3 +1125,86 @@ fn explain_states_the_rewrite_policy() {
     let t = stdout(&run(&["explain", "unroll-blocked"]));
     assert!(t.contains("hint") && t.contains("[check.severity]"), "{t}");
 }
+
+/// A parse error is reported where it is: `path:line:col` in human output (one note per file,
+/// the first error), every location in JSON; a definition the lowering cannot read as a
+/// function is one of them, never skipped silently.
+#[test]
+fn parse_errors_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "__global__ void k(float* a) { for (int i = 0; i < 4; i++) a[i] = 1; }\n\
+               SHARED_MEMORY union\n{\n  int a;\n}\n\
+               __global__ void g() { int = ; }\n";
+    std::fs::write(dir.path().join("bad.cu"), src).unwrap();
+    let o = run_in(dir.path(), &["check", "bad.cu"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("bad.cu:2:1: note: parse error: `SHARED_MEMORY union` is not read as a function definition"),
+        "{out}"
+    );
+    assert!(out.contains("(and 1 more)"), "{out}");
+    let o = run_in(dir.path(), &["check", "--format", "json", "bad.cu"]);
+    let v = json(&o);
+    let f = &v["files"][0];
+    assert_eq!(f["parse_errors"], 2, "{f}");
+    let at: Vec<(u64, u64)> = f["parse_error_locations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["line"].as_u64().unwrap(), e["column"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(at, [(2, 1), (6, 27)], "{f}");
+    assert_eq!(
+        f["parse_error_locations"][1]["message"], "cannot parse `=`",
+        "{f}"
+    );
+}
+
+/// A misspelt rule id gets the closest known one: in `explain`, `--select` and `--ignore`.
+#[test]
+fn unknown_rule_ids_suggest_the_closest() {
+    let o = run(&["explain", "wave_size"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("unknown rule id \"wave_size\"; did you mean \"wave-size\"?"),
+        "{}",
+        stderr(&o)
+    );
+    for flag in ["--select", "--ignore"] {
+        let o = run(&["check", flag, "barier,atomic", "testdata/check"]);
+        assert_eq!(code(&o), 2);
+        assert!(
+            stderr(&o).contains("barier; did you mean \"barrier\"?"),
+            "{flag}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(&["explain", "xyzzy"]);
+    assert!(!stderr(&o).contains("did you mean"), "{}", stderr(&o));
+}
+
+/// A directory with no file to check is a warning on stderr (the output stays valid, the exit
+/// status is what the other files make it: 0 here).
+#[test]
+fn an_empty_directory_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::create_dir(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/notes.txt"), "nothing").unwrap();
+    let o = run_in(dir.path(), &["check", "--format", "json", "empty", "docs"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["files"], serde_json::json!([]));
+    for d in ["empty", "docs"] {
+        assert!(
+            stderr(&o).contains(&format!("warning: {d}: no file to check")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    std::fs::write(dir.path().join("empty/k.cu"), "__global__ void k() {}\n").unwrap();
+    let o = run_in(dir.path(), &["check", "empty"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+}

@@ -90,21 +90,25 @@ fn fix_alone_applies_no_unsafe_fix_and_says_how_many_wait() {
 
 #[test]
 fn remaining_findings_are_reported_after_fixing() {
-    let (dir, path) = copy("lane_math.cu");
+    let (dir, path) = copy("mixed.cu");
     let o = run_in(
         dir.path(),
         &["check", "--unsafe-fixes", "--format", "json", "k.cu"],
     );
-    assert_eq!(code(&o), 1, "`>> 5` has no fix and is still a warning");
+    assert_eq!(
+        code(&o),
+        1,
+        "`#define WARP_SIZE 32` has no fix and is still a warning"
+    );
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let d = v["diagnostics"].as_array().unwrap();
     assert_eq!(d.len(), 1, "{d:?}");
     assert_eq!(
         (d[0]["line"].as_u64(), d[0]["rule"].as_str()),
-        (Some(7), Some("wave-size"))
+        (Some(3), Some("wave-size"))
     );
     assert!(d[0].get("fix").is_none());
-    assert_eq!(std::fs::read(&path).unwrap(), fixed_text("lane_math.cu"));
+    assert_eq!(std::fs::read(&path).unwrap(), fixed_text("mixed.cu"));
     // The fixed file is what the JSON describes: checking it again gives the same report.
     let again = run_in(dir.path(), &["check", "--format", "json", "k.cu"]);
     assert_eq!(again.stdout, o.stdout);
@@ -171,14 +175,7 @@ fn json_fix_field_only_on_fixable_diagnostics() {
         .collect();
     assert_eq!(
         fixes,
-        vec![
-            (2, false),
-            (6, true),
-            (6, true),
-            (8, false),
-            (9, true),
-            (9, true)
-        ]
+        vec![(3, false), (7, true), (7, true), (9, true), (9, true)]
     );
     let f = &d[1]["fix"];
     assert_eq!(f["applicability"], "unsafe");

@@ -1,14 +1,17 @@
-//! End-to-end tests of `hip-unroll tune` on this CPU-only machine with real timings: the
-//! example repository `testdata/tune` (real HIP kernels, compiled by hipcc for the static
-//! gates and as host C++ through the HIP host shim with clang++-19 for the runs), a kill -9 in
-//! the middle of a run followed by `--resume`, and the one-line errors of bad input.
+//! End-to-end tests of `hip-unroll tune` on this CPU-only machine: the example repository
+//! `testdata/tune` (real HIP kernels, compiled by hipcc for the static gates and as host C++
+//! through the HIP host shim with clang++-19 for the runs and the real check). The main tests
+//! decide on a deterministic figure the program prints, the cost of its cost build (the
+//! control-flow edges its kernels pass), so that they assert exact decisions and figures: what
+//! tune decides, Ctrl-C then kill -9 then `--resume` ending with the decisions of an
+//! uninterrupted run. One test keeps real timings (and retries, saying so). Also the one-line
+//! errors of bad input.
 
 use rusqlite::Connection;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
 
@@ -44,6 +47,7 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     m
 }
 
+/// The tune arguments of the example on real timings (`time: X ms`).
 fn tune_args(state: &Path) -> Vec<String> {
     let build = format!(
         "HIP_HOST_DIR={} sh build.sh",
@@ -64,12 +68,9 @@ fn tune_args(state: &Path) -> Vec<String> {
         "--factors",
         "4",
         // This machine is shared by parallel builds (spreads of 20-50% were seen): accept a
-        // noisy baseline here. The A/A check itself is tested on simulated samples.
+        // noisy baseline here. False accepts are measured apart (bench/aa_false_accepts.sh).
         "--max-noise",
         "100",
-        // Two comparisons of the example are of equal programs (scale:0): at 0.999 a false
-        // accept of either is about 0.2% per run of this test; chain:0 (2-3x) is still
-        // accepted at the second look.
         "--confidence",
         "0.999",
         "--jobs",
@@ -88,6 +89,7 @@ fn tune(dir: &Path, args: &[String]) -> Output {
     Command::new(BIN)
         .args(args)
         .current_dir(dir)
+        .env_remove("HIP_UNROLL_TESTPOINT")
         .output()
         .expect("run hip-unroll")
 }
@@ -109,38 +111,190 @@ fn candidates<'a>(r: &'a Value, lp: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// The tune arguments of the deterministic example: the build is the cost build (`COST=1`,
+/// testdata/tune/cost.h) and the figure the cost the program prints, the control-flow edges its
+/// kernels pass, which follows from what the compiler made of the source; the run and the
+/// check (`cmp` with the expected output) are real. The code objects of the gates are cached
+/// for the whole test binary (content-addressed) through a `hip-unroll.toml` in the tree.
+fn cost_args(state: &Path) -> Vec<String> {
+    let build = format!(
+        "COST=1 HIP_HOST_DIR={} sh build.sh",
+        repo().join("testdata/transforms").display()
+    );
+    [
+        "tune",
+        "--build",
+        &build,
+        "--run",
+        "./app",
+        "--check",
+        "cmp -s out.txt expected-cost.txt",
+        "--time-regex",
+        "cost: ([0-9]+)",
+        "--time-unit",
+        "edges",
+        "--factors",
+        "4",
+        "--jobs",
+        "2",
+        "--state",
+        state.to_str().unwrap(),
+        "--format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+/// A scratch copy of testdata/tune whose gates' code objects are cached under the tests' target
+/// directory (shared by every tune of this test binary; the cache is content-addressed).
+fn cached_example() -> tempfile::TempDir {
+    let d = example();
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("tune-cli-objects");
+    std::fs::write(
+        d.path().join("hip-unroll.toml"),
+        format!("[compile]\ncache-dir = \"{}\"\n", cache.display()),
+    )
+    .unwrap();
+    d
+}
+
+/// The cost of the tree in `dir` as it is, built and run here, apart from tune.
+fn cost_of(dir: &Path) -> f64 {
+    let scratch = tempfile::tempdir().unwrap();
+    for (name, bytes) in snapshot(dir) {
+        std::fs::write(scratch.path().join(name), bytes).unwrap();
+    }
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "COST=1 HIP_HOST_DIR={} sh build.sh && ./app",
+            repo().join("testdata/transforms").display()
+        ))
+        .current_dir(scratch.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let cost = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cost: "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no cost in {out}"));
+    cost.parse().unwrap()
+}
+
+/// `a == b` as figures computed two ways (a quotient of exact integers).
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * b.abs()
+}
+
+/// A stored decision: key, status, speedup, p-value, pairs.
+type Row = (String, String, Option<f64>, Option<f64>, Option<i64>);
+
+fn decision_rows(db: &Path) -> Vec<Row> {
+    let db = Connection::open(db).unwrap();
+    let mut st = db
+        .prepare("SELECT key, status, speedup, p_value, runs FROM decisions ORDER BY key")
+        .unwrap();
+    st.query_map([], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })
+    .unwrap()
+    .map(|r| r.unwrap())
+    .collect()
+}
+
+/// One uninterrupted tune of the cost example (`--dry-run`): the decisions every other run of it
+/// must make.
+fn uninterrupted() -> &'static Vec<Row> {
+    static R: std::sync::OnceLock<Vec<Row>> = std::sync::OnceLock::new();
+    R.get_or_init(|| {
+        let dir = cached_example();
+        let state = tempfile::tempdir().unwrap();
+        let mut args = cost_args(state.path());
+        args.push("--dry-run".into());
+        let o = tune(dir.path(), &args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+        decision_rows(&state.path().join("ledger.db"))
+    })
+}
+
 #[test]
-fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
+fn tune_decides_on_the_cost_the_program_prints() {
     let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = example();
+    let dir = cached_example();
     let state = tempfile::tempdir().unwrap();
     let before = snapshot(dir.path());
-    let o = tune(dir.path(), &tune_args(state.path()));
+    let base_cost = cost_of(dir.path());
+    let o = tune(dir.path(), &cost_args(state.path()));
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     eprintln!("{}", String::from_utf8_lossy(&o.stdout));
     assert_eq!(r["version"], 1);
-    assert_eq!(r["baseline"]["unit"], "ms");
+    assert_eq!(r["baseline"]["unit"], "edges");
     assert_eq!(r["baseline"]["runs"], 20);
+    assert_eq!(r["baseline"]["figure"].as_f64().unwrap(), base_cost);
+    let after = snapshot(dir.path());
+    // The figures tune measured are the figures of the programs its edits make: the tree with
+    // the chain's edit alone, and with both.
+    let mut chain_only = before.clone();
+    chain_only.insert("chain.cu".into(), after["chain.cu"].clone());
+    let chain_dir = tempfile::tempdir().unwrap();
+    for (k, v) in &chain_only {
+        std::fs::write(chain_dir.path().join(k), v).unwrap();
+    }
+    let chain_cost = cost_of(chain_dir.path());
+    let mut rowsum_only = before.clone();
+    rowsum_only.insert("rowsum.cu".into(), after["rowsum.cu"].clone());
+    let rowsum_dir = tempfile::tempdir().unwrap();
+    for (k, v) in &rowsum_only {
+        std::fs::write(rowsum_dir.path().join(k), v).unwrap();
+    }
+    let rowsum_cost = cost_of(rowsum_dir.path());
+    let final_cost = cost_of(dir.path());
+    let first_look = 0.5f64.powi(10);
 
-    // The dependent integer chain: faster unrolled, by a wide margin.
+    // The dependent integer chain: fewer edges unrolled. Pragma and manual x4 make the same
+    // number: the first in the order of --mode wins, the other is superseded.
     let chain = candidates(&r, "chain:0");
-    let winner = chain
-        .iter()
-        .find(|c| c["status"] == "accepted")
-        .unwrap_or_else(|| panic!("chain:0 not accepted: {chain:?}"));
-    assert!(winner["speedup"].as_f64().unwrap() > 1.3, "{winner}");
-    assert!(winner["p_value"].as_f64().unwrap() <= 0.001 / 5.0);
-    // Unrolling a loop of microseconds changes nothing measurable.
+    assert_eq!(chain.len(), 2, "{chain:?}");
+    assert_eq!(chain[0]["mode"], "pragma");
+    assert_eq!(chain[0]["status"], "accepted", "{}", chain[0]);
+    assert!(same(
+        chain[0]["speedup"].as_f64().unwrap(),
+        base_cost / chain_cost
+    ));
+    assert!(base_cost / chain_cost > 2.0);
+    assert_eq!(chain[0]["runs"], 10);
+    assert_eq!(chain[0]["p_value"].as_f64().unwrap(), first_look);
+    assert_eq!(chain[1]["status"], "rejected", "{}", chain[1]);
+    assert!(chain[1]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("superseded: pragma x4"));
+    assert!(String::from_utf8_lossy(&after["chain.cu"]).contains("#pragma unroll 4"));
+    // The row sums, another kernel: the pragma is accepted against the original (greedy holds
+    // per kernel; kernels are independent, combined at the end); unrolled by hand the
+    // fast-math reduction changes the last bits and the check fails.
+    let rowsum = candidates(&r, "rowsum:0");
+    assert_eq!(rowsum[0]["mode"], "pragma");
+    assert_eq!(rowsum[0]["status"], "accepted", "{}", rowsum[0]);
+    assert!(same(
+        rowsum[0]["speedup"].as_f64().unwrap(),
+        base_cost / rowsum_cost
+    ));
+    assert_eq!(rowsum[1]["status"], "check-failed", "{}", rowsum[1]);
+    // Unrolling a loop of 8 steps in one block of 64 threads saves 0.07% of the edges: futile.
     let scale = candidates(&r, "scale:0");
     assert_eq!(scale.len(), 2);
     for c in &scale {
         assert_eq!(c["status"], "rejected", "{c}");
+        assert!(c["reason"].as_str().unwrap().starts_with("futile"), "{c}");
+        let sp = c["speedup"].as_f64().unwrap();
+        assert!(sp > 1.0 && sp < 1.002, "{c}");
     }
-    // The fast-math reduction unrolled by hand changes the last bits: the check fails.
-    let rowsum = candidates(&r, "rowsum:0");
-    let manual = rowsum.iter().find(|c| c["mode"] == "manual").unwrap();
-    assert_eq!(manual["status"], "check-failed", "{manual}");
     // The barrier loop is blocked, never built.
     let tile = candidates(&r, "tile:0");
     assert_eq!(tile.len(), 1);
@@ -165,49 +319,62 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
         )
         .unwrap();
     assert!(passes >= 4, "{passes}");
-
-    // Applied: the winner's file changed, every other file is byte-identical.
-    let after = snapshot(dir.path());
-    assert!(!r["applied"].as_array().unwrap().is_empty());
+    // Every accept was replicated: as many pairs again, recorded apart.
+    let replicated: i64 = db
+        .query_row(
+            "SELECT count(*) FROM samples WHERE comparison LIKE 'replicate:%' AND role = 'variant'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(replicated, 3 * 10, "chain's two accepts and rowsum's");
+    // The confirmation: the final program against the original.
+    assert!(same(r["final"]["figure"].as_f64().unwrap(), final_cost));
+    assert!(same(
+        r["final"]["speedup"].as_f64().unwrap(),
+        base_cost / final_cost
+    ));
+    // Applied: exactly the two winners' files changed.
     let changed: Vec<&String> = before.keys().filter(|k| before[*k] != after[*k]).collect();
-    let applied_files: Vec<String> = r["applied"]
+    assert_eq!(changed, ["chain.cu", "rowsum.cu"]);
+    let applied: Vec<&str> = r["applied"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|a| a["file"].as_str().unwrap().to_string())
+        .map(|a| a["file"].as_str().unwrap())
         .collect();
-    for f in &changed {
-        assert!(applied_files.contains(f), "{f} changed but was not applied");
-    }
-    assert!(String::from_utf8_lossy(&after["chain.cu"]).contains("unroll"));
-    assert!(
-        r["final"]["speedup"].as_f64().unwrap() > 1.3,
-        "{}",
-        r["final"]
+    assert_eq!(applied, ["chain.cu", "rowsum.cu"]);
+    // Writing or not, the same decisions as an uninterrupted --dry-run.
+    assert_eq!(
+        &decision_rows(&state.path().join("ledger.db")),
+        uninterrupted()
     );
 
-    // A second tune over the result: the winner's pragma is the current source (`no-change`);
-    // a `#pragma unroll 4` is no author's decision under the one policy `unroll` applies too,
-    // so chain's other variants are measured against the new baseline, and lose to it.
-    let o2 = tune(dir.path(), &tune_args(state.path()));
+    // A second tune over the result: the winners' pragmas are the current source
+    // (`no-change`); chain's manual x4 of the pragma'd loop is measured against the new
+    // baseline and makes no difference; nothing is accepted.
+    let o2 = tune(dir.path(), &cost_args(state.path()));
     assert_eq!(code(&o2), 0, "{}", stderr(&o2));
     let r2: Value = serde_json::from_slice(&o2.stdout).unwrap();
     let chain2 = candidates(&r2, "chain:0");
-    assert!(
-        chain2.iter().any(|c| c["mode"] == winner["mode"]
-            && c["factor"] == winner["factor"]
-            && c["status"] == "refused"
-            && c["reason"].as_str().unwrap_or("").starts_with("no-change")),
-        "{chain2:?}"
-    );
-    assert!(
-        chain2.iter().all(|c| c["status"] != "accepted"),
-        "{chain2:?}"
-    );
+    assert_eq!(chain2[0]["status"], "refused");
+    assert!(chain2[0]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("no-change"));
+    assert_eq!(chain2[1]["status"], "rejected", "{}", chain2[1]);
+    assert_eq!(chain2[1]["speedup"].as_f64(), Some(1.0));
+    assert!(r2["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["status"] != "accepted"));
+    assert_eq!(r2["baseline"]["figure"].as_f64().unwrap(), final_cost);
+    // A third: every decision reused, nothing measured, compiled or built.
     let samples_before: i64 = db
         .query_row("SELECT count(*) FROM samples", [], |r| r.get(0))
         .unwrap();
-    let o3 = tune(dir.path(), &tune_args(state.path()));
+    let o3 = tune(dir.path(), &cost_args(state.path()));
     assert_eq!(code(&o3), 0);
     let samples_after: i64 = db
         .query_row("SELECT count(*) FROM samples", [], |r| r.get(0))
@@ -218,7 +385,7 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
     );
     let human = Command::new(BIN)
         .args(
-            tune_args(state.path())
+            cost_args(state.path())
                 .into_iter()
                 .map(|a| if a == "json" { "human".into() } else { a }),
         )
@@ -227,78 +394,97 @@ fn tune_accepts_rejects_blocks_and_catches_a_broken_check() {
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(text.contains("nothing compiled or built"), "{text}");
-    // The baseline of this (already tuned) tree was measured as the baseline side of earlier
-    // comparisons: its figure comes from those samples.
     assert!(!text.contains("not measured"), "{text}");
 }
 
-fn decided_keys(db: &Connection) -> Vec<String> {
-    let mut st = db.prepare("SELECT key FROM decisions").unwrap();
-    st.query_map([], |r| r.get(0))
-        .unwrap()
-        .map(|k| k.unwrap())
-        .collect()
-}
-
-fn decisions(db_path: &Path) -> i64 {
-    let Ok(db) = Connection::open(db_path) else {
-        return 0;
-    };
-    db.query_row(
-        "SELECT count(*) FROM decisions WHERE status IN ('accepted', 'rejected')",
-        [],
-        |r| r.get(0),
-    )
-    .unwrap_or(0)
-}
-
-/// Start tune and wait until the ledger holds more than `after` measured decisions.
-fn start_and_wait(dir: &Path, args: &[String], db_path: &Path, after: i64) -> std::process::Child {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let t0 = Instant::now();
-    loop {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "no new decision in time"
-        );
-        if let Some(st) = child.try_wait().unwrap() {
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "tune ended ({st}) before it was stopped: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        if decisions(db_path) > after {
-            return child;
+/// The one test on real timings: the dependent chain (8,000 steps) unrolled 4 times is faster
+/// by a wide margin. A shared machine can still fail it by bad luck: it runs again, at most
+/// twice more, and says so.
+#[test]
+fn tune_finds_the_chain_faster_with_real_timings() {
+    let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut failures = Vec::new();
+    for attempt in 1..=3 {
+        let dir = cached_example();
+        let state = tempfile::tempdir().unwrap();
+        let mut args = tune_args(state.path());
+        args.extend(["--mode".into(), "pragma".into(), "--dry-run".into()]);
+        args.push("chain.cu".into());
+        let o = tune(dir.path(), &args);
+        let verdict = if code(&o) != 0 {
+            Err(format!("exit {}: {}", code(&o), stderr(&o).trim()))
+        } else {
+            let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+            let c = candidates(&r, "chain:0");
+            match c.first() {
+                Some(c) if c["status"] == "accepted" && c["speedup"].as_f64().unwrap() > 1.3 => {
+                    Ok(c["speedup"].as_f64().unwrap())
+                }
+                other => Err(format!("chain:0 not accepted above 1.3x: {other:?}")),
+            }
+        };
+        match verdict {
+            Ok(sp) => {
+                if attempt > 1 {
+                    eprintln!(
+                        "real-timing test retried: passed at attempt {attempt} ({sp:.2}x) after {failures:?}"
+                    );
+                }
+                return;
+            }
+            Err(why) => {
+                eprintln!("real-timing test: attempt {attempt} failed: {why}");
+                failures.push(why);
+            }
         }
     }
+    panic!("chain:0 was not found faster in 3 attempts: {failures:#?}");
 }
 
 #[test]
-fn ctrl_c_then_kill_minus_nine_leave_files_intact_and_resume_measures_only_the_rest() {
+fn ctrl_c_then_kill_minus_nine_then_resume_decide_as_an_uninterrupted_run() {
+    use std::io::{BufRead, Read};
     let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
-    let dir = example();
+    let dir = cached_example();
     let state = tempfile::tempdir().unwrap();
     let before = snapshot(dir.path());
     let db_path = state.path().join("ledger.db");
 
-    // Ctrl-C after the first decision: exit 130, the report so far, nothing applied.
-    let child = start_and_wait(dir.path(), &tune_args(state.path()), &db_path, 0);
-    let st = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
+    // Ctrl-C right after the first decision (the test point stops the process there).
+    let mut child = Command::new(BIN)
+        .args(cost_args(state.path()))
+        .current_dir(dir.path())
+        .env("HIP_UNROLL_TESTPOINT", "tuner.search.decided=stop@1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(st.success());
-    let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130));
-    let r: Value = serde_json::from_slice(&o.stdout).expect("the report so far");
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "tune ended before its first decision: {seen}"
+        );
+        if line.contains("testpoint tuner.search.decided stop") {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    let pid = child.id().to_string();
+    for sig in ["-INT", "-CONT"] {
+        assert!(Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap()
+            .success());
+    }
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let r: Value = serde_json::from_slice(&out).expect("the report so far");
     assert!(!r["candidates"].as_array().unwrap().is_empty());
     assert_eq!(
         snapshot(dir.path()),
@@ -311,21 +497,24 @@ fn ctrl_c_then_kill_minus_nine_leave_files_intact_and_resume_measures_only_the_r
         .unwrap();
     assert_eq!(status, "interrupted");
 
-    // --resume, then kill -9 once one more decision is stored.
-    let mut resume = tune_args(state.path());
+    // --resume, killed (SIGKILL) at its second new decision.
+    let mut resume = cost_args(state.path());
     resume.push("--resume".into());
-    let n = decisions(&db_path);
-    let mut child = start_and_wait(dir.path(), &resume, &db_path, n);
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    let o = Command::new(BIN)
+        .args(&resume)
+        .current_dir(dir.path())
+        .env("HIP_UNROLL_TESTPOINT", "tuner.search.decided=kill@2")
+        .output()
+        .unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(o.status.signal(), Some(9), "{}", stderr(&o));
     assert_eq!(
         snapshot(dir.path()),
         before,
         "a user file changed after kill -9"
     );
-
-    let decided = decided_keys(&db);
-    assert!(decided.len() >= 2);
+    let decided: Vec<String> = decision_rows(&db_path).into_iter().map(|d| d.0).collect();
+    assert!(decided.len() >= 3, "{decided:?}");
     let last_session: i64 = db
         .query_row("SELECT max(id) FROM sessions", [], |r| r.get(0))
         .unwrap();
@@ -343,25 +532,15 @@ fn ctrl_c_then_kill_minus_nine_leave_files_intact_and_resume_measures_only_the_r
     for key in &decided {
         let n: i64 = db
             .query_row(
-                "SELECT count(*) FROM samples WHERE comparison = ?1 AND session_id > ?2",
+                "SELECT count(*) FROM samples WHERE comparison LIKE '%' || ?1 AND session_id > ?2",
                 rusqlite::params![key, last_session],
                 |r| r.get(0),
             )
             .unwrap();
         assert_eq!(n, 0, "decided comparison {key} was measured again");
     }
-    let reused: i64 = db
-        .query_row(
-            "SELECT count(*) FROM candidates WHERE session_id > ?1 AND reused = 1",
-            [last_session],
-            |r| r.get(0),
-        )
-        .unwrap();
-    assert!(reused >= decided.len() as i64 - 1, "{reused}");
-    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(candidates(&r, "chain:0")
-        .iter()
-        .any(|c| c["status"] == "accepted"));
+    // Exactly the decisions of a run that nothing interrupted.
+    assert_eq!(&decision_rows(&db_path), uninterrupted());
     let status: String = db
         .query_row("SELECT status FROM runs", [], |r| r.get(0))
         .unwrap();
@@ -473,4 +652,59 @@ fn bad_input_is_one_line_and_exit_2_with_nothing_written() {
     for (k, v) in &before {
         assert_eq!(&after[k], v, "{k}");
     }
+}
+
+/// A bare `#pragma unroll` (full unroll) is the author's decision: `tune` builds nothing for
+/// the loop and its report says why, in JSON and in human output.
+#[test]
+fn a_full_unroll_pragma_is_refused_and_the_report_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("k.cu"),
+        "__global__ void k(float* a) {\n    #pragma unroll\n    for (int i = 0; i < 16; ++i) {\n        a[i] = 1.0f;\n    }\n}\n",
+    )
+    .unwrap();
+    let before = snapshot(d.path());
+    let args = |format: &str| -> Vec<String> {
+        [
+            "tune",
+            "--build",
+            "true",
+            "--run",
+            "echo time: 1.0",
+            "--time-regex",
+            "time: ([0-9.]+)",
+            "--factors",
+            "4",
+            "--format",
+            format,
+            "k.cu",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let o = tune(d.path(), &args("json"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = candidates(&r, "k:0");
+    assert_eq!(c.len(), 2, "{r}");
+    for c in c {
+        assert_eq!(c["status"], "refused", "{c}");
+        let reason = c["reason"].as_str().unwrap();
+        assert!(
+            reason.starts_with("user-pragma: ") && reason.contains("`#pragma unroll` (line 2)"),
+            "{reason}"
+        );
+    }
+    let o = tune(d.path(), &args("human"));
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("user-pragma: the loop carries `#pragma unroll`"),
+        "{out}"
+    );
+    let mut after = snapshot(d.path());
+    after.retain(|k, _| before.contains_key(k));
+    assert_eq!(before, after, "the user's files were written");
 }

@@ -4,9 +4,10 @@
 use tree_sitter::Node;
 
 use crate::identity::{join_tokens, tokens};
+use crate::ir::Span;
 use crate::kinds::fields;
 use crate::lex::parse_int_literal;
-use crate::node::{bytes_of, text_of};
+use crate::node::{bytes_of, span_of, text_of};
 
 /// Walks a declarator chain to the declared name: (name, initialiser, is pointer or reference).
 pub(crate) fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<Node<'_>>, bool) {
@@ -49,7 +50,8 @@ pub(crate) fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<
     (None, value, is_ptr)
 }
 
-/// The `function_declarator` in a declarator chain (`*f(...)`, `&f(...)`, `(f)(...)`).
+/// The `function_declarator` in a declarator chain (`*f(...)`, `&f(...)`, `&&f(...)`,
+/// `(f)(...)`).
 pub(crate) fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
     let mut cur = Some(d);
     for _ in 0..64 {
@@ -57,10 +59,89 @@ pub(crate) fn find_function_declarator(d: Node<'_>) -> Option<Node<'_>> {
         cur = match x.kind() {
             "function_declarator" => return Some(x),
             "parenthesized_declarator" => x.named_child(0),
+            // `T& f(...)`: the grammar gives the inner declarator no field name.
+            "reference_declarator" => x.named_child(x.named_child_count().checked_sub(1)?),
             _ => x.child_by_field_id(fields().declarator),
         };
     }
     None
+}
+
+/// What a function definition's declarator names: the name as written (qualifiers and
+/// template arguments included, parameters not), the unqualified name and the parameter list.
+pub(crate) struct FnParts<'t> {
+    pub(crate) written: String,
+    pub(crate) leaf: String,
+    pub(crate) leaf_span: Span,
+    pub(crate) params: Option<Node<'t>>,
+}
+
+/// The [`FnParts`] of a function definition's declarator: a `function_declarator` anywhere in
+/// the chain (pointer and reference returns, a name from a macro call), or a conversion
+/// operator (`operator float() const`, `S::operator T&()`).
+pub(crate) fn function_parts<'t>(d: Node<'t>, src: &[u8]) -> Option<FnParts<'t>> {
+    if let Some(fd) = find_function_declarator(d) {
+        let name_node = fd.child_by_field_id(fields().declarator)?;
+        let mut leaf = name_node;
+        for _ in 0..64 {
+            let next = match leaf.kind() {
+                // `NAME_MACRO(a, b)(params)`: the name comes from a macro call.
+                "function_declarator" => leaf.child_by_field_id(fields().declarator),
+                "qualified_identifier" | "template_function" | "template_method" => {
+                    leaf.child_by_field_id(fields().name)
+                }
+                _ => None,
+            };
+            match next {
+                Some(n) => leaf = n,
+                None => break,
+            }
+        }
+        return Some(FnParts {
+            written: text_of(name_node, src),
+            leaf: text_of(leaf, src),
+            leaf_span: span_of(leaf),
+            params: fd.child_by_field_id(fields().parameters),
+        });
+    }
+    // A conversion operator: `operator T (params)`, possibly qualified (`S::operator T`).
+    let mut op = d;
+    for _ in 0..64 {
+        match op.kind() {
+            "operator_cast" => break,
+            "qualified_identifier" => op = op.child_by_field_id(fields().name)?,
+            _ => return None,
+        }
+    }
+    if op.kind() != "operator_cast" {
+        return None;
+    }
+    // `operator const T *()`: the pointer is part of the name, the parameters end it.
+    let mut abstract_fn = op.child_by_field_id(fields().declarator)?;
+    for _ in 0..64 {
+        if abstract_fn.kind() == "abstract_function_declarator" {
+            break;
+        }
+        // `operator T&()`: the reference declarator's inner declarator has no field name.
+        abstract_fn = abstract_fn
+            .child_by_field_id(fields().declarator)
+            .or_else(|| abstract_fn.named_child(abstract_fn.named_child_count().checked_sub(1)?))?;
+    }
+    let params = abstract_fn.child_by_field_id(fields().parameters)?;
+    let name_end = params.start_byte();
+    let trimmed = |from: usize| {
+        let text = String::from_utf8_lossy(src.get(from..name_end).unwrap_or_default());
+        join_tokens(tokens(&text))
+    };
+    let leaf = trimmed(op.start_byte());
+    let mut leaf_span = span_of(op);
+    leaf_span.end = name_end;
+    Some(FnParts {
+        written: trimmed(d.start_byte()),
+        leaf,
+        leaf_span,
+        params: Some(params),
+    })
 }
 
 /// The text of the second item of a parenthesised list (`(float, smem)` -> `smem`).

@@ -34,6 +34,21 @@ impl Edit {
     }
 }
 
+/// Where the byte at offset `o` of the original text is after `edits` (non-overlapping, any
+/// order), or `None` when an edit replaces it. An insertion at `o` goes before it.
+pub fn map_offset(o: usize, edits: &[Edit]) -> Option<usize> {
+    let mut shift: isize = 0;
+    for e in edits {
+        let r = &e.range;
+        if r.end <= o {
+            shift += e.text.len() as isize - (r.end - r.start) as isize;
+        } else if r.start <= o {
+            return None;
+        }
+    }
+    Some((o as isize + shift) as usize)
+}
+
 /// Apply non-overlapping edits (in any order) to `src`.
 ///
 /// # Panics

@@ -104,6 +104,16 @@ pub struct Candidate {
 /// At most this many candidates are listed in a message.
 const MAX_LISTED: usize = 20;
 
+fn inside_of(c: &Option<Candidate>) -> String {
+    match c {
+        Some(c) => format!(
+            ", which is inside loop {} (line {}): name that loop by its line or its id",
+            c.id, c.line
+        ),
+        None => String::new(),
+    }
+}
+
 fn listed(c: &[Candidate]) -> String {
     let mut s = String::new();
     for x in c.iter().take(MAX_LISTED) {
@@ -123,9 +133,11 @@ fn listed(c: &[Candidate]) -> String {
 pub enum LookupError {
     #[error("`{0}` is neither a line number nor a `FUNCTION:INDEX` loop id")]
     BadRef(String),
-    #[error("no loop starts on line {line}; the nearest loops:{}", listed(.candidates))]
+    #[error("no loop starts on line {line}{}; the nearest loops:{}", inside_of(.inside), listed(.candidates))]
     NoLoopAtLine {
         line: u32,
+        /// The innermost loop whose statement holds the line, if any.
+        inside: Option<Candidate>,
         candidates: Vec<Candidate>,
     },
     #[error("several loops start on line {line}; name one by its id:{}", listed(.candidates))]

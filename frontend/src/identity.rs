@@ -71,8 +71,15 @@ impl SourceFile {
                             let l = self.functions[loc.function].loops[loc.index].keyword.line;
                             (l.abs_diff(*line), l)
                         });
+                        // The innermost loop holding the line: the latest to start.
+                        let inside = self
+                            .all_loops()
+                            .filter(|(_, _, l)| l.keyword.line < *line && *line <= l.end_line)
+                            .max_by_key(|(_, _, l)| (l.keyword.line, l.keyword.column, l.depth))
+                            .map(|(loc, _, _)| self.candidate(loc));
                         Err(LookupError::NoLoopAtLine {
                             line: *line,
+                            inside,
                             candidates: all.into_iter().map(|l| self.candidate(l)).collect(),
                         })
                     }

@@ -53,7 +53,8 @@ pub struct SourceFile {
 #[derive(Debug, Clone, Serialize)]
 pub struct ParseError {
     pub span: Span,
-    /// "error" for an ERROR node, "missing <kind>" for a MISSING node.
+    /// "cannot parse `TEXT`" for an ERROR node, "missing <kind>" for a MISSING node, "`HEAD` is
+    /// not read as a function definition ..." for a definition the lowering cannot read.
     pub message: String,
 }
 
@@ -125,7 +126,7 @@ pub struct Function {
     pub macro_refs: Vec<MacroRef>,
     /// Inline assembly statements in the body (`asm volatile("s_barrier")`), in source order.
     pub asm: Vec<InlineAsm>,
-    /// Binary operations `x OP constant` / `constant OP x` for OP in `% & / >> << * == != < <= > >=`
+    /// Binary operations `x OP constant` / `constant OP x` for OP in `% & / >> << * == != < <= > >= + -`
     /// with an integer-literal operand, in the body (raw material of lane-arithmetic lints).
     pub const_ops: Vec<ConstOp>,
     /// True when the function was recovered from a syntax-error region (e.g. a kernel whose
@@ -174,6 +175,19 @@ pub struct ConstOp {
     /// Identifiers (and called names, e.g. `__lane_id`) in the other operand; member names are
     /// not included (`threadIdx.x` gives `threadIdx`).
     pub operand_names: Vec<String>,
+    /// When the whole expression is one subscript of an array (`a[i][si % 32]`): which array
+    /// and which subscript (0 for the outermost `[]`, the first written).
+    pub index_of: Option<ArrayIndex>,
+    /// Inside an array declarator's size (`__shared__ float s[B / 32];`): the expression must
+    /// stay a constant expression.
+    pub in_array_size: bool,
+}
+
+/// An expression used as a subscript of a named array.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ArrayIndex {
+    pub array: String,
+    pub dim: usize,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -230,6 +244,8 @@ pub struct Loop {
     pub kind: LoopKind,
     /// From the loop keyword to the end of the loop statement.
     pub span: Span,
+    /// The 1-based line on which the loop statement ends.
+    pub end_line: u32,
     /// The `for` / `while` / `do` keyword.
     pub keyword: Span,
     pub parent: Option<usize>,
@@ -402,6 +418,9 @@ pub struct SharedDecl {
     pub name: String,
     pub kind: SharedKind,
     pub span: Span,
+    /// The array's extents, outermost first (`[128][32]` -> `[Some(128), Some(32)]`); `None`
+    /// for an extent that is no integer literal or integer macro; empty for a scalar.
+    pub dims: Vec<Option<i128>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

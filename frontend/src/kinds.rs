@@ -42,8 +42,12 @@ pub(crate) enum K {
     UpdateExpression,
     PointerExpression,
     CompoundStatement,
-    /// Other nodes with a `declarator` field (pointer/array/reference declarators, parameters).
+    /// Other nodes with a `declarator` field (pointer/reference declarators, parameters).
     HasDeclarator,
+    /// `x[N]` in a declaration (it has a `declarator` field too).
+    ArrayDeclarator,
+    /// The `[...]` of a subscript expression.
+    SubscriptArgumentList,
     TemplateArgumentList,
     /// `asm volatile("...")`
     GnuAsm,
@@ -72,6 +76,7 @@ pub(crate) struct Fields {
     pub operator: u16,
     pub parameters: u16,
     pub right: u16,
+    pub size: u16,
     pub ty: u16,
     pub update: u16,
     pub value: u16,
@@ -101,6 +106,7 @@ impl Fields {
             operator: id("operator"),
             parameters: id("parameters"),
             right: id("right"),
+            size: id("size"),
             ty: id("type"),
             update: id("update"),
             value: id("value"),
@@ -181,13 +187,14 @@ impl Kinds {
                 "gnu_asm_expression" => K::GnuAsm,
                 "pointer_declarator"
                 | "reference_declarator"
-                | "array_declarator"
                 | "function_declarator"
                 | "parameter_declaration"
                 | "optional_parameter_declaration"
                 | "attributed_declarator"
                 | "type_definition"
                 | "variadic_parameter_declaration" => K::HasDeclarator,
+                "array_declarator" => K::ArrayDeclarator,
+                "subscript_argument_list" => K::SubscriptArgumentList,
                 "ERROR" => K::Error,
                 _ => K::Other,
             };

@@ -5,6 +5,7 @@
 
 mod declarator;
 pub mod edit;
+mod elide;
 mod header;
 mod id;
 pub mod identity;
@@ -20,6 +21,9 @@ mod recover;
 pub mod trip;
 
 use std::cell::RefCell;
+use std::collections::HashMap;
+
+pub use elide::{specifier_macros, SpecifierMacro};
 
 pub use ir::*;
 pub use trip::trip_count;
@@ -79,6 +83,12 @@ pub fn may_contain_gpu_code(source: &[u8]) -> bool {
 /// Uses one tree-sitter parser per thread (created on first use) and a single walk over the
 /// syntax tree. Never panics on malformed input.
 pub fn parse(source: &[u8]) -> SourceFile {
+    parse_with(source, &HashMap::new())
+}
+
+/// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
+/// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
+pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let tp = slot.get_or_insert_with(|| {
@@ -92,8 +102,24 @@ pub fn parse(source: &[u8]) -> SourceFile {
                 parser,
             }
         });
-        match tp.parser.parse(source, None) {
-            Some(tree) => lower::Lowerer::new(source, &tp.kinds).run(&tree),
+        let mut plan = elide::plan(source, outer);
+        let ranges = plan.included_ranges(source);
+        let tree = if ranges.is_empty() {
+            tp.parser.parse(source, None)
+        } else {
+            let set = tp.parser.set_included_ranges(&ranges).is_ok();
+            let tree = tp.parser.parse(source, None);
+            // The parser is reused for the next file: back to the whole text.
+            let _ = tp.parser.set_included_ranges(&[]);
+            if set {
+                tree
+            } else {
+                plan = elide::Plan::default();
+                tp.parser.parse(source, None)
+            }
+        };
+        match tree {
+            Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
             None => {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();

@@ -10,8 +10,10 @@ use std::collections::HashMap;
 use tree_sitter::{Node, Tree};
 
 use crate::declarator::{
-    declarator_name, find_function_declarator, int_value, param_type, second_list_item,
+    declarator_name, find_function_declarator, function_parts, int_value, param_type,
+    second_list_item,
 };
+use crate::elide::Plan;
 use crate::header::for_header;
 use crate::identity::{assign_ids, join_tokens, strip_template_args, tokens, IdParts};
 use crate::ir::*;
@@ -26,7 +28,7 @@ use crate::trip::trip_count_with;
 
 /// Operators for which [`ConstOp`]s are recorded.
 const CONST_OPS: &[&[u8]] = &[
-    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=",
+    b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=", b"+", b"-",
 ];
 
 /// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
@@ -47,6 +49,30 @@ enum Pop {
     Ns,
     Init,
     Collect,
+    ArrayDeclarator,
+    Subscript,
+}
+
+/// `ns::T<32> name = init;` / `ns::T<32> name(args);`, which the grammar reads as the
+/// expression `(ns::T < 32) > (name = init)`: a declaration of `name` (see
+/// [`misparsed_template_decl`]). Node ids of its parts.
+struct MisparsedDecl {
+    /// `ns::T < 32`: the type, not walked.
+    type_node: usize,
+    /// The declared name.
+    name_node: usize,
+    /// The assignment or call the grammar made of it (no `Assign`, no `Call`).
+    shell_node: usize,
+    /// The initialiser (the assignment's right side, or the call's arguments).
+    init_node: Option<usize>,
+    /// Index of its `VarDecl` in the current function.
+    decl: usize,
+}
+
+/// An open subscript `a[...][expr]`: the node its whole index is (parentheses aside).
+struct OpenSubscript {
+    target: usize,
+    index: ArrayIndex,
 }
 
 #[derive(Clone, Copy)]
@@ -109,10 +135,16 @@ pub(crate) struct Lowerer<'s> {
     skip_node: Option<usize>,
     /// Assignment node id -> index in `Function::assigns` (until its right side is entered).
     assign_map: Vec<(usize, usize)>,
+    /// The macro uses the parse skipped (`DINLINE`, `__align__(16)`).
+    elided: Plan,
+    /// Array declarators being walked (their sizes must stay constant expressions).
+    array_declarators: usize,
+    subscripts: Vec<OpenSubscript>,
+    misparsed: Option<MisparsedDecl>,
 }
 
 impl<'s> Lowerer<'s> {
-    pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds) -> Self {
+    pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds, elided: Plan) -> Self {
         Lowerer {
             src,
             kinds,
@@ -132,6 +164,10 @@ impl<'s> Lowerer<'s> {
             macro_idx: HashMap::new(),
             skip_node: None,
             assign_map: Vec::new(),
+            elided,
+            array_declarators: 0,
+            subscripts: Vec::new(),
+            misparsed: None,
         }
     }
 
@@ -156,6 +192,7 @@ impl<'s> Lowerer<'s> {
                         | K::Declaration
                         | K::FieldDeclaration
                         | K::HasDeclarator
+                        | K::ArrayDeclarator
                         | K::ForRangeLoop
                 ));
             let field = if needs_field {
@@ -213,6 +250,15 @@ impl<'s> Lowerer<'s> {
             self.skip_node = None;
             return false;
         }
+        if let Some(m) = &self.misparsed {
+            if m.type_node == node.id() {
+                return false; // `ns::T < 32`: a type, no comparison
+            }
+            if m.init_node == Some(node.id()) {
+                self.init_stack.push(DeclRef::Local(m.decl));
+                self.pops.push((node.id(), Pop::Init));
+            }
+        }
         if node.is_missing() {
             self.out.parse_errors.push(ParseError {
                 span: span_of(node),
@@ -268,7 +314,7 @@ impl<'s> Lowerer<'s> {
             K::Error => {
                 self.out.parse_errors.push(ParseError {
                     span: span_of(node),
-                    message: "error".into(),
+                    message: error_message(bytes_of(node, self.src)),
                 });
                 if !self.in_body(node) {
                     let found = recover::functions_in_error(node, self.src);
@@ -353,7 +399,22 @@ impl<'s> Lowerer<'s> {
                 }
             }
             K::Identifier | K::TypeIdentifier => self.ident(node, k, field, parent),
-            K::BinaryExpression => self.const_op(node),
+            K::ArrayDeclarator => {
+                self.array_declarators += 1;
+                self.pops.push((node.id(), Pop::ArrayDeclarator));
+            }
+            K::SubscriptArgumentList if self.in_body(node) => {
+                if let Some(open) = parent.and_then(|p| open_subscript(p, node, self.src)) {
+                    self.subscripts.push(open);
+                    self.pops.push((node.id(), Pop::Subscript));
+                }
+            }
+            K::BinaryExpression => {
+                if self.in_body(node) {
+                    self.misparsed_decl(node, parent);
+                }
+                self.const_op(node)
+            }
             K::AssignmentExpression => self.assignment(node),
             _ => {}
         }
@@ -388,6 +449,12 @@ impl<'s> Lowerer<'s> {
                 }
                 Pop::Collect => {
                     self.collect_stack.pop();
+                }
+                Pop::ArrayDeclarator => {
+                    self.array_declarators = self.array_declarators.saturating_sub(1);
+                }
+                Pop::Subscript => {
+                    self.subscripts.pop();
                 }
             }
         }
@@ -424,33 +491,31 @@ impl<'s> Lowerer<'s> {
         let Some(body) = node.child_by_field_id(fields().body) else {
             return;
         };
-        let declarator = node.child_by_field_id(fields().declarator);
-        let Some(fdecl) = declarator.and_then(find_function_declarator) else {
-            return;
-        };
-        let Some(name_node) = fdecl.child_by_field_id(fields().declarator) else {
-            return;
-        };
         let src = self.src;
-        let mut leaf = name_node;
-        for _ in 0..64 {
-            match leaf.kind() {
-                // `NAME_MACRO(a, b)(params)`: the name comes from a macro call.
-                "function_declarator" => match leaf.child_by_field_id(fields().declarator) {
-                    Some(n) => leaf = n,
-                    None => break,
-                },
-                "qualified_identifier" | "template_function" | "template_method" => {
-                    match leaf.child_by_field_id(fields().name) {
-                        Some(n) => leaf = n,
-                        None => break,
-                    }
-                }
-                _ => break,
+        let declarator = node.child_by_field_id(fields().declarator);
+        let Some(parts) = declarator.and_then(|d| function_parts(d, src)) else {
+            // A definition with a body that names no function (`MACRO namespace x { ... }`,
+            // `struct ATTR_MACRO(16) S { ... }`): its body is not lowered as a function.
+            // Say so where it is, unless the grammar already reported an error there.
+            if !node.has_error() {
+                let head = &src[node.start_byte()..body.start_byte().max(node.start_byte())];
+                let head = String::from_utf8_lossy(head);
+                let head: String = head.split_whitespace().collect::<Vec<_>>().join(" ");
+                let head = match head.char_indices().nth(60) {
+                    Some((i, _)) => format!("{}...", &head[..i]),
+                    None => head,
+                };
+                self.out.parse_errors.push(ParseError {
+                    span: span_of(node),
+                    message: format!(
+                        "`{head}` is not read as a function definition (a macro the tool cannot expand?); its body is not analysed"
+                    ),
+                });
             }
-        }
-        let name = text_of(leaf, src);
-        let (with_args, qualified_name) = self.names(&text_of(name_node, src));
+            return;
+        };
+        let name = parts.leaf;
+        let (with_args, qualified_name) = self.names(&parts.written);
 
         // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
         let (mut global, mut device, mut is_static) = (false, false, false);
@@ -498,6 +563,36 @@ impl<'s> Lowerer<'s> {
                 }
             }
         }
+        // Specifier macros the parse skipped (`DINLINE float& f()`): between the previous
+        // sibling (or the parent's start) and the declarator.
+        let lo = {
+            let mut prev = node.prev_sibling();
+            while let Some(p) = prev.filter(|p| self.kinds.of(p.kind_id()) == K::Comment) {
+                prev = p.prev_sibling();
+            }
+            match prev {
+                Some(p) => p.end_byte(),
+                None => parent.map_or(0, |p| p.start_byte()),
+            }
+        };
+        let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
+        let mut first_elided = None;
+        let mut elided_qualifier = None;
+        for (k, e) in self.elided.within(lo, hi).iter().enumerate() {
+            if k == 0 {
+                first_elided = Some(e.span);
+            }
+            is_static |= e.is_static;
+            match e.kind {
+                Some(FunctionKind::Kernel) => global = true,
+                Some(FunctionKind::Device) => device = true,
+                _ => {}
+            }
+            if e.kind.is_some() && elided_qualifier.is_none() {
+                elided_qualifier = Some(e.name.clone());
+            }
+            qual_candidates.insert(k, e.name.clone());
+        }
         let mut recovered = false;
         if !global && !device {
             if let Some((end, kind)) = self.dangling_qual.take() {
@@ -518,7 +613,7 @@ impl<'s> Lowerer<'s> {
         } else {
             FunctionKind::Host
         };
-        let mut qualifier_macro = None;
+        let mut qualifier_macro = elided_qualifier;
         if kind == FunctionKind::Host && !self.macro_idx.is_empty() {
             let macros = &self.out.macros;
             let idx = &self.macro_idx;
@@ -538,13 +633,16 @@ impl<'s> Lowerer<'s> {
         }
         let is_template =
             parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
-        let span = match parent {
+        let mut span = match parent {
             Some(p) if is_template => span_of(p),
             _ => span_of(node),
         };
+        if let Some(e) = first_elided.filter(|e| e.start < span.start) {
+            (span.start, span.line, span.column) = (e.start, e.line, e.column);
+        }
         let mut params = Vec::new();
         let mut param_types: Vec<String> = Vec::new();
-        if let Some(pl) = fdecl.child_by_field_id(fields().parameters) {
+        if let Some(pl) = parts.params {
             let mut c = pl.walk();
             for p in pl.named_children(&mut c) {
                 if !p.kind().contains("parameter_declaration") {
@@ -581,7 +679,7 @@ impl<'s> Lowerer<'s> {
                 qualified_name,
                 kind,
                 span,
-                span_of(leaf),
+                parts.leaf_span,
                 span_of(body),
             )
         };
@@ -712,9 +810,11 @@ impl<'s> Lowerer<'s> {
             .filter(|b| recover::is_missing_statement(*b))
             .and_then(|_| recover::repaired_body(node, self.kinds));
         let mut loop_span = span_of(node);
+        let mut end_line = node.end_position().row as u32 + 1;
         if let Some((stmt, last)) = repaired {
             body = Some(stmt);
             loop_span.end = last.end_byte();
+            end_line = last.end_position().row as u32 + 1;
         }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
@@ -797,6 +897,7 @@ impl<'s> Lowerer<'s> {
             index: idx,
             kind,
             span: loop_span,
+            end_line,
             keyword,
             parent: parent_loop,
             depth,
@@ -888,6 +989,13 @@ impl<'s> Lowerer<'s> {
     // ---------------------------------------------------------------- calls, names, declarations
 
     fn call(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        if self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.shell_node == node.id())
+        {
+            return; // `ns::T<32> name(args)`: a constructor, no call
+        }
         let src = self.src;
         let Some(func) = node.child_by_field_id(fields().function) else {
             return;
@@ -990,6 +1098,7 @@ impl<'s> Lowerer<'s> {
                     SharedKind::HipDynamicMacro,
                     span_of(node),
                     node,
+                    Vec::new(),
                 );
             }
         }
@@ -1050,8 +1159,20 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    fn add_shared(&mut self, name: String, kind: SharedKind, span: Span, node: Node<'_>) {
-        let d = SharedDecl { name, kind, span };
+    fn add_shared(
+        &mut self,
+        name: String,
+        kind: SharedKind,
+        span: Span,
+        node: Node<'_>,
+        dims: Vec<Option<i128>>,
+    ) {
+        let d = SharedDecl {
+            name,
+            kind,
+            span,
+            dims,
+        };
         if self.in_body(node) {
             if let Some(fc) = self.fns.last_mut() {
                 fc.f.shared.push(d);
@@ -1059,6 +1180,34 @@ impl<'s> Lowerer<'s> {
             }
         }
         self.out.shared.push(d);
+    }
+
+    /// The extents of an array declarator, outermost first (integer literals and object-like
+    /// integer macros; `None` for anything else).
+    fn array_dims(&self, d: Node<'_>) -> Vec<Option<i128>> {
+        let mut dims = Vec::new();
+        let mut cur = Some(d);
+        for _ in 0..64 {
+            let Some(x) = cur else { break };
+            cur = match x.kind() {
+                "array_declarator" => {
+                    dims.push(x.child_by_field_id(fields().size).and_then(|n| {
+                        int_value(n, self.src).or_else(|| {
+                            (n.kind() == "identifier")
+                                .then(|| self.macro_ints.get(&text_of(n, self.src)).copied())
+                                .flatten()
+                        })
+                    }));
+                    x.child_by_field_id(fields().declarator)
+                }
+                "init_declarator" | "attributed_declarator" => {
+                    x.child_by_field_id(fields().declarator)
+                }
+                _ => None,
+            };
+        }
+        dims.reverse();
+        dims
     }
 
     fn declaration(&mut self, node: Node<'_>, k: K) {
@@ -1105,7 +1254,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|p| second_list_item(p, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(node), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(node),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1119,7 +1274,8 @@ impl<'s> Lowerer<'s> {
                 } else {
                     SharedKind::Static
                 };
-                self.add_shared(name.clone(), kind, span_of(node), node);
+                let dims = self.array_dims(d);
+                self.add_shared(name.clone(), kind, span_of(node), node, dims);
             }
             let value = value.or(default_value);
             if !in_fn && value.is_none() {
@@ -1165,7 +1321,13 @@ impl<'s> Lowerer<'s> {
                             .child_by_field_id(fields().parameters)
                             .and_then(|l| second_list_item(l, src))
                         {
-                            self.add_shared(name, SharedKind::HipDynamicMacro, span_of(p), node);
+                            self.add_shared(
+                                name,
+                                SharedKind::HipDynamicMacro,
+                                span_of(p),
+                                node,
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -1216,7 +1378,11 @@ impl<'s> Lowerer<'s> {
         let pk = parent
             .map(|p| self.kinds.of(p.kind_id()))
             .unwrap_or(K::Other);
-        let access = if field == fields().declarator {
+        let declared = self
+            .misparsed
+            .as_ref()
+            .is_some_and(|m| m.name_node == node.id());
+        let access = if field == fields().declarator || declared {
             Access::Decl
         } else if (pk == K::AssignmentExpression && field == fields().left)
             || pk == K::UpdateExpression
@@ -1242,8 +1408,76 @@ impl<'s> Lowerer<'s> {
         fc.f.idents.push(IdentUse { name, span, access });
     }
 
+    /// Recognises `ns::T<32> name = init;` / `ns::T<32> name(args);` read as comparisons (see
+    /// [`MisparsedDecl`]) and records the declaration.
+    fn misparsed_decl(&mut self, node: Node<'_>, parent: Option<Node<'_>>) {
+        let src = self.src;
+        let op = |n: Node<'_>| {
+            n.child_by_field_id(fields().operator)
+                .map(|o| bytes_of(o, src))
+        };
+        if op(node) != Some(b">") {
+            return;
+        }
+        let (Some(ty), Some(rest)) = (
+            node.child_by_field_id(fields().left),
+            node.child_by_field_id(fields().right),
+        ) else {
+            return;
+        };
+        let qualified_less = ty.kind() == "binary_expression"
+            && op(ty) == Some(b"<")
+            && ty
+                .child_by_field_id(fields().left)
+                .is_some_and(|l| l.kind() == "qualified_identifier");
+        let in_statement = parent.is_some_and(|p| p.kind() == "expression_statement");
+        if !qualified_less || !in_statement {
+            return;
+        }
+        let (name, init) = match rest.kind() {
+            "assignment_expression" if op(rest) == Some(b"=") => (
+                rest.child_by_field_id(fields().left),
+                rest.child_by_field_id(fields().right),
+            ),
+            "call_expression" => (
+                rest.child_by_field_id(fields().function),
+                rest.child_by_field_id(fields().arguments),
+            ),
+            _ => return,
+        };
+        let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.decls.push(VarDecl {
+            name: text_of(name, src),
+            type_text: format!("{}>", text_of(ty, src)),
+            span: span_of(node),
+            name_span: span_of(name),
+            init: init.map(span_of),
+            init_idents: Vec::new(),
+            is_pointer_or_ref: false,
+            init_int: None,
+            is_const: false,
+        });
+        self.misparsed = Some(MisparsedDecl {
+            type_node: ty.id(),
+            name_node: name.id(),
+            shell_node: rest.id(),
+            init_node: init.map(|i| i.id()),
+            decl: fc.f.decls.len() - 1,
+        });
+    }
+
     fn assignment(&mut self, node: Node<'_>) {
-        if !self.in_body(node) {
+        if !self.in_body(node)
+            || self
+                .misparsed
+                .as_ref()
+                .is_some_and(|m| m.shell_node == node.id())
+        {
             return;
         }
         let (Some(l), Some(o)) = (
@@ -1292,6 +1526,12 @@ impl<'s> Lowerer<'s> {
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
+        let index_of = self
+            .subscripts
+            .last()
+            .filter(|o| o.target == node.id())
+            .map(|o| o.index.clone());
+        let in_array_size = self.array_declarators > 0;
         fc.f.const_ops.push(ConstOp {
             op: String::from_utf8_lossy(op).into_owned(),
             constant,
@@ -1299,6 +1539,8 @@ impl<'s> Lowerer<'s> {
             span: span_of(node),
             constant_span: span_of(lit),
             operand_names: Vec::new(),
+            index_of,
+            in_array_size,
         });
         self.collect_stack.push(fc.f.const_ops.len() - 1);
         self.pops.push((node.id(), Pop::Collect));
@@ -1480,6 +1722,60 @@ impl<'s> Lowerer<'s> {
         self.out.inert.sort_by_key(|s| s.start);
         self.out
     }
+}
+
+/// For the `[...]` `list` of the subscript expression `sub`: the node that is its whole index
+/// (parentheses aside) and which array and subscript it indexes (`a[i][si % 32]`: `a`, 1).
+/// Walks children only (a node's parent is not cheap to find in tree-sitter).
+fn open_subscript(sub: Node<'_>, list: Node<'_>, src: &[u8]) -> Option<OpenSubscript> {
+    if sub.kind() != "subscript_expression" {
+        return None;
+    }
+    let mut c = list.walk();
+    let mut items = list
+        .named_children(&mut c)
+        .filter(|x| x.kind() != "comment");
+    let (mut target, None) = (items.next()?, items.next()) else {
+        return None;
+    };
+    for _ in 0..16 {
+        if target.kind() != "parenthesized_expression" {
+            break;
+        }
+        target = target.named_child(0)?;
+    }
+    let mut dim = 0;
+    let mut base = sub.child_by_field_id(fields().argument)?;
+    for _ in 0..64 {
+        if base.kind() != "subscript_expression" {
+            break;
+        }
+        dim += 1;
+        base = base.child_by_field_id(fields().argument)?;
+    }
+    (base.kind() == "identifier").then(|| OpenSubscript {
+        target: target.id(),
+        index: ArrayIndex {
+            array: text_of(base, src),
+            dim,
+        },
+    })
+}
+
+/// "cannot parse `TEXT`": the start of an ERROR node's text (its first line, at most 40
+/// characters, blanks collapsed).
+fn error_message(text: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&text[..text.len().min(256)]);
+    let first = text.lines().next().unwrap_or_default();
+    let words: Vec<&str> = first.split_whitespace().collect();
+    let mut short = words.join(" ");
+    if let Some((i, _)) = short.char_indices().nth(40) {
+        short.truncate(i);
+        short.push_str("...");
+    } else if text.lines().nth(1).is_some() {
+        short.push_str(" ...");
+    }
+    format!("cannot parse `{short}`")
 }
 
 /// A function with no body contents yet.

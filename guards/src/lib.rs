@@ -35,8 +35,9 @@ pub struct Settings {
     /// Emit `candidate` hints for unrollable loops without a pragma.
     pub hints: bool,
     /// Parse every file, even one with no GPU code (no `__global__`, `__device__` or
-    /// `__launch_bounds__` anywhere in its bytes). Off by default: such a file cannot hold a
-    /// kernel or device function, so `check_source` skips its parse and reports it with
+    /// `__launch_bounds__` anywhere in its bytes) and no possible warp-size constant (`warp`
+    /// or `wave` and `32`). Off by default: such a file cannot hold a kernel, a device
+    /// function or a `wave-size` finding, so `check_source` skips its parse and reports it with
     /// `parsed: false`; turn this on to count parse errors over all files.
     pub parse_all: bool,
     /// Severity of the diagnostics of a rule, by rule id, instead of the rule's default
@@ -175,10 +176,14 @@ pub fn check_source(
     source: &[u8],
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
-    if !settings.parse_all && !frontend::may_contain_gpu_code(source) {
+    if !settings.parse_all
+        && !frontend::may_contain_gpu_code(source)
+        && !rules::wave_size::may_define_warp_size(source)
+    {
         let report = FileReport {
             path: path.to_string(),
             parse_errors: 0,
+            parse_error_locations: Vec::new(),
             parsed: false,
             functions: Vec::new(),
         };
@@ -277,7 +282,8 @@ pub fn check_parsed(
         });
     }
     if settings.diagnostic_active(rules::wave_size::ID) && !sup.file_allows(rules::wave_size::ID) {
-        for w in rules::wave_size::check(file) {
+        let suppressed = |line: u32| sup.allows(rules::wave_size::ID, line);
+        for w in rules::wave_size::check(file, &suppressed) {
             if sup.allows(rules::wave_size::ID, w.span.line) {
                 continue;
             }
@@ -289,6 +295,15 @@ pub fn check_parsed(
         FileReport {
             path: path.to_string(),
             parse_errors: file.parse_errors.len(),
+            parse_error_locations: file
+                .parse_errors
+                .iter()
+                .map(|e| ParseErrorLocation {
+                    line: e.span.line,
+                    column: e.span.column,
+                    message: e.message.clone(),
+                })
+                .collect(),
             parsed: true,
             functions,
         },

@@ -90,10 +90,23 @@ pub use codeobj::KernelResources;
 pub struct FileReport {
     pub path: String,
     pub parse_errors: usize,
+    /// Where each parse error is (1-based line, byte column) and what it is, in source order;
+    /// absent from the JSON when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub parse_error_locations: Vec<ParseErrorLocation>,
     /// False when the file was skipped unparsed because it holds no GPU code
     /// (see `Settings::parse_all`); `parse_errors` is then 0 because nothing was parsed.
     pub parsed: bool,
     pub functions: Vec<FunctionReport>,
+}
+
+/// One parse error of a file: where the grammar could not read it (an ERROR or MISSING node, or
+/// a definition the lowering could not read as a function).
+#[derive(Debug, Clone, Serialize)]
+pub struct ParseErrorLocation {
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
 }
 
 /// The whole `check --format json` document.

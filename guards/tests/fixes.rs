@@ -92,17 +92,68 @@ fn wave_size_fixes_are_unsafe_and_only_where_meaningful() {
     assert_eq!(
         with,
         vec![
-            (6, "Use the 64-bit full mask `0xffffffffffffffffULL`"),
-            (6, "Replace the width `32` with `warpSize`"),
+            (7, "Use the 64-bit full mask `0xffffffffffffffffULL`"),
+            (7, "Replace the width `32` with `warpSize`"),
             (9, "Replace `32` with `warpSize`"),
             (9, "Replace `32` with `warpSize`"),
         ]
     );
-    // `#define WARP_SIZE 32` and the ballot comparison are reported without a fix.
+    // `#define WARP_SIZE 32` is reported without a fix.
     let without: Vec<u32> = diags
         .iter()
         .filter(|d| d.fix.is_none())
         .map(|d| d.line)
         .collect();
-    assert_eq!(without, vec![2, 8]);
+    assert_eq!(without, vec![3]);
+}
+
+/// A fix that would leave another 32-lane assumption of the file behind is not offered: every
+/// finding is still reported, each says what holds the fixes back, and `--unsafe-fixes`
+/// changes nothing (`threadIdx.x / 32` converted while `(blockDim.x + 31) / 32` is not would
+/// count warps of 32 and index warps of 64).
+#[test]
+fn no_fix_leaves_a_file_half_converted() {
+    let path = root().join("../check/wave-size/half_converted.cu");
+    let src = std::fs::read(&path).unwrap();
+    let (_, diags) = guards::check_source("half_converted.cu", &src, &Settings::default());
+    let lines: Vec<u32> = diags.iter().map(|d| d.line).collect();
+    assert_eq!(lines, vec![4, 5], "{diags:?}");
+    for d in &diags {
+        assert!(d.fix.is_none(), "{d:?}");
+        assert!(
+            d.message.contains(
+                "no fix offered: `+ 31` at line 5 (and 1 more) would still assume 32 lanes"
+            ),
+            "{}",
+            d.message
+        );
+    }
+    let fixed = fix_source("half_converted.cu", &src, &Settings::default(), true);
+    assert_eq!(fixed.source, src);
+    assert_eq!(fixed.fixed, 0);
+    // The same file without the blockers converts both lines together.
+    let whole = "__global__ void k(float* out) {\n  int warp = threadIdx.x / 32;\n  int nwarps = blockDim.x / 32;\n  out[warp] = nwarps;\n}\n";
+    let fixed = fix_source("whole.cu", whole.as_bytes(), &Settings::default(), true);
+    assert_eq!(
+        String::from_utf8(fixed.source).unwrap(),
+        whole.replace("/ 32", "/ warpSize")
+    );
+    // A finding without a fix holds the others back, and is named by what it is about.
+    let shift = "__global__ void k(float* out) {\n  int lane = threadIdx.x % 32;\n  int warp = threadIdx.x >> 5;\n  out[warp] = lane;\n}\n";
+    let (_, diags) = guards::check_source("shift.cu", shift.as_bytes(), &Settings::default());
+    assert!(diags.iter().all(|d| d.fix.is_none()), "{diags:?}");
+    assert!(
+        diags[0]
+            .message
+            .contains("no fix offered: `>> 5` at line 3 would still assume 32 lanes"),
+        "{}",
+        diags[0].message
+    );
+    // A line the author marked as meant for 32 lanes holds nothing back.
+    let allowed = "__global__ void k(float* out) {\n  int warp = threadIdx.x / 32;\n  int nwarps = (blockDim.x + 31) / 32;  // hip-unroll: allow(wave-size)\n  out[warp] = nwarps;\n}\n";
+    let fixed = fix_source("allowed.cu", allowed.as_bytes(), &Settings::default(), true);
+    assert_eq!(
+        String::from_utf8(fixed.source).unwrap(),
+        allowed.replacen("threadIdx.x / 32", "threadIdx.x / warpSize", 1)
+    );
 }

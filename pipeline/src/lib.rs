@@ -11,9 +11,9 @@
 //! - every blocker rule (`barrier`, `atomic`, `dynamic-lds`, `early-exit`) applies, whatever a
 //!   lint selection (`--select`, `--ignore`) or an inline `// hip-unroll: allow(...)` says:
 //!   those quiet the lint, they never make a loop safe to rewrite;
-//! - a loop whose pragma is a decision of the code's author (`#pragma nounroll`,
-//!   `#pragma unroll 1`, `#pragma clang loop unroll(disable)`/`unroll_count(N)`/...) is left as
-//!   it is;
+//! - a loop whose pragma is a decision of the code's author (`#pragma unroll` with no count, a
+//!   full unroll; `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop
+//!   unroll(disable)`/`unroll_count(N)`/...) is left as it is;
 //! - only [`Policy::force`] overrides those two; the transform's own refusals (it cannot prove
 //!   the rewrite equivalent) are never overridden.
 //!
@@ -48,8 +48,9 @@ pub struct PragmaInfo {
     /// What it asks: `unroll`, `unroll N` or `nounroll`.
     pub hint: String,
     pub line: u32,
-    /// `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang loop ...`: the author's decision,
-    /// which a rewrite does not replace (see [`Refusal::UserPragma`]).
+    /// `#pragma unroll` (full unroll), `#pragma nounroll`, `#pragma unroll 1`, `#pragma clang
+    /// loop ...`: the author's decision, which a rewrite does not replace (see
+    /// [`Refusal::UserPragma`]).
     pub user_decision: bool,
 }
 
@@ -102,6 +103,17 @@ fn heights(f: &frontend::Function) -> Vec<u32> {
         }
     }
     h
+}
+
+/// How a variant renumbers the loops of its file (see [`Source::renumbering`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Renumbering {
+    /// The loop that was rewritten, and the loops it became, in order (a manual unroll: the
+    /// unrolled loop, then the remainder; empty when the edits add no loop, as a pragma).
+    pub rewritten: LoopId,
+    pub became: Vec<LoopId>,
+    /// The other loops whose id changed: (before, after).
+    pub moved: Vec<(LoopId, LoopId)>,
 }
 
 /// What may be overridden.
@@ -268,7 +280,7 @@ impl Source {
                 text: text.split_whitespace().collect::<Vec<_>>().join(" "),
                 hint: guards::pragma_text(&p.hint),
                 line: p.span.line,
-                user_decision: p.hint == UnrollHint::NoUnroll
+                user_decision: matches!(p.hint, UnrollHint::NoUnroll | UnrollHint::Unroll(None))
                     || p.syntax == PragmaSyntax::ClangLoop,
             }
         });
@@ -349,6 +361,54 @@ impl Source {
             Err(transforms::Error::Refused(r)) => Err(refused(Refusal::Transform(r))),
             Err(transforms::Error::BadFactor(n)) => Err(Error::BadFactor(n)),
             Err(transforms::Error::Lookup(e)) => Err(Error::Lookup(e)),
+        }
+    }
+
+    /// How the loop ids of this file change with `variant` of the loop at `loc` (a manual
+    /// unroll adds loops, so the ids after it in its function move).
+    pub fn renumbering(&self, loc: LoopLoc, variant: &Variant) -> Renumbering {
+        let new = frontend::parse(&variant.source);
+        let new_at = |offset: usize| {
+            new.all_loops()
+                .find(|(_, _, l)| l.keyword.start == offset)
+                .map(|(nloc, _, _)| new.loop_id(nloc))
+        };
+        let mut moved = Vec::new();
+        for (oloc, f, l) in self.file.all_loops() {
+            if f.kind == FunctionKind::Host {
+                continue;
+            }
+            let Some(o) = frontend::edit::map_offset(l.keyword.start, &variant.edits) else {
+                continue; // the rewritten loop or a loop inside it
+            };
+            let old = self.file.loop_id(oloc);
+            if let Some(n) = new_at(o).filter(|n| *n != old) {
+                moved.push((old, n));
+            }
+        }
+        // The loops the rewritten one became: those that start in the replaced text, at its
+        // depth (the unrolled loop first, the remainder last).
+        let target = &self.file.functions[loc.function].loops[loc.index];
+        let mut shift: isize = 0;
+        let mut spans = Vec::new();
+        let mut edits: Vec<&Edit> = variant.edits.iter().collect();
+        edits.sort_by_key(|e| e.range.start);
+        for e in edits {
+            let start = (e.range.start as isize + shift) as usize;
+            spans.push(start..start + e.text.len());
+            shift += e.text.len() as isize - e.range.len() as isize;
+        }
+        let became = new
+            .all_loops()
+            .filter(|(_, _, l)| {
+                l.depth == target.depth && spans.iter().any(|r| r.contains(&l.keyword.start))
+            })
+            .map(|(nloc, _, _)| new.loop_id(nloc))
+            .collect();
+        Renumbering {
+            rewritten: self.file.loop_id(loc),
+            became,
+            moved,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Verification of a variant: compile the original and the variant with the project's compile
 //! command (`[compile] command` of hip-unroll.toml, or hipcc) plus the caller's extra flags
-//! (`-I`, `-D`), and compare every kernel's argument layout (`codeobj::signature`).
+//! (`-I`, `-D`), and compare every kernel's argument layout (`codeobj::signature`). A header
+//! (`.cuh`, `.h`, `.hpp`, ...) is compiled as HIP (`-x hip`; `-x cu` for nvcc).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,30 @@ pub enum VerifyError {
     CodeObjectCount { original: usize, variant: usize },
 }
 
+/// Extensions of headers: a compiler reads them as C/C++ headers, not as kernels.
+const HEADER_EXTENSIONS: &[&str] = &[
+    "cuh", "h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tpp", "tcc", "txx",
+];
+
+/// For a header, the arguments that make the compiler read it as GPU source, placed before the
+/// file on the command line: `-x cu` for nvcc, `-x hip` for any other compiler (hipcc, clang).
+fn language_args(file: &Path, command: &str) -> impl Iterator<Item = String> {
+    let header = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| HEADER_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
+    let program = command.split_whitespace().next().unwrap_or_default();
+    let nvcc = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("nvcc"));
+    let lang = if nvcc { "cu" } else { "hip" };
+    header
+        .then(|| ["-x".to_string(), lang.to_string()])
+        .into_iter()
+        .flatten()
+}
+
 /// Compile `original` (a file) and `variant` (its rewritten bytes, written to a temporary file
 /// beside the original so that relative includes resolve, and removed afterwards) and return
 /// the differences in kernel argument layouts (empty: the variant is a drop-in replacement).
@@ -89,7 +114,7 @@ pub fn verify(
         (None, None) => unreachable!("a scratch directory exists when no cache is given"),
     };
     let compiler = Compiler::new(opts.command.clone(), opts.arch.clone(), cache)
-        .with_args(opts.extra_args.iter().cloned())
+        .with_args(language_args(original, &opts.command).chain(opts.extra_args.iter().cloned()))
         .with_timeout(opts.timeout);
     let mut results = compiler.compile_all(&[original, tmp.path()]).into_iter();
     let a = results

@@ -128,6 +128,28 @@ fn user_decision_pragmas_and_transform_refusals() {
         .variant(l[0].loc, 4, Mode::Pragma, Policy::default())
         .unwrap_err();
     assert_eq!(refusal_id(e), "user-pragma");
+    // A bare `#pragma unroll` (full unroll) is the author's decision too; `unroll 4` is not.
+    for (pragma, decision) in [("#pragma unroll", true), ("#pragma unroll 4", false)] {
+        let src = format!("__global__ void k(float* a) {{\n  {pragma}\n  for (int i = 0; i < 16; ++i) a[i] = 0;\n}}\n");
+        let s = Source::new(src.into_bytes());
+        let l = &s.loops()[0];
+        assert_eq!(
+            l.pragma.as_ref().unwrap().user_decision,
+            decision,
+            "{pragma}"
+        );
+        for mode in [Mode::Pragma, Mode::Manual] {
+            let r = s.variant(l.loc, 2, mode, Policy::default());
+            match r {
+                Err(e) => {
+                    assert!(decision, "{pragma}: {e}");
+                    assert_eq!(refusal_id(e), "user-pragma");
+                }
+                Ok(_) => assert!(!decision, "{pragma} {mode:?} was replaced"),
+            }
+            assert!(s.variant(l.loc, 2, mode, Policy { force: true }).is_ok());
+        }
+    }
     assert!(s
         .variant(l[0].loc, 4, Mode::Pragma, Policy { force: true })
         .is_ok());

@@ -366,7 +366,10 @@ mod gpu_tests {
             ]
         );
         let nv = d.path().join("nv");
-        for (bus, model) in [("0000:b1:00.0", "NVIDIA H200"), ("0000:19:00.0", "NVIDIA H100 80GB HBM3")] {
+        for (bus, model) in [
+            ("0000:b1:00.0", "NVIDIA H200"),
+            ("0000:19:00.0", "NVIDIA H100 80GB HBM3"),
+        ] {
             std::fs::create_dir_all(nv.join(bus)).unwrap();
             std::fs::write(
                 nv.join(bus).join("information"),

@@ -74,8 +74,9 @@ pub struct CheckArgs {
     /// Do not honour .gitignore, .ignore and git exclude files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__`
-    /// (skipped by default and listed with `"parsed": false`), e.g. to count parse errors.
+    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__` and
+    /// no `warp`/`wave` beside a `32` (skipped by default and listed with `"parsed": false`),
+    /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
@@ -185,6 +186,16 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     }
     jobs.sort_by(|a, b| a.display.cmp(&b.display));
     jobs.dedup_by(|a, b| a.display == b.display);
+    // A directory that gives no file to check is said so (a typo'd or wrong path would
+    // otherwise pass as clean); the exit status stays what the other files make it.
+    for dir in paths.iter().filter(|p| p.is_dir()) {
+        if !jobs.iter().any(|j| j.path.starts_with(dir)) {
+            eprintln!(
+                "warning: {}: no file to check (no .cu/.cuh/.hip/.cpp/.h/... file, or every one excluded)",
+                dir.display()
+            );
+        }
+    }
 
     let fixing = args.fix || args.unsafe_fixes || args.diff;
     let keep_source = fixing || matches!(args.format, Format::Human | Format::Sarif);
@@ -421,10 +432,14 @@ fn validate_rules(ids: &[String], known: &[String], origin: &str) -> anyhow::Res
         .filter(|id| !known.iter().any(|k| k == id))
         .collect();
     if !unknown.is_empty() {
+        let named: Vec<String> = unknown
+            .iter()
+            .map(|u| format!("{u}{}", super::explain::did_you_mean(u)))
+            .collect();
         bail!(
             "unknown rule id{} in {origin}: {} (known rule ids: {})",
             if unknown.len() == 1 { "" } else { "s" },
-            unknown.join(", "),
+            named.join(", "),
             known.join(", ")
         );
     }
@@ -851,6 +866,7 @@ mod tests {
         let report = FileReport {
             path: path.into(),
             parse_errors: depth as usize,
+            parse_error_locations: Vec::new(),
             parsed: true,
             functions: vec![],
         };

@@ -28,7 +28,8 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
         match rules.iter().find(|r| r.id == id) {
             Some(r) => crate::render::human::explain(r),
             None => bail!(
-                "unknown rule id {id:?} (known rule ids: {})",
+                "unknown rule id {id:?}{} (known rule ids: {})",
+                did_you_mean(&id),
                 rules
                     .iter()
                     .map(|r| r.id.as_str())
@@ -57,6 +58,11 @@ pub fn rule_infos() -> Vec<RuleInfo> {
             },
         })
         .collect()
+}
+
+/// `; did you mean "wave-size"?` when a registered rule id is close to `id`, else nothing.
+pub fn did_you_mean(id: &str) -> String {
+    guards::rules::closest(id).map_or(String::new(), |c| format!("; did you mean {c:?}?"))
 }
 
 /// Every known rule id, in registry order.

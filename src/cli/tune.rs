@@ -137,6 +137,12 @@ pub struct TuneArgs {
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
+    /// command: reject a variant whose machine code (the `.text` of every kernel of the file
+    /// the gates compile) is byte-identical to the baseline's, with no run (`same-code`); say
+    /// so only when the `[compile]` command matches the build. Always on for the other
+    /// backends (what the gates compile is what runs).
+    #[arg(long)]
+    pub skip_same_code: bool,
     /// Report format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,
@@ -422,7 +428,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
         "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
         "confidence": plan.confidence, "min_speedup": plan.min_speedup,
-        "max_noise": max_noise, "arch": arch, "compile": compile_command,
+        "max_noise": max_noise, "skip_same_code": backend != BackendArg::Command || args.skip_same_code, "arch": arch, "compile": compile_command,
         "max_occupancy_loss": thresholds.max_occupancy_loss,
         "spec": spec.as_ref().map(|(_, bytes)| tuner::workcopy::hash_bytes(bytes)),
         "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
@@ -453,6 +459,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         } else {
             ApplyMode::Write
         },
+        skip_same_code: backend != BackendArg::Command || args.skip_same_code,
         fingerprint: fingerprint.to_string(),
     };
     let commands = Commands {

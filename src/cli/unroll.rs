@@ -49,7 +49,8 @@ pub struct UnrollArgs {
     #[arg(long)]
     pub diff: bool,
     /// Rewrite even if a guard blocks the loop or its pragma is the author's decision
-    /// (`nounroll`, `unroll 1`, `clang loop ...`); correctness refusals are never overridden.
+    /// (a bare `unroll`, `nounroll`, `unroll 1`, `clang loop ...`); correctness refusals are
+    /// never overridden.
     #[arg(long)]
     pub force: bool,
     /// Compile the original and the variant and refuse the variant if any kernel's argument
@@ -108,6 +109,23 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         Err(e) => bail!("{path}: {e}"),
     };
 
+    if variant.edits.is_empty() {
+        let why = if factor == 1 {
+            format!("unrolling loop {} by 1 is the loop itself", variant.loop_id)
+        } else {
+            format!("loop {} already carries this pragma", variant.loop_id)
+        };
+        eprintln!(
+            "{path}:{}: note: --factor {factor} changes nothing: {why}",
+            variant.line
+        );
+    } else if factor == 1 && mode == Mode::Pragma {
+        eprintln!(
+            "{path}:{}: note: --factor 1 unrolls nothing: `#pragma unroll 1` keeps the compiler from unrolling loop {}",
+            variant.line, variant.loop_id
+        );
+    }
+
     if args.verify && !variant.edits.is_empty() {
         let opts = verify_options(&args)?;
         let diffs = pipeline::verify(&args.file, &variant.source, &opts)?;
@@ -126,22 +144,27 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    if let Some(note) = renumbering_note(&source.renumbering(loc, &variant)) {
+        eprintln!("{path}: note: {note}");
+    }
     if args.diff {
         let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
-        match crate::files::rewrite_in_place(
-            &args.file,
-            source.bytes(),
-            &variant.source,
-            "unroll.in-place",
-        ) {
-            Ok(()) => {}
-            Err(e) if e.is_edited() => {
-                eprintln!("error: {e}");
-                return Ok(ExitCode::from(crate::files::EXIT_EDITED));
+        if !variant.edits.is_empty() {
+            match crate::files::rewrite_in_place(
+                &args.file,
+                source.bytes(),
+                &variant.source,
+                "unroll.in-place",
+            ) {
+                Ok(()) => {}
+                Err(e) if e.is_edited() => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(crate::files::EXIT_EDITED));
+                }
+                Err(e) => return Err(e.into()),
             }
-            Err(e) => return Err(e.into()),
         }
     } else if let Some(out) = &args.output {
         crate::files::output_like(out, &variant.source, Some(&args.file))?;
@@ -149,6 +172,21 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         crate::files::stdout_bytes(&variant.source)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line naming the loop ids that the rewrite changed (`k:0 -> k:0 (unrolled), k:1
+/// (remainder); k:1 -> k:3`), or `None` when every id stays.
+fn renumbering_note(r: &pipeline::Renumbering) -> Option<String> {
+    let mut parts = Vec::new();
+    if !r.became.is_empty() && r.became != [r.rewritten.clone()] {
+        let became: Vec<String> = match r.became.as_slice() {
+            [a, b] => vec![format!("{a} (unrolled)"), format!("{b} (remainder)")],
+            all => all.iter().map(|x| x.to_string()).collect(),
+        };
+        parts.push(format!("{} -> {}", r.rewritten, became.join(", ")));
+    }
+    parts.extend(r.moved.iter().map(|(a, b)| format!("{a} -> {b}")));
+    (!parts.is_empty()).then(|| format!("loop ids after the rewrite: {}", parts.join("; ")))
 }
 
 /// One line: why the loop is not rewritten, with the reason id in brackets.

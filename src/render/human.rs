@@ -46,6 +46,9 @@ pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> S
     if opts.loops {
         out.push_str(&loops(output));
     }
+    if !opts.quiet && !opts.statistics {
+        out.push_str(&parse_error_notes(output));
+    }
     if !opts.quiet {
         out.push_str(&summary_line(&Summary::of(output), output));
         out.push('\n');
@@ -115,6 +118,26 @@ fn summary_line(s: &Summary, output: &CheckOutput) -> String {
         ));
     }
     line
+}
+
+/// One line per file that did not parse cleanly: where the first error is, and how many there
+/// are (every location is in the JSON output).
+fn parse_error_notes(output: &CheckOutput) -> String {
+    let mut s = String::new();
+    for f in &output.files {
+        let Some(first) = f.parse_error_locations.first() else {
+            continue;
+        };
+        let more = match f.parse_errors {
+            0 | 1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        s.push_str(&format!(
+            "{}:{}:{}: note: parse error: {}{more}; the rest of the file is analysed\n",
+            f.path, first.line, first.column, first.message
+        ));
+    }
+    s
 }
 
 fn statistics(output: &CheckOutput) -> String {

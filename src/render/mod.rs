@@ -185,6 +185,7 @@ __global__ void reduce(float* out, const float* in) {
         let file = FileReport {
             path: path.clone(),
             parse_errors: 0,
+            parse_error_locations: Vec::new(),
             parsed: true,
             functions: vec![FunctionReport {
                 name: "reduce".into(),

@@ -3,6 +3,12 @@
 // their outputs to out.txt (floats as exact hex) for the bit-exact check.
 #include "hip_host.h"
 #include <chrono>
+#ifdef HU_COST
+#include "cost.h"
+#define HU_CHAIN_ITERS 400
+#else
+#define HU_CHAIN_ITERS 8000
+#endif
 #include "chain.cu"
 #include "rowsum.cu"
 #include "scale.cu"
@@ -23,10 +29,16 @@ int main() {
     for (int i = 0; i < n; ++i) tin[i] = i * 0.25f;
 
     auto t0 = std::chrono::steady_clock::now();
-    hu_launch({n / 64, 1, 1}, {64, 1, 1}, chain, ints.data(), chained.data(), n, 8000);
+#ifdef HU_COST
+    hu_cost_on = true;
+#endif
+    hu_launch({n / 64, 1, 1}, {64, 1, 1}, chain, ints.data(), chained.data(), n, HU_CHAIN_ITERS);
     hu_launch({rows / 64, 1, 1}, {64, 1, 1}, rowsum, a.data(), sums.data(), rows, m);
     hu_launch({1, 1, 1}, {64, 1, 1}, scale, scaled.data(), taps.data(), 64, 8);
     hu_launch({n / 64, 1, 1}, {64, 1, 1}, tile, tin.data(), tout.data(), n, 16);
+#ifdef HU_COST
+    hu_cost_on = false;
+#endif
     auto t1 = std::chrono::steady_clock::now();
 
     // Exact outputs: float sums as hex, the larger outputs as 64-bit FNV-1a of their bytes.
@@ -42,6 +54,9 @@ int main() {
     for (int v : scaled) fprintf(f, "scale %d\n", v);
     for (float v : sums) fprintf(f, "rowsum %a\n", v);
     fclose(f);
+#ifdef HU_COST
+    printf("cost: %llu edges\n", hu_cost_edges);
+#endif
     printf("time: %.3f ms\n", std::chrono::duration<double, std::milli>(t1 - t0).count());
     return 0;
 }

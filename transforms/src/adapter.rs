@@ -518,6 +518,15 @@ impl Ctx<'_> {
                 Tok::Punct(".") => {
                     let ok = matches!(prev, Some(Tok::Ident(w)) if is_builtin(w));
                     if !ok {
+                        // `warp.size()`: a member function, whatever `warp` is.
+                        if let (Some(Tok::Ident(obj)), Some(Tok::Ident(m)), Some(Tok::Punct("("))) =
+                            (prev, next, toks.get(i + 2).map(|x| &x.tok))
+                        {
+                            return Err(Refusal::CallsFunction {
+                                part,
+                                callee: format!("{obj}.{m}"),
+                            });
+                        }
                         return Err(Refusal::ReadsMemory {
                             part,
                             what: "member access".into(),
@@ -546,6 +555,9 @@ impl Ctx<'_> {
                     }
                     if w == self.var {
                         return Err(Refusal::ReadsInductionVariable { part });
+                    }
+                    if matches!(next, Some(Tok::Punct("." | "->"))) && !is_builtin(w) {
+                        continue; // the member access is the reason, reported at its `.`/`->`
                     }
                     if TYPE_WORDS.contains(&w.as_str()) || is_builtin(w) {
                         continue;

@@ -115,14 +115,7 @@ pub fn same_model(devices: &[Device]) -> Result<(), Error> {
     }
     let shown: Vec<String> = devices
         .iter()
-        .map(|d| {
-            format!(
-                "{} {}: {}",
-                d.host,
-                d.id.as_deref().unwrap_or("-"),
-                d.model
-            )
-        })
+        .map(|d| format!("{} {}: {}", d.host, d.id.as_deref().unwrap_or("-"), d.model))
         .collect();
     Err(Error::Usage(format!(
         "the devices are of different models ({}); one tune measures one model: choose devices of the first one's model, {}",

@@ -256,20 +256,7 @@ pub fn rewrite(
     }
 }
 
-/// Where byte `o` of a text is after `edits`; `None` when an edit replaced it.
-pub fn map_offset(o: usize, edits: &[Edit]) -> Option<usize> {
-    let mut shift: isize = 0;
-    for e in edits {
-        let r = &e.range;
-        if r.end <= o {
-            // Entirely before (an insertion at `o` goes before the keyword too).
-            shift += e.text.len() as isize - (r.end - r.start) as isize;
-        } else if r.start <= o {
-            return None;
-        }
-    }
-    Some((o as isize + shift) as usize)
-}
+pub use frontend::edit::map_offset;
 
 #[cfg(test)]
 mod tests {

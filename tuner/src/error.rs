@@ -14,6 +14,10 @@ pub enum Error {
     StateDir { path: String, reason: String },
     #[error("the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another --state")]
     Ledger { path: String, reason: String },
+    /// The state directory's disk is full: nothing is wrong with the ledger, and `--resume`
+    /// continues once there is space.
+    #[error("{path}: disk full (no space left on device); free some space, then run again (--resume continues)")]
+    DiskFull { path: String },
     /// The baseline could not be built, run, checked or measured reliably.
     #[error("baseline: {0}")]
     Baseline(String),
@@ -45,10 +49,18 @@ pub enum Error {
 /// wording.
 pub use fsio::reason as io_reason;
 
-/// `map_err(io_err(path))`: an I/O error on `path`.
+/// `map_err(io_err(path))`: an I/O error on `path` ([`Error::DiskFull`] for a full disk).
 pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |e| Error::Io {
-        path: path.display().to_string(),
-        reason: io_reason(&e),
+    move |e| {
+        if e.kind() == std::io::ErrorKind::StorageFull {
+            Error::DiskFull {
+                path: path.display().to_string(),
+            }
+        } else {
+            Error::Io {
+                path: path.display().to_string(),
+                reason: io_reason(&e),
+            }
+        }
     }
 }

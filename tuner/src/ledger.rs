@@ -61,6 +61,15 @@ ALTER TABLE samples ADD COLUMN lane INTEGER;
 PRAGMA user_version = 2;
 ";
 
+/// The statuses a stored decision can have (report statuses).
+pub const DECISION_STATUSES: [&str; 5] = [
+    "accepted",
+    "rejected",
+    "gated",
+    "build-failed",
+    "check-failed",
+];
+
 /// A decided candidate, as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Decision {
@@ -109,6 +118,45 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// `path` with `suffix` appended to its file name (`ledger.db` -> `ledger.db-wal`).
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Remove a database file and its journals, if there.
+fn remove_db_files(db: &Path) -> std::io::Result<()> {
+    for ext in ["", "-journal", "-wal", "-shm"] {
+        match std::fs::remove_file(suffixed(db, ext)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// A SQLite error on the ledger at `path`: a full disk is [`Error::DiskFull`] (the ledger is
+/// fine), anything else says the ledger is not usable.
+fn classify(path: &Path, e: rusqlite::Error) -> Error {
+    if let rusqlite::Error::SqliteFailure(f, _) = &e {
+        if f.code == rusqlite::ErrorCode::DiskFull {
+            return Error::DiskFull {
+                path: path.display().to_string(),
+            };
+        }
+    }
+    Error::Ledger {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// An I/O error on a file of the state directory ([`Error::DiskFull`] for a full disk).
+fn disk_or_io(path: &Path, e: std::io::Error) -> Error {
+    crate::error::io_err(path)(e)
+}
+
 /// How long [`Ledger::lock`] retries a busy lock before it reports another `tune`.
 pub const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -131,9 +179,17 @@ impl Ledger {
     /// Check that `state_dir` can be created and written, without writing anything into an
     /// existing ledger. Errors are one line.
     pub fn check_state_dir(state_dir: &Path) -> Result<(), Error> {
-        let fail = |e: &std::io::Error| Error::StateDir {
-            path: state_dir.display().to_string(),
-            reason: io_reason(e),
+        let fail = |e: &std::io::Error| {
+            if e.kind() == std::io::ErrorKind::StorageFull {
+                Error::DiskFull {
+                    path: state_dir.display().to_string(),
+                }
+            } else {
+                Error::StateDir {
+                    path: state_dir.display().to_string(),
+                    reason: io_reason(e),
+                }
+            }
         };
         std::fs::create_dir_all(state_dir).map_err(|e| fail(&e))?;
         tempfile::Builder::new()
@@ -180,66 +236,120 @@ impl Ledger {
         }
     }
 
-    /// Open (or create) the ledger in `state_dir`. A file that is not a SQLite database, a
-    /// database of something else, a failing integrity check or a newer schema is an error and
-    /// the file is left as it was.
+    /// Open (or create) the ledger in `state_dir`; the caller holds [`Ledger::lock`]. A new
+    /// ledger is built under a temporary name (`ledger.db.new`) and renamed into place once its
+    /// schema is committed, so `ledger.db` never exists without its schema: a kill at any point
+    /// of the first run leaves either no ledger or a whole one (a temporary file left by a kill
+    /// is removed here). A file that is not a SQLite database, a database of something else, a
+    /// failing integrity check or a newer schema is an error and the file is left as it was;
+    /// only a database with no table at all (a ledger whose creation an older hip-unroll did in
+    /// place and was killed) is replaced. A full disk is [`Error::DiskFull`].
     pub fn open(state_dir: &Path) -> Result<Ledger, Error> {
         Self::check_state_dir(state_dir)?;
         let path = state_dir.join(FILE_NAME);
-        let corrupt = |reason: String| Error::Ledger {
-            path: path.display().to_string(),
-            reason,
-        };
+        let corrupt = |e: rusqlite::Error| classify(&path, e);
+        let tmp = state_dir.join(format!("{FILE_NAME}.new"));
+        remove_db_files(&tmp).map_err(|e| disk_or_io(&tmp, e))?;
         let existed = path.is_file() && std::fs::metadata(&path).is_ok_and(|m| m.len() > 0);
-        let conn = Connection::open(&path).map_err(|e| corrupt(e.to_string()))?;
         if existed {
+            let conn = Connection::open(&path).map_err(corrupt)?;
             let check: String = conn
                 .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| corrupt(e.to_string()))?;
+                .map_err(corrupt)?;
             if check != "ok" {
-                return Err(corrupt(check));
+                return Err(Error::Ledger {
+                    path: path.display().to_string(),
+                    reason: check,
+                });
             }
-            let format: Option<String> = conn
-                .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(|e| corrupt(e.to_string()))?;
-            if format.as_deref() != Some(FORMAT) {
-                return Err(corrupt("no hip-unroll format marker".into()));
+            let tables: i64 = conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+                .map_err(corrupt)?;
+            if tables == 0 {
+                // Created in place and killed before its schema: nothing in it to keep.
+                drop(conn);
+                Self::create(&tmp, &path)?;
+            } else {
+                let format: Option<String> = conn
+                    .query_row("SELECT value FROM meta WHERE key = 'format'", [], |r| {
+                        r.get(0)
+                    })
+                    .optional()
+                    .map_err(corrupt)?;
+                if format.as_deref() != Some(FORMAT) {
+                    return Err(Error::Ledger {
+                        path: path.display().to_string(),
+                        reason: "no hip-unroll format marker".into(),
+                    });
+                }
+                let v: i64 = conn
+                    .query_row("PRAGMA user_version", [], |r| r.get(0))
+                    .map_err(corrupt)?;
+                if v == 1 {
+                    conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
+                        .map_err(corrupt)?;
+                } else if v != SCHEMA_VERSION {
+                    return Err(Error::Ledger {
+                        path: path.display().to_string(),
+                        reason: format!(
+                            "schema version {v}, this hip-unroll reads {SCHEMA_VERSION}"
+                        ),
+                    });
+                }
             }
-            let v: i64 = conn
-                .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(|e| corrupt(e.to_string()))?;
-            if v == 1 {
-                conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
-                    .map_err(|e| corrupt(e.to_string()))?;
-            } else if v != SCHEMA_VERSION {
-                return Err(corrupt(format!(
-                    "schema version {v}, this hip-unroll reads {SCHEMA_VERSION}"
-                )));
-            }
+        } else {
+            Self::create(&tmp, &path)?;
         }
+        let conn = Connection::open(&path).map_err(corrupt)?;
         conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(|e| corrupt(e.to_string()))?;
+            .map_err(corrupt)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(|e| corrupt(e.to_string()))?;
+            .map_err(corrupt)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(|e| corrupt(e.to_string()))?;
-        if !existed {
-            conn.execute_batch(&format!(
-                "BEGIN; {SCHEMA} INSERT INTO meta VALUES ('format', '{FORMAT}'); PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-            ))
-            .map_err(|e| corrupt(e.to_string()))?;
-        }
+            .map_err(corrupt)?;
         Ok(Ledger { conn, path })
     }
 
-    fn err(&self, e: rusqlite::Error) -> Error {
-        Error::Ledger {
-            path: self.path.display().to_string(),
-            reason: e.to_string(),
+    /// Build a ledger with its schema at `tmp` (rollback journal, fully synced) and rename it
+    /// to `path`, replacing whatever is there (and its WAL files, which belong to it).
+    fn create(tmp: &Path, path: &Path) -> Result<(), Error> {
+        let fail = |e: rusqlite::Error| {
+            let _ = remove_db_files(tmp);
+            classify(path, e)
+        };
+        let conn = Connection::open(tmp).map_err(fail)?;
+        conn.pragma_update(None, "synchronous", "FULL")
+            .map_err(fail)?;
+        conn.execute_batch(&format!(
+            "BEGIN; {SCHEMA} INSERT INTO meta VALUES ('format', '{FORMAT}'); PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        ))
+        .map_err(fail)?;
+        drop(conn);
+        fsio::testpoint::hit("tuner.ledger.create.before-rename");
+        // A WAL left beside an older, empty ledger would be replayed into the new one.
+        for ext in ["-wal", "-shm"] {
+            let p = suffixed(path, ext);
+            match std::fs::remove_file(&p) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(disk_or_io(&p, e))
+                }
+                _ => {}
+            }
         }
+        std::fs::rename(tmp, path).map_err(|e| {
+            let _ = remove_db_files(tmp);
+            disk_or_io(path, e)
+        })?;
+        if let Some(dir) = path.parent() {
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    fn err(&self, e: rusqlite::Error) -> Error {
+        classify(&self.path, e)
     }
 
     /// Start a run, or with `resume` continue the last unfinished run of the same tree and
@@ -346,7 +456,18 @@ impl Ledger {
                 },
             )
             .optional()
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?
+            .map(|d| {
+                if DECISION_STATUSES.contains(&d.status.as_str()) {
+                    Ok(d)
+                } else {
+                    Err(Error::Ledger {
+                        path: self.path.display().to_string(),
+                        reason: format!("decision {} has the unknown status '{}'", d.key, d.status),
+                    })
+                }
+            })
+            .transpose()
     }
 
     pub fn record_decision(&self, session: i64, d: &Decision) -> Result<(), Error> {
@@ -667,6 +788,93 @@ mod tests {
         drop(c);
         let e = Ledger::open(d2.path()).err().unwrap();
         assert!(e.to_string().contains("not a hip-unroll ledger"), "{e}");
+    }
+
+    #[test]
+    fn created_under_a_temporary_name_and_leftovers_removed() {
+        let d = tempfile::tempdir().unwrap();
+        // What a kill during an earlier creation left: the temporary database and its journal.
+        std::fs::write(d.path().join("ledger.db.new"), b"half").unwrap();
+        std::fs::write(d.path().join("ledger.db.new-journal"), b"half").unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        l.begin("tree", "set", "{}", false).unwrap();
+        assert!(!d.path().join("ledger.db.new").exists());
+        assert!(!d.path().join("ledger.db.new-journal").exists());
+        drop(l);
+        // The schema was in place before the rename: the file reopens as a ledger.
+        Ledger::open(d.path()).unwrap();
+    }
+
+    #[test]
+    fn an_empty_database_left_by_a_killed_creation_is_replaced() {
+        let d = tempfile::tempdir().unwrap();
+        let c = Connection::open(d.path().join(FILE_NAME)).unwrap();
+        c.pragma_update(None, "journal_mode", "WAL").unwrap();
+        drop(c);
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        assert_eq!(r.run_id, 1);
+    }
+
+    #[test]
+    fn a_full_disk_is_disk_full_and_leaves_the_run_resumable() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        // SQLite's own SQLITE_FULL: the database may not grow beyond its current pages.
+        let pages: i64 = l
+            .conn
+            .query_row("PRAGMA page_count", [], |r| r.get(0))
+            .unwrap();
+        l.conn.pragma_update(None, "max_page_count", pages).unwrap();
+        let big = "x".repeat(1 << 16);
+        let e = (0..64)
+            .map(|i| l.record_sample(r.session_id, &big, i, "baseline", 1.0, "ms"))
+            .find_map(Result::err)
+            .expect("the database filled up");
+        assert!(matches!(e, Error::DiskFull { .. }), "{e}");
+        assert!(e.to_string().contains("disk full"), "{e}");
+        assert!(!e.to_string().contains("corrupt"), "{e}");
+        drop(l);
+        // Space again: the run is still there to resume.
+        let l = Ledger::open(d.path()).unwrap();
+        let again = l.begin("tree", "set", "{}", true).unwrap();
+        assert!(again.resumed && again.run_id == r.run_id);
+    }
+
+    #[test]
+    fn an_unknown_decision_status_is_an_error() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        let dec = Decision {
+            key: "k".into(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "maybe".into(),
+            speedup: None,
+            ci: None,
+            p_value: None,
+            runs: None,
+            reason: None,
+            figure: None,
+            device: None,
+        };
+        l.record_decision(r.session_id, &dec).unwrap();
+        let e = l.decision("k").unwrap_err();
+        assert!(e.to_string().contains("unknown status 'maybe'"), "{e}");
+        for ok in DECISION_STATUSES {
+            l.record_decision(
+                r.session_id,
+                &Decision {
+                    status: ok.into(),
+                    ..dec.clone()
+                },
+            )
+            .unwrap();
+            assert_eq!(l.decision("k").unwrap().unwrap().status, ok);
+        }
     }
 
     #[test]

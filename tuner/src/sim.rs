@@ -2,7 +2,9 @@
 //! to measure its false-accept rate, its power and the runs it spends. Used by the tests that
 //! pin the defaults and by `cargo run --release -p tuner --example simulate`.
 
-use crate::stats::{assess, Pair, Plan, Verdict};
+use crate::stats::{
+    assess, baseline_first, replicated, replication_runs, Pair, Plan, Rejection, Verdict,
+};
 use rand::distr::Distribution;
 use rand::{RngExt, SeedableRng};
 use statrs::distribution::{Normal, StudentsT};
@@ -27,6 +29,10 @@ pub struct Scenario {
     pub drift_per_run: f64,
     /// A slow oscillation of the machine (amplitude as a fraction, period 17 runs).
     pub wave: f64,
+    /// A disturbance that slows one role only, for a while: `(pairs, factor)` makes every
+    /// baseline run of the first `pairs` pairs `factor` times slower (seen under real load:
+    /// one of two identical programs slower for several seconds).
+    pub episode: Option<(usize, f64)>,
 }
 
 impl Scenario {
@@ -36,6 +42,7 @@ impl Scenario {
             speedup: 1.0,
             drift_per_run: 0.0,
             wave: 0.0,
+            episode: None,
         }
     }
 }
@@ -96,29 +103,56 @@ impl Machine {
     }
 }
 
-/// Run one adaptive comparison as the tuner does: pairs in alternating order until the rule
-/// decides. Returns the final verdict and the number of pairs.
+/// Run one adaptive comparison as the tuner does: a warm-up pair, pairs in the order of
+/// [`baseline_first`] until the rule decides, and for an accept its replication. Returns the
+/// final verdict and the number of pairs (the replication's included).
 pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
     let mut m = Machine::new(seed, scenario);
     let variant_base = 1.0 / scenario.speedup;
-    let mut pairs = Vec::new();
-    loop {
-        let baseline_first = pairs.len() % 2 == 0;
+    let key = format!("sim:{seed}");
+    let mut all = 0;
+    let mut pair = |m: &mut Machine, key: &str, round: usize| {
+        let baseline_first = baseline_first(key, round);
+        let base = match scenario.episode {
+            Some((n, factor)) if all < n => factor,
+            _ => 1.0,
+        };
+        all += 1;
         let (b, v) = if baseline_first {
-            let b = m.run(1.0);
+            let b = m.run(base);
             (b, m.run(variant_base))
         } else {
             let v = m.run(variant_base);
-            (m.run(1.0), v)
+            (m.run(base), v)
         };
-        pairs.push(Pair {
+        Pair {
             baseline: b,
             variant: v,
             baseline_first,
-        });
+        }
+    };
+    m.run(1.0);
+    m.run(variant_base);
+    let mut pairs = Vec::new();
+    loop {
+        let p = pair(&mut m, &key, pairs.len());
+        pairs.push(p);
         let a = assess(&pairs, plan);
-        if a.verdict != Verdict::Continue {
-            return (a.verdict, pairs.len());
+        match a.verdict {
+            Verdict::Continue => {}
+            Verdict::Accept => {
+                let rkey = format!("replicate:{key}");
+                let again: Vec<Pair> = (0..replication_runs(pairs.len()))
+                    .map(|r| pair(&mut m, &rkey, r))
+                    .collect();
+                let n = pairs.len() + again.len();
+                return if replicated(&again).0 {
+                    (Verdict::Accept, n)
+                } else {
+                    (Verdict::Reject(Rejection::NotReplicated), n)
+                };
+            }
+            v => return (v, pairs.len()),
         }
     }
 }

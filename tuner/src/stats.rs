@@ -3,10 +3,13 @@
 //! re-derived from the ledger.
 //!
 //! ## The rule
-//! Samples come in pairs `(baseline, variant)` measured back to back, the order alternating
-//! from one pair to the next (A B, B A, A B, ...), so that drift of the machine hits both and a
-//! first-run or second-run bias cancels. Each pair gives a log ratio `d = ln(variant /
-//! baseline)` (negative: the variant was faster).
+//! Samples come in pairs `(baseline, variant)` measured back to back, in blocks of two pairs
+//! whose orders are opposite (A B then B A, or B A then A B, [`baseline_first`]: which one is
+//! drawn at random, seeded by the comparison), so that drift of the machine hits both, a
+//! first-run or second-run bias cancels, and no periodic disturbance can keep step with the
+//! roles. A warm-up pair before the first one is measured and recorded but not counted (the
+//! first runs after a build). Each pair gives a log ratio `d = ln(variant / baseline)`
+//! (negative: the variant was faster).
 //!
 //! - **Test**: the one-sided Wilcoxon signed-rank test of `median(d) < 0`, exact (midranks for
 //!   ties, zero differences dropped; normal approximation with tie correction beyond
@@ -19,7 +22,13 @@
 //! - **Looks**: the data are examined only at planned looks, `min_runs`, `min_runs + step`, ...,
 //!   `max_runs` pairs (`K` looks). Each look tests at `alpha / K` (Bonferroni), so the chance of a
 //!   false accept over all looks stays below `alpha = 1 - confidence` however the looks fall.
-//! - **Accept** at a look when `p <= alpha / K` **and** `speedup >= 1 + min_speedup`.
+//! - **Accept** at a look when `p <= alpha / K` **and** `speedup >= 1 + min_speedup`, and then
+//!   only if a **replication** agrees: as many fresh pairs again ([`replication_runs`]),
+//!   measured right after, must again show the variant faster ([`replicated`]: one-sided signed-rank
+//!   `p <= REPLICATION_ALPHA`). The rule above holds for independent pairs; on a shared machine
+//!   a disturbance can slow one of two identical programs for several seconds (A/A runs under
+//!   load were accepted at 2.4%, each time in one comparison only, never in the next one): it
+//!   must now happen twice in a row, in the same direction.
 //! - **Reject for futility** at a look when the interval's upper end is below
 //!   `1 + min_speedup`: more runs cannot make the variant fast enough. Stopping for futility only
 //!   removes accepts, so it cannot raise the false-accept rate.
@@ -169,6 +178,9 @@ pub enum Rejection {
     /// Faster and significant, but it was the slower of two accepted variants of one loop
     /// (set by the search, not by [`assess`]).
     Superseded,
+    /// Accepted, but the pairs measured right after did not show it faster again
+    /// ([`replicated`]; set by the search).
+    NotReplicated,
 }
 
 impl Rejection {
@@ -178,6 +190,7 @@ impl Rejection {
             Rejection::BelowMinSpeedup => "below-min-speedup",
             Rejection::Futile => "futile",
             Rejection::Superseded => "superseded",
+            Rejection::NotReplicated => "not-replicated",
         }
     }
 }
@@ -253,6 +266,37 @@ pub fn assess(pairs: &[Pair], plan: &Plan) -> Assessment {
         p_value,
         verdict,
     }
+}
+
+/// The one-sided level of the replication of an accept.
+pub const REPLICATION_ALPHA: f64 = 0.1;
+
+/// The pairs of the replication of an accept that took `n` pairs: as many again (a variant that
+/// needed more pairs to show its speedup needs them again), at least 5 (the fewest pairs whose
+/// signed-rank test can reach [`REPLICATION_ALPHA`]).
+pub fn replication_runs(n: usize) -> usize {
+    n.max(5)
+}
+
+/// Whether the replication pairs of an accepted variant show it faster again: one-sided
+/// signed-rank `p <= REPLICATION_ALPHA`. Returns the p-value too.
+pub fn replicated(pairs: &[Pair]) -> (bool, f64) {
+    let p = signed_rank_p_less(&log_ratios(pairs));
+    (p <= REPLICATION_ALPHA, p)
+}
+
+/// Whether the baseline runs first in round `round` of the comparison `comparison`: rounds go
+/// in blocks of two of opposite orders, the order of each block drawn from a hash of the
+/// comparison and the block (so a comparison is always measured in the same order, and no
+/// period of the machine lines up with the roles).
+pub fn baseline_first(comparison: &str, round: usize) -> bool {
+    let block = round / 2;
+    let mut h = blake3::Hasher::new();
+    h.update(b"hip-unroll order v1\0");
+    h.update(comparison.as_bytes());
+    h.update(&(block as u64).to_le_bytes());
+    let first = h.finalize().as_bytes()[0] & 1 == 1;
+    first == round.is_multiple_of(2)
 }
 
 /// `ln(variant / baseline)` per pair; pairs with a non-positive or non-finite figure are
@@ -590,6 +634,15 @@ mod tests {
             .collect();
         let a = assess(&pairs(&d), &plan);
         assert_eq!(a.verdict, Verdict::Accept, "{a:?}");
+        // Replicated by pairs that say the same; not by pairs that say nothing.
+        assert!(replicated(&pairs(&d)).0);
+        let nothing = [
+            0.03, -0.05, 0.02, -0.01, 0.04, -0.03, 0.01, -0.02, 0.05, -0.04,
+        ];
+        let (ok, p) = replicated(&pairs(&nothing));
+        assert!(!ok && p > 0.3, "{p}");
+        assert_eq!(replication_runs(10), 10);
+        assert_eq!(replication_runs(2), 5);
         assert!((a.speedup - 1.2).abs() < 0.01);
         assert!(a.ci.0 <= a.speedup && a.speedup <= a.ci.1);
         // 1% faster, very consistently: significant but below 2% -> futile at the first look.
@@ -601,6 +654,35 @@ mod tests {
         // Not at a look: continue whatever the data say.
         let a = assess(&pairs(&d[..9]), &plan);
         assert_eq!(a.verdict, Verdict::Continue);
+    }
+
+    #[test]
+    fn orders_come_in_opposite_blocks_drawn_per_comparison() {
+        for key in ["a", "b", "c"] {
+            for block in 0..50 {
+                assert_ne!(
+                    baseline_first(key, 2 * block),
+                    baseline_first(key, 2 * block + 1)
+                );
+            }
+        }
+        // Not the fixed A B, B A, ...: both block orders occur, and not always alternating.
+        let firsts: Vec<bool> = (0..50).map(|b| baseline_first("a", 2 * b)).collect();
+        let ab = firsts.iter().filter(|x| **x).count();
+        assert!((15..=35).contains(&ab), "{ab}");
+        assert!(firsts.windows(2).any(|w| w[0] == w[1]));
+        assert_eq!(
+            firsts,
+            (0..50)
+                .map(|b| baseline_first("a", 2 * b))
+                .collect::<Vec<_>>()
+        );
+        assert_ne!(
+            firsts,
+            (0..50)
+                .map(|b| baseline_first("b", 2 * b))
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! The decision rule on simulated timings: false accepts on equal programs (plain, drifting,
-//! heavy-tailed noise) stay at or below 1%, a true 5% speedup under 3% noise is found at least
-//! 90% of the time with the default plan, and the mean runs per decision stay within budget.
+//! The decision rule on simulated timings, replication of accepts included: false accepts on
+//! equal programs (plain, drifting, heavy-tailed noise) stay at or below 1% (and at 5% when one
+//! program is disturbed in every comparison), a true 5% speedup under 3% noise is found at
+//! least 90% of the time with the default plan, and the mean runs per decision stay within
+//! budget.
 
 use tuner::sim::{run_many, Noise, Scenario};
 use tuner::stats::Plan;
@@ -8,6 +10,10 @@ use tuner::stats::Plan;
 const N: usize = 1000;
 
 fn check_false_accepts(name: &str, scenario: Scenario, seed: u64) {
+    check_false_accepts_below(name, scenario, seed, 0.01)
+}
+
+fn check_false_accepts_below(name: &str, scenario: Scenario, seed: u64, limit: f64) {
     let plan = Plan::default();
     let s = run_many(N, seed, scenario, &plan);
     eprintln!(
@@ -17,7 +23,7 @@ fn check_false_accepts(name: &str, scenario: Scenario, seed: u64) {
         s.accept_rate() * 100.0,
         s.mean_runs
     );
-    assert!(s.accept_rate() <= 0.01, "{name}: {s:?}");
+    assert!(s.accept_rate() <= limit, "{name}: {s:?}");
     assert!(s.mean_runs <= plan.max_runs as f64);
 }
 
@@ -62,6 +68,23 @@ fn equal_programs_large_noise() {
 }
 
 #[test]
+fn equal_programs_one_slowed_for_a_few_seconds() {
+    // What the A/A experiment under real load showed (bench/aa_false_accepts.sh): one of two
+    // byte-identical programs 25% slower over the first 10 pairs (7 s) of a comparison, in
+    // 20% noise. Here every comparison has such an episode: 15% were accepted without the
+    // replication, 2.8% with it (the replication's pairs are clean and pass at its 10% level).
+    check_false_accepts_below(
+        "equal, 20% noise, the baseline 25% slower for the first 10 pairs",
+        Scenario {
+            episode: Some((10, 1.25)),
+            ..Scenario::equal(Noise::LogNormal(0.20))
+        },
+        700_000,
+        0.05,
+    );
+}
+
+#[test]
 fn power_for_five_percent_under_three_percent_noise() {
     let plan = Plan::default();
     let s = run_many(
@@ -92,6 +115,7 @@ fn power_holds_with_drift_and_heavy_tails() {
             drift_per_run: 0.005,
             wave: 0.05,
             noise: Noise::HeavyTailed(0.03),
+            episode: None,
         },
         &plan,
     );
@@ -100,14 +124,16 @@ fn power_holds_with_drift_and_heavy_tails() {
         s.accept_rate() * 100.0,
         s.mean_runs
     );
-    assert!(s.accept_rate() >= 0.85, "{s:?}");
+    // 89% before accepts had to be replicated: the price of the replication's protection
+    // against a disturbance of one program.
+    assert!(s.accept_rate() >= 0.80, "{s:?}");
 }
 
 #[test]
 fn below_min_speedup_is_rarely_accepted() {
     // A real 1% improvement is below the 2% minimum. The rule tests "faster" and requires the
-    // *estimate* to reach 2%, so with 3% noise a few such variants pass (5.7% at these seeds);
-    // this bounds that soft false accept.
+    // *estimate* to reach 2%, so with 3% noise a few such variants pass (1.9% at these seeds,
+    // 5.7% before the replication); this bounds that soft false accept.
     let plan = Plan::default();
     let s = run_many(
         N,

@@ -114,6 +114,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
             thresholds: Default::default(),
         },
         apply,
+        skip_same_code: false,
         fingerprint: "test".into(),
     }
 }
@@ -264,7 +265,7 @@ fn dry_run_and_diff_write_nothing() {
     )
     .unwrap();
     assert_eq!(o.report.applied.len(), 1);
-    assert_eq!(o.report.extra.outcome, "dry-run");
+    assert_eq!(o.report.extra.outcome, tuner::report::Outcome::DryRun);
     assert_eq!(std::fs::read(d.path().join("fast.cu")).unwrap(), before);
     // Same tree, same settings: --diff reuses every decision and prints the edit.
     let fake = Fake::new();

@@ -198,9 +198,32 @@ pub fn lookup(id: &str) -> Option<&'static Rule> {
     REGISTRY.iter().find(|r| r.id == id)
 }
 
+/// The registered rule id closest to `id`, when one is close enough to be what was meant
+/// (`wave_size` -> `wave-size`, `barier` -> `barrier`): for "did you mean" messages.
+pub fn closest(id: &str) -> Option<&'static str> {
+    let norm = |s: &str| s.trim().to_ascii_lowercase().replace('_', "-");
+    let wanted = norm(id);
+    REGISTRY
+        .iter()
+        .map(|r| (strsim::jaro_winkler(&wanted, r.id), r.id))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, id)| id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closest_rule_ids() {
+        assert_eq!(closest("wave_size"), Some("wave-size"));
+        assert_eq!(closest("barier"), Some("barrier"));
+        assert_eq!(closest("Atomic"), Some("atomic"));
+        assert_eq!(closest("unroll-block"), Some("unroll-blocked"));
+        assert_eq!(closest("dynamic_lds"), Some("dynamic-lds"));
+        assert_eq!(closest("xyzzy"), None);
+    }
 
     #[test]
     fn ids_are_unique_kebab_case_and_documented() {

@@ -8,12 +8,16 @@
 //!   `0xffffffff`;
 //! - lane and warp arithmetic on thread or lane ids: `threadIdx.x % 32`, `lane & 31`, `tid / 32`,
 //!   `tid >> 5` (only when the operand involves `threadIdx`/`hipThreadIdx_*`, `__lane_id()`,
-//!   a lane-named variable, or a local computed from them: `% 32` on a tile width is fine);
+//!   a lane-named variable, or a local computed from them: `% 32` on a tile width is fine, and
+//!   so is `a[r][si % 32]` into an array whose extent there is 32: the index wraps within the
+//!   array, no lane is meant);
+//! - the number of warps of a block: `blockDim.x / 32`, `hipBlockDim_x >> 5`, `nthreads / 32`
+//!   (a block-size name or a local computed from one);
 //! - warp-reduction loops that start at offset 16 or stop at 32 and feed a shuffle
 //!   (`for (int o = 16; o > 0; o /= 2) v += __shfl_down(v, o);`);
 //! - `#define WARP_SIZE 32` and `constexpr int WARP_SIZE = 32;` (any warp/wave-size-like name),
 //!   unless the file also defines the same macro with another value (an `#if`/`#else` pair that
-//!   already handles wave64).
+//!   already handles wave64); also in a header that holds no function.
 //!
 //! ## Why
 //! CDNA GPUs (MI100 to MI300) execute 64 work-items per wavefront. Code written for 32-lane CUDA
@@ -32,12 +36,18 @@
 //!
 //! ## Fix safety
 //! Unsafe fixes (`check --unsafe-fixes`): they change what the code does on 64-lane wavefronts,
-//! which is the point, but a person should review them:
+//! which is the point, but a person should review them. They come all or none per file: when
+//! some 32-lane assumption of the file's GPU code would stay after them (a finding without a fix,
+//! a use of a 32-valued warp-size constant, or any other `32`/`31`/`5` of warp-like arithmetic:
+//! `(blockDim.x + 31) / 32`, `warp * 32`, a loop `k < 32`), none is offered and each finding says
+//! which, since a half-converted file indexes warps of 64 while it counts warps of 32. A line
+//! marked `// hip-unroll: allow(wave-size)` is the author's, and holds nothing back.
 //! - a shuffle width `32` becomes `warpSize`;
 //! - a full mask `0xffffffff` passed to a warp intrinsic becomes the 64-bit
 //!   `0xffffffffffffffffULL`;
-//! - `% 32` and `/ 32` on a lane or thread id become `% warpSize` and `/ warpSize`, `& 31`
-//!   becomes `& (warpSize - 1)`;
+//! - `% 32` and `/ 32` on a lane or thread id or a block size become `% warpSize` and
+//!   `/ warpSize`, `& 31` becomes `& (warpSize - 1)` (not in an array size: `warpSize` is no
+//!   constant expression);
 //! - a warp reduction that starts at `16` starts at `warpSize / 2`; one that stops at `32`
 //!   stops at `warpSize`.
 //!
@@ -47,9 +57,9 @@
 //! arguments need a constant, which `warpSize` is not). Silence an intended wave32 path with
 //! `// hip-unroll: allow(wave-size)`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use frontend::{Function, FunctionKind, SourceFile};
+use frontend::{Function, FunctionKind, SourceFile, Span};
 
 use super::Finding;
 use crate::fix::Fix;
@@ -102,27 +112,64 @@ pub fn is_warp_size_name(n: &str) -> bool {
     .any(|k| c.contains(k))
 }
 
+/// True when `source` may define a warp-size constant (a `32` with `warp` or `wave` before it
+/// on its line, in any case): such a file is worth parsing even when it holds no GPU function
+/// (a header of constants).
+pub fn may_define_warp_size(source: &[u8]) -> bool {
+    memchr::memmem::find_iter(source, b"32").any(|i| {
+        let line_start = memchr::memrchr(b'\n', &source[..i]).map_or(0, |n| n + 1);
+        let before = &source[line_start.max(i.saturating_sub(96))..i];
+        before.windows(4).any(|w| {
+            let w = w.to_ascii_lowercase();
+            w == b"warp" || w == b"wave"
+        })
+    })
+}
+
 /// Names in `f` that hold (or derive from) a thread or lane id.
 fn lane_names(f: &Function) -> HashSet<String> {
+    derived_names(f, is_lane_name)
+}
+
+/// A block-size name: `blockDim` (its `.x`), `hipBlockDim_x`, `block_size`, `nthreads`, ...
+fn is_block_size_name(n: &str) -> bool {
+    if n == "blockDim" || n.starts_with("hipBlockDim_") || n == "__builtin_amdgcn_workgroup_size_x"
+    {
+        return true;
+    }
+    let c: String = n
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    [
+        "blocksize",
+        "threadsperblock",
+        "nthreads",
+        "numthreads",
+        "blockthreads",
+    ]
+    .iter()
+    .any(|k| c.contains(k))
+}
+
+/// Names in `f` that `seed` accepts, and the locals computed from them (transitively).
+fn derived_names(f: &Function, seed: fn(&str) -> bool) -> HashSet<String> {
     let mut set: HashSet<String> = f
         .params
         .iter()
-        .filter(|p| is_lane_name(&p.name))
+        .filter(|p| seed(&p.name))
         .map(|p| p.name.clone())
         .collect();
     for d in &f.decls {
-        if is_lane_name(&d.name) {
+        if seed(&d.name) {
             set.insert(d.name.clone());
         }
     }
     loop {
         let mut grew = false;
         for d in &f.decls {
-            if !set.contains(&d.name)
-                && d.init_idents
-                    .iter()
-                    .any(|n| set.contains(n) || is_lane_name(n))
-            {
+            if !set.contains(&d.name) && d.init_idents.iter().any(|n| set.contains(n) || seed(n)) {
                 set.insert(d.name.clone());
                 grew = true;
             }
@@ -130,6 +177,20 @@ fn lane_names(f: &Function) -> HashSet<String> {
         if !grew {
             return set;
         }
+    }
+}
+
+/// A literal of warp arithmetic: `32` (divided, multiplied, compared, added), `31` (masked,
+/// added), `5` (shifted).
+fn is_width_literal(op: &str, constant: i128) -> bool {
+    match constant {
+        32 => matches!(
+            op,
+            "/" | "%" | "*" | "<" | "<=" | ">" | ">=" | "==" | "!=" | "+" | "-"
+        ),
+        31 => matches!(op, "&" | "+" | "-" | "%" | "<" | "<=" | "==" | "!="),
+        5 => matches!(op, ">>" | "<<"),
+        _ => false,
     }
 }
 
@@ -151,18 +212,25 @@ const FULL_MASK: i128 = 0xffff_ffff;
 /// Every lane of a 64-lane wavefront.
 const FULL_MASK_64: &str = "0xffffffffffffffffULL";
 
-/// All wave-size findings of a file, sorted by position.
-pub fn check(file: &SourceFile) -> Vec<Finding> {
+/// A 32-lane assumption in GPU code that a consistent conversion must rewrite: a literal in
+/// warp arithmetic, a shuffle width, a use of a 32-valued warp-size constant, or a finding.
+struct Width {
+    span: Span,
+    what: String,
+    /// A finding without a fix (the others are literals, names and widths).
+    finding: bool,
+}
+
+/// All wave-size findings of a file, sorted by position; lines for which `suppressed` is true
+/// (`// hip-unroll: allow(wave-size)`) are left out.
+///
+/// Fixes come all or none: when some 32-lane assumption of the file's GPU code would stay after
+/// every fix (`blockDim.x + 31`, `tid >> 5`, a tile loop `k < 32`, a use of `WARP_SIZE`...), no
+/// fix is offered, so that `--unsafe-fixes` never leaves a mix of wave sizes behind.
+pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
-    let gpu: Vec<&Function> = file
-        .functions
-        .iter()
-        .filter(|f| f.kind != FunctionKind::Host)
-        .collect();
-    if gpu.is_empty() {
-        return out;
-    }
     let is_32 = |body: &str| body.trim().trim_matches(['(', ')']).trim() == "32";
+    let mut warp32: HashSet<&str> = HashSet::new();
     for m in &file.macros {
         // `#if __HIP_PLATFORM_AMD__ #define WARP 64 #else #define WARP 32`: wave64 is handled.
         let also_other_value = file
@@ -170,6 +238,7 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             .iter()
             .any(|o| o.name == m.name && !is_32(&o.body));
         if m.params.is_none() && is_warp_size_name(&m.name) && is_32(&m.body) && !also_other_value {
+            warp32.insert(&m.name);
             out.push(Finding {
                 span: m.span,
                 message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", m.name),
@@ -178,8 +247,10 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             });
         }
     }
+    // Reported in any file, headers of constants included (no function needed).
     for g in &file.globals {
         if g.init_int == Some(32) && is_warp_size_name(&g.name) {
+            warp32.insert(&g.name);
             out.push(Finding {
                 span: g.span,
                 message: format!("`{} = 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", g.name),
@@ -188,17 +259,117 @@ pub fn check(file: &SourceFile) -> Vec<Finding> {
             });
         }
     }
-    for f in gpu {
-        check_function(f, &mut out);
+    let shared_dims: HashMap<&str, &[Option<i128>]> = file
+        .shared
+        .iter()
+        .map(|d| (d.name.as_str(), d.dims.as_slice()))
+        .collect();
+    let mut widths: Vec<Width> = Vec::new();
+    for f in file
+        .functions
+        .iter()
+        .filter(|f| f.kind != FunctionKind::Host)
+    {
+        let mut dims = shared_dims.clone();
+        dims.extend(
+            f.shared
+                .iter()
+                .map(|d| (d.name.as_str(), d.dims.as_slice())),
+        );
+        let first = out.len();
+        check_function(f, &warp32, &dims, &mut out, &mut widths);
+        // A finding of this function without a fix is an assumption no fix converts.
+        widths.extend(
+            out[first..]
+                .iter()
+                .filter(|x| x.fix.is_none())
+                .map(|x| Width {
+                    span: x.span,
+                    what: finding_subject(&x.message),
+                    finding: true,
+                }),
+        );
     }
+    out.retain(|x| !suppressed(x.span.line));
     out.sort_by_key(|x| x.span.start);
     out.dedup_by_key(|x| x.span.start);
+    withhold_partial_fixes(&mut out, &widths, suppressed);
     out
 }
 
-fn check_function(f: &Function, out: &mut Vec<Finding>) {
+/// What a finding is about, for another finding's message: its leading `` `code` `` (`>> 5`,
+/// `` `warp_size = 32` ``), else "a finding".
+fn finding_subject(message: &str) -> String {
+    message
+        .strip_prefix('`')
+        .and_then(|m| m.split_once('`'))
+        .map_or("a finding".to_string(), |(code, _)| format!("`{code}`"))
+}
+
+/// Drops every fix when some assumption in `widths` (not on a suppressed line) is covered by
+/// no fix, and says which in each message that loses its fix.
+fn withhold_partial_fixes(out: &mut [Finding], widths: &[Width], suppressed: &dyn Fn(u32) -> bool) {
+    let mut edits: Vec<(usize, usize)> = out
+        .iter()
+        .filter_map(|x| x.fix.as_ref())
+        .flat_map(|f| f.edits.iter().map(|e| (e.range.start, e.range.end)))
+        .collect();
+    edits.sort_unstable();
+    // Fix edits do not overlap (one per literal): the last one starting at or before the
+    // assumption is the only one that can cover it.
+    let covered = |w: &Width| {
+        let k = edits.partition_point(|&(a, _)| a <= w.span.start);
+        k > 0 && w.span.end <= edits[k - 1].1
+    };
+    let left: Vec<&Width> = widths
+        .iter()
+        .filter(|w| !suppressed(w.span.line))
+        .filter(|w| !covered(w))
+        .collect();
+    // A literal inside a finding that has no fix is that finding, counted once.
+    let mut findings: Vec<(usize, usize)> = left
+        .iter()
+        .filter(|w| w.finding)
+        .map(|w| (w.span.start, w.span.end))
+        .collect();
+    findings.sort_unstable();
+    let inner = |w: &Width| {
+        let k = findings.partition_point(|&(a, _)| a <= w.span.start);
+        !w.finding
+            && findings[..k]
+                .iter()
+                .rev()
+                .take(8)
+                .any(|&(_, b)| w.span.end <= b)
+    };
+    let mut left: Vec<&Width> = left.iter().copied().filter(|w| !inner(w)).collect();
+    left.sort_by_key(|w| w.span.start);
+    let Some(first) = left.first() else { return };
+    let more = match left.len() {
+        1 => String::new(),
+        2 => " (and 1 more)".to_string(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    for x in out.iter_mut().filter(|x| x.fix.is_some()) {
+        x.fix = None;
+        x.message.push_str(&format!(
+            "; no fix offered: {} at line {}{more} would still assume 32 lanes, and a half-converted file mixes wave sizes",
+            first.what, first.span.line
+        ));
+    }
+}
+
+fn check_function(
+    f: &Function,
+    warp32: &HashSet<&str>,
+    dims: &HashMap<&str, &[Option<i128>]>,
+    out: &mut Vec<Finding>,
+    widths: &mut Vec<Width>,
+) {
+    let mut warp32_here: HashSet<&str> = warp32.clone();
     for d in &f.decls {
         if d.init_int == Some(32) && is_warp_size_name(&d.name) {
+            warp32_here.insert(&d.name);
             out.push(Finding {
                 span: d.span,
                 message: format!(
@@ -210,10 +381,36 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
             });
         }
     }
+    // Uses of a 32-valued warp-size constant: converting the rest would mix wave sizes.
+    for i in &f.idents {
+        if i.access == frontend::Access::Read && warp32_here.contains(i.name.as_str()) {
+            widths.push(Width {
+                span: i.span,
+                what: format!("`{}`", i.name),
+                finding: false,
+            });
+        }
+    }
+    for r in &f.macro_refs {
+        if warp32.contains(r.name.as_str())
+            && !f.idents.iter().any(|i| i.span.start == r.span.start)
+        {
+            widths.push(Width {
+                span: r.span,
+                what: format!("`{}`", r.name),
+                finding: false,
+            });
+        }
+    }
     for c in &f.calls {
         if is_shfl(&c.callee) {
             let idx = if c.callee.ends_with("_sync") { 3 } else { 2 };
             if c.arg_ints.get(idx) == Some(&Some(32)) {
+                widths.push(Width {
+                    span: c.arg_spans[idx],
+                    what: "a shuffle width `32`".into(),
+                    finding: false,
+                });
                 out.push(Finding {
                     span: c.arg_spans[idx],
                     message: format!("`{}` with width 32 shuffles within half a 64-lane wavefront: omit the width or use `warpSize`", c.callee),
@@ -240,6 +437,7 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
         }
     }
     let lanes = lane_names(f);
+    let blocks = derived_names(f, is_block_size_name);
     for op in &f.const_ops {
         if op.constant == FULL_MASK
             && matches!(op.op.as_str(), "==" | "!=")
@@ -256,6 +454,30 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
             });
             continue;
         }
+        // `tile[r][si % 32]` with `tile[..][32]`: the index wraps within the array's own
+        // extent; no lane or warp is meant.
+        let wraps_extent = matches!((op.op.as_str(), op.constant), ("%", 32) | ("&", 31))
+            && op.constant_on_right
+            && op.index_of.as_ref().is_some_and(|ix| {
+                dims.get(ix.array.as_str())
+                    .and_then(|d| d.get(ix.dim))
+                    .is_some_and(|&n| n == Some(op.constant + i128::from(op.op == "&")))
+            });
+        if wraps_extent {
+            continue;
+        }
+        if is_width_literal(&op.op, op.constant) {
+            let what = if op.constant_on_right {
+                format!("`{} {}`", op.op, op.constant)
+            } else {
+                format!("`{} {}`", op.constant, op.op)
+            };
+            widths.push(Width {
+                span: op.constant_span,
+                what,
+                finding: false,
+            });
+        }
         if !op.constant_on_right {
             continue;
         }
@@ -266,27 +488,38 @@ fn check_function(f: &Function, out: &mut Vec<Finding>) {
             (">>", 5) => ("a warp index", None),
             _ => continue,
         };
-        if let Some(n) = op
+        let lane = op
             .operand_names
             .iter()
-            .find(|n| lanes.contains(*n) || is_lane_name(n))
-        {
-            out.push(Finding {
-                span: op.span,
-                message: format!(
-                    "`{} {}` on `{}` computes {} for 32-lane warps; wavefronts have 64 lanes on CDNA: use `warpSize`",
-                    op.op, op.constant, n, what
-                ),
-                related: Vec::new(),
-                fix: with.map(|w| {
-                    Fix::unsafe_replace(
-                        format!("Replace `{}` with `{w}`", op.constant),
-                        op.constant_span,
-                        w,
-                    )
-                }),
-            });
-        }
+            .find(|n| lanes.contains(*n) || is_lane_name(n));
+        let block = op
+            .operand_names
+            .iter()
+            .find(|n| blocks.contains(*n) || is_block_size_name(n));
+        let (name, what) = match (lane, block) {
+            (Some(n), _) => (n, what),
+            // `blockDim.x / 32`: the number of warps of a block.
+            (None, Some(n)) if what == "a warp index" => (n, "the number of warps"),
+            (None, Some(n)) => (n, "a position within a warp"),
+            (None, None) => continue,
+        };
+        // `warpSize` is no constant expression: an array size keeps its literal.
+        let with = with.filter(|_| !op.in_array_size);
+        out.push(Finding {
+            span: op.span,
+            message: format!(
+                "`{} {}` on `{}` computes {} for 32-lane warps; wavefronts have 64 lanes on CDNA: use `warpSize`",
+                op.op, op.constant, name, what
+            ),
+            related: Vec::new(),
+            fix: with.map(|w| {
+                Fix::unsafe_replace(
+                    format!("Replace `{}` with `{w}`", op.constant),
+                    op.constant_span,
+                    w,
+                )
+            }),
+        });
     }
     // Warp-reduction loops: `for (int o = 16; o > 0; o /= 2) v += __shfl_down(v, o);`
     for l in &f.loops {

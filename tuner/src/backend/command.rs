@@ -55,10 +55,16 @@ pub(crate) fn run_cmd(
         Err(RunError::Interrupted) => Err(Error::Interrupted),
         Err(e @ RunError::Timeout { .. }) => Ok(Err(e.to_string())),
         Err(e @ RunError::Spawn { .. }) => Err(Error::Environment(e.to_string())),
-        Err(RunError::Record { path, error }) => Err(Error::StateDir {
-            path,
-            reason: crate::error::io_reason(&error),
-        }),
+        Err(RunError::Record { path, error }) => {
+            Err(if error.kind() == std::io::ErrorKind::StorageFull {
+                Error::DiskFull { path }
+            } else {
+                Error::StateDir {
+                    path,
+                    reason: crate::error::io_reason(&error),
+                }
+            })
+        }
     }
 }
 

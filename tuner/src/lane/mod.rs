@@ -68,6 +68,9 @@ pub struct Item {
     pub file: Option<PathBuf>,
     /// A variant whose machine code is the baseline's is rejected without a run.
     pub same_code: bool,
+    /// An accept is measured again by fresh pairs (recorded under `replicate:KEY`) before it
+    /// stands; not for the final confirmation.
+    pub replicate: bool,
     /// Which attempt at this comparison (a comparison lost with its lane is measured again
     /// from scratch under the next attempt).
     pub attempt: u32,
@@ -122,6 +125,8 @@ pub enum ItemResult {
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorKind {
     Interrupted,
+    /// The state directory's disk is full (the message is its path).
+    DiskFull,
     Baseline,
     Environment,
     Usage,
@@ -139,6 +144,7 @@ impl From<Error> for LaneError {
     fn from(e: Error) -> LaneError {
         let (kind, message) = match e {
             Error::Interrupted => (ErrorKind::Interrupted, "interrupted".to_string()),
+            Error::DiskFull { path } => (ErrorKind::DiskFull, path),
             Error::Baseline(m) => (ErrorKind::Baseline, m),
             Error::Environment(m) => (ErrorKind::Environment, m),
             Error::Usage(m) => (ErrorKind::Usage, m),
@@ -152,6 +158,7 @@ impl LaneError {
     pub fn into_error(self) -> Error {
         match self.kind {
             ErrorKind::Interrupted => Error::Interrupted,
+            ErrorKind::DiskFull => Error::DiskFull { path: self.message },
             ErrorKind::Baseline => Error::Baseline(self.message),
             ErrorKind::Environment => Error::Environment(self.message),
             ErrorKind::Usage => Error::Usage(self.message),
@@ -257,6 +264,37 @@ impl<'a, B: Backend> Lane<'a, B> {
         }
     }
 
+    /// Why a failure must not become a decision: the lane was halted (Ctrl-C: a command or
+    /// compile it ended fails), or the state directory's disk is full (a build or compile that
+    /// could not write its output says nothing about the variant). Decisions are reused by
+    /// every later run, so a failure that is not the variant's is an error instead.
+    pub(crate) fn not_the_variants(&self, message: &str) -> Option<Error> {
+        if self.cx.halt.load(Ordering::SeqCst) {
+            return Some(Error::Interrupted);
+        }
+        if disk_full(&self.cx.slots_dir, message) {
+            let dir = &self.cx.slots_dir;
+            // STATE/slots or STATE/slots/lane-N: the state directory is what the user knows.
+            let state = dir
+                .ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "slots"))
+                .and_then(Path::parent)
+                .unwrap_or(dir);
+            return Some(Error::DiskFull {
+                path: state.display().to_string(),
+            });
+        }
+        None
+    }
+
+    /// Flush what the builds wrote (the working copies' file system) before samples are
+    /// taken, so that no write-back of a build runs during a measured run.
+    pub(crate) fn settle(&self) {
+        if let Ok(d) = std::fs::File::open(&self.cx.slots_dir) {
+            let _ = rustix::fs::syncfs(&d);
+        }
+    }
+
     pub(crate) fn backend_slot<'s>(&'s self, root: &'s Path) -> crate::backend::Slot<'s> {
         crate::backend::Slot {
             index: 0,
@@ -285,7 +323,10 @@ impl<'a, B: Backend> Lane<'a, B> {
             return;
         }
         // Overlap: one thread prepares the next task while this one measures.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Result<prepare::Prepared<B::Prepared>, Error>)>(0);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(
+            u64,
+            Result<prepare::Prepared<B::Prepared>, Error>,
+        )>(0);
         std::thread::scope(|s| {
             s.spawn(move || {
                 for task in tasks {
@@ -304,6 +345,18 @@ impl<'a, B: Backend> Lane<'a, B> {
             }
         });
     }
+}
+
+/// Free space below which a failed build or compile is blamed on the disk, not the variant.
+const FULL_DISK_BYTES: u64 = 1 << 20;
+
+/// Whether `message` (a failed command's or compiler's) or the free space of the file system
+/// holding `dir` says that the disk is full.
+fn disk_full(dir: &Path, message: &str) -> bool {
+    if message.contains("No space left on device") || message.contains("ENOSPC") {
+        return true;
+    }
+    rustix::fs::statvfs(dir).is_ok_and(|v| v.f_bavail.saturating_mul(v.f_frsize) < FULL_DISK_BYTES)
 }
 
 /// Overlays on the wire: each file's content as text when it is UTF-8 (sources are), else as
@@ -381,6 +434,7 @@ mod tests {
                 },
                 file: Some("k.cu".into()),
                 same_code: true,
+                replicate: true,
                 attempt: 1,
             }],
         };

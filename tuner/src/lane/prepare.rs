@@ -191,7 +191,10 @@ impl<B: Backend> Lane<'_, B> {
             Task::Compare { base, items, .. } => {
                 let base = self.base(&base, emit)?;
                 match self.variants(&base, items, emit) {
-                    Ok(ready) => Ok(Prepared::Compare { base, ready }),
+                    Ok(ready) => {
+                        fsio::testpoint::hit("tuner.search.prepared");
+                        Ok(Prepared::Compare { base, ready })
+                    }
                     Err(e) => {
                         self.release(base.entry);
                         Err(e)
@@ -266,7 +269,9 @@ impl<B: Backend> Lane<'_, B> {
                 pool.put_back(entry, slot, None);
                 pool.unpin(entry);
                 drop(pool);
-                self.check_stop()?;
+                if let Some(e) = self.not_the_variants(f.message()) {
+                    return Err(e);
+                }
                 let (_, outcome) = failure_outcome(&f);
                 emit(Event::Build {
                     state: spec.hash.clone(),
@@ -313,6 +318,7 @@ impl<B: Backend> Lane<'_, B> {
             thresholds: self.cx.gates.thresholds,
         };
         let r = gates.baseline(&base.root.join(file));
+        fsio::testpoint::hit("tuner.search.baseline-compiled");
         match &r {
             Ok(c) if !c.cached => emit(Event::Counts {
                 compiles: 1,
@@ -447,6 +453,11 @@ impl<B: Backend> Lane<'_, B> {
                     pool_back.push((entry, slot, None));
                 }
                 Ok(Found::Gated(g, detail)) => {
+                    if let Some(e) = self.not_the_variants(&detail) {
+                        first_err.get_or_insert(e);
+                        pool_back.push((entry, slot, None));
+                        continue;
+                    }
                     let status = if g == gates::COMPILE {
                         Status::BuildFailed
                     } else {
@@ -463,8 +474,8 @@ impl<B: Backend> Lane<'_, B> {
                     pool_back.push((entry, slot, None));
                 }
                 Ok(Found::Failed(f)) => {
-                    if self.check_stop().is_err() {
-                        first_err.get_or_insert(Error::Interrupted);
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        first_err.get_or_insert(e);
                         pool_back.push((entry, slot, None));
                         continue;
                     }

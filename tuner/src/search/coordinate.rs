@@ -162,6 +162,12 @@ pub(crate) fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -
             a.ci.0, a.ci.1
         ),
         stats::Rejection::Superseded => "superseded".into(),
+        stats::Rejection::NotReplicated => format!(
+            "not-replicated: accepted, but {} more pairs gave p = {:.2} (needs <= {})",
+            stats::replication_runs(a.n),
+            a.p_value,
+            stats::REPLICATION_ALPHA
+        ),
     }
 }
 
@@ -195,6 +201,9 @@ struct Job {
     attempt: u32,
 }
 
+/// A sample as recorded: (comparison, round, role, value).
+type Sample = (String, usize, String, f64);
+
 /// Comparisons against one baseline, for one lane.
 #[derive(Debug, Clone)]
 struct Batch {
@@ -207,8 +216,9 @@ struct Flight {
     job: Job,
     base: StateSpec,
     lane: usize,
-    /// (round, role, value) as recorded.
-    samples: Vec<(usize, String, f64)>,
+    /// (comparison, round, role, value) as recorded: the comparison's own and its
+    /// replication's.
+    samples: Vec<Sample>,
 }
 
 enum TaskKind {
@@ -275,7 +285,7 @@ pub(crate) struct Coordinator<'a, 'd> {
     next_task: u64,
     seq: usize,
     aa: Aa,
-    confirmed: Option<(ItemResult, Vec<(usize, String, f64)>, usize)>,
+    confirmed: Option<(ItemResult, Vec<Sample>, usize)>,
     /// Loops of the applied variants, for the combination.
     loops: HashMap<usize, &'d LoopInfo>,
     pub out: Out,
@@ -327,7 +337,13 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     }
 
     /// Record a candidate's final status (ledger, progress, report).
-    fn push(&mut self, order: usize, c: Candidate, key: Option<&str>, reused: bool) -> Result<(), Error> {
+    fn push(
+        &mut self,
+        order: usize,
+        c: Candidate,
+        key: Option<&str>,
+        reused: bool,
+    ) -> Result<(), Error> {
         self.s.ledger.record_candidate(
             self.s.session,
             key,
@@ -780,6 +796,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 },
                 file: j.chain.map(|_| j.variant.file.clone()),
                 same_code: same_code && j.chain.is_some(),
+                replicate: j.chain.is_some(),
                 attempt: j.attempt,
             })
             .collect();
@@ -953,16 +970,28 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     value,
                     &unit,
                 )?;
+                let counted = role == "baseline" || role == "variant";
+                if counted {
+                    fsio::testpoint::hit("tuner.search.sample");
+                }
                 if self.aa.task.is_some() && comparison == self.aa_comparison() {
-                    self.aa.samples.push(value);
-                    self.s
-                        .progress
-                        .measured(self.aa.samples.len(), 2 * self.s.settings.plan.min_runs);
-                } else if let Some(f) = self.flights.get_mut(&comparison) {
-                    if f.lane == lane && f.job.attempt == attempt {
-                        f.samples.push((round, role, value));
-                        let n = f.samples.len() / 2;
-                        self.s.progress.measured(n, self.s.settings.plan.max_runs);
+                    if counted {
+                        self.aa.samples.push(value);
+                        self.s
+                            .progress
+                            .measured(self.aa.samples.len(), 2 * self.s.settings.plan.min_runs);
+                    }
+                } else {
+                    let key = comparison
+                        .strip_prefix("replicate:")
+                        .unwrap_or(&comparison)
+                        .to_string();
+                    if let Some(f) = self.flights.get_mut(&key) {
+                        if f.lane == lane && f.job.attempt == attempt && counted {
+                            f.samples.push((comparison, round, role, value));
+                            let n = f.samples.len() / 2;
+                            self.s.progress.measured(n, self.s.settings.plan.max_runs);
+                        }
                     }
                 }
                 Ok(())
@@ -1020,7 +1049,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         let plan = self.s.settings.plan;
         let finding = match result {
             ItemResult::Measured { skipped } => {
-                Finding::Measured(stats::assess(&pairs_of(&f.samples), &plan), skipped)
+                Finding::Measured(assess_replicated(&key, &f.samples, &plan), skipped)
             }
             ItemResult::Failed { status, reason } => Finding::Failed(status, reason),
             ItemResult::SameCode => Finding::SameCode,
@@ -1063,7 +1092,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 figure: None,
                 device: d.device.clone(),
             },
-        )
+        )?;
+        fsio::testpoint::hit("tuner.search.decided");
+        Ok(())
     }
 
     /// A lane is gone: its comparisons in flight are measured again, from scratch, elsewhere.
@@ -1231,7 +1262,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         }
         let (result, samples, lane) = self.confirmed.take().expect("confirmed");
         let assessment = match result {
-            ItemResult::Measured { .. } => stats::assess(&pairs_of(&samples), &self.s.settings.plan),
+            ItemResult::Measured { .. } => {
+                stats::assess(&pairs_of(&samples, &key), &self.s.settings.plan)
+            }
             ItemResult::Failed { reason, .. } => {
                 self.out.notes.insert(format!(
                     "the combination of the accepted variants fails: {reason}"
@@ -1247,7 +1280,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             }
             ItemResult::SameCode => unreachable!("the confirmation is never a same-code check"),
         };
-        let pairs = pairs_of(&samples);
+        let pairs = pairs_of(&samples, &key);
         let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
         let figure = stats::median(&finals);
         let faster = assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0;
@@ -1268,6 +1301,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 device: Some(self.info[lane].device.clone()),
             },
         )?;
+        fsio::testpoint::hit("tuner.search.decided");
         Ok((
             report::Final {
                 figure,
@@ -1279,28 +1313,50 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     }
 }
 
-/// The pairs of a comparison from its samples, in rounds.
-fn pairs_of(samples: &[(usize, String, f64)]) -> Vec<Pair> {
-    let mut rounds: BTreeMap<usize, (Option<f64>, Option<f64>, bool)> = BTreeMap::new();
-    for (round, role, value) in samples {
-        let e = rounds.entry(*round).or_insert((None, None, false));
-        if role == "baseline" {
-            if e.1.is_none() {
-                e.2 = true;
-            }
-            e.0 = Some(*value);
-        } else {
-            e.1 = Some(*value);
+/// The pairs of `comparison` from the samples recorded, in rounds (warm-up runs are not
+/// recorded here); the order of each round is the one [`stats::baseline_first`] gave the lane.
+fn pairs_of(samples: &[Sample], comparison: &str) -> Vec<Pair> {
+    let mut rounds: BTreeMap<usize, (Option<f64>, Option<f64>)> = BTreeMap::new();
+    for (c, round, role, value) in samples {
+        if c != comparison {
+            continue;
+        }
+        let e = rounds.entry(*round).or_insert((None, None));
+        match role.as_str() {
+            "baseline" => e.0 = Some(*value),
+            "variant" => e.1 = Some(*value),
+            _ => {}
         }
     }
     rounds
-        .into_values()
-        .filter_map(|(b, v, first)| {
+        .into_iter()
+        .filter_map(|(round, (b, v))| {
             Some(Pair {
                 baseline: b?,
                 variant: v?,
-                baseline_first: first,
+                baseline_first: stats::baseline_first(comparison, round),
             })
         })
         .collect()
+}
+
+/// The assessment of the comparison `key` from its samples: an accept stands only if its
+/// replication pairs show the variant faster again.
+fn assess_replicated(key: &str, samples: &[Sample], plan: &Plan) -> Assessment {
+    let a = stats::assess(&pairs_of(samples, key), plan);
+    if a.verdict != Verdict::Accept {
+        return a;
+    }
+    let again = pairs_of(samples, &crate::lane::measure::replication_id(key));
+    let (ok, p) = stats::replicated(&again);
+    if ok {
+        a
+    } else {
+        Assessment {
+            verdict: Verdict::Reject(stats::Rejection::NotReplicated),
+            // The replication's p-value: why the accept did not stand.
+            p_value: p,
+            ..a
+        }
+    }
 }

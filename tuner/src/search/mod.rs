@@ -112,6 +112,7 @@ pub fn tune<B: Backend>(
     crate::limits::check(settings)?;
     progress.phase("discovering loops");
     let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
     tune_discovered(backend, settings, root, disc, stop, progress)
 }
 
@@ -119,11 +120,7 @@ pub fn tune<B: Backend>(
 /// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
 /// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
 pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
-    crate::discover::discover(
-        root,
-        &settings.paths,
-        &[session::state_dir(settings, root)],
-    )
+    crate::discover::discover(root, &settings.paths, &[session::state_dir(settings, root)])
 }
 
 /// [`tune`] over loops already discovered by [`discover`] with the same settings and root.
@@ -140,7 +137,14 @@ pub fn tune_discovered<B: Backend>(
         device: Device::probe(None),
         lane: LaneDevice::DEFAULT,
     };
-    tune_lanes(std::slice::from_ref(&lane), settings, root, disc, stop, progress)
+    tune_lanes(
+        std::slice::from_ref(&lane),
+        settings,
+        root,
+        disc,
+        stop,
+        progress,
+    )
 }
 
 /// [`tune_discovered`] on local lanes, one per device, each with its own backend: comparisons
@@ -159,8 +163,9 @@ pub fn tune_lanes<B: Backend>(
         l.backend.preflight()?;
     }
     let session = session::Session::open(settings, root, disc)?;
+    let setup = session.lane_setup();
     std::thread::scope(|scope| {
-        let exec = local::Local::start(scope, lanes, &session.lane_setup(), stop)?;
+        let exec = local::Local::start(scope, lanes, &setup, stop)?;
         let r = session.run(&exec, stop, progress);
         drop(exec);
         r

@@ -52,6 +52,15 @@ pub fn settings_hash(backend: &str, fingerprint: &str, lane: &str, model: &str) 
     blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
+/// The status a run ends with after `e`: a full disk or lost lanes leave it resumable
+/// (`interrupted`), as Ctrl-C does; anything else is `failed`.
+fn failed_status(e: &Error) -> &'static str {
+    match e {
+        Error::DiskFull { .. } | Error::Interrupted | Error::LanesGone(_) => "interrupted",
+        _ => "failed",
+    }
+}
+
 /// What local lanes need from the session.
 pub struct LaneSetup<'a> {
     pub tree: &'a Tree,
@@ -76,7 +85,11 @@ impl<'a> Session<'a> {
     /// Take the state directory: lock it, end what a killed tune left running, roll back an
     /// interrupted apply (and find the loops again in the restored tree), open the ledger and
     /// scan the tree.
-    pub fn open(settings: &'a Settings, root: &Path, disc: Discovery) -> Result<Session<'a>, Error> {
+    pub fn open(
+        settings: &'a Settings,
+        root: &Path,
+        disc: Discovery,
+    ) -> Result<Session<'a>, Error> {
         crate::limits::check(settings)?;
         require_kernels(settings, &disc)?;
         let state_dir = state_dir(settings, root);
@@ -189,13 +202,8 @@ impl<'a> Session<'a> {
             Ok(()) | Err(Error::Interrupted) => {}
             Err(e) => {
                 exec.halt();
-                let status = if matches!(e, Error::LanesGone(_)) {
-                    // The state is kept: --resume goes on where the lanes stopped.
-                    "interrupted"
-                } else {
-                    "failed"
-                };
-                let _ = self.ledger.finish(run.run_id, status, None);
+                // Lost lanes and a full disk keep the state: --resume goes on.
+                let _ = self.ledger.finish(run.run_id, failed_status(&e), None);
                 return Err(e);
             }
         }
@@ -215,7 +223,12 @@ impl<'a> Session<'a> {
         let (mut written, mut edited) = (Vec::new(), Vec::new());
         let mut diff = None;
         let mut final_ = report::Final {
-            figure: c.out.baseline.as_ref().map(|b| b.figure).unwrap_or(f64::NAN),
+            figure: c
+                .out
+                .baseline
+                .as_ref()
+                .map(|b| b.figure)
+                .unwrap_or(f64::NAN),
             speedup: 1.0,
             ci: None,
         };
@@ -239,7 +252,7 @@ impl<'a> Session<'a> {
                 Err(Error::Interrupted) => outcome = Outcome::Interrupted,
                 Err(e) => {
                     exec.halt();
-                    let _ = self.ledger.finish(run.run_id, "failed", None);
+                    let _ = self.ledger.finish(run.run_id, failed_status(&e), None);
                     return Err(e);
                 }
             }

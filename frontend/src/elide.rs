@@ -1,0 +1,554 @@
+//! Text the grammar must not see: uses of specifier macros (`#define DINLINE __device__
+//! __forceinline__`, `#define LB(n) __launch_bounds__(n)`) and CUDA's attribute macros
+//! (`__align__(16)`, `__builtin_align__(32)`, `__attribute__((ext_vector_type(4)))`).
+//!
+//! tree-sitter-cuda cannot expand macros: `DINLINE opus::fp32_t f()` reads as a declaration of
+//! type `DINLINE`, `struct __align__(16) S { ... }` as a function named `S`. The parse skips
+//! these bytes instead (tree-sitter's included ranges: positions stay those of the original
+//! text), and the lowering reads a function's qualifiers from the elided names in front of it.
+//!
+//! Only macros whose every definition in the file is made of declaration specifiers and
+//! attributes are elided: such a macro holds no call, no barrier and no control flow, so nothing
+//! a rule reads is lost. Everything here works on bytes (the lexer), never on the syntax tree.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use crate::ir::{FunctionKind, MacroDef, Span};
+use crate::lex::{self, Tok, Token};
+
+/// Identifiers a specifier macro may expand to (besides other specifier macros).
+const SPECIFIERS: &[&str] = &[
+    "__device__",
+    "__host__",
+    "__global__",
+    "__forceinline__",
+    "__noinline__",
+    "__inline__",
+    "__inline",
+    "inline",
+    "static",
+    "constexpr",
+    "__always_inline__",
+];
+
+/// Identifiers a specifier macro may expand to when a parenthesised argument list follows.
+const ATTRIBUTES: &[&str] = &[
+    "__attribute__",
+    "__launch_bounds__",
+    "__declspec",
+    "__align__",
+    "__builtin_align__",
+    "alignas",
+];
+
+/// One elided range: its bytes and start position, and the macro it uses (`None` for CUDA's
+/// own attribute macros).
+#[derive(Debug, Clone)]
+pub(crate) struct Elided {
+    pub(crate) span: Span,
+    pub(crate) name: String,
+    /// What the macro makes a function it qualifies (`__global__`, `__launch_bounds__`:
+    /// a kernel; `__device__`: a device function), through other specifier macros.
+    pub(crate) kind: Option<FunctionKind>,
+    /// The macro expands to `static`.
+    pub(crate) is_static: bool,
+}
+
+/// What the parse must skip, in source order, non-overlapping.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    pub(crate) elided: Vec<Elided>,
+}
+
+impl Plan {
+    /// The included ranges for tree-sitter: the complement of the elided ranges (empty when
+    /// nothing is elided: the whole text).
+    pub(crate) fn included_ranges(&self, src: &[u8]) -> Vec<tree_sitter::Range> {
+        if self.elided.is_empty() {
+            return Vec::new();
+        }
+        let mut pos = Positions::new(src);
+        let mut out = Vec::with_capacity(self.elided.len() + 1);
+        let mut start = 0usize;
+        for e in &self.elided {
+            if e.span.start > start {
+                out.push(tree_sitter::Range {
+                    start_byte: start,
+                    end_byte: e.span.start,
+                    start_point: pos.point(start),
+                    end_point: pos.point(e.span.start),
+                });
+            }
+            start = e.span.end;
+        }
+        out.push(tree_sitter::Range {
+            start_byte: start,
+            end_byte: src.len().max(start),
+            start_point: pos.point(start),
+            end_point: pos.point(src.len().max(start)),
+        });
+        out
+    }
+
+    /// The elided names that lie inside `lo..hi`.
+    pub(crate) fn within(&self, lo: usize, hi: usize) -> &[Elided] {
+        let a = self.elided.partition_point(|e| e.span.start < lo);
+        let b = self.elided.partition_point(|e| e.span.end <= hi);
+        &self.elided[a..b.max(a)]
+    }
+}
+
+/// Row/column of increasing byte offsets, computed in one forward pass.
+struct Positions<'s> {
+    src: &'s [u8],
+    at: usize,
+    row: usize,
+    line_start: usize,
+}
+
+impl<'s> Positions<'s> {
+    fn new(src: &'s [u8]) -> Self {
+        Positions {
+            src,
+            at: 0,
+            row: 0,
+            line_start: 0,
+        }
+    }
+
+    fn point(&mut self, offset: usize) -> tree_sitter::Point {
+        let offset = offset.min(self.src.len());
+        if offset < self.at {
+            // Not increasing: start over (never happens with sorted ranges).
+            *self = Positions::new(self.src);
+        }
+        for i in memchr::memchr_iter(b'\n', &self.src[self.at..offset]) {
+            self.row += 1;
+            self.line_start = self.at + i + 1;
+        }
+        self.at = offset;
+        tree_sitter::Point {
+            row: self.row,
+            column: offset - self.line_start,
+        }
+    }
+}
+
+/// A `#define`: its name, whether it takes parameters and its replacement tokens.
+struct Define {
+    name: String,
+    function_like: bool,
+    body: Vec<Token>,
+}
+
+/// The ranges of `src` to elide. `outer` names specifier macros defined outside this text (a
+/// header of the same translation unit); they are elided like the file's own.
+pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan {
+    let builtin = [&b"__align__"[..], b"__builtin_align__", b"ext_vector_type"]
+        .iter()
+        .any(|n| memchr::memmem::find(src, n).is_some());
+    if !builtin && outer.is_empty() && !may_define(src) {
+        return Plan::default();
+    }
+    let toks = lex::tokenize(src, 0..src.len());
+    let (defines, code) = split_directives(src, &toks);
+    let mut macros = specifier_macros_of(&defines);
+    for (k, v) in outer {
+        macros.entry(k.clone()).or_insert(*v);
+    }
+    if !builtin && macros.is_empty() {
+        return Plan::default();
+    }
+    let mut elided = Vec::new();
+    let mut pos = Positions::new(src);
+    let mut i = 0;
+    while i < code.len() {
+        let t = &toks[code[i]];
+        let Tok::Ident(name) = &t.tok else {
+            i += 1;
+            continue;
+        };
+        let next_is_paren = code
+            .get(i + 1)
+            .is_some_and(|&j| toks[j].tok == Tok::Punct("("));
+        let (elide, m) = match macros.get(name) {
+            Some(m) if !m.function_like => (true, *m),
+            Some(m) => (next_is_paren, *m),
+            None => {
+                let builtin_attr = match name.as_str() {
+                    "__align__" | "__builtin_align__" => next_is_paren,
+                    "__attribute__" => {
+                        next_is_paren && {
+                            let end = closing(&toks, &code, i + 1);
+                            code[i + 1..end.min(code.len())].iter().any(|&j| {
+                                matches!(&toks[j].tok, Tok::Ident(n)
+                                    if n == "ext_vector_type" || n == "__ext_vector_type__")
+                            })
+                        }
+                    }
+                    _ => false,
+                };
+                let m = SpecifierMacro {
+                    function_like: true,
+                    is_static: false,
+                    kind: None,
+                };
+                (builtin_attr, m)
+            }
+        };
+        if !elide {
+            i += 1;
+            continue;
+        }
+        let last = if next_is_paren && (macros.get(name).is_none_or(|m| m.function_like)) {
+            closing(&toks, &code, i + 1)
+        } else {
+            i
+        };
+        let Some(&last_tok) = code.get(last) else {
+            break; // an unclosed argument list: leave the rest to the grammar
+        };
+        let range: Range<usize> = t.range.start..toks[last_tok].range.end;
+        let p = pos.point(range.start);
+        elided.push(Elided {
+            span: Span {
+                start: range.start,
+                end: range.end,
+                line: p.row as u32 + 1,
+                column: p.column as u32 + 1,
+            },
+            name: name.clone(),
+            kind: m.kind,
+            is_static: m.is_static,
+        });
+        i = last + 1;
+    }
+    Plan { elided }
+}
+
+/// What is known of a specifier macro.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecifierMacro {
+    /// Takes arguments: only `NAME(...)` is a use.
+    pub function_like: bool,
+    /// Expands to `static`.
+    pub is_static: bool,
+    /// The kind of function it qualifies (`None`: it says nothing of host or device).
+    pub kind: Option<FunctionKind>,
+}
+
+/// The specifier macros among `defs` (the `#define`s of the headers a file includes, say):
+/// what [`crate::parse_with`] takes to skip their uses in the file.
+pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
+    let defines: Vec<Define> = defs
+        .iter()
+        .map(|m| Define {
+            name: m.name.clone(),
+            function_like: m.params.is_some(),
+            body: lex::tokenize_macro_body(&m.body),
+        })
+        .collect();
+    specifier_macros_of(&defines)
+}
+
+/// A cheap filter: does the text hold a `#` followed (after blanks) by `define`?
+fn may_define(src: &[u8]) -> bool {
+    memchr::memchr_iter(b'#', src).any(|i| {
+        let rest = &src[i + 1..];
+        let skip = rest
+            .iter()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        rest[skip..].starts_with(b"define")
+    })
+}
+
+/// Index of the token (in `code`) that closes the parenthesis opened at `code[open]`, or
+/// `code.len()` when it is never closed.
+fn closing(toks: &[Token], code: &[usize], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (k, &j) in code.iter().enumerate().skip(open) {
+        match toks[j].tok {
+            Tok::Punct("(") => depth += 1,
+            Tok::Punct(")") => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return k;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// Splits the tokens into `#define`s and the indexes of the tokens outside any directive.
+fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
+    let mut defines = Vec::new();
+    let mut code = Vec::with_capacity(toks.len());
+    let mut i = 0;
+    while i < toks.len() {
+        let Tok::Directive(d) = &toks[i].tok else {
+            code.push(i);
+            i += 1;
+            continue;
+        };
+        // The directive's tokens: up to the first newline that no `\` continues.
+        let mut j = i + 1;
+        while j < toks.len() && !line_break_between(src, toks[j - 1].range.end, toks[j].range.start)
+        {
+            j += 1;
+        }
+        if d == "define" && i + 1 < j {
+            if let Tok::Ident(name) = &toks[i + 1].tok {
+                let function_like = toks.get(i + 2).filter(|_| i + 2 < j).is_some_and(|t| {
+                    t.tok == Tok::Punct("(") && t.range.start == toks[i + 1].range.end
+                });
+                let mut b = i + 2;
+                if function_like {
+                    while b < j && toks[b].tok != Tok::Punct(")") {
+                        b += 1;
+                    }
+                    b += 1;
+                }
+                defines.push(Define {
+                    name: name.clone(),
+                    function_like,
+                    body: toks[b.min(j)..j].to_vec(),
+                });
+            }
+        }
+        i = j;
+    }
+    (defines, code)
+}
+
+/// True when `src[a..b]` holds a newline that no `\` continues.
+fn line_break_between(src: &[u8], a: usize, b: usize) -> bool {
+    let gap = &src[a.min(src.len())..b.min(src.len())];
+    memchr::memchr_iter(b'\n', gap).any(|k| {
+        let before = &gap[..k];
+        let before = before.strip_suffix(b"\r").unwrap_or(before);
+        !before.ends_with(b"\\")
+    })
+}
+
+/// The macros every definition of which (in `defines`) is only declaration specifiers,
+/// attributes and other such macros (a fixpoint: `#define A B` then `#define B __device__`).
+fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
+    let mut by_name: HashMap<&str, Vec<&Define>> = HashMap::new();
+    for d in defines {
+        by_name.entry(d.name.as_str()).or_default().push(d);
+    }
+    let mut known: HashMap<String, SpecifierMacro> = HashMap::new();
+    let mut rejected: HashSet<&str> = HashSet::new();
+    loop {
+        let mut changed = false;
+        for (&name, defs) in &by_name {
+            if known.contains_key(name) || rejected.contains(name) {
+                continue;
+            }
+            // Some((is_static, kind)); None: not a specifier macro.
+            let mut verdict = Some((false, None));
+            let mut pending = false;
+            for d in defs {
+                match specifier_body(&d.body, &known, &by_name) {
+                    Body::Specifiers { is_static, kind } => {
+                        verdict = verdict.map(|(s, k)| (s || is_static, stronger(k, kind)));
+                    }
+                    Body::Pending => pending = true,
+                    Body::Other => verdict = None,
+                }
+            }
+            // Function-like and object-like definitions of one name: not a specifier macro.
+            let shapes: HashSet<bool> = defs.iter().map(|d| d.function_like).collect();
+            if verdict.is_none() || shapes.len() > 1 {
+                rejected.insert(name);
+                changed = true;
+            } else if let (false, Some((is_static, kind))) = (pending, verdict) {
+                known.insert(
+                    name.to_string(),
+                    SpecifierMacro {
+                        function_like: defs[0].function_like,
+                        is_static,
+                        kind,
+                    },
+                );
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    known
+}
+
+/// Kernel over device over nothing.
+fn stronger(a: Option<FunctionKind>, b: Option<FunctionKind>) -> Option<FunctionKind> {
+    match (a, b) {
+        (Some(FunctionKind::Kernel), _) | (_, Some(FunctionKind::Kernel)) => {
+            Some(FunctionKind::Kernel)
+        }
+        (Some(FunctionKind::Device), _) | (_, Some(FunctionKind::Device)) => {
+            Some(FunctionKind::Device)
+        }
+        _ => None,
+    }
+}
+
+enum Body {
+    Specifiers {
+        is_static: bool,
+        kind: Option<FunctionKind>,
+    },
+    /// Uses a macro not yet classified.
+    Pending,
+    Other,
+}
+
+fn specifier_body(
+    body: &[Token],
+    known: &HashMap<String, SpecifierMacro>,
+    defined: &HashMap<&str, Vec<&Define>>,
+) -> Body {
+    let mut is_static = false;
+    let mut kind = None;
+    let mut pending = false;
+    let mut i = 0;
+    while i < body.len() {
+        match &body[i].tok {
+            Tok::Ident(n) if SPECIFIERS.contains(&n.as_str()) => {
+                is_static |= n == "static";
+                match n.as_str() {
+                    "__global__" => kind = stronger(kind, Some(FunctionKind::Kernel)),
+                    "__device__" => kind = stronger(kind, Some(FunctionKind::Device)),
+                    _ => {}
+                }
+                i += 1;
+            }
+            Tok::Ident(n) if ATTRIBUTES.contains(&n.as_str()) => {
+                if body.get(i + 1).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
+                    return Body::Other;
+                }
+                if n == "__launch_bounds__" {
+                    kind = stronger(kind, Some(FunctionKind::Kernel));
+                }
+                i = skip_group(body, i + 1, "(", ")");
+            }
+            Tok::Ident(n) => match known.get(n.as_str()) {
+                Some(m) => {
+                    is_static |= m.is_static;
+                    kind = stronger(kind, m.kind);
+                    i += 1;
+                    if m.function_like {
+                        if body.get(i).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
+                            return Body::Other;
+                        }
+                        i = skip_group(body, i, "(", ")");
+                    }
+                }
+                None if defined.contains_key(n.as_str()) => {
+                    pending = true;
+                    i += 1;
+                    if body.get(i).map(|t| &t.tok) == Some(&Tok::Punct("(")) {
+                        i = skip_group(body, i, "(", ")");
+                    }
+                }
+                None => return Body::Other,
+            },
+            Tok::Punct("[") if body.get(i + 1).map(|t| &t.tok) == Some(&Tok::Punct("[")) => {
+                i = skip_group(body, i, "[", "]");
+            }
+            _ => return Body::Other,
+        }
+    }
+    if pending {
+        Body::Pending
+    } else {
+        Body::Specifiers { is_static, kind }
+    }
+}
+
+/// The index just past the group opened by `body[open]` (`open_p`), or `body.len()`.
+fn skip_group(body: &[Token], open: usize, open_p: &'static str, close_p: &'static str) -> usize {
+    let mut depth = 0usize;
+    for (k, t) in body.iter().enumerate().skip(open) {
+        if t.tok == Tok::Punct(open_p) {
+            depth += 1;
+        } else if t.tok == Tok::Punct(close_p) {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return k + 1;
+            }
+        }
+    }
+    body.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(src: &str) -> Vec<(String, String)> {
+        plan(src.as_bytes(), &HashMap::new())
+            .elided
+            .into_iter()
+            .map(|e| (e.name, src[e.span.start..e.span.end].to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn specifier_macros_and_cuda_attributes_are_elided() {
+        let src = "#define DINLINE __device__ __forceinline__\n\
+                   #define LB(n) __launch_bounds__(n)\n\
+                   #define HD HOSTDEV\n#define HOSTDEV __host__ __device__\n\
+                   DINLINE float& f();\nHD int g();\n__global__ void LB(256) k();\n\
+                   struct __align__(16) S {};\n\
+                   using v4 = __attribute__((ext_vector_type(4))) float;\n\
+                   int x = DINLINE_NOT; // DINLINE in a comment\n";
+        assert_eq!(
+            names(src),
+            [
+                ("DINLINE", "DINLINE"),
+                ("HD", "HD"),
+                ("LB", "LB(256)"),
+                ("__align__", "__align__(16)"),
+                ("__attribute__", "__attribute__((ext_vector_type(4)))"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+    }
+
+    #[test]
+    fn macros_with_anything_else_are_kept() {
+        // A call, a type, a barrier in one branch of `#if`: not specifier macros.
+        let src = "#define SYNC __syncthreads()\n#define DEV __device__ void\n\
+                   #if A\n#define Q __device__\n#else\n#define Q __syncthreads();\n#endif\n\
+                   #define SHARED __shared__\n\
+                   DEV f() { SYNC; } Q int g(); SHARED float s[4];\n\
+                   __attribute__((aligned(16))) int h;\n";
+        assert!(names(src).is_empty(), "{:?}", names(src));
+    }
+
+    #[test]
+    fn function_like_macros_need_their_arguments() {
+        let src = "#define LB(n) __launch_bounds__(n)\nint LB = 3; LB (128) void k();\n";
+        assert_eq!(names(src), [("LB".to_string(), "LB (128)".to_string())]);
+    }
+
+    #[test]
+    fn included_ranges_skip_exactly_the_elided_bytes() {
+        let src = "#define D __device__\nD int f();\n";
+        let p = plan(src.as_bytes(), &HashMap::new());
+        let r = p.included_ranges(src.as_bytes());
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            &src[r[0].start_byte..r[0].end_byte],
+            "#define D __device__\n"
+        );
+        assert_eq!(r[1].start_point, tree_sitter::Point { row: 1, column: 1 });
+        assert_eq!(r[1].end_byte, src.len());
+    }
+}

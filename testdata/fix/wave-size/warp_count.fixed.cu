@@ -1,0 +1,12 @@
+// A warp index and the number of warps are converted together, never one without the other.
+__global__ void reduce(float* out, const float* in) {
+  __shared__ float partial[32];
+  int warp = threadIdx.x / warpSize;
+  int lane = threadIdx.x % warpSize;
+  int nwarps = blockDim.x / warpSize;
+  float v = in[threadIdx.x];
+  for (int o = warpSize / 2; o > 0; o /= 2) v += __shfl_down(v, o);
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (threadIdx.x < nwarps) out[threadIdx.x] = partial[threadIdx.x];
+}
