@@ -110,6 +110,37 @@ fn first_line(e: &codeobj::compile::CompileError) -> String {
     }
 }
 
+/// The machine code of a compile, to tell a variant that changed nothing: the `.text` of every
+/// code object after unbundling (with its target id) for AMD, the `.text` sections of a cubin,
+/// or PTX without its comment lines. `None` when there is none to compare.
+pub fn machine_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>)>> {
+    let m: Vec<(String, Vec<u8>)> = match output {
+        Output::CodeObject => c
+            .code_objects
+            .iter()
+            .flat_map(|o| {
+                o.text
+                    .iter()
+                    .map(move |(n, b)| (format!("{} {n}", o.target_id), b.clone()))
+            })
+            .collect(),
+        Output::Cubin => {
+            let bytes = std::fs::read(&c.object).ok()?;
+            codeobj::elf::text_sections(&bytes).ok()?
+        }
+        Output::Text(_) => {
+            let bytes = std::fs::read(&c.object).ok()?;
+            let code: Vec<u8> = bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.trim_ascii_start().starts_with(b"//"))
+                .flat_map(|l| l.iter().copied().chain([b'\n']))
+                .collect();
+            vec![("ptx".into(), code)]
+        }
+    };
+    (!m.is_empty()).then_some(m)
+}
+
 /// A cubin's kernels with ptxas's report, or why not.
 fn cubin_kernels(c: &Compiled) -> Result<Vec<runner::cubin::CubinKernel>, String> {
     let bytes = std::fs::read(&c.object).map_err(|e| format!("{}: {e}", c.object.display()))?;
@@ -203,8 +234,27 @@ impl Gates {
     }
 
     /// Run the code-object gates on a variant's copy of a file, against the baseline's
-    /// compile (`Err` = the baseline could not be compiled: every gate is skipped).
+    /// compile (`Err` = the baseline could not be compiled: every gate is skipped). When every
+    /// gate passed, [`Report::same_code`] says whether the variant's machine code is the
+    /// baseline's ([`machine_code`]).
     pub fn check(&self, baseline: &Result<Compiled, String>, variant: &Path) -> Report {
+        let mut var = None;
+        let mut r = self.gates(baseline, variant, &mut var);
+        if r.failure().is_none() && r.skipped().is_none() {
+            if let (Ok(b), Some(v)) = (baseline, &var) {
+                let out = self.compiler.output;
+                r.same_code = machine_code(b, out).is_some_and(|m| Some(m) == machine_code(v, out));
+            }
+        }
+        r
+    }
+
+    fn gates(
+        &self,
+        baseline: &Result<Compiled, String>,
+        variant: &Path,
+        out: &mut Option<Compiled>,
+    ) -> Report {
         let mut gates = Vec::new();
         let base = match baseline {
             Ok(b) => b,
@@ -244,6 +294,7 @@ impl Gates {
             }
         };
         let compiled = !var.cached;
+        *out = Some(var.clone());
         gates.push((COMPILE, Outcome::Pass));
         if self.compiler.output == Output::Cubin {
             self.nvidia(base, &var, &mut gates);
