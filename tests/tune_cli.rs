@@ -708,3 +708,46 @@ fn a_full_unroll_pragma_is_refused_and_the_report_says_so() {
     after.retain(|k, _| before.contains_key(k));
     assert_eq!(before, after, "the user's files were written");
 }
+
+/// `--devices 0,1`: two lanes on this machine (no GPU: explicit ids, the CPU's model) measure
+/// the example's comparisons at once and decide exactly as one lane does (the figure is
+/// deterministic); both lanes measured, and every decision records its lane's device.
+#[test]
+fn two_local_lanes_decide_as_one_lane() {
+    let reference = uninterrupted();
+    let dir = cached_example();
+    let state = tempfile::tempdir().unwrap();
+    let mut args = cost_args(state.path());
+    args.extend(["--dry-run", "--devices", "0,1"].map(String::from));
+    let o = tune(dir.path(), &args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let db_path = state.path().join("ledger.db");
+    assert_eq!(&decision_rows(&db_path), reference);
+    let db = Connection::open(&db_path).unwrap();
+    let lanes: Vec<i64> = db
+        .prepare("SELECT DISTINCT lane FROM samples WHERE role = 'variant' ORDER BY lane")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(lanes, [0, 1], "both lanes measured comparisons");
+    let ids: Vec<String> = db
+        .prepare("SELECT DISTINCT device_id FROM decisions WHERE runs > 0 ORDER BY 1")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(ids, ["0", "1"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    for c in r["candidates"].as_array().unwrap() {
+        if c["runs"].as_u64().is_some_and(|n| n > 0) {
+            assert!(
+                c["device"]["model"].as_str().unwrap().starts_with("cpu"),
+                "{c}"
+            );
+            assert!(c["device"]["id"].is_string(), "{c}");
+        }
+    }
+}

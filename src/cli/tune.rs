@@ -92,6 +92,12 @@ pub struct TuneArgs {
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// Measure on these devices at once, one lane each: `all` (every visible GPU; they must be
+    /// of one model) or ids `0,1,...`. A lane's commands get `HIP_VISIBLE_DEVICES` and
+    /// `CUDA_VISIBLE_DEVICES` set to its id, and `{device}` in commands expands to it
+    /// [default: one lane on the default device]. command and rocprofv3 backends.
+    #[arg(long, value_name = "LIST|all")]
+    pub devices: Option<String>,
     /// Working copies prepared in parallel, 1 to 256 [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -480,6 +486,15 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
+    let devices = match &args.devices {
+        Some(spec) => {
+            if matches!(backend, BackendArg::Bench | BackendArg::Replay) {
+                bail!("--devices applies to the command and rocprofv3 backends; the {name} backend measures on one device");
+            }
+            Some(tuner::devices::local(spec)?)
+        }
+        None => None,
+    };
     let bars = Bars::new();
     let root = std::env::current_dir().context("cannot read the current directory")?;
     let result = match backend {
@@ -489,7 +504,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 time_regex: regex,
                 regex_unit: time_unit,
             };
-            search::tune(&b, &settings, &root, &stop, &bars)
+            search::tune_on(&b, devices.as_deref(), &settings, &root, None, &stop, &bars)
         }
         BackendArg::Rocprofv3 => {
             // Discovered once: the backend needs the kernel names, the search the loops.
@@ -500,7 +515,15 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 .map(|(_, k)| k.to_string())
                 .collect::<std::collections::BTreeSet<_>>();
             let b = RocprofBackend::new(commands, kernel_re, kernels);
-            search::tune_discovered(&b, &settings, &root, disc, &stop, &bars)
+            search::tune_on(
+                &b,
+                devices.as_deref(),
+                &settings,
+                &root,
+                Some(disc),
+                &stop,
+                &bars,
+            )
         }
         BackendArg::Bench => {
             let (spec, _) = spec.expect("checked above");

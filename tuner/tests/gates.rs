@@ -116,11 +116,18 @@ fn a_pragma_that_changes_no_instruction_is_the_same_code() {
     let compiled = b.as_ref().expect("the baseline compiles");
     let text = tuner::gates::machine_code(compiled, codeobj::compile::Output::CodeObject)
         .expect("a code object has machine code");
-    assert!(text.iter().any(|(n, bytes)| n.contains("gfx90a") && !bytes.is_empty()), "{text:?}");
+    assert!(
+        text.iter()
+            .any(|(n, bytes)| n.contains("gfx90a") && !bytes.is_empty()),
+        "{text:?}"
+    );
     let r = g.check(&b, &same);
     assert_eq!(r.failure(), None);
     assert!(r.same_code, "{:?}", r.gates);
-    assert!(!g.check(&b, &other).same_code, "another constant is other code");
+    assert!(
+        !g.check(&b, &other).same_code,
+        "another constant is other code"
+    );
     // A runtime trip count: the unrolled loop is other code.
     let rbase = write("rbase.cu", kernel("", "n", "2.0f"));
     let runrolled = write("runrolled.cu", kernel("#pragma unroll 4", "n", "2.0f"));

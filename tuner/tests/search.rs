@@ -392,7 +392,10 @@ fn a_variant_with_the_baselines_machine_code_is_rejected_without_a_run() {
     };
     let (c, prepared) = run(true);
     assert_eq!(c.status, Status::Rejected, "{c:?}");
-    assert!(c.reason.as_deref().unwrap().starts_with("same-code"), "{c:?}");
+    assert!(
+        c.reason.as_deref().unwrap().starts_with("same-code"),
+        "{c:?}"
+    );
     assert_eq!(c.runs, Some(0));
     assert_eq!(c.speedup, None);
     // Only the baseline was built (for its A/A repeats); the variant never was.

@@ -164,3 +164,44 @@ impl Backend for CommandBackend {
         self.run_once(slot)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::LaneDevice;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// A lane's command sees only its device: the variables are set and `{device}` expands.
+    #[test]
+    fn a_lanes_commands_get_its_device() {
+        let d = tempfile::tempdir().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let lane = LaneDevice::local("1");
+        let slot = Slot {
+            index: 0,
+            root: d.path(),
+            user_root: d.path(),
+            stop: &stop,
+            records: None,
+            device: &lane,
+        };
+        let o = run_cmd(
+            "echo \"$HIP_VISIBLE_DEVICES $CUDA_VISIBLE_DEVICES {device}\"",
+            &slot,
+            Duration::from_secs(10),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(o.stdout.trim(), "1 1 1");
+        let default = LaneDevice::DEFAULT;
+        let slot = Slot {
+            device: &default,
+            ..slot
+        };
+        let o = run_cmd("echo \"{device}\"", &slot, Duration::from_secs(10))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.stdout.trim(), "0");
+    }
+}

@@ -171,3 +171,47 @@ pub fn tune_lanes<B: Backend>(
         r
     })
 }
+
+/// [`tune`] (or [`tune_discovered`] with `disc`) on one local lane per device of `devices`
+/// (`--devices`), every lane with `backend` (whose commands get the lane's device variables
+/// and `{device}`); `None`: one lane on the default device.
+pub fn tune_on<B: Backend>(
+    backend: &B,
+    devices: Option<&[Device]>,
+    settings: &Settings,
+    root: &Path,
+    disc: Option<Discovery>,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    let Some(devices) = devices else {
+        return match disc {
+            Some(d) => tune_discovered(backend, settings, root, d, stop, progress),
+            None => tune(backend, settings, root, stop, progress),
+        };
+    };
+    crate::devices::same_model(devices)?;
+    let disc = match disc {
+        Some(d) => d,
+        None => {
+            crate::limits::check(settings)?;
+            progress.phase("discovering loops");
+            let d = discover(settings, root)?;
+            fsio::testpoint::hit("tuner.search.discovered");
+            d
+        }
+    };
+    let lanes: Vec<LocalLane<'_, B>> = devices
+        .iter()
+        .map(|d| LocalLane {
+            backend,
+            device: d.clone(),
+            lane: d
+                .id
+                .as_deref()
+                .map(LaneDevice::local)
+                .unwrap_or(LaneDevice::DEFAULT),
+        })
+        .collect();
+    tune_lanes(&lanes, settings, root, disc, stop, progress)
+}
