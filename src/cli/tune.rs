@@ -36,6 +36,14 @@ pub enum BackendArg {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecutorArg {
+    /// Lanes on this machine (`--devices`).
+    Local,
+    /// Lanes as Slurm job steps (`--lanes`, `--slurm-arg`).
+    Slurm,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeArg {
     Pragma,
     Manual,
@@ -98,6 +106,17 @@ pub struct TuneArgs {
     /// [default: one lane on the default device]. command and rocprofv3 backends.
     #[arg(long, value_name = "LIST|all")]
     pub devices: Option<String>,
+    /// Where lanes run: `local` (this machine) or `slurm` (one job step per lane:
+    /// `srun --ntasks=1 --gres=gpu:1 --exclusive ARGS... hip-unroll tune-worker`; inside an
+    /// allocation the steps run in it). Slurm: command backend.
+    #[arg(long, value_enum, default_value_t = ExecutorArg::Local)]
+    pub executor: ExecutorArg,
+    /// Slurm lanes (job steps) [default: 1].
+    #[arg(long, value_name = "N")]
+    pub lanes: Option<usize>,
+    /// Extra srun argument for every lane (repeatable), e.g. `--slurm-arg=--partition=gpu`.
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub slurm_args: Vec<String>,
     /// Working copies prepared in parallel, 1 to 256 [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -486,6 +505,33 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
+    let slurm = match args.executor {
+        ExecutorArg::Local => {
+            if args.lanes.is_some() || !args.slurm_args.is_empty() {
+                bail!("--lanes and --slurm-arg apply to --executor slurm (local lanes: --devices)");
+            }
+            None
+        }
+        ExecutorArg::Slurm => {
+            if backend != BackendArg::Command {
+                bail!("--executor slurm runs the command backend; the {name} backend runs on this machine (--devices)");
+            }
+            if args.devices.is_some() {
+                bail!("--devices chooses local lanes; with --executor slurm Slurm gives each step its GPU (--lanes N)");
+            }
+            let lanes = args.lanes.unwrap_or(1);
+            if lanes == 0 || lanes > tuner::limits::MAX_LANES {
+                bail!("--lanes must be 1 to {}", tuner::limits::MAX_LANES);
+            }
+            Some(tuner::executor::slurm::SlurmSettings {
+                lanes,
+                args: args.slurm_args.clone(),
+                program: std::env::current_exe().context("cannot find the hip-unroll binary")?,
+                srun: PathBuf::from("srun"),
+                in_allocation: std::env::var_os("SLURM_JOB_ID").is_some(),
+            })
+        }
+    };
     let devices = match &args.devices {
         Some(spec) => {
             if matches!(backend, BackendArg::Bench | BackendArg::Replay) {
@@ -504,7 +550,12 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 time_regex: regex,
                 regex_unit: time_unit,
             };
-            search::tune_on(&b, devices.as_deref(), &settings, &root, None, &stop, &bars)
+            match &slurm {
+                Some(s) => search::tune_slurm(&b, s, &settings, &root, &stop, &bars),
+                None => {
+                    search::tune_on(&b, devices.as_deref(), &settings, &root, None, &stop, &bars)
+                }
+            }
         }
         BackendArg::Rocprofv3 => {
             // Discovered once: the backend needs the kernel names, the search the loops.
@@ -616,4 +667,12 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `hip-unroll tune-worker` (hidden): one Slurm lane, serving the coordinator's tasks.
+pub fn worker() -> anyhow::Result<ExitCode> {
+    let stdin = std::io::BufReader::new(std::io::stdin());
+    tuner::executor::worker::serve(stdin, Box::new(std::io::stdout()))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(ExitCode::SUCCESS)
 }

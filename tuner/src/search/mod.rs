@@ -215,3 +215,42 @@ pub fn tune_on<B: Backend>(
         .collect();
     tune_lanes(&lanes, settings, root, disc, stop, progress)
 }
+
+/// [`tune`] with the command backend on `slurm.lanes` Slurm job steps, each a
+/// `hip-unroll tune-worker` ([`crate::executor::slurm`]); this process coordinates and alone
+/// writes the ledger. Each worker keeps its working copies in `STATE/slots/step-N`.
+pub fn tune_slurm(
+    backend: &crate::backend::command::CommandBackend,
+    slurm: &crate::executor::slurm::SlurmSettings,
+    settings: &Settings,
+    root: &Path,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    use crate::executor::worker::{BackendSpec, CompileSpec, Init};
+    crate::limits::check(settings)?;
+    progress.phase("discovering loops");
+    let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
+    session::require_kernels(settings, &disc)?;
+    backend.preflight()?;
+    let session = session::Session::open(settings, root, disc)?;
+    let setup = session.lane_setup();
+    let init = |i: usize| Init {
+        lane: i,
+        root: setup.tree.root.clone(),
+        tree_hash: setup.tree.hash.clone(),
+        state_dir: setup.state_dir.to_path_buf(),
+        slots_dir: setup.state_dir.join("slots").join(format!("step-{i}")),
+        records_dir: Some(setup.records_dir.clone()),
+        plan: settings.plan,
+        jobs: settings.jobs,
+        compile: CompileSpec::of(&settings.gates),
+        backend: BackendSpec::command(backend),
+    };
+    progress.phase(&format!("starting {} Slurm job steps", slurm.lanes));
+    let exec = crate::executor::slurm::Slurm::start(slurm, &init)?;
+    let r = session.run(&exec, stop, progress);
+    drop(exec);
+    r
+}
