@@ -93,8 +93,9 @@ fn main() {
         KERNELS * LOOPS,
         NOISE * 100.0
     );
-    println!("lanes  decisions  seconds  decisions/hour  efficiency");
+    println!("lanes  decisions  pairs  seconds  decisions/hour  efficiency  pair-efficiency");
     let mut base_rate = None;
+    let mut base_pairs = None;
     for &n in &lanes {
         let state = tempfile::tempdir().unwrap();
         let settings = Settings {
@@ -150,11 +151,18 @@ fn main() {
             .iter()
             .filter(|c| c.runs.is_some_and(|x| x > 0))
             .count();
+        let pairs: u32 = r.report.candidates.iter().filter_map(|c| c.runs).sum();
         let rate = decided as f64 / secs * 3600.0;
+        let prate = pairs as f64 / secs;
         let base = *base_rate.get_or_insert(rate);
+        let pbase = *base_pairs.get_or_insert(prate);
+        // Efficiency: throughput with n lanes over n times one lane's. The pairs a comparison
+        // takes vary with its noise (each lane draws its own), so the pair throughput is shown
+        // too: it compares equal work.
         println!(
-            "{n:>5}  {decided:>9}  {secs:>7.1}  {rate:>14.0}  {:>10.2}",
-            rate / (base * n as f64)
+            "{n:>5}  {decided:>9}  {pairs:>5}  {secs:>7.1}  {rate:>14.0}  {:>10.2}  {:>15.2}",
+            rate / (base * n as f64),
+            prate / (pbase * n as f64)
         );
     }
 }
