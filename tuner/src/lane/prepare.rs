@@ -430,7 +430,8 @@ impl<B: Backend> Lane<'_, B> {
         });
         let mut ready = Vec::new();
         let mut first_err: Option<Error> = None;
-        let mut pool_back: Vec<(usize, Slot, Option<(String, Arc<B::Prepared>)>)> = Vec::new();
+        type Back<P> = (usize, Slot, Option<(String, Arc<P>)>);
+        let mut pool_back: Vec<Back<B::Prepared>> = Vec::new();
         for (((entry, slot), item), (found, report, secs)) in
             taken.into_iter().zip(items).zip(results)
         {

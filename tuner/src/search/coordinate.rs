@@ -60,7 +60,7 @@ pub(crate) enum Finding {
     /// The same machine code as the baseline: rejected without a run.
     SameCode,
     /// Taken from the ledger.
-    Reused(ledger::Decision),
+    Reused(Box<ledger::Decision>),
 }
 
 /// A decided variant of a loop.
@@ -113,6 +113,7 @@ impl Decided {
                 false,
             ),
             Finding::Reused(d) => {
+                let d = *d;
                 // The ledger only holds decisions of a known status.
                 let status = Status::parse(&d.status).ok_or_else(|| Error::Ledger {
                     path: ledger_path.display().to_string(),
@@ -598,7 +599,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                         self.out.reused += 1;
                         let d = Decided::new(
                             p,
-                            Finding::Reused(d),
+                            Finding::Reused(Box::new(d)),
                             &settings.plan,
                             None,
                             &self.s.ledger.path,
