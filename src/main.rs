@@ -44,6 +44,10 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// The closed loop: try the safe unrollings of a kernel repository, measure them, keep what is faster.
     Tune(Box<cli::tune::TuneArgs>),
+    /// One lane of `tune --executor slurm`, in a job step: tasks as JSON lines on stdin,
+    /// events on stdout.
+    #[command(hide = true)]
+    TuneWorker,
 }
 
 /// mimalloc for Rust allocations, and (first thing in `main`) for tree-sitter's C allocations:
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Capture(a) => cli::capture::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Tune(a) => cli::tune::run(*a),
+        Command::TuneWorker => cli::tune::worker(),
     };
     match result {
         Ok(code) => code,

@@ -223,11 +223,13 @@ fn reference() -> &'static Reference {
 #[test]
 fn the_reference_run_decides_as_the_figures_say() {
     let r = reference();
+    // Greedy per kernel: each kernel's loop is measured against the original (2000), and the
+    // accepted variants of both kernels are combined for the confirmation.
     let want = [
         "\"fast:0\" \"pragma\" x2 \"rejected\" 1.1111111111111112 superseded: pragma x4 (1.333x) of this loop was faster",
         "\"fast:0\" \"pragma\" x4 \"accepted\" 1.3333333333333333 ",
-        "\"more:0\" \"pragma\" x2 \"rejected\" 1.0714285714285714 superseded: pragma x4 (1.250x) of this loop was faster",
-        "\"more:0\" \"pragma\" x4 \"accepted\" 1.25 ",
+        "\"more:0\" \"pragma\" x2 \"rejected\" 1.0526315789473684 superseded: pragma x4 (1.176x) of this loop was faster",
+        "\"more:0\" \"pragma\" x4 \"accepted\" 1.1764705882352942 ",
         "\"flat:0\" \"pragma\" x2 \"rejected\" 1.0 futile: the interval [1.000, 1.000] rules out a 2.0% speedup",
         "\"flat:0\" \"pragma\" x4 \"rejected\" 1.0 futile: the interval [1.000, 1.000] rules out a 2.0% speedup",
     ];
@@ -409,10 +411,10 @@ fn symbolic_links_in_the_tree_stay_links_in_the_working_copies() {
     let out = outcome(&r);
     assert!(
         out.iter()
-            .any(|c| c.starts_with("\"fast:0\" \"pragma\" x4 \"accepted\" 1.41666")),
+            .any(|c| c.starts_with("\"fast:0\" \"pragma\" x4 \"accepted\" 1.3333")),
         "{out:#?}"
     );
-    // (`src/a.cu` sorts after `b.cu`: `more`'s loop came first, 1700 against 1200.)
+    // (Greedy per kernel: `fast`'s loop is measured against the original, 2000 against 1500.)
     assert!(
         r["applied"]
             .as_array()

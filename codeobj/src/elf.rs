@@ -168,6 +168,29 @@ fn metadata_note(
     Ok(None)
 }
 
+/// The machine code of any 64-bit ELF file: every section whose name starts with `.text`
+/// (AMDGPU code objects have one, cubins one per kernel), by name, in the file's order.
+pub fn text_sections(data: &[u8]) -> Result<Vec<(String, Vec<u8>)>> {
+    let h = Header::parse(data)?;
+    let endian = h.endian()?;
+    let sections = h.sections(endian, data)?;
+    let mut out = Vec::new();
+    for s in sections.iter() {
+        let name = sections.section_name(endian, s).unwrap_or_default();
+        if !name.starts_with(b".text") || s.sh_type(endian) == elf::SHT_NOBITS {
+            continue;
+        }
+        let bytes = s.data(endian, data).map_err(|_| Error::Truncated {
+            what: "ELF section",
+            offset: s.sh_offset(endian),
+            needed: s.sh_size(endian),
+            len: data.len() as u64,
+        })?;
+        out.push((String::from_utf8_lossy(name).into_owned(), bytes.to_vec()));
+    }
+    Ok(out)
+}
+
 /// The contents of the section called `name` of any 64-bit ELF file (host binaries), if present.
 pub fn section_data<'a>(data: &'a [u8], name: &[u8]) -> Result<Option<&'a [u8]>> {
     let h = Header::parse(data)?;

@@ -37,6 +37,10 @@ pub struct CodeObject {
     pub e_flags: u32,
     pub metadata: Metadata,
     pub kernels: Vec<Kernel>,
+    /// The machine code: the ELF's `.text` sections (name, bytes). Two code objects with the
+    /// same target and the same text run the same instructions.
+    #[serde(skip)]
+    pub text: Vec<(String, Vec<u8>)>,
 }
 
 /// One kernel of a code object, with what is derived from it.
@@ -194,5 +198,6 @@ fn code_object(data: &[u8], source: &str, entry_target: Option<&str>) -> Result<
         e_flags: parsed.e_flags,
         metadata: parsed.metadata,
         kernels,
+        text: elf::text_sections(data)?,
     })
 }

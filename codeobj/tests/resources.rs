@@ -51,6 +51,7 @@ fn object(arch: &str, kernels: Vec<Kernel>) -> CodeObject {
             kernels: kernels.iter().map(|k| k.meta.clone()).collect(),
         },
         kernels,
+        text: Vec::new(),
     }
 }
 

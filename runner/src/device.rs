@@ -252,3 +252,137 @@ mod tests {
         assert_eq!(bounded("x", Duration::from_secs(5), || 7).unwrap(), 7);
     }
 }
+
+/// A GPU of this machine, as the kernel drivers list it (no GPU runtime is loaded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gpu {
+    /// The runtime's device number (HIP's and CUDA's order: the drivers' node order).
+    pub ordinal: u32,
+    /// `AMD gfx90a (0x740c)`, `NVIDIA H100 80GB HBM3`.
+    pub model: String,
+}
+
+/// The GPUs the drivers list: AMD from the kernel driver's topology
+/// (`/sys/class/kfd/kfd/topology/nodes`, GPU nodes in node order, as HIP numbers them), else
+/// NVIDIA from `/proc/driver/nvidia/gpus` (in PCI order; CUDA's default order puts the fastest
+/// first, which is the same order for GPUs of one model). Empty without a GPU driver.
+pub fn gpus() -> Vec<Gpu> {
+    let amd = amd_gpus(std::path::Path::new("/sys/class/kfd/kfd/topology/nodes"));
+    if !amd.is_empty() {
+        return amd;
+    }
+    nvidia_gpus(std::path::Path::new("/proc/driver/nvidia/gpus"))
+}
+
+fn amd_gpus(nodes: &std::path::Path) -> Vec<Gpu> {
+    let Ok(dir) = std::fs::read_dir(nodes) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, String)> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let id: u32 = e.file_name().to_str()?.parse().ok()?;
+            let props = std::fs::read_to_string(e.path().join("properties")).ok()?;
+            let field = |name: &str| -> Option<u64> {
+                props
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))?
+                    .trim()
+                    .parse()
+                    .ok()
+            };
+            let version = field("gfx_target_version").filter(|&v| v != 0)?;
+            let gfx = crate::hip::gfx_name(version as u32);
+            let model = match field("device_id") {
+                Some(d) => format!("AMD {gfx} ({d:#x})"),
+                None => format!("AMD {gfx}"),
+            };
+            Some((id, model))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, model))| Gpu {
+            ordinal: i as u32,
+            model,
+        })
+        .collect()
+}
+
+fn nvidia_gpus(dir: &std::path::Path) -> Vec<Gpu> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, String)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let info = std::fs::read_to_string(e.path().join("information")).ok()?;
+            let model = info
+                .lines()
+                .find_map(|l| l.strip_prefix("Model:"))?
+                .trim()
+                .to_string();
+            Some((e.file_name().to_string_lossy().into_owned(), model))
+        })
+        .collect();
+    found.sort();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, model))| Gpu {
+            ordinal: i as u32,
+            model,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod gpu_tests {
+    use super::*;
+
+    #[test]
+    fn gpus_are_read_from_the_drivers_files() {
+        let d = tempfile::tempdir().unwrap();
+        let nodes = d.path().join("nodes");
+        for (n, props) in [
+            ("0", "cpu_cores_count 16\ngfx_target_version 0\n"),
+            ("2", "gfx_target_version 90010\ndevice_id 29708\n"),
+            ("1", "gfx_target_version 90010\ndevice_id 29708\n"),
+        ] {
+            std::fs::create_dir_all(nodes.join(n)).unwrap();
+            std::fs::write(nodes.join(n).join("properties"), props).unwrap();
+        }
+        let g = amd_gpus(&nodes);
+        assert_eq!(
+            g,
+            vec![
+                Gpu {
+                    ordinal: 0,
+                    model: "AMD gfx90a (0x740c)".into()
+                },
+                Gpu {
+                    ordinal: 1,
+                    model: "AMD gfx90a (0x740c)".into()
+                }
+            ]
+        );
+        let nv = d.path().join("nv");
+        for (bus, model) in [
+            ("0000:b1:00.0", "NVIDIA H200"),
+            ("0000:19:00.0", "NVIDIA H100 80GB HBM3"),
+        ] {
+            std::fs::create_dir_all(nv.join(bus)).unwrap();
+            std::fs::write(
+                nv.join(bus).join("information"),
+                format!("Model: \t\t {model}\nIRQ:   \t\t 34\n"),
+            )
+            .unwrap();
+        }
+        let g = nvidia_gpus(&nv);
+        assert_eq!(g[0].model, "NVIDIA H100 80GB HBM3");
+        assert_eq!(g[1].model, "NVIDIA H200");
+        assert!(amd_gpus(&d.path().join("none")).is_empty());
+    }
+}

@@ -36,6 +36,14 @@ pub enum BackendArg {
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExecutorArg {
+    /// Lanes on this machine (`--devices`).
+    Local,
+    /// Lanes as Slurm job steps (`--lanes`, `--slurm-arg`).
+    Slurm,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeArg {
     Pragma,
     Manual,
@@ -92,6 +100,23 @@ pub struct TuneArgs {
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
     pub mode: Option<ModeArg>,
+    /// Measure on these devices at once, one lane each: `all` (every visible GPU; they must be
+    /// of one model) or ids `0,1,...`. A lane's commands get `HIP_VISIBLE_DEVICES` and
+    /// `CUDA_VISIBLE_DEVICES` set to its id, and `{device}` in commands expands to it
+    /// [default: one lane on the default device]. command and rocprofv3 backends.
+    #[arg(long, value_name = "LIST|all")]
+    pub devices: Option<String>,
+    /// Where lanes run: `local` (this machine) or `slurm` (one job step per lane:
+    /// `srun --ntasks=1 --gres=gpu:1 --exclusive ARGS... hip-unroll tune-worker`; inside an
+    /// allocation the steps run in it). Slurm: command backend.
+    #[arg(long, value_enum, default_value_t = ExecutorArg::Local)]
+    pub executor: ExecutorArg,
+    /// Slurm lanes (job steps) [default: 1].
+    #[arg(long, value_name = "N")]
+    pub lanes: Option<usize>,
+    /// Extra srun argument for every lane (repeatable), e.g. `--slurm-arg=--partition=gpu`.
+    #[arg(long = "slurm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub slurm_args: Vec<String>,
     /// Working copies prepared in parallel, 1 to 256 [default: the number of CPUs].
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -142,6 +167,12 @@ pub struct TuneArgs {
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
+    /// command: reject a variant whose machine code (the `.text` of every kernel of the file
+    /// the gates compile) is byte-identical to the baseline's, with no run (`same-code`); say
+    /// so only when the `[compile]` command matches the build. Always on for the other
+    /// backends (what the gates compile is what runs).
+    #[arg(long)]
+    pub skip_same_code: bool,
     /// Report format.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,
@@ -429,7 +460,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
         "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
         "confidence": plan.confidence, "min_speedup": plan.min_speedup,
-        "max_noise": max_noise, "arch": arch, "compile": compile_command,
+        "max_noise": max_noise, "skip_same_code": backend != BackendArg::Command || args.skip_same_code, "arch": arch, "compile": compile_command,
         "max_occupancy_loss": thresholds.max_occupancy_loss,
         "spec": spec.as_ref().map(|(_, bytes)| tuner::workcopy::hash_bytes(bytes)),
         "snapshot": snapshot.as_ref().map(|(_, s)| tuner::backend::replay::snapshot_fingerprint(s)),
@@ -465,6 +496,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         } else {
             ApplyMode::Write
         },
+        skip_same_code: backend != BackendArg::Command || args.skip_same_code,
         fingerprint: fingerprint.to_string(),
         include_dirs,
     };
@@ -486,6 +518,42 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             }
         });
     }
+    let slurm = match args.executor {
+        ExecutorArg::Local => {
+            if args.lanes.is_some() || !args.slurm_args.is_empty() {
+                bail!("--lanes and --slurm-arg apply to --executor slurm (local lanes: --devices)");
+            }
+            None
+        }
+        ExecutorArg::Slurm => {
+            if backend != BackendArg::Command {
+                bail!("--executor slurm runs the command backend; the {name} backend runs on this machine (--devices)");
+            }
+            if args.devices.is_some() {
+                bail!("--devices chooses local lanes; with --executor slurm Slurm gives each step its GPU (--lanes N)");
+            }
+            let lanes = args.lanes.unwrap_or(1);
+            if lanes == 0 || lanes > tuner::limits::MAX_LANES {
+                bail!("--lanes must be 1 to {}", tuner::limits::MAX_LANES);
+            }
+            Some(tuner::executor::slurm::SlurmSettings {
+                lanes,
+                args: args.slurm_args.clone(),
+                program: std::env::current_exe().context("cannot find the hip-unroll binary")?,
+                srun: PathBuf::from("srun"),
+                in_allocation: std::env::var_os("SLURM_JOB_ID").is_some(),
+            })
+        }
+    };
+    let devices = match &args.devices {
+        Some(spec) => {
+            if matches!(backend, BackendArg::Bench | BackendArg::Replay) {
+                bail!("--devices applies to the command and rocprofv3 backends; the {name} backend measures on one device");
+            }
+            Some(tuner::devices::local(spec)?)
+        }
+        None => None,
+    };
     let bars = Bars::new();
     let root = std::env::current_dir().context("cannot read the current directory")?;
     let result = match backend {
@@ -495,7 +563,12 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 time_regex: regex,
                 regex_unit: time_unit,
             };
-            search::tune(&b, &settings, &root, &stop, &bars)
+            match &slurm {
+                Some(s) => search::tune_slurm(&b, s, &settings, &root, &stop, &bars),
+                None => {
+                    search::tune_on(&b, devices.as_deref(), &settings, &root, None, &stop, &bars)
+                }
+            }
         }
         BackendArg::Rocprofv3 => {
             // Discovered once: the backend needs the kernel names, the search the loops.
@@ -506,7 +579,15 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
                 .map(|(_, k)| k.to_string())
                 .collect::<std::collections::BTreeSet<_>>();
             let b = RocprofBackend::new(commands, kernel_re, kernels);
-            search::tune_discovered(&b, &settings, &root, disc, &stop, &bars)
+            search::tune_on(
+                &b,
+                devices.as_deref(),
+                &settings,
+                &root,
+                Some(disc),
+                &stop,
+                &bars,
+            )
         }
         BackendArg::Bench => {
             let (spec, _) = spec.expect("checked above");
@@ -599,4 +680,12 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `hip-unroll tune-worker` (hidden): one Slurm lane, serving the coordinator's tasks.
+pub fn worker() -> anyhow::Result<ExitCode> {
+    let stdin = std::io::BufReader::new(std::io::stdin());
+    tuner::executor::worker::serve(stdin, Box::new(std::io::stdout()))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(ExitCode::SUCCESS)
 }

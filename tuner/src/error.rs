@@ -34,6 +34,12 @@ pub enum Error {
     /// The user's files: a refused target, a bounded read, an apply rolled back part-way.
     #[error(transparent)]
     File(#[from] fsio::Error),
+    /// An error a lane reported (its one line).
+    #[error("{0}")]
+    Lane(String),
+    /// Every lane is gone (their Slurm steps ended): the state is kept for `--resume`.
+    #[error("{0}")]
+    LanesGone(String),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,

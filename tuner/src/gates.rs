@@ -55,6 +55,9 @@ pub struct Report {
     pub gates: Vec<(&'static str, Outcome)>,
     /// Whether the variant's code object was compiled now (not taken from the cache).
     pub compiled: bool,
+    /// Every gate passed and the variant's machine code (the `.text` of every kernel) is
+    /// byte-identical to the baseline's.
+    pub same_code: bool,
 }
 
 impl Report {
@@ -105,6 +108,37 @@ fn first_line(e: &codeobj::compile::CompileError) -> String {
             .unwrap_or_default()
             .to_string(),
     }
+}
+
+/// The machine code of a compile, to tell a variant that changed nothing: the `.text` of every
+/// code object after unbundling (with its target id) for AMD, the `.text` sections of a cubin,
+/// or PTX without its comment lines. `None` when there is none to compare.
+pub fn machine_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>)>> {
+    let m: Vec<(String, Vec<u8>)> = match output {
+        Output::CodeObject => c
+            .code_objects
+            .iter()
+            .flat_map(|o| {
+                o.text
+                    .iter()
+                    .map(move |(n, b)| (format!("{} {n}", o.target_id), b.clone()))
+            })
+            .collect(),
+        Output::Cubin => {
+            let bytes = std::fs::read(&c.object).ok()?;
+            codeobj::elf::text_sections(&bytes).ok()?
+        }
+        Output::Text(_) => {
+            let bytes = std::fs::read(&c.object).ok()?;
+            let code: Vec<u8> = bytes
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.trim_ascii_start().starts_with(b"//"))
+                .flat_map(|l| l.iter().copied().chain([b'\n']))
+                .collect();
+            vec![("ptx".into(), code)]
+        }
+    };
+    (!m.is_empty()).then_some(m)
 }
 
 /// A cubin's kernels with ptxas's report, or why not.
@@ -200,8 +234,27 @@ impl Gates {
     }
 
     /// Run the code-object gates on a variant's copy of a file, against the baseline's
-    /// compile (`Err` = the baseline could not be compiled: every gate is skipped).
+    /// compile (`Err` = the baseline could not be compiled: every gate is skipped). When every
+    /// gate passed, [`Report::same_code`] says whether the variant's machine code is the
+    /// baseline's ([`machine_code`]).
     pub fn check(&self, baseline: &Result<Compiled, String>, variant: &Path) -> Report {
+        let mut var = None;
+        let mut r = self.gates(baseline, variant, &mut var);
+        if r.failure().is_none() && r.skipped().is_none() {
+            if let (Ok(b), Some(v)) = (baseline, &var) {
+                let out = self.compiler.output;
+                r.same_code = machine_code(b, out).is_some_and(|m| Some(m) == machine_code(v, out));
+            }
+        }
+        r
+    }
+
+    fn gates(
+        &self,
+        baseline: &Result<Compiled, String>,
+        variant: &Path,
+        out: &mut Option<Compiled>,
+    ) -> Report {
         let mut gates = Vec::new();
         let base = match baseline {
             Ok(b) => b,
@@ -213,6 +266,7 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: false,
+                    same_code: false,
                 };
             }
         };
@@ -227,6 +281,7 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: false,
+                    same_code: false,
                 };
             }
             Err(e) => {
@@ -234,14 +289,20 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: true,
+                    same_code: false,
                 };
             }
         };
         let compiled = !var.cached;
+        *out = Some(var.clone());
         gates.push((COMPILE, Outcome::Pass));
         if self.compiler.output == Output::Cubin {
             self.nvidia(base, &var, &mut gates);
-            return Report { gates, compiled };
+            return Report {
+                same_code: false,
+                gates,
+                compiled,
+            };
         }
         let mut diffs = Vec::new();
         if base.code_objects.len() != var.code_objects.len() {
@@ -260,7 +321,11 @@ impl Gates {
         }
         if !diffs.is_empty() {
             gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
-            return Report { gates, compiled };
+            return Report {
+                gates,
+                compiled,
+                same_code: false,
+            };
         }
         gates.push((SIGNATURE, Outcome::Pass));
         let j = codeobj::judge::judge(
@@ -284,6 +349,10 @@ impl Gates {
         } else {
             gates.push((PRESSURE, Outcome::Pass));
         }
-        Report { gates, compiled }
+        Report {
+            gates,
+            compiled,
+            same_code: false,
+        }
     }
 }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The ledger's file name inside the state directory.
 pub const FILE_NAME: &str = "ledger.db";
 /// Bumped when the schema changes incompatibly.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 const FORMAT: &str = "hip-unroll tune ledger";
 
 const SCHEMA: &str = "
@@ -38,7 +38,7 @@ CREATE TABLE builds (
 CREATE TABLE samples (
   id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
   comparison TEXT NOT NULL, round INTEGER NOT NULL, role TEXT NOT NULL, value REAL NOT NULL,
-  unit TEXT NOT NULL, at REAL NOT NULL);
+  unit TEXT NOT NULL, at REAL NOT NULL, attempt INTEGER NOT NULL DEFAULT 0, lane INTEGER);
 CREATE INDEX samples_by_comparison ON samples(comparison);
 CREATE TABLE baselines (
   id INTEGER PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
@@ -48,7 +48,17 @@ CREATE TABLE decisions (
   key TEXT PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
   settings_hash TEXT NOT NULL, base_state TEXT NOT NULL, variant_state TEXT NOT NULL, status TEXT NOT NULL,
   speedup REAL, ci_lo REAL, ci_hi REAL, p_value REAL, runs INTEGER, reason TEXT,
-  figure REAL, decided REAL NOT NULL);
+  figure REAL, decided REAL NOT NULL, device_model TEXT, device_id TEXT, device_host TEXT);
+";
+
+/// From schema 1: the device of each decision, and the lane and attempt of each sample.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE decisions ADD COLUMN device_model TEXT;
+ALTER TABLE decisions ADD COLUMN device_id TEXT;
+ALTER TABLE decisions ADD COLUMN device_host TEXT;
+ALTER TABLE samples ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE samples ADD COLUMN lane INTEGER;
+PRAGMA user_version = 2;
 ";
 
 /// The statuses a stored decision can have (report statuses).
@@ -77,6 +87,8 @@ pub struct Decision {
     pub reason: Option<String>,
     /// The variant's median figure in the comparison (for reuse as the next baseline's figure).
     pub figure: Option<f64>,
+    /// The device it was measured on (`None`: not measured, or a ledger of schema 1).
+    pub device: Option<crate::lane::Device>,
 }
 
 /// A recorded baseline measurement.
@@ -285,7 +297,10 @@ impl Ledger {
                 let v: i64 = conn
                     .query_row("PRAGMA user_version", [], |r| r.get(0))
                     .map_err(corrupt)?;
-                if v != SCHEMA_VERSION {
+                if v == 1 {
+                    conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
+                        .map_err(corrupt)?;
+                } else if v != SCHEMA_VERSION {
                     return Err(Error::Ledger {
                         path: path.display().to_string(),
                         reason: format!(
@@ -423,11 +438,19 @@ impl Ledger {
         self.conn
             .query_row(
                 "SELECT key, base_state, variant_state, status, speedup, ci_lo, ci_hi, p_value,
-                        runs, reason, figure, settings_hash FROM decisions WHERE key = ?1",
+                        runs, reason, figure, settings_hash, device_model, device_id,
+                        device_host FROM decisions WHERE key = ?1",
                 [key],
                 |r| {
                     let lo: Option<f64> = r.get(5)?;
                     let hi: Option<f64> = r.get(6)?;
+                    let model: Option<String> = r.get(12)?;
+                    let host: Option<String> = r.get(14)?;
+                    let device = model.map(|model| crate::lane::Device {
+                        model,
+                        id: r.get(13).ok().flatten(),
+                        host: host.unwrap_or_default(),
+                    });
                     Ok(Decision {
                         key: r.get(0)?,
                         base_state: r.get(1)?,
@@ -440,6 +463,7 @@ impl Ledger {
                         reason: r.get(9)?,
                         figure: r.get(10)?,
                         settings_hash: r.get(11)?,
+                        device,
                     })
                 },
             )
@@ -463,8 +487,8 @@ impl Ledger {
             .execute(
                 "INSERT OR REPLACE INTO decisions (key, session_id, base_state, variant_state,
                    status, speedup, ci_lo, ci_hi, p_value, runs, reason, figure, decided,
-                   settings_hash)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                   settings_hash, device_model, device_id, device_host)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                 params![
                     d.key,
                     session,
@@ -479,7 +503,10 @@ impl Ledger {
                     d.reason,
                     d.figure,
                     now(),
-                    d.settings_hash
+                    d.settings_hash,
+                    d.device.as_ref().map(|x| x.model.as_str()),
+                    d.device.as_ref().and_then(|x| x.id.as_deref()),
+                    d.device.as_ref().map(|x| x.host.as_str()),
                 ],
             )
             .map_err(|e| self.err(e))?;
@@ -557,11 +584,39 @@ impl Ledger {
         value: f64,
         unit: &str,
     ) -> Result<(), Error> {
+        self.record_lane_sample(session, comparison, 0, None, round, role, value, unit)
+    }
+
+    /// [`Ledger::record_sample`] with the lane that took it and the attempt at the comparison
+    /// (a comparison lost with its lane is measured again under the next attempt: a decision
+    /// comes from the samples of one attempt).
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_lane_sample(
+        &self,
+        session: i64,
+        comparison: &str,
+        attempt: u32,
+        lane: Option<usize>,
+        round: usize,
+        role: &str,
+        value: f64,
+        unit: &str,
+    ) -> Result<(), Error> {
         self.conn
             .execute(
-                "INSERT INTO samples (session_id, comparison, round, role, value, unit, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![session, comparison, round as i64, role, value, unit, now()],
+                "INSERT INTO samples (session_id, comparison, round, role, value, unit, at, attempt, lane)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    session,
+                    comparison,
+                    round as i64,
+                    role,
+                    value,
+                    unit,
+                    now(),
+                    attempt,
+                    lane.map(|l| l as i64)
+                ],
             )
             .map_err(|e| self.err(e))?;
         Ok(())
@@ -707,6 +762,11 @@ mod tests {
             runs: Some(10),
             reason: None,
             figure: Some(1.25),
+            device: Some(crate::lane::Device {
+                model: "cpu: test".into(),
+                id: Some("1".into()),
+                host: "h".into(),
+            }),
         };
         l.record_decision(r.session_id, &dec).unwrap();
         drop(l);
@@ -811,6 +871,7 @@ mod tests {
             runs: None,
             reason: None,
             figure: None,
+            device: None,
         };
         l.record_decision(r.session_id, &dec).unwrap();
         let e = l.decision("k").unwrap_err();

@@ -5,6 +5,7 @@
 //! edits to the user's files at the end. Reports are data ([`report`]) with renderers to strings.
 
 pub mod apply;
+pub mod devices;
 pub mod error;
 pub mod limits;
 pub mod orphans;
@@ -16,7 +17,9 @@ pub mod workcopy;
 pub use error::Error;
 pub mod backend;
 pub mod discover;
+pub mod executor;
 pub mod gates;
+pub mod lane;
 pub mod ledger;
 pub mod report;
 pub mod search;

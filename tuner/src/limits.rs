@@ -13,6 +13,8 @@ pub const MAX_FACTORS: usize = 16;
 pub const MAX_FACTOR: u32 = pipeline::MAX_MANUAL_FACTOR;
 /// At most this many working copies prepared in parallel.
 pub const MAX_JOBS: usize = 256;
+/// At most this many lanes (`--devices`, `--lanes`).
+pub const MAX_LANES: usize = 1024;
 /// The longest time limit of a build, run, check or compile (one day).
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 

@@ -1,4 +1,4 @@
-//! Commands that outlived a killed `tune`. Each command [`crate::shell`] starts gets a record
+//! Commands that outlived a killed `tune`. Each command the `shell` module starts gets a record
 //! file under the state directory (`STATE/running/group-*`), written by the child itself before
 //! it execs (so no kill of the tuner can leave an unrecorded group) and removed when the
 //! command has ended. A `kill -9` of `tune` leaves the records of the commands that were

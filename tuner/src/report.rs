@@ -2,11 +2,11 @@
 //! `tune --format json`, version 1) and three renderers to strings: JSON, human, markdown.
 //! Renderers do no I/O and no analysis.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// What happened to a candidate (a loop, or one variant of a loop).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Status {
     /// Measured and faster (by at least the minimum, at the confidence).
@@ -92,6 +92,9 @@ pub struct Candidate {
     /// Interleaved pairs measured.
     pub runs: Option<u32>,
     pub reason: Option<String>,
+    /// The device the decision was measured on (absent when nothing was measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::lane::Device>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,6 +105,35 @@ pub struct Applied {
     pub line: u32,
     pub mode: String,
     pub factor: u32,
+}
+
+/// How a tune ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// The accepted edits were written (or there were none).
+    #[default]
+    Applied,
+    /// `--dry-run`: nothing written.
+    DryRun,
+    /// `--diff`: the diff printed, nothing written.
+    Diff,
+    /// A file was edited meanwhile: nothing written.
+    Edited,
+    /// Ctrl-C: nothing written.
+    Interrupted,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Applied => "applied",
+            Outcome::DryRun => "dry-run",
+            Outcome::Diff => "diff",
+            Outcome::Edited => "edited",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// What is shown besides the contract (human and markdown only).
@@ -116,9 +148,7 @@ pub struct Extra {
     pub builds: u32,
     /// Candidates whose decision came from the ledger.
     pub reused: u32,
-    /// `dry-run`, `diff`, `applied`, `edited` (a file was edited meanwhile: nothing written),
-    /// or `interrupted`.
-    pub outcome: String,
+    pub outcome: Outcome,
     pub notes: Vec<String>,
 }
 
@@ -291,12 +321,12 @@ pub fn human(r: &Report) -> String {
     if r.applied.is_empty() {
         let _ = writeln!(o, "applied: nothing");
     } else {
-        let verb = match r.extra.outcome.as_str() {
-            "dry-run" => "would apply (--dry-run)",
-            "diff" => "diff printed (--diff), not applied",
-            "interrupted" => "not applied (interrupted)",
-            "edited" => "not applied (a file was edited meanwhile)",
-            _ => "applied",
+        let verb = match r.extra.outcome {
+            Outcome::DryRun => "would apply (--dry-run)",
+            Outcome::Diff => "diff printed (--diff), not applied",
+            Outcome::Interrupted => "not applied (interrupted)",
+            Outcome::Edited => "not applied (a file was edited meanwhile)",
+            Outcome::Applied => "applied",
         };
         let _ = writeln!(o, "{verb}:");
         for a in &r.applied {

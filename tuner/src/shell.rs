@@ -43,6 +43,14 @@ pub fn expand(command: &str, root: &Path, copy: &Path) -> String {
         .replace("{copy}", &q(copy))
 }
 
+/// [`expand`], and `{device}` (the lane's device id) too.
+pub fn expand_device(command: &str, root: &Path, copy: &Path, device: &str) -> String {
+    let q = shlex::try_quote(device)
+        .map(|c| c.into_owned())
+        .unwrap_or_else(|_| format!("'{}'", device.replace('\'', "'\\''")));
+    expand(command, root, copy).replace("{device}", &q)
+}
+
 /// Run `sh -c command` in `cwd`. Stdin is empty. A set `stop` flag or the timeout kill the
 /// command's process group.
 pub fn run(
@@ -64,6 +72,18 @@ pub fn run_recorded(
     stop: &Arc<AtomicBool>,
     records: Option<&Path>,
 ) -> Result<Output, RunError> {
+    run_with_env(command, cwd, timeout, stop, records, &[])
+}
+
+/// [`run_recorded`] with `env` set for the command (a lane's device variables).
+pub fn run_with_env(
+    command: &str,
+    cwd: &Path,
+    timeout: Duration,
+    stop: &Arc<AtomicBool>,
+    records: Option<&Path>,
+    env: &[(String, String)],
+) -> Result<Output, RunError> {
     if stop.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(RunError::Interrupted);
     }
@@ -75,11 +95,14 @@ pub fn run_recorded(
             })
         })
         .transpose()?;
-    let job = childproc::Job::new("sh", timeout)
+    let mut job = childproc::Job::new("sh", timeout)
         .args(["-c", command])
         .cwd(Some(cwd))
         .stop(stop)
         .record_fd(record.as_ref().map(|r| r.raw_fd()));
+    for (k, v) in env {
+        job = job.env(k, v);
+    }
     let result = job.run(|pid| {
         if let Some(r) = record.as_mut() {
             r.add_start(pid);

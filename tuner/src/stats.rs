@@ -54,7 +54,7 @@ pub struct Pair {
 }
 
 /// When and how strictly to decide.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Plan {
     /// Pairs before the first look (>= 1).
     pub min_runs: usize,

@@ -209,6 +209,7 @@ fn settings(state: &Path) -> Settings {
             thresholds: Default::default(),
         },
         apply: ApplyMode::Write,
+        skip_same_code: true,
         fingerprint: "bench-test".into(),
         include_dirs: Vec::new(),
     }
@@ -315,6 +316,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         user_root: tree.path(),
         stop: &stop,
         records: None,
+        device: &tuner::backend::LaneDevice::DEFAULT,
     };
     let base = b.prepare(&slot, None).unwrap().unwrap();
     assert!(b.sample(&slot, &base).unwrap().unwrap() > 0.0);
@@ -330,6 +332,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         user_root: tree.path(),
         stop: &stop,
         records: None,
+        device: &tuner::backend::LaneDevice::DEFAULT,
     };
     match b.prepare(&bslot, Some(&base)).unwrap() {
         Err(Failure::Build(m)) => assert!(m.contains("error"), "{m}"),

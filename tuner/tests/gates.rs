@@ -92,3 +92,47 @@ fn a_baseline_that_needs_unknown_flags_skips_the_gates_with_the_first_error_line
         .iter()
         .all(|(_, o)| *o == Outcome::Pass));
 }
+
+/// A constant-trip loop that clang unrolls anyway: `#pragma unroll 4` gives byte-identical
+/// gfx90a machine code (`same_code`); the same pragma on a loop of runtime trip count changes
+/// the code (not `same_code`), and so does a changed constant.
+#[test]
+fn a_pragma_that_changes_no_instruction_is_the_same_code() {
+    let d = tempfile::tempdir().unwrap();
+    let g = gates(&d.path().join("cache"), "");
+    let head = "#include <hip/hip_runtime.h>\n";
+    let kernel = |pragma: &str, bound: &str, scale: &str| {
+        format!("{head}extern \"C\" __global__ void k(float* p, int n) {{\n    int t = threadIdx.x;\n    {pragma}\n    for (int i = 0; i < {bound}; ++i) {{\n        p[t * 4 + i] *= {scale};\n    }}\n}}\n")
+    };
+    let write = |name: &str, text: String| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let base = write("base.cu", kernel("", "4", "2.0f"));
+    let same = write("same.cu", kernel("#pragma unroll 4", "4", "2.0f"));
+    let other = write("other.cu", kernel("", "4", "3.0f"));
+    let b = g.baseline(&base);
+    let compiled = b.as_ref().expect("the baseline compiles");
+    let text = tuner::gates::machine_code(compiled, codeobj::compile::Output::CodeObject)
+        .expect("a code object has machine code");
+    assert!(
+        text.iter()
+            .any(|(n, bytes)| n.contains("gfx90a") && !bytes.is_empty()),
+        "{text:?}"
+    );
+    let r = g.check(&b, &same);
+    assert_eq!(r.failure(), None);
+    assert!(r.same_code, "{:?}", r.gates);
+    assert!(
+        !g.check(&b, &other).same_code,
+        "another constant is other code"
+    );
+    // A runtime trip count: the unrolled loop is other code.
+    let rbase = write("rbase.cu", kernel("", "n", "2.0f"));
+    let runrolled = write("runrolled.cu", kernel("#pragma unroll 4", "n", "2.0f"));
+    let rb = g.baseline(&rbase);
+    let r = g.check(&rb, &runrolled);
+    assert_eq!(r.failure(), None);
+    assert!(!r.same_code, "an unrolled runtime loop is other code");
+}

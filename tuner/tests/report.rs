@@ -24,6 +24,11 @@ fn cand(
         p_value: fig.map(|f| f.2),
         runs: fig.map(|f| f.3),
         reason: reason.map(String::from),
+        device: fig.map(|_| tuner::lane::Device {
+            model: "AMD gfx90a".into(),
+            id: Some("1".into()),
+            host: "node7".into(),
+        }),
     }
 }
 
@@ -138,7 +143,7 @@ fn sample() -> Report {
             compiles: 6,
             builds: 5,
             reused: 1,
-            outcome: "applied".into(),
+            outcome: tuner::report::Outcome::Applied,
             notes: vec![
                 "code-object gates skipped for gen/x.cu: x.cu:1: error: unknown type name 'foo'"
                     .into(),
@@ -182,10 +187,16 @@ fn json_has_exactly_the_contract_keys() {
     assert_eq!(
         c,
         [
-            "ci", "factor", "file", "line", "loop", "mode", "p_value", "reason", "runs", "speedup",
-            "status"
+            "ci", "device", "factor", "file", "line", "loop", "mode", "p_value", "reason", "runs",
+            "speedup", "status"
         ]
     );
+    let d: Vec<&String> = v["candidates"][0]["device"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(d, ["host", "id", "model"]);
     let statuses: Vec<&str> = v["candidates"]
         .as_array()
         .unwrap()

@@ -114,6 +114,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
             thresholds: Default::default(),
         },
         apply,
+        skip_same_code: false,
         fingerprint: "test".into(),
         include_dirs: Vec::new(),
     }
@@ -265,7 +266,7 @@ fn dry_run_and_diff_write_nothing() {
     )
     .unwrap();
     assert_eq!(o.report.applied.len(), 1);
-    assert_eq!(o.report.extra.outcome, "dry-run");
+    assert_eq!(o.report.extra.outcome, tuner::report::Outcome::DryRun);
     assert_eq!(std::fs::read(d.path().join("fast.cu")).unwrap(), before);
     // Same tree, same settings: --diff reuses every decision and prints the edit.
     let fake = Fake::new();
@@ -352,4 +353,56 @@ fn a_kernel_with_no_loop_says_so_and_shows_no_nan() {
     );
     let json: serde_json::Value = serde_json::from_str(&tuner::report::json(r)).unwrap();
     assert!(json["final"]["figure"].is_null(), "{json}");
+}
+
+/// `same-code` on a real gfx90a compile: `#pragma unroll 4` on a loop of 4 steps changes no
+/// instruction (clang unrolls it anyway), so with `skip_same_code` the variant is rejected
+/// with reason `same-code` and no run, and never built; without it, it is measured.
+#[test]
+fn a_variant_with_the_baselines_machine_code_is_rejected_without_a_run() {
+    let d = tempfile::tempdir().unwrap();
+    tree(d.path());
+    std::fs::write(
+        d.path().join("cst.cu"),
+        "#include <hip/hip_runtime.h>\n__global__ void cst(float* p) {\n    for (int i = 0; i < 4; ++i) {\n        p[threadIdx.x * 4 + i] *= 2.0f;\n    }\n}\n",
+    )
+    .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let run = |skip: bool| {
+        let state = tempfile::tempdir().unwrap();
+        let mut s = settings(state.path(), ApplyMode::DryRun);
+        s.paths = vec!["cst.cu".into()];
+        s.factors = vec![4];
+        s.modes = vec![pipeline::Mode::Pragma];
+        s.skip_same_code = skip;
+        s.gates.compiler = codeobj::compile::Compiler::new(
+            codeobj::compile::DEFAULT_COMMAND,
+            "gfx90a",
+            state.path().join("objects"),
+        );
+        let fake = Fake::new();
+        let o = tune(&fake, &s, d.path(), &stop, &Quiet).unwrap();
+        let c = o
+            .report
+            .candidates
+            .iter()
+            .find(|c| c.loop_id == "cst:0" && c.factor == Some(4))
+            .cloned()
+            .unwrap_or_else(|| panic!("{:?}", o.report.candidates));
+        (c, fake.prepared.load(Ordering::SeqCst))
+    };
+    let (c, prepared) = run(true);
+    assert_eq!(c.status, Status::Rejected, "{c:?}");
+    assert!(
+        c.reason.as_deref().unwrap().starts_with("same-code"),
+        "{c:?}"
+    );
+    assert_eq!(c.runs, Some(0));
+    assert_eq!(c.speedup, None);
+    // Only the baseline was built (for its A/A repeats); the variant never was.
+    assert_eq!(prepared, 1, "{c:?}");
+    let (c, prepared) = run(false);
+    assert!(c.runs.unwrap() > 0, "{c:?}");
+    assert!(!c.reason.as_deref().unwrap_or("").starts_with("same-code"));
+    assert_eq!(prepared, 2);
 }

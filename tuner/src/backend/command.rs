@@ -42,8 +42,15 @@ pub(crate) fn run_cmd(
     slot: &Slot<'_>,
     timeout: Duration,
 ) -> Result<Result<shell::Output, String>, Error> {
-    let expanded = shell::expand(cmd, slot.user_root, slot.root);
-    match shell::run_recorded(&expanded, slot.root, timeout, slot.stop, slot.records) {
+    let expanded = shell::expand_device(cmd, slot.user_root, slot.root, slot.device.shown());
+    match shell::run_with_env(
+        &expanded,
+        slot.root,
+        timeout,
+        slot.stop,
+        slot.records,
+        &slot.device.env,
+    ) {
         Ok(o) => Ok(Ok(o)),
         Err(RunError::Interrupted) => Err(Error::Interrupted),
         Err(e @ RunError::Timeout { .. }) => Ok(Err(e.to_string())),
@@ -155,5 +162,46 @@ impl Backend for CommandBackend {
 
     fn sample(&self, slot: &Slot<'_>, _prepared: &()) -> Result<Result<f64, Failure>, Error> {
         self.run_once(slot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::LaneDevice;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    /// A lane's command sees only its device: the variables are set and `{device}` expands.
+    #[test]
+    fn a_lanes_commands_get_its_device() {
+        let d = tempfile::tempdir().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let lane = LaneDevice::local("1");
+        let slot = Slot {
+            index: 0,
+            root: d.path(),
+            user_root: d.path(),
+            stop: &stop,
+            records: None,
+            device: &lane,
+        };
+        let o = run_cmd(
+            "echo \"$HIP_VISIBLE_DEVICES $CUDA_VISIBLE_DEVICES {device}\"",
+            &slot,
+            Duration::from_secs(10),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(o.stdout.trim(), "1 1 1");
+        let default = LaneDevice::DEFAULT;
+        let slot = Slot {
+            device: &default,
+            ..slot
+        };
+        let o = run_cmd("echo \"{device}\"", &slot, Duration::from_secs(10))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.stdout.trim(), "0");
     }
 }

@@ -60,6 +60,42 @@ pub struct Slot<'a> {
     /// Where commands record their process groups while they run ([`crate::orphans`]);
     /// `None`: not recorded.
     pub records: Option<&'a Path>,
+    /// The lane's device: `{device}` in commands, and the variables its commands get.
+    pub device: &'a LaneDevice,
+}
+
+/// The device of a lane as its commands see it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaneDevice {
+    /// The device id (`{device}` in commands); `None`: the default device (`{device}` is `0`).
+    pub id: Option<String>,
+    /// Variables set for every command of the lane (`HIP_VISIBLE_DEVICES`,
+    /// `CUDA_VISIBLE_DEVICES` for a local lane; nothing for a Slurm step, which Slurm sets).
+    pub env: Vec<(String, String)>,
+}
+
+impl LaneDevice {
+    /// No device chosen: today's single lane.
+    pub const DEFAULT: LaneDevice = LaneDevice {
+        id: None,
+        env: Vec::new(),
+    };
+
+    /// A local lane on device `id`: its commands see only that device.
+    pub fn local(id: &str) -> LaneDevice {
+        LaneDevice {
+            id: Some(id.to_string()),
+            env: vec![
+                ("HIP_VISIBLE_DEVICES".into(), id.to_string()),
+                ("CUDA_VISIBLE_DEVICES".into(), id.to_string()),
+            ],
+        }
+    }
+
+    /// What `{device}` expands to.
+    pub fn shown(&self) -> &str {
+        self.id.as_deref().unwrap_or("0")
+    }
 }
 
 /// Why a variant (or the baseline) is not usable; a status, not an error.
@@ -83,7 +119,7 @@ impl Failure {
 }
 
 /// A kernel seen by a backend in the baseline.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct KernelShare {
     /// The kernel's source-level function name (qualified, no parameters or template
     /// arguments), as [`kernel_function_name`] derives it.
@@ -129,6 +165,13 @@ pub trait Backend: Sync {
     /// Kernels that ran in the prepared baseline, with their critical-path share.
     fn kernels(&self, _baseline: &Self::Prepared) -> Option<Vec<KernelShare>> {
         None
+    }
+
+    /// Whether the next candidates may be prepared (compiled, built) while a sample is taken:
+    /// true for the GPU backends, whose samples the CPU's work does not disturb; false for
+    /// the user's commands on the CPU (the default).
+    fn overlaps(&self) -> bool {
+        false
     }
 }
 

@@ -86,7 +86,12 @@ impl RocprofBackend {
     /// The rocprofv3 command line of one run of `--run` in `slot`, and its output directory.
     pub fn invocation(&self, tool: &Tool, slot: &Slot<'_>) -> (Vec<String>, PathBuf) {
         let out_dir = slot.root.parent().unwrap_or(slot.root).join("rocprofv3");
-        let run = crate::shell::expand(&self.commands.run, slot.user_root, slot.root);
+        let run = crate::shell::expand_device(
+            &self.commands.run,
+            slot.user_root,
+            slot.root,
+            slot.device.shown(),
+        );
         let plan = Plan {
             counters: Vec::new(),
             out_dir,

@@ -1,0 +1,169 @@
+//! Lane scaling benchmark with a simulated backend: how many decisions per hour `tune` makes
+//! with 1, 2, 4, ... 64 local lanes, and the parallel efficiency (throughput with N lanes over
+//! N times the throughput with one).
+//!
+//! The backend sleeps (no CPU) a fixed latency per sample and per build, time-scaled so that
+//! the whole benchmark runs in minutes; its figure is 1.0 with seeded uniform noise (a
+//! relative standard deviation of `NOISE`), so every comparison ends at its first look
+//! (futile) and the work per comparison is the same. The repository is synthetic: `KERNELS`
+//! files of one kernel with `LOOPS` loops each. The search is the real one (coordinator,
+//! lanes, ledger on disk).
+//!
+//! Usage: `lanes_bench [SAMPLE_MS] [LANES,...]` (defaults: 10 ms, 1,2,4,8,16,32,64).
+
+use rand::{RngExt, SeedableRng};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tuner::backend::{Backend, Failure, LaneDevice, Slot};
+use tuner::executor::local::LocalLane;
+use tuner::lane::Device;
+use tuner::search::{ApplyMode, Quiet, Settings};
+use tuner::stats::Plan;
+
+const KERNELS: usize = 40;
+const LOOPS: usize = 5;
+const NOISE: f64 = 0.01;
+
+struct Sim {
+    sample: Duration,
+    build: Duration,
+    rng: Mutex<rand::rngs::StdRng>,
+}
+
+impl Backend for Sim {
+    type Prepared = ();
+
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn unit(&self) -> String {
+        "ms".into()
+    }
+
+    fn preflight(&self) -> Result<(), tuner::Error> {
+        Ok(())
+    }
+
+    fn prepare(
+        &self,
+        _slot: &Slot<'_>,
+        _baseline: Option<&()>,
+    ) -> Result<Result<(), Failure>, tuner::Error> {
+        std::thread::sleep(self.build);
+        Ok(Ok(()))
+    }
+
+    fn sample(&self, _slot: &Slot<'_>, _p: &()) -> Result<Result<f64, Failure>, tuner::Error> {
+        std::thread::sleep(self.sample);
+        // Uniform noise of standard deviation NOISE (half-width sqrt(3) NOISE).
+        let w = NOISE * 3f64.sqrt();
+        let z: f64 = self.rng.lock().unwrap().random_range(-w..w);
+        Ok(Ok(1.0 + z))
+    }
+}
+
+/// The synthetic repository: KERNELS files, one kernel of LOOPS loops each.
+fn repository(dir: &Path) {
+    for k in 0..KERNELS {
+        let mut s = format!("__global__ void k{k}(float* a, int n) {{\n");
+        for l in 0..LOOPS {
+            s.push_str(&format!(
+                "    for (int i{l} = 0; i{l} < n; ++i{l}) {{\n        a[i{l}] += {l}.0f;\n    }}\n"
+            ));
+        }
+        s.push_str("}\n");
+        std::fs::write(dir.join(format!("k{k}.cu")), s).unwrap();
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let sample_ms: u64 = args.get(1).map(|s| s.parse().unwrap()).unwrap_or(10);
+    let lanes: Vec<usize> = args
+        .get(2)
+        .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
+        .unwrap_or_else(|| vec![1, 2, 4, 8, 16, 32, 64]);
+    let tree = tempfile::tempdir().unwrap();
+    repository(tree.path());
+    println!(
+        "synthetic repository: {KERNELS} kernels, {} loops; pragma x4 per loop; sample {sample_ms} ms, build {sample_ms} ms, noise {:.0}%",
+        KERNELS * LOOPS,
+        NOISE * 100.0
+    );
+    println!("lanes  decisions  pairs  seconds  decisions/hour  efficiency  pair-efficiency");
+    let mut base_rate = None;
+    let mut base_pairs = None;
+    for &n in &lanes {
+        let state = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            paths: vec![".".into()],
+            factors: vec![4],
+            modes: vec![pipeline::Mode::Pragma],
+            jobs: 1,
+            plan: Plan::default(),
+            max_noise: 0.5,
+            state_dir: state.path().to_path_buf(),
+            resume: false,
+            gates: tuner::gates::Gates {
+                compiler: codeobj::compile::Compiler::new(
+                    "false {src} -o {out}",
+                    "gfx90a",
+                    state.path().join("objects"),
+                ),
+                thresholds: Default::default(),
+            },
+            apply: ApplyMode::DryRun,
+            skip_same_code: false,
+            include_dirs: Vec::new(),
+            fingerprint: "lanes-bench".into(),
+        };
+        let backends: Vec<Sim> = (0..n)
+            .map(|i| Sim {
+                sample: Duration::from_millis(sample_ms),
+                build: Duration::from_millis(sample_ms),
+                rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(i as u64 + 1)),
+            })
+            .collect();
+        let local: Vec<LocalLane<'_, Sim>> = backends
+            .iter()
+            .enumerate()
+            .map(|(i, b)| LocalLane {
+                backend: b,
+                device: Device {
+                    model: "simulated".into(),
+                    id: Some(i.to_string()),
+                    host: "bench".into(),
+                },
+                lane: LaneDevice::local(&i.to_string()),
+            })
+            .collect();
+        let disc = tuner::search::discover(&settings, tree.path()).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let t0 = Instant::now();
+        let r = tuner::search::tune_lanes(&local, &settings, tree.path(), disc, &stop, &Quiet)
+            .expect("the benchmark's tune");
+        let secs = t0.elapsed().as_secs_f64();
+        let decided = r
+            .report
+            .candidates
+            .iter()
+            .filter(|c| c.runs.is_some_and(|x| x > 0))
+            .count();
+        let pairs: u32 = r.report.candidates.iter().filter_map(|c| c.runs).sum();
+        let rate = decided as f64 / secs * 3600.0;
+        let prate = pairs as f64 / secs;
+        let base = *base_rate.get_or_insert(rate);
+        let pbase = *base_pairs.get_or_insert(prate);
+        // Efficiency: throughput with n lanes over n times one lane's. The pairs a comparison
+        // takes vary with its noise (each lane draws its own), so the pair throughput is shown
+        // too: it compares equal work.
+        println!(
+            "{n:>5}  {decided:>9}  {pairs:>5}  {secs:>7.1}  {rate:>14.0}  {:>10.2}  {:>15.2}",
+            rate / (base * n as f64),
+            prate / (pbase * n as f64)
+        );
+    }
+}

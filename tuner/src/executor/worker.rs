@@ -1,0 +1,267 @@
+//! The worker side of a Slurm lane: `hip-unroll tune-worker` runs [`serve`] in a job step.
+//!
+//! Protocol (JSON lines; one object per line):
+//! - stdin, first line: an [`Init`] (the tree, where the working copies live, the plan, the
+//!   gates' compiler, the backend); then one [`crate::lane::Task`] per line. End of input: the
+//!   worker stops (at once, between two runs, when a task is still going).
+//! - stdout, first line: [`Out::Ready`] with the [`LaneInfo`] (the step's device: the id Slurm
+//!   gave it in `CUDA_VISIBLE_DEVICES`, its model, the node), or [`Out::Failed`] with one line;
+//!   then one [`Out::Event`] per [`crate::lane::Event`], in order.
+//! - The worker never writes the ledger: it builds and measures in its own working copies and
+//!   reports; the coordinator records.
+
+use super::LaneInfo;
+use crate::backend::command::{CommandBackend, Commands};
+use crate::backend::{Backend, LaneDevice};
+use crate::error::Error;
+use crate::gates::Gates;
+use crate::lane::{Device, Event, Lane, LaneContext, Task};
+use crate::stats::Plan;
+use crate::workcopy::Tree;
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What a worker needs to build and measure: everything a decision depends on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Init {
+    /// The lane's number (for its working copies and test points).
+    pub lane: usize,
+    /// The user's tree, as the coordinator scanned it (its content hash must match).
+    pub root: PathBuf,
+    pub tree_hash: String,
+    /// Left out of the scan.
+    pub state_dir: PathBuf,
+    /// Where the worker keeps its working copies (on the node).
+    pub slots_dir: PathBuf,
+    /// Where commands record their process groups.
+    pub records_dir: Option<PathBuf>,
+    pub plan: Plan,
+    pub jobs: usize,
+    pub compile: CompileSpec,
+    pub backend: BackendSpec,
+}
+
+/// The code-object gates' compiler.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompileSpec {
+    pub command: String,
+    pub arch: String,
+    pub cache_dir: PathBuf,
+    pub args: Vec<String>,
+    pub timeout_ms: u64,
+    pub max_occupancy_loss: u32,
+}
+
+impl CompileSpec {
+    /// The spec of `gates`.
+    pub fn of(gates: &Gates) -> CompileSpec {
+        let c = &gates.compiler;
+        CompileSpec {
+            command: c.command.clone(),
+            arch: c.arch.clone(),
+            cache_dir: c.cache_dir.clone(),
+            args: c.args.clone(),
+            timeout_ms: c.timeout.as_millis() as u64,
+            max_occupancy_loss: gates.thresholds.max_occupancy_loss,
+        }
+    }
+
+    pub fn gates(&self) -> Gates {
+        let mut compiler = codeobj::compile::Compiler::new(
+            self.command.clone(),
+            self.arch.clone(),
+            self.cache_dir.clone(),
+        )
+        .with_timeout(Duration::from_millis(self.timeout_ms));
+        compiler.args = self.args.clone();
+        Gates {
+            compiler,
+            thresholds: codeobj::judge::Thresholds {
+                max_occupancy_loss: self.max_occupancy_loss,
+            },
+        }
+    }
+}
+
+/// The backend a worker measures with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendSpec {
+    Command {
+        build: String,
+        run: String,
+        check: Option<String>,
+        timeout_ms: u64,
+        time_regex: Option<String>,
+        regex_unit: String,
+    },
+}
+
+impl BackendSpec {
+    /// The spec of a command backend.
+    pub fn command(b: &CommandBackend) -> BackendSpec {
+        BackendSpec::Command {
+            build: b.commands.build.clone(),
+            run: b.commands.run.clone(),
+            check: b.commands.check.clone(),
+            timeout_ms: b.commands.timeout.as_millis() as u64,
+            time_regex: b.time_regex.as_ref().map(|r| r.as_str().to_string()),
+            regex_unit: b.regex_unit.clone(),
+        }
+    }
+
+    fn backend(&self) -> Result<CommandBackend, Error> {
+        let BackendSpec::Command {
+            build,
+            run,
+            check,
+            timeout_ms,
+            time_regex,
+            regex_unit,
+        } = self;
+        let time_regex = match time_regex {
+            Some(r) => {
+                Some(regex::Regex::new(r).map_err(|e| Error::Usage(format!("--time-regex: {e}")))?)
+            }
+            None => None,
+        };
+        Ok(CommandBackend {
+            commands: Commands {
+                build: build.clone(),
+                run: run.clone(),
+                check: check.clone(),
+                timeout: Duration::from_millis(*timeout_ms),
+            },
+            time_regex,
+            regex_unit: regex_unit.clone(),
+        })
+    }
+}
+
+/// What a worker writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Out {
+    Ready(LaneInfo),
+    Failed(String),
+    Event(Event),
+}
+
+/// The device of this job step: the GPU Slurm gave it (`CUDA_VISIBLE_DEVICES`,
+/// `SLURM_STEP_GPUS`), on this node.
+fn step_device() -> Device {
+    let id = [
+        "CUDA_VISIBLE_DEVICES",
+        "SLURM_STEP_GPUS",
+        "HIP_VISIBLE_DEVICES",
+    ]
+    .iter()
+    .find_map(|v| std::env::var(v).ok().filter(|s| !s.is_empty()));
+    // Inside the step only its GPUs are visible: the first is the one the lane measures on.
+    let mut d = Device::probe(None);
+    d.id = id;
+    d
+}
+
+fn write_line(out: &Mutex<Box<dyn Write + Send>>, o: &Out) {
+    let line = serde_json::to_string(o).unwrap_or_default();
+    let mut w = out.lock().unwrap_or_else(|p| p.into_inner());
+    let _ = writeln!(w, "{line}");
+    let _ = w.flush();
+}
+
+/// Serve one lane: read the [`Init`] and the tasks from `input`, write the events to `output`.
+/// Returns when the input ends.
+pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Result<(), Error> {
+    let out = Mutex::new(output);
+    let mut lines = input.lines();
+    let first = match lines.next() {
+        Some(Ok(l)) => l,
+        _ => return Err(Error::Usage("tune-worker: no init line on stdin".into())),
+    };
+    let init: Init = serde_json::from_str(&first)
+        .map_err(|e| Error::Usage(format!("tune-worker: bad init line: {e}")))?;
+    let ready = (|| -> Result<(Tree, CommandBackend), Error> {
+        let tree = Tree::scan(&init.root, std::slice::from_ref(&init.state_dir))?;
+        if tree.hash != init.tree_hash {
+            return Err(Error::Environment(format!(
+                "the tree at {} on this node is not the coordinator's (content hash {} != {})",
+                init.root.display(),
+                &tree.hash[..12.min(tree.hash.len())],
+                &init.tree_hash[..12.min(init.tree_hash.len())]
+            )));
+        }
+        let backend = init.backend.backend()?;
+        backend.preflight()?;
+        Ok((tree, backend))
+    })();
+    let (tree, backend) = match ready {
+        Ok(x) => x,
+        Err(e) => {
+            write_line(&out, &Out::Failed(e.to_string()));
+            return Err(e);
+        }
+    };
+    let device = step_device();
+    write_line(
+        &out,
+        &Out::Ready(LaneInfo {
+            device: device.clone(),
+            backend: backend.name().to_string(),
+            unit: backend.unit(),
+            ranks: backend.ranks(),
+            overlap: backend.overlaps(),
+            fingerprint: String::new(),
+        }),
+    );
+    let halt = Arc::new(AtomicBool::new(false));
+    let cx = LaneContext {
+        tree: &tree,
+        slots_dir: init.slots_dir.clone(),
+        records: init.records_dir.clone(),
+        halt: halt.clone(),
+        plan: init.plan,
+        jobs: init.jobs,
+        gates: init.compile.gates(),
+        // Slurm sets the step's device variables; `{device}` is its id.
+        device: LaneDevice {
+            id: device.id.clone(),
+            env: Vec::new(),
+        },
+        overlap: backend.overlaps(),
+    };
+    let point = format!("tuner.worker.lane-{}.sample", init.lane);
+    let (tx, rx) = std::sync::mpsc::channel::<Task>();
+    std::thread::scope(|s| {
+        let halt_in = halt.clone();
+        s.spawn(move || {
+            for line in lines {
+                let Ok(line) = line else { break };
+                match serde_json::from_str::<Task>(&line) {
+                    Ok(t) => {
+                        if tx.send(t).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+            // The coordinator is done with this lane (or gone): stop.
+            halt_in.store(true, Ordering::SeqCst);
+        });
+        let lane = Lane::new(&backend, cx);
+        let emit = |e: Event| {
+            let sample = matches!(e, Event::Sample { .. });
+            write_line(&out, &Out::Event(e));
+            if sample {
+                fsio::testpoint::hit(&point);
+            }
+        };
+        lane.run(rx, &emit);
+    });
+    Ok(())
+}

@@ -1,0 +1,457 @@
+//! A lane: one device with its own working copies, doing what the search asks of it. The
+//! search (the coordinator, [`crate::search`]) hands a lane [`Task`]s and hears back from it in
+//! [`Event`]s; it never measures anything itself, and it alone writes the ledger. A lane runs
+//! in-process (a thread of [`crate::executor::local`]) or in a `tune-worker` on a Slurm node
+//! ([`crate::executor::worker`]), where the tasks and events travel as JSON lines: every type
+//! here is plain serde data.
+//!
+//! A comparison (all the pairs of one baseline/variant decision) is measured by one lane from
+//! its first pair to its verdict; its pairs are only comparable on one device. Preparation
+//! ([`prepare`]: working copies, the baseline's build, the code-object gates, the same-code
+//! check, the variants' builds in parallel) and measurement ([`measure`]: interleaved pairs,
+//! the A/A repeats) are the two halves of a task. With a GPU backend the next task is prepared
+//! while the current one is measured ([`Lane::run`]); with the CPU's `command` backend nothing
+//! is prepared while a sample is taken.
+
+pub mod measure;
+pub mod prepare;
+
+use crate::backend::{Backend, KernelShare, LaneDevice};
+use crate::error::Error;
+use crate::gates::Gates;
+use crate::report::Status;
+use crate::stats::Plan;
+use crate::workcopy::{Overlay, Tree};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+/// The device a lane measures on, as recorded with every decision it makes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Device {
+    /// The device's model (`NVIDIA H100 80GB HBM3`, `AMD gfx90a`, or `cpu: ...` where the
+    /// work runs on the CPU): decisions are keyed by it.
+    pub model: String,
+    /// The device id (`--devices`, or what Slurm gave the step); `null` for the default lane.
+    pub id: Option<String>,
+    pub host: String,
+}
+
+/// A state of the tree: its content hash and the files that differ from the user's tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StateSpec {
+    pub hash: String,
+    #[serde(with = "overlay_wire")]
+    pub overlay: Overlay,
+}
+
+impl StateSpec {
+    /// The user's tree as scanned.
+    pub fn original(tree: &Tree) -> StateSpec {
+        StateSpec {
+            hash: tree.hash.clone(),
+            overlay: Overlay::new(),
+        }
+    }
+}
+
+/// One variant to decide against a task's baseline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Item {
+    /// The comparison's id: the decision key (samples are recorded under it).
+    pub key: String,
+    pub variant: StateSpec,
+    /// The file the variant changes: the code-object gates compile it. `None`: no gates (the
+    /// final confirmation).
+    pub file: Option<PathBuf>,
+    /// A variant whose machine code is the baseline's is rejected without a run.
+    pub same_code: bool,
+    /// An accept is measured again by fresh pairs (recorded under `replicate:KEY`) before it
+    /// stands; not for the final confirmation.
+    pub replicate: bool,
+    /// Which attempt at this comparison (a comparison lost with its lane is measured again
+    /// from scratch under the next attempt).
+    pub attempt: u32,
+}
+
+/// What a lane is asked to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Task {
+    /// Build and check `base` as a baseline, take `samples` samples of it (recorded under
+    /// `comparison`: the A/A repeats), and with `kernels` report its kernels' shares.
+    Baseline {
+        id: u64,
+        base: StateSpec,
+        samples: usize,
+        comparison: String,
+        kernels: bool,
+    },
+    /// Decide every item against `base`: gates, builds (in parallel), then pairs until each
+    /// verdict, one comparison at a time.
+    Compare {
+        id: u64,
+        base: StateSpec,
+        items: Vec<Item>,
+    },
+}
+
+impl Task {
+    pub fn id(&self) -> u64 {
+        match self {
+            Task::Baseline { id, .. } | Task::Compare { id, .. } => *id,
+        }
+    }
+}
+
+/// How an item ended on the lane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemResult {
+    /// Measured to a verdict: the pairs are the samples sent before; `skipped` says why the
+    /// code-object gates were skipped, if they were.
+    Measured { skipped: Option<String> },
+    /// Not measured: `gated`, `build-failed`, `check-failed` (also while being measured) or
+    /// `not-cached`.
+    Failed { status: Status, reason: String },
+    /// The variant's machine code is byte-identical to the baseline's: nothing to measure.
+    SameCode,
+}
+
+/// The kind of an error that ends the tune, kept across the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ErrorKind {
+    Interrupted,
+    /// The state directory's disk is full (the message is its path).
+    DiskFull,
+    Baseline,
+    Environment,
+    Usage,
+    Other,
+}
+
+/// An error that ends the tune, as a lane reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaneError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl From<Error> for LaneError {
+    fn from(e: Error) -> LaneError {
+        let (kind, message) = match e {
+            Error::Interrupted => (ErrorKind::Interrupted, "interrupted".to_string()),
+            Error::DiskFull { path } => (ErrorKind::DiskFull, path),
+            Error::Baseline(m) => (ErrorKind::Baseline, m),
+            Error::Environment(m) => (ErrorKind::Environment, m),
+            Error::Usage(m) => (ErrorKind::Usage, m),
+            other => (ErrorKind::Other, other.to_string()),
+        };
+        LaneError { kind, message }
+    }
+}
+
+impl LaneError {
+    pub fn into_error(self) -> Error {
+        match self.kind {
+            ErrorKind::Interrupted => Error::Interrupted,
+            ErrorKind::DiskFull => Error::DiskFull { path: self.message },
+            ErrorKind::Baseline => Error::Baseline(self.message),
+            ErrorKind::Environment => Error::Environment(self.message),
+            ErrorKind::Usage => Error::Usage(self.message),
+            ErrorKind::Other => Error::Lane(self.message),
+        }
+    }
+}
+
+/// What a lane tells the coordinator, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Event {
+    /// A build (baseline or variant) in slot `slot`.
+    Build {
+        state: String,
+        slot: usize,
+        outcome: String,
+        detail: Option<String>,
+        seconds: f64,
+    },
+    /// One code-object gate of the comparison `key`.
+    Gate {
+        key: String,
+        gate: String,
+        outcome: String,
+        detail: Option<String>,
+    },
+    /// One raw sample.
+    Sample {
+        comparison: String,
+        attempt: u32,
+        round: usize,
+        role: String,
+        value: f64,
+    },
+    /// A line for the report's notes.
+    Note(String),
+    /// Code-object compiles (not from the cache) and builds run.
+    Counts { compiles: u32, builds: u32 },
+    /// An item of a `compare` task is over.
+    Item {
+        key: String,
+        attempt: u32,
+        result: ItemResult,
+    },
+    /// A `baseline` task is over; its kernels when asked.
+    Baseline {
+        id: u64,
+        kernels: Option<Vec<KernelShare>>,
+    },
+    /// The task is finished: the lane can take another.
+    Done { id: u64 },
+    /// What stops the whole tune (the baseline fails, the device is gone, Ctrl-C).
+    Error(LaneError),
+}
+
+/// What a lane works with.
+pub struct LaneContext<'a> {
+    /// The user's tree (as scanned here: on a Slurm node, scanned by the worker).
+    pub tree: &'a Tree,
+    /// Where the lane's working copies live.
+    pub slots_dir: PathBuf,
+    /// Where commands record their process groups ([`crate::orphans`]).
+    pub records: Option<PathBuf>,
+    /// Set to stop the lane's work (Ctrl-C, or another lane's fatal error).
+    pub halt: Arc<AtomicBool>,
+    pub plan: Plan,
+    /// Variants prepared in parallel.
+    pub jobs: usize,
+    pub gates: Gates,
+    pub device: LaneDevice,
+    /// Prepare the next task while this one is measured (GPU backends).
+    pub overlap: bool,
+}
+
+/// One lane: a backend on one device and a pool of working copies.
+pub struct Lane<'a, B: Backend> {
+    pub(crate) backend: &'a B,
+    pub(crate) cx: LaneContext<'a>,
+    pub(crate) pool: std::sync::Mutex<prepare::Pool<B::Prepared>>,
+    pub(crate) objects: std::sync::Mutex<prepare::Objects>,
+}
+
+/// Where a lane's events go.
+pub type Emit<'e> = &'e (dyn Fn(Event) + Sync);
+
+impl<'a, B: Backend> Lane<'a, B> {
+    pub fn new(backend: &'a B, cx: LaneContext<'a>) -> Lane<'a, B> {
+        let pool = prepare::Pool::new(cx.slots_dir.clone());
+        Lane {
+            backend,
+            cx,
+            pool: std::sync::Mutex::new(pool),
+            objects: std::sync::Mutex::new(Default::default()),
+        }
+    }
+
+    pub(crate) fn check_stop(&self) -> Result<(), Error> {
+        if self.cx.halt.load(Ordering::SeqCst) {
+            Err(Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Why a failure must not become a decision: the lane was halted (Ctrl-C: a command or
+    /// compile it ended fails), or the state directory's disk is full (a build or compile that
+    /// could not write its output says nothing about the variant). Decisions are reused by
+    /// every later run, so a failure that is not the variant's is an error instead.
+    pub(crate) fn not_the_variants(&self, message: &str) -> Option<Error> {
+        if self.cx.halt.load(Ordering::SeqCst) {
+            return Some(Error::Interrupted);
+        }
+        if disk_full(&self.cx.slots_dir, message) {
+            let dir = &self.cx.slots_dir;
+            // STATE/slots or STATE/slots/lane-N: the state directory is what the user knows.
+            let state = dir
+                .ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "slots"))
+                .and_then(Path::parent)
+                .unwrap_or(dir);
+            return Some(Error::DiskFull {
+                path: state.display().to_string(),
+            });
+        }
+        None
+    }
+
+    /// Flush what the builds wrote (the working copies' file system) before samples are
+    /// taken, so that no write-back of a build runs during a measured run.
+    pub(crate) fn settle(&self) {
+        if let Ok(d) = std::fs::File::open(&self.cx.slots_dir) {
+            let _ = rustix::fs::syncfs(&d);
+        }
+    }
+
+    pub(crate) fn backend_slot<'s>(&'s self, root: &'s Path) -> crate::backend::Slot<'s> {
+        crate::backend::Slot {
+            index: 0,
+            root,
+            user_root: &self.cx.tree.root,
+            stop: &self.cx.halt,
+            records: self.cx.records.as_deref(),
+            device: &self.cx.device,
+        }
+    }
+
+    /// Do every task of `tasks`, in order, until the channel closes or the lane is halted;
+    /// every task ends with [`Event::Done`] (after an [`Event::Error`] when it failed).
+    pub fn run(&self, tasks: Receiver<Task>, emit: Emit<'_>) {
+        if !self.cx.overlap {
+            for task in tasks {
+                let id = task.id();
+                if let Err(e) = self.prepare(task, emit).and_then(|p| self.measure(p, emit)) {
+                    emit(Event::Error(e.into()));
+                }
+                emit(Event::Done { id });
+                if self.cx.halt.load(Ordering::SeqCst) {
+                    break;
+                }
+            }
+            return;
+        }
+        // Overlap: one thread prepares the next task while this one measures.
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(
+            u64,
+            Result<prepare::Prepared<B::Prepared>, Error>,
+        )>(0);
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                for task in tasks {
+                    let id = task.id();
+                    let p = self.prepare(task, emit);
+                    if tx.send((id, p)).is_err() {
+                        break;
+                    }
+                }
+            });
+            for (id, p) in rx {
+                if let Err(e) = p.and_then(|p| self.measure(p, emit)) {
+                    emit(Event::Error(e.into()));
+                }
+                emit(Event::Done { id });
+            }
+        });
+    }
+}
+
+/// Free space below which a failed build or compile is blamed on the disk, not the variant.
+const FULL_DISK_BYTES: u64 = 1 << 20;
+
+/// Whether `message` (a failed command's or compiler's) or the free space of the file system
+/// holding `dir` says that the disk is full.
+fn disk_full(dir: &Path, message: &str) -> bool {
+    if message.contains("No space left on device") || message.contains("ENOSPC") {
+        return true;
+    }
+    rustix::fs::statvfs(dir).is_ok_and(|v| v.f_bavail.saturating_mul(v.f_frsize) < FULL_DISK_BYTES)
+}
+
+/// Overlays on the wire: each file's content as text when it is UTF-8 (sources are), else as
+/// hex.
+mod overlay_wire {
+    use crate::workcopy::Overlay;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    enum Content {
+        Text(String),
+        Hex(String),
+    }
+
+    pub fn serialize<S: Serializer>(o: &Overlay, s: S) -> Result<S::Ok, S::Error> {
+        let m: BTreeMap<&PathBuf, Content> = o
+            .iter()
+            .map(|(p, b)| {
+                let c = match std::str::from_utf8(b) {
+                    Ok(t) => Content::Text(t.to_string()),
+                    Err(_) => Content::Hex(b.iter().map(|x| format!("{x:02x}")).collect()),
+                };
+                (p, c)
+            })
+            .collect();
+        m.serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Overlay, D::Error> {
+        let m: BTreeMap<PathBuf, Content> = BTreeMap::deserialize(d)?;
+        let mut out = Overlay::new();
+        for (p, c) in m {
+            let bytes = match c {
+                Content::Text(t) => t.into_bytes(),
+                Content::Hex(h) => {
+                    if h.len() % 2 != 0 {
+                        return Err(serde::de::Error::custom("odd hex length"));
+                    }
+                    (0..h.len())
+                        .step_by(2)
+                        .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
+                        .collect::<Result<Vec<u8>, _>>()
+                        .map_err(serde::de::Error::custom)?
+                }
+            };
+            out.insert(p, bytes);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_and_events_round_trip_as_json_lines() {
+        let mut overlay = Overlay::new();
+        overlay.insert("k.cu".into(), b"#pragma unroll 4\n".to_vec());
+        overlay.insert("bin.dat".into(), vec![0xff, 0x00, 0x7f]);
+        let t = Task::Compare {
+            id: 3,
+            base: StateSpec {
+                hash: "b".into(),
+                overlay: Overlay::new(),
+            },
+            items: vec![Item {
+                key: "k".into(),
+                variant: StateSpec {
+                    hash: "v".into(),
+                    overlay,
+                },
+                file: Some("k.cu".into()),
+                same_code: true,
+                replicate: true,
+                attempt: 1,
+            }],
+        };
+        let line = serde_json::to_string(&t).unwrap();
+        assert!(!line.contains('\n'));
+        assert_eq!(serde_json::from_str::<Task>(&line).unwrap(), t);
+        let e = Event::Item {
+            key: "k".into(),
+            attempt: 0,
+            result: ItemResult::Failed {
+                status: Status::BuildFailed,
+                reason: "--build exit 1".into(),
+            },
+        };
+        let line = serde_json::to_string(&e).unwrap();
+        assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), e);
+        let err = LaneError::from(Error::Baseline("it does not build".into()));
+        assert!(matches!(err.clone().into_error(), Error::Baseline(m) if m == "it does not build"));
+    }
+}

@@ -1,0 +1,534 @@
+//! Preparation on a lane: its working copies (a pool of slots, each holding one state of the
+//! tree and, once built, that state's prepared build, kept for reuse: the winner of a loop is
+//! the next loop's baseline without a rebuild), the baseline's build, the code-object gates
+//! and the same-code check against the baseline's compile, and the variants' builds, one
+//! thread per working copy.
+
+use super::{Emit, Event, Item, ItemResult, Lane, StateSpec, Task};
+use crate::backend::{Backend, Failure};
+use crate::error::Error;
+use crate::gates::{self, Gates};
+use crate::report::Status;
+use crate::workcopy::Slot;
+use codeobj::compile::Compiled;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// The baseline's compiles for the gates, per (state, file).
+pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Compiled, String>>>;
+
+/// One working copy of a lane.
+pub(crate) struct Entry<P> {
+    /// `None` while a thread works in it.
+    slot: Option<Slot>,
+    root: PathBuf,
+    /// The state it holds once prepared, and its prepared build.
+    state: Option<String>,
+    prepared: Option<Arc<P>>,
+    /// Tasks using it: a pinned entry is never re-synced.
+    pins: usize,
+    used: u64,
+}
+
+/// The working copies of a lane.
+pub(crate) struct Pool<P> {
+    dir: PathBuf,
+    entries: Vec<Entry<P>>,
+    clock: u64,
+}
+
+impl<P> Pool<P> {
+    pub(crate) fn new(dir: PathBuf) -> Pool<P> {
+        Pool {
+            dir,
+            entries: Vec::new(),
+            clock: 0,
+        }
+    }
+
+    /// The entry holding `state` prepared, pinned.
+    fn pin_prepared(&mut self, state: &str) -> Option<(usize, PathBuf, Arc<P>)> {
+        let i = self
+            .entries
+            .iter()
+            .position(|e| e.state.as_deref() == Some(state) && e.prepared.is_some())?;
+        self.clock += 1;
+        let e = &mut self.entries[i];
+        e.pins += 1;
+        e.used = self.clock;
+        Some((i, e.root.clone(), e.prepared.clone().expect("prepared")))
+    }
+
+    /// An entry nobody uses (the least recently used; a new working copy when every one is
+    /// pinned), pinned, emptied, and its slot taken out.
+    fn take_free(&mut self) -> Result<(usize, Slot), Error> {
+        let free = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.pins == 0 && e.slot.is_some())
+            .min_by_key(|(_, e)| (e.prepared.is_some(), e.used))
+            .map(|(i, _)| i);
+        let i = match free {
+            Some(i) => i,
+            None => {
+                let slot = Slot::open(&self.dir, self.entries.len())?;
+                self.entries.push(Entry {
+                    root: slot.root.clone(),
+                    slot: Some(slot),
+                    state: None,
+                    prepared: None,
+                    pins: 0,
+                    used: 0,
+                });
+                self.entries.len() - 1
+            }
+        };
+        self.clock += 1;
+        let e = &mut self.entries[i];
+        e.pins += 1;
+        e.used = self.clock;
+        e.state = None;
+        e.prepared = None;
+        Ok((i, e.slot.take().expect("a free entry holds its slot")))
+    }
+
+    /// Give a slot back, with what it now holds prepared (if anything).
+    fn put_back(&mut self, i: usize, slot: Slot, prepared: Option<(String, Arc<P>)>) {
+        let e = &mut self.entries[i];
+        e.slot = Some(slot);
+        match prepared {
+            Some((state, p)) => {
+                e.state = Some(state);
+                e.prepared = Some(p);
+            }
+            None => {
+                e.state = None;
+                e.prepared = None;
+            }
+        }
+    }
+
+    fn unpin(&mut self, i: usize) {
+        let e = &mut self.entries[i];
+        e.pins = e.pins.saturating_sub(1);
+    }
+}
+
+/// A prepared baseline, pinned in the pool until released.
+pub(crate) struct BaseRef<P> {
+    pub entry: usize,
+    pub root: PathBuf,
+    pub state: String,
+    pub prepared: Arc<P>,
+}
+
+/// A prepared variant, pinned until measured.
+pub(crate) struct Ready<P> {
+    pub item: Item,
+    pub entry: usize,
+    pub root: PathBuf,
+    pub prepared: Arc<P>,
+    /// Why the code-object gates were skipped.
+    pub skipped: Option<String>,
+}
+
+/// A task after its preparation.
+pub(crate) enum Prepared<P> {
+    Baseline {
+        id: u64,
+        base: BaseRef<P>,
+        samples: usize,
+        comparison: String,
+        kernels: bool,
+    },
+    Compare {
+        base: BaseRef<P>,
+        ready: Vec<Ready<P>>,
+    },
+}
+
+/// What one preparing thread found.
+enum Found<P> {
+    Ready(P, Option<String>),
+    Failed(Failure),
+    Gated(&'static str, String),
+    SameCode,
+}
+
+fn failure_outcome(f: &Failure) -> (Status, &'static str) {
+    match f {
+        Failure::Build(_) => (Status::BuildFailed, "build-failed"),
+        Failure::Check(_) => (Status::CheckFailed, "check-failed"),
+        Failure::NotCached(_) => (Status::NotCached, "not-cached"),
+    }
+}
+
+impl<B: Backend> Lane<'_, B> {
+    /// Prepare a task: its baseline, then (for a comparison) every item, in parallel. Items
+    /// that end here (gated, failed, same code) are reported at once.
+    pub(crate) fn prepare(
+        &self,
+        task: Task,
+        emit: Emit<'_>,
+    ) -> Result<Prepared<B::Prepared>, Error> {
+        match task {
+            Task::Baseline {
+                id,
+                base,
+                samples,
+                comparison,
+                kernels,
+            } => Ok(Prepared::Baseline {
+                id,
+                base: self.base(&base, emit)?,
+                samples,
+                comparison,
+                kernels,
+            }),
+            Task::Compare { base, items, .. } => {
+                let base = self.base(&base, emit)?;
+                match self.variants(&base, items, emit) {
+                    Ok(ready) => {
+                        fsio::testpoint::hit("tuner.search.prepared");
+                        Ok(Prepared::Compare { base, ready })
+                    }
+                    Err(e) => {
+                        self.release(base.entry);
+                        Err(e)
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn release(&self, entry: usize) {
+        self.pool
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .unpin(entry);
+    }
+
+    /// The baseline `spec`, built and checked (reused when a working copy already holds it
+    /// prepared). A baseline that fails stops the tune.
+    fn base(&self, spec: &StateSpec, emit: Emit<'_>) -> Result<BaseRef<B::Prepared>, Error> {
+        self.check_stop()?;
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((entry, root, prepared)) = pool.pin_prepared(&spec.hash) {
+            return Ok(BaseRef {
+                entry,
+                root,
+                state: spec.hash.clone(),
+                prepared,
+            });
+        }
+        let (entry, mut slot) = pool.take_free()?;
+        drop(pool);
+        let t0 = std::time::Instant::now();
+        let r = match slot.sync(self.cx.tree, &spec.overlay) {
+            Ok(_) => {
+                emit(Event::Counts {
+                    compiles: 0,
+                    builds: 1,
+                });
+                self.backend.prepare(
+                    &crate::backend::Slot {
+                        index: entry,
+                        ..self.backend_slot(&slot.root)
+                    },
+                    None,
+                )
+            }
+            Err(e) => Err(e),
+        };
+        let secs = t0.elapsed().as_secs_f64();
+        let root = slot.root.clone();
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        match r {
+            Ok(Ok(p)) => {
+                let p = Arc::new(p);
+                pool.put_back(entry, slot, Some((spec.hash.clone(), p.clone())));
+                drop(pool);
+                emit(Event::Build {
+                    state: spec.hash.clone(),
+                    slot: entry,
+                    outcome: "ok".into(),
+                    detail: None,
+                    seconds: secs,
+                });
+                Ok(BaseRef {
+                    entry,
+                    root,
+                    state: spec.hash.clone(),
+                    prepared: p,
+                })
+            }
+            Ok(Err(f)) => {
+                pool.put_back(entry, slot, None);
+                pool.unpin(entry);
+                drop(pool);
+                if let Some(e) = self.not_the_variants(f.message()) {
+                    return Err(e);
+                }
+                let (_, outcome) = failure_outcome(&f);
+                emit(Event::Build {
+                    state: spec.hash.clone(),
+                    slot: entry,
+                    outcome: outcome.into(),
+                    detail: Some(f.message().to_string()),
+                    seconds: secs,
+                });
+                let what = match &f {
+                    Failure::Build(_) => "does not build",
+                    Failure::Check(_) => "fails its run or --check",
+                    Failure::NotCached(_) => {
+                        "cannot be compiled here (no compiler, and not in the carried cache)"
+                    }
+                };
+                Err(Error::Baseline(format!("it {what}: {}", f.message())))
+            }
+            Err(e) => {
+                pool.put_back(entry, slot, None);
+                pool.unpin(entry);
+                Err(e)
+            }
+        }
+    }
+
+    /// The baseline's compile of `file` for the gates (once per state and file).
+    fn base_object(
+        &self,
+        base: &BaseRef<B::Prepared>,
+        file: &std::path::Path,
+        emit: Emit<'_>,
+    ) -> Arc<Result<Compiled, String>> {
+        let k = (base.state.clone(), file.to_path_buf());
+        if let Some(o) = self
+            .objects
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&k)
+        {
+            return o.clone();
+        }
+        let gates = Gates {
+            compiler: self.cx.gates.compiler.in_dir(&base.root),
+            thresholds: self.cx.gates.thresholds,
+        };
+        let r = gates.baseline(&base.root.join(file));
+        fsio::testpoint::hit("tuner.search.baseline-compiled");
+        match &r {
+            Ok(c) if !c.cached => emit(Event::Counts {
+                compiles: 1,
+                builds: 0,
+            }),
+            Ok(_) => {}
+            Err(why) => emit(Event::Note(format!(
+                "code-object gates skipped for {}: {why}",
+                file.display()
+            ))),
+        }
+        let r = Arc::new(r);
+        self.objects
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(k, r.clone());
+        r
+    }
+
+    /// Gate and build every item against `base`, one working copy and one thread each.
+    fn variants(
+        &self,
+        base: &BaseRef<B::Prepared>,
+        items: Vec<Item>,
+        emit: Emit<'_>,
+    ) -> Result<Vec<Ready<B::Prepared>>, Error> {
+        self.check_stop()?;
+        let objects: Vec<Option<Arc<Result<Compiled, String>>>> = items
+            .iter()
+            .map(|it| it.file.as_ref().map(|f| self.base_object(base, f, emit)))
+            .collect();
+        let mut taken = Vec::with_capacity(items.len());
+        {
+            let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            for _ in &items {
+                match pool.take_free() {
+                    Ok(x) => taken.push(x),
+                    Err(e) => {
+                        for (i, s) in taken {
+                            pool.put_back(i, s, None);
+                            pool.unpin(i);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+        }
+        let compiles = AtomicU32::new(0);
+        let builds = AtomicU32::new(0);
+        type Out<P> = (Result<Found<P>, Error>, gates::Report, f64);
+        let results: Vec<Out<B::Prepared>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = taken
+                .iter_mut()
+                .zip(&items)
+                .zip(&objects)
+                .map(|(((entry, slot), item), object)| {
+                    let (compiles, builds) = (&compiles, &builds);
+                    let entry = *entry;
+                    sc.spawn(move || -> Out<B::Prepared> {
+                        let t0 = std::time::Instant::now();
+                        let mut report = gates::Report {
+                            gates: vec![],
+                            compiled: false,
+                            same_code: false,
+                        };
+                        if let Err(e) = slot.sync(self.cx.tree, &item.variant.overlay) {
+                            return (Err(e), report, 0.0);
+                        }
+                        if let (Some(file), Some(object)) = (&item.file, object) {
+                            let g = Gates {
+                                compiler: self.cx.gates.compiler.in_dir(&slot.root),
+                                thresholds: self.cx.gates.thresholds,
+                            };
+                            report = g.check(object, &slot.root.join(file));
+                            if report.compiled {
+                                compiles.fetch_add(1, Ordering::Relaxed);
+                            }
+                            if let Some((g, detail)) = report.failure() {
+                                let found = Found::Gated(g, detail.to_string());
+                                return (Ok(found), report, 0.0);
+                            }
+                            if item.same_code && report.same_code {
+                                return (Ok(Found::SameCode), report, 0.0);
+                            }
+                        }
+                        builds.fetch_add(1, Ordering::Relaxed);
+                        let bs = crate::backend::Slot {
+                            index: entry,
+                            ..self.backend_slot(&slot.root)
+                        };
+                        let skipped = report.skipped().map(str::to_string);
+                        let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
+                            Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
+                            Ok(Err(f)) => Ok(Found::Failed(f)),
+                            Err(e) => Err(e),
+                        };
+                        (r, report, t0.elapsed().as_secs_f64())
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        emit(Event::Counts {
+            compiles: compiles.load(Ordering::Relaxed),
+            builds: builds.load(Ordering::Relaxed),
+        });
+        let mut ready = Vec::new();
+        let mut first_err: Option<Error> = None;
+        type Back<P> = (usize, Slot, Option<(String, Arc<P>)>);
+        let mut pool_back: Vec<Back<B::Prepared>> = Vec::new();
+        for (((entry, slot), item), (found, report, secs)) in
+            taken.into_iter().zip(items).zip(results)
+        {
+            for (g, o) in &report.gates {
+                emit(Event::Gate {
+                    key: item.key.clone(),
+                    gate: g.to_string(),
+                    outcome: o.name().to_string(),
+                    detail: o.detail().map(str::to_string),
+                });
+            }
+            let done = |result: ItemResult| Event::Item {
+                key: item.key.clone(),
+                attempt: item.attempt,
+                result,
+            };
+            match found {
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    pool_back.push((entry, slot, None));
+                }
+                Ok(Found::Gated(g, detail)) => {
+                    if let Some(e) = self.not_the_variants(&detail) {
+                        first_err.get_or_insert(e);
+                        pool_back.push((entry, slot, None));
+                        continue;
+                    }
+                    let status = if g == gates::COMPILE {
+                        Status::BuildFailed
+                    } else {
+                        Status::Gated
+                    };
+                    emit(done(ItemResult::Failed {
+                        status,
+                        reason: format!("{g}: {detail}"),
+                    }));
+                    pool_back.push((entry, slot, None));
+                }
+                Ok(Found::SameCode) => {
+                    emit(done(ItemResult::SameCode));
+                    pool_back.push((entry, slot, None));
+                }
+                Ok(Found::Failed(f)) => {
+                    if let Some(e) = self.not_the_variants(f.message()) {
+                        first_err.get_or_insert(e);
+                        pool_back.push((entry, slot, None));
+                        continue;
+                    }
+                    let (status, outcome) = failure_outcome(&f);
+                    emit(Event::Build {
+                        state: item.variant.hash.clone(),
+                        slot: entry,
+                        outcome: outcome.into(),
+                        detail: Some(f.message().to_string()),
+                        seconds: secs,
+                    });
+                    emit(done(ItemResult::Failed {
+                        status,
+                        reason: f.message().to_string(),
+                    }));
+                    pool_back.push((entry, slot, None));
+                }
+                Ok(Found::Ready(p, skipped)) => {
+                    emit(Event::Build {
+                        state: item.variant.hash.clone(),
+                        slot: entry,
+                        outcome: "ok".into(),
+                        detail: None,
+                        seconds: secs,
+                    });
+                    let p = Arc::new(p);
+                    let root = slot.root.clone();
+                    pool_back.push((entry, slot, Some((item.variant.hash.clone(), p.clone()))));
+                    ready.push(Ready {
+                        item,
+                        entry,
+                        root,
+                        prepared: p,
+                        skipped,
+                    });
+                }
+            }
+        }
+        let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        for (entry, slot, prepared) in pool_back {
+            let keep = prepared.is_some();
+            pool.put_back(entry, slot, prepared);
+            if !keep {
+                pool.unpin(entry);
+            }
+        }
+        if let Some(e) = first_err {
+            for r in &ready {
+                pool.unpin(r.entry);
+            }
+            return Err(e);
+        }
+        Ok(ready)
+    }
+}

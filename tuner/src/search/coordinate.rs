@@ -1,0 +1,1379 @@
+//! The search: which comparisons are made, on which lane, and what is decided.
+//!
+//! Loops are grouped by the function that holds them (a kernel, or a device function): a
+//! *chain*. A chain's loops are tried in order (innermost first, or by the baseline's profile
+//! where the backend has one); each loop's variants are compared with the chain's current
+//! state (the original tree plus the variants accepted for the chain's earlier loops), and
+//! its best accepted variant moves that state on (greedy, per kernel). Chains are independent:
+//! their comparisons go to whichever lane is free, in batches of at most `--jobs` variants of
+//! one loop, preferring a lane that already holds the batch's baseline. A lane lost with
+//! comparisons in flight has them measured again from scratch on another lane.
+//!
+//! Every event a lane sends is recorded here (the only writer of the ledger); a decision is
+//! made here from the very samples recorded, with [`crate::stats::assess`].
+
+use crate::backend::KernelShare;
+use crate::discover::{self, Discovery, LoopInfo};
+use crate::error::Error;
+use crate::executor::{Executor, LaneInfo, Message};
+use crate::lane::{Device, Event, Item, ItemResult, StateSpec, Task};
+use crate::ledger::{self, Ledger};
+use crate::report::{self, Applied, Candidate, Status};
+use crate::search::{Progress, Settings};
+use crate::stats::{self, Assessment, Pair, Plan, Verdict};
+use crate::workcopy::{Overlay, Tree};
+use pipeline::{Edit, Mode};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How long the search waits for a lane's message before it looks at the stop flag again.
+const POLL: Duration = Duration::from_millis(100);
+
+pub(crate) fn mode_str(m: Mode) -> &'static str {
+    match m {
+        Mode::Pragma => "pragma",
+        Mode::Manual => "manual",
+    }
+}
+
+/// A variant of a loop, before its decision.
+#[derive(Debug, Clone)]
+pub(crate) struct Pending {
+    mode: Mode,
+    factor: u32,
+    overlay: Overlay,
+    state: String,
+    key: String,
+    edits: Vec<Edit>,
+    file: PathBuf,
+}
+
+/// What a decision was made from.
+pub(crate) enum Finding {
+    /// Measured to a verdict (`skipped`: why the gates were skipped).
+    Measured(Assessment, Option<String>),
+    /// Not measurable: gated, build-failed, check-failed, not-cached.
+    Failed(Status, String),
+    /// The same machine code as the baseline: rejected without a run.
+    SameCode,
+    /// Taken from the ledger.
+    Reused(Box<ledger::Decision>),
+}
+
+/// A decided variant of a loop.
+pub(crate) struct Decided {
+    variant: Pending,
+    status: Status,
+    assessment: Option<Assessment>,
+    runs: Option<u32>,
+    reason: Option<String>,
+    device: Option<Device>,
+    reused: bool,
+}
+
+/// What `same-code` says.
+pub const SAME_CODE: &str =
+    "same-code: the variant's machine code is byte-identical to the baseline's (not measured)";
+
+impl Decided {
+    /// The one way a decision is made.
+    fn new(
+        variant: Pending,
+        finding: Finding,
+        plan: &Plan,
+        device: Option<Device>,
+        ledger_path: &std::path::Path,
+    ) -> Result<Decided, Error> {
+        let (status, assessment, runs, reason, device, reused) = match finding {
+            Finding::Measured(a, skipped) => {
+                let (status, mut reason) = match a.verdict {
+                    Verdict::Accept => (Status::Accepted, None),
+                    Verdict::Reject(r) => (Status::Rejected, Some(rejection_text(r, &a, plan))),
+                    Verdict::Continue => (Status::Rejected, Some("undecided".into())),
+                };
+                if let Some(s) = skipped {
+                    let note = format!("code-object gates skipped: {s}");
+                    reason = Some(match reason {
+                        Some(r) => format!("{r}; {note}"),
+                        None => note,
+                    });
+                }
+                (status, Some(a), Some(a.n as u32), reason, device, false)
+            }
+            Finding::Failed(status, reason) => (status, None, None, Some(reason), device, false),
+            Finding::SameCode => (
+                Status::Rejected,
+                None,
+                Some(0),
+                Some(SAME_CODE.to_string()),
+                device,
+                false,
+            ),
+            Finding::Reused(d) => {
+                let d = *d;
+                // The ledger only holds decisions of a known status.
+                let status = Status::parse(&d.status).ok_or_else(|| Error::Ledger {
+                    path: ledger_path.display().to_string(),
+                    reason: format!("unknown decision status '{}'", d.status),
+                })?;
+                let a = d.speedup.map(|sp| Assessment {
+                    n: d.runs.unwrap_or(0) as usize,
+                    speedup: sp,
+                    ci: d.ci.unwrap_or((f64::NAN, f64::NAN)),
+                    p_value: d.p_value.unwrap_or(f64::NAN),
+                    verdict: Verdict::Continue,
+                });
+                (status, a, d.runs, d.reason, d.device, true)
+            }
+        };
+        Ok(Decided {
+            variant,
+            status,
+            assessment,
+            runs,
+            reason,
+            device,
+            reused,
+        })
+    }
+
+    fn speedup(&self) -> Option<f64> {
+        self.assessment.map(|a| a.speedup)
+    }
+}
+
+pub(crate) fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -> String {
+    let min = plan.min_speedup * 100.0;
+    match r {
+        stats::Rejection::NotFaster => format!(
+            "not-faster: p = {:.2} after {} runs (needs <= {:.1e})",
+            a.p_value,
+            a.n,
+            plan.alpha_per_look()
+        ),
+        stats::Rejection::BelowMinSpeedup => format!(
+            "below-min-speedup: {:.3}x is less than the {min:.1}% minimum",
+            a.speedup
+        ),
+        stats::Rejection::Futile => format!(
+            "futile: the interval [{:.3}, {:.3}] rules out a {min:.1}% speedup",
+            a.ci.0, a.ci.1
+        ),
+        stats::Rejection::Superseded => "superseded".into(),
+        stats::Rejection::NotReplicated => format!(
+            "not-replicated: accepted, but {} more pairs gave p = {:.2} (needs <= {})",
+            stats::replication_runs(a.n),
+            a.p_value,
+            stats::REPLICATION_ALPHA
+        ),
+    }
+}
+
+/// The loop of a chain whose variants are being decided.
+struct Active<'d> {
+    order: usize,
+    l: &'d LoopInfo,
+    decided: Vec<Decided>,
+    /// Variants still waiting for their decision.
+    waiting: usize,
+}
+
+/// The loops of one function, tried one after another.
+struct Chain<'d> {
+    loops: Vec<(usize, &'d LoopInfo)>,
+    next: usize,
+    /// The chain's current state: the original plus its accepted variants.
+    overlay: Overlay,
+    state: String,
+    history: HashMap<PathBuf, Vec<Vec<Edit>>>,
+    parsed: HashMap<PathBuf, Arc<pipeline::Source>>,
+    active: Option<Active<'d>>,
+}
+
+/// A comparison to make.
+#[derive(Debug, Clone)]
+struct Job {
+    variant: Pending,
+    /// `None`: the final confirmation.
+    chain: Option<usize>,
+    attempt: u32,
+}
+
+/// A sample as recorded: (comparison, round, role, value).
+type Sample = (String, usize, String, f64);
+
+/// Comparisons against one baseline, for one lane.
+#[derive(Debug, Clone)]
+struct Batch {
+    base: StateSpec,
+    jobs: Vec<Job>,
+}
+
+/// A comparison on a lane.
+struct Flight {
+    job: Job,
+    base: StateSpec,
+    lane: usize,
+    /// (comparison, round, role, value) as recorded: the comparison's own and its
+    /// replication's.
+    samples: Vec<Sample>,
+}
+
+enum TaskKind {
+    Compare(Vec<String>),
+    Baseline,
+}
+
+struct TaskInfo {
+    lane: usize,
+    kind: TaskKind,
+}
+
+struct LaneState {
+    alive: bool,
+    busy: usize,
+    capacity: usize,
+    last_base: Option<String>,
+}
+
+/// The A/A repeats of the original baseline.
+#[derive(Default)]
+struct Aa {
+    done: bool,
+    task: Option<u64>,
+    samples: Vec<f64>,
+    finished: bool,
+    kernels: Option<Vec<KernelShare>>,
+}
+
+/// What the report is made of.
+#[derive(Default)]
+pub(crate) struct Out {
+    pub candidates: Vec<((usize, usize), Candidate)>,
+    pub applied: Vec<(usize, Applied, Mode)>,
+    pub baseline: Option<ledger::Baseline>,
+    pub noise: Option<(f64, f64)>,
+    pub compiles: u32,
+    pub builds: u32,
+    pub reused: u32,
+    pub notes: BTreeSet<String>,
+}
+
+/// What the search works with.
+pub(crate) struct Setup<'a> {
+    pub settings: &'a Settings,
+    pub ledger: &'a Ledger,
+    pub tree: &'a Tree,
+    pub exec: &'a dyn Executor,
+    pub progress: &'a dyn Progress,
+    pub stop: &'a Arc<AtomicBool>,
+    pub session: i64,
+    pub settings_hash: String,
+}
+
+/// The search of one run.
+pub(crate) struct Coordinator<'a, 'd> {
+    s: Setup<'a>,
+    lanes: Vec<LaneState>,
+    info: Vec<LaneInfo>,
+    chains: Vec<Chain<'d>>,
+    queue: VecDeque<Batch>,
+    flights: HashMap<String, Flight>,
+    tasks: HashMap<u64, TaskInfo>,
+    next_task: u64,
+    seq: usize,
+    aa: Aa,
+    confirmed: Option<(ItemResult, Vec<Sample>, usize)>,
+    /// Loops of the applied variants, for the combination.
+    loops: HashMap<usize, &'d LoopInfo>,
+    pub out: Out,
+}
+
+impl<'a, 'd> Coordinator<'a, 'd> {
+    pub(crate) fn new(s: Setup<'a>) -> Coordinator<'a, 'd> {
+        let info = s.exec.lanes().to_vec();
+        let lanes = info
+            .iter()
+            .map(|l| LaneState {
+                alive: true,
+                busy: 0,
+                capacity: if l.overlap { 2 } else { 1 },
+                last_base: None,
+            })
+            .collect();
+        Coordinator {
+            s,
+            lanes,
+            info,
+            chains: Vec::new(),
+            queue: VecDeque::new(),
+            flights: HashMap::new(),
+            tasks: HashMap::new(),
+            next_task: 1,
+            seq: 0,
+            aa: Aa::default(),
+            confirmed: None,
+            loops: HashMap::new(),
+            out: Out::default(),
+        }
+    }
+
+    pub(crate) fn unit(&self) -> &str {
+        &self.info[0].unit
+    }
+
+    fn check_stop(&self) -> Result<(), Error> {
+        if self.s.stop.load(Ordering::SeqCst) {
+            Err(Error::Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn original(&self) -> StateSpec {
+        StateSpec::original(self.s.tree)
+    }
+
+    /// Record a candidate's final status (ledger, progress, report).
+    fn push(
+        &mut self,
+        order: usize,
+        c: Candidate,
+        key: Option<&str>,
+        reused: bool,
+    ) -> Result<(), Error> {
+        self.s.ledger.record_candidate(
+            self.s.session,
+            key,
+            &c.file,
+            &c.loop_id,
+            c.line,
+            c.mode.as_deref(),
+            c.factor,
+            c.status.as_str(),
+            c.reason.as_deref(),
+            reused,
+        )?;
+        self.s.progress.decided(&c);
+        self.seq += 1;
+        self.out.candidates.push(((order, self.seq), c));
+        Ok(())
+    }
+
+    /// The report's candidates, in the order of the loops, then of decision.
+    pub(crate) fn candidates(&self) -> Vec<Candidate> {
+        let mut v: Vec<&((usize, usize), Candidate)> = self.out.candidates.iter().collect();
+        v.sort_by_key(|(k, _)| *k);
+        v.into_iter().map(|(_, c)| c.clone()).collect()
+    }
+
+    /// The accepted variants, in the order of the loops.
+    pub(crate) fn applied(&self) -> Vec<Applied> {
+        let mut v: Vec<&(usize, Applied, Mode)> = self.out.applied.iter().collect();
+        v.sort_by_key(|(o, _, _)| *o);
+        v.into_iter().map(|(_, a, _)| a.clone()).collect()
+    }
+
+    /// The search: every chain to its end.
+    pub(crate) fn run(&mut self, disc: &'d Discovery) -> Result<(), Error> {
+        let mut loops: Vec<&'d LoopInfo> = disc.loops().collect();
+        loops.sort_by(|a, b| {
+            (a.height, &a.file, a.line, &a.id).cmp(&(b.height, &b.file, b.line, &b.id))
+        });
+        // Rank by the baseline's profile when the backend has one.
+        let mut not_run: BTreeSet<String> = BTreeSet::new();
+        let needs_profile = loops.iter().any(|l| !l.blocked);
+        if needs_profile && self.info[0].ranks {
+            self.check_stop()?;
+            self.baseline_repeats(true)?;
+            let shares = self.aa.kernels.take().unwrap_or_default();
+            let share_of = |l: &LoopInfo| -> Option<f64> {
+                shares
+                    .iter()
+                    .filter(|s| crate::backend::same_function(&s.function, &l.function))
+                    .map(|s| s.share)
+                    .reduce(f64::max)
+            };
+            for l in &loops {
+                if l.in_kernel && share_of(l).is_none() {
+                    not_run.insert(l.function.clone());
+                }
+            }
+            loops.sort_by(|a, b| {
+                let (sa, sb) = (share_of(a).unwrap_or(0.0), share_of(b).unwrap_or(0.0));
+                sb.total_cmp(&sa)
+                    .then((a.height, &a.file, a.line).cmp(&(b.height, &b.file, b.line)))
+            });
+        }
+        let mut chain_of: HashMap<(PathBuf, String), usize> = HashMap::new();
+        for (order, l) in loops.into_iter().enumerate() {
+            self.check_stop()?;
+            let whole = |status: Status, reason: String| Candidate {
+                file: l.file.display().to_string(),
+                loop_id: l.id.to_string(),
+                line: l.line,
+                mode: None,
+                factor: None,
+                status,
+                speedup: None,
+                ci: None,
+                p_value: None,
+                runs: None,
+                reason: Some(reason),
+                device: None,
+            };
+            if l.blocked {
+                let c = whole(
+                    Status::Blocked,
+                    format!("blocked by {}", l.blockers.join(", ")),
+                );
+                self.push(order, c, None, false)?;
+                continue;
+            }
+            if l.in_kernel && not_run.contains(&l.function) {
+                let c = whole(
+                    Status::NotRun,
+                    format!("kernel {} never ran in the baseline", l.function),
+                );
+                self.push(order, c, None, false)?;
+                continue;
+            }
+            let n = self.chains.len();
+            let c = *chain_of
+                .entry((l.file.clone(), l.function.clone()))
+                .or_insert(n);
+            if c == n {
+                self.chains.push(Chain {
+                    loops: Vec::new(),
+                    next: 0,
+                    overlay: Overlay::new(),
+                    state: self.s.tree.hash.clone(),
+                    history: HashMap::new(),
+                    parsed: HashMap::new(),
+                    active: None,
+                });
+            }
+            self.chains[c].loops.push((order, l));
+        }
+        loop {
+            self.check_stop()?;
+            for c in 0..self.chains.len() {
+                self.advance(c, disc)?;
+            }
+            let done = self
+                .chains
+                .iter()
+                .all(|c| c.active.is_none() && c.next >= c.loops.len());
+            if done {
+                return Ok(());
+            }
+            if !self.queue.is_empty() && !self.aa.done {
+                self.baseline_repeats(false)?;
+                continue;
+            }
+            self.dispatch()?;
+            self.pump()?;
+        }
+    }
+
+    /// Start the chain's next loops until one has variants to measure (or the chain ends);
+    /// finish its active loop once every variant is decided.
+    fn advance(&mut self, c: usize, disc: &'d Discovery) -> Result<(), Error> {
+        loop {
+            if let Some(a) = &self.chains[c].active {
+                if a.waiting > 0 {
+                    return Ok(());
+                }
+                self.finish_loop(c, false, Some(disc))?;
+                continue;
+            }
+            let chain = &mut self.chains[c];
+            if chain.next >= chain.loops.len() {
+                return Ok(());
+            }
+            let (order, l) = chain.loops[chain.next];
+            chain.next += 1;
+            self.start_loop(c, order, l, disc)?;
+        }
+    }
+
+    /// The file as the chain has it now, parsed and guarded.
+    fn current_source(
+        &self,
+        c: usize,
+        disc: &Discovery,
+        file: &std::path::Path,
+    ) -> Option<Arc<pipeline::Source>> {
+        self.chains[c]
+            .parsed
+            .get(file)
+            .or_else(|| disc.file(file).map(|f| &f.source))
+            .cloned()
+    }
+
+    /// Rewrite a loop into its variants; reuse the ledger's decisions; queue the rest.
+    fn start_loop(
+        &mut self,
+        c: usize,
+        order: usize,
+        l: &'d LoopInfo,
+        disc: &'d Discovery,
+    ) -> Result<(), Error> {
+        self.chains[c].active = Some(Active {
+            order,
+            l,
+            decided: Vec::new(),
+            waiting: 0,
+        });
+        let Some(current) = self.current_source(c, disc, &l.file) else {
+            return Ok(());
+        };
+        let file = l.file.display().to_string();
+        let history = self.chains[c]
+            .history
+            .get(&l.file)
+            .cloned()
+            .unwrap_or_default();
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut seen_states: BTreeSet<String> = BTreeSet::new();
+        let settings = self.s.settings;
+        for &mode in &settings.modes {
+            for &factor in &settings.factors {
+                let cand = |status: Status, reason: String| Candidate {
+                    file: file.clone(),
+                    loop_id: l.id.to_string(),
+                    line: l.line,
+                    mode: Some(mode_str(mode).into()),
+                    factor: Some(factor),
+                    status,
+                    speedup: None,
+                    ci: None,
+                    p_value: None,
+                    runs: None,
+                    reason: Some(reason),
+                    device: None,
+                };
+                let rw = match discover::rewrite(l, &current, &history, factor, mode) {
+                    Ok(r) if r.edits.is_empty() => {
+                        let c = cand(
+                            Status::Refused,
+                            "no-change: the variant is the current source".into(),
+                        );
+                        self.push(order, c, None, false)?;
+                        continue;
+                    }
+                    Ok(r) => r,
+                    Err(r) => {
+                        let c = cand(Status::Refused, format!("{}: {}", r.id, r.message));
+                        self.push(order, c, None, false)?;
+                        continue;
+                    }
+                };
+                let mut overlay = self.chains[c].overlay.clone();
+                overlay.insert(l.file.clone(), rw.source);
+                let state = self.s.tree.state_hash(&overlay);
+                if !seen_states.insert(state.clone()) {
+                    let c = cand(
+                        Status::Refused,
+                        "duplicate: another factor or mode gives the same source".into(),
+                    );
+                    self.push(order, c, None, false)?;
+                    continue;
+                }
+                let key =
+                    ledger::decision_key(&self.s.settings_hash, &self.chains[c].state, &state);
+                let p = Pending {
+                    mode,
+                    factor,
+                    overlay,
+                    state,
+                    key: key.clone(),
+                    edits: rw.edits,
+                    file: l.file.clone(),
+                };
+                match self.s.ledger.decision(&key)? {
+                    Some(d) => {
+                        self.out.reused += 1;
+                        let d = Decided::new(
+                            p,
+                            Finding::Reused(Box::new(d)),
+                            &settings.plan,
+                            None,
+                            &self.s.ledger.path,
+                        )?;
+                        self.chains[c]
+                            .active
+                            .as_mut()
+                            .expect("active")
+                            .decided
+                            .push(d);
+                    }
+                    None => pending.push(p),
+                }
+            }
+        }
+        let base = StateSpec {
+            hash: self.chains[c].state.clone(),
+            overlay: self.chains[c].overlay.clone(),
+        };
+        self.chains[c].active.as_mut().expect("active").waiting = pending.len();
+        let jobs = settings.jobs.max(1);
+        let mut rest = pending;
+        while !rest.is_empty() {
+            let take = rest.len().min(jobs);
+            let batch: Vec<Job> = rest
+                .drain(..take)
+                .map(|variant| Job {
+                    variant,
+                    chain: Some(c),
+                    attempt: 0,
+                })
+                .collect();
+            self.queue.push_back(Batch {
+                base: base.clone(),
+                jobs: batch,
+            });
+        }
+        Ok(())
+    }
+
+    /// Report the loop's decisions (in the order of --mode and --factors); with `partial`
+    /// (Ctrl-C) nothing moves on. The best accepted variant becomes the chain's state.
+    fn finish_loop(
+        &mut self,
+        c: usize,
+        partial: bool,
+        disc: Option<&Discovery>,
+    ) -> Result<(), Error> {
+        let Some(mut a) = self.chains[c].active.take() else {
+            return Ok(());
+        };
+        let settings = self.s.settings;
+        let order = |d: &Decided| {
+            (
+                settings.modes.iter().position(|m| *m == d.variant.mode),
+                settings.factors.iter().position(|f| *f == d.variant.factor),
+            )
+        };
+        a.decided.sort_by_key(|d| order(d));
+        // One variant per loop: the best accepted one wins; of equally fast ones the first in
+        // the order of --mode and --factors.
+        let best = a
+            .decided
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| d.status == Status::Accepted)
+            .min_by(|x, y| {
+                let sx = x.1.speedup().unwrap_or(0.0);
+                let sy = y.1.speedup().unwrap_or(0.0);
+                sy.total_cmp(&sx)
+            })
+            .map(|(i, _)| i);
+        let best_label = best.map(|i| {
+            let d = &a.decided[i];
+            format!(
+                "{} x{} ({:.3}x)",
+                mode_str(d.variant.mode),
+                d.variant.factor,
+                d.speedup().unwrap_or(1.0)
+            )
+        });
+        let l = a.l;
+        let file = l.file.display().to_string();
+        for (i, d) in a.decided.iter().enumerate() {
+            let mut status = d.status;
+            let mut reason = d.reason.clone();
+            if status == Status::Accepted && Some(i) != best {
+                let tie = best.and_then(|b| a.decided[b].speedup()) == d.speedup();
+                status = Status::Rejected;
+                reason = Some(format!(
+                    "superseded: {} of this loop was {}",
+                    best_label.clone().unwrap_or_default(),
+                    if tie {
+                        "as fast and comes first"
+                    } else {
+                        "faster"
+                    }
+                ));
+            }
+            let am = d.assessment;
+            let cand = Candidate {
+                file: file.clone(),
+                loop_id: l.id.to_string(),
+                line: l.line,
+                mode: Some(mode_str(d.variant.mode).into()),
+                factor: Some(d.variant.factor),
+                status,
+                speedup: am.map(|a| a.speedup),
+                ci: am.and_then(|a| {
+                    (a.ci.0.is_finite() && a.ci.1.is_finite()).then_some([a.ci.0, a.ci.1])
+                }),
+                p_value: am.map(|a| a.p_value).filter(|p| p.is_finite()),
+                runs: d.runs,
+                reason,
+                device: d.device.clone(),
+            };
+            self.push(a.order, cand, Some(&d.variant.key), d.reused)?;
+        }
+        if partial {
+            return Ok(());
+        }
+        if let Some(i) = best {
+            let d = a.decided.swap_remove(i);
+            let chain = &mut self.chains[c];
+            chain.overlay = d.variant.overlay;
+            if let Some(content) = chain.overlay.get(&d.variant.file) {
+                // The rewritten text keeps the original's translation unit.
+                let unit = chain
+                    .parsed
+                    .get(&d.variant.file)
+                    .or_else(|| disc?.file(&d.variant.file).map(|f| &f.source))
+                    .map(|s| s.unit().clone())
+                    .unwrap_or_default();
+                chain.parsed.insert(
+                    d.variant.file.clone(),
+                    Arc::new(pipeline::Source::with_unit(content.clone(), unit)),
+                );
+            }
+            chain
+                .history
+                .entry(d.variant.file.clone())
+                .or_default()
+                .push(d.variant.edits);
+            chain.state = d.variant.state;
+            self.loops.insert(a.order, l);
+            self.out.applied.push((
+                a.order,
+                Applied {
+                    file,
+                    loop_id: l.id.to_string(),
+                    line: l.line,
+                    mode: mode_str(d.variant.mode).into(),
+                    factor: d.variant.factor,
+                },
+                d.variant.mode,
+            ));
+        }
+        Ok(())
+    }
+
+    /// After Ctrl-C: report what each loop decided so far.
+    pub(crate) fn flush_partial(&mut self) -> Result<(), Error> {
+        for c in 0..self.chains.len() {
+            if self.chains[c]
+                .active
+                .as_ref()
+                .is_some_and(|a| !a.decided.is_empty())
+            {
+                self.finish_loop(c, true, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hand batches to the free lanes, a lane's own baseline first.
+    fn dispatch(&mut self) -> Result<(), Error> {
+        for lane in 0..self.lanes.len() {
+            while !self.queue.is_empty() {
+                let st = &self.lanes[lane];
+                if !st.alive || st.busy >= st.capacity {
+                    break;
+                }
+                let at = self
+                    .queue
+                    .iter()
+                    .position(|b| Some(&b.base.hash) == st.last_base.as_ref())
+                    .unwrap_or(0);
+                let batch = self.queue.remove(at).expect("in the queue");
+                self.send_batch(lane, batch)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn send_batch(&mut self, lane: usize, batch: Batch) -> Result<(), Error> {
+        let id = self.next_task;
+        self.next_task += 1;
+        let same_code = self.s.settings.skip_same_code;
+        let items: Vec<Item> = batch
+            .jobs
+            .iter()
+            .map(|j| Item {
+                key: j.variant.key.clone(),
+                variant: StateSpec {
+                    hash: j.variant.state.clone(),
+                    overlay: j.variant.overlay.clone(),
+                },
+                file: j.chain.map(|_| j.variant.file.clone()),
+                same_code: same_code && j.chain.is_some(),
+                replicate: j.chain.is_some(),
+                attempt: j.attempt,
+            })
+            .collect();
+        if let Some(j) = batch.jobs.first() {
+            self.s.progress.phase(&format!(
+                "measuring {} {} x{}{}",
+                j.variant.file.display(),
+                mode_str(j.variant.mode),
+                j.variant.factor,
+                if batch.jobs.len() > 1 {
+                    format!(" and {} more", batch.jobs.len() - 1)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let task = Task::Compare {
+            id,
+            base: batch.base.clone(),
+            items,
+        };
+        if !self.s.exec.send(lane, task) {
+            self.queue.push_front(batch);
+            return self.lost(lane, "it stopped taking tasks".into());
+        }
+        let keys = batch.jobs.iter().map(|j| j.variant.key.clone()).collect();
+        for j in batch.jobs {
+            self.flights.insert(
+                j.variant.key.clone(),
+                Flight {
+                    job: j,
+                    base: batch.base.clone(),
+                    lane,
+                    samples: Vec::new(),
+                },
+            );
+        }
+        self.tasks.insert(
+            id,
+            TaskInfo {
+                lane,
+                kind: TaskKind::Compare(keys),
+            },
+        );
+        let st = &mut self.lanes[lane];
+        st.busy += 1;
+        st.last_base = Some(batch.base.hash);
+        Ok(())
+    }
+
+    /// The A/A repeats of the original (and with `kernels` its kernels' shares), on the first
+    /// free lane; waits for them.
+    fn baseline_repeats(&mut self, kernels: bool) -> Result<(), Error> {
+        if self.aa.done {
+            return Ok(());
+        }
+        let n = 2 * self.s.settings.plan.min_runs;
+        loop {
+            self.check_stop()?;
+            if self.aa.finished {
+                break;
+            }
+            if self.aa.task.is_none() {
+                let lane = self
+                    .lanes
+                    .iter()
+                    .position(|l| l.alive && l.busy < l.capacity);
+                if let Some(lane) = lane {
+                    let id = self.next_task;
+                    self.next_task += 1;
+                    self.s.progress.phase(&format!(
+                        "building the baseline and measuring it ({n} runs, A/A check)"
+                    ));
+                    self.aa.samples.clear();
+                    let task = Task::Baseline {
+                        id,
+                        base: self.original(),
+                        samples: n,
+                        comparison: self.aa_comparison(),
+                        kernels,
+                    };
+                    if self.s.exec.send(lane, task) {
+                        self.aa.task = Some(id);
+                        self.tasks.insert(
+                            id,
+                            TaskInfo {
+                                lane,
+                                kind: TaskKind::Baseline,
+                            },
+                        );
+                        self.lanes[lane].busy += 1;
+                        self.lanes[lane].last_base = Some(self.s.tree.hash.clone());
+                    } else {
+                        self.lost(lane, "it stopped taking tasks".into())?;
+                        continue;
+                    }
+                }
+            }
+            self.pump()?;
+        }
+        let noise = stats::aa_check(
+            &self.aa.samples,
+            &self.s.settings.plan,
+            self.s.settings.max_noise,
+        )
+        .map_err(|e| Error::Baseline(e.to_string()))?;
+        let b = ledger::Baseline {
+            figure: noise.median,
+            unit: self.unit().to_string(),
+            runs: n as u32,
+            spread: noise.spread,
+        };
+        self.s.ledger.record_baseline(
+            self.s.session,
+            &self.s.settings_hash,
+            &self.s.tree.hash,
+            &b,
+        )?;
+        self.out.noise = Some((noise.spread, noise.detectable));
+        self.out.baseline = Some(b);
+        self.aa.done = true;
+        Ok(())
+    }
+
+    fn aa_comparison(&self) -> String {
+        format!("aa:{}:{}", self.s.settings_hash, self.s.tree.hash)
+    }
+
+    /// Wait for one message and act on it.
+    fn pump(&mut self) -> Result<(), Error> {
+        let Some((lane, msg)) = self.s.exec.recv(POLL) else {
+            return self.check_stop();
+        };
+        match msg {
+            Message::Lost(why) => self.lost(lane, why),
+            Message::Event(e) => self.event(lane, e),
+        }
+    }
+
+    fn event(&mut self, lane: usize, e: Event) -> Result<(), Error> {
+        let (ledger, session) = (self.s.ledger, self.s.session);
+        match e {
+            Event::Build {
+                state,
+                slot,
+                outcome,
+                detail,
+                seconds,
+            } => ledger.record_build(session, &state, slot, &outcome, detail.as_deref(), seconds),
+            Event::Gate {
+                key,
+                gate,
+                outcome,
+                detail,
+            } => ledger.record_gate(session, &key, &gate, &outcome, detail.as_deref()),
+            Event::Sample {
+                comparison,
+                attempt,
+                round,
+                role,
+                value,
+            } => {
+                let unit = self.info[lane].unit.clone();
+                ledger.record_lane_sample(
+                    session,
+                    &comparison,
+                    attempt,
+                    Some(lane),
+                    round,
+                    &role,
+                    value,
+                    &unit,
+                )?;
+                let counted = role == "baseline" || role == "variant";
+                if counted {
+                    fsio::testpoint::hit("tuner.search.sample");
+                }
+                if self.aa.task.is_some() && comparison == self.aa_comparison() {
+                    if counted {
+                        self.aa.samples.push(value);
+                        self.s
+                            .progress
+                            .measured(self.aa.samples.len(), 2 * self.s.settings.plan.min_runs);
+                    }
+                } else {
+                    let key = comparison
+                        .strip_prefix("replicate:")
+                        .unwrap_or(&comparison)
+                        .to_string();
+                    if let Some(f) = self.flights.get_mut(&key) {
+                        if f.lane == lane && f.job.attempt == attempt && counted {
+                            f.samples.push((comparison, round, role, value));
+                            let n = f.samples.len() / 2;
+                            self.s.progress.measured(n, self.s.settings.plan.max_runs);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Event::Note(n) => {
+                self.out.notes.insert(n);
+                Ok(())
+            }
+            Event::Counts { compiles, builds } => {
+                self.out.compiles += compiles;
+                self.out.builds += builds;
+                Ok(())
+            }
+            Event::Item {
+                key,
+                attempt,
+                result,
+            } => self.item(lane, key, attempt, result),
+            Event::Baseline { id, kernels } => {
+                if self.aa.task == Some(id) {
+                    self.aa.finished = true;
+                    self.aa.kernels = kernels;
+                }
+                Ok(())
+            }
+            Event::Done { id } => {
+                if let Some(t) = self.tasks.remove(&id) {
+                    let st = &mut self.lanes[t.lane];
+                    st.busy = st.busy.saturating_sub(1);
+                }
+                Ok(())
+            }
+            Event::Error(e) => Err(e.into_error()),
+        }
+    }
+
+    /// A comparison is over: decide it.
+    fn item(
+        &mut self,
+        lane: usize,
+        key: String,
+        attempt: u32,
+        result: ItemResult,
+    ) -> Result<(), Error> {
+        match self.flights.get(&key) {
+            Some(f) if f.lane == lane && f.job.attempt == attempt => {}
+            _ => return Ok(()),
+        }
+        let f = self.flights.remove(&key).expect("in flight");
+        let device = self.info[lane].device.clone();
+        let Some(c) = f.job.chain else {
+            self.confirmed = Some((result, f.samples, lane));
+            return Ok(());
+        };
+        let plan = self.s.settings.plan;
+        let finding = match result {
+            ItemResult::Measured { skipped } => {
+                Finding::Measured(assess_replicated(&key, &f.samples, &plan), skipped)
+            }
+            ItemResult::Failed { status, reason } => Finding::Failed(status, reason),
+            ItemResult::SameCode => Finding::SameCode,
+        };
+        let d = Decided::new(
+            f.job.variant,
+            finding,
+            &plan,
+            Some(device),
+            &self.s.ledger.path,
+        )?;
+        // Not cached is this machine's lack, not the variant's: decided where it can be
+        // compiled.
+        if d.status != Status::NotCached {
+            self.store(&f.base.hash, &d)?;
+        }
+        if let Some(a) = self.chains[c].active.as_mut() {
+            a.decided.push(d);
+            a.waiting = a.waiting.saturating_sub(1);
+        }
+        Ok(())
+    }
+
+    /// Store a decision in the ledger.
+    fn store(&self, base_state: &str, d: &Decided) -> Result<(), Error> {
+        let a = d.assessment;
+        self.s.ledger.record_decision(
+            self.s.session,
+            &ledger::Decision {
+                key: d.variant.key.clone(),
+                settings_hash: self.s.settings_hash.clone(),
+                base_state: base_state.to_string(),
+                variant_state: d.variant.state.clone(),
+                status: d.status.as_str().into(),
+                speedup: a.map(|a| a.speedup),
+                ci: a.and_then(|a| (a.ci.0.is_finite()).then_some(a.ci)),
+                p_value: a.map(|a| a.p_value),
+                runs: d.runs,
+                reason: d.reason.clone(),
+                figure: None,
+                device: d.device.clone(),
+            },
+        )?;
+        fsio::testpoint::hit("tuner.search.decided");
+        Ok(())
+    }
+
+    /// A lane is gone: its comparisons in flight are measured again, from scratch, elsewhere.
+    fn lost(&mut self, lane: usize, why: String) -> Result<(), Error> {
+        if !self.lanes[lane].alive {
+            return Ok(());
+        }
+        self.lanes[lane].alive = false;
+        self.lanes[lane].busy = 0;
+        let d = &self.info[lane].device;
+        let mut again = 0;
+        let ids: Vec<u64> = self
+            .tasks
+            .iter()
+            .filter(|(_, t)| t.lane == lane)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let t = self.tasks.remove(&id).expect("listed");
+            match t.kind {
+                TaskKind::Baseline => {
+                    self.aa.task = None;
+                    self.aa.samples.clear();
+                }
+                TaskKind::Compare(keys) => {
+                    let mut by_base: BTreeMap<String, Batch> = BTreeMap::new();
+                    for k in keys {
+                        let Some(f) = self.flights.remove(&k) else {
+                            continue;
+                        };
+                        again += 1;
+                        let mut job = f.job;
+                        job.attempt += 1;
+                        by_base
+                            .entry(f.base.hash.clone())
+                            .or_insert_with(|| Batch {
+                                base: f.base.clone(),
+                                jobs: Vec::new(),
+                            })
+                            .jobs
+                            .push(job);
+                    }
+                    for (_, b) in by_base {
+                        self.queue.push_front(b);
+                    }
+                }
+            }
+        }
+        self.out.notes.insert(format!(
+            "lane {lane} ({} {}) was lost ({why}); {again} comparison{} in flight measured again on another lane",
+            d.host,
+            d.id.as_deref().unwrap_or("-"),
+            if again == 1 { "" } else { "s" }
+        ));
+        if self.lanes.iter().all(|l| !l.alive) {
+            return Err(Error::LanesGone(format!(
+                "every lane is gone (the last one: {why}); the ledger keeps what was decided: --resume continues"
+            )));
+        }
+        Ok(())
+    }
+
+    /// The accepted variants of every chain as one overlay: each accepted rewrite applied
+    /// again, in the order of the loops, to the original files. A rewrite that no longer
+    /// applies (two chains' edits overlap) is left out, with a note.
+    pub(crate) fn combine(&mut self, disc: &Discovery) -> Overlay {
+        let mut applied: Vec<(usize, Applied, Mode)> = std::mem::take(&mut self.out.applied);
+        applied.sort_by_key(|(o, _, _)| *o);
+        let mut overlay = Overlay::new();
+        let mut parsed: HashMap<PathBuf, Arc<pipeline::Source>> = HashMap::new();
+        let mut history: HashMap<PathBuf, Vec<Vec<Edit>>> = HashMap::new();
+        let mut kept = Vec::new();
+        for (order, a, mode) in applied {
+            let l = self.loops[&order];
+            let Some(current) = parsed
+                .get(&l.file)
+                .cloned()
+                .or_else(|| disc.file(&l.file).map(|f| f.source.clone()))
+            else {
+                continue;
+            };
+            let h = history.entry(l.file.clone()).or_default();
+            match discover::rewrite(l, &current, h, a.factor, mode) {
+                Ok(rw) => {
+                    h.push(rw.edits);
+                    // The rewritten text keeps the original's translation unit.
+                    parsed.insert(
+                        l.file.clone(),
+                        Arc::new(pipeline::Source::with_unit(
+                            rw.source.clone(),
+                            current.unit().clone(),
+                        )),
+                    );
+                    overlay.insert(l.file.clone(), rw.source);
+                    kept.push((order, a, mode));
+                }
+                Err(r) => {
+                    self.out.notes.insert(format!(
+                        "{}:{} {} {} x{} was accepted but does not apply with the other kernels' variants ({}): left out",
+                        a.file, a.line, a.loop_id, a.mode, a.factor, r.id
+                    ));
+                }
+            }
+        }
+        self.out.applied = kept;
+        overlay
+    }
+
+    /// Compare the combination with the original. Returns the final figures and whether the
+    /// final state is shown faster.
+    pub(crate) fn confirm(&mut self, overlay: &Overlay) -> Result<(report::Final, bool), Error> {
+        let final_state = self.s.tree.state_hash(overlay);
+        let key = ledger::decision_key(
+            &self.s.settings_hash,
+            &format!("confirm:{}", self.s.tree.hash),
+            &final_state,
+        );
+        if let Some(d) = self.s.ledger.decision(&key)? {
+            let sp = d.speedup.unwrap_or(1.0);
+            let figure = d.figure.unwrap_or(f64::NAN);
+            let ci = d.ci.map(|c| [c.0, c.1]);
+            if self.out.baseline.is_none() {
+                self.out.baseline = self
+                    .s
+                    .ledger
+                    .baseline(&self.s.settings_hash, &self.s.tree.hash)?;
+            }
+            return Ok((
+                report::Final {
+                    figure,
+                    speedup: sp,
+                    ci,
+                },
+                d.status == "accepted",
+            ));
+        }
+        if self.out.baseline.is_none() {
+            self.out.baseline = self
+                .s
+                .ledger
+                .baseline(&self.s.settings_hash, &self.s.tree.hash)?;
+        }
+        self.baseline_repeats(false)?;
+        self.s
+            .progress
+            .phase("confirming: final state against the original");
+        let job = Job {
+            variant: Pending {
+                mode: Mode::Pragma,
+                factor: 1,
+                overlay: overlay.clone(),
+                state: final_state.clone(),
+                key: key.clone(),
+                edits: Vec::new(),
+                file: PathBuf::new(),
+            },
+            chain: None,
+            attempt: 0,
+        };
+        self.queue.push_front(Batch {
+            base: self.original(),
+            jobs: vec![job],
+        });
+        self.confirmed = None;
+        while self.confirmed.is_none() {
+            self.check_stop()?;
+            self.dispatch()?;
+            self.pump()?;
+        }
+        let (result, samples, lane) = self.confirmed.take().expect("confirmed");
+        let assessment = match result {
+            ItemResult::Measured { .. } => {
+                stats::assess(&pairs_of(&samples, &key), &self.s.settings.plan)
+            }
+            ItemResult::Failed { reason, .. } => {
+                self.out.notes.insert(format!(
+                    "the combination of the accepted variants fails: {reason}"
+                ));
+                return Ok((
+                    report::Final {
+                        figure: f64::NAN,
+                        speedup: 1.0,
+                        ci: None,
+                    },
+                    false,
+                ));
+            }
+            ItemResult::SameCode => unreachable!("the confirmation is never a same-code check"),
+        };
+        let pairs = pairs_of(&samples, &key);
+        let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
+        let figure = stats::median(&finals);
+        let faster = assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0;
+        self.s.ledger.record_decision(
+            self.s.session,
+            &ledger::Decision {
+                key,
+                settings_hash: self.s.settings_hash.clone(),
+                base_state: self.s.tree.hash.clone(),
+                variant_state: final_state,
+                status: if faster { "accepted" } else { "rejected" }.into(),
+                speedup: Some(assessment.speedup),
+                ci: Some(assessment.ci),
+                p_value: Some(assessment.p_value),
+                runs: Some(assessment.n as u32),
+                reason: Some("confirmation".into()),
+                figure: Some(figure),
+                device: Some(self.info[lane].device.clone()),
+            },
+        )?;
+        fsio::testpoint::hit("tuner.search.decided");
+        Ok((
+            report::Final {
+                figure,
+                speedup: assessment.speedup,
+                ci: Some([assessment.ci.0, assessment.ci.1]),
+            },
+            faster,
+        ))
+    }
+}
+
+/// The pairs of `comparison` from the samples recorded, in rounds (warm-up runs are not
+/// recorded here); the order of each round is the one [`stats::baseline_first`] gave the lane.
+fn pairs_of(samples: &[Sample], comparison: &str) -> Vec<Pair> {
+    let mut rounds: BTreeMap<usize, (Option<f64>, Option<f64>)> = BTreeMap::new();
+    for (c, round, role, value) in samples {
+        if c != comparison {
+            continue;
+        }
+        let e = rounds.entry(*round).or_insert((None, None));
+        match role.as_str() {
+            "baseline" => e.0 = Some(*value),
+            "variant" => e.1 = Some(*value),
+            _ => {}
+        }
+    }
+    rounds
+        .into_iter()
+        .filter_map(|(round, (b, v))| {
+            Some(Pair {
+                baseline: b?,
+                variant: v?,
+                baseline_first: stats::baseline_first(comparison, round),
+            })
+        })
+        .collect()
+}
+
+/// The assessment of the comparison `key` from its samples: an accept stands only if its
+/// replication pairs show the variant faster again.
+fn assess_replicated(key: &str, samples: &[Sample], plan: &Plan) -> Assessment {
+    let a = stats::assess(&pairs_of(samples, key), plan);
+    if a.verdict != Verdict::Accept {
+        return a;
+    }
+    let again = pairs_of(samples, &crate::lane::measure::replication_id(key));
+    let (ok, p) = stats::replicated(&again);
+    if ok {
+        a
+    } else {
+        Assessment {
+            verdict: Verdict::Reject(stats::Rejection::NotReplicated),
+            // The replication's p-value: why the accept did not stand.
+            p_value: p,
+            ..a
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The closed loop. Discover the loops of PATHS, order them, and for each loop try every
+//! factor x mode: static gates, build and check in a working copy, then interleaved A/B
+//! measurement against the current baseline until [`crate::stats::assess`] decides. The best
+//! accepted variant of a loop becomes the baseline of the next loop of the same kernel (greedy,
+//! one variant per loop, per kernel). At the end the accepted variants of every kernel are
+//! combined, a confirmation compares the combination with the original, and the accepted
+//! edits are applied to the user's files (or shown as a diff, or only reported for
+//! `--dry-run`).
+//!
+//! The work is split three ways: [`session`] is the lifecycle of one tune (lock, orphans, an
+//! interrupted apply, the ledger, the tree, the confirmation, the apply and the report);
+//! [`coordinate`] is the search itself (the kernels' chains of loops, the decisions, which lane
+//! measures what); the lanes ([`crate::lane`]) prepare and measure, each on its own device,
+//! behind an [`crate::executor::Executor`] (threads here, Slurm job steps elsewhere).
+//!
+//! Parallelism: lanes measure different comparisons at the same time (loops of different
+//! kernels are independent, and so are the variants of one loop); a comparison's pairs are
+//! measured on one lane. Within a lane the variants of a batch are prepared in parallel, one
+//! working copy each (`--jobs`).
+//!
+//! Reuse: every decision is stored in the ledger under (settings and device model, baseline
+//! content, variant content). Before building anything the search looks the decision up; the
+//! baseline itself is built and measured only when some comparison must really be made (or
+//! when the backend ranks loops by the baseline's profile), so a second `tune` over an
+//! unchanged tree builds and compiles nothing.
+
+pub mod coordinate;
+pub mod session;
+
+use crate::backend::{Backend, LaneDevice};
+use crate::discover::Discovery;
+use crate::error::Error;
+use crate::executor::local::{self, LocalLane};
+use crate::gates::Gates;
+use crate::lane::Device;
+use crate::report::{Candidate, Report};
+use crate::stats::Plan;
+use pipeline::Mode;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// What to do with the accepted edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyMode {
+    /// Write them into the user's files (atomically).
+    Write,
+    /// Write nothing; report what would be applied.
+    DryRun,
+    /// Write nothing; return the unified diff.
+    Diff,
+}
+
+/// The settings of one tune.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Files or directories holding the loops that may change (relative to the tree root).
+    pub paths: Vec<PathBuf>,
+    pub factors: Vec<u32>,
+    pub modes: Vec<Mode>,
+    /// Working copies prepared in parallel (per lane).
+    pub jobs: usize,
+    pub plan: Plan,
+    /// Largest relative spread of the baseline repeats (fraction).
+    pub max_noise: f64,
+    pub state_dir: PathBuf,
+    pub resume: bool,
+    pub gates: Gates,
+    pub apply: ApplyMode,
+    /// Reject a variant whose machine code is byte-identical to the baseline's with reason
+    /// `same-code` and no run.
+    pub skip_same_code: bool,
+    /// Everything that shapes a decision (backend, commands, regex, plan, arch, compile
+    /// command...), as text: part of every decision's key (with the device model).
+    pub fingerprint: String,
+    /// Where `#include "..."` is looked for after the including file's directory (`-I`,
+    /// `[check] include-dirs`, the `-I` of `[compile]`/`[tune] compile-flags`): the headers'
+    /// helpers and macros are in the guards' reach and the manual rewrite's proof.
+    pub include_dirs: Vec<PathBuf>,
+}
+
+/// Progress callbacks (the CLI draws bars; tests stay quiet).
+pub trait Progress: Sync {
+    /// A new phase: `building the baseline`, `measuring k:0 pragma x4`...
+    fn phase(&self, _message: &str) {}
+    /// Measurement progress within a phase: `done` of at most `max` samples.
+    fn measured(&self, _done: usize, _max: usize) {}
+    /// A candidate has its final status.
+    fn decided(&self, _c: &Candidate) {}
+}
+
+/// No progress output.
+pub struct Quiet;
+impl Progress for Quiet {}
+
+/// The result of a tune.
+#[derive(Debug, Clone)]
+pub struct Tuned {
+    pub report: Report,
+    /// The unified diff (`ApplyMode::Diff`).
+    pub diff: Option<String>,
+    /// Ctrl-C stopped the search: nothing was applied.
+    pub interrupted: bool,
+    pub run_id: i64,
+}
+
+/// Run the closed loop with `backend` over the tree at `root` (the directory `--build` runs in),
+/// on one lane: the default device.
+pub fn tune<B: Backend>(
+    backend: &B,
+    settings: &Settings,
+    root: &Path,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    crate::limits::check(settings)?;
+    progress.phase("discovering loops");
+    let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
+    tune_discovered(backend, settings, root, disc, stop, progress)
+}
+
+/// The loops of `settings.paths` under `root`, the state directory left out: what [`tune`]
+/// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
+/// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
+pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
+    let includes = pipeline::Includes::new(settings.include_dirs.clone(), Default::default());
+    crate::discover::discover(
+        root,
+        &settings.paths,
+        &[session::state_dir(settings, root)],
+        &includes,
+    )
+}
+
+/// [`tune`] over loops already discovered by [`discover`] with the same settings and root.
+pub fn tune_discovered<B: Backend>(
+    backend: &B,
+    settings: &Settings,
+    root: &Path,
+    disc: Discovery,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    let lane = LocalLane {
+        backend,
+        device: Device::probe(None),
+        lane: LaneDevice::DEFAULT,
+    };
+    tune_lanes(
+        std::slice::from_ref(&lane),
+        settings,
+        root,
+        disc,
+        stop,
+        progress,
+    )
+}
+
+/// [`tune_discovered`] on local lanes, one per device, each with its own backend: comparisons
+/// run on every lane at once.
+pub fn tune_lanes<B: Backend>(
+    lanes: &[LocalLane<'_, B>],
+    settings: &Settings,
+    root: &Path,
+    disc: Discovery,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    crate::limits::check(settings)?;
+    session::require_kernels(settings, &disc)?;
+    for l in lanes {
+        l.backend.preflight()?;
+    }
+    let session = session::Session::open(settings, root, disc)?;
+    let setup = session.lane_setup();
+    std::thread::scope(|scope| {
+        let exec = local::Local::start(scope, lanes, &setup, stop)?;
+        let r = session.run(&exec, stop, progress);
+        drop(exec);
+        r
+    })
+}
+
+/// [`tune`] (or [`tune_discovered`] with `disc`) on one local lane per device of `devices`
+/// (`--devices`), every lane with `backend` (whose commands get the lane's device variables
+/// and `{device}`); `None`: one lane on the default device.
+pub fn tune_on<B: Backend>(
+    backend: &B,
+    devices: Option<&[Device]>,
+    settings: &Settings,
+    root: &Path,
+    disc: Option<Discovery>,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    let Some(devices) = devices else {
+        return match disc {
+            Some(d) => tune_discovered(backend, settings, root, d, stop, progress),
+            None => tune(backend, settings, root, stop, progress),
+        };
+    };
+    crate::devices::same_model(devices)?;
+    let disc = match disc {
+        Some(d) => d,
+        None => {
+            crate::limits::check(settings)?;
+            progress.phase("discovering loops");
+            let d = discover(settings, root)?;
+            fsio::testpoint::hit("tuner.search.discovered");
+            d
+        }
+    };
+    let lanes: Vec<LocalLane<'_, B>> = devices
+        .iter()
+        .map(|d| LocalLane {
+            backend,
+            device: d.clone(),
+            lane: d
+                .id
+                .as_deref()
+                .map(LaneDevice::local)
+                .unwrap_or(LaneDevice::DEFAULT),
+        })
+        .collect();
+    tune_lanes(&lanes, settings, root, disc, stop, progress)
+}
+
+/// [`tune`] with the command backend on `slurm.lanes` Slurm job steps, each a
+/// `hip-unroll tune-worker` ([`crate::executor::slurm`]); this process coordinates and alone
+/// writes the ledger. Each worker keeps its working copies in `STATE/slots/step-N`.
+pub fn tune_slurm(
+    backend: &crate::backend::command::CommandBackend,
+    slurm: &crate::executor::slurm::SlurmSettings,
+    settings: &Settings,
+    root: &Path,
+    stop: &Arc<AtomicBool>,
+    progress: &dyn Progress,
+) -> Result<Tuned, Error> {
+    use crate::executor::worker::{BackendSpec, CompileSpec, Init};
+    crate::limits::check(settings)?;
+    progress.phase("discovering loops");
+    let disc = discover(settings, root)?;
+    fsio::testpoint::hit("tuner.search.discovered");
+    session::require_kernels(settings, &disc)?;
+    backend.preflight()?;
+    let session = session::Session::open(settings, root, disc)?;
+    let setup = session.lane_setup();
+    let init = |i: usize| Init {
+        lane: i,
+        root: setup.tree.root.clone(),
+        tree_hash: setup.tree.hash.clone(),
+        state_dir: setup.state_dir.to_path_buf(),
+        slots_dir: setup.state_dir.join("slots").join(format!("step-{i}")),
+        records_dir: Some(setup.records_dir.clone()),
+        plan: settings.plan,
+        jobs: settings.jobs,
+        compile: CompileSpec::of(&settings.gates),
+        backend: BackendSpec::command(backend),
+    };
+    progress.phase(&format!("starting {} Slurm job steps", slurm.lanes));
+    let exec = crate::executor::slurm::Slurm::start(slurm, &init)?;
+    let r = session.run(&exec, stop, progress);
+    drop(exec);
+    r
+}
