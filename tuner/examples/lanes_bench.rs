@@ -10,6 +10,7 @@
 //! lanes, ledger on disk).
 //!
 //! Usage: `lanes_bench [SAMPLE_MS] [LANES,...]` (defaults: 10 ms, 1,2,4,8,16,32,64).
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use rand::{RngExt, SeedableRng};
 use std::path::Path;

@@ -5,6 +5,7 @@
 //! compiles alone, e.g. from `bench/corpus_compiles.py`); FACTORS defaults to `2,4,8`. Every
 //! unblocked loop of a kernel gets one pragma variant per factor; a variant the rewrite refuses
 //! or that does not compile is not counted. Prints one line per file and a summary per factor.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use codeobj::compile::{Compiler, DEFAULT_COMMAND};
 use std::collections::BTreeMap;
