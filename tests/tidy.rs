@@ -47,20 +47,35 @@ const SPAWNERS: &[&str] = &[
 /// Module cycles that exist today and belong to other work items; each is the set of modules
 /// of one strongly connected component (a cycle found that is not listed exactly fails).
 const KNOWN_CYCLES: &[(&str, &[&str])] = &[
-    // Issue 18 (helper `scale`, the split of search.rs): `limits` checks `search::Settings`,
-    // which `search` checks through `limits`.
-    ("tuner", &["limits", "search"]),
-    // Issue 20, guards item (helper `tu`): the reach model and the rule files it knows.
+    // Issue 18/20 (the split of search.rs into search/, lane/, executor/): `limits` checks
+    // `search::Settings`, the executors take `search::session::LaneSetup`, `devices` and
+    // `report` name `lane::Device`. Settings and the lane's types move to modules of their own
+    // with issue 18's "settings resolution into the tuner" item, which is not done yet.
+    (
+        "tuner",
+        &[
+            "backend::command",
+            "devices",
+            "executor::local",
+            "executor::slurm",
+            "executor::worker",
+            "limits",
+            "search",
+            "search::coordinate",
+            "search::session",
+        ],
+    ),
+    ("tuner", &["lane", "report"]),
+    // Issue 20, guards item: the reach model and the rule files it knows.
     (
         "guards",
         &[
             "callgraph",
             "engine",
+            "known",
             "rules",
             "rules::atomic",
             "rules::barrier",
-            "rules::dynamic_lds",
-            "rules::early_exit",
         ],
     ),
 ];
@@ -83,7 +98,12 @@ const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[
     ("tuner/src/ledger.rs", 2),
     ("tuner/src/limits.rs", 7),
     ("tuner/src/report.rs", 2),
-    ("tuner/src/search.rs", 2),
+    ("tuner/src/devices.rs", 5),
+    ("tuner/src/executor/slurm.rs", 1),
+    ("tuner/src/executor/worker.rs", 1),
+    ("tuner/src/lane/prepare.rs", 1),
+    ("tuner/src/search/coordinate.rs", 1),
+    ("tuner/src/search/session.rs", 1),
     ("tuner/src/stats.rs", 6),
 ];
 
