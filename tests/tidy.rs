@@ -47,25 +47,6 @@ const SPAWNERS: &[&str] = &[
 /// Module cycles that exist today and belong to other work items; each is the set of modules
 /// of one strongly connected component (a cycle found that is not listed exactly fails).
 const KNOWN_CYCLES: &[(&str, &[&str])] = &[
-    // Issue 18/20 (the split of search.rs into search/, lane/, executor/): `limits` checks
-    // `search::Settings`, the executors take `search::session::LaneSetup`, `devices` and
-    // `report` name `lane::Device`. Settings and the lane's types move to modules of their own
-    // with issue 18's "settings resolution into the tuner" item, which is not done yet.
-    (
-        "tuner",
-        &[
-            "backend::command",
-            "devices",
-            "executor::local",
-            "executor::slurm",
-            "executor::worker",
-            "limits",
-            "search",
-            "search::coordinate",
-            "search::session",
-        ],
-    ),
-    ("tuner", &["lane", "report"]),
     // Issue 20, guards item: the reach model and the rule files it knows.
     (
         "guards",

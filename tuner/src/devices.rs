@@ -4,7 +4,18 @@
 //! explicit ids).
 
 use crate::error::Error;
-use crate::lane::Device;
+use serde::{Deserialize, Serialize};
+
+/// The device a lane measures on, as recorded with every decision it makes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Device {
+    /// The device's model (`NVIDIA H100 80GB HBM3`, `AMD gfx90a`, or `cpu: ...` where the
+    /// work runs on the CPU): decisions are keyed by it.
+    pub model: String,
+    /// The device id (`--devices`, or what Slurm gave the step); `null` for the default lane.
+    pub id: Option<String>,
+    pub host: String,
+}
 
 /// The host name (as `uname -n`).
 pub fn host() -> String {

@@ -23,3 +23,4 @@ pub mod lane;
 pub mod ledger;
 pub mod report;
 pub mod search;
+pub mod settings;

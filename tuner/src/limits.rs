@@ -4,7 +4,7 @@
 //! the noise allowance and every time limit.
 
 use crate::error::Error;
-use crate::search::Settings;
+use crate::settings::Settings;
 use std::time::Duration;
 
 /// At most this many unroll factors.

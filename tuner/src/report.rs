@@ -94,7 +94,7 @@ pub struct Candidate {
     pub reason: Option<String>,
     /// The device the decision was measured on (absent when nothing was measured).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub device: Option<crate::lane::Device>,
+    pub device: Option<crate::devices::Device>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

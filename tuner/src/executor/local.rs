@@ -6,11 +6,21 @@ use super::{Executor, LaneInfo, Message};
 use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::lane::{Device, Lane, LaneContext, Task};
-use crate::search::session::LaneSetup;
+use crate::settings::Settings;
+use crate::workcopy::Tree;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// What local lanes need from the session.
+pub struct LaneSetup<'a> {
+    pub tree: &'a Tree,
+    pub state_dir: &'a Path,
+    pub records_dir: PathBuf,
+    pub settings: &'a Settings,
+}
 
 /// One local lane: a backend opened on a device.
 pub struct LocalLane<'b, B> {

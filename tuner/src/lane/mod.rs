@@ -28,16 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
-/// The device a lane measures on, as recorded with every decision it makes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Device {
-    /// The device's model (`NVIDIA H100 80GB HBM3`, `AMD gfx90a`, or `cpu: ...` where the
-    /// work runs on the CPU): decisions are keyed by it.
-    pub model: String,
-    /// The device id (`--devices`, or what Slurm gave the step); `null` for the default lane.
-    pub id: Option<String>,
-    pub host: String,
-}
+pub use crate::devices::Device;
 
 /// A state of the tree: its content hash and the files that differ from the user's tree.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ use super::{ApplyMode, Progress, Settings, Tuned};
 use crate::apply;
 use crate::discover::Discovery;
 use crate::error::Error;
+use crate::executor::local::LaneSetup;
 use crate::executor::Executor;
 use crate::ledger::{self, Ledger};
 use crate::orphans;
@@ -59,14 +60,6 @@ fn failed_status(e: &Error) -> &'static str {
         Error::DiskFull { .. } | Error::Interrupted | Error::LanesGone(_) => "interrupted",
         _ => "failed",
     }
-}
-
-/// What local lanes need from the session.
-pub struct LaneSetup<'a> {
-    pub tree: &'a Tree,
-    pub state_dir: &'a Path,
-    pub records_dir: PathBuf,
-    pub settings: &'a Settings,
 }
 
 /// A tune holding its state directory.
