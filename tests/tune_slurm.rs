@@ -13,51 +13,12 @@ use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
 
-const A: &str = "__global__ void fast(float* a, int n) {
-    for (int i = 0; i < n; ++i) {
-        a[i] = a[i] * 2.0f + 1.0f;
-    }
-}
-";
+#[path = "support/tiny_tree.rs"]
+mod tiny_tree;
 
-const B: &str = "__global__ void more(float* b, int n) {
-    for (int j = 0; j < n; ++j) {
-        b[j] = b[j] * 3.0f;
-    }
-}
-";
-
-const C: &str = "__global__ void flat(float* c, int n) {
-    for (int k = 0; k < n; ++k) {
-        c[k] += 1.0f;
-    }
-}
-";
-
-const RUN: &str = "c=2000
-if grep -A1 'pragma unroll 4' app.src | grep -q 'int i = 0'; then c=$((c - 500)); fi
-if grep -A1 'pragma unroll 2' app.src | grep -q 'int i = 0'; then c=$((c - 200)); fi
-if grep -A1 'pragma unroll 4' app.src | grep -q 'int j = 0'; then c=$((c - 300)); fi
-if grep -A1 'pragma unroll 2' app.src | grep -q 'int j = 0'; then c=$((c - 100)); fi
-echo \"cost: $c\"
-";
-
-/// The tiny tree: three kernels of one loop each; the figure follows from the pragmas.
+/// The tiny tree without links.
 fn tiny() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    let p = d.path();
-    std::fs::write(p.join("a.cu"), A).unwrap();
-    std::fs::write(p.join("b.cu"), B).unwrap();
-    std::fs::write(p.join("c.cu"), C).unwrap();
-    std::fs::write(p.join("build.sh"), "cat a.cu b.cu c.cu > app.src\n").unwrap();
-    std::fs::write(p.join("run.sh"), RUN).unwrap();
-    std::fs::write(p.join(".gitignore"), "app.src\n").unwrap();
-    std::fs::write(
-        p.join("hip-unroll.toml"),
-        "[compile]\ncommand = \"false {src} -o {out}\"\n",
-    )
-    .unwrap();
-    d
+    tiny_tree::tiny(false)
 }
 
 fn args(state: &Path) -> Vec<String> {
