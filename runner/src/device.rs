@@ -278,7 +278,7 @@ fn amd_gpus(nodes: &std::path::Path) -> Vec<Gpu> {
     let Ok(dir) = std::fs::read_dir(nodes) else {
         return Vec::new();
     };
-    let mut found: Vec<(u32, String)> = dir
+    let found: Vec<(u32, String)> = dir
         .filter_map(|e| {
             let e = e.ok()?;
             let id: u32 = e.file_name().to_str()?.parse().ok()?;
@@ -300,22 +300,14 @@ fn amd_gpus(nodes: &std::path::Path) -> Vec<Gpu> {
             Some((id, model))
         })
         .collect();
-    found.sort();
-    found
-        .into_iter()
-        .enumerate()
-        .map(|(i, (_, model))| Gpu {
-            ordinal: i as u32,
-            model,
-        })
-        .collect()
+    numbered(found)
 }
 
 fn nvidia_gpus(dir: &std::path::Path) -> Vec<Gpu> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut found: Vec<(String, String)> = entries
+    let found: Vec<(String, String)> = entries
         .filter_map(|e| {
             let e = e.ok()?;
             let info = std::fs::read_to_string(e.path().join("information")).ok()?;
@@ -327,6 +319,11 @@ fn nvidia_gpus(dir: &std::path::Path) -> Vec<Gpu> {
             Some((e.file_name().to_string_lossy().into_owned(), model))
         })
         .collect();
+    numbered(found)
+}
+
+/// The GPUs in the order of their driver keys, numbered from 0 as the runtimes number them.
+fn numbered<K: Ord>(mut found: Vec<(K, String)>) -> Vec<Gpu> {
     found.sort();
     found
         .into_iter()
