@@ -35,7 +35,7 @@ pub struct Settings {
     pub select: Option<Vec<String>>,
     /// Rule ids to turn off.
     pub ignore: Vec<String>,
-    /// Emit `candidate` hints for unrollable loops without a pragma.
+    /// Run the hint rules (`Enable::Hint`: `candidate`, unrollable loops without a pragma).
     pub hints: bool,
     /// Parse every file, even one with no GPU code (no `__global__`, `__device__` or
     /// `__launch_bounds__` anywhere in its bytes) and no possible warp-size constant (`warp`

@@ -1,7 +1,7 @@
-//! The rule registry: every rule with its kind and its default severity, in one place (nowhere
-//! else states a rule's severity). Each rule owns the rest in its own file: its id, summary and
-//! documentation (the file's `//!` block), its detection and its messages, and its fix where it
-//! has one. `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
+//! The rule registry: every rule with its kind and its default severity, one line each in
+//! `registry!` (nowhere else states a rule's kind or severity). Each rule owns the rest in its
+//! own file: its id, summary and documentation (the file's `//!` block), its detection and its
+//! messages, its fix where it has one, and what the engine runs (`BLOCKER`, `DIAGNOSTIC`). `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
 //! ids against [`all`].
 
 use std::sync::LazyLock;
