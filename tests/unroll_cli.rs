@@ -172,6 +172,30 @@ fn pragma_twice_is_idempotent_in_place() {
     );
 }
 
+/// The transforms refuse a `while` loop by hand with a structured alternative; the binary, not
+/// the library, words it as the flag to use.
+#[test]
+fn manual_refusal_of_a_while_loop_names_pragma_mode() {
+    let (_dir, p) = temp_kernel(
+        "__global__ void k(float* a, int n) {\n    int i = 0;\n    while (i < n) { a[i] *= 2.f; ++i; }\n}\n",
+    );
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "k:0",
+        "--factor",
+        "2",
+        "--mode",
+        "manual",
+    ]);
+    assert_eq!(code(&o), 1);
+    let e = stderr(&o);
+    assert!(
+        e.contains("this is a `while` loop (use --mode pragma) [not-a-for-loop]"),
+        "{e}"
+    );
+}
+
 #[test]
 fn refusal_exits_1_with_the_reason() {
     let src = testdata("refuse_break.cu");

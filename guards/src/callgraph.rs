@@ -3,8 +3,9 @@
 //! barrier, an atomic, dynamic shared memory, a macro that leaves the code it expands into),
 //! and which calls no visible body answers (`unresolved`).
 //!
-//! The model knows no rule: each blocker supplies its [`Reaches`] (what a function body or a
-//! macro's replacement list does by itself) and the graph carries it to every caller, in
+//! The model knows no rule: [`Reach::build`] is given, per blocker slot, the blocker's
+//! [`Reaches`] (what a function body or a macro's replacement list does by itself, which calls
+//! and inline assembly do it) and the graph carries it to every caller, in
 //! O(functions + macros + edges) per blocker by a backwards breadth-first search from the
 //! nodes that do it directly. Calls are resolved by name (overloads and same-named members
 //! merged, conservative), and also through the callables of a function: local variables,
@@ -16,9 +17,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use frontend::tu::TranslationUnit;
-use frontend::{Call, Function, FunctionKind, MacroDef, SharedDecl, SourceFile, Span};
+use frontend::{Call, Function, FunctionKind, MacroDef, SourceFile, Span};
 
-use crate::rules::Blocker;
+use crate::util::display_callee;
 
 /// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
 #[derive(Debug, Clone)]
@@ -33,7 +34,7 @@ pub struct Witness {
 pub(crate) type InFunction = fn(&Unit<'_>, &Function) -> Option<(String, Span)>;
 
 /// What a blocker's detection finds by itself in one function body or one macro, for the
-/// graph to carry to callers.
+/// graph to carry to callers: the predicates each blocker supplies (the model knows no rule).
 #[derive(Clone, Copy)]
 pub(crate) struct Reaches {
     /// What a function's own body does (what and where), or `None` when the blocker does not
@@ -41,9 +42,15 @@ pub(crate) struct Reaches {
     pub function: Option<InFunction>,
     /// What a macro's replacement list does by itself.
     pub macro_def: fn(&Unit<'_>, &MacroDef) -> Option<(String, Span)>,
-    /// A call that does it by itself (looked for in the bodies of lambdas a loop calls or
-    /// passes on).
+    /// A call that does it by itself (a primitive: looked for in the bodies of lambdas a loop
+    /// calls or passes on, never listed as `unresolved`, and not looked through by the other
+    /// blockers).
     pub call: Option<fn(&Call) -> bool>,
+    /// A name called in a macro's replacement list that does it by itself, beyond `call` (the
+    /// lexer cannot tell `g.sync()` from `sync(g)` there): never listed as `unresolved`.
+    pub macro_call: Option<fn(&str) -> bool>,
+    /// What an inline-assembly template does, as a witness (looked for in lambda bodies).
+    pub asm: Option<fn(&str) -> Option<String>>,
 }
 
 /// The files of a translation unit: the analysed file first, then its headers in unit order.
@@ -64,11 +71,6 @@ impl<'f> Unit<'f> {
         Unit { files, paths }
     }
 
-    /// Every file-scope `__shared__` declaration of the unit.
-    pub fn shared(&self) -> impl Iterator<Item = &'f SharedDecl> + '_ {
-        self.files.iter().flat_map(|f| f.shared.iter())
-    }
-
     /// Where a witness is, for a message: `line 5` in the analysed file, `path.cuh:5` in a
     /// header.
     pub fn at(&self, w: &Witness) -> String {
@@ -86,7 +88,6 @@ pub(crate) struct MacroUse<'f> {
     pub span: Span,
 }
 
-const N: usize = Blocker::ALL.len();
 /// At most this many unresolved names are kept per function, macro and loop.
 pub(crate) const MAX_UNRESOLVED: usize = 16;
 
@@ -97,9 +98,12 @@ pub(crate) struct Reach<'f> {
     fn_at: Vec<(usize, usize)>,
     /// Macro nodes: `(file, index)`.
     mac_at: Vec<(usize, usize)>,
-    /// `funcs[node][blocker slot]`: what a function reaches.
-    pub funcs: Vec<[Option<Witness>; N]>,
-    pub macros: Vec<[Option<Witness>; N]>,
+    /// The blockers' predicates, by slot.
+    reaches: Vec<Reaches>,
+    /// `funcs[node * reaches.len() + slot]`: what function `node` reaches for that blocker.
+    funcs: Vec<Option<Witness>>,
+    /// The same for macro nodes.
+    macros: Vec<Option<Witness>>,
     func_by_name: HashMap<&'f str, Vec<usize>>,
     macro_by_name: HashMap<&'f str, Vec<usize>>,
     /// Per function of the analysed file: its local callables (name -> function nodes).
@@ -140,8 +144,16 @@ fn type_base(t: &str) -> &str {
 }
 
 impl<'f> Reach<'f> {
-    pub(crate) fn build(main: &'f SourceFile, tu: &'f TranslationUnit) -> Self {
+    /// The reach of `main`'s translation unit for the blockers whose predicates are
+    /// `reaches` (slot = index).
+    pub(crate) fn build(
+        main: &'f SourceFile,
+        tu: &'f TranslationUnit,
+        reaches: &[Reaches],
+    ) -> Self {
         let unit = Unit::new(main, tu);
+        let nb = reaches.len();
+        let known = |c: &Call| is_known_call(reaches, c);
         let multi = unit.files.len() > 1;
         let mut fn_at = Vec::new();
         let mut mac_at = Vec::new();
@@ -174,7 +186,6 @@ impl<'f> Reach<'f> {
                 .or_default()
                 .push(m);
         }
-        let reaches: Vec<Option<Reaches>> = Blocker::ALL.iter().map(|b| b.reaches()).collect();
         let own_macros: Vec<HashSet<&str>> = unit
             .files
             .iter()
@@ -183,7 +194,7 @@ impl<'f> Reach<'f> {
 
         // Nodes: functions 0..nf, macros nf..nf+nm. Reverse edges: callee -> callers.
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); nf + nm];
-        let mut direct: Vec<[Option<Witness>; N]> = vec![Default::default(); nf + nm];
+        let mut direct: Vec<Option<Witness>> = vec![None; (nf + nm) * nb];
         let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); nf + nm];
         let mut callables_main = Vec::new();
         let mut values_main = Vec::new();
@@ -194,8 +205,8 @@ impl<'f> Reach<'f> {
             let (k, _) = fn_at[n];
             let f = func(n);
             for (slot, r) in reaches.iter().enumerate() {
-                if let Some(found) = r.and_then(|r| r.function).and_then(|d| d(&unit, f)) {
-                    direct[n][slot] = Some(Witness {
+                if let Some(found) = r.function.and_then(|d| d(&unit, f)) {
+                    direct[n * nb + slot] = Some(Witness {
                         what: found.0,
                         span: found.1,
                         file: k,
@@ -239,7 +250,7 @@ impl<'f> Reach<'f> {
                         || callables.contains_key(c.callee.as_str())
                         || macro_by_name.contains_key(c.callee.as_str())
                         || lambda_vars.contains(c.callee.as_str())
-                        || crate::known::is_known_call(c);
+                        || known(c);
                     if plain && !answered {
                         callables.insert(c.callee.as_str(), escaped.clone());
                     }
@@ -260,9 +271,9 @@ impl<'f> Reach<'f> {
                 let resolved = any
                     || macro_by_name.contains_key(c.callee.as_str())
                     || (c.receiver.is_none() && lambda_vars.contains(c.callee.as_str()))
-                    || crate::known::is_known_call(c);
+                    || known(c);
                 if !resolved && f.kind != FunctionKind::Host {
-                    push_capped(&mut unresolved[n], crate::engine::display_callee(c));
+                    push_capped(&mut unresolved[n], display_callee(c));
                     unresolved_calls.push(ci);
                 }
             }
@@ -311,8 +322,8 @@ impl<'f> Reach<'f> {
             let node = nf + m;
             let md = mac(m);
             for (slot, r) in reaches.iter().enumerate() {
-                if let Some(found) = r.and_then(|r| (r.macro_def)(&unit, md)) {
-                    direct[node][slot] = Some(Witness {
+                if let Some(found) = (r.macro_def)(&unit, md) {
+                    direct[node * nb + slot] = Some(Witness {
                         what: found.0,
                         span: found.1,
                         file: k,
@@ -336,7 +347,7 @@ impl<'f> Reach<'f> {
                 }
                 let is_call = md.calls.contains(name);
                 let params = md.params.as_deref().unwrap_or_default();
-                if is_call && !any && !params.contains(name) && !known_name(name) {
+                if is_call && !any && !params.contains(name) && !known_name(reaches, name) {
                     push_capped(&mut unresolved[node], name.clone());
                 }
             }
@@ -345,15 +356,15 @@ impl<'f> Reach<'f> {
         // Backwards BFS per blocker from the direct sites.
         let mut reach = direct;
         for (slot, r) in reaches.iter().enumerate() {
-            let Some(r) = r else { continue };
             let through_functions = r.function.is_some();
-            let mut queue: VecDeque<usize> =
-                (0..nf + nm).filter(|&n| reach[n][slot].is_some()).collect();
+            let mut queue: VecDeque<usize> = (0..nf + nm)
+                .filter(|&n| reach[n * nb + slot].is_some())
+                .collect();
             while let Some(n) = queue.pop_front() {
-                let w = reach[n][slot].clone();
+                let w = reach[n * nb + slot].clone();
                 for &c in &callers[n] {
-                    if (through_functions || c >= nf) && reach[c][slot].is_none() {
-                        reach[c][slot] = w.clone();
+                    if (through_functions || c >= nf) && reach[c * nb + slot].is_none() {
+                        reach[c * nb + slot] = w.clone();
                         queue.push_back(c);
                     }
                 }
@@ -376,10 +387,11 @@ impl<'f> Reach<'f> {
                 }
             }
         }
-        let macros = reach.split_off(nf);
+        let macros = reach.split_off(nf * nb);
         let unresolved_mac = unresolved.split_off(nf);
         Reach {
             unit,
+            reaches: reaches.to_vec(),
             fn_at,
             mac_at,
             funcs: reach,
@@ -393,6 +405,26 @@ impl<'f> Reach<'f> {
             unresolved_fn: unresolved,
             unresolved_mac,
         }
+    }
+
+    /// The predicates of the blocker in `slot`.
+    pub(crate) fn reaches(&self, slot: usize) -> &Reaches {
+        &self.reaches[slot]
+    }
+
+    /// What function node `n` reaches for the blocker in `slot`.
+    pub(crate) fn fn_witness(&self, n: usize, slot: usize) -> Option<&Witness> {
+        self.funcs[n * self.reaches.len() + slot].as_ref()
+    }
+
+    /// What macro node `m` reaches for the blocker in `slot`.
+    pub(crate) fn macro_witness(&self, m: usize, slot: usize) -> Option<&Witness> {
+        self.macros[m * self.reaches.len() + slot].as_ref()
+    }
+
+    /// True when some blocker recognises `c` by itself (a barrier, an atomic: a primitive).
+    pub(crate) fn is_primitive(&self, c: &Call) -> bool {
+        self.reaches.iter().any(|r| r.call.is_some_and(|p| p(c)))
     }
 
     /// The function nodes a call of function `fi` of the analysed file may reach.
@@ -561,8 +593,20 @@ fn callables_of<'f>(
     out
 }
 
-/// A name called in a macro body that is known (see [`crate::known`]).
-fn known_name(name: &str) -> bool {
+/// A call known by name (`frontend::known`: the HIP/CUDA device API and the C/C++ library) or
+/// recognised by a blocker (barriers, atomics): never listed as `unresolved`.
+fn is_known_call(reaches: &[Reaches], c: &Call) -> bool {
+    reaches.iter().any(|r| r.call.is_some_and(|p| p(c)))
+        || frontend::known::is_known_function(
+            &c.callee,
+            c.qualifier.as_deref(),
+            c.receiver.is_some(),
+        )
+}
+
+/// A name called in a macro body that is known (see [`is_known_call`]), or that a blocker
+/// recognises in a macro body.
+fn known_name(reaches: &[Reaches], name: &str) -> bool {
     let c = Call {
         callee: name.to_string(),
         receiver: None,
@@ -573,7 +617,10 @@ fn known_name(name: &str) -> bool {
         arg_spans: Vec::new(),
         arg_ints: Vec::new(),
     };
-    crate::known::is_known_call(&c) || crate::rules::barrier::is_barrier_macro_call(name)
+    is_known_call(reaches, &c)
+        || reaches
+            .iter()
+            .any(|r| r.macro_call.is_some_and(|p| p(name)))
 }
 
 fn push_capped(v: &mut Vec<String>, x: String) {

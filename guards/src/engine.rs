@@ -2,14 +2,41 @@
 //! the innermost loop containing it, and propagates it outwards (a barrier in an inner loop
 //! blocks the outer one too; a `break` blocks only the loop it ends). Linear in the size of the
 //! function: one sort and one sweep, no loop-by-loop rescans.
+//!
+//! The engine knows no rule: it runs the [`BlockerRule`]s it is given (the registry's, in
+//! registry order; a rule's slot is its index there), each with a [`Cx`] bound to its slot.
 
 use frontend::{Call, Function, FunctionKind, SourceFile, Span};
 
-use crate::callgraph::{Reach, MAX_UNRESOLVED};
+use crate::callgraph::{Reach, Reaches, Witness, MAX_UNRESOLVED};
 use crate::suppress::Suppressions;
-use crate::util::within;
+use crate::util::{display_callee, within};
 
-pub use crate::rules::Blocker;
+/// A blocker rule, by its registry id (`barrier`, `atomic`, ...). Ordered by id: the order of
+/// a loop's evidence and blockers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Blocker(&'static str);
+
+impl Blocker {
+    /// The blocker of rule `id` (the registry makes one per blocker rule).
+    pub(crate) const fn new(id: &'static str) -> Blocker {
+        Blocker(id)
+    }
+
+    /// The rule's stable id.
+    pub fn id(self) -> &'static str {
+        self.0
+    }
+}
+
+/// What a blocker rule supplies, as one entry of the registry: how its evidence travels
+/// through the translation unit (the reach model's predicates) and its detection in one
+/// function.
+pub(crate) struct BlockerRule {
+    pub reaches: Reaches,
+    /// Collects the rule's evidence in one function (`cx` is bound to the rule).
+    pub evidence: fn(&Cx<'_>, &mut Sink<'_>),
+}
 
 /// One piece of evidence: where a blocker happens and what it is.
 #[derive(Debug, Clone)]
@@ -54,16 +81,14 @@ impl LoopVerdict {
     }
 }
 
-/// Which blocker rules are active (selection, `allow-file`), by [`Blocker::slot`].
-pub(crate) struct Active(pub [bool; Blocker::ALL.len()]);
-
 /// What a blocker rule's detection sees of one function: the file, the function, and the
 /// reach of the translation unit (helpers, macros and callables of the file and its headers,
-/// computed once per file).
+/// computed once per file), for the rule in `slot`.
 pub(crate) struct Cx<'a> {
     pub fi: usize,
     pub f: &'a Function,
     pub reach: &'a Reach<'a>,
+    slot: usize,
 }
 
 /// Where a blocker rule's detection puts its evidence (suppressed lines are dropped here).
@@ -89,15 +114,26 @@ impl Sink<'_> {
 }
 
 impl Cx<'_> {
-    /// The witness of `rule` that a call reaches through a function of the unit (by name, or
+    /// What macro node `m` reaches for this rule.
+    pub fn macro_witness(&self, m: usize) -> Option<&Witness> {
+        self.reach.macro_witness(m, self.slot)
+    }
+
+    /// True when some blocker recognises `c` by itself (a barrier, an atomic): then the other
+    /// rules do not look through it.
+    pub fn is_primitive(&self, c: &Call) -> bool {
+        self.reach.is_primitive(c)
+    }
+
+    /// The witness of this rule that a call reaches through a function of the unit (by name, or
     /// held by a local callable), as a label: "`f()`, which reaches `__syncthreads` (line 5)"
     /// ("(helpers.cuh:5)" when the witness is in a header); or, when the callee does not, that
     /// it is passed a function, a callable or a lambda that does ("`apply()`, passed `helper`,
     /// which reaches ...").
-    pub fn via_call(&self, c: &Call, rule: Blocker) -> Option<String> {
-        let slot = rule.slot();
+    pub fn via_call(&self, c: &Call) -> Option<String> {
+        let slot = self.slot;
         let reach = self.reach;
-        let reaching = |j: usize| reach.funcs[j][slot].as_ref();
+        let reaching = |j: usize| reach.fn_witness(j, slot);
         if let Some(w) = reach.call_targets(self.fi, c).find_map(reaching) {
             return Some(format!(
                 "`{}()`, which reaches `{}` ({})",
@@ -128,7 +164,7 @@ impl Cx<'_> {
                 return Some(passed(&u.name, what));
             }
             if let Some(body) = self.lambda_var(&u.name, u.span) {
-                if let Some((what, line)) = self.lambda_hit(body, rule) {
+                if let Some((what, line)) = self.lambda_hit(body) {
                     let what = format!("a lambda that calls `{what}` (line {line})");
                     return Some(passed(&u.name, what));
                 }
@@ -149,19 +185,20 @@ impl Cx<'_> {
             })
     }
 
-    /// What a lambda body (`body`, a span of this function) does that `rule` looks for: a call
-    /// that does it directly or reaches it, a macro that does, or (barriers) inline assembly.
-    fn lambda_hit(&self, body: Span, rule: Blocker) -> Option<(String, u32)> {
+    /// What a lambda body (`body`, a span of this function) does that this rule looks for: a
+    /// call that does it directly or reaches it, a macro that does, or inline assembly that
+    /// does (the rule's `Reaches::asm`).
+    fn lambda_hit(&self, body: Span) -> Option<(String, u32)> {
         let f = self.f;
-        let slot = rule.slot();
+        let slot = self.slot;
         let reach = self.reach;
-        let direct = rule.reaches().and_then(|r| r.call);
+        let direct = reach.reaches(slot).call;
         let inner = within(&f.calls, |x| x.span.start, body);
         let via_call = inner.iter().find(|x| {
             direct.is_some_and(|d| d(x))
                 || reach
                     .call_targets(self.fi, x)
-                    .any(|j| reach.funcs[j][slot].is_some())
+                    .any(|j| reach.fn_witness(j, slot).is_some())
         });
         if let Some(x) = via_call {
             return Some((x.callee.clone(), x.span.line));
@@ -171,15 +208,16 @@ impl Cx<'_> {
                 && reach
                     .macros_named(u.name)
                     .iter()
-                    .any(|&m| reach.macros[m][slot].is_some())
+                    .any(|&m| reach.macro_witness(m, slot).is_some())
         });
         if let Some(u) = via_macro {
             return Some((u.name.to_string(), u.span.line));
         }
+        let asm = reach.reaches(slot).asm?;
         f.asm
             .iter()
-            .filter(|a| rule == Blocker::Barrier && body.contains(&a.span))
-            .find_map(|a| crate::rules::barrier::asm_barrier(&a.template).map(|w| (w, a.span.line)))
+            .filter(|a| body.contains(&a.span))
+            .find_map(|a| asm(&a.template).map(|w| (w, a.span.line)))
     }
 
     /// The macro uses of this function (of the file's own macros and of its headers').
@@ -201,15 +239,15 @@ impl Cx<'_> {
         }
     }
 
-    /// Each use of a macro that reaches `rule`, with its label ("macro `M`, which expands to
-    /// `atomicAdd`").
-    pub fn via_macros(&self, rule: Blocker, sink: &mut Sink<'_>) {
+    /// Each use of a macro that reaches this rule, with its label ("macro `M`, which expands
+    /// to `atomicAdd`").
+    pub fn via_macros(&self, sink: &mut Sink<'_>) {
         for u in self.macro_uses() {
             let hit = self
                 .reach
                 .macros_named(u.name)
                 .iter()
-                .find_map(|&m| self.reach.macros[m][rule.slot()].as_ref().map(|w| (m, w)));
+                .find_map(|&m| self.macro_witness(m).map(|w| (m, w)));
             if let Some((m, w)) = hit {
                 let label = format!(
                     "macro {}, which expands to `{}`",
@@ -222,9 +260,9 @@ impl Cx<'_> {
     }
 
     /// Calls of local lambdas (`auto step = [&] { __syncthreads(); };`, then `step()`) whose
-    /// body does what `rule` looks for, directly, through a function of the unit, through a
-    /// macro, or (for barriers) through inline assembly.
-    pub fn via_lambdas(&self, rule: Blocker, sink: &mut Sink<'_>) {
+    /// body does what this rule looks for, directly, through a function of the unit, through a
+    /// macro, or through inline assembly.
+    pub fn via_lambdas(&self, sink: &mut Sink<'_>) {
         let f = self.f;
         if f.lambdas.is_empty() {
             return;
@@ -236,7 +274,7 @@ impl Cx<'_> {
             if body.contains(&c.span) {
                 continue;
             }
-            if let Some((what, line)) = self.lambda_hit(body, rule) {
+            if let Some((what, line)) = self.lambda_hit(body) {
                 let label = format!(
                     "`{}()`, a lambda that calls `{what}` (line {line})",
                     c.callee
@@ -247,17 +285,14 @@ impl Cx<'_> {
     }
 }
 
-/// True when a call is a barrier or an atomic itself (then no other rule looks through it).
-pub(crate) fn is_primitive(c: &Call) -> bool {
-    crate::rules::barrier::is_barrier_call(c) || crate::rules::atomic::is_atomic_call(c)
-}
-
-/// The verdicts of every loop of `f` (index = `Loop::index`).
+/// The verdicts of every loop of `f` (index = `Loop::index`), by the blocker rules `rules`
+/// (slot = index, as `reach` was built) whose `active` flag is set.
 pub(crate) fn analyse_function(
     file: &SourceFile,
     fi: usize,
     reach: &Reach<'_>,
-    active: &Active,
+    rules: &[(Blocker, &BlockerRule)],
+    active: &[bool],
     sup: &Suppressions,
 ) -> Vec<LoopVerdict> {
     let f: &Function = &file.functions[fi];
@@ -269,18 +304,18 @@ pub(crate) fn analyse_function(
     for (l, names) in unresolved_by_loop(f, fi, reach).into_iter().enumerate() {
         out[l].unresolved = names;
     }
-    let cx = Cx { fi, f, reach };
     let mut items: Vec<(usize, Evidence, Spread, Option<usize>)> = Vec::new();
-    for rule in Blocker::ALL {
-        if !active.0[rule.slot()] {
+    for (slot, &(rule, imp)) in rules.iter().enumerate() {
+        if !active[slot] {
             continue;
         }
+        let cx = Cx { fi, f, reach, slot };
         let mut sink = Sink {
             rule,
             sup,
             items: std::mem::take(&mut items),
         };
-        rule.evidence(&cx, &mut sink);
+        (imp.evidence)(&cx, &mut sink);
         items = sink.items;
     }
     if items.is_empty() {
@@ -444,13 +479,4 @@ fn add(v: &mut LoopVerdict, ev: &Evidence) -> bool {
     }
     v.evidence.push(ev.clone());
     true
-}
-
-/// How a call is named in evidence: `tile.sync`, `cg::sync`, `helper`.
-pub(crate) fn display_callee(c: &frontend::Call) -> String {
-    match (&c.receiver, &c.qualifier) {
-        (Some(r), _) if r.len() <= 40 => format!("{r}.{}", c.callee),
-        (_, Some(q)) => format!("{q}::{}", c.callee),
-        _ => c.callee.clone(),
-    }
 }

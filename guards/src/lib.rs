@@ -9,7 +9,7 @@ mod callgraph;
 mod engine;
 pub mod fix;
 pub mod hsaco;
-mod known;
+mod lint;
 pub mod report;
 pub mod rules;
 mod suppress;
@@ -35,7 +35,7 @@ pub struct Settings {
     pub select: Option<Vec<String>>,
     /// Rule ids to turn off.
     pub ignore: Vec<String>,
-    /// Emit `candidate` hints for unrollable loops without a pragma.
+    /// Run the hint rules (`Enable::Hint`: `candidate`, unrollable loops without a pragma).
     pub hints: bool,
     /// Parse every file, even one with no GPU code (no `__global__`, `__device__` or
     /// `__launch_bounds__` anywhere in its bytes) and no possible warp-size constant (`warp`
@@ -71,7 +71,9 @@ impl Settings {
         match &self.select {
             None => true,
             Some(sel) => {
-                let names_blockers = Blocker::ALL.iter().any(|x| sel.iter().any(|r| r == x.id()));
+                let names_blockers = rules::blockers()
+                    .iter()
+                    .any(|(x, _)| sel.iter().any(|r| r == x.id()));
                 !names_blockers || self.selected(b.id())
             }
         }
@@ -86,8 +88,23 @@ impl Settings {
             .unwrap_or(Severity::Warning)
     }
 
-    fn diagnostic_active(&self, id: &str) -> bool {
-        !self.ignored(id) && self.select.as_ref().is_none_or(|_| self.selected(id))
+    /// Whether diagnostic rule `id`, enabled as `how`, runs: `ignore` wins; a selection runs
+    /// what it names (and `unroll-blocked` whenever it names a blocker); otherwise the rules on
+    /// by default run, and the hints when `hints` is on.
+    fn enables(&self, id: &str, how: lint::Enable) -> bool {
+        if self.ignored(id) {
+            return false;
+        }
+        let by_select = || self.selected(id);
+        match how {
+            lint::Enable::Default => self.select.is_none() || by_select(),
+            lint::Enable::WithBlockers => {
+                self.select.is_none()
+                    || by_select()
+                    || rules::blockers().iter().any(|(b, _)| self.selected(b.id()))
+            }
+            lint::Enable::Hint => self.hints || by_select(),
+        }
     }
 }
 
@@ -131,11 +148,11 @@ fn analyze_with(
     settings: &Settings,
     sup: &Suppressions,
 ) -> FileAnalysis {
-    let mut active = [false; Blocker::ALL.len()];
-    for b in Blocker::ALL {
-        active[b.slot()] = settings.blocker_active(b) && !sup.file_allows(b.id());
-    }
-    let active = engine::Active(active);
+    let blockers = rules::blockers();
+    let active: Vec<bool> = blockers
+        .iter()
+        .map(|&(b, _)| settings.blocker_active(b) && !sup.file_allows(b.id()))
+        .collect();
     let any_loops = file
         .functions
         .iter()
@@ -149,9 +166,10 @@ fn analyze_with(
                 .collect(),
         };
     }
-    let reach = callgraph::Reach::build(file, tu);
+    let reaches: Vec<callgraph::Reaches> = blockers.iter().map(|(_, r)| r.reaches).collect();
+    let reach = callgraph::Reach::build(file, tu, &reaches);
     let loops = (0..file.functions.len())
-        .map(|i| engine::analyse_function(file, i, &reach, &active, sup))
+        .map(|i| engine::analyse_function(file, i, &reach, blockers, &active, sup))
         .collect();
     FileAnalysis { loops }
 }
@@ -162,30 +180,6 @@ pub fn pragma_text(h: &UnrollHint) -> String {
         UnrollHint::Unroll(None) => "unroll".into(),
         UnrollHint::Unroll(Some(n)) => format!("unroll {n}"),
         UnrollHint::NoUnroll => "nounroll".into(),
-    }
-}
-
-/// A rule's [`rules::Finding`] as a diagnostic of `path`, with the configured severity.
-fn diagnostic(path: &str, rule: &str, settings: &Settings, f: rules::Finding) -> Diagnostic {
-    Diagnostic {
-        path: path.to_string(),
-        line: f.span.line,
-        column: f.span.column,
-        rule: rule.to_string(),
-        severity: settings.severity_of(rule),
-        message: f.message,
-        span: (f.span.start, f.span.end),
-        related: f
-            .related
-            .into_iter()
-            .map(|(s, label)| Related {
-                line: s.line,
-                column: s.column,
-                span: (s.start, s.end),
-                label,
-            })
-            .collect(),
-        fix: f.fix,
     }
 }
 
@@ -240,15 +234,7 @@ pub fn check_unit(
 ) -> (FileReport, Vec<Diagnostic>) {
     let sup = Suppressions::from_file(file, source);
     let analysis = analyze_with(file, tu, settings, &sup);
-    let mut diags = Vec::new();
-    let blocked_on = settings.diagnostic_active(rules::unroll_blocked::ID)
-        || settings
-            .select
-            .as_ref()
-            .is_some_and(|_| Blocker::ALL.iter().any(|b| settings.selected(b.id())))
-            && !settings.ignored(rules::unroll_blocked::ID);
-    let hints_on = !settings.ignored(rules::candidate::ID)
-        && (settings.hints || settings.selected(rules::candidate::ID));
+    let mut facts: Vec<lint::LoopFacts<'_>> = Vec::new();
     let mut functions = Vec::new();
     for (fi, f) in file.functions.iter().enumerate() {
         if f.kind == FunctionKind::Host {
@@ -280,27 +266,8 @@ pub fn check_unit(
                     index: li,
                 })
                 .to_string();
-            if blocked_on {
-                let found = rules::unroll_blocked::check(l, &id, &blockers, &evidence);
-                let allowed = || {
-                    lines
-                        .iter()
-                        .any(|&ln| sup.allows(rules::unroll_blocked::ID, ln))
-                };
-                if let Some(found) = found.filter(|_| !allowed()) {
-                    diags.push(diagnostic(path, rules::unroll_blocked::ID, settings, found));
-                }
-            }
-            if hints_on {
-                let found = rules::candidate::check(l, &id, !blockers.is_empty());
-                if let Some(found) =
-                    found.filter(|_| !sup.allows(rules::candidate::ID, l.keyword.line))
-                {
-                    diags.push(diagnostic(path, rules::candidate::ID, settings, found));
-                }
-            }
             loops.push(LoopReport {
-                id,
+                id: id.clone(),
                 line: l.keyword.line,
                 column: l.keyword.column,
                 kind: l.kind,
@@ -311,6 +278,12 @@ pub fn check_unit(
                 blockers: blockers.iter().map(|s| s.to_string()).collect(),
                 unresolved: v.unresolved.clone(),
             });
+            facts.push(lint::LoopFacts {
+                lp: l,
+                id,
+                evidence,
+                blockers,
+            });
         }
         functions.push(FunctionReport {
             name: f.name.clone(),
@@ -320,31 +293,14 @@ pub fn check_unit(
             resources: Vec::new(),
         });
     }
-    if settings.diagnostic_active(rules::wave_size::ID) && !sup.file_allows(rules::wave_size::ID) {
-        let suppressed = |line: u32| sup.allows(rules::wave_size::ID, line);
-        for w in rules::wave_size::check(file, &suppressed) {
-            if sup.allows(rules::wave_size::ID, w.span.line) {
-                continue;
-            }
-            diags.push(diagnostic(path, rules::wave_size::ID, settings, w));
-        }
-    }
-    if !tu.missing.is_empty()
-        && settings.diagnostic_active(rules::include_not_found::ID)
-        && !sup.file_allows(rules::include_not_found::ID)
-    {
-        if let Some(found) = rules::include_not_found::check(tu) {
-            if !sup.allows(rules::include_not_found::ID, found.span.line) {
-                diags.push(diagnostic(
-                    path,
-                    rules::include_not_found::ID,
-                    settings,
-                    found,
-                ));
-            }
-        }
-    }
-    diags.sort_by_key(|d| (d.line, d.column));
+    let enabled = rules::diagnostics()
+        .filter(|(id, r)| settings.enables(id, r.enable))
+        .map(|(id, rule)| lint::Enabled {
+            id,
+            rule,
+            severity: settings.severity_of(id),
+        });
+    let diags = lint::run(path, file, tu, &facts, &sup, enabled);
     (
         FileReport {
             path: path.to_string(),

@@ -313,3 +313,42 @@ __global__ void k(float* out, int n) {
         "{labels:?}"
     );
 }
+
+/// The diagnostic sink, not the rules, applies suppressions and orders the diagnostics: an
+/// `allow` trailing a loop's line silences the `unroll-blocked` that sits on its pragma (the
+/// finding's other line), and two diagnostics at one position come in rule id order (a warp
+/// reduction loop is both a `candidate` and a `wave-size` finding at its keyword).
+#[test]
+fn sink_applies_suppressions_and_orders_by_position_then_rule() {
+    let src = r#"__global__ void k(float* a, float v, int n) {
+  #pragma unroll 4
+  for (int i = 0; i < n; ++i) { __syncthreads(); }  // hip-unroll: allow(unroll-blocked)
+  #pragma unroll 4
+  for (int i = 0; i < n; ++i) { __syncthreads(); }
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down(v, o);
+  a[0] = v;
+}
+"#;
+    let hints = Settings {
+        hints: true,
+        ..Default::default()
+    };
+    let (r, d) = check_source("s.cu", src.as_bytes(), &hints);
+    assert_eq!(r.functions[0].loops[0].blockers, vec!["barrier"]);
+    let got: Vec<(&str, u32, u32)> = d
+        .iter()
+        .map(|d| (d.rule.as_str(), d.line, d.column))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("unroll-blocked", 4, 3),
+            ("candidate", 6, 3),
+            ("wave-size", 6, 3),
+        ]
+    );
+    let file_allowed = format!("// hip-unroll: allow-file(wave-size)\n{src}");
+    let (_, d) = check_source("s.cu", file_allowed.as_bytes(), &hints);
+    assert!(d.iter().all(|d| d.rule != "wave-size"), "{d:?}");
+    assert_eq!(d.iter().filter(|d| d.rule == "candidate").count(), 1);
+}

@@ -214,7 +214,22 @@ fn refusal_message(id: &pipeline::LoopId, mode: Mode, factor: u32, r: &Refusal) 
             "loop {id} carries `{pragma}` (line {line}), its author's decision; not replaced (--force overrides) [{}]",
             r.id()
         ),
-        _ => format!("cannot unroll loop {id} ({mode} x{factor}): {r} [{}]", r.id()),
+        _ => format!(
+            "cannot unroll loop {id} ({mode} x{factor}): {r}{} [{}]",
+            alternative_hint(r),
+            r.id()
+        ),
+    }
+}
+
+/// The flag that does what a refused rewrite could not (the transforms name no flag).
+fn alternative_hint(r: &Refusal) -> &'static str {
+    match r {
+        Refusal::Transform(t) => match t.alternative() {
+            Some(transforms::Alternative::PragmaMode) => " (use --mode pragma)",
+            None => "",
+        },
+        _ => "",
     }
 }
 

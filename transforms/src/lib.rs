@@ -14,7 +14,7 @@ pub mod shape;
 pub mod text;
 
 pub use edit::{apply, Edit};
-pub use refusal::{Part, Refusal};
+pub use refusal::{Alternative, Part, Refusal};
 
 use frontend::tu::TranslationUnit;
 use frontend::SourceFile;

@@ -22,9 +22,8 @@ impl std::fmt::Display for Part {
 /// A loop the transform will not rewrite, because equivalence cannot be proven.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
-    #[error(
-        "manual unrolling handles `for` loops only; this is a `{kind}` loop (use --mode pragma)"
-    )]
+    /// Pragma mode handles the loop (see [`Refusal::alternative`]).
+    #[error("manual unrolling handles `for` loops only; this is a `{kind}` loop")]
     NotAForLoop { kind: String },
     #[error("the `for` header is not canonical (`for (T i = a; i CMP b; i += s)` with CMP one of < <= > >=)")]
     NonCanonicalHeader,
@@ -98,7 +97,23 @@ pub enum Refusal {
     ReparseFailed { old: usize, new: usize },
 }
 
+/// What the caller can do instead of the refused rewrite (the binary words it as a hint: a
+/// library message names no command-line flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Alternative {
+    /// Unroll by pragma instead (the compiler unrolls loops of any kind).
+    PragmaMode,
+}
+
 impl Refusal {
+    /// What would do instead, when something would: pragma mode for a loop that is not a `for`.
+    pub fn alternative(&self) -> Option<Alternative> {
+        match self {
+            Refusal::NotAForLoop { .. } => Some(Alternative::PragmaMode),
+            _ => None,
+        }
+    }
+
     /// Stable kebab-case id of the reason (for scripts, counts and the tuner).
     pub fn id(&self) -> &'static str {
         use Part::*;

@@ -58,7 +58,12 @@ fn while_loop_gets_pragma_candidates_only() {
     assert!(vs.iter().all(|v| v.mode == Mode::Pragma) && vs.len() == 2);
     let e = transforms::unroll(SRC.as_bytes(), &file, loc, 2, Mode::Manual).unwrap_err();
     match e {
-        transforms::Error::Refused(r) => assert_eq!(r.id(), "not-a-for-loop"),
+        transforms::Error::Refused(r) => {
+            assert_eq!(r.id(), "not-a-for-loop");
+            // Structured: the caller words the alternative; the message names no flag.
+            assert_eq!(r.alternative(), Some(transforms::Alternative::PragmaMode));
+            assert!(!r.to_string().contains("--"), "{r}");
+        }
         other => panic!("{other}"),
     }
     assert!(matches!(

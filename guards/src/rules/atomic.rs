@@ -30,20 +30,27 @@
 use frontend::{Call, Function, MacroDef, Span};
 
 use crate::callgraph::{Reaches, Unit};
-use crate::engine::{display_callee, Blocker, Cx, Sink, Spread};
+use crate::engine::{BlockerRule, Cx, Sink, Spread};
+use crate::rules::barrier::is_barrier_call;
+use crate::util::display_callee;
 
-/// How the atomic travels: a function that calls one (a barrier call is the barrier rule's), a
-/// macro whose replacement list names one.
-pub(crate) const REACHES: Reaches = Reaches {
-    function: Some(in_function),
-    macro_def: in_macro,
-    call: Some(is_atomic_call),
+/// The rule's registry entry. How the atomic travels: a function that calls one (a barrier
+/// call is the barrier rule's), a macro whose replacement list names one.
+pub(crate) const BLOCKER: BlockerRule = BlockerRule {
+    reaches: Reaches {
+        function: Some(in_function),
+        macro_def: in_macro,
+        call: Some(is_atomic_call),
+        macro_call: None,
+        asm: None,
+    },
+    evidence,
 };
 
 fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
     f.calls
         .iter()
-        .find(|c| is_atomic_call(c) && !crate::rules::barrier::is_barrier_call(c))
+        .find(|c| is_atomic_call(c) && !is_barrier_call(c))
         .map(|c| (c.callee.clone(), c.span))
 }
 
@@ -96,9 +103,9 @@ pub fn is_atomic_call(call: &Call) -> bool {
 
 /// The atomic evidence of one function: atomic calls (a barrier call is the barrier rule's),
 /// calls of functions of the unit (and of local callables) that reach one, lambdas and macros that do.
-pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
-        if crate::rules::barrier::is_barrier_call(c) {
+        if is_barrier_call(c) {
             continue;
         }
         if is_atomic_call(c) {
@@ -108,10 +115,10 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 Spread::All,
                 None,
             );
-        } else if let Some(label) = cx.via_call(c, Blocker::Atomic) {
+        } else if let Some(label) = cx.via_call(c) {
             sink.push(c.span, label, Spread::All, None);
         }
     }
-    cx.via_lambdas(Blocker::Atomic, sink);
-    cx.via_macros(Blocker::Atomic, sink);
+    cx.via_lambdas(sink);
+    cx.via_macros(sink);
 }

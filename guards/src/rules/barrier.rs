@@ -63,7 +63,8 @@
 use frontend::{Call, Function, MacroDef, Span};
 
 use crate::callgraph::{Reaches, Unit};
-use crate::engine::{display_callee, Blocker, Cx, Sink, Spread};
+use crate::engine::{BlockerRule, Cx, Sink, Spread};
+use crate::util::display_callee;
 
 /// The rule's stable id.
 pub const ID: &str = "barrier";
@@ -200,12 +201,18 @@ pub fn asm_barrier(template: &str) -> Option<String> {
     None
 }
 
-/// How the barrier travels: a function that calls a barrier or holds one in inline assembly,
-/// a macro whose replacement list names one (methods included) or holds one in assembly.
-pub(crate) const REACHES: Reaches = Reaches {
-    function: Some(in_function),
-    macro_def: in_macro,
-    call: Some(is_barrier_call),
+/// The rule's registry entry. How the barrier travels: a function that calls a barrier or
+/// holds one in inline assembly, a macro whose replacement list names one (methods included)
+/// or holds one in assembly.
+pub(crate) const BLOCKER: BlockerRule = BlockerRule {
+    reaches: Reaches {
+        function: Some(in_function),
+        macro_def: in_macro,
+        call: Some(is_barrier_call),
+        macro_call: Some(is_barrier_macro_call),
+        asm: Some(asm_barrier),
+    },
+    evidence,
 };
 
 fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
@@ -234,8 +241,9 @@ fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
 }
 
 /// The barrier evidence of one function: barrier calls, calls of functions of the unit (and of
-/// local callables) that reach one, inline assembly, lambdas and macros that synchronise.
-pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+/// local callables) that reach one, inline assembly, lambdas and macros that synchronise. A
+/// call another blocker recognises by itself (an atomic) is not looked through.
+fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
         if is_barrier_call(c) {
             sink.push(
@@ -244,8 +252,8 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 Spread::All,
                 None,
             );
-        } else if !crate::rules::atomic::is_atomic_call(c) {
-            if let Some(label) = cx.via_call(c, Blocker::Barrier) {
+        } else if !cx.is_primitive(c) {
+            if let Some(label) = cx.via_call(c) {
                 sink.push(c.span, label, Spread::All, None);
             }
         }
@@ -255,8 +263,8 @@ pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
         }
     }
-    cx.via_lambdas(Blocker::Barrier, sink);
-    cx.via_macros(Blocker::Barrier, sink);
+    cx.via_lambdas(sink);
+    cx.via_macros(sink);
 }
 
 #[cfg(test)]

@@ -21,9 +21,7 @@
 //! No automatic fix: whether unrolling pays is measured, not guessed; `hip-unroll unroll` applies
 //! pragma or manual unrolling and the tuner measures it before anything is kept.
 
-use frontend::Loop;
-
-use super::Finding;
+use crate::lint::{DiagnosticRule, Enable, FileCx, Finding, LoopFacts};
 
 /// The rule's stable id.
 pub const ID: &str = "candidate";
@@ -31,10 +29,21 @@ pub const ID: &str = "candidate";
 /// One line: what the rule reports (`explain --list`, SARIF).
 pub const SUMMARY: &str = "a loop that no guard blocks and that has no unroll pragma (hint)";
 
-/// The finding for loop `lp` (identity `loop_id`) when no blocker evidence survived suppression:
-/// a loop without any unroll pragma.
-pub fn check(lp: &Loop, loop_id: &str, blocked: bool) -> Option<Finding> {
-    if blocked || lp.pragma.is_some() {
+/// The rule's registry entry: a hint, off unless selected or `hints` is on.
+pub(crate) const DIAGNOSTIC: DiagnosticRule = DiagnosticRule {
+    check,
+    enable: Enable::Hint,
+};
+
+fn check(cx: &FileCx<'_>) -> Vec<Finding> {
+    cx.loops.iter().filter_map(finding).collect()
+}
+
+/// The finding for one loop when no blocker evidence survived suppression: a loop without any
+/// unroll pragma.
+fn finding(l: &LoopFacts<'_>) -> Option<Finding> {
+    let lp = l.lp;
+    if !l.blockers.is_empty() || lp.pragma.is_some() {
         return None;
     }
     let tc = match lp.trip_count {
@@ -43,8 +52,9 @@ pub fn check(lp: &Loop, loop_id: &str, blocked: bool) -> Option<Finding> {
     };
     Some(Finding {
         span: lp.keyword,
-        message: format!("loop `{loop_id}` can be unrolled: no guard blocks it{tc}"),
+        message: format!("loop `{}` can be unrolled: no guard blocks it{tc}", l.id),
         related: Vec::new(),
         fix: None,
+        also_at: None,
     })
 }

@@ -40,18 +40,28 @@ use std::collections::HashMap;
 use frontend::{Access, Function, MacroDef, SharedDecl, SharedKind, Span};
 
 use crate::callgraph::{Reaches, Unit};
-use crate::engine::{is_primitive, Blocker, Cx, Sink, Spread};
+use crate::engine::{BlockerRule, Cx, Sink, Spread};
 
-/// How dynamic shared memory travels: a function that uses a name denoting it, a macro that
-/// names a file-scope dynamic array of the unit.
-pub(crate) const REACHES: Reaches = Reaches {
-    function: Some(in_function),
-    macro_def: in_macro,
-    call: None,
+/// The rule's registry entry. How dynamic shared memory travels: a function that uses a name
+/// denoting it, a macro that names a file-scope dynamic array of the unit.
+pub(crate) const BLOCKER: BlockerRule = BlockerRule {
+    reaches: Reaches {
+        function: Some(in_function),
+        macro_def: in_macro,
+        call: None,
+        macro_call: None,
+        asm: None,
+    },
+    evidence,
 };
 
+/// Every file-scope `__shared__` declaration of the unit.
+fn unit_shared<'a, 'f>(unit: &'a Unit<'f>) -> impl Iterator<Item = &'f SharedDecl> + 'a {
+    unit.files.iter().flat_map(|f| f.shared.iter())
+}
+
 fn in_function(unit: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
-    let dynamic = dynamic_names(unit.shared(), f);
+    let dynamic = dynamic_names(unit_shared(unit), f);
     if dynamic.is_empty() {
         return None;
     }
@@ -61,7 +71,7 @@ fn in_function(unit: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
 }
 
 fn in_macro(unit: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
-    let mut dynamic = unit.shared().filter(|s| s.kind != SharedKind::Static);
+    let mut dynamic = unit_shared(unit).filter(|s| s.kind != SharedKind::Static);
     m.calls
         .iter()
         .chain(m.idents.iter())
@@ -147,24 +157,23 @@ pub fn dynamic_names<'s>(
 /// The dynamic-LDS evidence of one function: calls of same-file functions that touch dynamic
 /// shared memory, macros that do (or that name a local pointer into it), and every use of a
 /// name that denotes it.
-pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for c in &cx.f.calls {
-        if !is_primitive(c) {
-            if let Some(label) = cx.via_call(c, Blocker::DynamicLds) {
+        if !cx.is_primitive(c) {
+            if let Some(label) = cx.via_call(c) {
                 sink.push(c.span, label, Spread::All, None);
             }
         }
     }
-    cx.via_macros(Blocker::DynamicLds, sink);
-    let dynamic = dynamic_names(cx.reach.unit.shared(), cx.f);
+    cx.via_macros(sink);
+    let dynamic = dynamic_names(unit_shared(&cx.reach.unit), cx.f);
     if dynamic.is_empty() {
         return;
     }
-    let slot = Blocker::DynamicLds.slot();
     for u in cx.macro_uses() {
         let ms = cx.reach.macros_named(u.name);
         // A macro that reaches dynamic shared memory itself is `Cx::via_macros`'s (above).
-        if ms.is_empty() || ms.iter().any(|&m| cx.reach.macros[m][slot].is_some()) {
+        if ms.is_empty() || ms.iter().any(|&m| cx.macro_witness(m).is_some()) {
             continue;
         }
         let found = ms.iter().find_map(|&m| {

@@ -32,14 +32,19 @@
 use frontend::{JumpKind, JumpTarget, MacroDef, Span};
 
 use crate::callgraph::{Reaches, Unit};
-use crate::engine::{Blocker, Cx, Sink, Spread};
+use crate::engine::{BlockerRule, Cx, Sink, Spread};
 
-/// How an early exit travels: only from macro to macro (a helper's `return` stays in the
-/// helper); the witness names the macro that leaves.
-pub(crate) const REACHES: Reaches = Reaches {
-    function: None,
-    macro_def: in_macro,
-    call: None,
+/// The rule's registry entry. How an early exit travels: only from macro to macro (a helper's
+/// `return` stays in the helper); the witness names the macro that leaves.
+pub(crate) const BLOCKER: BlockerRule = BlockerRule {
+    reaches: Reaches {
+        function: None,
+        macro_def: in_macro,
+        call: None,
+        macro_call: None,
+        asm: None,
+    },
+    evidence,
 };
 
 fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
@@ -75,11 +80,10 @@ pub fn macro_exit(m: &MacroDef) -> Option<MacroExit> {
 /// The early-exit evidence of one function: macros that return, jump or break out (through
 /// other macros too), and every `break` (of its own loop only), `return` and `goto` (of the
 /// loops that do not contain its label).
-pub(crate) fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    let slot = Blocker::EarlyExit.slot();
+fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
     for u in cx.macro_uses() {
         let hit = cx.reach.macros_named(u.name).iter().find_map(|&m| {
-            let w = cx.reach.macros[m][slot].as_ref()?;
+            let w = cx.macro_witness(m)?;
             // The witness is the macro that leaves; how it leaves is its own body's.
             let root = cx.reach.macros_named(&w.what).iter().find_map(|&r| {
                 let d = cx.reach.macro_def(r);

@@ -30,9 +30,9 @@
 //! No fix: tell the tool where the headers are. `--ignore include-not-found` or
 //! `// hip-unroll: allow-file(include-not-found)` silences the note; it changes no verdict.
 
-use frontend::tu::{MissingReason, TranslationUnit};
+use frontend::tu::MissingReason;
 
-use super::Finding;
+use crate::lint::{DiagnosticRule, Enable, FileCx, Finding};
 
 /// The rule's stable id.
 pub const ID: &str = "include-not-found";
@@ -40,10 +40,19 @@ pub const ID: &str = "include-not-found";
 /// One line: what the rule reports (`explain --list`, SARIF).
 pub const SUMMARY: &str = "an `#include \"...\"` of the file or of its headers was not found: what it defines is not seen by the guards";
 
+/// The rule's registry entry.
+pub(crate) const DIAGNOSTIC: DiagnosticRule = DiagnosticRule {
+    check,
+    enable: Enable::Default,
+};
+
 /// The one finding of a file whose unit misses includes, at the file's `#include` through
 /// which the first one was reached; every other such line of the file is related.
-pub fn check(tu: &TranslationUnit) -> Option<Finding> {
-    let first = tu.missing.first()?;
+fn check(cx: &FileCx<'_>) -> Vec<Finding> {
+    let tu = cx.tu;
+    let Some(first) = tu.missing.first() else {
+        return Vec::new();
+    };
     let describe = |m: &frontend::tu::MissingInclude| {
         let why = match &m.reason {
             MissingReason::NotFound => String::new(),
@@ -82,10 +91,11 @@ pub fn check(tu: &TranslationUnit) -> Option<Finding> {
             related.push((m.via, format!("\"{}\" not found", m.spelled)));
         }
     }
-    Some(Finding {
+    vec![Finding {
         span: first.via,
         message,
         related,
         fix: None,
-    })
+        also_at: None,
+    }]
 }

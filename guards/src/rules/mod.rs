@@ -1,89 +1,16 @@
-//! The rule registry: every rule with its kind and its default severity, in one place (nowhere
-//! else states a rule's severity). Each rule owns the rest in its own file: its id, summary and
-//! documentation (the file's `//!` block), its detection and its messages, and its fix where it
-//! has one. `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
+//! The rule registry: every rule with its kind and its default severity, one line each in
+//! `registry!` (nowhere else states a rule's kind or severity). Each rule owns the rest in its
+//! own file: its id, summary and documentation (the file's `//!` block), its detection and its
+//! messages, its fix where it has one, and what the engine runs (`BLOCKER`, `DIAGNOSTIC`). `hip-unroll explain RULE` prints [`Rule::doc`]; `check --select/--ignore` validate
 //! ids against [`all`].
 
-pub mod atomic;
-pub mod barrier;
-pub mod candidate;
-pub mod dynamic_lds;
-pub mod early_exit;
-pub mod include_not_found;
-pub mod unroll_blocked;
-pub mod vgpr_pressure;
-pub mod wave_size;
+use std::sync::LazyLock;
 
-use frontend::Span;
-
-use crate::callgraph::Reaches;
-use crate::engine::{Cx, Sink};
-use crate::fix::Fix;
+use crate::engine::{Blocker, BlockerRule};
+use crate::lint::DiagnosticRule;
 use crate::report::Severity;
 
-/// A loop blocker rule: its evidence lands in a loop's `blockers` (and, under a pragma, in
-/// `unroll-blocked`). Each variant's detection is the `evidence` function of its own file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Blocker {
-    Atomic,
-    Barrier,
-    DynamicLds,
-    EarlyExit,
-}
-
-impl Blocker {
-    /// Every blocker, in id order.
-    pub const ALL: [Blocker; 4] = [
-        Blocker::Atomic,
-        Blocker::Barrier,
-        Blocker::DynamicLds,
-        Blocker::EarlyExit,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Blocker::Atomic => atomic::ID,
-            Blocker::Barrier => barrier::ID,
-            Blocker::DynamicLds => dynamic_lds::ID,
-            Blocker::EarlyExit => early_exit::ID,
-        }
-    }
-
-    /// Collects this rule's evidence in one function.
-    pub(crate) fn evidence(self, cx: &Cx<'_>, sink: &mut Sink<'_>) {
-        match self {
-            Blocker::Atomic => atomic::evidence(cx, sink),
-            Blocker::Barrier => barrier::evidence(cx, sink),
-            Blocker::DynamicLds => dynamic_lds::evidence(cx, sink),
-            Blocker::EarlyExit => early_exit::evidence(cx, sink),
-        }
-    }
-
-    /// How this rule's evidence travels through the functions, callables and macros of the
-    /// translation unit (each blocker states its own; the reach model knows no rule).
-    pub(crate) fn reaches(self) -> Option<Reaches> {
-        Some(match self {
-            Blocker::Atomic => atomic::REACHES,
-            Blocker::Barrier => barrier::REACHES,
-            Blocker::DynamicLds => dynamic_lds::REACHES,
-            Blocker::EarlyExit => early_exit::REACHES,
-        })
-    }
-
-    pub(crate) fn slot(self) -> usize {
-        self as usize
-    }
-}
-
-/// What a diagnostic rule reports, before selection, suppression and severity are applied:
-/// where, the message, secondary locations with their labels, and the fix if there is one.
-#[derive(Debug, Clone)]
-pub struct Finding {
-    pub span: Span,
-    pub message: String,
-    pub related: Vec<(Span, String)>,
-    pub fix: Option<Fix>,
-}
+pub use crate::lint::Finding;
 
 /// What a rule produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +43,27 @@ pub struct Rule {
     /// One line: what the rule reports.
     pub summary: &'static str,
     doc: Doc,
+    imp: Imp,
+}
+
+/// What the engine runs for a rule: a blocker's reach predicates and detection, or a
+/// diagnostic rule's check and how it is enabled.
+#[derive(Clone, Copy)]
+enum Imp {
+    Blocker(&'static BlockerRule),
+    Diagnostic(&'static DiagnosticRule),
+    /// Run elsewhere (`codeobj::judge`).
+    None,
+}
+
+impl std::fmt::Debug for Imp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Imp::Blocker(_) => "Blocker",
+            Imp::Diagnostic(_) => "Diagnostic",
+            Imp::None => "None",
+        })
+    }
 }
 
 impl Rule {
@@ -141,72 +89,74 @@ fn module_doc(src: &str) -> String {
     out.trim_end().to_string()
 }
 
-/// Every rule, in the order `explain --list` shows them.
-pub static REGISTRY: &[Rule] = &[
-    Rule {
-        id: barrier::ID,
-        kind: RuleKind::Blocker,
-        severity: Severity::Hint,
-        summary: barrier::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("barrier.rs")),
-    },
-    Rule {
-        id: atomic::ID,
-        kind: RuleKind::Blocker,
-        severity: Severity::Hint,
-        summary: atomic::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("atomic.rs")),
-    },
-    Rule {
-        id: dynamic_lds::ID,
-        kind: RuleKind::Blocker,
-        severity: Severity::Hint,
-        summary: dynamic_lds::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("dynamic_lds.rs")),
-    },
-    Rule {
-        id: early_exit::ID,
-        kind: RuleKind::Blocker,
-        severity: Severity::Hint,
-        summary: early_exit::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("early_exit.rs")),
-    },
-    Rule {
-        id: unroll_blocked::ID,
-        kind: RuleKind::Diagnostic,
-        severity: Severity::Hint,
-        summary: unroll_blocked::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("unroll_blocked.rs")),
-    },
-    Rule {
-        id: wave_size::ID,
-        kind: RuleKind::Diagnostic,
-        severity: Severity::Warning,
-        summary: wave_size::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("wave_size.rs")),
-    },
-    Rule {
-        id: candidate::ID,
-        kind: RuleKind::Diagnostic,
-        severity: Severity::Hint,
-        summary: candidate::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("candidate.rs")),
-    },
-    Rule {
-        id: include_not_found::ID,
-        kind: RuleKind::Diagnostic,
-        severity: Severity::Hint,
-        summary: include_not_found::SUMMARY,
-        doc: Doc::ModuleSource(include_str!("include_not_found.rs")),
-    },
-    Rule {
-        id: vgpr_pressure::ID,
-        kind: RuleKind::CodeObject,
-        severity: Severity::Warning,
-        summary: vgpr_pressure::SUMMARY,
-        doc: Doc::Text(vgpr_pressure::DOC),
-    },
-];
+/// The registry: one line per rule, `module: Kind, default severity;`, in the order
+/// `explain --list` shows them. Each line declares the rule's module (`rules/<module>.rs`,
+/// which holds `ID`, `SUMMARY`, its documentation, and `BLOCKER` or `DIAGNOSTIC`, its
+/// registry entry; a code-object rule's `DOC`) and adds the rule to [`REGISTRY`]. A blocker's
+/// slot is its position among the blockers here.
+macro_rules! registry {
+    ($($module:ident: $kind:ident, $severity:ident;)*) => {
+        $(pub mod $module;)*
+
+        /// Every rule, in the order `explain --list` shows them.
+        pub static REGISTRY: &[Rule] = &[$(registry!(@rule $module, $kind, $severity)),*];
+    };
+    (@rule $module:ident, Blocker, $severity:ident) => {
+        registry!(@entry $module, Blocker, $severity, Imp::Blocker(&$module::BLOCKER),
+            Doc::ModuleSource(include_str!(concat!(stringify!($module), ".rs"))))
+    };
+    (@rule $module:ident, Diagnostic, $severity:ident) => {
+        registry!(@entry $module, Diagnostic, $severity, Imp::Diagnostic(&$module::DIAGNOSTIC),
+            Doc::ModuleSource(include_str!(concat!(stringify!($module), ".rs"))))
+    };
+    (@rule $module:ident, CodeObject, $severity:ident) => {
+        registry!(@entry $module, CodeObject, $severity, Imp::None, Doc::Text($module::DOC))
+    };
+    (@entry $module:ident, $kind:ident, $severity:ident, $imp:expr, $doc:expr) => {
+        Rule {
+            id: $module::ID,
+            kind: RuleKind::$kind,
+            severity: Severity::$severity,
+            summary: $module::SUMMARY,
+            doc: $doc,
+            imp: $imp,
+        }
+    };
+}
+
+registry! {
+    barrier: Blocker, Hint;
+    atomic: Blocker, Hint;
+    dynamic_lds: Blocker, Hint;
+    early_exit: Blocker, Hint;
+    unroll_blocked: Diagnostic, Hint;
+    wave_size: Diagnostic, Warning;
+    candidate: Diagnostic, Hint;
+    include_not_found: Diagnostic, Hint;
+    vgpr_pressure: CodeObject, Warning;
+}
+
+/// The blocker rules in registry order (index = slot), each with its [`Blocker`].
+pub(crate) fn blockers() -> &'static [(Blocker, &'static BlockerRule)] {
+    static BLOCKERS: LazyLock<Vec<(Blocker, &'static BlockerRule)>> = LazyLock::new(|| {
+        REGISTRY
+            .iter()
+            .filter_map(|r| match r.imp {
+                Imp::Blocker(b) => Some((Blocker::new(r.id), b)),
+                _ => None,
+            })
+            .collect()
+    });
+    &BLOCKERS
+}
+
+/// The diagnostic rules in registry order, with their ids.
+pub(crate) fn diagnostics() -> impl Iterator<Item = (&'static str, &'static DiagnosticRule)> {
+    REGISTRY.iter().filter_map(|r| match r.imp {
+        Imp::Diagnostic(d) => Some((r.id, d)),
+        _ => None,
+    })
+}
 
 /// Every registered rule.
 pub fn all() -> &'static [Rule] {
@@ -269,22 +219,21 @@ mod tests {
         assert!(lookup("barrier").unwrap().doc().starts_with("`barrier`:"));
     }
 
-    /// The blockers and the registry agree: each `Blocker` has a `Blocker`-kind entry under its
-    /// id, each such entry is a `Blocker`, and the slots are `0..n` in `ALL` order.
+    /// The blockers are the registry's `Blocker`-kind entries, once each, in registry order
+    /// (their slots), and the diagnostic rules its `Diagnostic`-kind ones.
     #[test]
-    fn blockers_are_registered_once() {
-        for (i, b) in Blocker::ALL.iter().enumerate() {
-            assert_eq!(
-                lookup(b.id()).map(|r| r.kind),
-                Some(RuleKind::Blocker),
-                "{b:?}"
-            );
-            assert_eq!(b.slot(), i);
-        }
-        let registered = all().iter().filter(|r| r.kind == RuleKind::Blocker).count();
-        assert_eq!(registered, Blocker::ALL.len());
-        let mut sorted = Blocker::ALL.map(|b| b.id());
-        sorted.sort_unstable();
-        assert_eq!(sorted, Blocker::ALL.map(|b| b.id()), "ALL is in id order");
+    fn blockers_and_diagnostics_come_from_the_registry() {
+        let kind_ids = |k: RuleKind| -> Vec<&str> {
+            all().iter().filter(|r| r.kind == k).map(|r| r.id).collect()
+        };
+        let blocker_ids: Vec<&str> = blockers().iter().map(|(b, _)| b.id()).collect();
+        assert_eq!(blocker_ids, kind_ids(RuleKind::Blocker));
+        assert_eq!(
+            blocker_ids,
+            ["barrier", "atomic", "dynamic-lds", "early-exit"]
+        );
+        let diag_ids: Vec<&str> = diagnostics().map(|(id, _)| id).collect();
+        assert_eq!(diag_ids, kind_ids(RuleKind::Diagnostic));
+        assert!(matches!(lookup("vgpr-pressure").unwrap().imp, Imp::None));
     }
 }

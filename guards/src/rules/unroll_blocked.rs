@@ -38,10 +38,9 @@
 //! Suppress a reviewed case with `// hip-unroll: allow(unroll-blocked)` on the pragma's line or
 //! the line before.
 
-use frontend::{Loop, UnrollHint};
+use frontend::UnrollHint;
 
-use super::Finding;
-use crate::Evidence;
+use crate::lint::{DiagnosticRule, Enable, FileCx, Finding, LoopFacts};
 
 /// The rule's stable id.
 pub const ID: &str = "unroll-blocked";
@@ -49,21 +48,29 @@ pub const ID: &str = "unroll-blocked";
 /// One line: what the rule reports (`explain --list`, SARIF).
 pub const SUMMARY: &str = "an existing `#pragma unroll` is on a loop that a guard blocks";
 
-/// The finding for loop `lp` (identity `loop_id`) given the blocker evidence that survived
-/// suppression and its blocker ids (sorted, each once): a pragma asking to unroll (not
-/// `nounroll`) over a blocked loop. Cites the first piece of evidence of each blocker (in
-/// blocker id order) and relates every piece.
-pub fn check(
-    lp: &Loop,
-    loop_id: &str,
-    blockers: &[&'static str],
-    evidence: &[&Evidence],
-) -> Option<Finding> {
+/// The rule's registry entry: on by default and whenever a selection names a blocker (it is
+/// how the blockers report).
+pub(crate) const DIAGNOSTIC: DiagnosticRule = DiagnosticRule {
+    check,
+    enable: Enable::WithBlockers,
+};
+
+fn check(cx: &FileCx<'_>) -> Vec<Finding> {
+    cx.loops.iter().filter_map(finding).collect()
+}
+
+/// The finding for one loop, given the blocker evidence that survived suppression and its
+/// blocker ids (sorted, each once): a pragma asking to unroll (not `nounroll`) over a blocked
+/// loop. Cites the first piece of evidence of each blocker (in blocker id order) and relates
+/// every piece. An `allow` on the loop's line silences it too.
+fn finding(l: &LoopFacts<'_>) -> Option<Finding> {
+    let (lp, evidence) = (l.lp, &l.evidence);
     let p = lp.pragma.as_ref()?;
     if !matches!(p.hint, UnrollHint::Unroll(_)) || evidence.is_empty() {
         return None;
     }
-    let cited: Vec<String> = blockers
+    let cited: Vec<String> = l
+        .blockers
         .iter()
         .filter_map(|b| {
             let e = evidence.iter().find(|e| e.rule.id() == *b)?;
@@ -73,8 +80,9 @@ pub fn check(
     Some(Finding {
         span: p.span,
         message: format!(
-            "`#pragma {}` on loop `{loop_id}`, which cannot be unrolled safely: {}",
+            "`#pragma {}` on loop `{}`, which cannot be unrolled safely: {}",
             crate::pragma_text(&p.hint),
+            l.id,
             cited.join("; ")
         ),
         related: evidence
@@ -82,5 +90,6 @@ pub fn check(
             .map(|e| (e.span, format!("{}: {}", e.rule.id(), e.label)))
             .collect(),
         fix: None,
+        also_at: Some(lp.keyword.line),
     })
 }

@@ -61,8 +61,8 @@ use std::collections::{HashMap, HashSet};
 
 use frontend::{builtins, Function, FunctionKind, SourceFile, Span};
 
-use super::Finding;
 use crate::fix::Fix;
+use crate::lint::{DiagnosticRule, Enable, FileCx, Finding};
 use crate::util::within;
 
 /// The rule's stable id.
@@ -193,13 +193,23 @@ struct Width {
     finding: bool,
 }
 
+/// The rule's registry entry.
+pub(crate) const DIAGNOSTIC: DiagnosticRule = DiagnosticRule {
+    check,
+    enable: Enable::Default,
+};
+
+fn check(cx: &FileCx<'_>) -> Vec<Finding> {
+    findings(cx.file, &|line| cx.suppressed(line))
+}
+
 /// All wave-size findings of a file, sorted by position; lines for which `suppressed` is true
 /// (`// hip-unroll: allow(wave-size)`) are left out.
 ///
 /// Fixes come all or none: when some 32-lane assumption of the file's GPU code would stay after
 /// every fix (`blockDim.x + 31`, `tid >> 5`, a tile loop `k < 32`, a use of `WARP_SIZE`...), no
 /// fix is offered, so that `--unsafe-fixes` never leaves a mix of wave sizes behind.
-pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding> {
+fn findings(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     let is_32 = |body: &str| body.trim().trim_matches(['(', ')']).trim() == "32";
     let mut warp32: HashSet<&str> = HashSet::new();
@@ -216,6 +226,7 @@ pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding
                 message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", m.name),
                 related: Vec::new(),
                 fix: None,
+                also_at: None,
             });
         }
     }
@@ -228,6 +239,7 @@ pub fn check(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding
                 message: format!("`{} = 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", g.name),
                 related: Vec::new(),
                 fix: None,
+                also_at: None,
             });
         }
     }
@@ -350,6 +362,7 @@ fn check_function(
                 ),
                 related: Vec::new(),
                 fix: None,
+                also_at: None,
             });
         }
     }
@@ -392,6 +405,7 @@ fn check_function(
                         c.arg_spans[idx],
                         "warpSize",
                     )),
+                    also_at: None,
                 });
             }
         }
@@ -405,6 +419,7 @@ fn check_function(
                     c.arg_spans[0],
                     FULL_MASK_64,
                 )),
+                also_at: None,
             });
         }
     }
@@ -423,6 +438,7 @@ fn check_function(
                 message: "a ballot compared with `0xffffffff` assumes 32 lanes; wavefront ballots are 64-bit".into(),
                 related: Vec::new(),
                 fix: None,
+                also_at: None,
             });
             continue;
         }
@@ -491,6 +507,7 @@ fn check_function(
                     w,
                 )
             }),
+            also_at: None,
         });
     }
     // Warp-reduction loops: `for (int o = 16; o > 0; o /= 2) v += __shfl_down(v, o);`
@@ -540,6 +557,7 @@ fn check_function(
                 ),
                 related: vec![(c.span, format!("`{}` uses `{var}`", c.callee))],
                 fix,
+                also_at: None,
             });
         }
     }
