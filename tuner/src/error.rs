@@ -40,6 +40,12 @@ pub enum Error {
     /// Every lane is gone (their Slurm steps ended): the state is kept for `--resume`.
     #[error("{0}")]
     LanesGone(String),
+    /// A backend spec that cannot be built.
+    #[error(transparent)]
+    Spec(#[from] crate::backend::spec::SpecError),
+    /// Settings that do not fit together (which setting, as data: the binary names its flag).
+    #[error(transparent)]
+    Setup(#[from] crate::setup::SetupError),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,

@@ -24,3 +24,4 @@ pub mod ledger;
 pub mod report;
 pub mod search;
 pub mod settings;
+pub mod setup;

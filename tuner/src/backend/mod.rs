@@ -40,6 +40,7 @@ pub mod bench;
 pub mod command;
 pub mod replay;
 pub mod rocprof;
+pub mod spec;
 pub mod worker;
 
 use crate::error::Error;
