@@ -136,6 +136,35 @@ fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
     assert!(one_line_error(&o).contains("--spec applies to the bench backend"));
 }
 
+/// `--devices 0,1 --backend bench`: two lanes, each with its own bench backend opening its own
+/// device (which device each asks for: `tuner::setup`'s unit test), past the refusal of
+/// one-device backends there was; without a GPU the first lane's device fails with the
+/// runner's one line, before anything is built.
+#[test]
+fn bench_on_two_devices_opens_a_device_per_lane() {
+    if !no_gpu_here() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("k.cu"),
+        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("k.toml"), SPEC).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let envs = [("HIP_UNROLL_CACHE_DIR", cache.path().display().to_string())];
+    let o = tune(
+        t.path(),
+        &["--backend", "bench", "--spec", "k.toml", "--devices", "0,1"],
+        &envs,
+    );
+    let e = one_line_error(&o);
+    assert!(e.starts_with("error: no GPU"), "{e}");
+    assert!(!t.path().join(".hip-unroll").exists());
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn replay_without_a_gpu_agent_fails_at_once_with_one_line() {
     if !no_gpu_here() {

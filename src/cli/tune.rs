@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tuner::search::{ApplyMode, Progress};
-use tuner::setup::{BackendKind, ExecutorKind, ModeChoice, Origin, Request, SetupError, Setting};
+use tuner::setup::{BackendKind, ExecutorKind, ModeChoice, Origin, Request, Setting, SetupError};
+use tuner::stats::PlanError;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BackendArg {
@@ -252,6 +253,37 @@ fn flag(s: Setting) -> &'static str {
         Setting::Executor => "--executor",
         Setting::Lanes => "--lanes",
         Setting::SlurmArgs => "--slurm-arg",
+        Setting::Timeout => "--timeout",
+        Setting::MinRuns => "--min-runs",
+        Setting::MaxRuns => "--max-runs",
+        Setting::Confidence => "--confidence",
+        Setting::MinSpeedup => "--min-speedup",
+        Setting::State => "--state",
+        Setting::Resume => "--resume",
+    }
+}
+
+/// A plan error with the flags of its settings.
+fn plan_message(e: &PlanError) -> String {
+    match e {
+        PlanError::MinRuns => "--min-runs must be at least 1".into(),
+        PlanError::TooManyRuns { setting, got } => format!(
+            "{} must be at most {} pairs (got {got})",
+            flag(*setting),
+            tuner::stats::MAX_RUNS
+        ),
+        PlanError::MaxRuns { min, max } => {
+            format!("--max-runs ({max}) must be at least --min-runs ({min})")
+        }
+        PlanError::Confidence(c) => {
+            format!("--confidence must be between 0.5 and 1 (exclusive), got {c}")
+        }
+        PlanError::MinSpeedup(s) => {
+            format!("--min-speedup must be a percentage from 0 to 1000, got {s}")
+        }
+        PlanError::TooFewRuns { max, alpha, best } => format!(
+            "with --max-runs {max} no look can reach p <= {alpha:.2e} (the smallest exact signed-rank p-value of {max} pairs is {best:.2e}); raise --max-runs or lower --confidence"
+        ),
     }
 }
 
@@ -316,8 +348,25 @@ fn setup_message(e: &SetupError) -> String {
 
 /// A tuner error as the user reads it.
 fn message(e: &tuner::Error) -> String {
+    use tuner::Error as E;
     match e {
-        tuner::Error::Setup(s) => setup_message(s),
+        E::Setup(s) => setup_message(s),
+        E::Invalid { setting, rule } => format!("{}{rule}", flag(*setting)),
+        E::Plan(p) => plan_message(p),
+        E::NeedsSetting { message, fix } => match fix {
+            Setting::Source => format!("{message}; pass --source FILE"),
+            other => format!("{message}; pass {}", flag(*other)),
+        },
+        E::StateBusy { path } => format!(
+            "another hip-unroll tune is using the state directory {path}; wait for it or choose another --state"
+        ),
+        E::Ledger { path, reason } => format!(
+            "the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another --state"
+        ),
+        E::DiskFull { path } => format!(
+            "{path}: disk full (no space left on device); free some space, then run again (--resume continues)"
+        ),
+        E::LanesGone(m) => format!("{m}: --resume continues"),
         e => e.to_string(),
     }
 }
@@ -430,7 +479,10 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
 /// `hip-unroll tune-worker` (hidden): one Slurm lane, serving the coordinator's tasks.
 pub fn worker() -> anyhow::Result<ExitCode> {
     let stdin = std::io::BufReader::new(std::io::stdin());
-    tuner::executor::worker::serve(stdin, Box::new(std::io::stdout()))
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(ExitCode::SUCCESS)
+    use tuner::executor::worker::{serve, Served};
+    match serve(stdin, Box::new(std::io::stdout())).map_err(|e| anyhow::anyhow!(message(&e)))? {
+        Served::Done => Ok(ExitCode::SUCCESS),
+        // Its one line went to the coordinator, which prints it.
+        Served::Refused(_) => Ok(ExitCode::from(2)),
+    }
 }

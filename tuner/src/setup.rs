@@ -12,6 +12,7 @@ use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::executor::local::LocalLane;
 use crate::executor::slurm::SlurmSettings;
+use crate::gates::Gates;
 use crate::lane::Device;
 use crate::search::{self, Progress, Tuned};
 use crate::settings::{ApplyMode, Settings};
@@ -101,6 +102,13 @@ pub enum Setting {
     Executor,
     Lanes,
     SlurmArgs,
+    Timeout,
+    MinRuns,
+    MaxRuns,
+    Confidence,
+    MinSpeedup,
+    State,
+    Resume,
 }
 
 impl Setting {
@@ -124,6 +132,13 @@ impl Setting {
             Setting::Executor => "executor",
             Setting::Lanes => "lanes",
             Setting::SlurmArgs => "args",
+            Setting::Timeout => "timeout",
+            Setting::MinRuns => "min-runs",
+            Setting::MaxRuns => "max-runs",
+            Setting::Confidence => "confidence",
+            Setting::MinSpeedup => "min-speedup",
+            Setting::State => "state",
+            Setting::Resume => "resume",
         }
     }
 }
@@ -441,8 +456,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         ),
         min_speedup: min_speedup / 100.0,
     };
-    plan.validate()
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    plan.validate()?;
     let max_noise = pick(req.max_noise, tune_cfg.max_noise, 20.0);
     if max_noise.is_nan() || max_noise <= 0.0 {
         return Err(SetupError::OutOfRange {
@@ -491,7 +505,10 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
     let explicit_arch = req.arch.clone().or(tune_cfg.arch.clone());
     let arch = explicit_arch
         .clone()
-        .or_else(|| snap.as_ref().and_then(crate::backend::replay::captured_arch))
+        .or_else(|| {
+            snap.as_ref()
+                .and_then(crate::backend::replay::captured_arch)
+        })
         .or(compile_cfg.arch)
         .unwrap_or_else(|| codeobj::compile::DEFAULT_ARCH.to_string());
     let mut compile_command = compile_cfg
@@ -683,13 +700,13 @@ fn ordinal(d: Option<&Device>) -> u32 {
 pub fn local_backends(
     spec: &BackendSpec,
     devices: Option<&[Device]>,
-    settings: &Settings,
+    gates: &Gates,
 ) -> Result<Vec<AnyBackend>, Error> {
     match devices {
-        None => Ok(vec![spec.build(0, &settings.gates)?]),
+        None => Ok(vec![spec.build(0, gates)?]),
         Some(ds) => ds
             .iter()
-            .map(|d| spec.build(ordinal(Some(d)), &settings.gates))
+            .map(|d| spec.build(ordinal(Some(d)), gates))
             .collect(),
     }
 }
@@ -727,11 +744,17 @@ pub fn run(
         _ => {}
     }
     match &tune.lanes {
-        Lanes::Slurm(slurm) => {
-            search::tune_slurm(&tune.backend, slurm, &tune.settings, root, disc, stop, progress)
-        }
+        Lanes::Slurm(slurm) => search::tune_slurm(
+            &tune.backend,
+            slurm,
+            &tune.settings,
+            root,
+            disc,
+            stop,
+            progress,
+        ),
         Lanes::Local(devices) => {
-            let backends = local_backends(&tune.backend, devices.as_deref(), &tune.settings)?;
+            let backends = local_backends(&tune.backend, devices.as_deref(), &tune.settings.gates)?;
             // The first lane's device decides the gates of a bench kernel (one model).
             if let Some(first) = backends.first() {
                 first.preflight()?;
@@ -761,5 +784,149 @@ pub fn run(
                 .collect();
             search::tune_lanes(&lanes, &tune.settings, root, disc, stop, progress)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gates() -> Gates {
+        crate::executor::worker::CompileSpec {
+            command: "true".into(),
+            arch: "gfx90a".into(),
+            cache_dir: "/nonexistent".into(),
+            args: Vec::new(),
+            timeout_ms: 1000,
+            max_occupancy_loss: 0,
+        }
+        .gates()
+    }
+
+    fn device(id: &str) -> Device {
+        Device {
+            model: "cpu".into(),
+            id: Some(id.into()),
+            host: "h".into(),
+        }
+    }
+
+    #[test]
+    fn each_bench_lane_opens_its_own_device() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::write(t.path().join("k.cu"), "__global__ void k(int* o) {}\n").unwrap();
+        std::fs::write(
+            t.path().join("k.toml"),
+            "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = [1]\nblock = [1]\n\n[[args]]\nname = \"o\"\nbuffer = \"i32\"\nlength = 1\noutput = \"exact\"\n",
+        )
+        .unwrap();
+        let spec = BackendSpec::Bench {
+            spec: t.path().join("k.toml"),
+            root: t.path().to_path_buf(),
+            arch: None,
+            timeout_ms: 1000,
+            cache_dir: t.path().join("objects"),
+            nvcc: None,
+            gate_flags: Vec::new(),
+        };
+        let devices = [device("0"), device("3")];
+        let built = local_backends(&spec, Some(&devices), &gates()).unwrap();
+        let opened: Vec<i32> = built
+            .iter()
+            .map(|b| match b {
+                AnyBackend::Bench(b) => b.options().device,
+                _ => panic!("a bench backend"),
+            })
+            .collect();
+        assert_eq!(opened, [0, 3]);
+        // One lane on the default device: device 0.
+        let one = local_backends(&spec, None, &gates()).unwrap();
+        assert!(matches!(&one[..], [AnyBackend::Bench(b)] if b.options().device == 0));
+    }
+
+    fn request(dir: &Path) -> Request {
+        Request {
+            build: Some("true".into()),
+            run: Some("true".into()),
+            paths: vec![dir.to_path_buf()],
+            program: "/bin/hip-unroll".into(),
+            ..Request::default()
+        }
+    }
+
+    #[test]
+    fn the_command_line_wins_over_tune_slurm() {
+        let t = tempfile::tempdir().unwrap();
+        let mut req = request(t.path());
+        req.config.tune.executor = Some("slurm".into());
+        req.config.tune.slurm = Some(config::SlurmSection {
+            lanes: Some(3),
+            args: Some(vec!["--partition=gpu".into()]),
+            srun: Some("/opt/slurm/bin/srun".into()),
+        });
+        let Lanes::Slurm(s) = resolve(req.clone(), t.path()).unwrap().lanes else {
+            panic!("slurm lanes from the config");
+        };
+        assert_eq!(s.lanes, 3);
+        assert_eq!(s.args, ["--partition=gpu"]);
+        assert_eq!(s.srun, Path::new("/opt/slurm/bin/srun"));
+        req.lanes = Some(2);
+        req.slurm_args = vec!["--qos=high".into()];
+        let Lanes::Slurm(s) = resolve(req.clone(), t.path()).unwrap().lanes else {
+            panic!("slurm lanes");
+        };
+        assert_eq!(s.lanes, 2);
+        assert_eq!(s.args, ["--partition=gpu", "--qos=high"]);
+        // The command line's executor wins: local lanes, the config's [tune.slurm] unused.
+        req.lanes = None;
+        req.slurm_args.clear();
+        req.executor = Some(ExecutorKind::Local);
+        assert!(matches!(
+            resolve(req.clone(), t.path()).unwrap().lanes,
+            Lanes::Local(None)
+        ));
+        req.lanes = Some(2);
+        let e = resolve(req, t.path()).err().unwrap();
+        assert!(matches!(
+            e,
+            Error::Setup(SetupError::NotForExecutor {
+                setting: Setting::Lanes,
+                executor: ExecutorKind::Local
+            })
+        ));
+    }
+
+    #[test]
+    fn misfits_say_which_setting_and_from_where() {
+        let t = tempfile::tempdir().unwrap();
+        let mut req = request(t.path());
+        req.backend = Some(BackendKind::Bench);
+        let e = resolve(req.clone(), t.path()).err().unwrap();
+        assert!(matches!(
+            e,
+            Error::Setup(SetupError::NotForBackend {
+                setting: Setting::Build,
+                origin: Origin::Given,
+                backend: BackendKind::Bench
+            })
+        ));
+        // Library messages name settings by their config key, never a flag.
+        assert_eq!(e.to_string(), "`build` does not apply to the bench backend");
+        req.build = None;
+        req.run = None;
+        req.config.tune.check = Some("true".into());
+        assert!(matches!(
+            resolve(req.clone(), t.path()).err().unwrap(),
+            Error::Setup(SetupError::NotForBackend {
+                setting: Setting::Check,
+                origin: Origin::Config,
+                ..
+            })
+        ));
+        req.config.tune.check = None;
+        assert_eq!(
+            resolve(req, t.path()).err().unwrap().to_string(),
+            "the bench backend needs `spec`"
+        );
     }
 }

@@ -165,8 +165,7 @@ impl BackendSpec {
                 nvcc,
                 ..
             } => {
-                let spec = runner::Spec::load(spec)
-                    .map_err(|e| Error::Usage(e.to_string()))?;
+                let spec = runner::Spec::load(spec).map_err(|e| Error::Usage(e.to_string()))?;
                 let options = bench_options(arch, *timeout_ms, cache_dir, nvcc, device);
                 AnyBackend::Bench(BenchBackend::new(spec, root, options)?)
             }
@@ -237,7 +236,10 @@ impl BackendSpec {
         };
         let mut extra = serde_json::Map::new();
         extra.insert("target".into(), serde_json::json!(target));
-        extra.insert("gates".into(), serde_json::json!(gates.compiler.key_words()));
+        extra.insert(
+            "gates".into(),
+            serde_json::json!(gates.compiler.key_words()),
+        );
         extra.insert("compiler".into(), serde_json::json!(identity));
         Ok((gates, Some(extra)))
     }
@@ -412,7 +414,10 @@ mod tests {
         for s in specs() {
             let line = serde_json::to_string(&s).unwrap();
             assert!(!line.contains('\n'), "{line}");
-            assert!(line.contains(&format!("\"kind\":\"{}\"", s.name())), "{line}");
+            assert!(
+                line.contains(&format!("\"kind\":\"{}\"", s.name())),
+                "{line}"
+            );
             let back: BackendSpec = serde_json::from_str(&line).unwrap();
             assert_eq!(back, s);
         }

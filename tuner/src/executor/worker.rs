@@ -11,8 +11,8 @@
 //!   reports; the coordinator records.
 
 use super::LaneInfo;
-pub use crate::backend::spec::BackendSpec;
 use crate::backend::spec::AnyBackend;
+pub use crate::backend::spec::BackendSpec;
 use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::gates::Gates;
@@ -120,9 +120,19 @@ fn write_line(out: &Mutex<Box<dyn Write + Send>>, o: &Out) {
     let _ = w.flush();
 }
 
+/// How a worker ended.
+#[derive(Debug)]
+pub enum Served {
+    /// Its input ended.
+    Done,
+    /// It could not start (its tree, its backend's preconditions): the one line went to the
+    /// coordinator as [`Out::Failed`], which says it; the worker only exits non-zero.
+    Refused(Error),
+}
+
 /// Serve one lane: read the [`Init`] and the tasks from `input`, write the events to `output`.
-/// Returns when the input ends.
-pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Result<(), Error> {
+/// Returns when the input ends; `Err` when there is no valid init line (nothing was written).
+pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Result<Served, Error> {
     let out = Mutex::new(output);
     let mut lines = input.lines();
     let first = match lines.next() {
@@ -157,7 +167,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
         Ok(x) => x,
         Err(e) => {
             write_line(&out, &Out::Failed(e.to_string()));
-            return Err(e);
+            return Ok(Served::Refused(e));
         }
     };
     let device = step_device();
@@ -217,5 +227,5 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
         };
         lane.run(rx, &emit);
     });
-    Ok(())
+    Ok(Served::Done)
 }
