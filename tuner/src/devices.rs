@@ -66,7 +66,7 @@ impl Device {
 /// it has none, for work on the CPU). Lanes of different models are refused.
 pub fn local(spec: &str) -> Result<Vec<Device>, Error> {
     let invalid = |rule: String| Error::Invalid {
-        setting: crate::setup::Setting::Devices,
+        setting: crate::setting::Setting::Devices,
         rule,
     };
     let gpus = runner::device::gpus();

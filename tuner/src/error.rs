@@ -12,7 +12,7 @@ pub enum Error {
     /// ` must be ...`).
     #[error("`{}`{rule}", setting.key())]
     Invalid {
-        setting: crate::setup::Setting,
+        setting: crate::setting::Setting,
         rule: String,
     },
     /// A plan of measurement that cannot work.
@@ -22,7 +22,7 @@ pub enum Error {
     #[error("{message}; give `{}`", fix.key())]
     NeedsSetting {
         message: String,
-        fix: crate::setup::Setting,
+        fix: crate::setting::Setting,
     },
     /// Another tune holds the state directory.
     #[error("another hip-unroll tune is using the state directory {path}; wait for it or choose another state directory")]
@@ -59,12 +59,9 @@ pub enum Error {
     /// Every lane is gone (their Slurm steps ended): the state is kept for `--resume`.
     #[error("{0}")]
     LanesGone(String),
-    /// A backend spec that cannot be built.
-    #[error(transparent)]
-    Spec(#[from] crate::backend::spec::SpecError),
     /// Settings that do not fit together (which setting, as data: the binary names its flag).
     #[error(transparent)]
-    Setup(#[from] crate::setup::SetupError),
+    Setup(#[from] crate::setting::SetupError),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,

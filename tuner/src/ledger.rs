@@ -394,7 +394,7 @@ impl Ledger {
                 }
                 None => {
                     return Err(Error::Invalid {
-                        setting: crate::setup::Setting::Resume,
+                        setting: crate::setting::Setting::Resume,
                         rule: format!(
                             ": {} holds no interrupted run of this tree with these settings",
                             self.path.display()
@@ -781,7 +781,10 @@ mod tests {
         l.finish(r.run_id, "done", None).unwrap();
         assert!(matches!(
             l.begin("tree", "set", "{}", true),
-            Err(Error::Usage(_))
+            Err(Error::Invalid {
+                setting: crate::setting::Setting::Resume,
+                ..
+            })
         ));
     }
 

@@ -5,7 +5,7 @@
 
 use crate::error::Error;
 use crate::settings::Settings;
-use crate::setup::Setting;
+use crate::setting::Setting;
 use std::time::Duration;
 
 /// At most this many unroll factors.

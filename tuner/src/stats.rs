@@ -98,7 +98,7 @@ pub enum PlanError {
     /// `setting` is `min-runs` or `max-runs`.
     #[error("`{}` must be at most {MAX_RUNS} pairs (got {got})", setting.key())]
     TooManyRuns {
-        setting: crate::setup::Setting,
+        setting: crate::setting::Setting,
         got: usize,
     },
     #[error("`max-runs` ({max}) must be at least `min-runs` ({min})")]
@@ -119,8 +119,8 @@ impl Plan {
             return Err(PlanError::MinRuns);
         }
         for (setting, got) in [
-            (crate::setup::Setting::MinRuns, self.min_runs),
-            (crate::setup::Setting::MaxRuns, self.max_runs),
+            (crate::setting::Setting::MinRuns, self.min_runs),
+            (crate::setting::Setting::MaxRuns, self.max_runs),
         ] {
             if got > MAX_RUNS {
                 return Err(PlanError::TooManyRuns { setting, got });

@@ -100,7 +100,7 @@ pub fn find_source(
                     "no file among the tuned paths defines the captured kernel `{function}` (kernels found: {})",
                     if all.is_empty() { "none".to_string() } else { all.join(", ") }
                 ),
-                fix: crate::setup::Setting::Source,
+                fix: crate::setting::Setting::Source,
             })
         }
         many => Err(Error::NeedsSetting {
@@ -111,7 +111,7 @@ pub fn find_source(
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            fix: crate::setup::Setting::Source,
+            fix: crate::setting::Setting::Source,
         }),
     }
 }

@@ -68,26 +68,15 @@ pub enum BackendSpec {
     },
 }
 
-/// Why a backend spec cannot be built here (a bad regex in a spec sent by hand).
-#[derive(Debug, thiserror::Error)]
-pub enum SpecError {
-    #[error("the {what} regex `{pattern}` is invalid: {error}")]
-    Regex {
-        what: &'static str,
-        pattern: String,
-        error: String,
-    },
-}
-
+/// A regex of a spec (sent by hand, or from another version): one line when it is invalid.
 fn regex(what: &'static str, r: &Option<String>) -> Result<Option<regex::Regex>, Error> {
     r.as_deref()
         .map(|p| {
             regex::Regex::new(p).map_err(|e| {
-                Error::Spec(SpecError::Regex {
-                    what,
-                    pattern: p.to_string(),
-                    error: profiler::error::regex_reason(&e),
-                })
+                Error::Usage(format!(
+                    "the {what} regex `{p}` is invalid: {}",
+                    profiler::error::regex_reason(&e)
+                ))
             })
         })
         .transpose()
