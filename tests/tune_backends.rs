@@ -283,3 +283,43 @@ fn replay_backend_measures_decides_and_check_fails_on_the_simulated_gpu() {
     // --dry-run: the tree is untouched.
     assert_eq!(std::fs::read(t.path().join("scale.hip")).unwrap(), before);
 }
+
+/// `--devices 0,1 --backend replay` on the simulated GPU (one GPU agent): each lane opens its
+/// own replay session on its own agent; lane 0 opens agent 0, lane 1 asks for agent 1, which
+/// the runtime does not have, and the tune stops with that one line before anything is built.
+/// One device works (the test above); the second lane is what tells the device index apart.
+#[test]
+fn replay_lanes_each_ask_for_their_own_gpu_agent() {
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let envs = [
+        ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
+        (
+            "FAKE_HSA_KERNARG_SIZE",
+            kernel_meta(SCALE).kernarg_segment_size.to_string(),
+        ),
+    ];
+    let o = tune(
+        t.path(),
+        &[
+            "--backend",
+            "replay",
+            "--snapshot",
+            &snap,
+            "--devices",
+            "0,1",
+            "--dry-run",
+        ],
+        &envs,
+    );
+    let e = one_line_error(&o);
+    assert!(
+        e.starts_with("error: no GPU agent found: device 1 was asked for, and the HSA runtime reports 1 GPU agent(s) for gfx90a"),
+        "{e}"
+    );
+    // Not past the lanes' start: nothing was built, no decision made.
+    assert!(!t.path().join(".hip-unroll/ledger.db").exists());
+}

@@ -4,8 +4,8 @@
 //! the noise allowance and every time limit.
 
 use crate::error::Error;
-use crate::settings::Settings;
 use crate::setting::Setting;
+use crate::settings::Settings;
 use std::time::Duration;
 
 /// At most this many unroll factors.

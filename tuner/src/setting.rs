@@ -175,4 +175,3 @@ pub enum SetupError {
     #[error("{}: no such file or directory", .0.display())]
     NoSuchPath(PathBuf),
 }
-

@@ -23,9 +23,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use crate::setting::{
-    BackendKind, ExecutorKind, ModeChoice, Origin, Setting, SetupError,
-};
+pub use crate::setting::{BackendKind, ExecutorKind, ModeChoice, Origin, Setting, SetupError};
 
 /// What the user asked, before resolution: the command line's values (`None` or empty: not
 /// given) and the config's sections.

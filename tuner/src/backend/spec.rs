@@ -169,6 +169,7 @@ impl BackendSpec {
                         timeout: Duration::from_millis(*timeout_ms).min(DEVICE_TIMEOUT),
                         runtime_library: None,
                         allow_missing_regions: false,
+                        device: device as usize,
                     },
                     compiler: gates.compiler.clone(),
                     float_regions: Vec::new(),
