@@ -1,6 +1,7 @@
-//! `hip-unroll tune`: the closed loop. Parses arguments (and the `[tune]` section of
-//! `hip-unroll.toml`), draws progress bars, installs the Ctrl-C handler, runs `tuner::search`
-//! with the chosen backend and prints the report.
+//! `hip-unroll tune`: the closed loop. Parses arguments into a `tuner::setup::Request` (with
+//! the config found for the current directory), lets `tuner::setup` resolve and run it, draws
+//! progress bars, installs the Ctrl-C handler, words the tuner's errors with the flag of the
+//! setting at fault and prints the report.
 //!
 //! Exit status: 0 the loop finished (whatever it accepted); 2 usage, input, environment or
 //! baseline errors (one line; an I/O error while applying says that every file was restored);
@@ -328,13 +329,10 @@ fn setup_message(e: &SetupError) -> String {
             ),
             ExecutorKind::Slurm => "--devices chooses local lanes; with --executor slurm Slurm gives each step its GPU (--lanes N)".into(),
         },
-        SetupError::Missing { backend, needs } => match backend {
+        SetupError::Missing { backend, .. } => match backend {
             BackendKind::Bench => "the bench backend needs --spec SPEC (or `spec` in the [tune] section of hip-unroll.toml)".into(),
             BackendKind::Replay => "the replay backend needs --snapshot DIR (or `snapshot` in the [tune] section of hip-unroll.toml)".into(),
-            _ => {
-                let _ = needs;
-                "tune needs --build CMD and --run CMD (or `build` and `run` in the [tune] section of hip-unroll.toml)".into()
-            }
+            _ => "tune needs --build CMD and --run CMD (or `build` and `run` in the [tune] section of hip-unroll.toml)".into(),
         },
         SetupError::OutOfRange { setting, rule } => format!("{} {rule}", flag(*setting)),
         SetupError::Regex {
