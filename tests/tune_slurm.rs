@@ -426,3 +426,59 @@ fn bench_runs_in_a_slurm_step_and_says_there_is_no_gpu_there() {
     );
     assert!(state.path().join("ledger.db").exists());
 }
+
+/// The tuner names settings as data; the binary words each error with the flag at fault (the
+/// library's own text names config keys, never a flag). Needs no Slurm: refused before.
+#[test]
+fn setup_errors_name_the_flags_of_the_command_line() {
+    let dir = tiny();
+    let run = |extra: &[&str]| -> String {
+        let o = Command::new(BIN)
+            .args(["tune", "--build", "sh build.sh", "--run", "sh run.sh"])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err.trim_end().to_string()
+    };
+    assert_eq!(
+        run(&["--lanes", "2"]),
+        "error: --lanes applies to --executor slurm (local lanes: --devices)"
+    );
+    assert_eq!(
+        run(&["--slurm-arg=--qos=high"]),
+        "error: --slurm-arg applies to --executor slurm (local lanes: --devices)"
+    );
+    assert_eq!(
+        run(&["--executor", "slurm", "--devices", "0"]),
+        "error: --devices chooses local lanes; with --executor slurm Slurm gives each step its GPU (--lanes N)"
+    );
+    assert_eq!(
+        run(&["--executor", "slurm", "--lanes", "0"]),
+        "error: --lanes must be 1 to 1024"
+    );
+    assert_eq!(
+        run(&["--devices", "0,0"]),
+        "error: --devices names device 0 twice"
+    );
+    assert_eq!(
+        run(&["--min-runs", "10", "--max-runs", "5"]),
+        "error: --max-runs (5) must be at least --min-runs (10)"
+    );
+    assert_eq!(
+        run(&["--max-noise", "0"]),
+        "error: --max-noise must be a positive percentage"
+    );
+    assert_eq!(
+        run(&["--kernel", "k"]),
+        "error: --kernel selects kernels for the rocprofv3 backend; the command backend times the whole run"
+    );
+    assert_eq!(
+        run(&["--time-regex", "("]),
+        "error: --time-regex: `(` is not a regex: unclosed group"
+    );
+    assert!(!dir.path().join(".hip-unroll").exists());
+}
