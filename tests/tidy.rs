@@ -58,20 +58,6 @@ const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[
     ("replay/src/run.rs", 5),
     ("runner/src/error.rs", 1),
     ("runner/src/session.rs", 5),
-    ("tuner/src/backend/command.rs", 5),
-    ("tuner/src/backend/replay.rs", 2),
-    ("tuner/src/backend/rocprof.rs", 4),
-    ("tuner/src/error.rs", 2),
-    ("tuner/src/ledger.rs", 2),
-    ("tuner/src/limits.rs", 7),
-    ("tuner/src/report.rs", 2),
-    ("tuner/src/devices.rs", 5),
-    ("tuner/src/executor/slurm.rs", 1),
-    ("tuner/src/executor/worker.rs", 1),
-    ("tuner/src/lane/prepare.rs", 1),
-    ("tuner/src/search/coordinate.rs", 1),
-    ("tuner/src/search/session.rs", 1),
-    ("tuner/src/stats.rs", 6),
 ];
 
 /// Binaries, not libraries: they may print and exit.

@@ -2,8 +2,10 @@
 //! both refuse at once with one line, before anything is built, when there is no GPU (the
 //! real HIP/CUDA libraries, the real HSA runtime); the replay backend then runs a whole tune
 //! on the simulated GPU of `testdata/replay/fake_hsa.c` (`HIP_UNROLL_HSA_RUNTIME`), with every
-//! candidate compiled by hipcc, replayed on the captured memory and compared.
-//! Needs: hipcc, clang-offload-bundler-19, clang++-19, cc, libhsa-runtime64 (+ -dev headers).
+//! candidate compiled by hipcc, replayed on the captured memory and compared, on one local
+//! lane, on two (each lane its own GPU agent) and in a Slurm job step (as the local lane).
+//! Needs: hipcc, clang-offload-bundler-19, clang++-19, cc, libhsa-runtime64 (+ -dev headers),
+//! a running Slurm (`.ci/slurm-up`) for the Slurm test.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 #[path = "../replay/tests/common/mod.rs"]
@@ -136,6 +138,35 @@ fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
     assert!(one_line_error(&o).contains("--spec applies to the bench backend"));
 }
 
+/// `--devices 0,1 --backend bench`: two lanes, each with its own bench backend opening its own
+/// device (which device each asks for: `tuner::setup`'s unit test), past the refusal of
+/// one-device backends there was; without a GPU the first lane's device fails with the
+/// runner's one line, before anything is built.
+#[test]
+fn bench_on_two_devices_opens_a_device_per_lane() {
+    if !no_gpu_here() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("k.cu"),
+        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(t.path().join("k.toml"), SPEC).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let envs = [("HIP_UNROLL_CACHE_DIR", cache.path().display().to_string())];
+    let o = tune(
+        t.path(),
+        &["--backend", "bench", "--spec", "k.toml", "--devices", "0,1"],
+        &envs,
+    );
+    let e = one_line_error(&o);
+    assert!(e.starts_with("error: no GPU"), "{e}");
+    assert!(!t.path().join(".hip-unroll").exists());
+    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 0);
+}
+
 #[test]
 fn replay_without_a_gpu_agent_fails_at_once_with_one_line() {
     if !no_gpu_here() {
@@ -253,4 +284,121 @@ fn replay_backend_measures_decides_and_check_fails_on_the_simulated_gpu() {
     assert!(objects.count() > 0);
     // --dry-run: the tree is untouched.
     assert_eq!(std::fs::read(t.path().join("scale.hip")).unwrap(), before);
+}
+
+/// `--devices 0,1 --backend replay` on the simulated GPU (one GPU agent): each lane opens its
+/// own replay session on its own agent; lane 0 opens agent 0, lane 1 asks for agent 1, which
+/// the runtime does not have, and the tune stops with that one line before anything is built.
+/// One device works (the test above); the second lane is what tells the device index apart.
+#[test]
+fn replay_lanes_each_ask_for_their_own_gpu_agent() {
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let envs = [
+        ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
+        (
+            "FAKE_HSA_KERNARG_SIZE",
+            kernel_meta(SCALE).kernarg_segment_size.to_string(),
+        ),
+    ];
+    let o = tune(
+        t.path(),
+        &[
+            "--backend",
+            "replay",
+            "--snapshot",
+            &snap,
+            "--devices",
+            "0,1",
+            "--dry-run",
+        ],
+        &envs,
+    );
+    let e = one_line_error(&o);
+    assert!(
+        e.starts_with("error: no GPU agent found: device 1 was asked for, and the HSA runtime reports 1 GPU agent(s) for gfx90a"),
+        "{e}"
+    );
+    // Not past the lanes' start: nothing was built, no decision made.
+    assert!(!t.path().join(".hip-unroll/ledger.db").exists());
+}
+
+/// The ledger's decisions (key, status, speedup, runs), by key.
+fn ledger_decisions(state: &Path) -> Vec<(String, String, Option<f64>, Option<i64>)> {
+    let db = rusqlite::Connection::open(state.join("ledger.db")).unwrap();
+    let mut st = db
+        .prepare("SELECT key, status, speedup, runs FROM decisions ORDER BY key")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
+/// Every backend runs under Slurm: a replay tune whose lane is a job step (the worker builds
+/// the replay backend from its `Init` line and opens the simulated GPU on the node) decides
+/// exactly as the same tune on a local lane. Needs Slurm (`.ci/slurm-up`): fails without it.
+#[test]
+fn replay_in_a_slurm_step_decides_as_a_local_lane() {
+    let o = Command::new("sinfo").args(["-h", "-o", "%P %a"]).output();
+    assert!(
+        matches!(&o, Ok(o) if o.status.success() && !o.stdout.is_empty()),
+        "this test needs a running Slurm cluster (run .ci/slurm-up as root): {o:?}"
+    );
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let envs = [
+        ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
+        (
+            "FAKE_HSA_KERNARG_SIZE",
+            kernel_meta(SCALE).kernarg_segment_size.to_string(),
+        ),
+    ];
+    let args = |state: &Path| -> Vec<String> {
+        [
+            "tune",
+            "--backend",
+            "replay",
+            "--snapshot",
+            &snap,
+            "--factors",
+            "2,4",
+            "--dry-run",
+            "--format",
+            "json",
+            "--state",
+            state.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let local = tempfile::tempdir().unwrap();
+    let mut c = Command::new(BIN);
+    c.args(args(local.path())).current_dir(t.path());
+    for (k, v) in &envs {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let reference = ledger_decisions(local.path());
+    assert!(reference.len() >= 8, "{reference:?}");
+
+    let slurm = tempfile::tempdir().unwrap();
+    let mut c = Command::new("salloc");
+    c.args(["-N1", "-n1", "--gres=gpu:1", BIN])
+        .args(&args(slurm.path())[..])
+        .args(["--executor", "slurm", "--lanes", "1"])
+        .current_dir(t.path());
+    for (k, v) in &envs {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(ledger_decisions(slurm.path()), reference, "{}", stderr(&o));
 }

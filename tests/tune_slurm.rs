@@ -182,3 +182,303 @@ fn slurm_lanes_decide_as_a_local_run_even_when_a_step_is_cancelled() {
         .unwrap();
     assert!(retried >= 1, "{retried}");
 }
+
+/// The flags of [`args`] that `[tune]` can hold, as a config: with `executor = "slurm"` and
+/// `[tune.slurm]`, only the output flags stay on the command line.
+fn config_only(state: &Path, srun: &Path) -> String {
+    format!(
+        "[tune]\nbuild = \"sh build.sh\"\nrun = \"sh run.sh\"\ntime-regex = \"cost: ([0-9]+)\"\n\
+         time-unit = \"units\"\nfactors = [2, 4]\nmode = \"pragma\"\njobs = 2\nstate = \"{}\"\n\
+         executor = \"slurm\"\n\n[tune.slurm]\nlanes = 2\nargs = [\"--quiet\"]\nsrun = \"{}\"\n",
+        state.display(),
+        srun.display()
+    )
+}
+
+#[test]
+fn a_config_only_slurm_run_decides_as_the_flag_run() {
+    require_slurm();
+    let dir = tiny();
+    let state = tempfile::tempdir().unwrap();
+    // srun through a wrapper that records its arguments (outside the tree: the tree must not
+    // change while tune runs), so the config's `srun` and `args` are seen to be used.
+    let tools = tempfile::tempdir().unwrap();
+    let log = tools.path().join("srun.log");
+    let wrapper = tools.path().join("srun-wrapper");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec srun \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // The tiny tree's config (its `[compile]`) with everything else of the run.
+    let cfg = dir.path().join("hip-unroll.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&config_only(state.path(), &wrapper));
+    std::fs::write(&cfg, text).unwrap();
+    // The reference: the same tree and config, on local lanes (the command line wins over the
+    // config's executor and state directory).
+    let local_state = tempfile::tempdir().unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "tune",
+            "--format",
+            "json",
+            "--dry-run",
+            "--executor",
+            "local",
+            "--state",
+        ])
+        .arg(local_state.path())
+        .current_dir(dir.path())
+        .env_remove("HIP_UNROLL_TESTPOINT")
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let reference = decisions(local_state.path());
+    assert_eq!(
+        reference.len(),
+        7,
+        "6 variants and the confirmation: {reference:?}"
+    );
+    assert!(!log.exists(), "the local run started srun");
+    // The same decisions, statuses, figures and keys as the flag run's local reference (the
+    // keys differ only by the tree, which holds the config here).
+    let flag_run: Vec<_> = local_reference()
+        .into_iter()
+        .map(|(_, s, sp, p, r)| (s, sp, p, r))
+        .collect();
+    let mut ours: Vec<_> = reference
+        .iter()
+        .map(|(_, s, sp, p, r)| (s.clone(), *sp, *p, *r))
+        .collect();
+    let mut theirs = flag_run;
+    ours.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    theirs.sort_by(|a, b| format!("{a:?}").cmp(&format!("{b:?}")));
+    assert_eq!(ours, theirs);
+
+    let o = Command::new("salloc")
+        .args([
+            "-N1",
+            "-n2",
+            "--gres=gpu:2",
+            BIN,
+            "tune",
+            "--format",
+            "json",
+        ])
+        .arg("--dry-run")
+        .current_dir(dir.path())
+        .env_remove("HIP_UNROLL_TESTPOINT")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(decisions(state.path()), reference, "{err}");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.lines().collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for (i, c) in calls.iter().enumerate() {
+        assert!(c.contains("--quiet"), "{c}");
+        assert!(c.ends_with("tune-worker"), "{c}");
+        assert!(
+            calls
+                .iter()
+                .any(|c| c.contains(&format!("--job-name=hip-unroll-lane-{i}"))),
+            "{calls:?}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_key_of_tune_slurm_is_refused_with_one_line() {
+    let dir = tiny();
+    std::fs::write(
+        dir.path().join("hip-unroll.toml"),
+        "[tune]\nbuild = \"true\"\nrun = \"true\"\n\n[tune.slurm]\nlanes = 2\nnodes = 3\n",
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .arg("tune")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("7:1: unknown key `nodes` in [tune.slurm]"),
+        "{err}"
+    );
+    // A bad executor name is one line too.
+    std::fs::write(
+        dir.path().join("hip-unroll.toml"),
+        "[tune]\nbuild = \"true\"\nrun = \"true\"\nexecutor = \"ssh\"\n",
+    )
+    .unwrap();
+    let o = Command::new(BIN)
+        .arg("tune")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(
+        err.trim(),
+        "error: [tune] executor must be `local` or `slurm`, not `ssh`"
+    );
+    assert!(!dir.path().join(".hip-unroll").exists());
+}
+
+/// One lane inside a one-GPU allocation, with `extra` tune arguments: the output.
+fn one_slurm_lane(dir: &Path, state: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new("salloc")
+        .args(["-N1", "-n1", "--gres=gpu:1", BIN, "tune"])
+        .args(extra)
+        .args(["--executor", "slurm", "--lanes", "1", "--state"])
+        .arg(state)
+        .current_dir(dir)
+        // The node has no ROCm profiler (and neither has this machine).
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("HIP_UNROLL_TESTPOINT")
+        .output()
+        .unwrap()
+}
+
+/// The tune's own `error:` line among salloc's (which says when it got and freed the
+/// allocation).
+fn tune_error(o: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error: ")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    lines[0].to_string()
+}
+
+#[test]
+fn rocprofv3_runs_in_a_slurm_step_and_its_preflight_answers_from_there() {
+    require_slurm();
+    let dir = tiny();
+    let state = tempfile::tempdir().unwrap();
+    let o = one_slurm_lane(
+        dir.path(),
+        state.path(),
+        &[
+            "--backend",
+            "rocprofv3",
+            "--build",
+            "sh build.sh",
+            "--run",
+            "sh run.sh",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = tune_error(&o);
+    // The worker's line, relayed by the coordinator: the step ran, and rocprofv3 is not there.
+    assert!(
+        e.starts_with("error: the Slurm lanes did not start: lane 0: rocprofv3 is not on PATH"),
+        "{e}"
+    );
+    // The state is kept (the ledger was opened before the steps started).
+    assert!(state.path().join("ledger.db").exists());
+}
+
+#[test]
+fn bench_runs_in_a_slurm_step_and_says_there_is_no_gpu_there() {
+    require_slurm();
+    if testenv::lacks(
+        "no-gpu",
+        !testenv::has_gpu_device(),
+        "a GPU device node exists: the no-GPU answer of the bench lane does not apply",
+    ) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cu"),
+        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("k.toml"),
+        "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = [1]\nblock = [64]\n\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 64\noutput = \"exact\"\n",
+    )
+    .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let o = one_slurm_lane(
+        dir.path(),
+        state.path(),
+        &["--backend", "bench", "--spec", "k.toml"],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let e = tune_error(&o);
+    assert!(
+        e.starts_with("error: the Slurm lanes did not start: lane 0: no GPU"),
+        "{e}"
+    );
+    assert!(state.path().join("ledger.db").exists());
+}
+
+/// The tuner names settings as data; the binary words each error with the flag at fault (the
+/// library's own text names config keys, never a flag). Needs no Slurm: refused before.
+#[test]
+fn setup_errors_name_the_flags_of_the_command_line() {
+    let dir = tiny();
+    let run = |extra: &[&str]| -> String {
+        let o = Command::new(BIN)
+            .args(["tune", "--build", "sh build.sh", "--run", "sh run.sh"])
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err.trim_end().to_string()
+    };
+    assert_eq!(
+        run(&["--lanes", "2"]),
+        "error: --lanes applies to --executor slurm (local lanes: --devices)"
+    );
+    assert_eq!(
+        run(&["--slurm-arg=--qos=high"]),
+        "error: --slurm-arg applies to --executor slurm (local lanes: --devices)"
+    );
+    assert_eq!(
+        run(&["--executor", "slurm", "--devices", "0"]),
+        "error: --devices chooses local lanes; with --executor slurm Slurm gives each step its GPU (--lanes N)"
+    );
+    assert_eq!(
+        run(&["--executor", "slurm", "--lanes", "0"]),
+        "error: --lanes must be 1 to 1024"
+    );
+    assert_eq!(
+        run(&["--devices", "0,0"]),
+        "error: --devices names device 0 twice"
+    );
+    assert_eq!(
+        run(&["--min-runs", "10", "--max-runs", "5"]),
+        "error: --max-runs (5) must be at least --min-runs (10)"
+    );
+    assert_eq!(
+        run(&["--max-noise", "0"]),
+        "error: --max-noise must be a positive percentage"
+    );
+    assert_eq!(
+        run(&["--kernel", "k"]),
+        "error: --kernel selects kernels for the rocprofv3 backend; the command backend times the whole run"
+    );
+    assert_eq!(
+        run(&["--time-regex", "("]),
+        "error: --time-regex: `(` is not a regex: unclosed group"
+    );
+    assert!(!dir.path().join(".hip-unroll").exists());
+}

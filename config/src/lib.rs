@@ -288,6 +288,23 @@ pub struct TuneSection {
     pub state: Option<PathBuf>,
     pub arch: Option<String>,
     pub compile_flags: Option<Vec<String>>,
+    /// Where lanes run: `local` (the default) or `slurm`.
+    pub executor: Option<String>,
+    /// `[tune.slurm]`: how Slurm lanes are started.
+    pub slurm: Option<SlurmSection>,
+}
+
+/// `[tune.slurm]`: the Slurm executor's lanes; command-line options win (extra srun arguments
+/// of the command line come after these).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SlurmSection {
+    /// Job steps, one lane each.
+    pub lanes: Option<usize>,
+    /// Extra srun arguments for every step (`--partition=gpu`...).
+    pub args: Option<Vec<String>>,
+    /// The srun program [default: `srun` on PATH].
+    pub srun: Option<PathBuf>,
 }
 
 /// `[compile]`: how `pressure`, `unroll --verify`, `bench` and `tune` compile a source.

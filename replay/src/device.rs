@@ -51,6 +51,9 @@ pub struct Options {
     pub runtime_library: Option<PathBuf>,
     /// Replay even when some regions were not captured (they start zeroed).
     pub allow_missing_regions: bool,
+    /// Which GPU agent (of the snapshot's processor, in the runtime's order) to replay on: a
+    /// tune lane's device. Default 0.
+    pub device: usize,
 }
 
 impl Default for Options {
@@ -59,6 +62,7 @@ impl Default for Options {
             timeout: Duration::from_secs(10),
             runtime_library: None,
             allow_missing_regions: false,
+            device: 0,
         }
     }
 }
@@ -116,8 +120,9 @@ fn init_hint() -> &'static str {
     }
 }
 
-/// Start the runtime and find a GPU agent for `processor` (any GPU when empty).
-fn start(hsa: Hsa, processor: &str) -> Result<Gpu, DeviceError> {
+/// Start the runtime and find GPU agent number `device` of those for `processor` (of any GPU
+/// when empty).
+fn start(hsa: Hsa, processor: &str, device: usize) -> Result<Gpu, DeviceError> {
     // SAFETY: hsa_init has no preconditions.
     let s = unsafe { (hsa.init)() };
     if s != STATUS_SUCCESS {
@@ -127,7 +132,7 @@ fn start(hsa: Hsa, processor: &str) -> Result<Gpu, DeviceError> {
             init_hint()
         )));
     }
-    let gpu = find_gpu(&hsa, processor);
+    let gpu = find_gpu(&hsa, processor, device);
     let (agent, agent_name) = match gpu {
         Ok(x) => x,
         Err(e) => {
@@ -210,7 +215,7 @@ unsafe extern "C" fn collect_gpu(agent: Agent, data: *mut c_void) -> Status {
     STATUS_SUCCESS
 }
 
-fn find_gpu(hsa: &Hsa, processor: &str) -> Result<(Agent, String), DeviceError> {
+fn find_gpu(hsa: &Hsa, processor: &str, device: usize) -> Result<(Agent, String), DeviceError> {
     let mut search = AgentSearch {
         hsa,
         gpus: Vec::new(),
@@ -228,12 +233,24 @@ fn find_gpu(hsa: &Hsa, processor: &str) -> Result<(Agent, String), DeviceError> 
             "the HSA runtime started but reports only CPU agents".into(),
         ));
     }
-    if let Some(g) = search
+    let fitting: Vec<&(Agent, String)> = search
         .gpus
         .iter()
-        .find(|(_, n)| processor.is_empty() || n == processor)
-    {
-        return Ok(g.clone());
+        .filter(|(_, n)| processor.is_empty() || n == processor)
+        .collect();
+    if let Some(g) = fitting.get(device) {
+        return Ok((*g).clone());
+    }
+    if !fitting.is_empty() {
+        return Err(DeviceError::NoGpu(format!(
+            "device {device} was asked for, and the HSA runtime reports {} GPU agent(s) for {}",
+            fitting.len(),
+            if processor.is_empty() {
+                "any processor"
+            } else {
+                processor
+            }
+        )));
     }
     let names: Vec<&str> = search.gpus.iter().map(|(_, n)| n.as_str()).collect();
     Err(DeviceError::NoGpu(format!(
@@ -428,7 +445,7 @@ pub fn reserve_check(
 ) -> Result<(String, u64, Vec<ReservationReport>), DeviceError> {
     let mut holds = hold_ranges(s)?;
     let hsa = Hsa::open(opts.runtime_library.as_deref())?;
-    let gpu = start(hsa, s.processor())?;
+    let gpu = start(hsa, s.processor(), opts.device)?;
     let result = (|| {
         let p = plan::plan(&region_spans(s), gpu.granule)?;
         let mut out = Vec::new();
@@ -528,7 +545,7 @@ impl Replayer {
             variant::baseline(&snapshot).map_err(|e| DeviceError::Snapshot(e.to_string()))?;
         let mut holds = hold_ranges(&snapshot)?;
         let hsa = Hsa::open(opts.runtime_library.as_deref())?;
-        let gpu = start(hsa, snapshot.processor())?;
+        let gpu = start(hsa, snapshot.processor(), opts.device)?;
         let geometry = snapshot.geometry;
         let mut r = Replayer {
             gpu,

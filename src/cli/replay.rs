@@ -116,6 +116,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
             timeout: run::timeout_from_secs(args.timeout)?,
             runtime_library: None,
             allow_missing_regions: args.force,
+            device: 0,
         },
     };
     let report = match run::replay(&req) {

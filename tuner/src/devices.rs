@@ -65,11 +65,15 @@ impl Device {
 /// comma-separated list of ids (each a GPU of this machine where it has GPUs; any ids where
 /// it has none, for work on the CPU). Lanes of different models are refused.
 pub fn local(spec: &str) -> Result<Vec<Device>, Error> {
+    let invalid = |rule: String| Error::Invalid {
+        setting: crate::setting::Setting::Devices,
+        rule,
+    };
     let gpus = runner::device::gpus();
     let ids: Vec<String> = if spec.trim() == "all" {
         if gpus.is_empty() {
-            return Err(Error::Usage(
-                "--devices all: no GPU is visible here (no /sys/class/kfd topology, no /proc/driver/nvidia); name device ids instead (--devices 0,1)".into(),
+            return Err(invalid(
+                " all: no GPU is visible here (no /sys/class/kfd topology, no /proc/driver/nvidia); name device ids instead (0,1)".into(),
             ));
         }
         gpus.iter().map(|g| g.ordinal.to_string()).collect()
@@ -78,20 +82,20 @@ pub fn local(spec: &str) -> Result<Vec<Device>, Error> {
         for part in spec.split(',') {
             let id = part.trim();
             if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(Error::Usage(format!(
-                    "--devices takes `all` or device numbers separated by commas (0,1,2), not `{spec}`"
+                return Err(invalid(format!(
+                    " takes `all` or device numbers separated by commas (0,1,2), not `{spec}`"
                 )));
             }
             if ids.iter().any(|x| x == id) {
-                return Err(Error::Usage(format!("--devices names device {id} twice")));
+                return Err(invalid(format!(" names device {id} twice")));
             }
             ids.push(id.to_string());
         }
         ids
     };
     if ids.len() > crate::limits::MAX_LANES {
-        return Err(Error::Usage(format!(
-            "--devices names {} devices; at most {}",
+        return Err(invalid(format!(
+            " names {} devices; at most {}",
             ids.len(),
             crate::limits::MAX_LANES
         )));
@@ -100,8 +104,8 @@ pub fn local(spec: &str) -> Result<Vec<Device>, Error> {
         for id in &ids {
             let n: u32 = id.parse().unwrap_or(u32::MAX);
             if !gpus.iter().any(|g| g.ordinal == n) {
-                return Err(Error::Usage(format!(
-                    "--devices: there is no GPU {id} here (GPUs: {})",
+                return Err(invalid(format!(
+                    ": there is no GPU {id} here (GPUs: {})",
                     gpus.iter()
                         .map(|g| format!("{} {}", g.ordinal, g.model))
                         .collect::<Vec<_>>()

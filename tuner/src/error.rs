@@ -8,15 +8,34 @@ pub enum Error {
     /// Bad arguments or settings.
     #[error("{0}")]
     Usage(String),
+    /// A setting's value out of its bounds: `rule` follows the setting's name (`: ...` or
+    /// ` must be ...`).
+    #[error("`{}`{rule}", setting.key())]
+    Invalid {
+        setting: crate::setting::Setting,
+        rule: String,
+    },
+    /// A plan of measurement that cannot work.
+    #[error(transparent)]
+    Plan(#[from] crate::stats::PlanError),
+    /// `message`, fixed by giving the setting `fix`.
+    #[error("{message}; give `{}`", fix.key())]
+    NeedsSetting {
+        message: String,
+        fix: crate::setting::Setting,
+    },
+    /// Another tune holds the state directory.
+    #[error("another hip-unroll tune is using the state directory {path}; wait for it or choose another state directory")]
+    StateBusy { path: String },
     #[error("{path}: {reason}")]
     Io { path: String, reason: String },
     #[error("the state directory {path} is not writable: {reason}")]
     StateDir { path: String, reason: String },
-    #[error("the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another --state")]
+    #[error("the ledger {path} is not a hip-unroll ledger or is corrupt ({reason}); move it away or choose another state directory")]
     Ledger { path: String, reason: String },
     /// The state directory's disk is full: nothing is wrong with the ledger, and `--resume`
     /// continues once there is space.
-    #[error("{path}: disk full (no space left on device); free some space, then run again (--resume continues)")]
+    #[error("{path}: disk full (no space left on device); free some space, then resume the tune")]
     DiskFull { path: String },
     /// The baseline could not be built, run, checked or measured reliably.
     #[error("baseline: {0}")]
@@ -40,6 +59,9 @@ pub enum Error {
     /// Every lane is gone (their Slurm steps ended): the state is kept for `--resume`.
     #[error("{0}")]
     LanesGone(String),
+    /// Settings that do not fit together (which setting, as data: the binary names its flag).
+    #[error(transparent)]
+    Setup(#[from] crate::setting::SetupError),
     /// Ctrl-C: the search stopped, nothing was applied, the ledger keeps what was done.
     #[error("interrupted")]
     Interrupted,

@@ -239,10 +239,9 @@ impl Ledger {
                     std::thread::sleep(std::time::Duration::from_millis(25))
                 }
                 Err(_) => {
-                    return Err(Error::Usage(format!(
-                        "another hip-unroll tune is using the state directory {}; wait for it or choose another --state",
-                        state_dir.display()
-                    )))
+                    return Err(Error::StateBusy {
+                        path: state_dir.display().to_string(),
+                    })
                 }
             }
         }
@@ -394,10 +393,13 @@ impl Ledger {
                     id
                 }
                 None => {
-                    return Err(Error::Usage(format!(
-                        "--resume: {} holds no interrupted run of this tree with these settings",
-                        self.path.display()
-                    )))
+                    return Err(Error::Invalid {
+                        setting: crate::setting::Setting::Resume,
+                        rule: format!(
+                            ": {} holds no interrupted run of this tree with these settings",
+                            self.path.display()
+                        ),
+                    })
                 }
             }
         } else {
@@ -779,7 +781,10 @@ mod tests {
         l.finish(r.run_id, "done", None).unwrap();
         assert!(matches!(
             l.begin("tree", "set", "{}", true),
-            Err(Error::Usage(_))
+            Err(Error::Invalid {
+                setting: crate::setting::Setting::Resume,
+                ..
+            })
         ));
     }
 

@@ -23,4 +23,6 @@ pub mod lane;
 pub mod ledger;
 pub mod report;
 pub mod search;
+pub mod setting;
 pub mod settings;
+pub mod setup;

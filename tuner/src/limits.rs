@@ -4,6 +4,7 @@
 //! the noise allowance and every time limit.
 
 use crate::error::Error;
+use crate::setting::Setting;
 use crate::settings::Settings;
 use std::time::Duration;
 
@@ -20,40 +21,41 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 
 /// Check the settings of a tune.
 pub fn check(settings: &Settings) -> Result<(), Error> {
-    let usage = |m: String| Err(Error::Usage(m));
-    settings
-        .plan
-        .validate()
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    let invalid = |setting, rule: String| Err(Error::Invalid { setting, rule });
+    settings.plan.validate()?;
     let f = &settings.factors;
     if f.is_empty() || f.contains(&0) {
-        return usage("--factors must list factors of at least 1".into());
+        return invalid(Setting::Factors, " must list factors of at least 1".into());
     }
     if f.len() > MAX_FACTORS {
-        return usage(format!(
-            "--factors lists {} factors; at most {MAX_FACTORS}",
-            f.len()
-        ));
+        return invalid(
+            Setting::Factors,
+            format!(" lists {} factors; at most {MAX_FACTORS}", f.len()),
+        );
     }
     if let Some(big) = f.iter().find(|&&x| x > MAX_FACTOR) {
-        return usage(format!(
-            "--factors: {big} is over the largest unroll factor, {MAX_FACTOR}"
-        ));
+        return invalid(
+            Setting::Factors,
+            format!(": {big} is over the largest unroll factor, {MAX_FACTOR}"),
+        );
     }
     if settings.modes.is_empty() {
-        return usage("--mode must name pragma, manual or both".into());
+        return invalid(Setting::Mode, " must name pragma, manual or both".into());
     }
     if settings.jobs < 1 || settings.jobs > MAX_JOBS {
-        return usage(format!(
-            "--jobs must be 1 to {MAX_JOBS} (got {})",
-            settings.jobs
-        ));
+        return invalid(
+            Setting::Jobs,
+            format!(" must be 1 to {MAX_JOBS} (got {})", settings.jobs),
+        );
     }
     if !(settings.max_noise > 0.0 && settings.max_noise.is_finite()) {
-        return usage(format!(
-            "--max-noise must be a positive percentage (got {})",
-            settings.max_noise * 100.0
-        ));
+        return invalid(
+            Setting::MaxNoise,
+            format!(
+                " must be a positive percentage (got {})",
+                settings.max_noise * 100.0
+            ),
+        );
     }
     codeobj::compile::check_timeout(settings.gates.compiler.timeout)
         .map_err(|e| Error::Usage(e.to_string()))?;
@@ -63,11 +65,14 @@ pub fn check(settings: &Settings) -> Result<(), Error> {
 /// Check a time limit: `--timeout` must be 1 s to [`MAX_TIMEOUT`].
 pub fn check_timeout(timeout: Duration) -> Result<(), Error> {
     if timeout < Duration::from_secs(1) || timeout > MAX_TIMEOUT {
-        return Err(Error::Usage(format!(
-            "--timeout must be 1 to {} seconds (got {})",
-            MAX_TIMEOUT.as_secs(),
-            childproc::secs(timeout)
-        )));
+        return Err(Error::Invalid {
+            setting: Setting::Timeout,
+            rule: format!(
+                " must be 1 to {} seconds (got {})",
+                MAX_TIMEOUT.as_secs(),
+                childproc::secs(timeout)
+            ),
+        });
     }
     Ok(())
 }
@@ -87,7 +92,7 @@ mod tests {
         ] {
             let e = check_timeout(bad).unwrap_err().to_string();
             assert!(
-                e.starts_with("--timeout must be 1 to 86400 seconds (got "),
+                e.starts_with("`timeout` must be 1 to 86400 seconds (got "),
                 "{e}"
             );
         }

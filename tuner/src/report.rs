@@ -322,8 +322,8 @@ pub fn human(r: &Report) -> String {
         let _ = writeln!(o, "applied: nothing");
     } else {
         let verb = match r.extra.outcome {
-            Outcome::DryRun => "would apply (--dry-run)",
-            Outcome::Diff => "diff printed (--diff), not applied",
+            Outcome::DryRun => "would apply (dry run)",
+            Outcome::Diff => "diff printed, not applied",
             Outcome::Interrupted => "not applied (interrupted)",
             Outcome::Edited => "not applied (a file was edited meanwhile)",
             Outcome::Applied => "applied",

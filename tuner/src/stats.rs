@@ -93,17 +93,21 @@ impl Default for Plan {
 /// A plan that cannot work.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanError {
-    #[error("--min-runs must be at least 1")]
+    #[error("`min-runs` must be at least 1")]
     MinRuns,
-    #[error("--{flag} must be at most {MAX_RUNS} pairs (got {got})")]
-    TooManyRuns { flag: &'static str, got: usize },
-    #[error("--max-runs ({max}) must be at least --min-runs ({min})")]
+    /// `setting` is `min-runs` or `max-runs`.
+    #[error("`{}` must be at most {MAX_RUNS} pairs (got {got})", setting.key())]
+    TooManyRuns {
+        setting: crate::setting::Setting,
+        got: usize,
+    },
+    #[error("`max-runs` ({max}) must be at least `min-runs` ({min})")]
     MaxRuns { min: usize, max: usize },
-    #[error("--confidence must be between 0.5 and 1 (exclusive), got {0}")]
+    #[error("`confidence` must be between 0.5 and 1 (exclusive), got {0}")]
     Confidence(f64),
-    #[error("--min-speedup must be a percentage from 0 to 1000, got {0}")]
+    #[error("`min-speedup` must be a percentage from 0 to 1000, got {0}")]
     MinSpeedup(f64),
-    #[error("with --max-runs {max} no look can reach p <= {alpha:.2e} (the smallest exact signed-rank p-value of {max} pairs is {best:.2e}); raise --max-runs or lower --confidence")]
+    #[error("with `max-runs` {max} no look can reach p <= {alpha:.2e} (the smallest exact signed-rank p-value of {max} pairs is {best:.2e}); raise `max-runs` or lower `confidence`")]
     TooFewRuns { max: usize, alpha: f64, best: f64 },
 }
 
@@ -114,9 +118,12 @@ impl Plan {
         if self.min_runs < 1 {
             return Err(PlanError::MinRuns);
         }
-        for (flag, got) in [("min-runs", self.min_runs), ("max-runs", self.max_runs)] {
+        for (setting, got) in [
+            (crate::setting::Setting::MinRuns, self.min_runs),
+            (crate::setting::Setting::MaxRuns, self.max_runs),
+        ] {
             if got > MAX_RUNS {
-                return Err(PlanError::TooManyRuns { flag, got });
+                return Err(PlanError::TooManyRuns { setting, got });
             }
         }
         if self.max_runs < self.min_runs {
@@ -432,7 +439,7 @@ pub struct Noise {
 /// Why the baseline cannot be measured reliably.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum NoiseError {
-    #[error("the baseline repeats spread by {spread:.1}% (1.4826 MAD of {samples} runs: median {median:.4}, min {min:.4}, max {max:.4}); the limit is {limit:.1}% (--max-noise)")]
+    #[error("the baseline repeats spread by {spread:.1}% (1.4826 MAD of {samples} runs: median {median:.4}, min {min:.4}, max {max:.4}); the limit is {limit:.1}% (the `max-noise` setting)")]
     TooNoisy {
         spread: f64,
         limit: f64,

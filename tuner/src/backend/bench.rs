@@ -75,6 +75,16 @@ impl BenchBackend {
         })
     }
 
+    /// The launch spec.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The runner's options (the device it opens: `options().device`).
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
     /// The kernel source, relative to the tree.
     pub fn source(&self) -> &Path {
         &self.rel_source

@@ -76,7 +76,7 @@ pub(crate) fn build_and_check(
 ) -> Result<Result<(), Failure>, Error> {
     match run_cmd(&c.build, slot, c.timeout)? {
         Err(why) => return Ok(Err(Failure::Build(why))),
-        Ok(o) if !o.success() => return Ok(Err(Failure::Build(format!("--build {}", tail(&o))))),
+        Ok(o) if !o.success() => return Ok(Err(Failure::Build(format!("build {}", tail(&o))))),
         Ok(_) => {}
     }
     if let Err(f) = run_once()? {
@@ -85,9 +85,7 @@ pub(crate) fn build_and_check(
     if let Some(check) = &c.check {
         match run_cmd(check, slot, c.timeout)? {
             Err(why) => return Ok(Err(Failure::Check(why))),
-            Ok(o) if !o.success() => {
-                return Ok(Err(Failure::Check(format!("--check {}", tail(&o)))))
-            }
+            Ok(o) if !o.success() => return Ok(Err(Failure::Check(format!("check {}", tail(&o))))),
             Ok(_) => {}
         }
     }
@@ -107,14 +105,14 @@ impl CommandBackend {
                     .map(|m| m.as_str().to_string());
                 let Some(text) = found else {
                     return Err(Failure::Check(format!(
-                        "--time-regex `{}` matched nothing in the output of --run",
+                        "the time regex `{}` matched nothing in the output of the run",
                         re.as_str()
                     )));
                 };
                 match text.trim().parse::<f64>() {
                     Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
                     _ => Err(Failure::Check(format!(
-                        "--time-regex captured `{text}`, not a positive number"
+                        "the time regex captured `{text}`, not a positive number"
                     ))),
                 }
             }
@@ -125,7 +123,7 @@ impl CommandBackend {
         let c = &self.commands;
         match run_cmd(&c.run, slot, c.timeout)? {
             Err(why) => Ok(Err(Failure::Check(why))),
-            Ok(o) if !o.success() => Ok(Err(Failure::Check(format!("--run {}", tail(&o))))),
+            Ok(o) if !o.success() => Ok(Err(Failure::Check(format!("run {}", tail(&o))))),
             Ok(o) => Ok(self.figure(&o)),
         }
     }

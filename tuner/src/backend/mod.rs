@@ -31,8 +31,9 @@
 //!   that never ran as `not-run`); backends without that knowledge return `None`.
 //! - The stop flag ([`Slot::stop`]) is set on Ctrl-C: long work must poll it (the shell runner
 //!   in [`crate::shell`] does) and return [`Error::Interrupted`].
-//! - Plugging in: implement the trait, add a `--backend` value in `src/cli/tune.rs` that builds
-//!   it and calls `tuner::search::tune`. A complete in-process implementer is the `Fake`
+//! - Plugging in: implement the trait, add a kind to [`spec::BackendSpec`] (plain data, so a
+//!   Slurm worker can build it too) and to [`spec::AnyBackend`], resolve it in
+//!   [`crate::setup`], and add its `--backend` value in `src/cli/tune.rs`. A complete in-process implementer is the `Fake`
 //!   backend of `tuner/tests/search.rs`; [`command`] shows how to run user commands in a slot
 //!   (`run_cmd`, `build_and_check`).
 
@@ -40,6 +41,7 @@ pub mod bench;
 pub mod command;
 pub mod replay;
 pub mod rocprof;
+pub mod spec;
 pub mod worker;
 
 use crate::error::Error;

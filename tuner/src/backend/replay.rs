@@ -95,18 +95,24 @@ pub fn find_source(
                 .kernels()
                 .map(|(f, k)| format!("{k} ({})", f.display()))
                 .collect();
-            Err(Error::Usage(format!(
-                "no file among the tuned paths defines the captured kernel `{function}` (kernels found: {}); pass --source FILE",
-                if all.is_empty() { "none".to_string() } else { all.join(", ") }
-            )))
+            Err(Error::NeedsSetting {
+                message: format!(
+                    "no file among the tuned paths defines the captured kernel `{function}` (kernels found: {})",
+                    if all.is_empty() { "none".to_string() } else { all.join(", ") }
+                ),
+                fix: crate::setting::Setting::Source,
+            })
         }
-        many => Err(Error::Usage(format!(
-            "several files define the captured kernel `{function}`: {}; pass --source FILE",
-            many.iter()
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        many => Err(Error::NeedsSetting {
+            message: format!(
+                "several files define the captured kernel `{function}`: {}",
+                many.iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            fix: crate::setting::Setting::Source,
+        }),
     }
 }
 

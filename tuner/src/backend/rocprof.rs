@@ -127,7 +127,7 @@ impl RocprofBackend {
         };
         if !o.success() {
             return Ok(Err(Failure::Check(format!(
-                "--run under rocprofv3 {}: {}",
+                "the run under rocprofv3 {}: {}",
                 o.status_text(),
                 o.last_line()
             ))));
@@ -149,7 +149,10 @@ impl RocprofBackend {
         match self.objective(&p) {
             Some(ms) if ms > 0.0 => Ok(Ok((p, ms))),
             _ => Ok(Err(Failure::Check(match &self.kernel_regex {
-                Some(re) => format!("no dispatched kernel matches --kernel `{}`", re.as_str()),
+                Some(re) => format!(
+                    "no dispatched kernel matches the kernel regex `{}`",
+                    re.as_str()
+                ),
                 None => "none of the kernels defined in PATHS was dispatched".to_string(),
             }))),
         }
@@ -172,7 +175,7 @@ impl Backend for RocprofBackend {
         let path = std::env::var_os("PATH");
         if profiler::run::which("rocprofv3", path.as_deref()).is_none() {
             return Err(Error::Environment(
-                "rocprofv3 is not on PATH: the rocprofv3 backend needs ROCm's profiler (install rocprofiler-sdk, or use --backend command)".into(),
+                "rocprofv3 is not on PATH: the rocprofv3 backend needs ROCm's profiler (install rocprofiler-sdk, or use the command backend)".into(),
             ));
         }
         let tool = profiler::run::detect().map_err(|e| Error::Environment(e.to_string()))?;
@@ -184,7 +187,7 @@ impl Backend for RocprofBackend {
         let kfd = kfd_path();
         if !kfd.exists() {
             return Err(Error::Environment(format!(
-                "no AMD GPU: {} is missing, so rocprofv3 has nothing to profile (use --backend command to time the program on this machine)",
+                "no AMD GPU: {} is missing, so rocprofv3 has nothing to profile (use the command backend to time the program on this machine)",
                 kfd.display()
             )));
         }

@@ -78,7 +78,7 @@ impl Slurm {
                 .spawn()
                 .map_err(|e| {
                     Error::Environment(format!(
-                        "cannot start {} (--executor slurm needs Slurm's srun): {e}",
+                        "cannot start {} (the slurm executor needs Slurm's srun): {e}",
                         argv[0]
                     ))
                 })?;

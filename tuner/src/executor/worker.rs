@@ -2,7 +2,7 @@
 //!
 //! Protocol (JSON lines; one object per line):
 //! - stdin, first line: an [`Init`] (the tree, where the working copies live, the plan, the
-//!   gates' compiler, the backend); then one [`crate::lane::Task`] per line. End of input: the
+//!   gates' compiler, the backend's [`BackendSpec`]: any of the four kinds); then one [`crate::lane::Task`] per line. End of input: the
 //!   worker stops (at once, between two runs, when a task is still going).
 //! - stdout, first line: [`Out::Ready`] with the [`LaneInfo`] (the step's device: the id Slurm
 //!   gave it in `CUDA_VISIBLE_DEVICES`, its model, the node), or [`Out::Failed`] with one line;
@@ -11,7 +11,8 @@
 //!   reports; the coordinator records.
 
 use super::LaneInfo;
-use crate::backend::command::{CommandBackend, Commands};
+use crate::backend::spec::AnyBackend;
+pub use crate::backend::spec::BackendSpec;
 use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::gates::Gates;
@@ -87,61 +88,6 @@ impl CompileSpec {
     }
 }
 
-/// The backend a worker measures with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum BackendSpec {
-    Command {
-        build: String,
-        run: String,
-        check: Option<String>,
-        timeout_ms: u64,
-        time_regex: Option<String>,
-        regex_unit: String,
-    },
-}
-
-impl BackendSpec {
-    /// The spec of a command backend.
-    pub fn command(b: &CommandBackend) -> BackendSpec {
-        BackendSpec::Command {
-            build: b.commands.build.clone(),
-            run: b.commands.run.clone(),
-            check: b.commands.check.clone(),
-            timeout_ms: b.commands.timeout.as_millis() as u64,
-            time_regex: b.time_regex.as_ref().map(|r| r.as_str().to_string()),
-            regex_unit: b.regex_unit.clone(),
-        }
-    }
-
-    fn backend(&self) -> Result<CommandBackend, Error> {
-        let BackendSpec::Command {
-            build,
-            run,
-            check,
-            timeout_ms,
-            time_regex,
-            regex_unit,
-        } = self;
-        let time_regex = match time_regex {
-            Some(r) => {
-                Some(regex::Regex::new(r).map_err(|e| Error::Usage(format!("--time-regex: {e}")))?)
-            }
-            None => None,
-        };
-        Ok(CommandBackend {
-            commands: Commands {
-                build: build.clone(),
-                run: run.clone(),
-                check: check.clone(),
-                timeout: Duration::from_millis(*timeout_ms),
-            },
-            time_regex,
-            regex_unit: regex_unit.clone(),
-        })
-    }
-}
-
 /// What a worker writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -174,9 +120,19 @@ fn write_line(out: &Mutex<Box<dyn Write + Send>>, o: &Out) {
     let _ = w.flush();
 }
 
+/// How a worker ended.
+#[derive(Debug)]
+pub enum Served {
+    /// Its input ended.
+    Done,
+    /// It could not start (its tree, its backend's preconditions): the one line went to the
+    /// coordinator as [`Out::Failed`], which says it; the worker only exits non-zero.
+    Refused(Error),
+}
+
 /// Serve one lane: read the [`Init`] and the tasks from `input`, write the events to `output`.
-/// Returns when the input ends.
-pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Result<(), Error> {
+/// Returns when the input ends; `Err` when there is no valid init line (nothing was written).
+pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Result<Served, Error> {
     let out = Mutex::new(output);
     let mut lines = input.lines();
     let first = match lines.next() {
@@ -185,7 +141,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
     };
     let init: Init = serde_json::from_str(&first)
         .map_err(|e| Error::Usage(format!("tune-worker: bad init line: {e}")))?;
-    let ready = (|| -> Result<(Tree, CommandBackend), Error> {
+    let ready = (|| -> Result<(Tree, AnyBackend, Gates, String), Error> {
         let tree = Tree::scan(&init.root, std::slice::from_ref(&init.state_dir))?;
         if tree.hash != init.tree_hash {
             return Err(Error::Environment(format!(
@@ -195,15 +151,23 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
                 &init.tree_hash[..12.min(init.tree_hash.len())]
             )));
         }
-        let backend = init.backend.backend()?;
+        // The step sees only its own GPU: device 0.
+        let gates = init.compile.gates();
+        let backend = init.backend.build(0, &gates)?;
         backend.preflight()?;
-        Ok((tree, backend))
+        // A bench kernel is judged for this device's target: what it adds to the settings'
+        // fingerprint goes back with the lane.
+        let (gates, extra) = init.backend.device_gates(&backend, &gates)?;
+        let fingerprint = extra
+            .map(|m| serde_json::Value::Object(m).to_string())
+            .unwrap_or_default();
+        Ok((tree, backend, gates, fingerprint))
     })();
-    let (tree, backend) = match ready {
+    let (tree, backend, gates, fingerprint) = match ready {
         Ok(x) => x,
         Err(e) => {
             write_line(&out, &Out::Failed(e.to_string()));
-            return Err(e);
+            return Ok(Served::Refused(e));
         }
     };
     let device = step_device();
@@ -215,7 +179,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
             unit: backend.unit(),
             ranks: backend.ranks(),
             overlap: backend.overlaps(),
-            fingerprint: String::new(),
+            fingerprint,
         }),
     );
     let halt = Arc::new(AtomicBool::new(false));
@@ -226,7 +190,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
         halt: halt.clone(),
         plan: init.plan,
         jobs: init.jobs,
-        gates: init.compile.gates(),
+        gates,
         // Slurm sets the step's device variables; `{device}` is its id.
         device: LaneDevice {
             id: device.id.clone(),
@@ -263,5 +227,5 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
         };
         lane.run(rx, &emit);
     });
-    Ok(())
+    Ok(Served::Done)
 }

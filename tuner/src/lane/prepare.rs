@@ -282,7 +282,7 @@ impl<B: Backend> Lane<'_, B> {
                 });
                 let what = match &f {
                     Failure::Build(_) => "does not build",
-                    Failure::Check(_) => "fails its run or --check",
+                    Failure::Check(_) => "fails its run or its check",
                     Failure::NotCached(_) => {
                         "cannot be compiled here (no compiler, and not in the carried cache)"
                     }

@@ -1164,7 +1164,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         ));
         if self.lanes.iter().all(|l| !l.alive) {
             return Err(Error::LanesGone(format!(
-                "every lane is gone (the last one: {why}); the ledger keeps what was decided: --resume continues"
+                "every lane is gone (the last one: {why}); the ledger keeps what was decided"
             )));
         }
         Ok(())

@@ -141,68 +141,22 @@ pub fn tune_lanes<B: Backend>(
     })
 }
 
-/// [`tune`] (or [`tune_discovered`] with `disc`) on one local lane per device of `devices`
-/// (`--devices`), every lane with `backend` (whose commands get the lane's device variables
-/// and `{device}`); `None`: one lane on the default device.
-pub fn tune_on<B: Backend>(
-    backend: &B,
-    devices: Option<&[Device]>,
-    settings: &Settings,
-    root: &Path,
-    disc: Option<Discovery>,
-    stop: &Arc<AtomicBool>,
-    progress: &dyn Progress,
-) -> Result<Tuned, Error> {
-    let Some(devices) = devices else {
-        return match disc {
-            Some(d) => tune_discovered(backend, settings, root, d, stop, progress),
-            None => tune(backend, settings, root, stop, progress),
-        };
-    };
-    crate::devices::same_model(devices)?;
-    let disc = match disc {
-        Some(d) => d,
-        None => {
-            crate::limits::check(settings)?;
-            progress.phase("discovering loops");
-            let d = discover(settings, root)?;
-            fsio::testpoint::hit("tuner.search.discovered");
-            d
-        }
-    };
-    let lanes: Vec<LocalLane<'_, B>> = devices
-        .iter()
-        .map(|d| LocalLane {
-            backend,
-            device: d.clone(),
-            lane: d
-                .id
-                .as_deref()
-                .map(LaneDevice::local)
-                .unwrap_or(LaneDevice::DEFAULT),
-        })
-        .collect();
-    tune_lanes(&lanes, settings, root, disc, stop, progress)
-}
-
-/// [`tune`] with the command backend on `slurm.lanes` Slurm job steps, each a
-/// `hip-unroll tune-worker` ([`crate::executor::slurm`]); this process coordinates and alone
-/// writes the ledger. Each worker keeps its working copies in `STATE/slots/step-N`.
+/// The tune of `backend` (a spec: built by each worker for its step) on `slurm.lanes` Slurm
+/// job steps, each a `hip-unroll tune-worker` ([`crate::executor::slurm`]), over loops already
+/// discovered by [`discover`]; this process coordinates and alone writes the ledger. Each
+/// worker keeps its working copies in `STATE/slots/step-N`.
 pub fn tune_slurm(
-    backend: &crate::backend::command::CommandBackend,
+    backend: &crate::backend::spec::BackendSpec,
     slurm: &crate::executor::slurm::SlurmSettings,
     settings: &Settings,
     root: &Path,
+    disc: Discovery,
     stop: &Arc<AtomicBool>,
     progress: &dyn Progress,
 ) -> Result<Tuned, Error> {
-    use crate::executor::worker::{BackendSpec, CompileSpec, Init};
+    use crate::executor::worker::{CompileSpec, Init};
     crate::limits::check(settings)?;
-    progress.phase("discovering loops");
-    let disc = discover(settings, root)?;
-    fsio::testpoint::hit("tuner.search.discovered");
     session::require_kernels(settings, &disc)?;
-    backend.preflight()?;
     let session = session::Session::open(settings, root, disc)?;
     let setup = session.lane_setup();
     let init = |i: usize| Init {
@@ -215,7 +169,7 @@ pub fn tune_slurm(
         plan: settings.plan,
         jobs: settings.jobs,
         compile: CompileSpec::of(&settings.gates),
-        backend: BackendSpec::command(backend),
+        backend: backend.clone(),
     };
     progress.phase(&format!("starting {} Slurm job steps", slurm.lanes));
     let exec = crate::executor::slurm::Slurm::start(slurm, &init)?;

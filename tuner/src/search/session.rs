@@ -270,7 +270,7 @@ impl<'a> Session<'a> {
         }
         if outcome == Outcome::Interrupted {
             c.out.notes.insert(
-                "interrupted: nothing was applied; the ledger keeps what was decided (--resume continues)".into(),
+                "interrupted: nothing was applied; the ledger keeps what was decided (a resumed tune continues)".into(),
             );
         }
         let unit = c.unit().to_string();
