@@ -232,6 +232,12 @@ impl Backend for BenchBackend {
         "us".into()
     }
 
+    /// Compiles overlap measurement (GPU time); the session thread runs one launch at a time, so a check
+    /// launch never shares the device with a measured one.
+    fn overlaps(&self) -> bool {
+        true
+    }
+
     fn preflight(&self) -> Result<(), Error> {
         if self.worker.get().is_some() {
             return Ok(());
