@@ -18,7 +18,7 @@ use tuner::stats::Plan;
 use tuner::workcopy::{Overlay, Tree};
 
 /// How long a test waits for an event before it fails (a hang guard, never a pass condition).
-const HANG: Duration = Duration::from_secs(120);
+const HANG: Duration = Duration::from_secs(60);
 
 /// What the probe has seen.
 #[derive(Default)]
