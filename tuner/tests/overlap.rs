@@ -11,9 +11,12 @@ use std::sync::mpsc::{sync_channel, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 use tuner::backend::{Backend, Failure, LaneDevice, Slot};
+use tuner::executor::local::LocalLane;
+use tuner::lane::Device;
 use tuner::lane::{Event, Item, ItemResult, Lane, LaneContext, StateSpec, Task};
+use tuner::report::Candidate;
 use tuner::report::Status;
-use tuner::search::{tune, ApplyMode, Quiet, Settings};
+use tuner::search::{tune, tune_lanes, ApplyMode, Progress, Quiet, Settings};
 use tuner::stats::Plan;
 use tuner::workcopy::{Overlay, Tree};
 
@@ -38,6 +41,11 @@ struct Seen {
     held_once: bool,
     /// With `hold_until_prepared`: whether another variant was prepared while it was held.
     prepared_while_held: Option<bool>,
+    /// Samples taken on the first lane, and variants prepared on the second lane.
+    samples: usize,
+    second_lane_variants: usize,
+    /// With `hold_aa`: whether the second lane prepared two variants while it was held.
+    compared_during_aa: Option<bool>,
 }
 
 /// A backend whose figures come from the slot's sources (`#pragma unroll 4` in `fast*.cu`
@@ -49,6 +57,11 @@ struct Probe {
     hold_for_test: bool,
     /// Hold the first variant sample until another variant has been prepared (or `HANG`).
     hold_until_prepared: bool,
+    /// Hold the first lane's first sample (the A/A repeats' warm-up) until two variants were prepared
+    /// on the second lane: then the coordinator has had that lane's first comparison back.
+    hold_aa: bool,
+    /// The first lane's samples vary by up to 60%: its A/A check fails.
+    noisy_first_lane: bool,
     rng: Mutex<rand::rngs::StdRng>,
     seen: Mutex<Seen>,
     cv: Condvar,
@@ -60,6 +73,8 @@ impl Probe {
             overlap,
             hold_for_test: false,
             hold_until_prepared: false,
+            hold_aa: false,
+            noisy_first_lane: false,
             rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(11)),
             seen: Mutex::new(Seen::default()),
             cv: Condvar::new(),
@@ -154,6 +169,9 @@ impl Backend for Probe {
             s.overlapped = true;
         }
         s.prepared.push(t.clone());
+        if baseline.is_some() && slot.root.to_string_lossy().contains("lane-1") {
+            s.second_lane_variants += 1;
+        }
         drop(s);
         self.cv.notify_all();
         Ok(Ok((figure, t, baseline.is_some())))
@@ -161,7 +179,7 @@ impl Backend for Probe {
 
     fn sample(
         &self,
-        _slot: &Slot<'_>,
+        slot: &Slot<'_>,
         p: &Self::Prepared,
     ) -> Result<Result<f64, Failure>, tuner::Error> {
         let mut s = self.seen.lock().unwrap();
@@ -170,6 +188,19 @@ impl Backend for Probe {
             s.overlapped = true;
         }
         let (figure, tag, variant) = p;
+        // The first lane's first task is the A/A repeats (it is the first lane with room).
+        let first_lane = !slot.root.to_string_lossy().contains("lane-");
+        if first_lane {
+            s.samples += 1;
+        }
+        if first_lane && s.samples == 1 && self.hold_aa {
+            let deadline = Instant::now() + HANG;
+            while s.second_lane_variants < 2 && Instant::now() < deadline {
+                let left = deadline.saturating_duration_since(Instant::now());
+                s = self.cv.wait_timeout(s, left).unwrap().0;
+            }
+            s.compared_during_aa = Some(s.second_lane_variants >= 2);
+        }
         if *variant && !s.held_once && (self.hold_for_test || self.hold_until_prepared) {
             s.held_once = true;
             s.holding = Some(tag.clone());
@@ -194,7 +225,12 @@ impl Backend for Probe {
         }
         s.sampling -= 1;
         drop(s);
-        let j: f64 = self.rng.lock().unwrap().random_range(-0.01..0.01);
+        let w = if self.noisy_first_lane && first_lane {
+            0.6
+        } else {
+            0.01
+        };
+        let j: f64 = self.rng.lock().unwrap().random_range(-w..w);
         Ok(Ok(figure * (1.0 + j)))
     }
 
@@ -439,4 +475,107 @@ fn the_search_prepares_the_next_comparison_during_a_sample_and_decides_the_same(
             .filter(|(file, ..)| file == &f)
             .all(|(.., status)| status != Status::Accepted.as_str()));
     }
+}
+
+/// Every candidate the search reports as decided.
+#[derive(Default)]
+struct Decided(Mutex<Vec<Candidate>>);
+
+impl Progress for Decided {
+    fn decided(&self, c: &Candidate) {
+        self.0.lock().unwrap().push(c.clone());
+    }
+}
+
+/// Two lanes; the A/A repeats' first sample is held until the second lane has had its first
+/// comparison measured and taken the next one.
+/// Also returns the decisions the ledger holds.
+fn two_lanes(
+    noisy: bool,
+) -> (
+    Result<tuner::search::Tuned, tuner::Error>,
+    Seen,
+    Vec<Candidate>,
+    i64,
+) {
+    let d = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    tree(d.path());
+    let settings = settings(state.path());
+    let probe = Probe {
+        hold_aa: true,
+        noisy_first_lane: noisy,
+        ..Probe::new(false)
+    };
+    let lanes: Vec<LocalLane<'_, Probe>> = (0..2)
+        .map(|i| LocalLane {
+            backend: &probe,
+            device: Device {
+                model: "probe".into(),
+                id: Some(i.to_string()),
+                host: "test".into(),
+            },
+            lane: LaneDevice::local(&i.to_string()),
+        })
+        .collect();
+    let disc = tuner::search::discover(&settings, d.path()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let progress = Decided::default();
+    let r = tune_lanes(&lanes, &settings, d.path(), disc, &stop, &progress);
+    drop(lanes);
+    let db = rusqlite::Connection::open(state.path().join(tuner::ledger::FILE_NAME)).unwrap();
+    let stored: i64 = db
+        .query_row("SELECT count(*) FROM decisions", [], |r| r.get(0))
+        .unwrap();
+    (
+        r,
+        probe.seen.into_inner().unwrap(),
+        progress.0.into_inner().unwrap(),
+        stored,
+    )
+}
+
+#[test]
+fn other_lanes_compare_while_the_aa_repeats_run_and_decide_after_them() {
+    let (r, seen, decided, stored) = two_lanes(false);
+    let r = r.unwrap();
+    assert!(stored > 0);
+    assert_eq!(seen.compared_during_aa, Some(true));
+    assert!(r
+        .report
+        .candidates
+        .iter()
+        .any(|c| c.status == Status::Accepted));
+    assert_eq!(decided.len(), r.report.candidates.len());
+    // The same decisions as one lane.
+    let (one, _) = search(false);
+    let two: Decisions = r
+        .report
+        .candidates
+        .iter()
+        .map(|c| {
+            (
+                c.file.clone(),
+                c.loop_id.clone(),
+                c.factor,
+                c.status.as_str().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(one, two);
+}
+
+#[test]
+fn a_failed_aa_check_stores_no_decision_of_the_comparisons_measured_meanwhile() {
+    let (r, seen, decided, stored) = two_lanes(true);
+    // The second lane took its second comparison while the A/A repeats were held: the
+    // coordinator had its first one back.
+    assert_eq!(seen.compared_during_aa, Some(true));
+    let e = r.err().expect("the A/A check fails");
+    assert!(matches!(e, tuner::Error::Baseline(_)), "{e}");
+    assert!(
+        decided.is_empty(),
+        "decided before the A/A check: {decided:?}"
+    );
+    assert_eq!(stored, 0, "decisions stored before the A/A check");
 }
