@@ -144,6 +144,7 @@ fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Erro
         }
         RunnerError::Device(d) => Ok(Failure::Check(d.to_string())),
         RunnerError::Usage(m) => Err(Error::Usage(m)),
+        RunnerError::Setting { .. } => Err(Error::Usage(e.to_string())),
         RunnerError::Spec(_) | RunnerError::Io { .. } => Err(Error::Environment(e.to_string())),
     }
 }
