@@ -785,13 +785,22 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         Ok(())
     }
 
-    /// Hand batches to the free lanes, a lane's own baseline first.
+    /// Hand batches to the free lanes, a lane's own baseline first: every idle lane gets one
+    /// before a lane that overlaps gets its next one ahead. A batch sent ahead waits for the
+    /// lane's current measurement, so it goes out only while the queue holds at least one
+    /// batch for every lane (else it could hold back a chain that another lane, soon free,
+    /// would measure at once: with more lanes than chains, overlap would slow the search).
     fn dispatch(&mut self) -> Result<(), Error> {
-        for lane in 0..self.lanes.len() {
-            while !self.queue.is_empty() {
+        let most = self.lanes.iter().map(|l| l.capacity).max().unwrap_or(1);
+        let alive = self.lanes.iter().filter(|l| l.alive).count();
+        for level in 0..most {
+            for lane in 0..self.lanes.len() {
+                if self.queue.is_empty() || (level > 0 && self.queue.len() < alive) {
+                    return Ok(());
+                }
                 let st = &self.lanes[lane];
-                if !st.alive || st.busy >= st.capacity {
-                    break;
+                if !st.alive || st.busy != level || st.busy >= st.capacity {
+                    continue;
                 }
                 let at = self
                     .queue
