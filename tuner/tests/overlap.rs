@@ -571,7 +571,7 @@ fn a_failed_aa_check_stores_no_decision_of_the_comparisons_measured_meanwhile() 
     // The second lane took its second comparison while the A/A repeats were held: the
     // coordinator had its first one back.
     assert_eq!(seen.compared_during_aa, Some(true));
-    let e = r.err().expect("the A/A check fails");
+    let e = r.expect_err("the A/A check fails");
     assert!(matches!(e, tuner::Error::Baseline(_)), "{e}");
     assert!(
         decided.is_empty(),
