@@ -1,8 +1,9 @@
 //! Overlap of preparation with measurement, shown by events, not timing: a lane whose backend
 //! `overlaps()` prepares its next task (working copy, build) while a sample of the current one
 //! is held by the test, and a lane whose backend does not takes no task at all while a sample
-//! runs; the search with overlap decides exactly what it decides without it.
-
+//! runs; the search with overlap decides exactly what it decides without it. Also the other
+//! lanes' work during the A/A repeats (compared meanwhile, decided only after the A/A check,
+//! nothing stored when it fails) and the dispatch (an idle lane before a task sent ahead).
 use rand::{RngExt, SeedableRng};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -578,4 +579,43 @@ fn a_failed_aa_check_stores_no_decision_of_the_comparisons_measured_meanwhile() 
         "decided before the A/A check: {decided:?}"
     );
     assert_eq!(stored, 0, "decisions stored before the A/A check");
+}
+
+/// Two GPU lanes (capacity two tasks each), one loop with two variants: the A/A repeats go to
+/// lane 0, and the first comparison to the idle lane 1, not ahead onto lane 0; the second is
+/// not sent ahead to either lane (one batch left for two lanes), so each comparison starts on
+/// whichever lane is free first.
+#[test]
+fn an_idle_lane_gets_a_comparison_before_a_gpu_lane_gets_one_ahead() {
+    let d = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("fast0.cu"),
+        "__global__ void fast0(int* a, int n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n}\n",
+    )
+    .unwrap();
+    let settings = settings(state.path());
+    let probe = Probe::new(true);
+    let lanes: Vec<LocalLane<'_, Probe>> = (0..2)
+        .map(|i| LocalLane {
+            backend: &probe,
+            device: Device {
+                model: "probe".into(),
+                id: Some(i.to_string()),
+                host: "test".into(),
+            },
+            lane: LaneDevice::local(&i.to_string()),
+        })
+        .collect();
+    let disc = tuner::search::discover(&settings, d.path()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = tune_lanes(&lanes, &settings, d.path(), disc, &stop, &Quiet).unwrap();
+    let x2 = r
+        .report
+        .candidates
+        .iter()
+        .find(|c| c.factor == Some(2))
+        .expect("x2 decided");
+    let lane = x2.device.as_ref().and_then(|d| d.id.clone());
+    assert_eq!(lane.as_deref(), Some("1"), "{x2:?}");
 }
