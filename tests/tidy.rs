@@ -25,7 +25,8 @@
 //!   each command's `--help`) in a string of its non-test code: a library's messages do not know
 //!   the command line; the binary adds the hints. A string that is only the flag (an argv
 //!   element of another tool that shares its name) is not a message. Files not yet converted
-//!   are in [`KNOWN_FLAG_MESSAGES`].
+//!   are in [`KNOWN_FLAG_MESSAGES`], each with the exact count it holds (a larger allowance is
+//!   stale and fails too).
 //! - `lints`: the root Cargo.toml has `[workspace.lints.clippy]` denying `print_stdout`,
 //!   `print_stderr` and `exit`, and every crate has `[lints] workspace = true` (the binary and
 //!   the test, example and benchmark files allow the three at their crate root).
@@ -52,12 +53,6 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[];
 /// each may hold (at most; a file not listed may hold none). Issue 20, item "no CLI flag names
 /// in library errors": these move the hint to the binary as runner's did.
 const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[
-    ("profiler/src/error.rs", 2),
-    ("replay/src/device.rs", 2),
-    ("replay/src/launch.rs", 1),
-    ("replay/src/run.rs", 5),
-    ("runner/src/error.rs", 1),
-    ("runner/src/session.rs", 5),
 ];
 
 /// Binaries, not libraries: they may print and exit.
@@ -517,7 +512,9 @@ fn flag_messages(rel: &str, text: &str, flags: &[String]) -> Vec<Violation> {
     out
 }
 
-/// `cli-flag` over a repository, with how many strings each known file may hold.
+/// `cli-flag` over a repository, with how many strings each known file may hold: a file
+/// holding more fails, and so does an allowance larger than its file needs (or for a file that
+/// is gone), so that the list only ever shrinks to what is left.
 fn check_flags(
     files: &[(String, String)],
     flags: &[String],
@@ -529,6 +526,26 @@ fn check_flags(
         let allowed = known.iter().find(|(k, _)| k == rel).map_or(0, |(_, n)| *n);
         if found.len() > allowed {
             out.extend(found);
+        } else if found.len() < allowed {
+            out.push(Violation {
+                rule: "cli-flag",
+                path: rel.clone(),
+                line: 0,
+                text: format!(
+                    "KNOWN_FLAG_MESSAGES allows {allowed} string(s) naming a flag, the file holds {}: lower the entry",
+                    found.len()
+                ),
+            });
+        }
+    }
+    for (k, n) in known {
+        if !files.iter().any(|(rel, _)| rel == k) {
+            out.push(Violation {
+                rule: "cli-flag",
+                path: k.to_string(),
+                line: 0,
+                text: format!("KNOWN_FLAG_MESSAGES allows {n} string(s) for a file that does not exist: delete the entry"),
+            });
         }
     }
     out
@@ -869,6 +886,17 @@ fn planted_cli_flag() {
     let files = vec![("runner/src/hip.rs".to_string(), msg.to_string())];
     assert_eq!(check_flags(&files, &flags, &[]).len(), 1);
     assert!(check_flags(&files, &flags, &[("runner/src/hip.rs", 1)]).is_empty());
+    // A stale allowance fails: larger than the file needs, or for a file that is gone.
+    let stale = check_flags(&files, &flags, &[("runner/src/hip.rs", 2)]);
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert!(stale[0].text.contains("allows 2"), "{stale:?}");
+    let gone = check_flags(
+        &files,
+        &flags,
+        &[("runner/src/hip.rs", 1), ("runner/src/gone.rs", 1)],
+    );
+    assert_eq!(gone.len(), 1, "{gone:?}");
+    assert_eq!(gone[0].path, "runner/src/gone.rs");
     for ok in [
         // An argv element of another tool that shares the flag's name.
         "//! x\nfn f(v: &mut Vec<String>) { v.push(\"--pmc\".into()); }\n",

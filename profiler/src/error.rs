@@ -45,7 +45,8 @@ pub enum Error {
     /// A query ran past the time limit (a view that never ends, such as a recursive one).
     #[error("{}: reading the database took longer than {secs} s and was stopped (a view that never ends?)", path.display())]
     QueryTimeout { path: PathBuf, secs: u64 },
-    #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output")]
+    /// No profiler to run (the binary names the option that reads existing output instead).
+    #[error("neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or read existing profiler output")]
     NoProfiler,
     #[error("failed to start {program}: {error}")]
     Spawn {
@@ -66,7 +67,8 @@ pub enum Error {
     },
     #[error("invalid kernel regex: {}", regex_reason(.0))]
     Regex(regex::Error),
-    #[error("--timeout must be more than 0 and at most 86400 seconds (got {0})")]
+    /// The profiler's time limit is out of bounds (the binary names its flag).
+    #[error("the time limit must be more than 0 and at most 86400 seconds (got {0})")]
     BadTimeout(f64),
     #[error(
         "unknown counter preset {0:?} (expected lightweight, kernel, compute, memory or full)"

@@ -36,8 +36,16 @@ pub enum DeviceError {
     Plan(#[from] PlanError),
     #[error("{0}")]
     Reserve(String),
-    #[error("{what} did not complete within {secs:.1} s (--timeout)")]
+    /// A wait past the time limit (the binary names its flag).
+    #[error("{what} did not complete within {secs:.1} s (the time limit)")]
     Timeout { what: String, secs: f64 },
+    /// Regions the capture could not record, and replaying them zero-filled was not asked
+    /// for ([`Options::allow_missing_regions`]; the binary names its flag).
+    #[error("{}: {} region(s) were not captured ({}); they can only be replayed zero-filled, when asked", .dir.display(), .regions.len(), .regions.join(", "))]
+    MissingRegions {
+        dir: std::path::PathBuf,
+        regions: Vec<String>,
+    },
     #[error("{0}")]
     Snapshot(String),
 }
@@ -533,13 +541,10 @@ impl Replayer {
     pub fn open(snapshot: Snapshot, opts: Options) -> Result<Replayer, DeviceError> {
         let missing = snapshot.missing();
         if !missing.is_empty() && !opts.allow_missing_regions {
-            let names: Vec<String> = missing.iter().map(|r| r.label()).collect();
-            return Err(DeviceError::Snapshot(format!(
-                "{}: {} region(s) were not captured ({}); --force replays them zero-filled",
-                snapshot.dir.display(),
-                missing.len(),
-                names.join(", ")
-            )));
+            return Err(DeviceError::MissingRegions {
+                dir: snapshot.dir.clone(),
+                regions: missing.iter().map(|r| r.label()).collect(),
+            });
         }
         let baseline =
             variant::baseline(&snapshot).map_err(|e| DeviceError::Snapshot(e.to_string()))?;

@@ -92,13 +92,15 @@ pub enum CaptureError {
     ToolMissing(String),
     #[error(transparent)]
     Device(#[from] DeviceError),
-    #[error("{0} already exists; choose another -o")]
+    /// The snapshot directory exists (the binary names the option that chooses another).
+    #[error("{0} already exists; choose another snapshot directory")]
     OutputExists(String),
     #[error("cannot run {app}: {error}")]
     Spawn { app: String, error: std::io::Error },
     #[error("{0}")]
     Io(String),
-    #[error("--timeout must be 1 to 86400 seconds (got {0})")]
+    /// The drain time limit is out of bounds (the binary names its flag).
+    #[error("the time limit must be 1 to 86400 seconds (got {0})")]
     BadTimeout(u64),
 }
 

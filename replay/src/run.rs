@@ -32,8 +32,40 @@ pub enum RunError {
     Variant(#[from] VariantError),
     #[error(transparent)]
     Device(#[from] DeviceError),
+    /// A setting of the request out of its bounds or unfit for the snapshot: `setting` says
+    /// which (the binary names its flag), `message` the rest.
+    #[error("{} {message}", .setting.noun())]
+    Setting { setting: Setting, message: String },
     #[error("{0}")]
     Usage(String),
+}
+
+/// The settings a [`RunError::Setting`] can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// The time limit of every wait for the GPU.
+    Timeout,
+    /// The number of timed dispatches.
+    Iterations,
+    /// The number of warm-up dispatches.
+    Warmup,
+    /// Comparing the outputs (which needs a variant).
+    Compare,
+    /// A region typed as floating point.
+    FloatRegion,
+}
+
+impl Setting {
+    /// The setting in words, for messages that do not come through the binary.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Setting::Timeout => "the time limit",
+            Setting::Iterations => "the number of timed dispatches",
+            Setting::Warmup => "the number of warm-up dispatches",
+            Setting::Compare => "comparing outputs",
+            Setting::FloatRegion => "the floating-point region",
+        }
+    }
 }
 
 impl RunError {
@@ -89,10 +121,13 @@ pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(86_4
 /// A time limit from seconds (`--timeout`): positive, at most [`MAX_TIMEOUT`].
 pub fn timeout_from_secs(secs: f64) -> Result<std::time::Duration, RunError> {
     if !(secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64()) {
-        return Err(RunError::Usage(format!(
-            "--timeout must be more than 0 and at most {} seconds (got {secs:?})",
-            MAX_TIMEOUT.as_secs()
-        )));
+        return Err(RunError::Setting {
+            setting: Setting::Timeout,
+            message: format!(
+                "must be more than 0 and at most {} seconds (got {secs:?})",
+                MAX_TIMEOUT.as_secs()
+            ),
+        });
     }
     Ok(std::time::Duration::from_secs_f64(secs))
 }
@@ -100,16 +135,16 @@ pub fn timeout_from_secs(secs: f64) -> Result<std::time::Duration, RunError> {
 /// The request's own bounds, checked before the snapshot is read.
 fn check_settings(req: &Request) -> Result<(), RunError> {
     if req.iterations == 0 || req.iterations > MAX_ITERATIONS {
-        return Err(RunError::Usage(format!(
-            "--iterations must be 1 to {MAX_ITERATIONS} (got {})",
-            req.iterations
-        )));
+        return Err(RunError::Setting {
+            setting: Setting::Iterations,
+            message: format!("must be 1 to {MAX_ITERATIONS} (got {})", req.iterations),
+        });
     }
     if req.warmup > MAX_ITERATIONS {
-        return Err(RunError::Usage(format!(
-            "--warmup must be 0 to {MAX_ITERATIONS} (got {})",
-            req.warmup
-        )));
+        return Err(RunError::Setting {
+            setting: Setting::Warmup,
+            message: format!("must be 0 to {MAX_ITERATIONS} (got {})", req.warmup),
+        });
     }
     let t = req.options.timeout;
     if t.is_zero() || t > MAX_TIMEOUT {
@@ -124,7 +159,10 @@ fn check_settings(req: &Request) -> Result<(), RunError> {
 
 fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
     if req.compare && req.variant.is_none() {
-        return Err(RunError::Usage("--compare needs --hsaco VARIANT".into()));
+        return Err(RunError::Setting {
+            setting: Setting::Compare,
+            message: "needs a variant code object".into(),
+        });
     }
     for f in &req.float_regions {
         if !s.regions.iter().any(|r| r.base() == f.base) {
@@ -134,12 +172,15 @@ fn check_request(req: &Request, s: &Snapshot) -> Result<(), RunError> {
                 .take(8)
                 .map(|r| format!("{:#x}", r.base()))
                 .collect();
-            return Err(RunError::Usage(format!(
-                "--float-region {:#x}: no region of the snapshot starts there (regions start at {}{})",
-                f.base,
-                bases.join(", "),
-                if s.regions.len() > 8 { ", ..." } else { "" }
-            )));
+            return Err(RunError::Setting {
+                setting: Setting::FloatRegion,
+                message: format!(
+                    "{:#x}: no region of the snapshot starts there (regions start at {}{})",
+                    f.base,
+                    bases.join(", "),
+                    if s.regions.len() > 8 { ", ..." } else { "" }
+                ),
+            });
         }
     }
     Ok(())

@@ -7,9 +7,13 @@ use crate::prelude::Refusal;
 pub enum RunnerError {
     #[error(transparent)]
     Spec(#[from] crate::spec::SpecError),
-    /// A setting out of its bounds (a time limit, a count).
+    /// A usage error that no setting of the caller's is at fault for.
     #[error("{0}")]
     Usage(String),
+    /// A setting of the caller's out of its bounds or unfit for the device: `setting` says
+    /// which (the binary names its flag), `message` the rest (`must be 1 to 1000000 (got 0)`).
+    #[error("{} {message}", .setting.noun())]
+    Setting { setting: Setting, message: String },
     /// The spec does not fit the compiled kernel (arguments, unknown kernel, launch limits).
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
@@ -35,6 +39,31 @@ pub enum RunnerError {
     WroteInput(String),
 }
 
+/// The settings a [`RunnerError::Setting`] can be about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// The time limit of the runtime's start and of every launch.
+    Timeout,
+    /// The number of timed launches.
+    Iterations,
+    /// The number of warm-up launches.
+    Warmup,
+    /// The compile target (`gfx90a`, `sm_90`).
+    Arch,
+}
+
+impl Setting {
+    /// The setting in words, for messages that do not come through the binary.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Setting::Timeout => "the time limit",
+            Setting::Iterations => "the number of timed launches",
+            Setting::Warmup => "the number of warm-up launches",
+            Setting::Arch => "the target architecture",
+        }
+    }
+}
+
 fn compile_message(e: &codeobj::compile::CompileError) -> String {
     match e {
         codeobj::compile::CompileError::CompilerMissing { program, .. } => {
@@ -43,7 +72,7 @@ fn compile_message(e: &codeobj::compile::CompileError) -> String {
                 None => format!("{program} is not installed here"),
             };
             format!(
-                "{missing} and the cache holds no object built from these inputs: compile on a machine that has it (`hip-unroll bench SPEC --compile-only --backend BACKEND --arch ARCH --cache-dir DIR`) and bring DIR along (`--cache-dir DIR`)"
+                "{missing} and the cache holds no object built from these inputs: compile on a machine that has it and bring its cache directory along"
             )
         }
         other => other.to_string(),

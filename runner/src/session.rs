@@ -10,7 +10,7 @@ pub use crate::compare::OutputDiff;
 use crate::compare::{checksum, diff};
 use crate::device::{Api, Device, DeviceError, DevicePtr, KernelHandle, Launch};
 use crate::elem::generate;
-use crate::error::RunnerError;
+use crate::error::{RunnerError, Setting};
 use crate::spec::{ArgKind, Init, Spec, Tolerance};
 use serde::Serialize;
 use std::path::Path;
@@ -53,10 +53,13 @@ impl Options {
 /// A time limit from seconds (`--timeout`): positive, at most [`MAX_TIMEOUT`].
 pub fn timeout_from_secs(secs: f64) -> Result<Duration, RunnerError> {
     if !(secs > 0.0 && secs <= MAX_TIMEOUT.as_secs_f64()) {
-        return Err(RunnerError::Usage(format!(
-            "--timeout must be more than 0 and at most {} seconds (got {secs:?})",
-            MAX_TIMEOUT.as_secs()
-        )));
+        return Err(RunnerError::Setting {
+            setting: Setting::Timeout,
+            message: format!(
+                "must be more than 0 and at most {} seconds (got {secs:?})",
+                MAX_TIMEOUT.as_secs()
+            ),
+        });
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -75,11 +78,15 @@ fn check_timeout(t: Duration) -> Result<(), RunnerError> {
 /// Check `--iterations` (at least 1) and `--warmup` (at least 0), each at most
 /// [`MAX_ITERATIONS`].
 pub fn check_counts(iterations: u64, warmup: u64) -> Result<(), RunnerError> {
-    for (flag, n, min) in [("iterations", iterations, 1), ("warmup", warmup, 0)] {
+    for (setting, n, min) in [
+        (Setting::Iterations, iterations, 1),
+        (Setting::Warmup, warmup, 0),
+    ] {
         if n < min || n > MAX_ITERATIONS {
-            return Err(RunnerError::Usage(format!(
-                "--{flag} must be {min} to {MAX_ITERATIONS} (got {n})"
-            )));
+            return Err(RunnerError::Setting {
+                setting,
+                message: format!("must be {min} to {MAX_ITERATIONS} (got {n})"),
+            });
         }
     }
     Ok(())
@@ -124,17 +131,24 @@ pub fn target_for(
 ) -> Result<Target, RunnerError> {
     let nvidia = |a: &str| a.starts_with("sm_") || a.starts_with("compute_");
     match (api, arch) {
-        (Api::Hip, Some(a)) if nvidia(a) => Err(RunnerError::Build(format!(
-            "--arch {a} is an NVIDIA architecture, and the GPU is an AMD one: pass its gfx... architecture, or none"
-        ))),
-        (Api::Cuda, Some(a)) if !nvidia(a) => Err(RunnerError::Build(format!(
-            "--arch {a} is not an NVIDIA architecture, and the GPU is an NVIDIA one: pass sm_80, sm_90... or none (the device's)"
-        ))),
+        (Api::Hip, Some(a)) if nvidia(a) => Err(RunnerError::Setting {
+            setting: Setting::Arch,
+            message: format!(
+                "{a} is an NVIDIA architecture, and the GPU is an AMD one: name its gfx... architecture, or none"
+            ),
+        }),
+        (Api::Cuda, Some(a)) if !nvidia(a) => Err(RunnerError::Setting {
+            setting: Setting::Arch,
+            message: format!(
+                "{a} is not an NVIDIA architecture, and the GPU is an NVIDIA one: name sm_80, sm_90... or none (the device's)"
+            ),
+        }),
         (Api::Hip, _) => match arch.or(device_arch) {
             Some(a) => Ok(Target::Hip(a.to_string())),
-            None => Err(RunnerError::Device(DeviceError::Unavailable(
-                "cannot tell the AMD GPU's architecture (no /sys/class/kfd topology): pass --arch gfx...".into(),
-            ))),
+            None => Err(RunnerError::Setting {
+                setting: Setting::Arch,
+                message: "must be given (gfx...): the AMD GPU's cannot be told (no /sys/class/kfd topology)".into(),
+            }),
         },
         (Api::Cuda, _) => Ok(Target::Cuda(
             arch.or(device_arch).unwrap_or(DEFAULT_CUDA_ARCH).to_string(),
@@ -293,7 +307,7 @@ impl Session {
                 return Err(RunnerError::Invalid {
                     path: built.object.display().to_string(),
                     message: format!(
-                        "PTX for sm_{}{} cannot run on {} (sm_{}{}): pass --arch sm_{}{}",
+                        "PTX for sm_{}{} cannot run on {} (sm_{}{}): compile for sm_{}{}",
                         need.0,
                         need.1,
                         self.device.info().name,

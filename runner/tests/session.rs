@@ -151,21 +151,39 @@ fn an_architecture_the_device_cannot_run_is_refused_with_one_line() {
             &options(cache.path(), arch),
         )
         .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default()
+        .expect("refused")
+    };
+    // The architecture is the caller's setting: the error says so (the binary names its flag)
+    // and its text names no flag.
+    let arch = |e: &runner::RunnerError| {
+        matches!(
+            e,
+            runner::RunnerError::Setting {
+                setting: runner::error::Setting::Arch,
+                ..
+            }
+        )
     };
     let e = open(Api::Cuda, "sm_90", Some("gfx90a"));
+    assert!(arch(&e), "{e:?}");
     assert!(
-        e.contains("--arch gfx90a is not an NVIDIA architecture"),
+        e.to_string()
+            .contains("the target architecture gfx90a is not an NVIDIA architecture"),
         "{e}"
     );
     let e = open(Api::Hip, "gfx90a", Some("sm_90"));
-    assert!(e.contains("--arch sm_90 is an NVIDIA architecture"), "{e}");
-    let e = open(Api::Cuda, "sm_80", Some("sm_90"));
+    assert!(arch(&e), "{e:?}");
     assert!(
-        e.contains("PTX for sm_90 cannot run on simulated sm_80 (sm_80): pass --arch sm_80"),
+        e.to_string()
+            .contains("the target architecture sm_90 is an NVIDIA architecture"),
         "{e}"
     );
+    let e = open(Api::Cuda, "sm_80", Some("sm_90")).to_string();
+    assert!(
+        e.contains("PTX for sm_90 cannot run on simulated sm_80 (sm_80): compile for sm_80"),
+        "{e}"
+    );
+    assert!(!e.contains("--"), "{e}");
     assert!(loaded.lock().unwrap().is_empty(), "nothing loaded");
 }
 

@@ -82,6 +82,41 @@ pub struct BenchArgs {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    measure(args).map_err(|e| match e.downcast::<runner::RunnerError>() {
+        Ok(e) => runner_hint(e),
+        Err(e) => e,
+    })
+}
+
+/// The flag of a runner setting.
+fn flag(s: runner::error::Setting) -> &'static str {
+    use runner::error::Setting;
+    match s {
+        Setting::Timeout => "--timeout",
+        Setting::Iterations => "--iterations",
+        Setting::Warmup => "--warmup",
+        Setting::Arch => "--arch",
+    }
+}
+
+/// A runner error as `bench` words it: the setting at fault named by its flag, the way to
+/// bring a compiled object to a machine without the compiler.
+fn runner_hint(e: runner::RunnerError) -> anyhow::Error {
+    use runner::RunnerError;
+    match e {
+        RunnerError::Setting { setting, message } => {
+            anyhow::anyhow!("{} {message}", flag(setting))
+        }
+        RunnerError::Compile(codeobj::compile::CompileError::CompilerMissing { .. }) => {
+            anyhow::anyhow!(
+                "{e} (there: `hip-unroll bench SPEC --compile-only --backend BACKEND --arch ARCH --cache-dir DIR`; here: `--cache-dir DIR`)"
+            )
+        }
+        e => backend_hint(e),
+    }
+}
+
+fn measure(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let timeout = runner::session::timeout_from_secs(args.timeout)?;
     runner::session::check_counts(args.iterations, args.warmup)?;
     crate::files::require_file(&args.spec)?;
@@ -233,5 +268,48 @@ fn backend_hint(e: runner::RunnerError) -> anyhow::Error {
             anyhow::anyhow!("{m} or use --backend {other}")
         }
         e => e.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runner_hint;
+    use runner::error::Setting;
+    use runner::RunnerError;
+
+    /// The runner's settings come back with `bench`'s flags, in the words `bench` always used.
+    #[test]
+    fn settings_are_named_by_their_flags() {
+        let e = |setting, message: &str| {
+            runner_hint(RunnerError::Setting {
+                setting,
+                message: message.into(),
+            })
+            .to_string()
+        };
+        assert_eq!(
+            e(
+                Setting::Arch,
+                "sm_90 is an NVIDIA architecture, and the GPU is an AMD one"
+            ),
+            "--arch sm_90 is an NVIDIA architecture, and the GPU is an AMD one"
+        );
+        assert_eq!(
+            e(Setting::Iterations, "must be 1 to 1000000 (got 0)"),
+            "--iterations must be 1 to 1000000 (got 0)"
+        );
+        assert_eq!(e(Setting::Warmup, "x"), "--warmup x");
+        assert_eq!(e(Setting::Timeout, "x"), "--timeout x");
+        let missing = RunnerError::Compile(codeobj::compile::CompileError::CompilerMissing {
+            program: "hipcc".into(),
+            command: "hipcc --genco".into(),
+            error: std::io::Error::from(std::io::ErrorKind::NotFound),
+        });
+        let m = runner_hint(missing).to_string();
+        assert!(m.starts_with("hipcc is not installed here"), "{m}");
+        assert!(
+            m.contains("--compile-only") && m.contains("--cache-dir DIR"),
+            "{m}"
+        );
     }
 }

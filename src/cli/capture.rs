@@ -49,7 +49,7 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<ExitCode> {
         runtime_library: None,
     };
     let exe = std::env::current_exe().ok();
-    let o = launch::capture(&req, exe.as_deref())?;
+    let o = launch::capture(&req, exe.as_deref()).map_err(capture_hint)?;
     let app_failed =
         (!o.app_status.success()).then(|| format!("the application exited with {}", o.app_status));
     let Some(st) = o.status else {
@@ -103,4 +103,18 @@ pub fn run(args: CaptureArgs) -> anyhow::Result<ExitCode> {
         bail!("the snapshot is not usable: {e}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A capture error as `capture` words it: the option at fault named by its flag.
+fn capture_hint(e: launch::CaptureError) -> anyhow::Error {
+    use launch::CaptureError;
+    match e {
+        CaptureError::BadTimeout(secs) => {
+            anyhow::anyhow!("--timeout must be 1 to 86400 seconds (got {secs})")
+        }
+        CaptureError::OutputExists(dir) => {
+            anyhow::anyhow!("{dir} already exists; choose another -o")
+        }
+        e => e.into(),
+    }
 }

@@ -141,8 +141,20 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         if args.app.is_empty() {
             anyhow::bail!("nothing to profile: give an application after `--` (hip-unroll profile -- ./app args) or read existing output with --from PATH");
         }
-        profiler::run::check_timeout(std::time::Duration::from_secs(args.timeout))?;
-        let tool = profiler::run::detect()?;
+        profiler::run::check_timeout(std::time::Duration::from_secs(args.timeout)).map_err(
+            |e| match e {
+                profiler::Error::BadTimeout(secs) => anyhow::anyhow!(
+                    "--timeout must be more than 0 and at most 86400 seconds (got {secs})"
+                ),
+                e => e.into(),
+            },
+        )?;
+        let tool = profiler::run::detect().map_err(|e| match e {
+            profiler::Error::NoProfiler => anyhow::anyhow!(
+                "neither rocprofv3 nor rocprof was found on PATH; install ROCm's rocprofiler-sdk (rocprofv3) or pass --from with existing profiler output"
+            ),
+            e => e.into(),
+        })?;
         let out = args
             .out
             .clone()

@@ -91,6 +91,53 @@ pub struct ReserveCheckArgs {
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
+    replay(args).map_err(|e| match e.downcast::<RunError>() {
+        Ok(e) => run_hint(e),
+        Err(e) => e,
+    })
+}
+
+/// A replay error as `replay` words it: the setting at fault named by its flag.
+fn run_hint(e: RunError) -> anyhow::Error {
+    use replay::run::Setting;
+    match e {
+        RunError::Setting {
+            setting: Setting::Compare,
+            ..
+        } => anyhow::anyhow!("--compare needs --hsaco VARIANT"),
+        RunError::Setting { setting, message } => {
+            let flag = match setting {
+                Setting::Timeout => "--timeout",
+                Setting::Iterations => "--iterations",
+                Setting::Warmup => "--warmup",
+                Setting::Compare => "--compare",
+                Setting::FloatRegion => "--float-region",
+            };
+            anyhow::anyhow!("{flag} {message}")
+        }
+        RunError::Device(e) => device_hint(e),
+        e => e.into(),
+    }
+}
+
+/// A device error as `replay` words it (shared with `replay reserve-check`).
+fn device_hint(e: replay::device::DeviceError) -> anyhow::Error {
+    use replay::device::DeviceError;
+    match e {
+        DeviceError::Timeout { what, secs } => {
+            anyhow::anyhow!("{what} did not complete within {secs:.1} s (--timeout)")
+        }
+        DeviceError::MissingRegions { dir, regions } => anyhow::anyhow!(
+            "{}: {} region(s) were not captured ({}); --force replays them zero-filled",
+            dir.display(),
+            regions.len(),
+            regions.join(", ")
+        ),
+        e => RunError::Device(e).into(),
+    }
+}
+
+fn replay(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if let Some(ReplayCommand::ReserveCheck(a)) = args.command {
         return reserve_check(a);
     }
@@ -277,4 +324,50 @@ fn reserve_check(a: ReserveCheckArgs) -> anyhow::Result<ExitCode> {
         Verdict::Failed => 1,
         Verdict::Relocated => 2,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_hint;
+    use replay::device::DeviceError;
+    use replay::run::{RunError, Setting};
+
+    /// The replay library's settings and device waits come back with `replay`'s flags.
+    #[test]
+    fn settings_are_named_by_their_flags() {
+        let e = |setting, message: &str| {
+            run_hint(RunError::Setting {
+                setting,
+                message: message.into(),
+            })
+            .to_string()
+        };
+        assert_eq!(
+            e(Setting::Compare, "needs a variant code object"),
+            "--compare needs --hsaco VARIANT"
+        );
+        assert_eq!(
+            e(Setting::FloatRegion, "0x10: no region"),
+            "--float-region 0x10: no region"
+        );
+        assert_eq!(e(Setting::Iterations, "x"), "--iterations x");
+        assert_eq!(e(Setting::Warmup, "x"), "--warmup x");
+        assert_eq!(e(Setting::Timeout, "x"), "--timeout x");
+        let t = run_hint(RunError::Device(DeviceError::Timeout {
+            what: "the dispatch".into(),
+            secs: 2.0,
+        }));
+        assert_eq!(
+            t.to_string(),
+            "the dispatch did not complete within 2.0 s (--timeout)"
+        );
+        let m = run_hint(RunError::Device(DeviceError::MissingRegions {
+            dir: "snap".into(),
+            regions: vec!["a".into(), "b".into()],
+        }));
+        assert_eq!(
+            m.to_string(),
+            "snap: 2 region(s) were not captured (a, b); --force replays them zero-filled"
+        );
+    }
 }

@@ -9,7 +9,12 @@
 //! files of one kernel with `LOOPS` loops each. The search is the real one (coordinator,
 //! lanes, ledger on disk).
 //!
-//! Usage: `lanes_bench [SAMPLE_MS] [LANES,...]` (defaults: 10 ms, 1,2,4,8,16,32,64).
+//! Each lane count runs twice: the backend as the CPU's `command` (no overlap: nothing is built
+//! while a sample is taken) and as a GPU backend (`overlaps()`: the lane builds its next
+//! comparison while it measures); the gain is the second's throughput over the first's.
+//!
+//! Usage: `lanes_bench [SAMPLE_MS] [LANES,...] [off|on|both]` (defaults: 10 ms,
+//! 1,2,4,8,16,32,64, both).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use rand::{RngExt, SeedableRng};
@@ -28,6 +33,7 @@ const LOOPS: usize = 5;
 const NOISE: f64 = 0.01;
 
 struct Sim {
+    overlap: bool,
     sample: Duration,
     build: Duration,
     rng: Mutex<rand::rngs::StdRng>,
@@ -64,6 +70,10 @@ impl Backend for Sim {
         let z: f64 = self.rng.lock().unwrap().random_range(-w..w);
         Ok(Ok(1.0 + z))
     }
+
+    fn overlaps(&self) -> bool {
+        self.overlap
+    }
 }
 
 /// The synthetic repository: KERNELS files, one kernel of LOOPS loops each.
@@ -87,6 +97,12 @@ fn main() {
         .get(2)
         .map(|s| s.split(',').map(|x| x.parse().unwrap()).collect())
         .unwrap_or_else(|| vec![1, 2, 4, 8, 16, 32, 64]);
+    let modes: Vec<bool> = match args.get(3).map(String::as_str) {
+        None | Some("both") => vec![false, true],
+        Some("off") => vec![false],
+        Some("on") => vec![true],
+        Some(other) => panic!("overlap mode {other}: off, on or both"),
+    };
     let tree = tempfile::tempdir().unwrap();
     repository(tree.path());
     println!(
@@ -94,77 +110,91 @@ fn main() {
         KERNELS * LOOPS,
         NOISE * 100.0
     );
-    println!("lanes  decisions  pairs  seconds  decisions/hour  efficiency  pair-efficiency");
-    let mut base_rate = None;
-    let mut base_pairs = None;
+    println!(
+        "lanes  overlap  decisions  pairs  seconds  decisions/hour  efficiency  pair-efficiency  gain"
+    );
+    let mut base_rate: [Option<f64>; 2] = [None, None];
+    let mut base_pairs: [Option<f64>; 2] = [None, None];
     for &n in &lanes {
-        let state = tempfile::tempdir().unwrap();
-        let settings = Settings {
-            paths: vec![".".into()],
-            factors: vec![4],
-            modes: vec![pipeline::Mode::Pragma],
-            jobs: 1,
-            plan: Plan::default(),
-            max_noise: 0.5,
-            state_dir: state.path().to_path_buf(),
-            resume: false,
-            gates: tuner::gates::Gates {
-                compiler: codeobj::compile::Compiler::new(
-                    "false {src} -o {out}",
-                    "gfx90a",
-                    state.path().join("objects"),
-                ),
-                thresholds: Default::default(),
-            },
-            apply: ApplyMode::DryRun,
-            skip_same_code: false,
-            include_dirs: Vec::new(),
-            fingerprint: "lanes-bench".into(),
-        };
-        let backends: Vec<Sim> = (0..n)
-            .map(|i| Sim {
-                sample: Duration::from_millis(sample_ms),
-                build: Duration::from_millis(sample_ms),
-                rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(i as u64 + 1)),
-            })
-            .collect();
-        let local: Vec<LocalLane<'_, Sim>> = backends
-            .iter()
-            .enumerate()
-            .map(|(i, b)| LocalLane {
-                backend: b,
-                device: Device {
-                    model: "simulated".into(),
-                    id: Some(i.to_string()),
-                    host: "bench".into(),
+        let mut without = None;
+        for &overlap in &modes {
+            let state = tempfile::tempdir().unwrap();
+            let settings = Settings {
+                paths: vec![".".into()],
+                factors: vec![4],
+                modes: vec![pipeline::Mode::Pragma],
+                jobs: 1,
+                plan: Plan::default(),
+                max_noise: 0.5,
+                state_dir: state.path().to_path_buf(),
+                resume: false,
+                gates: tuner::gates::Gates {
+                    compiler: codeobj::compile::Compiler::new(
+                        "false {src} -o {out}",
+                        "gfx90a",
+                        state.path().join("objects"),
+                    ),
+                    thresholds: Default::default(),
                 },
-                lane: LaneDevice::local(&i.to_string()),
-            })
-            .collect();
-        let disc = tuner::search::discover(&settings, tree.path()).unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let t0 = Instant::now();
-        let r = tuner::search::tune_lanes(&local, &settings, tree.path(), disc, &stop, &Quiet)
-            .expect("the benchmark's tune");
-        let secs = t0.elapsed().as_secs_f64();
-        let decided = r
-            .report
-            .candidates
-            .iter()
-            .filter(|c| c.runs.is_some_and(|x| x > 0))
-            .count();
-        let pairs: u32 = r.report.candidates.iter().filter_map(|c| c.runs).sum();
-        let rate = decided as f64 / secs * 3600.0;
-        let prate = pairs as f64 / secs;
-        let base = *base_rate.get_or_insert(rate);
-        let pbase = *base_pairs.get_or_insert(prate);
-        // Efficiency: throughput with n lanes over n times one lane's. The pairs a comparison
-        // takes vary with its noise (each lane draws its own), so the pair throughput is shown
-        // too: it compares equal work.
-        println!(
-            "{n:>5}  {decided:>9}  {pairs:>5}  {secs:>7.1}  {rate:>14.0}  {:>10.2}  {:>15.2}",
+                apply: ApplyMode::DryRun,
+                skip_same_code: false,
+                include_dirs: Vec::new(),
+                fingerprint: "lanes-bench".into(),
+            };
+            let backends: Vec<Sim> = (0..n)
+                .map(|i| Sim {
+                    overlap,
+                    sample: Duration::from_millis(sample_ms),
+                    build: Duration::from_millis(sample_ms),
+                    rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(i as u64 + 1)),
+                })
+                .collect();
+            let local: Vec<LocalLane<'_, Sim>> = backends
+                .iter()
+                .enumerate()
+                .map(|(i, b)| LocalLane {
+                    backend: b,
+                    device: Device {
+                        model: "simulated".into(),
+                        id: Some(i.to_string()),
+                        host: "bench".into(),
+                    },
+                    lane: LaneDevice::local(&i.to_string()),
+                })
+                .collect();
+            let disc = tuner::search::discover(&settings, tree.path()).unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let t0 = Instant::now();
+            let r = tuner::search::tune_lanes(&local, &settings, tree.path(), disc, &stop, &Quiet)
+                .expect("the benchmark's tune");
+            let secs = t0.elapsed().as_secs_f64();
+            let decided = r
+                .report
+                .candidates
+                .iter()
+                .filter(|c| c.runs.is_some_and(|x| x > 0))
+                .count();
+            let pairs: u32 = r.report.candidates.iter().filter_map(|c| c.runs).sum();
+            let rate = decided as f64 / secs * 3600.0;
+            let prate = pairs as f64 / secs;
+            let m = overlap as usize;
+            let base = *base_rate[m].get_or_insert(rate);
+            let pbase = *base_pairs[m].get_or_insert(prate);
+            let gain = if overlap {
+                without.map_or("-".to_string(), |w: f64| format!("{:.2}", rate / w))
+            } else {
+                without = Some(rate);
+                "-".to_string()
+            };
+            // Efficiency: throughput with n lanes over n times one lane's (the same mode). The
+            // pairs a comparison takes vary with its noise (each lane draws its own), so the pair
+            // throughput is shown too: it compares equal work.
+            println!(
+            "{n:>5}  {:>7}  {decided:>9}  {pairs:>5}  {secs:>7.1}  {rate:>14.0}  {:>10.2}  {:>15.2}  {gain:>4}",
+            if overlap { "on" } else { "off" },
             rate / (base * n as f64),
             prate / (pbase * n as f64)
         );
+        }
     }
 }

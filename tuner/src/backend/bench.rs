@@ -154,6 +154,7 @@ fn classify(e: RunnerError, poison: &mut Option<String>) -> Result<Failure, Erro
         }
         RunnerError::Device(d) => Ok(Failure::Check(d.to_string())),
         RunnerError::Usage(m) => Err(Error::Usage(m)),
+        RunnerError::Setting { .. } => Err(Error::Usage(e.to_string())),
         RunnerError::Spec(_) | RunnerError::Io { .. } => Err(Error::Environment(e.to_string())),
     }
 }
@@ -240,6 +241,12 @@ impl Backend for BenchBackend {
 
     fn unit(&self) -> String {
         "us".into()
+    }
+
+    /// Compiles overlap measurement (GPU time); the session thread runs one launch at a time, so a check
+    /// launch never shares the device with a measured one.
+    fn overlaps(&self) -> bool {
+        true
     }
 
     fn preflight(&self) -> Result<(), Error> {

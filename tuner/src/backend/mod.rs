@@ -23,9 +23,14 @@
 //!   Return `Err(Error)` only for what stops the whole tune (environment, interruption).
 //! - [`Backend::sample`] takes **one** timed sample of a prepared slot: one figure, lower is
 //!   better, in [`Backend::unit`]. The search calls it alternately on the baseline's and the
-//!   variant's slot (A B, B A, ...), never two at once and never while anything is being
-//!   prepared, so a sample may use the whole machine. A sample that fails (the program crashed
-//!   on its 7th run) is `Ok(Err(Failure::Check(..)))`.
+//!   variant's slot (A B, B A, ...), never two at once. Unless [`Backend::overlaps`] says so,
+//!   never while anything is being prepared either, so a sample may use the whole machine. A
+//!   sample that fails (the program crashed on its 7th run) is `Ok(Err(Failure::Check(..)))`.
+//! - [`Backend::overlaps`]: `true` lets the lane prepare its next task (working copies, gates,
+//!   `prepare` on other slots) while a sample is taken. Only for a figure the CPU's work does
+//!   not disturb (GPU time); such a backend keeps its own runs on the device (a check run in
+//!   `prepare`) from sharing the device with a sample (`bench` and `replay` run both on one
+//!   session thread, `rocprofv3` takes a lock).
 //! - [`Backend::kernels`] may report, from a prepared baseline, which kernels ran and their
 //!   share of the critical path (the search ranks loops by it and reports loops of kernels
 //!   that never ran as `not-run`); backends without that knowledge return `None`.
@@ -170,8 +175,8 @@ pub trait Backend: Sync {
     }
 
     /// Whether the next candidates may be prepared (compiled, built) while a sample is taken:
-    /// true for the GPU backends, whose samples the CPU's work does not disturb; false for
-    /// the user's commands on the CPU (the default).
+    /// true for the GPU backends (`rocprofv3`, `bench`, `replay`), whose samples the CPU's work
+    /// does not disturb; false for the user's commands on the CPU (the default).
     fn overlaps(&self) -> bool {
         false
     }

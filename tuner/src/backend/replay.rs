@@ -183,6 +183,12 @@ impl Backend for ReplayBackend {
         "ns".into()
     }
 
+    /// Compiles overlap measurement (GPU time); the session thread runs one dispatch at a time, so a check
+    /// launch never shares the device with a measured one.
+    fn overlaps(&self) -> bool {
+        true
+    }
+
     /// Snapshot checked, runtime loaded, GPU agent found, memory restored at the captured
     /// addresses and the captured kernel loaded.
     fn preflight(&self) -> Result<(), Error> {

@@ -8,6 +8,10 @@
 //!
 //! Preconditions, checked before anything is built: `rocprofv3` on PATH and the ROCm kernel
 //! driver node (`/dev/kfd`, or `$HIP_UNROLL_KFD` where a container maps it elsewhere).
+//!
+//! Builds overlap measurement ([`Backend::overlaps`]): the figure is GPU time, which the CPU's
+//! builds do not disturb; the runs on the GPU (a prepare's check run and a sample) take the
+//! backend's `gpu` lock, so a check run never shares the device with a measured one.
 
 use super::command::{build_and_check, run_cmd, Commands};
 use super::{kernel_function_name, same_function, Backend, Failure, KernelShare, Slot};
@@ -17,7 +21,7 @@ use profiler::Profile;
 use regex::Regex;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 pub struct RocprofBackend {
     pub commands: Commands,
@@ -26,6 +30,9 @@ pub struct RocprofBackend {
     /// Function names of the kernels defined in PATHS.
     pub path_kernels: BTreeSet<String>,
     tool: OnceLock<Tool>,
+    /// Held by every run on the GPU: the builds of the next candidates overlap a measured run,
+    /// the check runs of their preparation do not.
+    gpu: Mutex<()>,
 }
 
 /// A prepared slot: the profile of its check run.
@@ -51,6 +58,7 @@ impl RocprofBackend {
             kernel_regex,
             path_kernels,
             tool: OnceLock::new(),
+            gpu: Mutex::new(()),
         }
     }
 
@@ -142,7 +150,10 @@ impl RocprofBackend {
     }
 
     fn measure(&self, slot: &Slot<'_>) -> Result<Result<(Profile, f64), Failure>, Error> {
-        let p = match self.profile_once(slot)? {
+        let gpu = self.gpu.lock().unwrap_or_else(|p| p.into_inner());
+        let p = self.profile_once(slot);
+        drop(gpu);
+        let p = match p? {
             Ok(p) => p,
             Err(f) => return Ok(Err(f)),
         };
@@ -216,6 +227,10 @@ impl Backend for RocprofBackend {
     }
 
     fn ranks(&self) -> bool {
+        true
+    }
+
+    fn overlaps(&self) -> bool {
         true
     }
 

@@ -4,7 +4,8 @@
 //! until [`crate::stats::assess`] gives a verdict; an accept is then measured again by fresh
 //! pairs (recorded under `replicate:KEY`) and stands only if they say the same
 //! ([`crate::stats::replicated`]). Before the samples of a task the working copies' file system
-//! is synced, so that no write-back of a build runs during a measured run. Every sample goes to the coordinator as it is
+//! is synced (without overlap: the CPU measures), so that no write-back of a build runs during
+//! a measured run. Every sample goes to the coordinator as it is
 //! taken; the coordinator decides from those same samples, so a decision is a pure function of
 //! what the ledger holds. One sample at a time: nothing else of this lane is measured meanwhile.
 
@@ -23,7 +24,11 @@ pub fn replication_id(key: &str) -> String {
 impl<B: Backend> Lane<'_, B> {
     /// Measure a prepared task; every pinned working copy is released, whatever happens.
     pub(crate) fn measure(&self, p: Prepared<B::Prepared>, emit: Emit<'_>) -> Result<(), Error> {
-        self.settle();
+        // With overlap the next task's builds write meanwhile anyway, and a GPU's figure does
+        // not feel the write-back: only a lane that measures on the CPU settles.
+        if !self.cx.overlap {
+            self.settle();
+        }
         match p {
             Prepared::Baseline {
                 id,

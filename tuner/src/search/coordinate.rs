@@ -287,6 +287,8 @@ pub(crate) struct Coordinator<'a, 'd> {
     seq: usize,
     aa: Aa,
     confirmed: Option<(ItemResult, Vec<Sample>, usize)>,
+    /// Comparisons finished before the A/A check passed: decided once it has.
+    deferred: Vec<(Flight, usize, ItemResult)>,
     /// Loops of the applied variants, for the combination.
     loops: HashMap<usize, &'d LoopInfo>,
     pub out: Out,
@@ -316,6 +318,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             seq: 0,
             aa: Aa::default(),
             confirmed: None,
+            deferred: Vec::new(),
             loops: HashMap::new(),
             out: Out::default(),
         }
@@ -470,12 +473,20 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             if done {
                 return Ok(());
             }
-            if !self.queue.is_empty() && !self.aa.done {
-                self.baseline_repeats(false)?;
-                continue;
+            // The A/A repeats go first, on the first free lane; the other lanes (and a GPU
+            // lane's second task) measure comparisons meanwhile, whose decisions wait for the
+            // A/A check (see `item`).
+            let comparing =
+                !self.queue.is_empty() || !self.flights.is_empty() || !self.deferred.is_empty();
+            if comparing && !self.aa.done {
+                // Also after the lane that measured them was lost.
+                self.start_aa(false)?;
             }
             self.dispatch()?;
             self.pump()?;
+            if self.aa.finished && !self.aa.done {
+                self.finish_aa()?;
+            }
         }
     }
 
@@ -774,13 +785,22 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         Ok(())
     }
 
-    /// Hand batches to the free lanes, a lane's own baseline first.
+    /// Hand batches to the free lanes, a lane's own baseline first: every idle lane gets one
+    /// before a lane that overlaps gets its next one ahead. A batch sent ahead waits for the
+    /// lane's current measurement, so it goes out only while the queue holds at least one
+    /// batch for every lane (else it could hold back a chain that another lane, soon free,
+    /// would measure at once: with more lanes than chains, overlap would slow the search).
     fn dispatch(&mut self) -> Result<(), Error> {
-        for lane in 0..self.lanes.len() {
-            while !self.queue.is_empty() {
+        let most = self.lanes.iter().map(|l| l.capacity).max().unwrap_or(1);
+        let alive = self.lanes.iter().filter(|l| l.alive).count();
+        for level in 0..most {
+            for lane in 0..self.lanes.len() {
+                if self.queue.is_empty() || (level > 0 && self.queue.len() < alive) {
+                    return Ok(());
+                }
                 let st = &self.lanes[lane];
-                if !st.alive || st.busy >= st.capacity {
-                    break;
+                if !st.alive || st.busy != level || st.busy >= st.capacity {
+                    continue;
                 }
                 let at = self
                     .queue
@@ -863,53 +883,65 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     /// The A/A repeats of the original (and with `kernels` its kernels' shares), on the first
     /// free lane; waits for them.
     fn baseline_repeats(&mut self, kernels: bool) -> Result<(), Error> {
-        if self.aa.done {
+        while !self.aa.done {
+            self.check_stop()?;
+            if self.aa.finished {
+                self.finish_aa()?;
+                break;
+            }
+            self.start_aa(kernels)?;
+            self.pump()?;
+        }
+        Ok(())
+    }
+
+    /// Send the A/A repeats to the first lane with room, unless they are sent or done.
+    fn start_aa(&mut self, kernels: bool) -> Result<(), Error> {
+        if self.aa.done || self.aa.finished || self.aa.task.is_some() {
             return Ok(());
         }
         let n = 2 * self.s.settings.plan.min_runs;
-        loop {
-            self.check_stop()?;
-            if self.aa.finished {
-                break;
-            }
-            if self.aa.task.is_none() {
-                let lane = self
-                    .lanes
-                    .iter()
-                    .position(|l| l.alive && l.busy < l.capacity);
-                if let Some(lane) = lane {
-                    let id = self.next_task;
-                    self.next_task += 1;
-                    self.s.progress.phase(&format!(
-                        "building the baseline and measuring it ({n} runs, A/A check)"
-                    ));
-                    self.aa.samples.clear();
-                    let task = Task::Baseline {
-                        id,
-                        base: self.original(),
-                        samples: n,
-                        comparison: self.aa_comparison(),
-                        kernels,
-                    };
-                    if self.s.exec.send(lane, task) {
-                        self.aa.task = Some(id);
-                        self.tasks.insert(
-                            id,
-                            TaskInfo {
-                                lane,
-                                kind: TaskKind::Baseline,
-                            },
-                        );
-                        self.lanes[lane].busy += 1;
-                        self.lanes[lane].last_base = Some(self.s.tree.hash.clone());
-                    } else {
-                        self.lost(lane, "it stopped taking tasks".into())?;
-                        continue;
-                    }
-                }
-            }
-            self.pump()?;
+        let Some(lane) = self
+            .lanes
+            .iter()
+            .position(|l| l.alive && l.busy < l.capacity)
+        else {
+            return Ok(());
+        };
+        let id = self.next_task;
+        self.next_task += 1;
+        self.s.progress.phase(&format!(
+            "building the baseline and measuring it ({n} runs, A/A check)"
+        ));
+        self.aa.samples.clear();
+        let task = Task::Baseline {
+            id,
+            base: self.original(),
+            samples: n,
+            comparison: self.aa_comparison(),
+            kernels,
+        };
+        if self.s.exec.send(lane, task) {
+            self.aa.task = Some(id);
+            self.tasks.insert(
+                id,
+                TaskInfo {
+                    lane,
+                    kind: TaskKind::Baseline,
+                },
+            );
+            self.lanes[lane].busy += 1;
+            self.lanes[lane].last_base = Some(self.s.tree.hash.clone());
+            Ok(())
+        } else {
+            self.lost(lane, "it stopped taking tasks".into())
         }
+    }
+
+    /// The A/A check of the finished repeats (a noisy machine stops the tune here, before any
+    /// decision is stored), the baseline recorded, then the decisions that waited for it.
+    fn finish_aa(&mut self) -> Result<(), Error> {
+        let n = 2 * self.s.settings.plan.min_runs;
         let noise = stats::aa_check(
             &self.aa.samples,
             &self.s.settings.plan,
@@ -931,6 +963,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         self.out.noise = Some((noise.spread, noise.detectable));
         self.out.baseline = Some(b);
         self.aa.done = true;
+        for (f, lane, result) in std::mem::take(&mut self.deferred) {
+            self.decide(f, lane, result)?;
+        }
         Ok(())
     }
 
@@ -1054,6 +1089,16 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             _ => return Ok(()),
         }
         let f = self.flights.remove(&key).expect("in flight");
+        if f.job.chain.is_some() && !self.aa.done {
+            self.deferred.push((f, lane, result));
+            return Ok(());
+        }
+        self.decide(f, lane, result)
+    }
+
+    /// Decide a finished comparison (record it, and count it for its loop).
+    fn decide(&mut self, f: Flight, lane: usize, result: ItemResult) -> Result<(), Error> {
+        let key = f.job.variant.key.clone();
         let device = self.info[lane].device.clone();
         let Some(c) = f.job.chain else {
             self.confirmed = Some((result, f.samples, lane));
