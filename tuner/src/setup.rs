@@ -11,7 +11,7 @@ use crate::backend::spec::{AnyBackend, BackendSpec, DEVICE_TIMEOUT};
 use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::executor::local::LocalLane;
-use crate::executor::slurm::SlurmSettings;
+use crate::executor::slurm::{DirectSettings, Launcher, SlurmSettings};
 use crate::gates::Gates;
 use crate::lane::Device;
 use crate::search::{self, Progress, Tuned};
@@ -93,6 +93,9 @@ pub struct Tune {
     /// replay: the source the user named (relative to the tree once resolved); `None`: the one
     /// file of the tuned paths that defines the captured kernel.
     replay_source: Option<PathBuf>,
+    /// The `hip-unroll` binary worker processes run (local lanes of a backend that needs a
+    /// process per lane).
+    program: PathBuf,
 }
 
 fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
@@ -504,7 +507,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             Lanes::Slurm(SlurmSettings {
                 lanes,
                 args,
-                program: req.program,
+                program: req.program.clone(),
                 srun: slurm_cfg.srun.unwrap_or_else(|| PathBuf::from("srun")),
                 in_allocation: req.in_allocation,
             })
@@ -516,6 +519,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         lanes,
         fingerprint,
         replay_source: source,
+        program: req.program,
     })
 }
 
@@ -575,9 +579,22 @@ pub fn run(
         _ => {}
     }
     match &tune.lanes {
-        Lanes::Slurm(slurm) => search::tune_slurm(
+        Lanes::Slurm(slurm) => search::tune_workers(
             &tune.backend,
-            slurm,
+            &Launcher::Srun(slurm.clone()),
+            &tune.settings,
+            root,
+            disc,
+            stop,
+            progress,
+        ),
+        // One `tune-worker` process per device: nothing of the backend opens here.
+        Lanes::Local(Some(devices)) if tune.backend.needs_own_process() => search::tune_workers(
+            &tune.backend,
+            &Launcher::Direct(DirectSettings {
+                program: tune.program.clone(),
+                devices: devices.clone(),
+            }),
             &tune.settings,
             root,
             disc,

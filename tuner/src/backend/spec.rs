@@ -93,6 +93,13 @@ impl BackendSpec {
         }
     }
 
+    /// Whether each lane must be a process of its own (`tune-worker`) rather than a thread:
+    /// a replay session reserves the captured virtual addresses in its process, so two in one
+    /// process collide.
+    pub fn needs_own_process(&self) -> bool {
+        matches!(self, BackendSpec::Replay { .. })
+    }
+
     /// The spec of a command backend.
     pub fn command(b: &CommandBackend) -> BackendSpec {
         BackendSpec::Command {
