@@ -2,7 +2,9 @@
 //! `[tune]`, `[tune.slurm]`, `[compile]` and `[vgpr-pressure]` sections of the config) to the
 //! settings of the search, the backend's [`BackendSpec`] and where the lanes run ([`Tune`],
 //! by [`resolve`]), then the tune itself ([`run`]): one backend built from the spec per local
-//! lane (each bench or replay lane on its own device), or the spec sent to every Slurm step.
+//! lane thread (each bench lane on its own device), or the spec sent to every worker process
+//! (each Slurm step; each local lane of a backend that
+//! [`BackendSpec::needs_own_process`], one per `--devices` id).
 //!
 //! A value given on the command line wins over the config's. Errors say which setting is at
 //! fault as data ([`SetupError`], [`Setting`], [`Origin`]): the binary names its flag.
@@ -75,7 +77,8 @@ pub struct Request {
 /// Where the lanes run.
 #[derive(Debug, Clone)]
 pub enum Lanes {
-    /// Threads on this machine: one per device, or one on the default device (`None`).
+    /// Lanes on this machine: one per device, or one on the default device (`None`); threads,
+    /// or `tune-worker` processes where the backend needs a process per lane.
     Local(Option<Vec<Device>>),
     /// Slurm job steps.
     Slurm(SlurmSettings),

@@ -405,6 +405,16 @@ mod tests {
     }
 
     #[test]
+    fn only_replay_needs_a_process_per_lane() {
+        let own: Vec<&str> = specs()
+            .iter()
+            .filter(|s| s.needs_own_process())
+            .map(BackendSpec::name)
+            .collect();
+        assert_eq!(own, ["replay"]);
+    }
+
+    #[test]
     fn every_kind_round_trips_through_json() {
         let names: Vec<&str> = specs().iter().map(BackendSpec::name).collect();
         assert_eq!(names, ["command", "rocprofv3", "bench", "replay"]);

@@ -292,3 +292,60 @@ impl Drop for Workers {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(id: &str) -> Device {
+        Device {
+            model: "AMD gfx90a".into(),
+            id: Some(id.into()),
+            host: "h".into(),
+        }
+    }
+
+    #[test]
+    fn a_direct_lane_runs_the_worker_itself_with_its_device_variables() {
+        let l = Launcher::Direct(DirectSettings {
+            program: "/bin/hip-unroll".into(),
+            devices: vec![device("2"), device("5")],
+        });
+        assert_eq!(l.lanes(), 2);
+        assert_eq!(l.command_line(1), ["/bin/hip-unroll", "tune-worker"]);
+        assert_eq!(
+            l.env(1),
+            [
+                ("HIP_VISIBLE_DEVICES", "5".to_string()),
+                ("CUDA_VISIBLE_DEVICES", "5".to_string()),
+                ("ROCR_VISIBLE_DEVICES", "5".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slurm_lane_is_an_srun_step_and_slurm_sets_its_device() {
+        let l = Launcher::Srun(SlurmSettings {
+            lanes: 3,
+            args: vec!["--qos=high".into()],
+            program: "/bin/hip-unroll".into(),
+            srun: "srun".into(),
+            in_allocation: true,
+        });
+        assert_eq!(l.lanes(), 3);
+        assert_eq!(
+            l.command_line(2),
+            [
+                "srun",
+                "--ntasks=1",
+                "--gres=gpu:1",
+                "--exclusive",
+                "--job-name=hip-unroll-lane-2",
+                "--qos=high",
+                "/bin/hip-unroll",
+                "tune-worker"
+            ]
+        );
+        assert!(l.env(0).is_empty());
+    }
+}
