@@ -42,7 +42,7 @@ const SPAWNERS: &[&str] = &[
     "profiler/src/run.rs",  // rocprofv3 / rocprof, and rocm_agent_enumerator (the local GPU)
     "tuner/src/shell.rs",   // the user's build, run and check commands; rocprofv3 for the backend
     "replay/src/launch.rs", // `capture`: the application under HSA_TOOLS_LIB
-    "tuner/src/executor/slurm.rs", // `tune --executor slurm`: one srun job step per lane
+    "tuner/src/executor/slurm.rs", // one srun job step per Slurm lane, one tune-worker per local replay lane
 ];
 
 /// Module cycles that exist today and belong to other work items; each is the set of modules

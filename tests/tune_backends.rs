@@ -286,44 +286,246 @@ fn replay_backend_measures_decides_and_check_fails_on_the_simulated_gpu() {
     assert_eq!(std::fs::read(t.path().join("scale.hip")).unwrap(), before);
 }
 
-/// `--devices 0,1 --backend replay` on the simulated GPU (one GPU agent): each lane opens its
-/// own replay session on its own agent; lane 0 opens agent 0, lane 1 asks for agent 1, which
-/// the runtime does not have, and the tune stops with that one line before anything is built.
-/// One device works (the test above); the second lane is what tells the device index apart.
-#[test]
-fn replay_lanes_each_ask_for_their_own_gpu_agent() {
-    let t = tempfile::tempdir().unwrap();
-    tree(t.path());
-    let cap = tempfile::tempdir().unwrap();
-    write_perf_lab(&cap.path().join("cap"), &scale_spec());
-    let snap = cap.path().join("cap").display().to_string();
-    let envs = [
+/// The simulated runtime's variables.
+fn fake_envs() -> Vec<(&'static str, String)> {
+    vec![
         ("HIP_UNROLL_HSA_RUNTIME", fakes().vmem.display().to_string()),
         (
             "FAKE_HSA_KERNARG_SIZE",
             kernel_meta(SCALE).kernarg_segment_size.to_string(),
         ),
-    ];
-    let o = tune(
-        t.path(),
-        &[
-            "--backend",
-            "replay",
-            "--snapshot",
-            &snap,
-            "--devices",
-            "0,1",
-            "--dry-run",
-        ],
-        &envs,
-    );
-    let e = one_line_error(&o);
-    assert!(
-        e.starts_with("error: no GPU agent found: device 1 was asked for, and the HSA runtime reports 1 GPU agent(s) for gfx90a"),
-        "{e}"
-    );
-    // Not past the lanes' start: nothing was built, no decision made.
-    assert!(!t.path().join(".hip-unroll/ledger.db").exists());
+    ]
+}
+
+/// The arguments of a replay tune of `snap` with its state in `state`.
+fn replay_args(snap: &str, state: &Path) -> Vec<String> {
+    [
+        "tune",
+        "--backend",
+        "replay",
+        "--snapshot",
+        snap,
+        "--factors",
+        "2,4",
+        "--dry-run",
+        "--format",
+        "json",
+        "--state",
+        state.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// The decisions of the replay tune on one local lane (the in-process default lane).
+fn one_lane_reference(dir: &Path, snap: &str) -> Vec<(String, String, Option<f64>, Option<i64>)> {
+    let state = tempfile::tempdir().unwrap();
+    let mut c = Command::new(BIN);
+    c.args(replay_args(snap, state.path()))
+        .current_dir(dir)
+        .env_remove("HIP_UNROLL_TESTPOINT");
+    for (k, v) in fake_envs() {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let d = ledger_decisions(state.path());
+    assert!(d.len() >= 8, "{d:?}");
+    d
+}
+
+/// The `hip-unroll tune-worker` children of process `parent`: (pid, environment).
+fn worker_children(parent: u32) -> Vec<(u32, Vec<String>)> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: the fields after the last `)`.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid != Some(parent) {
+            continue;
+        }
+        let argv = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        let argv: Vec<String> = argv
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        if argv.get(1).map(String::as_str) != Some("tune-worker") {
+            continue;
+        }
+        let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+        let env = env
+            .split(|b| *b == 0)
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect();
+        found.push((pid, env));
+    }
+    found.sort();
+    found
+}
+
+/// The stderr lines of a running tune, as they come, and all of them at its end.
+fn stderr_lines(
+    child: &mut std::process::Child,
+) -> (
+    std::sync::mpsc::Receiver<String>,
+    std::thread::JoinHandle<String>,
+) {
+    let err = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut all = String::new();
+        for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line.clone());
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    (rx, reader)
+}
+
+/// Waits for a stderr line containing `what` (a bound, so a broken tune fails, not hangs).
+fn wait_for(rx: &std::sync::mpsc::Receiver<String>, child: &mut std::process::Child, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(l) if l.contains(what) => return,
+            Ok(_) => {}
+            Err(_) => {
+                let _ = child.kill();
+                panic!("the tune never said `{what}`");
+            }
+        }
+    }
+}
+
+/// `--devices 0,1 --backend replay` on the simulated GPU: a replay session reserves the
+/// captured addresses in its process, so each local lane is a `hip-unroll tune-worker` process
+/// of its own, started by the tune, with its device's id in `HIP_VISIBLE_DEVICES`,
+/// `CUDA_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` and opening that process's only GPU
+/// (agent 0: lane 1 asking for agent 1, or both lanes reserving in one process, fails). Lane
+/// 1's worker stops itself at its first sample (a test point), so both are seen alive; the
+/// tune then decides exactly as the one-lane run.
+#[test]
+fn replay_lanes_are_worker_processes_and_decide_as_one_lane() {
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let reference = one_lane_reference(t.path(), &snap);
+
+    let state = tempfile::tempdir().unwrap();
+    let mut c = Command::new(BIN);
+    c.args(replay_args(&snap, state.path()))
+        .args(["--devices", "0,1"])
+        .current_dir(t.path())
+        .env("HIP_UNROLL_TESTPOINT", "tuner.worker.lane-1.sample=stop@1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in fake_envs() {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap();
+    let (rx, reader) = stderr_lines(&mut child);
+    wait_for(&rx, &mut child, "testpoint tuner.worker.lane-1.sample stop");
+    let workers = worker_children(child.id());
+    assert_eq!(workers.len(), 2, "two worker processes: {workers:?}");
+    // Each worker's device variables name one device, its own.
+    let mut ids = Vec::new();
+    for (pid, env) in &workers {
+        let var = |k: &str| {
+            env.iter()
+                .find_map(|e| e.strip_prefix(&format!("{k}=")))
+                .map(str::to_string)
+        };
+        let id = var("HIP_VISIBLE_DEVICES");
+        assert_eq!(var("CUDA_VISIBLE_DEVICES"), id, "{env:?}");
+        assert_eq!(var("ROCR_VISIBLE_DEVICES"), id, "{env:?}");
+        ids.push((id.unwrap_or_default(), *pid));
+    }
+    ids.sort();
+    let got: Vec<&str> = ids.iter().map(|(i, _)| i.as_str()).collect();
+    assert_eq!(got, ["0", "1"], "{workers:?}");
+    // Lane 1 (the worker on device 1, stopped) goes on.
+    let s = Command::new("kill")
+        .args(["-CONT", &ids[1].1.to_string()])
+        .status()
+        .unwrap();
+    assert!(s.success());
+    let o = child.wait_with_output().unwrap();
+    let err = reader.join().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("cannot reserve"), "{err}");
+    assert_eq!(ledger_decisions(state.path()), reference, "{err}");
+    // Both lanes decided, each under its own device id.
+    let db = rusqlite::Connection::open(state.path().join("ledger.db")).unwrap();
+    let mut st = db
+        .prepare("SELECT DISTINCT lane FROM samples ORDER BY lane")
+        .unwrap();
+    let lanes: Vec<i64> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(lanes, [0, 1], "{err}");
+}
+
+/// A replay worker process killed (SIGKILL, by a test point at its second sample) loses only
+/// its comparison in flight: the tune measures it again from scratch on the other lane and
+/// decides exactly as the one-lane run.
+#[test]
+fn a_killed_replay_worker_process_loses_only_its_comparison() {
+    let t = tempfile::tempdir().unwrap();
+    tree(t.path());
+    let cap = tempfile::tempdir().unwrap();
+    write_perf_lab(&cap.path().join("cap"), &scale_spec());
+    let snap = cap.path().join("cap").display().to_string();
+    let reference = one_lane_reference(t.path(), &snap);
+
+    let state = tempfile::tempdir().unwrap();
+    let mut c = Command::new(BIN);
+    c.args(replay_args(&snap, state.path()))
+        .args(["--devices", "0,1"])
+        .current_dir(t.path())
+        .env("HIP_UNROLL_TESTPOINT", "tuner.worker.lane-1.sample=kill@2");
+    for (k, v) in fake_envs() {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(!err.contains("cannot reserve"), "{err}");
+    assert_eq!(ledger_decisions(state.path()), reference, "{err}");
+    // Lane 1 took two samples of a comparison (attempt 0), then was gone; lane 0 measured that
+    // comparison again from scratch (attempt 1).
+    let db = rusqlite::Connection::open(state.path().join("ledger.db")).unwrap();
+    let retried: i64 = db
+        .query_row(
+            "SELECT count(DISTINCT comparison) FROM samples s WHERE attempt = 1 AND lane = 0
+               AND EXISTS (SELECT 1 FROM samples t WHERE t.comparison = s.comparison
+                           AND t.attempt = 0 AND t.lane = 1)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(retried, 1, "{err}");
+    let lane1: i64 = db
+        .query_row("SELECT count(*) FROM samples WHERE lane = 1", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(lane1, 2, "nothing of lane 1 after its kill: {err}");
 }
 
 /// The ledger's decisions (key, status, speedup, runs), by key.

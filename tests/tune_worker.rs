@@ -56,6 +56,7 @@ fn init(root: &Path, backend: BackendSpec) -> Init {
             max_occupancy_loss: 0,
         },
         backend,
+        device: None,
     }
 }
 

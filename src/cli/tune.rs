@@ -101,7 +101,7 @@ pub struct TuneArgs {
     /// of one model) or ids `0,1,...`. A lane's commands get `HIP_VISIBLE_DEVICES` and
     /// `CUDA_VISIBLE_DEVICES` set to its id, and `{device}` in commands expands to it
     /// [default: one lane on the default device]. bench and replay lanes open their session
-    /// on their own device.
+    /// on their own device; each replay lane is a `hip-unroll tune-worker` process of its own.
     #[arg(long, value_name = "LIST|all")]
     pub devices: Option<String>,
     /// Where lanes run: `local` (this machine) or `slurm` (one job step per lane:
@@ -474,7 +474,8 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `hip-unroll tune-worker` (hidden): one Slurm lane, serving the coordinator's tasks.
+/// `hip-unroll tune-worker` (hidden): one process lane (a Slurm step, or a local replay lane),
+/// serving the coordinator's tasks.
 pub fn worker() -> anyhow::Result<ExitCode> {
     let stdin = std::io::BufReader::new(std::io::stdin());
     use tuner::executor::worker::{serve, Served};

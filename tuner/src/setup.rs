@@ -2,7 +2,9 @@
 //! `[tune]`, `[tune.slurm]`, `[compile]` and `[vgpr-pressure]` sections of the config) to the
 //! settings of the search, the backend's [`BackendSpec`] and where the lanes run ([`Tune`],
 //! by [`resolve`]), then the tune itself ([`run`]): one backend built from the spec per local
-//! lane (each bench or replay lane on its own device), or the spec sent to every Slurm step.
+//! lane thread (each bench lane on its own device), or the spec sent to every worker process
+//! (each Slurm step; each local lane of a backend that
+//! [`BackendSpec::needs_own_process`], one per `--devices` id).
 //!
 //! A value given on the command line wins over the config's. Errors say which setting is at
 //! fault as data ([`SetupError`], [`Setting`], [`Origin`]): the binary names its flag.
@@ -11,7 +13,7 @@ use crate::backend::spec::{AnyBackend, BackendSpec, DEVICE_TIMEOUT};
 use crate::backend::{Backend, LaneDevice};
 use crate::error::Error;
 use crate::executor::local::LocalLane;
-use crate::executor::slurm::SlurmSettings;
+use crate::executor::slurm::{DirectSettings, Launcher, SlurmSettings};
 use crate::gates::Gates;
 use crate::lane::Device;
 use crate::search::{self, Progress, Tuned};
@@ -75,7 +77,8 @@ pub struct Request {
 /// Where the lanes run.
 #[derive(Debug, Clone)]
 pub enum Lanes {
-    /// Threads on this machine: one per device, or one on the default device (`None`).
+    /// Lanes on this machine: one per device, or one on the default device (`None`); threads,
+    /// or `tune-worker` processes where the backend needs a process per lane.
     Local(Option<Vec<Device>>),
     /// Slurm job steps.
     Slurm(SlurmSettings),
@@ -93,6 +96,9 @@ pub struct Tune {
     /// replay: the source the user named (relative to the tree once resolved); `None`: the one
     /// file of the tuned paths that defines the captured kernel.
     replay_source: Option<PathBuf>,
+    /// The `hip-unroll` binary worker processes run (local lanes of a backend that needs a
+    /// process per lane).
+    program: PathBuf,
 }
 
 fn pick<T>(arg: Option<T>, cfg: Option<T>, default: T) -> T {
@@ -504,7 +510,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             Lanes::Slurm(SlurmSettings {
                 lanes,
                 args,
-                program: req.program,
+                program: req.program.clone(),
                 srun: slurm_cfg.srun.unwrap_or_else(|| PathBuf::from("srun")),
                 in_allocation: req.in_allocation,
             })
@@ -516,6 +522,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         lanes,
         fingerprint,
         replay_source: source,
+        program: req.program,
     })
 }
 
@@ -575,9 +582,22 @@ pub fn run(
         _ => {}
     }
     match &tune.lanes {
-        Lanes::Slurm(slurm) => search::tune_slurm(
+        Lanes::Slurm(slurm) => search::tune_workers(
             &tune.backend,
-            slurm,
+            &Launcher::Srun(slurm.clone()),
+            &tune.settings,
+            root,
+            disc,
+            stop,
+            progress,
+        ),
+        // One `tune-worker` process per device: nothing of the backend opens here.
+        Lanes::Local(Some(devices)) if tune.backend.needs_own_process() => search::tune_workers(
+            &tune.backend,
+            &Launcher::Direct(DirectSettings {
+                program: tune.program.clone(),
+                devices: devices.clone(),
+            }),
             &tune.settings,
             root,
             disc,

@@ -93,6 +93,13 @@ impl BackendSpec {
         }
     }
 
+    /// Whether each lane must be a process of its own (`tune-worker`) rather than a thread:
+    /// a replay session reserves the captured virtual addresses in its process, so two in one
+    /// process collide.
+    pub fn needs_own_process(&self) -> bool {
+        matches!(self, BackendSpec::Replay { .. })
+    }
+
     /// The spec of a command backend.
     pub fn command(b: &CommandBackend) -> BackendSpec {
         BackendSpec::Command {
@@ -395,6 +402,16 @@ mod tests {
                 timeout_ms: 5000,
             },
         ]
+    }
+
+    #[test]
+    fn only_replay_needs_a_process_per_lane() {
+        let own: Vec<&str> = specs()
+            .iter()
+            .filter(|s| s.needs_own_process())
+            .map(BackendSpec::name)
+            .collect();
+        assert_eq!(own, ["replay"]);
     }
 
     #[test]

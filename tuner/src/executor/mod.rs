@@ -1,8 +1,9 @@
 //! Where the work of a tune runs: lanes behind one [`Executor`] trait, as measurements run
 //! behind [`crate::backend::Backend`]. The search hands a lane a [`Task`] and reads its
 //! [`Event`]s; it never knows whether the lane is a thread of this process
-//! ([`local`]: `--devices`) or a `hip-unroll tune-worker` in a Slurm job step ([`slurm`],
-//! speaking JSON lines over the step's stdio, [`worker`]).
+//! ([`local`]: `--devices`) or a `hip-unroll tune-worker` process ([`slurm`]: in a Slurm job
+//! step, or started here per `--devices` id for a backend that needs a process per lane),
+//! speaking JSON lines over its stdio ([`worker`]).
 //!
 //! ## Contract for implementers
 //! - [`Executor::lanes`] lists the lanes as started, with what each one measures on; the search

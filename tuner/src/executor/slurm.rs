@@ -1,15 +1,24 @@
-//! Lanes as Slurm job steps: each lane is
-//! `srun --ntasks=1 --gres=gpu:1 [--exclusive] --job-name=hip-unroll-lane-N ARGS... PROGRAM
-//! tune-worker` (`--exclusive` inside an allocation only), speaking the [`super::worker`] protocol over the step's stdin and stdout (its
-//! stderr is this process's). Inside an allocation (`salloc`, `sbatch`) the steps run in it;
-//! outside one, each srun makes its own job. Slurm schedules, places and cancels: there is no
-//! scheduler and no ssh here. A step that ends (`scancel`, a node failure, a time limit) is a
+//! Lanes as `hip-unroll tune-worker` processes ([`Workers`]), each speaking the
+//! [`super::worker`] protocol over its stdin and stdout (its stderr is this process's), started
+//! by a [`Launcher`]:
+//! - [`Launcher::Srun`]: Slurm job steps, each
+//!   `srun --ntasks=1 --gres=gpu:1 [--exclusive] --job-name=hip-unroll-lane-N ARGS... PROGRAM
+//!   tune-worker` (`--exclusive` inside an allocation only). Inside an allocation (`salloc`,
+//!   `sbatch`) the steps run in it; outside one, each srun makes its own job. Slurm schedules,
+//!   places and cancels: there is no scheduler and no ssh here.
+//! - [`Launcher::Direct`]: `PROGRAM tune-worker` on this machine, one per `--devices` id, with
+//!   that id in `HIP_VISIBLE_DEVICES`, `CUDA_VISIBLE_DEVICES` and `ROCR_VISIBLE_DEVICES` (the
+//!   HSA runtime's), for backends that need a process per device
+//!   ([`crate::backend::spec::BackendSpec::needs_own_process`]: replay reserves the captured
+//!   addresses in its process). Like a step, the process sees only its GPU: device 0.
+//!
+//! A worker that ends (`scancel`, a node failure, a time limit, a killed process) is a
 //! [`Message::Lost`] lane: the search measures its comparison in flight again elsewhere.
 
 use super::worker::{Init, Out};
 use super::{Executor, LaneInfo, Message};
 use crate::error::Error;
-use crate::lane::Task;
+use crate::lane::{Device, Task};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -32,6 +41,69 @@ pub struct SlurmSettings {
     pub in_allocation: bool,
 }
 
+/// How lanes are started as processes on this machine.
+#[derive(Debug, Clone)]
+pub struct DirectSettings {
+    /// The `hip-unroll` binary each lane runs.
+    pub program: PathBuf,
+    /// One lane per device (each with an id).
+    pub devices: Vec<Device>,
+}
+
+/// How the worker processes are started.
+#[derive(Debug, Clone)]
+pub enum Launcher {
+    /// Slurm job steps.
+    Srun(SlurmSettings),
+    /// Processes on this machine, one per device.
+    Direct(DirectSettings),
+}
+
+impl Launcher {
+    /// How many lanes it starts.
+    pub fn lanes(&self) -> usize {
+        match self {
+            Launcher::Srun(s) => s.lanes,
+            Launcher::Direct(d) => d.devices.len(),
+        }
+    }
+
+    /// The command line of lane `i`.
+    pub fn command_line(&self, i: usize) -> Vec<String> {
+        match self {
+            Launcher::Srun(s) => command_line(s, i),
+            Launcher::Direct(d) => vec![d.program.display().to_string(), "tune-worker".into()],
+        }
+    }
+
+    /// The variables lane `i`'s process gets on top of this one's.
+    pub fn env(&self, i: usize) -> Vec<(&'static str, String)> {
+        match self {
+            // Slurm sets the step's device variables.
+            Launcher::Srun(_) => Vec::new(),
+            Launcher::Direct(d) => {
+                let id = d.devices[i].id.clone().unwrap_or_else(|| "0".into());
+                [
+                    "HIP_VISIBLE_DEVICES",
+                    "CUDA_VISIBLE_DEVICES",
+                    "ROCR_VISIBLE_DEVICES",
+                ]
+                .into_iter()
+                .map(|k| (k, id.clone()))
+                .collect()
+            }
+        }
+    }
+
+    /// What a lane is, in messages.
+    fn what(&self) -> &'static str {
+        match self {
+            Launcher::Srun(_) => "job step",
+            Launcher::Direct(_) => "worker process",
+        }
+    }
+}
+
 /// The srun command line of lane `i`.
 pub fn command_line(s: &SlurmSettings, i: usize) -> Vec<String> {
     let mut v = vec![
@@ -52,35 +124,41 @@ pub fn command_line(s: &SlurmSettings, i: usize) -> Vec<String> {
     v
 }
 
-/// Lanes running as job steps.
-pub struct Slurm {
+/// Lanes running as worker processes (job steps, or processes on this machine).
+pub struct Workers {
     infos: Vec<LaneInfo>,
     stdins: Vec<Mutex<Option<ChildStdin>>>,
     children: Mutex<Vec<Child>>,
     events: Mutex<Receiver<(usize, Message)>>,
 }
 
-impl Slurm {
+impl Workers {
     /// Start every lane and wait until each has said it is ready (its tree checked, its
     /// backend preflighted). `init` gives lane `i` its [`Init`].
-    pub fn start(s: &SlurmSettings, init: &dyn Fn(usize) -> Init) -> Result<Slurm, Error> {
+    pub fn start(launcher: &Launcher, init: &dyn Fn(usize) -> Init) -> Result<Workers, Error> {
         let (etx, erx) = channel::<(usize, Message)>();
         let (rtx, rrx) = channel::<(usize, Result<LaneInfo, String>)>();
         let mut children = Vec::new();
         let mut stdins = Vec::new();
-        for i in 0..s.lanes {
-            let argv = command_line(s, i);
+        let lanes = launcher.lanes();
+        let what = launcher.what();
+        for i in 0..lanes {
+            let argv = launcher.command_line(i);
             let mut child = Command::new(&argv[0])
                 .args(&argv[1..])
+                .envs(launcher.env(i))
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit())
                 .spawn()
                 .map_err(|e| {
-                    Error::Environment(format!(
-                        "cannot start {} (the slurm executor needs Slurm's srun): {e}",
-                        argv[0]
-                    ))
+                    Error::Environment(match launcher {
+                        Launcher::Srun(_) => format!(
+                            "cannot start {} (the slurm executor needs Slurm's srun): {e}",
+                            argv[0]
+                        ),
+                        Launcher::Direct(_) => format!("cannot start {}: {e}", argv[0]),
+                    })
                 })?;
             let mut stdin = child.stdin.take().expect("piped");
             let line = serde_json::to_string(&init(i)).expect("an init serializes");
@@ -92,7 +170,7 @@ impl Slurm {
                 .name(format!("hip-unroll-step-{i}"))
                 .spawn(move || {
                     let mut ready = false;
-                    let mut why = "its job step ended".to_string();
+                    let mut why = format!("its {what} ended");
                     for line in BufReader::new(stdout).lines() {
                         let Ok(line) = line else { break };
                         match serde_json::from_str::<Out>(&line) {
@@ -126,9 +204,9 @@ impl Slurm {
             stdins.push(Mutex::new(Some(stdin)));
         }
         drop(rtx);
-        let mut infos: Vec<Option<LaneInfo>> = vec![None; s.lanes];
+        let mut infos: Vec<Option<LaneInfo>> = vec![None; lanes];
         let mut failed = Vec::new();
-        for _ in 0..s.lanes {
+        for _ in 0..lanes {
             match rrx.recv() {
                 Ok((i, Ok(info))) => infos[i] = Some(info),
                 Ok((i, Err(why))) => failed.push(format!("lane {i}: {why}")),
@@ -136,25 +214,29 @@ impl Slurm {
             }
         }
         let ok = failed.is_empty() && infos.iter().all(Option::is_some);
-        let slurm = Slurm {
+        let workers = Workers {
             infos: infos.into_iter().flatten().collect(),
             stdins,
             children: Mutex::new(children),
             events: Mutex::new(erx),
         };
         if !ok {
-            // Dropping `slurm` ends the steps that did start.
-            drop(slurm);
+            // Dropping `workers` ends the lanes that did start.
+            drop(workers);
             return Err(Error::Environment(format!(
-                "the Slurm lanes did not start: {}",
+                "the {} lanes did not start: {}",
+                match launcher {
+                    Launcher::Srun(_) => "Slurm",
+                    Launcher::Direct(_) => "worker process",
+                },
                 failed.join("; ")
             )));
         }
-        Ok(slurm)
+        Ok(workers)
     }
 }
 
-impl Executor for Slurm {
+impl Executor for Workers {
     fn lanes(&self) -> &[LaneInfo] {
         &self.infos
     }
@@ -185,13 +267,13 @@ impl Executor for Slurm {
     }
 }
 
-impl Drop for Slurm {
+impl Drop for Workers {
     fn drop(&mut self) {
         self.halt();
         let mut children = self.children.lock().unwrap_or_else(|p| p.into_inner());
         for c in children.iter_mut() {
-            // A worker ends once its input is closed; a step that does not within the bound
-            // is ended by srun on SIGTERM (it cancels the step).
+            // A worker ends once its input is closed; one that does not within the bound gets
+            // SIGTERM (srun then cancels its step).
             let deadline = std::time::Instant::now() + Duration::from_secs(30);
             loop {
                 match c.try_wait() {
@@ -208,5 +290,62 @@ impl Drop for Slurm {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(id: &str) -> Device {
+        Device {
+            model: "AMD gfx90a".into(),
+            id: Some(id.into()),
+            host: "h".into(),
+        }
+    }
+
+    #[test]
+    fn a_direct_lane_runs_the_worker_itself_with_its_device_variables() {
+        let l = Launcher::Direct(DirectSettings {
+            program: "/bin/hip-unroll".into(),
+            devices: vec![device("2"), device("5")],
+        });
+        assert_eq!(l.lanes(), 2);
+        assert_eq!(l.command_line(1), ["/bin/hip-unroll", "tune-worker"]);
+        assert_eq!(
+            l.env(1),
+            [
+                ("HIP_VISIBLE_DEVICES", "5".to_string()),
+                ("CUDA_VISIBLE_DEVICES", "5".to_string()),
+                ("ROCR_VISIBLE_DEVICES", "5".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slurm_lane_is_an_srun_step_and_slurm_sets_its_device() {
+        let l = Launcher::Srun(SlurmSettings {
+            lanes: 3,
+            args: vec!["--qos=high".into()],
+            program: "/bin/hip-unroll".into(),
+            srun: "srun".into(),
+            in_allocation: true,
+        });
+        assert_eq!(l.lanes(), 3);
+        assert_eq!(
+            l.command_line(2),
+            [
+                "srun",
+                "--ntasks=1",
+                "--gres=gpu:1",
+                "--exclusive",
+                "--job-name=hip-unroll-lane-2",
+                "--qos=high",
+                "/bin/hip-unroll",
+                "tune-worker"
+            ]
+        );
+        assert!(l.env(0).is_empty());
     }
 }

@@ -1,4 +1,5 @@
-//! The worker side of a Slurm lane: `hip-unroll tune-worker` runs [`serve`] in a job step.
+//! The worker side of a process lane: `hip-unroll tune-worker` runs [`serve`] in a Slurm job
+//! step, or as a process of its own on this machine ([`super::slurm::Launcher`]).
 //!
 //! Protocol (JSON lines; one object per line):
 //! - stdin, first line: an [`Init`] (the tree, where the working copies live, the plan, the
@@ -44,6 +45,10 @@ pub struct Init {
     pub jobs: usize,
     pub compile: CompileSpec,
     pub backend: BackendSpec,
+    /// The lane's device as the coordinator knows it (a `--devices` id on this machine);
+    /// `None` in a Slurm step: the GPU Slurm gave it.
+    #[serde(default)]
+    pub device: Option<Device>,
 }
 
 /// The code-object gates' compiler.
@@ -151,7 +156,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
                 &init.tree_hash[..12.min(init.tree_hash.len())]
             )));
         }
-        // The step sees only its own GPU: device 0.
+        // The step (or the process, its device variables set) sees only its own GPU: device 0.
         let gates = init.compile.gates();
         let backend = init.backend.build(0, &gates)?;
         backend.preflight()?;
@@ -170,7 +175,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
             return Ok(Served::Refused(e));
         }
     };
-    let device = step_device();
+    let device = init.device.clone().unwrap_or_else(step_device);
     write_line(
         &out,
         &Out::Ready(LaneInfo {
@@ -191,7 +196,7 @@ pub fn serve(input: impl BufRead + Send, output: Box<dyn Write + Send>) -> Resul
         plan: init.plan,
         jobs: init.jobs,
         gates,
-        // Slurm sets the step's device variables; `{device}` is its id.
+        // Slurm (or the coordinator) set the process's device variables; `{device}` is its id.
         device: LaneDevice {
             id: device.id.clone(),
             env: Vec::new(),

@@ -11,7 +11,8 @@
 //! interrupted apply, the ledger, the tree, the confirmation, the apply and the report);
 //! [`coordinate`] is the search itself (the kernels' chains of loops, the decisions, which lane
 //! measures what); the lanes ([`crate::lane`]) prepare and measure, each on its own device,
-//! behind an [`crate::executor::Executor`] (threads here, Slurm job steps elsewhere).
+//! behind an [`crate::executor::Executor`] (threads here, or `tune-worker` processes: Slurm
+//! job steps, or local processes for backends that need one per device).
 //!
 //! Parallelism: lanes measure different comparisons at the same time (loops of different
 //! kernels are independent, and so are the variants of one loop); a comparison's pairs are
@@ -141,19 +142,22 @@ pub fn tune_lanes<B: Backend>(
     })
 }
 
-/// The tune of `backend` (a spec: built by each worker for its step) on `slurm.lanes` Slurm
-/// job steps, each a `hip-unroll tune-worker` ([`crate::executor::slurm`]), over loops already
+/// The tune of `backend` (a spec: built by each worker for its lane) on lanes that are
+/// `hip-unroll tune-worker` processes ([`crate::executor::slurm`]): Slurm job steps, or
+/// processes on this machine (one per device, for backends that need one), over loops already
 /// discovered by [`discover`]; this process coordinates and alone writes the ledger. Each
-/// worker keeps its working copies in `STATE/slots/step-N`.
-pub fn tune_slurm(
+/// Slurm worker keeps its working copies in `STATE/slots/step-N`, each local one where a local
+/// lane would.
+pub fn tune_workers(
     backend: &crate::backend::spec::BackendSpec,
-    slurm: &crate::executor::slurm::SlurmSettings,
+    launcher: &crate::executor::slurm::Launcher,
     settings: &Settings,
     root: &Path,
     disc: Discovery,
     stop: &Arc<AtomicBool>,
     progress: &dyn Progress,
 ) -> Result<Tuned, Error> {
+    use crate::executor::slurm::Launcher;
     use crate::executor::worker::{CompileSpec, Init};
     crate::limits::check(settings)?;
     session::require_kernels(settings, &disc)?;
@@ -164,15 +168,25 @@ pub fn tune_slurm(
         root: setup.tree.root.clone(),
         tree_hash: setup.tree.hash.clone(),
         state_dir: setup.state_dir.to_path_buf(),
-        slots_dir: setup.state_dir.join("slots").join(format!("step-{i}")),
+        slots_dir: match launcher {
+            Launcher::Srun(_) => setup.state_dir.join("slots").join(format!("step-{i}")),
+            Launcher::Direct(_) => local::slots_dir(setup.state_dir, i),
+        },
         records_dir: Some(setup.records_dir.clone()),
         plan: settings.plan,
         jobs: settings.jobs,
         compile: CompileSpec::of(&settings.gates),
         backend: backend.clone(),
+        device: match launcher {
+            Launcher::Srun(_) => None,
+            Launcher::Direct(d) => d.devices.get(i).cloned(),
+        },
     };
-    progress.phase(&format!("starting {} Slurm job steps", slurm.lanes));
-    let exec = crate::executor::slurm::Slurm::start(slurm, &init)?;
+    progress.phase(&match launcher {
+        Launcher::Srun(s) => format!("starting {} Slurm job steps", s.lanes),
+        Launcher::Direct(d) => format!("starting {} worker processes", d.devices.len()),
+    });
+    let exec = crate::executor::slurm::Workers::start(launcher, &init)?;
     let r = session.run(&exec, stop, progress);
     drop(exec);
     r
