@@ -52,8 +52,7 @@ const KNOWN_CYCLES: &[(&str, &[&str])] = &[];
 /// Library files whose messages still name a flag of the binary, with how many such strings
 /// each may hold (at most; a file not listed may hold none). Issue 20, item "no CLI flag names
 /// in library errors": these move the hint to the binary as runner's did.
-const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[
-];
+const KNOWN_FLAG_MESSAGES: &[(&str, usize)] = &[];
 
 /// Binaries, not libraries: they may print and exit.
 const BINARIES: &[&str] = &["src/", "bench/bare-parse/", "fuzz/"];

@@ -228,10 +228,15 @@ mod tests {
         };
         let blocker_ids: Vec<&str> = blockers().iter().map(|(b, _)| b.id()).collect();
         assert_eq!(blocker_ids, kind_ids(RuleKind::Blocker));
-        assert_eq!(
-            blocker_ids,
-            ["barrier", "atomic", "dynamic-lds", "early-exit"]
-        );
+        // Today's blockers are all there, in this order (a new one may stand anywhere: adding a
+        // blocker is its file plus its registry line, nothing here).
+        let real = ["barrier", "atomic", "dynamic-lds", "early-exit"];
+        let kept: Vec<&str> = blocker_ids
+            .iter()
+            .copied()
+            .filter(|id| real.contains(id))
+            .collect();
+        assert_eq!(kept, real);
         let diag_ids: Vec<&str> = diagnostics().map(|(id, _)| id).collect();
         assert_eq!(diag_ids, kind_ids(RuleKind::Diagnostic));
         assert!(matches!(lookup("vgpr-pressure").unwrap().imp, Imp::None));
