@@ -46,6 +46,9 @@ fn one_line_error(o: &Output) -> String {
 }
 
 /// Whether this machine shows no GPU device node; a counted skip (`testenv`) otherwise.
+#[path = "support/bench_tree.rs"]
+mod bench_tree;
+
 fn no_gpu_here() -> bool {
     !testenv::lacks(
         "no-gpu",
@@ -72,20 +75,13 @@ fn tree(dir: &Path) {
     std::fs::write(dir.join("scale.hip"), text).unwrap();
 }
 
-const SPEC: &str = "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = [1]\nblock = [64]\n\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 64\noutput = \"exact\"\n";
-
 #[test]
 fn bench_without_a_gpu_fails_at_once_with_one_line_and_builds_nothing() {
     if !no_gpu_here() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
-    std::fs::write(
-        t.path().join("k.cu"),
-        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(t.path().join("k.toml"), SPEC).unwrap();
+    bench_tree::write(t.path());
     let cache = tempfile::tempdir().unwrap();
     let envs = [("HIP_UNROLL_CACHE_DIR", cache.path().display().to_string())];
     let o = tune(t.path(), &["--backend", "bench", "--spec", "k.toml"], &envs);
@@ -148,12 +144,7 @@ fn bench_on_two_devices_opens_a_device_per_lane() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
-    std::fs::write(
-        t.path().join("k.cu"),
-        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(t.path().join("k.toml"), SPEC).unwrap();
+    bench_tree::write(t.path());
     let cache = tempfile::tempdir().unwrap();
     let envs = [("HIP_UNROLL_CACHE_DIR", cache.path().display().to_string())];
     let o = tune(

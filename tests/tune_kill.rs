@@ -23,32 +23,7 @@ mod tiny_tree;
 use tiny_tree::tiny;
 
 fn args(state: &Path) -> Vec<String> {
-    [
-        "tune",
-        "--build",
-        "sh build.sh",
-        "--run",
-        "sh run.sh",
-        "--time-regex",
-        "cost: ([0-9]+)",
-        "--time-unit",
-        "units",
-        "--factors",
-        "2,4",
-        // One chunk of two variants per loop: the winner's working copy becomes the baseline's
-        // and the next loop's variants are prepared in the copy that held the baseline.
-        "--mode",
-        "pragma",
-        "--jobs",
-        "2",
-        "--state",
-        state.to_str().unwrap(),
-        "--format",
-        "json",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    tiny_tree::tune_args(state)
 }
 
 fn tune(dir: &Path, args: &[String], testpoint: Option<&str>) -> Output {

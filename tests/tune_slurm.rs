@@ -13,6 +13,8 @@ use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_hip-unroll");
 
+#[path = "support/bench_tree.rs"]
+mod bench_tree;
 #[path = "support/tiny_tree.rs"]
 mod tiny_tree;
 
@@ -22,31 +24,9 @@ fn tiny() -> tempfile::TempDir {
 }
 
 fn args(state: &Path) -> Vec<String> {
-    [
-        "tune",
-        "--build",
-        "sh build.sh",
-        "--run",
-        "sh run.sh",
-        "--time-regex",
-        "cost: ([0-9]+)",
-        "--time-unit",
-        "units",
-        "--factors",
-        "2,4",
-        "--mode",
-        "pragma",
-        "--jobs",
-        "2",
-        "--state",
-        state.to_str().unwrap(),
-        "--format",
-        "json",
-        "--dry-run",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect()
+    let mut a = tiny_tree::tune_args(state);
+    a.push("--dry-run".into());
+    a
 }
 
 /// Slurm must answer: a test that needs it fails (CI starts it), never skips.
@@ -402,16 +382,7 @@ fn bench_runs_in_a_slurm_step_and_says_there_is_no_gpu_there() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("k.cu"),
-        "__global__ void k(int* out) {\n  for (int i = 0; i < 64; ++i) out[i] = i;\n}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("k.toml"),
-        "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = [1]\nblock = [64]\n\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 64\noutput = \"exact\"\n",
-    )
-    .unwrap();
+    bench_tree::write(dir.path());
     let state = tempfile::tempdir().unwrap();
     let o = one_slurm_lane(
         dir.path(),

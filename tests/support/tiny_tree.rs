@@ -61,3 +61,34 @@ pub fn tiny(link: bool) -> tempfile::TempDir {
     .unwrap();
     d
 }
+
+/// The tune command line over the tiny tree (JSON report, state in `state`): factors 2 and 4 in
+/// pragma mode, two jobs.
+pub fn tune_args(state: &std::path::Path) -> Vec<String> {
+    [
+        "tune",
+        "--build",
+        "sh build.sh",
+        "--run",
+        "sh run.sh",
+        "--time-regex",
+        "cost: ([0-9]+)",
+        "--time-unit",
+        "units",
+        "--factors",
+        "2,4",
+        // One chunk of two variants per loop: the winner's working copy becomes the baseline's
+        // and the next loop's variants are prepared in the copy that held the baseline.
+        "--mode",
+        "pragma",
+        "--jobs",
+        "2",
+        "--state",
+        state.to_str().unwrap(),
+        "--format",
+        "json",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
