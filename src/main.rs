@@ -6,7 +6,6 @@
 
 mod cli;
 mod files;
-mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -3,7 +3,8 @@
 //!
 //! Source bytes that are not UTF-8 are shown as `?` one byte for one, so byte spans stay exact.
 
-use super::{plural, RuleInfo, Sources, Summary};
+use crate::lines::LineIndex;
+use crate::{plural, RuleInfo, Sources, Summary};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use guards::{CheckOutput, Diagnostic, Severity};
 use std::collections::{BTreeMap, HashMap};
@@ -226,41 +227,6 @@ fn level(s: Severity) -> Level<'static> {
     }
 }
 
-/// Byte offsets of line starts, for line/column <-> offset without rescanning the file.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(src: &[u8]) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(
-            src.iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        LineIndex { starts }
-    }
-    /// 0-based line containing `offset`.
-    fn line_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset) - 1
-    }
-    fn line_start(&self, line0: usize) -> usize {
-        self.starts[line0.min(self.starts.len() - 1)]
-    }
-    /// End of the 0-based line (its `\n` excluded).
-    fn line_end(&self, line0: usize, len: usize) -> usize {
-        self.starts.get(line0 + 1).map_or(len, |s| s - 1)
-    }
-    /// Offset of a 1-based (line, byte column), clamped to that line.
-    fn offset(&self, line: u32, column: u32, len: usize) -> usize {
-        let l0 = (line.max(1) - 1) as usize;
-        let start = self.line_start(l0);
-        (start + column.max(1) as usize - 1).min(self.line_end(l0, len))
-    }
-}
-
 /// A span that agrees with its reported line/column, or one rebuilt from them (one char wide).
 fn checked_span(
     span: (usize, usize),
@@ -276,8 +242,8 @@ fn checked_span(
             return (s, e);
         }
     }
-    let s = ix.offset(line, column, src.len());
-    (s, (s + 1).min(ix.line_end(ix.line_of(s), src.len())))
+    let s = ix.offset(line, column);
+    (s, (s + 1).min(ix.line_end(ix.line_of(s))))
 }
 
 fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
@@ -316,7 +282,7 @@ fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
         .unwrap_or(0);
     let first = ix.line_of(lo);
     let window_start = ix.line_start(first);
-    let mut window_end = ix.line_end(ix.line_of(hi), src.len()).max(hi);
+    let mut window_end = ix.line_end(ix.line_of(hi)).max(hi);
     if window_end > hi && src[window_end - 1] == b'\r' {
         window_end -= 1; // the last line's CR (annotate-snippets handles the inner CRLFs)
     }
@@ -358,7 +324,7 @@ fn lossless_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::fixtures;
+    use crate::fixtures;
 
     #[test]
     fn human_snapshot_plain() {
