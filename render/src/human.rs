@@ -19,6 +19,16 @@ pub struct HumanOptions {
     pub loops: bool,
     /// Counts per rule and per blocker instead of one frame per finding.
     pub statistics: bool,
+    /// How the caller applies the safe and the unsafe fixes (the binary: its two flags), named
+    /// after the summary's "N fixes available"; nothing when `None`.
+    pub fix_hints: Option<FixHints>,
+}
+
+/// The words after "N fix(es) available" in the summary: how to apply them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixHints {
+    pub safe: &'static str,
+    pub unsafe_fixes: &'static str,
 }
 
 pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> String {
@@ -51,7 +61,7 @@ pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> S
         out.push_str(&parse_error_notes(output));
     }
     if !opts.quiet {
-        out.push_str(&summary_line(&Summary::of(output), output));
+        out.push_str(&summary_line(&Summary::of(output), output, opts.fix_hints));
         out.push('\n');
     }
     out
@@ -69,7 +79,7 @@ pub fn explain(rule: &RuleInfo) -> String {
     )
 }
 
-fn summary_line(s: &Summary, output: &CheckOutput) -> String {
+fn summary_line(s: &Summary, output: &CheckOutput, hints: Option<FixHints>) -> String {
     let mut line = format!(
         "{}, {}, {}: {}, {}; {}",
         plural(s.files, "file", "files"),
@@ -99,16 +109,19 @@ fn summary_line(s: &Summary, output: &CheckOutput) -> String {
             .count()
     };
     let (safe, unsafe_) = (fixes(true), fixes(false));
+    let with = |how: Option<&str>| how.map_or(String::new(), |h| format!(" with {h}"));
     if safe > 0 {
         line.push_str(&format!(
-            "; {} with --fix",
-            plural(safe, "fix available", "fixes available")
+            "; {}{}",
+            plural(safe, "fix available", "fixes available"),
+            with(hints.map(|h| h.safe))
         ));
     }
     if unsafe_ > 0 {
         line.push_str(&format!(
-            "; {} with --unsafe-fixes",
-            plural(unsafe_, "unsafe fix available", "unsafe fixes available")
+            "; {}{}",
+            plural(unsafe_, "unsafe fix available", "unsafe fixes available"),
+            with(hints.map(|h| h.unsafe_fixes))
         ));
     }
     let with_errors = output.files.iter().filter(|f| f.parse_errors > 0).count();
@@ -338,6 +351,27 @@ mod tests {
             "1 file, 1 kernel, 2 loops: 1 candidate, 1 blocked; 4 findings (2 warnings, 2 hints)\n"
         ));
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn fix_counts_name_the_callers_way_to_apply_them() {
+        let (mut out, sources) = fixtures::output();
+        out.diagnostics[2].fix = Some(guards::Fix::unsafe_replace(
+            "Replace `32` with `warpSize`",
+            frontend::Span::default(),
+            "warpSize",
+        ));
+        let plain = render(&out, &sources, &HumanOptions::default());
+        assert!(plain.ends_with("; 1 unsafe fix available\n"), "{plain}");
+        let opts = HumanOptions {
+            fix_hints: Some(FixHints {
+                safe: "SAFE",
+                unsafe_fixes: "UNSAFE",
+            }),
+            ..HumanOptions::default()
+        };
+        let hinted = render(&out, &sources, &opts);
+        assert!(hinted.ends_with("; 1 unsafe fix available with UNSAFE\n"), "{hinted}");
     }
 
     #[test]

@@ -186,6 +186,10 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 quiet: args.quiet,
                 loops: args.loops,
                 statistics: args.statistics,
+                fix_hints: Some(render::human::FixHints {
+                    safe: "--fix",
+                    unsafe_fixes: "--unsafe-fixes",
+                }),
             };
             render::human::render(output, sources, &opts)
         }
