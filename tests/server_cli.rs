@@ -7,6 +7,7 @@
 #[path = "support/lsp.rs"]
 mod lsp;
 
+use lsp::{apply, file_uri, Client, BIN};
 use lsp_types::notification::Notification as _;
 use lsp_types::request::{CodeActionRequest, HoverRequest};
 use lsp_types::{
@@ -16,7 +17,6 @@ use lsp_types::{
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use lsp::{apply, file_uri, Client, BIN};
 
 /// A copy of testdata/server in a temporary directory (canonical path, so that the paths the
 /// server and `check` print agree).
@@ -37,11 +37,18 @@ fn read(p: &Path) -> String {
 }
 
 fn cli(cwd: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN).args(args).current_dir(cwd).output().unwrap()
+    Command::new(BIN)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
 }
 
-/// (line, column, rule, severity, message) of `check --format json` on `file`.
-fn check_json(cwd: &Path, file: &str) -> (Vec<(u32, u32, String, String, String)>, serde_json::Value) {
+/// One diagnostic as both sides can say it: (line, column, rule, severity, message).
+type Row = (u32, u32, String, String, String);
+
+/// The rows of `check --format json` on `file`, and the whole document.
+fn check_json(cwd: &Path, file: &str) -> (Vec<Row>, serde_json::Value) {
     let out = cli(cwd, &["check", "--format", "json", file]);
     assert!(out.status.code().unwrap() <= 1, "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -63,7 +70,7 @@ fn check_json(cwd: &Path, file: &str) -> (Vec<(u32, u32, String, String, String)
 }
 
 /// The same rows from published LSP diagnostics (ASCII fixtures: UTF-16 column = byte column).
-fn lsp_rows(ds: &[lsp_types::Diagnostic]) -> Vec<(u32, u32, String, String, String)> {
+fn lsp_rows(ds: &[lsp_types::Diagnostic]) -> Vec<Row> {
     let mut rows: Vec<_> = ds
         .iter()
         .map(|d| {
@@ -221,7 +228,11 @@ fn stale_results_are_never_published() {
         assert_eq!(p.diagnostics.len(), v as usize, "version {v}");
     }
     let versions: Vec<i32> = all.iter().filter_map(|p| p.version).collect();
-    assert_eq!(versions, [1, 6], "edits within the debounce are analysed once");
+    assert_eq!(
+        versions,
+        [1, 6],
+        "edits within the debounce are analysed once"
+    );
     // A big document's analysis (started at once by its open) is overtaken by an edit:
     // whatever is published matches its version, and the last publication is the edit's.
     let mut big = text(0).replace("  v[0] = x;\n}\n", "");
@@ -233,7 +244,11 @@ fn stale_results_are_never_published() {
     big.push_str("  v[0] = x;\n}\n");
     std::fs::write(root.join("big.cu"), &big).unwrap();
     let (big_rows, _) = check_json(&root, "big.cu");
-    assert_eq!(big_rows.len(), 6000, "a shuffle and a candidate hint per loop");
+    assert_eq!(
+        big_rows.len(),
+        6000,
+        "a shuffle and a candidate hint per loop"
+    );
     let other = file_uri(&root.join("big.cu"));
     c.open(&other, 1, &big);
     c.change(&other, 2, &text(2));
@@ -263,7 +278,11 @@ fn open_headers_and_configs_win_over_the_disk() {
     assert!(rules(&p.diagnostics).contains(&"unroll-blocked".to_string()));
     // The header's buffer loses its barrier: the includer is re-checked, unsaved.
     c.open(&h, 1, &read(&header));
-    c.change(&h, 2, "#pragma once\n__device__ void stage(float* s) { s[threadIdx.x] *= 2.0f; }\n");
+    c.change(
+        &h,
+        2,
+        "#pragma once\n__device__ void stage(float* s) { s[threadIdx.x] *= 2.0f; }\n",
+    );
     loop {
         let (i, p) = c.diagnostics_after(seen + 1, &k, Some(1));
         seen = i;
@@ -283,7 +302,11 @@ fn open_headers_and_configs_win_over_the_disk() {
     // The config's buffer ignores wave-size: everything open is re-checked.
     let cfg = read(&config);
     c.open(&t, 1, &cfg);
-    c.change(&t, 2, &cfg.replace("hints = true", "hints = true\nignore = [\"wave-size\"]"));
+    c.change(
+        &t,
+        2,
+        &cfg.replace("hints = true", "hints = true\nignore = [\"wave-size\"]"),
+    );
     loop {
         let (i, p) = c.diagnostics_after(seen + 1, &k, Some(1));
         seen = i;
@@ -296,14 +319,21 @@ fn open_headers_and_configs_win_over_the_disk() {
     loop {
         let (i, p) = c.diagnostics_after(seen + 1, &k, Some(1));
         seen = i;
-        if p.diagnostics.iter().any(|d| d.message.contains("not-a-key")) {
+        if p.diagnostics
+            .iter()
+            .any(|d| d.message.contains("not-a-key"))
+        {
             assert_eq!(p.diagnostics.len(), 1);
             break;
         }
     }
     // Closed: the disk's config; then the disk's config changes (a watched-file event).
     c.close(&t);
-    std::fs::write(&config, "[check]\ninclude-dirs = [\"include\"]\nselect = [\"wave-size\"]\n").unwrap();
+    std::fs::write(
+        &config,
+        "[check]\ninclude-dirs = [\"include\"]\nselect = [\"wave-size\"]\n",
+    )
+    .unwrap();
     c.notify::<lsp_types::notification::DidChangeWatchedFiles>(
         lsp_types::DidChangeWatchedFilesParams {
             changes: vec![lsp_types::FileEvent {
@@ -328,14 +358,16 @@ fn code_actions_are_checks_fixes_and_unrolls_writes() {
     let file = root.join("kernels.cu");
     let text = read(&file);
     let mut c = Client::start(&root, &[]);
-    let mut caps = lsp_types::ClientCapabilities::default();
-    caps.workspace = Some(lsp_types::WorkspaceClientCapabilities {
-        workspace_edit: Some(lsp_types::WorkspaceEditClientCapabilities {
-            document_changes: Some(true),
+    let caps = lsp_types::ClientCapabilities {
+        workspace: Some(lsp_types::WorkspaceClientCapabilities {
+            workspace_edit: Some(lsp_types::WorkspaceEditClientCapabilities {
+                document_changes: Some(true),
+                ..Default::default()
+            }),
             ..Default::default()
         }),
         ..Default::default()
-    });
+    };
     c.initialize_with(serde_json::json!({}), caps);
     let uri = file_uri(&file);
     c.open(&uri, 1, &text);
@@ -360,11 +392,19 @@ fn code_actions_are_checks_fixes_and_unrolls_writes() {
     assert_eq!(quick[0].is_preferred, Some(false));
     let mut expected = text.clone().into_bytes();
     for e in fix["edits"].as_array().unwrap().iter().rev() {
-        let (s, t) = (e["start"].as_u64().unwrap() as usize, e["end"].as_u64().unwrap() as usize);
+        let (s, t) = (
+            e["start"].as_u64().unwrap() as usize,
+            e["end"].as_u64().unwrap() as usize,
+        );
         expected.splice(s..t, e["content"].as_str().unwrap().bytes());
     }
-    assert_eq!(apply(&text, &edits_of(quick[0], &uri)), String::from_utf8(expected).unwrap());
-    assert!(!acts.iter().any(|a| a.kind == Some(CodeActionKind::REFACTOR_REWRITE)));
+    assert_eq!(
+        apply(&text, &edits_of(quick[0], &uri)),
+        String::from_utf8(expected).unwrap()
+    );
+    assert!(!acts
+        .iter()
+        .any(|a| a.kind == Some(CodeActionKind::REFACTOR_REWRITE)));
 
     // Each loop: the refactors offered are exactly the rewrites `unroll` makes, edit for edit.
     for (loop_id, line) in [("scale:1", 11u32), ("sum:0", 21), ("scale:0", 7)] {
@@ -374,7 +414,18 @@ fn code_actions_are_checks_fixes_and_unrolls_writes() {
             for mode in ["pragma", "manual"] {
                 let out = cli(
                     &root,
-                    &["unroll", "kernels.cu", "--loop", loop_id, "--factor", &factor.to_string(), "--mode", mode, "-o", "-"],
+                    &[
+                        "unroll",
+                        "kernels.cu",
+                        "--loop",
+                        loop_id,
+                        "--factor",
+                        &factor.to_string(),
+                        "--mode",
+                        mode,
+                        "-o",
+                        "-",
+                    ],
                 );
                 let title = format!("Unroll loop {loop_id} by {factor} ({mode})");
                 let action = acts.iter().find(|a| a.title == title);
@@ -384,7 +435,10 @@ fn code_actions_are_checks_fixes_and_unrolls_writes() {
                         assert_eq!(a.kind, Some(CodeActionKind::REFACTOR_REWRITE));
                         assert_ne!(a.is_preferred, Some(true));
                         let e = a.edit.as_ref().unwrap();
-                        assert!(e.document_changes.is_some(), "versioned edits when supported");
+                        assert!(
+                            e.document_changes.is_some(),
+                            "versioned edits when supported"
+                        );
                         assert_eq!(
                             apply(&text, &edits_of(a, &uri)),
                             String::from_utf8(out.stdout).unwrap(),
@@ -416,18 +470,32 @@ fn hover_says_why_a_loop_is_blocked_and_explains_rules() {
     c.open(&uri, 1, &read(&file));
     c.diagnostics(&uri, 1);
     let blocked = hover(&mut c, &uri, 7, 3).expect("hover on the blocked loop");
-    for needle in ["scale:0", "blocked", "barrier", "stage()", "helpers.cuh:5", "trip count: 8", "#pragma unroll 4"] {
+    for needle in [
+        "scale:0",
+        "blocked",
+        "barrier",
+        "stage()",
+        "helpers.cuh:5",
+        "trip count: 8",
+        "#pragma unroll 4",
+    ] {
         assert!(blocked.contains(needle), "{needle:?} in {blocked}");
     }
     let free = hover(&mut c, &uri, 11, 2).expect("hover on a candidate");
-    assert!(free.contains("scale:1") && free.contains("candidate"), "{free}");
+    assert!(
+        free.contains("scale:1") && free.contains("candidate"),
+        "{free}"
+    );
     assert!(free.contains("trip count: not a constant"), "{free}");
     // On the wave-size finding: its message and `explain wave-size`'s documentation.
     let rule = hover(&mut c, &uri, 15, 26).expect("hover on a finding");
     let explain = cli(&root, &["explain", "wave-size"]);
     let doc = String::from_utf8(explain.stdout).unwrap();
     let doc_body = doc.split("\n\n(rule `").next().unwrap();
-    assert!(rule.contains("wave-size") && rule.contains(doc_body), "{rule}");
+    assert!(
+        rule.contains("wave-size") && rule.contains(doc_body),
+        "{rule}"
+    );
     assert!(hover(&mut c, &uri, 0, 0).is_none());
     assert_eq!(c.shutdown().code(), Some(0));
 }
@@ -439,16 +507,25 @@ fn a_panicking_analysis_is_logged_once_and_the_server_goes_on() {
     c.initialize();
     let bad = file_uri(&root.join("bad.cu"));
     c.open(&bad, 1, "// BOOM-MARKER\n__global__ void k() {}\n");
-    let i = c.wait_for(0, |n| n.method == lsp_types::notification::LogMessage::METHOD);
+    let i = c.wait_for(0, |n| {
+        n.method == lsp_types::notification::LogMessage::METHOD
+    });
     let log = c.logs().join("\n");
-    assert!(log.contains("internal error") && log.contains("bad.cu") && log.contains("BOOM-MARKER"), "{log}");
+    assert!(
+        log.contains("internal error") && log.contains("bad.cu") && log.contains("BOOM-MARKER"),
+        "{log}"
+    );
     let file = root.join("kernels.cu");
     let good = file_uri(&file);
     c.open(&good, 1, &read(&file));
     assert_eq!(c.diagnostics(&good, 1).diagnostics.len(), 4);
     assert!(hover(&mut c, &good, 7, 3).is_some());
     let logs = c.logs();
-    assert_eq!(logs.len(), 1, "one log message for one panic: {logs:?} (first at {i})");
+    assert_eq!(
+        logs.len(),
+        1,
+        "one log message for one panic: {logs:?} (first at {i})"
+    );
     assert_eq!(c.shutdown().code(), Some(0));
 }
 
@@ -470,11 +547,19 @@ fn huge_documents_and_invalid_utf8_are_answered() {
     // A request while it is analysed is answered too.
     assert!(hover(&mut c, &uri, 49_992, 2).is_some());
     let p = c.diagnostics(&uri, 1);
-    assert_eq!(p.diagnostics.len(), 5000 + 5000, "wave-size and candidate hints");
+    assert_eq!(
+        p.diagnostics.len(),
+        5000 + 5000,
+        "wave-size and candidate hints"
+    );
 
     // Invalid UTF-8 in the message itself (as Neovim sends a buffer's bytes), and in a header
     // on disk: both are answered.
-    std::fs::write(root.join("bad.cuh"), b"// \xff\xfe\n__device__ void f() { __syncthreads(); }\n").unwrap();
+    std::fs::write(
+        root.join("bad.cuh"),
+        b"// \xff\xfe\n__device__ void f() { __syncthreads(); }\n",
+    )
+    .unwrap();
     let u = file_uri(&root.join("raw.cu"));
     let body = [
         format!(r##"{{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"{}","languageId":"cuda","version":1,"text":"#include \"bad.cuh\"\n// "##, u.as_str()).into_bytes(),
@@ -487,13 +572,21 @@ fn huge_documents_and_invalid_utf8_are_answered() {
     let mut r = rules(&p.diagnostics);
     r.dedup();
     assert_eq!(r, ["unroll-blocked", "wave-size"]);
-    let unroll = p.diagnostics.iter().find(|d| d.code == Some(NumberOrString::String("unroll-blocked".into()))).unwrap();
+    let unroll = p
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Some(NumberOrString::String("unroll-blocked".into())))
+        .unwrap();
     assert_eq!(unroll.range.start, Position::new(3, 2));
     assert!(hover(&mut c, &u, 3, 2).unwrap().contains("barrier"));
     // Garbage between messages is logged, not fatal.
     c.send_raw(b"{ not json");
     assert!(hover(&mut c, &u, 3, 2).is_some());
-    assert!(c.logs().iter().any(|l| l.contains("not JSON-RPC")), "{:?}", c.logs());
+    assert!(
+        c.logs().iter().any(|l| l.contains("not JSON-RPC")),
+        "{:?}",
+        c.logs()
+    );
     assert_eq!(c.shutdown().code(), Some(0));
 }
 
@@ -539,7 +632,11 @@ fn state_is_bounded_by_the_open_documents() {
     let mut uris = Vec::new();
     for i in 0..n {
         let h = file_uri(&root.join(format!("h{i}.cuh")));
-        c.open(&h, 1, &format!("__device__ float g{i}(float x) {{ return x * {i}.0f; }}\n"));
+        c.open(
+            &h,
+            1,
+            &format!("__device__ float g{i}(float x) {{ return x * {i}.0f; }}\n"),
+        );
         let k = file_uri(&root.join(format!("k{i}.cu")));
         c.open(
             &k,
@@ -554,12 +651,22 @@ fn state_is_bounded_by_the_open_documents() {
     let s = c.status();
     assert_eq!(s["documents"], 2 * n);
     assert!(s["sources"].as_u64().unwrap() <= 2 * n as u64, "{s}");
-    assert!(s["headerParses"].as_u64().unwrap() <= server::HEADER_PARSES_BOUND as u64, "{s}");
+    assert!(
+        s["headerParses"].as_u64().unwrap() <= server::HEADER_PARSES_BOUND as u64,
+        "{s}"
+    );
     for u in &uris {
         c.close(u);
     }
     let s = c.status();
-    for key in ["documents", "analyses", "sources", "pending", "inFlight", "generations"] {
+    for key in [
+        "documents",
+        "analyses",
+        "sources",
+        "pending",
+        "inFlight",
+        "generations",
+    ] {
         assert_eq!(s[key], 0, "{key}: {s}");
     }
     assert_eq!(c.shutdown().code(), Some(0));

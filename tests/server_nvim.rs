@@ -68,7 +68,11 @@ fn neovim_receives_checks_diagnostics() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if testenv::lacks("neovim", present, "nvim is not installed (apt-get install neovim)") {
+    if testenv::lacks(
+        "neovim",
+        present,
+        "nvim is not installed (apt-get install neovim)",
+    ) {
         return;
     }
     let d = tempfile::tempdir().unwrap();
@@ -119,5 +123,8 @@ fn neovim_receives_checks_diagnostics() {
     assert_eq!(nvim_rows(&v["second"]), after, "{v}");
     assert_eq!(after.len() + 1, before.len());
     let hover = v["hover"].as_str().unwrap_or_default();
-    assert!(hover.contains("scale:0") && hover.contains("barrier"), "{v}");
+    assert!(
+        hover.contains("scale:0") && hover.contains("barrier"),
+        "{v}"
+    );
 }

@@ -371,7 +371,10 @@ mod tests {
             ..HumanOptions::default()
         };
         let hinted = render(&out, &sources, &opts);
-        assert!(hinted.ends_with("; 1 unsafe fix available with UNSAFE\n"), "{hinted}");
+        assert!(
+            hinted.ends_with("; 1 unsafe fix available with UNSAFE\n"),
+            "{hinted}"
+        );
     }
 
     #[test]

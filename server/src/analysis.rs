@@ -227,7 +227,9 @@ mod tests {
         );
         let a = analyse(&snap(&k, KERNEL, o), &never).unwrap();
         assert!(
-            a.config_error.as_deref().is_some_and(|e| e.contains("nope")),
+            a.config_error
+                .as_deref()
+                .is_some_and(|e| e.contains("nope")),
             "{:?}",
             a.config_error
         );
@@ -237,6 +239,10 @@ mod tests {
     fn a_cancelled_analysis_gives_nothing() {
         let d = tempfile::tempdir().unwrap();
         let cancelled = AtomicBool::new(true);
-        assert!(analyse(&snap(&d.path().join("k.cu"), KERNEL, Overlay::new()), &cancelled).is_none());
+        assert!(analyse(
+            &snap(&d.path().join("k.cu"), KERNEL, Overlay::new()),
+            &cancelled
+        )
+        .is_none());
     }
 }

@@ -46,13 +46,10 @@ pub fn diagnostic(
         .related
         .iter()
         .map(|r| DiagnosticRelatedInformation {
-            location: Location::new(
-                uri.clone(),
-                {
-                    let s = checked_span(r.span, r.line, r.column, text, lines);
-                    range(text, lines, s.0, s.1)
-                },
-            ),
+            location: Location::new(uri.clone(), {
+                let s = checked_span(r.span, r.line, r.column, text, lines);
+                range(text, lines, s.0, s.1)
+            }),
             message: r.label.clone(),
         })
         .collect();
@@ -132,16 +129,28 @@ mod tests {
         };
         let uri: Uri = "file:///k.cu".parse().unwrap();
         let l = diagnostic(&d, &uri, text, &lines);
-        assert_eq!(l.range, Range::new(Position::new(1, 0), Position::new(1, 3)));
-        assert_eq!(l.code, Some(NumberOrString::String("unroll-blocked".into())));
+        assert_eq!(
+            l.range,
+            Range::new(Position::new(1, 0), Position::new(1, 3))
+        );
+        assert_eq!(
+            l.code,
+            Some(NumberOrString::String("unroll-blocked".into()))
+        );
         assert_eq!(l.severity, Some(DiagnosticSeverity::WARNING));
         let r = &l.related_information.unwrap()[0];
-        assert_eq!(r.location.range, Range::new(Position::new(0, 3), Position::new(0, 4)));
+        assert_eq!(
+            r.location.range,
+            Range::new(Position::new(0, 3), Position::new(0, 4))
+        );
         // A span that disagrees with its line and column is rebuilt from them.
         let mut bad = d.clone();
         bad.span = (usize::MAX - 1, usize::MAX);
         let l = diagnostic(&bad, &uri, text, &lines);
-        assert_eq!(l.range, Range::new(Position::new(1, 0), Position::new(1, 3)));
+        assert_eq!(
+            l.range,
+            Range::new(Position::new(1, 0), Position::new(1, 3))
+        );
         let edits = text_edits(&[Edit::replace(at..at + 3, "while")], text, &lines);
         assert_eq!(edits[0].range.start, Position::new(1, 0));
         assert_eq!(edits[0].new_text, "while");

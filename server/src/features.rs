@@ -28,7 +28,12 @@ pub struct EditStyle {
     pub versioned: bool,
 }
 
-fn workspace_edit(uri: &Uri, version: i32, edits: Vec<TextEdit>, style: EditStyle) -> WorkspaceEdit {
+fn workspace_edit(
+    uri: &Uri,
+    version: i32,
+    edits: Vec<TextEdit>,
+    style: EditStyle,
+) -> WorkspaceEdit {
     if style.versioned {
         WorkspaceEdit {
             document_changes: Some(DocumentChanges::Edits(vec![TextDocumentEdit {

@@ -21,7 +21,7 @@ use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response}
 use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::Uri;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,7 +51,9 @@ impl Panic {
     fn line(&self, what: &str) -> String {
         format!(
             "hip-unroll: internal error while {what} (panicked{}: {}); please report it",
-            self.at.as_ref().map_or(String::new(), |a| format!(" at {a}")),
+            self.at
+                .as_ref()
+                .map_or(String::new(), |a| format!(" at {a}")),
             self.message
         )
     }
@@ -114,8 +116,7 @@ pub fn serve(
         };
         match msg {
             Message::Request(r) if r.method == req::Initialize::METHOD => {
-                let params: lsp_types::InitializeParams = match serde_json::from_value(r.params)
-                {
+                let params: lsp_types::InitializeParams = match serde_json::from_value(r.params) {
                     Ok(p) => p,
                     Err(e) => {
                         let _ = to_client.send(
@@ -281,7 +282,11 @@ impl Session {
             }
             req::CodeActionRequest::METHOD => {
                 match serde_json::from_value::<lsp_types::CodeActionParams>(r.params) {
-                    Ok(p) => self.spawn_request(r.id, p.text_document.uri.clone(), Query::Actions(p.range)),
+                    Ok(p) => self.spawn_request(
+                        r.id,
+                        p.text_document.uri.clone(),
+                        Query::Actions(p.range),
+                    ),
                     Err(e) => self.invalid(r.id, e),
                 }
             }
@@ -335,9 +340,13 @@ impl Session {
             _ if self.shutdown => {}
             note::Initialized::METHOD => self.register_watchers(),
             note::DidOpenTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(note::DidOpenTextDocument::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidOpenTextDocumentParams>(
+                    note::DidOpenTextDocument::METHOD,
+                ) {
                     let d = p.text_document;
-                    let doc = self.docs.open(d.uri.clone(), d.version, d.text.into_bytes());
+                    let doc = self
+                        .docs
+                        .open(d.uri.clone(), d.version, d.text.into_bytes());
                     let (kind, path) = (doc.kind, doc.path.clone());
                     match kind {
                         Kind::Source => self.schedule(&d.uri),
@@ -352,9 +361,14 @@ impl Session {
                 }
             }
             note::DidChangeTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(note::DidChangeTextDocument::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidChangeTextDocumentParams>(
+                    note::DidChangeTextDocument::METHOD,
+                ) {
                     let uri = p.text_document.uri;
-                    match self.docs.change(&uri, p.text_document.version, p.content_changes) {
+                    match self
+                        .docs
+                        .change(&uri, p.text_document.version, p.content_changes)
+                    {
                         Ok(doc) => {
                             let (kind, path) = (doc.kind, doc.path.clone());
                             self.cancel(&uri);
@@ -370,32 +384,44 @@ impl Session {
                                 }
                             }
                         }
-                        Err(e) => self.log(lsp_types::MessageType::WARNING, format!("hip-unroll: {e}")),
+                        Err(e) => {
+                            self.log(lsp_types::MessageType::WARNING, format!("hip-unroll: {e}"))
+                        }
                     }
                 }
             }
             note::DidSaveTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(note::DidSaveTextDocument::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidSaveTextDocumentParams>(
+                    note::DidSaveTextDocument::METHOD,
+                ) {
                     // The disk changed: headers read from it before are read again.
                     self.headers = Arc::new(HeaderCache::new());
-                    if self.docs.get(&p.text_document.uri).is_some_and(|d| d.kind == Kind::Config) {
+                    if self
+                        .docs
+                        .get(&p.text_document.uri)
+                        .is_some_and(|d| d.kind == Kind::Config)
+                    {
                         self.recheck_all(false);
                     }
                 }
             }
             note::DidCloseTextDocument::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(note::DidCloseTextDocument::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidCloseTextDocumentParams>(
+                    note::DidCloseTextDocument::METHOD,
+                ) {
                     let uri = p.text_document.uri;
                     self.forget(&uri);
                     if let Some(doc) = self.docs.close(&uri) {
                         // The disk's copy stands in again.
                         self.headers = Arc::new(HeaderCache::new());
                         if doc.kind == Kind::Source {
-                            self.notify::<note::PublishDiagnostics>(lsp_types::PublishDiagnosticsParams {
-                                uri: uri.clone(),
-                                diagnostics: Vec::new(),
-                                version: None,
-                            });
+                            self.notify::<note::PublishDiagnostics>(
+                                lsp_types::PublishDiagnosticsParams {
+                                    uri: uri.clone(),
+                                    diagnostics: Vec::new(),
+                                    version: None,
+                                },
+                            );
                         }
                         if doc.kind == Kind::Config {
                             self.recheck_all(false);
@@ -408,18 +434,26 @@ impl Session {
                 }
             }
             note::DidChangeWatchedFiles::METHOD => {
-                if let Ok(p) = n.extract::<lsp_types::DidChangeWatchedFilesParams>(note::DidChangeWatchedFiles::METHOD) {
+                if let Ok(p) = n.extract::<lsp_types::DidChangeWatchedFilesParams>(
+                    note::DidChangeWatchedFiles::METHOD,
+                ) {
                     self.headers = Arc::new(HeaderCache::new());
                     let mut all = false;
-                    let mut some: HashSet<Uri> = HashSet::new();
+                    let mut some: Vec<Uri> = Vec::new();
                     for ev in p.changes {
-                        let Some(path) = crate::documents::file_path(&ev.uri) else { continue };
+                        let Some(path) = crate::documents::file_path(&ev.uri) else {
+                            continue;
+                        };
                         if crate::documents::kind_of(&path) == Kind::Config
                             || ev.typ != lsp_types::FileChangeType::CHANGED
                         {
                             all = true;
                         } else {
-                            some.extend(self.dependents(&path, false));
+                            for u in self.dependents(&path, false) {
+                                if !some.contains(&u) {
+                                    some.push(u);
+                                }
+                            }
                         }
                     }
                     if all {
@@ -474,7 +508,11 @@ impl Session {
         self.analyses
             .iter()
             .filter(|(_, a)| a.headers.iter().any(|h| h == path) || (new && a.missing))
-            .filter(|(u, _)| self.docs.get(u).is_some_and(|d| d.path.as_deref() != Some(path)))
+            .filter(|(u, _)| {
+                self.docs
+                    .get(u)
+                    .is_some_and(|d| d.path.as_deref() != Some(path))
+            })
             .map(|(u, _)| u.clone())
             .collect()
     }
@@ -547,7 +585,9 @@ impl Session {
         if self.shutdown {
             return;
         }
-        let Some(snap) = self.snapshot(uri) else { return };
+        let Some(snap) = self.snapshot(uri) else {
+            return;
+        };
         if self.docs.get(uri).is_some_and(|d| d.kind != Kind::Source) {
             return;
         }
@@ -562,18 +602,34 @@ impl Session {
         let uri = uri.clone();
         self.pool.spawn(move || {
             if token.load(Ordering::Relaxed) {
-                let _ = tx.send(Done::Analysis { uri, generation, result: Ok(None) });
+                let _ = tx.send(Done::Analysis {
+                    uri,
+                    generation,
+                    result: Ok(None),
+                });
                 return;
             }
             let result = catch(|| analysis::analyse(&snap, &token));
-            let _ = tx.send(Done::Analysis { uri, generation, result });
+            let _ = tx.send(Done::Analysis {
+                uri,
+                generation,
+                result,
+            });
         });
     }
 
     fn finish(&mut self, done: Done) {
         match done {
-            Done::Analysis { uri, generation, result } => {
-                if self.in_flight.get(&uri).is_some_and(|(g, _)| *g == generation) {
+            Done::Analysis {
+                uri,
+                generation,
+                result,
+            } => {
+                if self
+                    .in_flight
+                    .get(&uri)
+                    .is_some_and(|(g, _)| *g == generation)
+                {
                     self.in_flight.remove(&uri);
                 }
                 let current = self.generations.get(&uri) == Some(&generation);
@@ -588,22 +644,31 @@ impl Session {
                     Err(p) => {
                         let what = format!(
                             "analysing {}",
-                            path.map_or_else(|| uri.as_str().to_string(), |p| p.display().to_string())
+                            path.map_or_else(
+                                || uri.as_str().to_string(),
+                                |p| p.display().to_string()
+                            )
                         );
                         self.log(lsp_types::MessageType::ERROR, p.line(&what));
                         self.analyses.remove(&uri);
-                        self.notify::<note::PublishDiagnostics>(lsp_types::PublishDiagnosticsParams {
-                            uri,
-                            diagnostics: Vec::new(),
-                            version: Some(version),
-                        });
+                        self.notify::<note::PublishDiagnostics>(
+                            lsp_types::PublishDiagnosticsParams {
+                                uri,
+                                diagnostics: Vec::new(),
+                                version: Some(version),
+                            },
+                        );
                     }
                 }
                 if self.headers.parses() > HEADER_PARSES_BOUND {
                     self.headers = Arc::new(HeaderCache::new());
                 }
             }
-            Done::Source { uri, version, source } => {
+            Done::Source {
+                uri,
+                version,
+                source,
+            } => {
                 if self.docs.get(&uri).is_some_and(|d| d.version == version) {
                     self.sources.insert(uri, (version, source));
                 }
@@ -661,12 +726,18 @@ impl Session {
                     return serde_json::Value::Null;
                 }
                 let never = AtomicBool::new(false);
-                let Some(analysis) = analysis.or_else(|| analysis::analyse(&snap, &never).map(Arc::new)) else {
+                let Some(analysis) =
+                    analysis.or_else(|| analysis::analyse(&snap, &never).map(Arc::new))
+                else {
                     return serde_json::Value::Null;
                 };
                 let source = source.or_else(|| {
                     let s = Arc::new(analysis::source(&snap)?);
-                    let _ = done.send(Done::Source { uri: uri.clone(), version: snap.version, source: s.clone() });
+                    let _ = done.send(Done::Source {
+                        uri: uri.clone(),
+                        version: snap.version,
+                        source: s.clone(),
+                    });
                     Some(s)
                 });
                 match query {

@@ -45,7 +45,12 @@ impl IoThreads {
 
 /// The channels of a session over stdin/stdout: (to the client, from the client, malformed
 /// input), and the threads.
-pub fn stdio() -> (Sender<Message>, Receiver<Message>, Receiver<Malformed>, IoThreads) {
+pub fn stdio() -> (
+    Sender<Message>,
+    Receiver<Message>,
+    Receiver<Malformed>,
+    IoThreads,
+) {
     let (to_client, outgoing) = crossbeam_channel::unbounded::<Message>();
     let writer = std::thread::Builder::new()
         .name("hip-unroll-lsp-writer".into())
@@ -134,7 +139,10 @@ pub fn read_message(input: &mut impl BufRead) -> io::Result<Option<Result<Messag
         ));
     };
     if size > MAX_BODY {
-        io::copy(&mut io::Read::take(&mut *input, size as u64), &mut io::sink())?;
+        io::copy(
+            &mut io::Read::take(&mut *input, size as u64),
+            &mut io::sink(),
+        )?;
         return Ok(Some(Err(Malformed(format!(
             "a message of {size} bytes was skipped (more than {MAX_BODY})"
         )))));

@@ -15,9 +15,9 @@
 //! error on one file, or a file that is not a regular file: the others are still reported),
 //! 3 `--fix` left a file alone because it was edited while check ran (and no error).
 
-use render::human::HumanOptions;
 use anyhow::{bail, Context};
 use config::FailOn;
+use render::human::HumanOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -150,7 +150,10 @@ impl Client {
     }
 
     pub fn initialize(&mut self) -> lsp_types::InitializeResult {
-        self.initialize_with(serde_json::json!({}), lsp_types::ClientCapabilities::default())
+        self.initialize_with(
+            serde_json::json!({}),
+            lsp_types::ClientCapabilities::default(),
+        )
     }
 
     pub fn open(&mut self, uri: &Uri, version: i32, text: &str) {
