@@ -276,6 +276,13 @@ fn open_headers_and_configs_win_over_the_disk() {
     c.open(&k, 1, &read(&file));
     let (mut seen, p) = c.diagnostics_after(0, &k, Some(1));
     assert!(rules(&p.diagnostics).contains(&"unroll-blocked".to_string()));
+    let refactors = |c: &mut Client| {
+        actions(c, &k, 7, 3)
+            .into_iter()
+            .filter(|a| a.kind == Some(CodeActionKind::REFACTOR_REWRITE))
+            .count()
+    };
+    assert_eq!(refactors(&mut c), 0, "blocked through the header on disk");
     // The header's buffer loses its barrier: the includer is re-checked, unsaved.
     c.open(&h, 1, &read(&header));
     c.change(
@@ -290,6 +297,8 @@ fn open_headers_and_configs_win_over_the_disk() {
             break;
         }
     }
+    // The rewrites follow the buffer too (the kept rewrite source of version 1 was dropped).
+    assert!(refactors(&mut c) > 0, "unblocked by the header's buffer");
     // Closed unsaved: the disk's header (with its barrier) stands in again.
     c.close(&h);
     loop {
@@ -299,6 +308,7 @@ fn open_headers_and_configs_win_over_the_disk() {
             break;
         }
     }
+    assert_eq!(refactors(&mut c), 0, "blocked again by the disk's header");
     // The config's buffer ignores wave-size: everything open is re-checked.
     let cfg = read(&config);
     c.open(&t, 1, &cfg);

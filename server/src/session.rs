@@ -71,6 +71,7 @@ enum Done {
     Source {
         uri: Uri,
         version: i32,
+        generation: Option<u64>,
         source: Arc<pipeline::Source>,
     },
 }
@@ -83,8 +84,9 @@ struct Session {
     docs: Documents,
     /// The latest published analysis of each open document.
     analyses: HashMap<Uri, Arc<Analysis>>,
-    /// The rewrite-policy source of open documents, by version.
-    sources: HashMap<Uri, (i32, Arc<pipeline::Source>)>,
+    /// The rewrite-policy source of open documents, with the version and generation it was
+    /// made for.
+    sources: HashMap<Uri, (i32, Option<u64>, Arc<pipeline::Source>)>,
     /// Debounced analyses: when each may start.
     pending: HashMap<Uri, Instant>,
     /// Analyses running: their generation and cancellation token.
@@ -504,16 +506,16 @@ impl Session {
 
     /// Open sources whose last analysis holds `path` among its headers (and, when `new`, those
     /// with an include not found: a newly opened buffer may be it).
+    /// (A document still in its first analysis has no known unit yet: it is one too.)
     fn dependents(&self, path: &Path, new: bool) -> Vec<Uri> {
-        self.analyses
+        self.docs
             .iter()
-            .filter(|(_, a)| a.headers.iter().any(|h| h == path) || (new && a.missing))
-            .filter(|(u, _)| {
-                self.docs
-                    .get(u)
-                    .is_some_and(|d| d.path.as_deref() != Some(path))
+            .filter(|d| d.kind == Kind::Source && d.path.as_deref() != Some(path))
+            .filter(|d| match self.analyses.get(&d.uri) {
+                Some(a) => a.headers.iter().any(|h| h == path) || (new && a.missing),
+                None => self.in_flight.contains_key(&d.uri),
             })
-            .map(|(u, _)| u.clone())
+            .map(|d| d.uri.clone())
             .collect()
     }
 
@@ -534,10 +536,15 @@ impl Session {
         }
     }
 
+    /// What was computed for the document's text and units so far is out of date: the running
+    /// analysis is cancelled (and its result would no longer be current: the generation is
+    /// dropped), the kept rewrite source too.
     fn cancel(&mut self, uri: &Uri) {
         if let Some((_, t)) = self.in_flight.get(uri) {
             t.store(true, Ordering::Relaxed);
         }
+        self.generations.remove(uri);
+        self.sources.remove(uri);
     }
 
     /// Everything held for a document that is closed.
@@ -667,10 +674,13 @@ impl Session {
             Done::Source {
                 uri,
                 version,
+                generation,
                 source,
             } => {
-                if self.docs.get(&uri).is_some_and(|d| d.version == version) {
-                    self.sources.insert(uri, (version, source));
+                let current = self.docs.get(&uri).is_some_and(|d| d.version == version)
+                    && self.generations.get(&uri).copied() == generation;
+                if current {
+                    self.sources.insert(uri, (version, generation, source));
                 }
             }
         }
@@ -706,16 +716,20 @@ impl Session {
             self.send(Response::new_ok(id, serde_json::Value::Null));
             return;
         };
+        // What was published stands only when nothing newer is on its way (an edit of the text,
+        // of a header or of the config cancels and reschedules); else the worker recomputes.
+        let settled = !self.pending.contains_key(&uri) && !self.in_flight.contains_key(&uri);
         let analysis = self
             .analyses
             .get(&uri)
-            .filter(|a| a.version == snap.version)
+            .filter(|a| settled && a.version == snap.version)
             .cloned();
+        let generation = self.generations.get(&uri).copied();
         let source = self
             .sources
             .get(&uri)
-            .filter(|(v, _)| *v == snap.version)
-            .map(|(_, s)| s.clone());
+            .filter(|(v, g, _)| *v == snap.version && *g == generation)
+            .map(|(_, _, s)| s.clone());
         let is_source = self.docs.get(&uri).is_some_and(|d| d.kind == Kind::Source);
         let to_client = self.to_client.clone();
         let done = self.done_tx.clone();
@@ -736,6 +750,7 @@ impl Session {
                     let _ = done.send(Done::Source {
                         uri: uri.clone(),
                         version: snap.version,
+                        generation,
                         source: s.clone(),
                     });
                     Some(s)
