@@ -355,6 +355,20 @@ impl HeaderCache {
             Ok(_) => return Some(Err(MissingReason::TooLarge)),
             Err(e) => return Some(Err(MissingReason::Unreadable(e.kind().to_string()))),
         };
+        Some(self.parse_header(bytes))
+    }
+
+    /// The parse of a header's text that is not on disk (an [`Overlay`]'s), through the
+    /// content key like any other; never recorded by path.
+    fn parsed(&self, bytes: &[u8]) -> Result<Arc<Parsed>, MissingReason> {
+        self.lookups.fetch_add(1, Ordering::Relaxed);
+        if bytes.len() as u64 > MAX_HEADER_BYTES {
+            return Err(MissingReason::TooLarge);
+        }
+        self.parse_header(bytes.to_vec())
+    }
+
+    fn parse_header(&self, bytes: Vec<u8>) -> Result<Arc<Parsed>, MissingReason> {
         let hash = *blake3::hash(&bytes).as_bytes();
         let cell = lock(&self.by_hash).entry(hash).or_default().clone();
         let hash_of = hash;
@@ -367,7 +381,7 @@ impl HeaderCache {
                 Arc::new(Parsed::new(bytes).hashed(hash_of))
             })
             .clone();
-        Some(Ok(parsed))
+        Ok(parsed)
     }
 
     /// The parse of a file `check` analyses itself, shared with the units that include it: a
@@ -444,6 +458,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// Texts that stand in for files on disk, by lexically normalised path ([`normalize`]): an
+/// editor's unsaved buffers, which the language server resolves units with.
+pub type Overlay = HashMap<PathBuf, Arc<[u8]>>;
+
 /// Where the quoted includes of a file are looked for after the file's own directory, and the
 /// run's header cache.
 #[derive(Debug, Clone, Default)]
@@ -451,11 +469,33 @@ pub struct Includes {
     /// Search directories, in order.
     pub dirs: Vec<PathBuf>,
     pub cache: Arc<HeaderCache>,
+    /// Texts that win over the disk: a header whose normalised path is here is parsed from
+    /// these bytes (through the cache's content key; never recorded by path), even where no
+    /// file exists on disk.
+    pub overlay: Option<Arc<Overlay>>,
 }
 
 impl Includes {
     pub fn new(dirs: Vec<PathBuf>, cache: Arc<HeaderCache>) -> Includes {
-        Includes { dirs, cache }
+        Includes {
+            dirs,
+            cache,
+            overlay: None,
+        }
+    }
+
+    /// These includes with `overlay` standing in for the disk.
+    pub fn with_overlay(mut self, overlay: Arc<Overlay>) -> Includes {
+        self.overlay = Some(overlay);
+        self
+    }
+
+    /// The header at the normalised `path`: its overlay text if it has one, else the disk's.
+    fn load(&self, path: &Path) -> Loaded {
+        match self.overlay.as_ref().and_then(|o| o.get(path)) {
+            Some(bytes) => Some(self.cache.parsed(bytes)),
+            None => self.cache.load(path),
+        }
     }
 
     /// Parse the file at `path` (as given: relative paths are relative to the working
@@ -537,7 +577,7 @@ impl Includes {
             let mut found = None;
             for dir in std::iter::once(&here).chain(self.dirs.iter()) {
                 let candidate = normalize(&dir.join(&inc.spelled));
-                if let Some(loaded) = self.cache.load(&candidate) {
+                if let Some(loaded) = self.load(&candidate) {
                     found = Some((candidate, loaded));
                     break;
                 }

@@ -165,3 +165,34 @@ fn oversized_and_unreadable_headers_are_missing_not_fatal() {
     assert_eq!(u.missing.len(), 1);
     assert_eq!(u.missing[0].reason, MissingReason::NotFound);
 }
+
+/// An overlay (the language server's open buffers) wins over the disk: its text is parsed
+/// instead of the file's, a header only in the overlay is found, and the cache never records
+/// an overlay's text by path (the same cache then still reads the disk).
+#[test]
+fn overlay_texts_win_over_the_disk() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let main = write(root, "k.cu", "#include \"a.h\"\n#include \"new.h\"\n");
+    write(root, "a.h", "#define ON_DISK 1\n");
+    let cache = Arc::new(HeaderCache::new());
+    let mut overlay = frontend::tu::Overlay::new();
+    overlay.insert(
+        frontend::tu::normalize(&root.join("a.h")),
+        Arc::from(&b"#define IN_BUFFER 1\n"[..]),
+    );
+    overlay.insert(
+        frontend::tu::normalize(&root.join("new.h")),
+        Arc::from(&b"#define UNSAVED 1\n"[..]),
+    );
+    let with = Includes::new(vec![], cache.clone()).with_overlay(Arc::new(overlay));
+    let u = unit(&with, &main);
+    assert_eq!(names(&u, root), ["a.h", "new.h"]);
+    assert!(u.missing.is_empty(), "{:?}", u.missing);
+    assert!(u.macro_def("IN_BUFFER").is_some() && u.macro_def("UNSAVED").is_some());
+    assert!(u.macro_def("ON_DISK").is_none());
+    let plain = Includes::new(vec![], cache);
+    let u = unit(&plain, &main);
+    assert!(u.macro_def("ON_DISK").is_some() && u.macro_def("IN_BUFFER").is_none());
+    assert_eq!(u.missing.len(), 1, "new.h is not on disk");
+}

@@ -15,10 +15,9 @@
 //! error on one file, or a file that is not a regular file: the others are still reported),
 //! 3 `--fix` left a file alone because it was edited while check ran (and no error).
 
-use crate::cli::explain;
-use crate::render::{self, human::HumanOptions, Format};
 use anyhow::{bail, Context};
 use config::FailOn;
+use render::human::HumanOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,6 +94,19 @@ pub struct CheckArgs {
     pub color: ColorChoice,
 }
 
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Code frames and a summary line, for people.
+    Human,
+    /// Machine-readable report, schema version 1 (loops, verdicts, blockers, diagnostics).
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow commands (`::warning file=...::message`).
+    Github,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     Auto,
@@ -155,7 +167,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         let diff: String = fixes
             .changes
             .iter()
-            .map(|c| crate::render::diff::unified(&c.display, &c.before, &c.after))
+            .map(|c| render::diff::unified(&c.display, &c.before, &c.after))
             .collect();
         crate::files::stdout(&diff)?;
         tell(fixes, &args);
@@ -174,11 +186,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 quiet: args.quiet,
                 loops: args.loops,
                 statistics: args.statistics,
+                fix_hints: Some(render::human::FixHints {
+                    safe: "--fix",
+                    unsafe_fixes: "--unsafe-fixes",
+                }),
             };
             render::human::render(output, sources, &opts)
         }
         Format::Json => render::json::render(output),
-        Format::Sarif => render::sarif::render(output, sources, &explain::rule_infos()),
+        Format::Sarif => render::sarif::render(output, sources, &render::rules()),
         Format::Github => render::github::render(output),
     };
     let text = if args.statistics {
@@ -222,13 +238,13 @@ fn tell(fixes: &FixSummary, args: &CheckArgs) {
     let verb = if args.diff { "would fix" } else { "fixed" };
     let mut line = format!(
         "{verb} {} in {}",
-        crate::render::plural(fixes.fixed, "finding", "findings"),
-        crate::render::plural(fixes.files, "file", "files")
+        render::plural(fixes.fixed, "finding", "findings"),
+        render::plural(fixes.files, "file", "files")
     );
     if fixes.unsafe_left > 0 {
         line.push_str(&format!(
             "; {} available with --unsafe-fixes",
-            crate::render::plural(fixes.unsafe_left, "unsafe fix", "unsafe fixes")
+            render::plural(fixes.unsafe_left, "unsafe fix", "unsafe fixes")
         ));
     }
     eprintln!("{line}");

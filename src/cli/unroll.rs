@@ -152,7 +152,7 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{path}: note: {note}");
     }
     if args.diff {
-        let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
+        let text = render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
         if !variant.edits.is_empty() {

@@ -12,7 +12,7 @@ mod resolve;
 
 pub use discover::{display_path, has_source_extension, EXTENSIONS};
 pub use fix::{Edited, FileChange, FixMode, FixSummary};
-pub use resolve::{rule_ids, severity, validate_rules};
+pub use resolve::{file_settings, rule_ids, severity, validate_rules, FileSettings};
 
 use config::FailOn;
 use guards::CheckOutput;
