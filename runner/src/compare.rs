@@ -1,8 +1,11 @@
 //! Comparing an output buffer of a variant with the baseline's under the spec's tolerance, and
-//! output checksums. Pure functions.
+//! output checksums. Pure functions; [`check`] runs on every core, piece by piece
+//! ([`crate::digest`]), with a result that does not depend on the number of threads.
 
+use crate::digest::Digest;
 use crate::elem::Elem;
 use crate::spec::Tolerance;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// The first element that differs, with the count of all that do.
@@ -22,40 +25,54 @@ pub fn checksum(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex().to_string()
 }
 
+/// What a scan of some elements found: the first element outside the tolerance (an index into
+/// the scanned range), how many are, and the largest finite difference.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Scan {
+    first: Option<usize>,
+    count: usize,
+    max_abs: f64,
+}
+
+impl Scan {
+    /// This scan followed by `next`, a scan of the `len` elements after `at`.
+    fn then(self, at: usize, next: Scan) -> Scan {
+        Scan {
+            first: self.first.or(next.first.map(|i| at + i)),
+            count: self.count + next.count,
+            max_abs: self.max_abs.max(next.max_abs),
+        }
+    }
+}
+
 /// `None` when every element of `variant` is within `tol` of `baseline`; else the first
 /// differing element. Buffers of different lengths differ at the first missing index.
 pub fn diff(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Option<Mismatch> {
     let s = elem.size();
     let n = baseline.len().min(variant.len()) / s;
-    let mut first: Option<usize> = None;
-    let mut count = 0usize;
-    let mut max_abs = 0f64;
-    for i in 0..n {
-        let (a, b) = (&baseline[i * s..(i + 1) * s], &variant[i * s..(i + 1) * s]);
-        if a == b {
-            continue;
-        }
-        let (x, y) = (elem.read_f64(baseline, i), elem.read_f64(variant, i));
-        if x.is_finite() && y.is_finite() {
-            max_abs = max_abs.max((x - y).abs());
-        }
-        let ok = match *tol {
-            Tolerance::Exact => false,
-            Tolerance::Close { atol, rtol } => {
-                x.is_finite() && y.is_finite() && (x - y).abs() <= atol + rtol * x.abs()
-            }
-            Tolerance::Ulps { ulps } => ulp_distance(elem, a, b).is_some_and(|d| d <= ulps),
-        };
-        if !ok {
-            count += 1;
-            first.get_or_insert(i);
-        }
-    }
+    let Scan {
+        mut first,
+        mut count,
+        max_abs,
+    } = scan(elem, tol, &baseline[..n * s], &variant[..n * s]);
     if baseline.len() != variant.len() {
         count += baseline.len().max(variant.len()) / s - n;
         first.get_or_insert(n);
     }
-    first.map(|index| Mismatch {
+    first.map(|index| mismatch(elem, baseline, variant, index, count, max_abs))
+}
+
+/// The report of the first differing element.
+fn mismatch(
+    elem: Elem,
+    baseline: &[u8],
+    variant: &[u8],
+    index: usize,
+    count: usize,
+    max_abs_diff: f64,
+) -> Mismatch {
+    let s = elem.size();
+    Mismatch {
         index,
         baseline: if index < baseline.len() / s {
             elem.show(baseline, index)
@@ -68,8 +85,107 @@ pub fn diff(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Opt
             "(missing)".into()
         },
         count,
-        max_abs_diff: max_abs,
-    })
+        max_abs_diff,
+    }
+}
+
+/// A variant's output checked against the baseline's: its digest and its first difference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub digest: Digest,
+    /// `None` when every element is within the tolerance.
+    pub mismatch: Option<Mismatch>,
+}
+
+/// [`diff`] and the variant's [`Digest`] in one pass over the buffers, on every core, piece by
+/// piece: a piece equal to the baseline's (compared as bytes) takes the baseline's piece value
+/// unhashed and holds no difference; a piece that is not is hashed and scanned. Pieces are
+/// merged in order, so the result is the same on one thread or many. `baseline_digest` must be
+/// the digest of `baseline` ([`Digest::of`]); the buffers have the same length.
+pub fn check(
+    elem: Elem,
+    tol: &Tolerance,
+    baseline: &[u8],
+    baseline_digest: &Digest,
+    variant: &[u8],
+) -> Checked {
+    assert_eq!(baseline.len(), variant.len(), "outputs of one spec");
+    let piece = baseline_digest.piece_len();
+    let count = baseline_digest.pieces();
+    let whole = count == 1;
+    let parts: Vec<(blake3::hazmat::ChainingValue, Scan)> = (0..count)
+        .into_par_iter()
+        .map(|i| {
+            let r = i * piece..((i + 1) * piece).min(variant.len());
+            let (a, b) = (&baseline[r.clone()], &variant[r.clone()]);
+            if a == b {
+                let value = baseline_digest.piece(i).expect("a value per piece");
+                return (value, Scan::default());
+            }
+            let value = crate::digest::piece_value(b, r.start, whole);
+            (value, scan(elem, tol, a, b))
+        })
+        .collect();
+    let s = elem.size();
+    let mut found = Scan::default();
+    let mut values = Vec::with_capacity(parts.len());
+    for (i, (value, part)) in parts.into_iter().enumerate() {
+        found = found.then(i * piece / s, part);
+        values.push(value);
+    }
+    Checked {
+        digest: Digest::from_pieces(variant.len() as u64, piece, values),
+        mismatch: found
+            .first
+            .map(|index| mismatch(elem, baseline, variant, index, found.count, found.max_abs)),
+    }
+}
+
+/// The elements of two equally long buffers outside the tolerance.
+fn scan(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Scan {
+    match elem.size() {
+        1 => scan_as::<1>(elem, tol, baseline, variant),
+        2 => scan_as::<2>(elem, tol, baseline, variant),
+        4 => scan_as::<4>(elem, tol, baseline, variant),
+        _ => scan_as::<8>(elem, tol, baseline, variant),
+    }
+}
+
+/// [`scan`] for elements of `S` bytes (equal elements are one fixed-size comparison).
+fn scan_as<const S: usize>(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Scan {
+    let mut first: Option<usize> = None;
+    let mut count = 0usize;
+    let mut max_abs = 0f64;
+    let pairs = baseline.chunks_exact(S).zip(variant.chunks_exact(S));
+    for (i, (a, b)) in pairs.enumerate() {
+        let (a, b): ([u8; S], [u8; S]) = (
+            a.try_into().expect("S bytes"),
+            b.try_into().expect("S bytes"),
+        );
+        if a == b {
+            continue;
+        }
+        let (x, y) = (elem.read_f64(&a, 0), elem.read_f64(&b, 0));
+        if x.is_finite() && y.is_finite() {
+            max_abs = max_abs.max((x - y).abs());
+        }
+        let ok = match *tol {
+            Tolerance::Exact => false,
+            Tolerance::Close { atol, rtol } => {
+                x.is_finite() && y.is_finite() && (x - y).abs() <= atol + rtol * x.abs()
+            }
+            Tolerance::Ulps { ulps } => ulp_distance(elem, &a, &b).is_some_and(|d| d <= ulps),
+        };
+        if !ok {
+            count += 1;
+            first.get_or_insert(i);
+        }
+    }
+    Scan {
+        first,
+        count,
+        max_abs,
+    }
 }
 
 /// Representable values between two elements (floats: on the ordered integer line, so -0 and
@@ -231,6 +347,55 @@ mod tests {
             &f32s(&[f32::from_bits(one.to_bits() + 4)])
         )
         .is_some());
+    }
+
+    /// [`check`] finds what [`diff`] finds and the digest `blake3::hash` gives, on one thread or
+    /// four, whichever pieces differ.
+    #[test]
+    fn the_parallel_check_is_the_sequential_diff() {
+        use proptest::prelude::*;
+        let tol = Tolerance::Close {
+            atol: 1e-6,
+            rtol: 1e-4,
+        };
+        let base: Vec<f32> = (0..20_000).map(|i| (i as f32).sin() * 100.0).collect();
+        let a = f32s(&base);
+        let da = Digest::with_pieces(&a, 4096, |_| None);
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(64));
+        let edits = proptest::collection::vec((0..base.len(), -3i32..4), 0..12);
+        runner
+            .run(&edits, |edits| {
+                let mut v = base.clone();
+                for (i, ulps) in &edits {
+                    v[*i] = f32::from_bits((v[*i].to_bits() as i32 + ulps * 700) as u32);
+                }
+                let b = f32s(&v);
+                let want = diff(Elem::F32, &tol, &a, &b);
+                for threads in [1, 4] {
+                    let got = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap()
+                        .install(|| check(Elem::F32, &tol, &a, &da, &b));
+                    prop_assert_eq!(&got.mismatch, &want);
+                    prop_assert_eq!(got.digest.hash(), blake3::hash(&b));
+                }
+                Ok(())
+            })
+            .unwrap();
+        // Exact and ulps tolerances, integers.
+        let ints: Vec<u8> = (0..9000i64).flat_map(|i| (i * 7).to_le_bytes()).collect();
+        let mut other = ints.clone();
+        other[8 * 4321] ^= 2;
+        other[8 * 8000 + 1] ^= 1;
+        let d = Digest::with_pieces(&ints, 1024, |_| None);
+        for t in [Tolerance::Exact, Tolerance::Ulps { ulps: 1 }] {
+            let got = check(Elem::I64, &t, &ints, &d, &other);
+            assert_eq!(got.mismatch, diff(Elem::I64, &t, &ints, &other), "{t}");
+            assert_eq!(got.mismatch.as_ref().unwrap().index, 4321);
+        }
+        let same = check(Elem::I64, &Tolerance::Exact, &ints, &d, &ints);
+        assert_eq!((same.mismatch, same.digest), (None, d));
     }
 
     #[test]
