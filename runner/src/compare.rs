@@ -141,17 +141,136 @@ pub fn check(
     }
 }
 
-/// The elements of two equally long buffers outside the tolerance.
+/// The elements of two equally long buffers outside the tolerance: blocks of elements with no
+/// branch per element where the tolerance is a formula ([`scan_blocks`]), one element at a time
+/// for ulps ([`scan_as`]).
 fn scan(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Scan {
-    match elem.size() {
-        1 => scan_as::<1>(elem, tol, baseline, variant),
-        2 => scan_as::<2>(elem, tol, baseline, variant),
-        4 => scan_as::<4>(elem, tol, baseline, variant),
-        _ => scan_as::<8>(elem, tol, baseline, variant),
+    macro_rules! blocks {
+        ($s:literal, $t:ty) => {
+            scan_blocks::<$s>(tol, baseline, variant, |b| <$t>::from_le_bytes(b) as f64)
+        };
+    }
+    match (elem, tol) {
+        (_, Tolerance::Ulps { .. }) => match elem.size() {
+            1 => scan_as::<1>(elem, tol, baseline, variant),
+            2 => scan_as::<2>(elem, tol, baseline, variant),
+            4 => scan_as::<4>(elem, tol, baseline, variant),
+            _ => scan_as::<8>(elem, tol, baseline, variant),
+        },
+        (Elem::I8, _) => blocks!(1, i8),
+        (Elem::U8, _) => blocks!(1, u8),
+        (Elem::I16, _) => blocks!(2, i16),
+        (Elem::U16, _) => blocks!(2, u16),
+        (Elem::I32, _) => blocks!(4, i32),
+        (Elem::U32, _) => blocks!(4, u32),
+        (Elem::I64, _) => blocks!(8, i64),
+        (Elem::U64, _) => blocks!(8, u64),
+        (Elem::F32, _) => blocks!(4, f32),
+        (Elem::F64, _) => blocks!(8, f64),
     }
 }
 
-/// [`scan`] for elements of `S` bytes (equal elements are one fixed-size comparison).
+/// Elements per block of [`scan_blocks`].
+const BLOCK: usize = 16;
+
+/// Whether one element is within an exact or a close tolerance (`close`: `atol`, `rtol`), and
+/// its difference when both values are finite (else 0). Branch-free, so that a block of them
+/// is vector code.
+#[inline(always)]
+fn within<const S: usize>(
+    a: [u8; S],
+    b: [u8; S],
+    read: impl Fn([u8; S]) -> f64,
+    close: bool,
+    atol: f64,
+    rtol: f64,
+) -> (bool, f64) {
+    let (x, y) = (read(a), read(b));
+    let d = (x - y).abs();
+    let finite = (x.abs() < f64::INFINITY) & (y.abs() < f64::INFINITY);
+    let ok = (a == b) | (close & finite & (d <= atol + rtol * x.abs()));
+    (ok, if finite { d } else { 0.0 })
+}
+
+/// [`scan`] for the exact and close tolerances, [`BLOCK`] elements at a time: a block whose
+/// bytes are equal is skipped; the others are checked element by element without branches (the
+/// largest difference kept per lane, so the lanes are independent), and the first failing
+/// element is looked for only in the first failing block.
+fn scan_blocks<const S: usize>(
+    tol: &Tolerance,
+    baseline: &[u8],
+    variant: &[u8],
+    read: impl Fn([u8; S]) -> f64 + Copy,
+) -> Scan {
+    let (close, atol, rtol) = match *tol {
+        Tolerance::Close { atol, rtol } => (true, atol, rtol),
+        _ => (false, 0.0, 0.0),
+    };
+    let element = |bytes: &[u8], j: usize| -> [u8; S] {
+        bytes[j * S..(j + 1) * S].try_into().expect("S bytes")
+    };
+    let whole = baseline.len().min(variant.len()) / S / BLOCK * BLOCK;
+    let mut out = Scan::default();
+    let mut lanes = [0f64; BLOCK];
+    let blocks = baseline[..whole * S]
+        .chunks_exact(BLOCK * S)
+        .zip(variant[..whole * S].chunks_exact(BLOCK * S));
+    for (k, (a, b)) in blocks.enumerate() {
+        if a == b {
+            continue;
+        }
+        let mut bad = 0u32;
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let (ok, d) = within(element(a, j), element(b, j), read, close, atol, rtol);
+            bad += u32::from(!ok);
+            *lane = if d > *lane { d } else { *lane };
+        }
+        if bad > 0 {
+            out.count += bad as usize;
+            if out.first.is_none() {
+                out.first = (0..BLOCK)
+                    .find(|&j| !within(element(a, j), element(b, j), read, close, atol, rtol).0)
+                    .map(|j| k * BLOCK + j);
+            }
+        }
+    }
+    out.max_abs = lanes.iter().fold(0f64, |m, &d| if d > m { d } else { m });
+    let tail = scan_tail::<S>(tol, &baseline[whole * S..], &variant[whole * S..], read);
+    out.then(whole, tail)
+}
+
+/// The elements after the last whole block, one at a time (exact and close tolerances).
+fn scan_tail<const S: usize>(
+    tol: &Tolerance,
+    baseline: &[u8],
+    variant: &[u8],
+    read: impl Fn([u8; S]) -> f64 + Copy,
+) -> Scan {
+    let (close, atol, rtol) = match *tol {
+        Tolerance::Close { atol, rtol } => (true, atol, rtol),
+        _ => (false, 0.0, 0.0),
+    };
+    let mut out = Scan::default();
+    let pairs = baseline.chunks_exact(S).zip(variant.chunks_exact(S));
+    for (i, (a, b)) in pairs.enumerate() {
+        let (ok, d) = within(
+            a.try_into().expect("S bytes"),
+            b.try_into().expect("S bytes"),
+            read,
+            close,
+            atol,
+            rtol,
+        );
+        out.max_abs = out.max_abs.max(d);
+        if !ok {
+            out.count += 1;
+            out.first.get_or_insert(i);
+        }
+    }
+    out
+}
+
+/// [`scan`] one element at a time (the ulps tolerance, and the reference of the tests).
 fn scan_as<const S: usize>(elem: Elem, tol: &Tolerance, baseline: &[u8], variant: &[u8]) -> Scan {
     let mut first: Option<usize> = None;
     let mut count = 0usize;
@@ -347,6 +466,59 @@ mod tests {
             &f32s(&[f32::from_bits(one.to_bits() + 4)])
         )
         .is_some());
+    }
+
+    /// The block scan finds what the element-by-element scan finds, for every type and the
+    /// exact and close tolerances, whatever the lengths (whole blocks and a tail), NaNs and
+    /// infinities included.
+    #[test]
+    fn the_block_scan_is_the_element_scan() {
+        use proptest::prelude::*;
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(200));
+        let case = (
+            0..Elem::ALL.len(),
+            proptest::collection::vec(any::<u8>(), 0..600),
+            proptest::collection::vec((0..600usize, any::<u8>()), 0..8),
+            prop_oneof![Just(0.0), Just(1e-3), Just(1.0)],
+        );
+        runner
+            .run(&case, |(e, a, edits, rtol)| {
+                let elem = Elem::ALL[e];
+                let n = a.len() / elem.size() * elem.size();
+                let a = &a[..n];
+                let mut b = a.to_vec();
+                for (i, v) in edits {
+                    if i < n {
+                        b[i] = v;
+                    }
+                }
+                for tol in [
+                    Tolerance::Exact,
+                    Tolerance::Close {
+                        atol: rtol / 10.0,
+                        rtol,
+                    },
+                ] {
+                    let want = match elem.size() {
+                        1 => scan_as::<1>(elem, &tol, a, &b),
+                        2 => scan_as::<2>(elem, &tol, a, &b),
+                        4 => scan_as::<4>(elem, &tol, a, &b),
+                        _ => scan_as::<8>(elem, &tol, a, &b),
+                    };
+                    let got = scan(elem, &tol, a, &b);
+                    prop_assert_eq!(got.first, want.first, "{} {}", elem, tol);
+                    prop_assert_eq!(got.count, want.count, "{} {}", elem, tol);
+                    prop_assert_eq!(
+                        got.max_abs.to_bits(),
+                        want.max_abs.to_bits(),
+                        "{} {}",
+                        elem,
+                        tol
+                    );
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 
     /// [`check`] finds what [`diff`] finds and the digest `blake3::hash` gives, on one thread or

@@ -106,6 +106,23 @@ impl Digest {
     }
 }
 
+/// A fast fingerprint of `bytes` (not a cryptographic hash: for telling whether a buffer
+/// changed, as the input check does): XXH3-128 of each piece, on every core, then XXH3-128 of
+/// the length and the pieces' hashes in order. The same bytes give the same fingerprint
+/// whatever the number of threads.
+pub fn fingerprint(bytes: &[u8]) -> u128 {
+    let pieces: Vec<u128> = bytes
+        .par_chunks(PIECE)
+        .map(twox_hash::XxHash3_128::oneshot)
+        .collect();
+    let mut h = twox_hash::XxHash3_128::new();
+    h.write(&(bytes.len() as u64).to_le_bytes());
+    for p in pieces {
+        h.write(&p.to_le_bytes());
+    }
+    h.finish_128()
+}
+
 /// The value of one piece that starts at byte `offset`: its chaining value, or the root hash
 /// when it is the whole buffer (`whole`).
 pub fn piece_value(bytes: &[u8], offset: usize, whole: bool) -> ChainingValue {
@@ -192,6 +209,25 @@ mod tests {
                 .install(|| Digest::with_pieces(&b, 4096, |_| None))
         };
         assert_eq!(on(1), on(4));
+    }
+
+    /// A fingerprint tells buffers apart, and does not depend on the thread count.
+    #[test]
+    fn fingerprints() {
+        let b = bytes(3 * PIECE / 2 + 3, 4);
+        let on = |threads: usize, b: &[u8]| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| fingerprint(b))
+        };
+        assert_eq!(on(1, &b), on(4, &b));
+        let mut c = b.clone();
+        c[PIECE + 5] ^= 0x10;
+        assert_ne!(fingerprint(&b), fingerprint(&c));
+        assert_ne!(fingerprint(&b[..10]), fingerprint(&b[..11]));
+        assert_ne!(fingerprint(&[]), fingerprint(&[0]));
     }
 
     /// Pieces known equal to another buffer's are taken from it: the same hash as hashing them,

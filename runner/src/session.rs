@@ -11,7 +11,8 @@
 //! keeps only its outputs' digests and first differences. Generation, hashing and comparison
 //! run on every core, piece by piece ([`crate::digest`], [`crate::compare::check`]), with
 //! results that do not depend on the number of threads. Inputs are uploaded once and copied on
-//! the device to make the outputs' pristine copies; they are checked unchanged by digest.
+//! the device to make the outputs' pristine copies; they are checked unchanged by fingerprint
+//! ([`crate::digest::fingerprint`]).
 
 use crate::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 pub use crate::compare::OutputDiff;
@@ -169,8 +170,8 @@ struct Buf {
     /// Outputs: a device copy of the initial contents, copied over `ptr` before every launch.
     pristine: Option<DevicePtr>,
     bytes: usize,
-    /// Inputs: the digest of the initial contents, to prove the kernel left them alone.
-    initial: Option<Digest>,
+    /// Inputs: the fingerprint of the initial contents, to prove the kernel left them alone.
+    initial: Option<u128>,
 }
 
 /// One output of one kernel after a launch on fresh memory: its digest (the bytes are not kept).
@@ -292,7 +293,7 @@ impl Session {
                     device.copy(p, ptr, bytes)?;
                     (Some(p), None)
                 }
-                None => (None, Some(Digest::of(data))),
+                None => (None, Some(crate::digest::fingerprint(data))),
             };
             buffers.push(Some(Buf {
                 ptr,
@@ -480,18 +481,18 @@ impl Session {
     }
 
     /// Every buffer that is not an output still holds its initial contents (read back into
-    /// the staging buffer and compared by digest).
+    /// the staging buffer and compared by fingerprint).
     pub fn check_inputs(&mut self) -> Result<(), RunnerError> {
         for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
             let (ArgKind::Buffer(_), Some(b)) = (&a.kind, b) else {
                 continue;
             };
-            let Some(initial) = &b.initial else {
+            let Some(initial) = b.initial else {
                 continue;
             };
             let staged = &mut self.staging[..b.bytes];
             self.device.download(b.ptr, staged)?;
-            if Digest::of(staged).hash() != initial.hash() {
+            if crate::digest::fingerprint(staged) != initial {
                 return Err(RunnerError::WroteInput(format!(
                     "{}: the kernel wrote to {}, which is not marked as an output: mark it `output = ...` so that every launch starts from the same memory",
                     self.spec.path.display(),
@@ -536,13 +537,7 @@ impl Session {
             .iter()
             .map(|r| r.bytes.capacity() + r.digest.heap_bytes())
             .sum();
-        let inputs: usize = self
-            .buffers
-            .iter()
-            .flatten()
-            .filter_map(|b| b.initial.as_ref().map(Digest::heap_bytes))
-            .sum();
-        self.staging.capacity() + reference + inputs + kernels
+        self.staging.capacity() + reference + kernels
     }
 }
 

@@ -9,7 +9,9 @@
 //! closure); the device's time is the larger of the modelled time and that real time, and with
 //! [`Model::sleep`] the call sleeps for the modelled time the real work did not take, so a
 //! caller's wall time looks like a GPU's. [`Ledger`] adds up the device's time and traffic:
-//! what a caller did on the host is its wall time less [`Ledger::device_time`].
+//! what a caller did on the host is its wall time less [`Ledger::device_time`], and its CPU
+//! time less [`Ledger::device_cpu`] (the CPU time the simulation spent on the calling thread,
+//! where Linux tells it: a kernel closure that runs on other threads is not counted there).
 
 use crate::device::{
     Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits,
@@ -65,6 +67,7 @@ impl Model {
 #[derive(Debug, Default)]
 pub struct Ledger {
     device_ns: AtomicU64,
+    device_cpu_ns: AtomicU64,
     to_device: AtomicU64,
     to_host: AtomicU64,
     on_device: AtomicU64,
@@ -76,6 +79,11 @@ impl Ledger {
     /// The device's time so far: per call, the larger of the modelled and the real time.
     pub fn device_time(&self) -> Duration {
         Duration::from_nanos(self.device_ns.load(Ordering::Relaxed))
+    }
+
+    /// The CPU time the simulation spent in the device's calls, on the calling thread.
+    pub fn device_cpu(&self) -> Duration {
+        Duration::from_nanos(self.device_cpu_ns.load(Ordering::Relaxed))
     }
 
     /// Bytes copied from the host to the device.
@@ -224,8 +232,15 @@ impl SimDevice {
         Arc::clone(&self.ledger)
     }
 
-    /// Account one call that started at `start` and is modelled to take `modelled`.
-    fn account(&self, start: Instant, modelled: Duration) {
+    /// Account one call that started at `start` (wall, and CPU of this thread) and is modelled
+    /// to take `modelled`.
+    fn account(&self, start: (Instant, Option<Duration>), modelled: Duration) {
+        let (start, cpu) = start;
+        if let (Some(a), Some(b)) = (cpu, thread_cpu()) {
+            self.ledger
+                .device_cpu_ns
+                .fetch_add(b.saturating_sub(a).as_nanos() as u64, Ordering::Relaxed);
+        }
         let real = start.elapsed();
         if self.model.sleep && modelled > real {
             std::thread::sleep(modelled - real);
@@ -247,6 +262,14 @@ impl SimDevice {
     }
 }
 
+/// The CPU time of the calling thread so far (Linux: `/proc/thread-self/schedstat`).
+pub fn thread_cpu() -> Option<Duration> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(
+        s.split_whitespace().next()?.parse().ok()?,
+    ))
+}
+
 impl Device for SimDevice {
     fn info(&self) -> &DeviceInfo {
         &self.info
@@ -259,7 +282,7 @@ impl Device for SimDevice {
         _: &[u32],
         _: u32,
     ) -> Result<KernelHandle, DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         self.loaded.push(Loaded {
             index: self.loaded.len(),
             symbol: symbol.to_string(),
@@ -270,7 +293,7 @@ impl Device for SimDevice {
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         let p = self.memory.next;
         self.memory.next += (bytes as u64).max(1).next_multiple_of(0x1000);
         self.memory.buffers.insert(p, vec![0; bytes]);
@@ -282,7 +305,7 @@ impl Device for SimDevice {
     }
 
     fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         let buf = self.memory.get_mut(dst)?;
         SimDevice::fits("an upload", dst, buf.len(), src.len())?;
         buf[..src.len()].copy_from_slice(src);
@@ -294,7 +317,7 @@ impl Device for SimDevice {
     }
 
     fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         let buf = self.memory.get(src)?;
         SimDevice::fits("a download", src, buf.len(), dst.len())?;
         dst.copy_from_slice(&buf[..dst.len()]);
@@ -306,7 +329,7 @@ impl Device for SimDevice {
     }
 
     fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         let (from, to) = self.memory.read_write(src, dst)?;
         SimDevice::fits("a copy", src, from.len(), bytes)?;
         SimDevice::fits("a copy", dst, to.len(), bytes)?;
@@ -324,7 +347,7 @@ impl Device for SimDevice {
         launch: &Launch,
         args: &[Vec<u8>],
     ) -> Result<f64, DeviceError> {
-        let start = Instant::now();
+        let start = (Instant::now(), thread_cpu());
         let loaded = self
             .loaded
             .get(kernel.0)
@@ -382,8 +405,12 @@ mod tests {
         d.copy(a, b, 20_000).unwrap();
         d.download(a, &mut out).unwrap();
         assert_eq!(out, [6u8; 10]);
-        // 20 ms of upload and 3 ms of kernel, 60 us of the rest.
-        assert!(ledger.device_time() >= Duration::from_micros(23_060));
+        // 20 ms of upload and 3 ms of kernel (and 40 us of the rest).
+        assert!(ledger.device_time() >= Duration::from_millis(23));
+        assert!(
+            ledger.device_cpu() > Duration::ZERO,
+            "the memcpys' own time"
+        );
         assert_eq!(
             (
                 ledger.bytes_to_device(),
