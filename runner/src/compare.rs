@@ -5,6 +5,7 @@
 use crate::digest::Digest;
 use crate::elem::Elem;
 use crate::spec::Tolerance;
+use blake3::hazmat::HasherExt;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -97,6 +98,10 @@ pub struct Checked {
     pub mismatch: Option<Mismatch>,
 }
 
+/// Bytes of a piece hashed and scanned together by [`check`] (a multiple of BLAKE3's chunk and
+/// of every element size; small enough to stay in a core's cache between the two).
+const STRETCH: usize = 256 * 1024;
+
 /// [`diff`] and the variant's [`Digest`] in one pass over the buffers, on every core, piece by
 /// piece: a piece equal to the baseline's (compared as bytes) takes the baseline's piece value
 /// unhashed and holds no difference; a piece that is not is hashed and scanned. Pieces are
@@ -122,8 +127,22 @@ pub fn check(
                 let value = baseline_digest.piece(i).expect("a value per piece");
                 return (value, Scan::default());
             }
-            let value = crate::digest::piece_value(b, r.start, whole);
-            (value, scan(elem, tol, a, b))
+            // Hashed and scanned in one pass, a stretch that stays in the cache at a time.
+            let mut hasher = blake3::Hasher::new();
+            if !whole {
+                hasher.set_input_offset(r.start as u64);
+            }
+            let mut found = Scan::default();
+            for (k, (a, b)) in a.chunks(STRETCH).zip(b.chunks(STRETCH)).enumerate() {
+                hasher.update(b);
+                found = found.then(k * STRETCH / elem.size(), scan(elem, tol, a, b));
+            }
+            let value = if whole {
+                *hasher.finalize().as_bytes()
+            } else {
+                hasher.finalize_non_root()
+            };
+            (value, found)
         })
         .collect();
     let s = elem.size();
@@ -568,6 +587,25 @@ mod tests {
         }
         let same = check(Elem::I64, &Tolerance::Exact, &ints, &d, &ints);
         assert_eq!((same.mismatch, same.digest), (None, d));
+        // Pieces of several stretches: hashed and scanned stretch by stretch.
+        let big: Vec<u8> = (0..(3 << 20) / 4 + 5)
+            .flat_map(|i| (i as f32 * 0.25).to_le_bytes())
+            .collect();
+        let mut other = big.clone();
+        for at in [4 * 70_000, 4 * 300_000 + 1, big.len() - 2] {
+            other[at] ^= 0x40;
+        }
+        let d = Digest::with_pieces(&big, 1 << 20, |_| None);
+        let tol = Tolerance::Close {
+            atol: 0.0,
+            rtol: 1e-6,
+        };
+        let got = check(Elem::F32, &tol, &big, &d, &other);
+        assert_eq!(got.mismatch, diff(Elem::F32, &tol, &big, &other));
+        // In the second stretch of the first piece, in the second piece, at the very end.
+        let m = got.mismatch.as_ref().unwrap();
+        assert_eq!((m.index, m.count), (70_000, 3));
+        assert_eq!(got.digest.hash(), blake3::hash(&other));
     }
 
     #[test]

@@ -234,26 +234,73 @@ const CHUNK_ELEMENTS: usize = 1 << 16;
 
 /// Fill `out` (a whole number of `elem`s) as `fill` makes them, on every core: element `i` is
 /// made from the generator after `i` outputs whatever thread makes it, so the bytes are those of
-/// one sequential pass.
+/// one sequential pass ([`element`]'s, one loop per type).
 pub fn generate_into(elem: Elem, fill: &Fill, out: &mut [u8]) {
     let s = elem.size();
     assert_eq!(out.len() % s, 0, "a whole number of elements");
-    out.par_chunks_mut(CHUNK_ELEMENTS * s)
+    let seed = match *fill {
+        Fill::Zeros => {
+            out.par_chunks_mut(CHUNK_ELEMENTS * s)
+                .for_each(|c| c.fill(0));
+            return;
+        }
+        Fill::Uniform { seed, .. } => seed,
+        Fill::Ones | Fill::Iota => 0,
+    };
+    let float = |i: usize, r: &mut SplitMix64| -> f64 {
+        match *fill {
+            Fill::Zeros => 0.0,
+            Fill::Ones => 1.0,
+            Fill::Iota => i as f64,
+            Fill::Uniform { low, high, .. } => low + (high - low) * r.next_f64(),
+        }
+    };
+    // Truncated to the type: iota wraps in narrow types; the other fills are in range.
+    let int = |i: usize, r: &mut SplitMix64| -> i128 {
+        match *fill {
+            Fill::Zeros => 0,
+            Fill::Ones => 1,
+            Fill::Iota => i as i128,
+            Fill::Uniform { low, high, .. } => {
+                ((low + (high - low + 1.0) * r.next_f64()).floor().min(high)) as i128
+            }
+        }
+    };
+    match elem {
+        Elem::F32 => values::<4>(out, seed, |i, r| (float(i, r) as f32).to_le_bytes()),
+        Elem::F64 => values::<8>(out, seed, |i, r| float(i, r).to_le_bytes()),
+        Elem::I8 => values::<1>(out, seed, |i, r| (int(i, r) as i8).to_le_bytes()),
+        Elem::U8 => values::<1>(out, seed, |i, r| (int(i, r) as u8).to_le_bytes()),
+        Elem::I16 => values::<2>(out, seed, |i, r| (int(i, r) as i16).to_le_bytes()),
+        Elem::U16 => values::<2>(out, seed, |i, r| (int(i, r) as u16).to_le_bytes()),
+        Elem::I32 => values::<4>(out, seed, |i, r| (int(i, r) as i32).to_le_bytes()),
+        Elem::U32 => values::<4>(out, seed, |i, r| (int(i, r) as u32).to_le_bytes()),
+        Elem::I64 => values::<8>(out, seed, |i, r| (int(i, r) as i64).to_le_bytes()),
+        Elem::U64 => values::<8>(out, seed, |i, r| (int(i, r) as u64).to_le_bytes()),
+    }
+}
+
+/// Fill `out` with `value(i, rng)` for element `i` of `S` bytes, in parallel chunks, each
+/// chunk's generator started after `i` outputs of SplitMix64(`seed`).
+fn values<const S: usize>(
+    out: &mut [u8],
+    seed: u64,
+    value: impl Fn(usize, &mut SplitMix64) -> [u8; S] + Sync,
+) {
+    out.par_chunks_mut(CHUNK_ELEMENTS * S)
         .enumerate()
         .for_each(|(c, chunk)| {
             let start = c * CHUNK_ELEMENTS;
-            let mut rng = match fill {
-                Fill::Uniform { seed, .. } => Some(SplitMix64::skipped(*seed, start as u64)),
-                _ => None,
-            };
-            for (k, e) in chunk.chunks_exact_mut(s).enumerate() {
-                element(elem, fill, start + k, rng.as_mut(), e);
+            let mut rng = SplitMix64::skipped(seed, start as u64);
+            for (k, e) in chunk.chunks_exact_mut(S).enumerate() {
+                e.copy_from_slice(&value(start + k, &mut rng));
             }
         });
 }
 
 /// Element `i` of a fill into `out` (its `elem.size()` bytes); `rng` is the generator after `i`
-/// outputs (for `uniform`).
+/// outputs (for `uniform`): the definition [`generate_into`] follows, one element at a time.
+#[cfg(test)]
 fn element(elem: Elem, fill: &Fill, i: usize, rng: Option<&mut SplitMix64>, out: &mut [u8]) {
     if elem.is_float() {
         let v = match fill {
