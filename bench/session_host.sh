@@ -44,9 +44,19 @@ cargo bench -p runner --bench session_host --no-run --quiet
 
 echo "== this tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo ', with changes'))"
 load
-cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$VARIANTS" --checkpoints "$CHECKPOINTS"
+cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$VARIANTS" --checkpoints "$CHECKPOINTS" | tee "$work/new.txt"
 load
 echo "== base ($(git rev-parse --short "$BASE"))"
 load
-(cd "$work" && CARGO_TARGET_DIR="$repo/target" cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$BASE_VARIANTS" --checkpoints "$BASE_CHECKPOINTS")
+(cd "$work" && CARGO_TARGET_DIR="$repo/target" cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$BASE_VARIANTS" --checkpoints "$BASE_CHECKPOINTS") | tee "$work/base.txt"
 load
+echo "== base / this tree (host seconds: wall less device time; cpu: CPU time less the device's)"
+python3 - "$work/new.txt" "$work/base.txt" <<'PY'
+import sys
+def figures(path):
+    line = next(l for l in open(path) if l.startswith("figures "))
+    return {k: float(v) for k, v in (w.split("=") for w in line.split()[1:])}
+new, base = figures(sys.argv[1]), figures(sys.argv[2])
+for k in new:
+    print(f"{k:<14} base {base[k]:8.3f} s  this tree {new[k]:8.3f} s  ratio {base[k] / new[k]:6.1f}x")
+PY

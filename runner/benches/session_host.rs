@@ -81,11 +81,10 @@ fn process_cpu() -> Duration {
         .sum()
 }
 
-/// The median of some seconds, shown.
-fn median(v: &mut [f64]) -> String {
+/// The median of some seconds (NaN for none).
+fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2)
-        .map_or("-".into(), |m| format!("{m:.3} s"))
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// The process's resident memory, bytes (`VmRSS`).
@@ -233,12 +232,14 @@ fn main() {
     }
     let [same, off] = &mut hosts;
     let [same_cpu, off_cpu] = &mut cpus;
+    let (same, same_cpu, off, off_cpu) =
+        (median(same), median(same_cpu), median(off), median(off_cpu));
     println!(
-        "summary  open host {open_host:.3} s (cpu {open_cpu:.3} s); per-variant host median: identical {} (cpu {}), 1 ulp off {} (cpu {}); rss {}",
-        median(same),
-        median(same_cpu),
-        median(off),
-        median(off_cpu),
+        "summary  open host {open_host:.3} s (cpu {open_cpu:.3} s); per-variant host median: identical {same:.3} s (cpu {same_cpu:.3} s), 1 ulp off {off:.3} s (cpu {off_cpu:.3} s); rss {}",
         memory.join(", ")
+    );
+    // For bench/session_host.sh's ratios.
+    println!(
+        "figures open_host={open_host:.4} open_cpu={open_cpu:.4} identical_host={same:.4} identical_cpu={same_cpu:.4} off_host={off:.4} off_cpu={off_cpu:.4}"
     );
 }
