@@ -35,7 +35,7 @@ echo 'pub mod sim;' >> "$work/runner/src/lib.rs"
 mkdir -p "$work/runner/benches/session_host"
 cp runner/benches/session_host.rs "$work/runner/benches/"
 cp bench/session_host_base_api.rs "$work/runner/benches/session_host/api.rs"
-sed -i 's/^blake3.workspace = true$/blake3.workspace = true\nrayon.workspace = true/' "$work/runner/Cargo.toml"
+sed -i "s/^blake3.workspace = true$/blake3.workspace = true\nrayon.workspace = true\nlibc.workspace = true/" "$work/runner/Cargo.toml"
 printf '\n[[bench]]\nname = "session_host"\nharness = false\n' >> "$work/runner/Cargo.toml"
 
 echo "== build"

@@ -66,19 +66,9 @@ fn args() -> Args {
     a
 }
 
-/// The CPU time of the whole process so far (every thread's, from `/proc/self/task`).
+/// The CPU time of the whole process so far.
 fn process_cpu() -> Duration {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
-    };
-    tasks
-        .filter_map(|t| {
-            let s = std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok()?;
-            Some(Duration::from_nanos(
-                s.split_whitespace().next()?.parse().ok()?,
-            ))
-        })
-        .sum()
+    runner::sim::process_cpu().unwrap_or_default()
 }
 
 /// The median of some seconds (NaN for none).

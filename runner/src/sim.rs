@@ -10,8 +10,8 @@
 //! [`Model::sleep`] the call sleeps for the modelled time the real work did not take, so a
 //! caller's wall time looks like a GPU's. [`Ledger`] adds up the device's time and traffic:
 //! what a caller did on the host is its wall time less [`Ledger::device_time`], and its CPU
-//! time less [`Ledger::device_cpu`] (the CPU time the simulation spent on the calling thread,
-//! where Linux tells it: a kernel closure that runs on other threads is not counted there).
+//! time ([`process_cpu`]) less [`Ledger::device_cpu`] (the CPU time the simulation spent on the
+//! calling thread: a kernel closure that runs on other threads is not counted there).
 
 use crate::device::{
     Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch, Limits,
@@ -262,11 +262,28 @@ impl SimDevice {
     }
 }
 
-/// The CPU time of the calling thread so far (Linux: `/proc/thread-self/schedstat`).
+/// The CPU time of the calling thread so far (`CLOCK_THREAD_CPUTIME_ID`).
 pub fn thread_cpu() -> Option<Duration> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    Some(Duration::from_nanos(
-        s.split_whitespace().next()?.parse().ok()?,
+    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// The CPU time of the whole process so far, every thread's (`CLOCK_PROCESS_CPUTIME_ID`).
+pub fn process_cpu() -> Option<Duration> {
+    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+fn cpu_clock(clock: libc::clockid_t) -> Option<Duration> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a valid out-pointer.
+    if unsafe { libc::clock_gettime(clock, &mut t) } != 0 {
+        return None;
+    }
+    Some(Duration::new(
+        u64::try_from(t.tv_sec).ok()?,
+        u32::try_from(t.tv_nsec).ok()?,
     ))
 }
 
