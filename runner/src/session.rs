@@ -266,7 +266,7 @@ impl Session {
             })
             .max()
             .unwrap_or(0);
-        let mut staging = vec![0u8; largest];
+        let mut staging = zeroed(&spec, largest, "the staging buffer")?;
         let mut buffers = Vec::new();
         for (i, a) in spec.args.iter().enumerate() {
             let ArgKind::Buffer(b) = &a.kind else {
@@ -431,7 +431,7 @@ impl Session {
             };
             let name = a.name.clone().unwrap_or_else(|| format!("arg{}", i + 1));
             let checksum = if first {
-                let mut bytes = vec![0u8; b.bytes];
+                let mut bytes = zeroed(&self.spec, b.bytes, "the baseline's outputs")?;
                 self.device.download(b.ptr, &mut bytes)?;
                 let digest = Digest::of(&bytes);
                 let hex = digest.hex();
@@ -539,6 +539,19 @@ impl Session {
             .sum();
         self.staging.capacity() + reference + kernels
     }
+}
+
+/// `n` zero bytes of host memory for `what`, or an error when the host cannot give them (asked
+/// for first: a failed `vec!` would abort the process; the zeroed allocation then maps fresh
+/// pages without writing them).
+fn zeroed(spec: &Spec, n: usize, what: &str) -> Result<Vec<u8>, RunnerError> {
+    Vec::<u8>::new()
+        .try_reserve_exact(n)
+        .map_err(|e| RunnerError::Invalid {
+            path: spec.path.display().to_string(),
+            message: format!("cannot allocate {n} bytes of host memory for {what}: {e}"),
+        })?;
+    Ok(vec![0u8; n])
 }
 
 /// `sm_86` -> (8, 6).
