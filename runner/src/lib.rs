@@ -15,6 +15,7 @@ pub mod compare;
 pub mod cubin;
 pub mod cuda;
 pub mod device;
+pub mod digest;
 pub mod elem;
 pub mod error;
 pub mod expr;
@@ -25,6 +26,7 @@ pub mod ptx;
 pub mod report;
 pub mod session;
 pub mod signature;
+pub mod sim;
 pub mod spec;
 pub mod stats;
 
