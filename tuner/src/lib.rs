@@ -26,3 +26,4 @@ pub mod search;
 pub mod setting;
 pub mod settings;
 pub mod setup;
+pub mod timing;

@@ -33,6 +33,18 @@
 //!   `1 + min_speedup`: more runs cannot make the variant fast enough. Stopping for futility only
 //!   removes accepts, so it cannot raise the false-accept rate.
 //! - **Reject** at `max_runs` otherwise.
+//!
+//! ## Among the accepted variants of one loop
+//! One variant per loop is kept ([`choose`]). Two variants are told apart by [`versus`]: the
+//! ratio of their speedups, `exp(median(d_b) - median(d_a))`, with a percentile bootstrap
+//! interval (each side resampled with replacement from its own pairs, 2,000 times, seeded from
+//! the numbers of pairs) at `confidence`. Each side's pairs are its own comparison's, each
+//! against the same baseline, and its replication's. One variant is **significantly faster**
+//! than another when that interval's lower end is above 1. The kept variant is the least
+//! invasive (the caller's order: a pragma before a manual copy, a smaller factor before a
+//! larger) that no other accepted variant is significantly faster than; the others are
+//! `superseded` when it is significantly faster than them, a `tie` otherwise. A pure function of
+//! the samples: the order in which the variants were measured plays no part.
 
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
@@ -290,6 +302,110 @@ pub fn replication_runs(n: usize) -> usize {
 pub fn replicated(pairs: &[Pair]) -> (bool, f64) {
     let p = signed_rank_p_less(&log_ratios(pairs));
     (p <= REPLICATION_ALPHA, p)
+}
+
+/// How variant `a` compares with variant `b` of one loop: `ratio` = `a`'s speedup over `b`'s,
+/// with its bootstrap interval at `confidence` (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Versus {
+    pub ratio: f64,
+    pub ci: (f64, f64),
+}
+
+impl Versus {
+    /// `a` is significantly faster than `b`: the interval lies above 1.
+    pub fn faster(&self) -> bool {
+        self.ci.0 > 1.0
+    }
+}
+
+/// Compare two variants from their pairs against the same baseline (see the module
+/// documentation). Either side without pairs gives ratio 1 with an unbounded interval.
+pub fn versus(a: &[Pair], b: &[Pair], confidence: f64) -> Versus {
+    let (da, db) = (log_ratios(a), log_ratios(b));
+    if da.is_empty() || db.is_empty() {
+        return Versus {
+            ratio: 1.0,
+            ci: (0.0, f64::INFINITY),
+        };
+    }
+    let ratio = (median(&db) - median(&da)).exp();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(
+        0x7665_7273_7573_0000 ^ ((da.len() as u64) << 32 | db.len() as u64),
+    );
+    let (mut ba, mut bb) = (vec![0.0; da.len()], vec![0.0; db.len()]);
+    let mut diffs = Vec::with_capacity(BOOTSTRAP);
+    for _ in 0..BOOTSTRAP {
+        for x in ba.iter_mut() {
+            *x = da[rng.random_range(0..da.len())];
+        }
+        for x in bb.iter_mut() {
+            *x = db[rng.random_range(0..db.len())];
+        }
+        ba.sort_by(f64::total_cmp);
+        bb.sort_by(f64::total_cmp);
+        diffs.push(median_sorted(&bb) - median_sorted(&ba));
+    }
+    diffs.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    let at = |q: f64| diffs[((q * (BOOTSTRAP - 1) as f64).round() as usize).min(BOOTSTRAP - 1)];
+    Versus {
+        ratio,
+        ci: (at(tail).exp(), at(1.0 - tail).exp()),
+    }
+}
+
+/// One accepted variant of a loop, for [`choose`]: `source` names whose pairs these are (a
+/// variant with another's machine code shares its pairs and its `source`: the two are one
+/// program, a tie by definition).
+#[derive(Debug, Clone, Copy)]
+pub struct Contender<'a> {
+    pub source: &'a str,
+    pub pairs: &'a [Pair],
+}
+
+/// The choice among a loop's accepted variants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    /// The index of the variant kept.
+    pub kept: usize,
+    /// For every other index, the kept one against it (`None` at `kept`).
+    pub versus: Vec<Option<Versus>>,
+}
+
+/// Which of a loop's accepted variants to keep, `contenders` in the order of invasiveness (the
+/// least invasive first): the first that no other is significantly faster than ([`versus`]);
+/// if every one has a faster rival (the intervals are not transitive), the one of the largest
+/// median speedup. `None` for no contender.
+pub fn choose(contenders: &[Contender<'_>], confidence: f64) -> Option<Choice> {
+    if contenders.is_empty() {
+        return None;
+    }
+    let vs = |i: usize, j: usize| -> Versus {
+        if contenders[i].source == contenders[j].source {
+            Versus {
+                ratio: 1.0,
+                ci: (1.0, 1.0),
+            }
+        } else {
+            versus(contenders[i].pairs, contenders[j].pairs, confidence)
+        }
+    };
+    let n = contenders.len();
+    let kept = (0..n)
+        .find(|&i| (0..n).all(|j| j == i || !vs(j, i).faster()))
+        .unwrap_or_else(|| {
+            let sp = |c: &Contender<'_>| -median(&log_ratios(c.pairs));
+            (0..n)
+                .max_by(|&x, &y| {
+                    sp(&contenders[x])
+                        .total_cmp(&sp(&contenders[y]))
+                        .then(y.cmp(&x))
+                })
+                .unwrap_or(0)
+        });
+    let versus = (0..n).map(|j| (j != kept).then(|| vs(kept, j))).collect();
+    Some(Choice { kept, versus })
 }
 
 /// Whether the baseline runs first in round `round` of the comparison `comparison`: rounds go

@@ -263,6 +263,8 @@ fn compare(id: u64, tree: &Tree, variant: &str) -> Task {
             replicate: false,
             attempt: 0,
         }],
+        known: Vec::new(),
+        ahead: Vec::new(),
     }
 }
 
@@ -293,7 +295,7 @@ fn lane_with_held_sample(overlap: bool) {
                 "gfx90a",
                 state.path().join("objects"),
             ),
-            thresholds: Default::default(),
+            max_occupancy_loss: None,
         },
         device: LaneDevice::DEFAULT,
         overlap,
@@ -418,7 +420,7 @@ fn settings(state: &Path) -> Settings {
                 "gfx90a",
                 state.join("objects"),
             ),
-            thresholds: Default::default(),
+            max_occupancy_loss: None,
         },
         apply: ApplyMode::DryRun,
         skip_same_code: false,

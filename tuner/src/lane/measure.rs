@@ -8,13 +8,18 @@
 //! a measured run. Every sample goes to the coordinator as it is
 //! taken; the coordinator decides from those same samples, so a decision is a pure function of
 //! what the ledger holds. One sample at a time: nothing else of this lane is measured meanwhile.
+//!
+//! Before a variant is measured, its machine-code digest (from the gates) is looked up among
+//! the variants already decided against the same baseline (the task's `known`, then this
+//! lane's own): a match is not measured but reported as [`ItemResult::SameCodeAs`].
 
 use super::prepare::{BaseRef, Prepared, Ready};
-use super::{Emit, Event, ItemResult, Lane};
+use super::{span, Emit, Event, ItemResult, Lane, Phase};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
 use crate::report::Status;
 use crate::stats::{self, Pair, Verdict};
+use std::time::Instant;
 
 /// The comparison id of an accept's replication pairs.
 pub fn replication_id(key: &str) -> String {
@@ -37,24 +42,27 @@ impl<B: Backend> Lane<'_, B> {
                 comparison,
                 kernels,
             } => {
+                let t0 = Instant::now();
                 let r = (|| {
                     // A warm-up run, recorded but not counted (the first run after a build).
-                    let v = self.sample_base(&base)?;
+                    let (v, secs) = self.sample_base(&base)?;
                     emit(Event::Sample {
                         comparison: comparison.clone(),
                         attempt: 0,
                         round: 0,
                         role: "baseline-warm-up".into(),
                         value: v,
+                        seconds: secs,
                     });
                     for k in 0..samples {
-                        let v = self.sample_base(&base)?;
+                        let (v, secs) = self.sample_base(&base)?;
                         emit(Event::Sample {
                             comparison: comparison.clone(),
                             attempt: 0,
                             round: k / 2,
                             role: "baseline".into(),
                             value: v,
+                            seconds: secs,
                         });
                     }
                     let kernels = if kernels {
@@ -62,13 +70,14 @@ impl<B: Backend> Lane<'_, B> {
                     } else {
                         None
                     };
+                    emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
                     emit(Event::Baseline { id, kernels });
                     Ok(())
                 })();
                 self.release(base.entry);
                 r
             }
-            Prepared::Compare { base, ready } => {
+            Prepared::Compare { base, ready, known } => {
                 let mut result = Ok(());
                 let mut entries = Vec::new();
                 for r in ready {
@@ -76,28 +85,40 @@ impl<B: Backend> Lane<'_, B> {
                     if result.is_err() {
                         continue;
                     }
-                    match self.compare(&base, &r, emit) {
-                        Ok(Ok(())) => emit(Event::Item {
-                            key: r.item.key.clone(),
-                            attempt: r.item.attempt,
-                            result: ItemResult::Measured { skipped: r.skipped },
-                        }),
+                    let item = |result: ItemResult| Event::Item {
+                        key: r.item.key.clone(),
+                        attempt: r.item.attempt,
+                        result,
+                        occupancy: r.occupancy.clone(),
+                        code: r.code.clone(),
+                    };
+                    if let Some(other) = self.same_code_as(&base.state, &r, &known) {
+                        emit(item(ItemResult::SameCodeAs { key: other }));
+                        continue;
+                    }
+                    let t0 = Instant::now();
+                    let measured = self.compare(&base, &r, emit);
+                    emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
+                    match measured {
+                        Ok(Ok(())) => emit(item(ItemResult::Measured {
+                            skipped: r.skipped.clone(),
+                        })),
                         Ok(Err(f)) => {
                             if let Some(e) = self.not_the_variants(f.message()) {
                                 result = Err(e);
                                 continue;
                             }
-                            emit(Event::Item {
-                                key: r.item.key.clone(),
-                                attempt: r.item.attempt,
-                                result: ItemResult::Failed {
-                                    status: Status::CheckFailed,
-                                    reason: format!("during measurement: {}", f.message()),
-                                },
-                            })
+                            emit(item(ItemResult::Failed {
+                                status: Status::CheckFailed,
+                                reason: format!("during measurement: {}", f.message()),
+                            }))
                         }
-                        Err(e) => result = Err(e),
+                        Err(e) => {
+                            result = Err(e);
+                            continue;
+                        }
                     }
+                    self.measured_code(&base.state, &r);
                 }
                 for e in entries {
                     self.release(e);
@@ -108,15 +129,46 @@ impl<B: Backend> Lane<'_, B> {
         }
     }
 
-    /// One sample of the baseline: a failure stops the tune.
-    fn sample_base(&self, base: &BaseRef<B::Prepared>) -> Result<f64, Error> {
+    /// The key of a variant already decided against `base_state` whose machine code `r` has
+    /// (the coordinator's `known` first, then this lane's own), where `r` may skip its run.
+    fn same_code_as(
+        &self,
+        base_state: &str,
+        r: &Ready<B::Prepared>,
+        known: &[(String, String)],
+    ) -> Option<String> {
+        let code = r.code.as_ref().filter(|_| r.item.same_code)?;
+        if let Some((_, key)) = known.iter().find(|(c, k)| c == code && *k != r.item.key) {
+            return Some(key.clone());
+        }
+        let codes = self.codes.lock().unwrap_or_else(|p| p.into_inner());
+        codes
+            .get(&(base_state.to_string(), code.clone()))
+            .filter(|k| **k != r.item.key)
+            .cloned()
+    }
+
+    /// Remember that the variant `r` was decided against `base_state` (its digest, if any).
+    fn measured_code(&self, base_state: &str, r: &Ready<B::Prepared>) {
+        if let Some(code) = &r.code {
+            self.codes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry((base_state.to_string(), code.clone()))
+                .or_insert_with(|| r.item.key.clone());
+        }
+    }
+
+    /// One sample of the baseline and the seconds it took: a failure stops the tune.
+    fn sample_base(&self, base: &BaseRef<B::Prepared>) -> Result<(f64, f64), Error> {
         self.check_stop()?;
         let slot = crate::backend::Slot {
             index: base.entry,
             ..self.backend_slot(&base.root)
         };
+        let t0 = Instant::now();
         match self.backend.sample(&slot, &base.prepared)? {
-            Ok(v) => Ok(v),
+            Ok(v) => Ok((v, t0.elapsed().as_secs_f64())),
             Err(f) => Err(Error::Baseline(format!(
                 "it failed while being measured: {}",
                 f.message()
@@ -174,17 +226,22 @@ impl<B: Backend> Lane<'_, B> {
             index: var.entry,
             ..self.backend_slot(&var.root)
         };
-        let variant = || -> Result<Result<f64, Failure>, Error> {
+        let variant = || -> Result<Result<(f64, f64), Failure>, Error> {
             self.check_stop()?;
-            self.backend.sample(&vslot, &var.prepared)
+            let t0 = Instant::now();
+            Ok(self
+                .backend
+                .sample(&vslot, &var.prepared)?
+                .map(|v| (v, t0.elapsed().as_secs_f64())))
         };
-        let send = |round: usize, role: &str, value: f64| {
+        let send = |round: usize, role: &str, (value, seconds): (f64, f64)| {
             emit(Event::Sample {
                 comparison: comparison.to_string(),
                 attempt: var.item.attempt,
                 round,
                 role: role.into(),
                 value,
+                seconds,
             })
         };
         if warm_up {
@@ -221,8 +278,8 @@ impl<B: Backend> Lane<'_, B> {
                 send(round, role, value);
             }
             pairs.push(Pair {
-                baseline: b,
-                variant: v,
+                baseline: b.0,
+                variant: v.0,
                 baseline_first,
             });
             if done(&pairs) {

@@ -2,19 +2,22 @@
 //! tree and, once built, that state's prepared build, kept for reuse: the winner of a loop is
 //! the next loop's baseline without a rebuild), the baseline's build, the code-object gates
 //! and the same-code check against the baseline's compile, and the variants' builds, one
-//! thread per working copy.
+//! thread per working copy. The variants ready to measure go in order of predicted risk: the
+//! lowest occupancy loss first (stable: otherwise in the order of `--mode` and `--factors`).
+//! Also the gate compiles ahead of the next loop ([`Lane::compile_ahead`]).
 
-use super::{Emit, Event, Item, ItemResult, Lane, StateSpec, Task};
+use super::{Ahead, Emit, Event, Item, ItemResult, Lane, Phase, StateSpec, Task};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
 use crate::gates::{self, Gates};
-use crate::report::Status;
+use crate::report::{Occupancy, Status};
 use crate::workcopy::Slot;
 use codeobj::compile::Compiled;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The baseline's compiles for the gates, per (state, file).
 pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Compiled, String>>>;
@@ -133,6 +136,9 @@ pub(crate) struct Ready<P> {
     pub prepared: Arc<P>,
     /// Why the code-object gates were skipped.
     pub skipped: Option<String>,
+    /// The gates' occupancy prediction and machine-code digest.
+    pub occupancy: Option<Occupancy>,
+    pub code: Option<String>,
 }
 
 /// A task after its preparation.
@@ -147,6 +153,8 @@ pub(crate) enum Prepared<P> {
     Compare {
         base: BaseRef<P>,
         ready: Vec<Ready<P>>,
+        /// Machine-code digests already decided against `base` (from the coordinator).
+        known: Vec<(String, String)>,
     },
 }
 
@@ -188,12 +196,14 @@ impl<B: Backend> Lane<'_, B> {
                 comparison,
                 kernels,
             }),
-            Task::Compare { base, items, .. } => {
+            Task::Compare {
+                base, items, known, ..
+            } => {
                 let base = self.base(&base, emit)?;
                 match self.variants(&base, items, emit) {
                     Ok(ready) => {
                         fsio::testpoint::hit("tuner.search.prepared");
-                        Ok(Prepared::Compare { base, ready })
+                        Ok(Prepared::Compare { base, ready, known })
                     }
                     Err(e) => {
                         self.release(base.entry);
@@ -244,6 +254,7 @@ impl<B: Backend> Lane<'_, B> {
             Err(e) => Err(e),
         };
         let secs = t0.elapsed().as_secs_f64();
+        emit(super::span(Phase::Prepare, secs));
         let root = slot.root.clone();
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         match r {
@@ -315,15 +326,19 @@ impl<B: Backend> Lane<'_, B> {
         }
         let gates = Gates {
             compiler: self.cx.gates.compiler.in_dir(&base.root),
-            thresholds: self.cx.gates.thresholds,
+            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
         };
+        let t0 = Instant::now();
         let r = gates.baseline(&base.root.join(file));
         fsio::testpoint::hit("tuner.search.baseline-compiled");
         match &r {
-            Ok(c) if !c.cached => emit(Event::Counts {
-                compiles: 1,
-                builds: 0,
-            }),
+            Ok(c) if !c.cached => {
+                emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
+                emit(Event::Counts {
+                    compiles: 1,
+                    builds: 0,
+                })
+            }
             Ok(_) => {}
             Err(why) => emit(Event::Note(format!(
                 "code-object gates skipped for {}: {why}",
@@ -378,24 +393,22 @@ impl<B: Backend> Lane<'_, B> {
                     let (compiles, builds) = (&compiles, &builds);
                     let entry = *entry;
                     sc.spawn(move || -> Out<B::Prepared> {
-                        let t0 = std::time::Instant::now();
-                        let mut report = gates::Report {
-                            gates: vec![],
-                            compiled: false,
-                            same_code: false,
-                        };
+                        let t0 = Instant::now();
+                        let mut report = gates::Report::default();
                         if let Err(e) = slot.sync(self.cx.tree, &item.variant.overlay) {
                             return (Err(e), report, 0.0);
                         }
+                        emit(super::span(Phase::Prepare, t0.elapsed().as_secs_f64()));
                         if let (Some(file), Some(object)) = (&item.file, object) {
                             let g = Gates {
                                 compiler: self.cx.gates.compiler.in_dir(&slot.root),
-                                thresholds: self.cx.gates.thresholds,
+                                max_occupancy_loss: self.cx.gates.max_occupancy_loss,
                             };
                             report = g.check(object, &slot.root.join(file));
                             if report.compiled {
                                 compiles.fetch_add(1, Ordering::Relaxed);
                             }
+                            gate_spans(&report, emit);
                             if let Some((g, detail)) = report.failure() {
                                 let found = Found::Gated(g, detail.to_string());
                                 return (Ok(found), report, 0.0);
@@ -410,11 +423,13 @@ impl<B: Backend> Lane<'_, B> {
                             ..self.backend_slot(&slot.root)
                         };
                         let skipped = report.skipped().map(str::to_string);
+                        let t1 = Instant::now();
                         let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
                             Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
                             Ok(Err(f)) => Ok(Found::Failed(f)),
                             Err(e) => Err(e),
                         };
+                        emit(super::span(Phase::Prepare, t1.elapsed().as_secs_f64()));
                         (r, report, t0.elapsed().as_secs_f64())
                     })
                 })
@@ -447,6 +462,8 @@ impl<B: Backend> Lane<'_, B> {
                 key: item.key.clone(),
                 attempt: item.attempt,
                 result,
+                occupancy: report.occupancy.clone(),
+                code: report.code.clone(),
             };
             match found {
                 Err(e) => {
@@ -511,6 +528,8 @@ impl<B: Backend> Lane<'_, B> {
                         root,
                         prepared: p,
                         skipped,
+                        occupancy: report.occupancy.clone(),
+                        code: report.code.clone(),
                     });
                 }
             }
@@ -529,6 +548,83 @@ impl<B: Backend> Lane<'_, B> {
             }
             return Err(e);
         }
+        // Lower predicted risk first.
+        ready.sort_by_key(|r| r.occupancy.as_ref().map_or(0, Occupancy::loss));
         Ok(ready)
+    }
+
+    /// The gate compiles of `ahead` (the next loop's variants, made on `base`'s text): each
+    /// synced into a free working copy and compiled, with the baseline's compile of its file,
+    /// into the content-addressed cache; nothing is judged, built or reported but the compiles'
+    /// counts and spans. Stops at a halt; a failure is left for the variant's own gates.
+    pub(crate) fn compile_ahead(&self, base: &StateSpec, ahead: &[Ahead], emit: Emit<'_>) {
+        let mut files: Vec<&std::path::Path> = ahead.iter().map(|a| a.file.as_path()).collect();
+        files.sort();
+        files.dedup();
+        let jobs = self.cx.jobs.max(1);
+        // The baseline's compiles of the files first (once per state and file), then the
+        // variants', at most `jobs` at a time.
+        let mut work: Vec<(&StateSpec, &std::path::Path)> =
+            files.iter().map(|f| (base, *f)).collect();
+        work.extend(ahead.iter().map(|a| (&a.variant, a.file.as_path())));
+        for chunk in work.chunks(jobs) {
+            if self.check_stop().is_err() {
+                return;
+            }
+            let mut taken = Vec::new();
+            {
+                let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+                for _ in chunk {
+                    match pool.take_free() {
+                        Ok(x) => taken.push(x),
+                        Err(_) => break,
+                    }
+                }
+            }
+            let compiled = AtomicU32::new(0);
+            std::thread::scope(|sc| {
+                for ((_, slot), (state, file)) in taken.iter_mut().zip(chunk) {
+                    let compiled = &compiled;
+                    sc.spawn(move || {
+                        if slot.sync(self.cx.tree, &state.overlay).is_err() {
+                            return;
+                        }
+                        let c = self.cx.gates.compiler.in_dir(&slot.root);
+                        let t0 = Instant::now();
+                        if let Ok(o) = c.compile(&slot.root.join(file)) {
+                            if !o.cached {
+                                compiled.fetch_add(1, Ordering::Relaxed);
+                                emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
+                            }
+                        }
+                    });
+                }
+            });
+            let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            for (entry, slot) in taken {
+                pool.put_back(entry, slot, None);
+                pool.unpin(entry);
+            }
+            drop(pool);
+            emit(Event::Counts {
+                compiles: compiled.load(Ordering::Relaxed),
+                builds: 0,
+            });
+        }
+    }
+}
+
+/// The spans of a variant's gates: its compile, and the judging after it.
+fn gate_spans(r: &gates::Report, emit: Emit<'_>) {
+    let judged = (r.seconds - r.compile_seconds).max(0.0);
+    if r.compile_seconds > 0.0 {
+        emit(Event::Span {
+            phase: Phase::Compile,
+            seconds: r.compile_seconds,
+            ago: judged,
+        });
+    }
+    if judged > 0.0 {
+        emit(super::span(Phase::Gates, judged));
     }
 }
