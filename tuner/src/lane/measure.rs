@@ -9,9 +9,8 @@
 //! taken; the coordinator decides from those same samples, so a decision is a pure function of
 //! what the ledger holds. One sample at a time: nothing else of this lane is measured meanwhile.
 //!
-//! Before a variant is measured, its machine-code digest (from the gates) is looked up among
-//! the variants already decided against the same baseline (the task's `known`, then this
-//! lane's own): a match is not measured but reported as [`ItemResult::SameCodeAs`].
+//! A variant of the same machine code as one measured here (its twin, [`super::prepare`])
+//! ends with it, as [`ItemResult::SameCodeAs`], without a run.
 
 use super::prepare::{BaseRef, Prepared, Ready};
 use super::{span, Emit, Event, ItemResult, Lane, Phase};
@@ -77,7 +76,7 @@ impl<B: Backend> Lane<'_, B> {
                 self.release(base.entry);
                 r
             }
-            Prepared::Compare { base, ready, known } => {
+            Prepared::Compare { base, ready } => {
                 let mut result = Ok(());
                 let mut entries = Vec::new();
                 for r in ready {
@@ -92,10 +91,6 @@ impl<B: Backend> Lane<'_, B> {
                         occupancy: r.occupancy.clone(),
                         code: r.code.clone(),
                     };
-                    if let Some(other) = self.same_code_as(&base.state, &r, &known) {
-                        emit(item(ItemResult::SameCodeAs { key: other }));
-                        continue;
-                    }
                     let t0 = Instant::now();
                     let measured = self.compare(&base, &r, emit);
                     emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
@@ -118,7 +113,13 @@ impl<B: Backend> Lane<'_, B> {
                             continue;
                         }
                     }
-                    self.measured_code(&base.state, &r);
+                    // Decided: the same machine code takes this decision.
+                    self.decided_code(&base.state, r.code.as_ref(), &r.item.key);
+                    for t in &r.twins {
+                        emit(t.event(ItemResult::SameCodeAs {
+                            key: r.item.key.clone(),
+                        }));
+                    }
                 }
                 for e in entries {
                     self.release(e);
@@ -126,36 +127,6 @@ impl<B: Backend> Lane<'_, B> {
                 self.release(base.entry);
                 result
             }
-        }
-    }
-
-    /// The key of a variant already decided against `base_state` whose machine code `r` has
-    /// (the coordinator's `known` first, then this lane's own), where `r` may skip its run.
-    fn same_code_as(
-        &self,
-        base_state: &str,
-        r: &Ready<B::Prepared>,
-        known: &[(String, String)],
-    ) -> Option<String> {
-        let code = r.code.as_ref().filter(|_| r.item.same_code)?;
-        if let Some((_, key)) = known.iter().find(|(c, k)| c == code && *k != r.item.key) {
-            return Some(key.clone());
-        }
-        let codes = self.codes.lock().unwrap_or_else(|p| p.into_inner());
-        codes
-            .get(&(base_state.to_string(), code.clone()))
-            .filter(|k| **k != r.item.key)
-            .cloned()
-    }
-
-    /// Remember that the variant `r` was decided against `base_state` (its digest, if any).
-    fn measured_code(&self, base_state: &str, r: &Ready<B::Prepared>) {
-        if let Some(code) = &r.code {
-            self.codes
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry((base_state.to_string(), code.clone()))
-                .or_insert_with(|| r.item.key.clone());
         }
     }
 

@@ -139,6 +139,10 @@ pub(crate) struct Ready<P> {
     /// The gates' occupancy prediction and machine-code digest.
     pub occupancy: Option<Occupancy>,
     pub code: Option<String>,
+    /// Items of the same machine code, not built: they take this one's decision.
+    pub twins: Vec<Twin>,
+    /// Its place in the task's batch.
+    pub index: usize,
 }
 
 /// A task after its preparation.
@@ -153,17 +157,47 @@ pub(crate) enum Prepared<P> {
     Compare {
         base: BaseRef<P>,
         ready: Vec<Ready<P>>,
-        /// Machine-code digests already decided against `base` (from the coordinator).
-        known: Vec<(String, String)>,
     },
 }
 
-/// What one preparing thread found.
+/// What one build found.
 enum Found<P> {
     Ready(P, Option<String>),
     Failed(Failure),
+}
+
+/// What an item needs once every gate of its batch has run.
+enum Plan {
+    /// Its sync or gates failed with an error (the task fails).
+    Dropped,
     Gated(&'static str, String),
+    /// The baseline's machine code.
     SameCode,
+    /// The machine code of the variant decided under this key.
+    Decided(String),
+    /// The machine code of the batch's item at this index, built and measured for both.
+    Twin(usize),
+    Build,
+}
+
+/// An item that ends with another (the same machine code): reported when that one is.
+pub(crate) struct Twin {
+    pub item: Item,
+    pub occupancy: Option<Occupancy>,
+    pub code: Option<String>,
+}
+
+impl Twin {
+    /// Its `Item` event.
+    pub(crate) fn event(&self, result: ItemResult) -> Event {
+        Event::Item {
+            key: self.item.key.clone(),
+            attempt: self.item.attempt,
+            result,
+            occupancy: self.occupancy.clone(),
+            code: self.code.clone(),
+        }
+    }
 }
 
 fn failure_outcome(f: &Failure) -> (Status, &'static str) {
@@ -200,10 +234,10 @@ impl<B: Backend> Lane<'_, B> {
                 base, items, known, ..
             } => {
                 let base = self.base(&base, emit)?;
-                match self.variants(&base, items, emit) {
+                match self.variants(&base, items, &known, emit) {
                     Ok(ready) => {
                         fsio::testpoint::hit("tuner.search.prepared");
-                        Ok(Prepared::Compare { base, ready, known })
+                        Ok(Prepared::Compare { base, ready })
                     }
                     Err(e) => {
                         self.release(base.entry);
@@ -353,11 +387,17 @@ impl<B: Backend> Lane<'_, B> {
         r
     }
 
-    /// Gate and build every item against `base`, one working copy and one thread each.
+    /// Gate and build every item against `base`, one working copy and one thread each: first
+    /// every item's gates (in parallel), then, with every digest known, the builds of the items
+    /// that need one (in parallel). An item whose machine code is a variant's already decided
+    /// against `base` (`known`, or this lane's) ends at once as [`ItemResult::SameCodeAs`]; one
+    /// whose code is an earlier item's of this batch is not built but rides with that item
+    /// ([`Ready::twins`]), and ends when it does.
     fn variants(
         &self,
         base: &BaseRef<B::Prepared>,
         items: Vec<Item>,
+        known: &[(String, String)],
         emit: Emit<'_>,
     ) -> Result<Vec<Ready<B::Prepared>>, Error> {
         self.check_stop()?;
@@ -382,55 +422,31 @@ impl<B: Backend> Lane<'_, B> {
             }
         }
         let compiles = AtomicU32::new(0);
-        let builds = AtomicU32::new(0);
-        type Out<P> = (Result<Found<P>, Error>, gates::Report, f64);
-        let results: Vec<Out<B::Prepared>> = std::thread::scope(|sc| {
+        // 1. Sync and gates.
+        let gated: Vec<Result<gates::Report, Error>> = std::thread::scope(|sc| {
             let handles: Vec<_> = taken
                 .iter_mut()
                 .zip(&items)
                 .zip(&objects)
-                .map(|(((entry, slot), item), object)| {
-                    let (compiles, builds) = (&compiles, &builds);
-                    let entry = *entry;
-                    sc.spawn(move || -> Out<B::Prepared> {
+                .map(|(((_, slot), item), object)| {
+                    let compiles = &compiles;
+                    sc.spawn(move || -> Result<gates::Report, Error> {
                         let t0 = Instant::now();
-                        let mut report = gates::Report::default();
-                        if let Err(e) = slot.sync(self.cx.tree, &item.variant.overlay) {
-                            return (Err(e), report, 0.0);
-                        }
+                        slot.sync(self.cx.tree, &item.variant.overlay)?;
                         emit(super::span(Phase::Prepare, t0.elapsed().as_secs_f64()));
-                        if let (Some(file), Some(object)) = (&item.file, object) {
-                            let g = Gates {
-                                compiler: self.cx.gates.compiler.in_dir(&slot.root),
-                                max_occupancy_loss: self.cx.gates.max_occupancy_loss,
-                            };
-                            report = g.check(object, &slot.root.join(file));
-                            if report.compiled {
-                                compiles.fetch_add(1, Ordering::Relaxed);
-                            }
-                            gate_spans(&report, emit);
-                            if let Some((g, detail)) = report.failure() {
-                                let found = Found::Gated(g, detail.to_string());
-                                return (Ok(found), report, 0.0);
-                            }
-                            if item.same_code && report.same_code {
-                                return (Ok(Found::SameCode), report, 0.0);
-                            }
+                        let (Some(file), Some(object)) = (&item.file, object) else {
+                            return Ok(gates::Report::default());
+                        };
+                        let g = Gates {
+                            compiler: self.cx.gates.compiler.in_dir(&slot.root),
+                            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
+                        };
+                        let report = g.check(object, &slot.root.join(file));
+                        if report.compiled {
+                            compiles.fetch_add(1, Ordering::Relaxed);
                         }
-                        builds.fetch_add(1, Ordering::Relaxed);
-                        let bs = crate::backend::Slot {
-                            index: entry,
-                            ..self.backend_slot(&slot.root)
-                        };
-                        let skipped = report.skipped().map(str::to_string);
-                        let t1 = Instant::now();
-                        let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
-                            Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
-                            Ok(Err(f)) => Ok(Found::Failed(f)),
-                            Err(e) => Err(e),
-                        };
-                        emit(super::span(Phase::Prepare, t1.elapsed().as_secs_f64()));
-                        (r, report, t0.elapsed().as_secs_f64())
+                        gate_spans(&report, emit);
+                        Ok(report)
                     })
                 })
                 .collect();
@@ -439,17 +455,117 @@ impl<B: Backend> Lane<'_, B> {
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         });
+        // 2. What each item needs, with every digest known.
+        let mut plan: Vec<Plan> = Vec::with_capacity(items.len());
+        let mut reports: Vec<gates::Report> = Vec::with_capacity(items.len());
+        let mut first_err: Option<Error> = None;
+        for (i, (item, g)) in items.iter().zip(gated).enumerate() {
+            let report = match g {
+                Ok(r) => r,
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    plan.push(Plan::Dropped);
+                    reports.push(gates::Report::default());
+                    continue;
+                }
+            };
+            let p = if let Some((g, detail)) = report.failure() {
+                Plan::Gated(g, detail.to_string())
+            } else if item.same_code && report.same_code {
+                Plan::SameCode
+            } else if let Some(code) = report.code.as_ref().filter(|_| item.same_code) {
+                let lane_known = self
+                    .codes
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&(base.state.clone(), code.clone()))
+                    .cloned();
+                let earlier = (0..i).find(|&j| {
+                    matches!(plan[j], Plan::Build)
+                        && items[j].same_code
+                        && reports[j].code.as_ref() == Some(code)
+                });
+                match (
+                    known
+                        .iter()
+                        .find(|(c, _)| c == code)
+                        .map(|(_, k)| k.clone()),
+                    lane_known,
+                    earlier,
+                ) {
+                    (Some(k), _, _) | (None, Some(k), _) => Plan::Decided(k),
+                    (None, None, Some(j)) => Plan::Twin(j),
+                    (None, None, None) => Plan::Build,
+                }
+            } else {
+                Plan::Build
+            };
+            plan.push(p);
+            reports.push(report);
+        }
+        // 3. The builds.
+        let builds = AtomicU32::new(0);
+        type Built<P> = Option<(Result<Found<P>, Error>, f64)>;
+        let built: Vec<Built<B::Prepared>> = if first_err.is_some() {
+            items.iter().map(|_| None).collect()
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = taken
+                    .iter()
+                    .zip(&plan)
+                    .zip(&reports)
+                    .map(|(((entry, slot), plan), report)| {
+                        let builds = &builds;
+                        let entry = *entry;
+                        sc.spawn(move || -> Built<B::Prepared> {
+                            if !matches!(plan, Plan::Build) {
+                                return None;
+                            }
+                            builds.fetch_add(1, Ordering::Relaxed);
+                            let bs = crate::backend::Slot {
+                                index: entry,
+                                ..self.backend_slot(&slot.root)
+                            };
+                            let skipped = report.skipped().map(str::to_string);
+                            let t0 = Instant::now();
+                            let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
+                                Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
+                                Ok(Err(f)) => Ok(Found::Failed(f)),
+                                Err(e) => Err(e),
+                            };
+                            let secs = t0.elapsed().as_secs_f64();
+                            emit(super::span(Phase::Prepare, secs));
+                            Some((r, secs))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
         emit(Event::Counts {
             compiles: compiles.load(Ordering::Relaxed),
             builds: builds.load(Ordering::Relaxed),
         });
-        let mut ready = Vec::new();
-        let mut first_err: Option<Error> = None;
+        // 4. Report and keep what is ready.
+        let mut ready: Vec<Ready<B::Prepared>> = Vec::new();
+        // Items that ended here, by index: how their twins end with them.
+        let mut ended: Vec<Option<ItemResult>> = vec![None; items.len()];
+        let mut twins_of: Vec<Vec<Twin>> = (0..items.len()).map(|_| Vec::new()).collect();
         type Back<P> = (usize, Slot, Option<(String, Arc<P>)>);
         let mut pool_back: Vec<Back<B::Prepared>> = Vec::new();
-        for (((entry, slot), item), (found, report, secs)) in
-            taken.into_iter().zip(items).zip(results)
-        {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        // Twins after their owners (an owner always comes first in the batch).
+        order.sort_by_key(|&i| matches!(plan[i], Plan::Twin(_)));
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let mut taken: Vec<Option<(usize, Slot)>> = taken.into_iter().map(Some).collect();
+        let mut built: Vec<Built<B::Prepared>> = built;
+        for i in order {
+            let item = items[i].take().expect("each item once");
+            let (entry, slot) = taken[i].take().expect("each slot once");
+            let report = &reports[i];
             for (g, o) in &report.gates {
                 emit(Event::Gate {
                     key: item.key.clone(),
@@ -458,25 +574,21 @@ impl<B: Backend> Lane<'_, B> {
                     detail: o.detail().map(str::to_string),
                 });
             }
-            let done = |result: ItemResult| Event::Item {
-                key: item.key.clone(),
-                attempt: item.attempt,
-                result,
+            let twin = Twin {
+                item: item.clone(),
                 occupancy: report.occupancy.clone(),
                 code: report.code.clone(),
             };
-            match found {
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                    pool_back.push((entry, slot, None));
-                }
-                Ok(Found::Gated(g, detail)) => {
-                    if let Some(e) = self.not_the_variants(&detail) {
+            let done = |result: ItemResult| twin.event(result);
+            match &plan[i] {
+                Plan::Dropped => pool_back.push((entry, slot, None)),
+                Plan::Gated(g, detail) => {
+                    if let Some(e) = self.not_the_variants(detail) {
                         first_err.get_or_insert(e);
                         pool_back.push((entry, slot, None));
                         continue;
                     }
-                    let status = if g == gates::COMPILE {
+                    let status = if *g == gates::COMPILE {
                         Status::BuildFailed
                     } else {
                         Status::Gated
@@ -487,53 +599,100 @@ impl<B: Backend> Lane<'_, B> {
                     }));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::SameCode) => {
+                Plan::SameCode => {
                     emit(done(ItemResult::SameCode));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::Failed(f)) => {
-                    if let Some(e) = self.not_the_variants(f.message()) {
-                        first_err.get_or_insert(e);
-                        pool_back.push((entry, slot, None));
-                        continue;
-                    }
-                    let (status, outcome) = failure_outcome(&f);
-                    emit(Event::Build {
-                        state: item.variant.hash.clone(),
-                        slot: entry,
-                        outcome: outcome.into(),
-                        detail: Some(f.message().to_string()),
-                        seconds: secs,
-                    });
-                    emit(done(ItemResult::Failed {
-                        status,
-                        reason: f.message().to_string(),
-                    }));
+                Plan::Decided(key) => {
+                    emit(done(ItemResult::SameCodeAs { key: key.clone() }));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::Ready(p, skipped)) => {
-                    emit(Event::Build {
-                        state: item.variant.hash.clone(),
-                        slot: entry,
-                        outcome: "ok".into(),
-                        detail: None,
-                        seconds: secs,
-                    });
-                    let p = Arc::new(p);
-                    let root = slot.root.clone();
-                    pool_back.push((entry, slot, Some((item.variant.hash.clone(), p.clone()))));
-                    ready.push(Ready {
-                        item,
-                        entry,
-                        root,
-                        prepared: p,
-                        skipped,
-                        occupancy: report.occupancy.clone(),
-                        code: report.code.clone(),
-                    });
+                Plan::Twin(j) => {
+                    match &ended[*j] {
+                        // Its owner ended here: so does it.
+                        Some(result) => emit(done(result.clone())),
+                        None => twins_of[*j].push(twin),
+                    }
+                    pool_back.push((entry, slot, None));
+                }
+                Plan::Build => {
+                    let Some((found, secs)) = built[i].take() else {
+                        pool_back.push((entry, slot, None));
+                        continue;
+                    };
+                    match found {
+                        Err(e) => {
+                            first_err.get_or_insert(e);
+                            pool_back.push((entry, slot, None));
+                        }
+                        Ok(Found::Failed(f)) => {
+                            if let Some(e) = self.not_the_variants(f.message()) {
+                                first_err.get_or_insert(e);
+                                pool_back.push((entry, slot, None));
+                                continue;
+                            }
+                            let (status, outcome) = failure_outcome(&f);
+                            emit(Event::Build {
+                                state: item.variant.hash.clone(),
+                                slot: entry,
+                                outcome: outcome.into(),
+                                detail: Some(f.message().to_string()),
+                                seconds: secs,
+                            });
+                            emit(done(ItemResult::Failed {
+                                status,
+                                reason: f.message().to_string(),
+                            }));
+                            ended[i] = Some(if status == Status::NotCached {
+                                // This machine's lack, not a decision: the same for its twins.
+                                ItemResult::Failed {
+                                    status,
+                                    reason: f.message().to_string(),
+                                }
+                            } else {
+                                self.decided_code(&base.state, report.code.as_ref(), &item.key);
+                                ItemResult::SameCodeAs {
+                                    key: item.key.clone(),
+                                }
+                            });
+                            pool_back.push((entry, slot, None));
+                        }
+                        Ok(Found::Ready(p, skipped)) => {
+                            emit(Event::Build {
+                                state: item.variant.hash.clone(),
+                                slot: entry,
+                                outcome: "ok".into(),
+                                detail: None,
+                                seconds: secs,
+                            });
+                            let p = Arc::new(p);
+                            let root = slot.root.clone();
+                            pool_back.push((
+                                entry,
+                                slot,
+                                Some((item.variant.hash.clone(), p.clone())),
+                            ));
+                            ready.push(Ready {
+                                item,
+                                entry,
+                                root,
+                                prepared: p,
+                                skipped,
+                                occupancy: report.occupancy.clone(),
+                                code: report.code.clone(),
+                                twins: Vec::new(),
+                                index: i,
+                            });
+                        }
+                    }
                 }
             }
         }
+        for r in ready.iter_mut() {
+            r.twins = std::mem::take(&mut twins_of[r.index]);
+        }
+        // Twins whose owner is neither ready nor ended here failed with it (an error ends the
+        // task: its comparisons are not decided).
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         for (entry, slot, prepared) in pool_back {
             let keep = prepared.is_some();
@@ -551,6 +710,18 @@ impl<B: Backend> Lane<'_, B> {
         // Lower predicted risk first.
         ready.sort_by_key(|r| r.occupancy.as_ref().map_or(0, Occupancy::loss));
         Ok(ready)
+    }
+
+    /// Remember that the variant `key`, of machine code `code`, was decided against
+    /// `base_state` on this lane.
+    pub(crate) fn decided_code(&self, base_state: &str, code: Option<&String>, key: &str) {
+        if let Some(code) = code {
+            self.codes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry((base_state.to_string(), code.clone()))
+                .or_insert_with(|| key.to_string());
+        }
     }
 
     /// The gate compiles of `ahead` (the next loop's variants, made on `base`'s text): each
