@@ -892,6 +892,116 @@ mod tests {
     }
 
     #[test]
+    fn a_decisions_pairs_are_those_of_its_session_and_last_attempt() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r1 = l.begin("tree", "set", "{}", false).unwrap();
+        let key = decision_key("set", "a", "b");
+        // Session 1 measured two rounds and was interrupted (no decision).
+        for round in 0..2 {
+            l.record_lane_sample(
+                r1.session_id,
+                &key,
+                0,
+                Some(0),
+                round,
+                "baseline",
+                9.0,
+                "ms",
+            )
+            .unwrap();
+            l.record_lane_sample(r1.session_id, &key, 0, Some(0), round, "variant", 9.0, "ms")
+                .unwrap();
+        }
+        // Session 2: attempt 0 lost with its lane after one round, attempt 1 decided.
+        let r2 = l.begin("tree", "set", "{}", true).unwrap();
+        let s = r2.session_id;
+        l.record_lane_sample(s, &key, 0, Some(0), 0, "baseline", 8.0, "ms")
+            .unwrap();
+        for round in 0..3 {
+            let v = 5.0 + round as f64;
+            l.record_lane_sample(s, &key, 1, Some(1), round, "baseline-warm-up", 1.0, "ms")
+                .unwrap();
+            l.record_lane_sample(s, &key, 1, Some(1), round, "baseline", 10.0, "ms")
+                .unwrap();
+            l.record_lane_sample(s, &key, 1, Some(1), round, "variant", v, "ms")
+                .unwrap();
+        }
+        let rep = crate::lane::measure::replication_id(&key);
+        l.record_lane_sample(s, &rep, 1, Some(1), 0, "variant", 6.0, "ms")
+            .unwrap();
+        l.record_lane_sample(s, &rep, 1, Some(1), 0, "baseline", 10.0, "ms")
+            .unwrap();
+        assert_eq!(l.decision_pairs(&key).unwrap(), (vec![], vec![]));
+        let dec = Decision {
+            key: key.clone(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "accepted".into(),
+            speedup: Some(1.6),
+            ci: None,
+            p_value: None,
+            runs: Some(3),
+            reason: None,
+            figure: None,
+            device: None,
+            occupancy: None,
+            same_as: None,
+        };
+        l.record_decision(s, &dec).unwrap();
+        let (pairs, again) = l.decision_pairs(&key).unwrap();
+        let got: Vec<(f64, f64)> = pairs.iter().map(|p| (p.baseline, p.variant)).collect();
+        assert_eq!(got, [(10.0, 5.0), (10.0, 6.0), (10.0, 7.0)]);
+        assert_eq!(
+            pairs.iter().map(|p| p.baseline_first).collect::<Vec<_>>(),
+            (0..3)
+                .map(|r| crate::stats::baseline_first(&key, r))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(again.len(), 1);
+        assert_eq!((again[0].baseline, again[0].variant), (10.0, 6.0));
+    }
+
+    #[test]
+    fn a_schema_2_ledger_is_migrated_and_keeps_its_decisions() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        let dec = Decision {
+            key: "k".into(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "rejected".into(),
+            speedup: Some(1.0),
+            ci: Some((0.9, 1.1)),
+            p_value: Some(0.5),
+            runs: Some(30),
+            reason: Some("not-faster".into()),
+            figure: None,
+            device: None,
+            occupancy: None,
+            same_as: None,
+        };
+        l.record_decision(r.session_id, &dec).unwrap();
+        // Back to schema 2: without the two columns.
+        l.conn
+            .execute_batch(
+                "ALTER TABLE decisions DROP COLUMN occupancy; ALTER TABLE decisions DROP COLUMN same_as; PRAGMA user_version = 2;",
+            )
+            .unwrap();
+        drop(l);
+        let l = Ledger::open(d.path()).unwrap();
+        let v: i64 = l
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        assert_eq!(l.decision("k").unwrap(), Some(dec));
+    }
+
+    #[test]
     fn a_corrupt_or_foreign_file_is_refused_and_left_alone() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join(FILE_NAME);

@@ -812,6 +812,75 @@ mod tests {
         assert_eq!(a, b);
     }
 
+    /// Pairs of a variant `speedup` times faster than the baseline, with seeded 3% log-normal
+    /// noise on both sides.
+    fn noisy(speedup: f64, n: usize, seed: u64) -> Vec<Pair> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut z = || -> f64 {
+            // Box-Muller.
+            let (u, v): (f64, f64) = (rng.random_range(1e-12..1.0), rng.random_range(0.0..1.0));
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+        };
+        (0..n)
+            .map(|i| Pair {
+                baseline: 10.0 * (0.03 * z()).exp(),
+                variant: 10.0 / speedup * (0.03 * z()).exp(),
+                baseline_first: i % 2 == 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn versus_tells_a_real_difference_from_noise() {
+        let a = noisy(1.25, 20, 1);
+        let b = noisy(1.25, 20, 2);
+        let c = noisy(1.05, 20, 3);
+        let v = versus(&a, &b, 0.99);
+        assert!(!v.faster() && v.ci.0 < 1.0 && v.ci.1 > 1.0, "{v:?}");
+        let v = versus(&a, &c, 0.99);
+        assert!(v.faster() && (v.ratio - 1.25 / 1.05).abs() < 0.05, "{v:?}");
+        assert!(!versus(&c, &a, 0.99).faster());
+        // A pure function of the pairs.
+        assert_eq!(versus(&a, &c, 0.99), versus(&a, &c, 0.99));
+        // No pairs on a side: never significant.
+        assert!(!versus(&a, &[], 0.99).faster());
+    }
+
+    #[test]
+    fn choose_keeps_the_least_invasive_that_nothing_beats() {
+        let pragma = noisy(1.20, 20, 11);
+        let manual = noisy(1.21, 20, 12);
+        let big = noisy(1.50, 20, 13);
+        let c = |source, pairs| Contender { source, pairs };
+        // Within noise: the first (least invasive) is kept, the other is a tie.
+        let ch = choose(&[c("p", &pragma), c("m", &manual)], 0.99).unwrap();
+        assert_eq!(ch.kept, 0);
+        assert!(ch.versus[0].is_none() && !ch.versus[1].unwrap().faster());
+        // A significantly faster one wins; the slower one is superseded.
+        let ch = choose(&[c("p", &pragma), c("b", &big), c("m", &manual)], 0.99).unwrap();
+        assert_eq!(ch.kept, 1);
+        assert!(ch.versus[0].unwrap().faster() && ch.versus[2].unwrap().faster());
+        // The same program twice (one source): a tie, exactly 1.
+        let ch = choose(&[c("p", &pragma), c("p", &pragma)], 0.99).unwrap();
+        assert_eq!(ch.kept, 0);
+        assert_eq!(ch.versus[1].unwrap().ci, (1.0, 1.0));
+        assert!(choose(&[], 0.99).is_none());
+        // Whatever order they finished in: sorted by invasiveness, the same choice.
+        let named = [(1, "m", &manual), (0, "p", &pragma), (2, "b", &big)];
+        let mut orders = vec![named.to_vec()];
+        orders.push(vec![named[2], named[0], named[1]]);
+        orders.push(vec![named[1], named[2], named[0]]);
+        let kept: Vec<&str> = orders
+            .into_iter()
+            .map(|mut o| {
+                o.sort_by_key(|x| x.0);
+                let cs: Vec<Contender<'_>> = o.iter().map(|x| c(x.1, x.2)).collect();
+                o[choose(&cs, 0.99).unwrap().kept].1
+            })
+            .collect();
+        assert_eq!(kept, ["b", "b", "b"]);
+    }
+
     #[test]
     fn aa_check_reports_spread_and_refuses_noise_and_disagreement() {
         let plan = Plan::default();
