@@ -373,7 +373,8 @@ impl<B: Backend> Lane<'_, B> {
                     builds: 0,
                 })
             }
-            Ok(_) => {}
+            // A cache lookup (the compiler's identity, the sources' digests) is the gates'.
+            Ok(_) => emit(super::span(Phase::Gates, t0.elapsed().as_secs_f64())),
             Err(why) => emit(Event::Note(format!(
                 "code-object gates skipped for {}: {why}",
                 file.display()
