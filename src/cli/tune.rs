@@ -234,7 +234,7 @@ impl Progress for Bars {
 
     fn decided(&self, c: &tuner::report::Candidate) {
         let variant = match (&c.mode, c.factor) {
-            (Some(m), Some(f)) => format!(" {m} x{f}"),
+            (Some(m), Some(f)) => format!(" {m} {}", tuner::report::factor_text(f)),
             _ => String::new(),
         };
         let speed = c.speedup.map(|s| format!(" {s:.3}x")).unwrap_or_default();

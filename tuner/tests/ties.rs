@@ -113,8 +113,11 @@ fn find<'r>(r: &'r Report, mode: &str, factor: u32) -> &'r Candidate {
         .unwrap_or_else(|| panic!("{mode} x{factor}: {:#?}", r.candidates))
 }
 
-/// What the report says of every variant: status, reason, kept-over figures.
-fn shown(r: &Report) -> Vec<(String, Status, Option<String>, Option<[f64; 2]>)> {
+/// What the report says of a variant: which, status, reason, the kept one's interval over it.
+type Shown = (String, Status, Option<String>, Option<[f64; 2]>);
+
+/// What the report says of every variant.
+fn shown(r: &Report) -> Vec<Shown> {
     r.candidates
         .iter()
         .map(|c| {
@@ -251,7 +254,7 @@ fn variants_of_one_machine_code_are_built_and_measured_once() {
         assert_eq!(c.versus.as_ref().unwrap().ci, [1.0, 1.0]);
         assert_eq!(c.speedup, x64.speedup);
     }
-    assert_eq!(find(r, "pragma", FULL).full, true);
+    assert!(find(r, "pragma", FULL).full);
     // Built: the baseline, pragma x64, and the final state for the confirmation (pragma x64
     // again); never x128 or full (each build is one `prepare`).
     assert_eq!(b.prepared.load(Ordering::SeqCst), 3);
