@@ -28,7 +28,7 @@
 //! code-object gates are `skipped` with the compiler's first error line: recorded, reported,
 //! never passed silently.
 
-use crate::report::{Occupancy, OccupancyUnit, Registers};
+use crate::occupancy::{Occupancy, OccupancyUnit, Registers};
 use codeobj::compile::{Compiled, Compiler, Output};
 use codeobj::judge::Thresholds;
 use serde::Serialize;

@@ -8,6 +8,7 @@ pub mod apply;
 pub mod devices;
 pub mod error;
 pub mod limits;
+pub mod occupancy;
 pub mod orphans;
 pub mod shell;
 pub mod sim;
