@@ -765,6 +765,28 @@ mod tests {
         ));
     }
 
+    /// The occupancy policy is part of every decision's key: a tune that measures occupancy
+    /// losses (unset) never reuses a decision gated under a veto (set, also to 0, as every
+    /// tune before this policy was), nor the reverse.
+    #[test]
+    fn the_occupancy_policy_keys_the_decisions() {
+        let t = tempfile::tempdir().unwrap();
+        let fingerprint = |loss: Option<u32>| {
+            let mut req = request(t.path());
+            req.config.vgpr_pressure.max_occupancy_loss = loss;
+            let tune = resolve(req, t.path()).unwrap();
+            assert_eq!(tune.settings.gates.max_occupancy_loss, loss);
+            let v: serde_json::Value = serde_json::from_str(&tune.settings.fingerprint).unwrap();
+            (tune.settings.fingerprint, v["max_occupancy_loss"].clone())
+        };
+        let (measure, m) = fingerprint(None);
+        let (veto0, v0) = fingerprint(Some(0));
+        let (veto2, _) = fingerprint(Some(2));
+        assert!(m.is_null(), "{measure}");
+        assert_eq!(v0, serde_json::json!(0), "{veto0}");
+        assert!(measure != veto0 && veto0 != veto2 && measure != veto2);
+    }
+
     #[test]
     fn misfits_say_which_setting_and_from_where() {
         let t = tempfile::tempdir().unwrap();
