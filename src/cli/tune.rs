@@ -91,8 +91,9 @@ pub struct TuneArgs {
     /// defined in PATHS].
     #[arg(long, value_name = "RE")]
     pub kernel: Option<String>,
-    /// Unroll factors to try, at most 16 factors of 1 to 1024 [default: 2,4,8].
-    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    /// Unroll factors to try, at most 16 factors of 1 to 1024, and `full` (`#pragma unroll`
+    /// with no count, pragma mode only, on loops of constant trip count) [default: 2,4,8].
+    #[arg(long, value_delimiter = ',', value_name = "N,...", value_parser = parse_factor)]
     pub factors: Option<Vec<u32>>,
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
@@ -181,6 +182,19 @@ pub struct TuneArgs {
     pub output: Option<PathBuf>,
 }
 
+/// One `--factors` value: a count of at least 1, or `full` (`tuner::report::FULL`).
+fn parse_factor(s: &str) -> Result<u32, String> {
+    if s == "full" {
+        return Ok(tuner::report::FULL);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not an unroll factor: a whole number of at least 1, or `full`"
+        )),
+    }
+}
+
 /// Progress on stderr: one bar, hidden when stderr is not a terminal.
 struct Bars {
     bar: indicatif::ProgressBar,
@@ -220,7 +234,7 @@ impl Progress for Bars {
 
     fn decided(&self, c: &tuner::report::Candidate) {
         let variant = match (&c.mode, c.factor) {
-            (Some(m), Some(f)) => format!(" {m} x{f}"),
+            (Some(m), Some(f)) => format!(" {m} {}", tuner::report::factor_text(f)),
             _ => String::new(),
         };
         let speed = c.speedup.map(|s| format!(" {s:.3}x")).unwrap_or_default();
