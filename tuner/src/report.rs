@@ -610,4 +610,3 @@ pub fn human(r: &Report) -> String {
     let _ = writeln!(o, "{}", r.timing.line());
     o
 }
-

@@ -412,7 +412,9 @@ fn html_is_self_contained() {
         assert!(!h.contains(bad), "{bad}");
     }
     // No event handler attribute.
-    assert!(!regex::Regex::new(r"<[^>]*\son[a-z]+=").unwrap().is_match(&h));
+    assert!(!regex::Regex::new(r"<[^>]*\son[a-z]+=")
+        .unwrap()
+        .is_match(&h));
     for href in regex::Regex::new(r#"href="([^"]*)""#)
         .unwrap()
         .captures_iter(&h)

@@ -15,11 +15,7 @@ fn cell(s: &str) -> String {
 
 /// `s` as inline code, whatever backticks it holds (a run of backticks longer than any in it).
 fn code(s: &str) -> String {
-    let longest = s
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
         " "
@@ -31,11 +27,7 @@ fn code(s: &str) -> String {
 
 /// A code fence longer than any run of backticks in `s`.
 fn fence(s: &str) -> String {
-    let longest = s
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     "`".repeat(longest.max(2) + 1)
 }
 
@@ -246,9 +238,17 @@ mod spec_tests {
     #[test]
     fn a_multi_spec_report_lists_the_specs_and_their_judgements() {
         let md = document(&fixture::report(), &fixture::specs());
-        assert!(md.contains("| `bench/c.toml` | `kc` | failed | bench/c.toml:3: `n` is not a parameter of kc |"), "{md}");
+        assert!(
+            md.contains(
+                "| `bench/c.toml` | `kc` | failed | bench/c.toml:3: `n` is not a parameter of kc |"
+            ),
+            "{md}"
+        );
         assert!(md.contains("`add_one:0` (line 7) judged by `bench/a.toml` (kernel `ka`), `bench/b.toml` (kernel `kb`)."), "{md}");
         assert_eq!(md.matches("| ↳ spec ").count(), 4, "{md}");
-        assert!(md.contains("| ↳ spec `bench/a.toml` (kernel `ka`) | 1.110x [1.080, 1.140] |"), "{md}");
+        assert!(
+            md.contains("| ↳ spec `bench/a.toml` (kernel `ka`) | 1.110x [1.080, 1.140] |"),
+            "{md}"
+        );
     }
 }

@@ -190,7 +190,14 @@ fn axis(s: &Scale, y: f64, title: &str) -> Markup {
 }
 
 /// The marks of an interval with its point estimate at row centre `y`.
-fn interval(s: &Scale, y: f64, speedup: f64, ci: Option<[f64; 2]>, kept: bool, small: bool) -> Markup {
+fn interval(
+    s: &Scale,
+    y: f64,
+    speedup: f64,
+    ci: Option<[f64; 2]>,
+    kept: bool,
+    small: bool,
+) -> Markup {
     let (cap, r) = if small { (4.0, 3.5) } else { (6.0, 5.0) };
     let x = s.x(speedup);
     html! {
@@ -244,7 +251,9 @@ pub fn kernel_figure(
     if rows.is_empty() {
         return None;
     }
-    let min_line = min_speedup.filter(|m| m.is_finite() && *m > 0.0).map(|m| 1.0 + m);
+    let min_line = min_speedup
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .map(|m| 1.0 + m);
     let mut forest_values = vec![1.0];
     let mut strip_values = vec![1.0];
     forest_values.extend(min_line);
@@ -270,7 +279,10 @@ pub fn kernel_figure(
     let body: f64 = rows.iter().map(Row::height).sum();
     let height = HEAD_H + body + AXIS_H + 8.0;
     let (top, bottom) = (HEAD_H, HEAD_H + body);
-    let n = rows.iter().filter(|r| matches!(r, Row::Candidate(..))).count();
+    let n = rows
+        .iter()
+        .filter(|r| matches!(r, Row::Candidate(..)))
+        .count();
     let title_id = format!("{id}-title");
     let desc_id = format!("{id}-desc");
     let mut y = HEAD_H;
@@ -377,9 +389,17 @@ pub fn phases(t: &Timing) -> [(&'static str, f64, &'static str); 6] {
     [
         ("measure", t.measure, "taking samples"),
         ("compile", t.compile, "code-object compiles of the gates"),
-        ("prepare", t.prepare, "syncing working copies, builds, the first run and check"),
+        (
+            "prepare",
+            t.prepare,
+            "syncing working copies, builds, the first run and check",
+        ),
         ("gates", t.gates, "judging the compiles"),
-        ("waiting", t.waiting, "a lane holding a task, none of the above"),
+        (
+            "waiting",
+            t.waiting,
+            "a lane holding a task, none of the above",
+        ),
         ("other", t.other, "the coordinator alone"),
     ]
 }
