@@ -381,7 +381,11 @@ impl HeaderCache {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| HEADERS.iter().any(|h| h.eq_ignore_ascii_case(e)));
-        if !header || bytes.len() as u64 > MAX_HEADER_BYTES {
+        // Shared only when the units that include it would parse it in full too: a header with
+        // no GPU code is read for its macros only by a unit ([`Parsed::light`]), and which of
+        // the two a shared entry holds must not depend on which thread got there first.
+        if !header || bytes.len() as u64 > MAX_HEADER_BYTES || !crate::may_contain_gpu_code(bytes)
+        {
             return Arc::new(crate::parse(bytes));
         }
         let hash = *blake3::hash(bytes).as_bytes();
@@ -415,10 +419,12 @@ impl HeaderCache {
             return p.clone();
         }
         used.sort();
-        // (A light header used with these macros is parsed in full now.)
+        // (A light header used with these macros is parsed in full now.) The key holds what each
+        // name means too: two units may define one name differently (`__device__` in one,
+        // `__host__ __device__` in another), and each must get the parse of its own meaning.
         let key = used
             .iter()
-            .map(|s| s.as_str())
+            .map(|n| format!("{n}={:?}", spec[*n]))
             .collect::<Vec<_>>()
             .join(",");
         let outer: HashMap<String, crate::SpecifierMacro> =

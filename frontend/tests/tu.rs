@@ -165,3 +165,102 @@ fn oversized_and_unreadable_headers_are_missing_not_fatal() {
     assert_eq!(u.missing.len(), 1);
     assert_eq!(u.missing[0].reason, MissingReason::NotFound);
 }
+
+/// The functions of `path` as `Includes::open` gives them: `(name, kind)`.
+fn opened(inc: &Includes, path: &Path) -> Vec<(String, frontend::FunctionKind)> {
+    let bytes = std::fs::read(path).unwrap();
+    let (file, _) = inc.open(path, &bytes);
+    file.functions
+        .iter()
+        .map(|f| (f.name.clone(), f.kind))
+        .collect()
+}
+
+/// A header with no GPU keyword of its own (its functions are device functions through a
+/// macro another header defines) is read for its macros only when a unit includes it, and
+/// parsed in full when it is checked itself: which of the two happens first must not change
+/// what either sees (issue 26: `check --parse-all` with headers on the command line printed
+/// the header's functions in one run and none in the next).
+#[test]
+fn a_header_checked_itself_is_parsed_in_full_whichever_comes_first() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "defs.cuh",
+        "#pragma once\n#define DINLINE __device__ __forceinline__\n",
+    );
+    let plain = write(
+        root,
+        "plain.h",
+        "#pragma once\n#include \"defs.cuh\"\nDINLINE float sq(float x) { return x * x; }\nDINLINE void all(float* a, int n) { for (int i = 0; i < n; ++i) a[i] = sq(a[i]); }\n",
+    );
+    let main = write(
+        root,
+        "k.cu",
+        "#include \"plain.h\"\n__global__ void k(float* a, int n) { all(a, n); }\n",
+    );
+    let dev = frontend::FunctionKind::Device;
+    let want = vec![("sq".to_string(), dev), ("all".to_string(), dev)];
+    for main_first in [true, false] {
+        let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+        if main_first {
+            let u = unit(&inc, &main);
+            let h = u.headers.iter().find(|h| h.path.ends_with("plain.h"));
+            assert!(h.unwrap().parsed.light, "a unit reads plain.h for its macros");
+        }
+        assert_eq!(opened(&inc, &plain), want, "main first: {main_first}");
+        let bytes = std::fs::read(&main).unwrap();
+        let (_, u) = inc.open(&main, &bytes);
+        let h = u.headers.iter().find(|h| h.path.ends_with("plain.h"));
+        let fns: Vec<_> = h
+            .unwrap()
+            .file()
+            .functions
+            .iter()
+            .map(|f| (f.name.clone(), f.kind))
+            .collect();
+        assert_eq!(fns, want, "in the unit, main first: {main_first}");
+    }
+}
+
+/// One header used by two units in which one macro name means different things: each unit
+/// gets the header parsed with its own meaning, whichever unit comes first.
+#[test]
+fn one_macro_name_two_meanings_two_parses() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(root, "a/defs.cuh", "#pragma once\n#define QUAL __forceinline__\n");
+    write(
+        root,
+        "b/defs.cuh",
+        "#pragma once\n#define QUAL __device__ __forceinline__\n",
+    );
+    write(
+        root,
+        "common/h.cuh",
+        "#pragma once\nQUAL int twice(int x) { return 2 * x; }\n",
+    );
+    let text = "#include \"defs.cuh\"\n#include \"h.cuh\"\n";
+    let a = write(root, "a/k.cu", text);
+    let b = write(root, "b/k.cu", text);
+    let kind_in = |inc: &Includes, main: &Path| {
+        let bytes = std::fs::read(main).unwrap();
+        let (_, u) = inc.open(main, &bytes);
+        let h = u.headers.iter().find(|h| h.path.ends_with("h.cuh")).unwrap();
+        assert_eq!(h.file().functions.len(), 1, "{}", main.display());
+        h.file().functions[0].kind
+    };
+    for a_first in [true, false] {
+        let inc = Includes::new(vec![root.join("common")], Arc::new(HeaderCache::new()));
+        let (ka, kb) = if a_first {
+            let ka = kind_in(&inc, &a);
+            (ka, kind_in(&inc, &b))
+        } else {
+            let kb = kind_in(&inc, &b);
+            (kind_in(&inc, &a), kb)
+        };
+        assert_eq!(kb, frontend::FunctionKind::Device, "a first: {a_first}");
+        assert_eq!(ka, frontend::FunctionKind::Host, "a first: {a_first}");
+    }
+}

@@ -65,6 +65,9 @@ pub struct CheckArgs {
     /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
+    /// Analyse files on N threads [default: one per core]; the report is the same at any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
     #[arg(long)]
     pub force_exclude: bool,
@@ -137,6 +140,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }),
         keep_sources: matches!(args.format, Format::Human | Format::Sarif),
         include: args.include.clone(),
+        threads: args.threads,
     };
     let checked = match workspace::check(&opts) {
         Ok(c) => c,
