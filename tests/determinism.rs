@@ -101,9 +101,15 @@ fn headers_on_the_command_line_same_bytes_every_run() {
     args.extend(named_files());
     let out = same_every_time(&args, 100);
     let want: Vec<(String, Vec<String>)> = [
-        ("inc/broken.hpp", &["lerp:0", "smooth:0", "blend:1", "smooth_all:1"][..]),
+        (
+            "inc/broken.hpp",
+            &["lerp:0", "smooth:0", "blend:1", "smooth_all:1"][..],
+        ),
         ("inc/defs.cuh", &[]),
-        ("inc/math.cuh", &["sq:0", "square_all:1", "clamp_index:0", "dot:1"]),
+        (
+            "inc/math.cuh",
+            &["sq:0", "square_all:1", "clamp_index:0", "dot:1"],
+        ),
         ("inc/reduce.cuh", &["block_sum:1", "accumulate:1"]),
         ("inc/tiles.h", &["copy_tile:1", "scale_tile:1"]),
         ("src/a.cu", &["k_square:1", "k_tiles:1"]),

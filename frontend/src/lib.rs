@@ -4,6 +4,7 @@
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
 pub mod builtins;
+mod bulk;
 mod declarator;
 pub mod edit;
 mod elide;
@@ -107,7 +108,19 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             }
         });
         let mut plan = elide::plan(source, outer);
-        let ranges = plan.included_ranges(source);
+        let bulk = bulk::exclusions(source);
+        let ranges = if bulk.is_empty() {
+            plan.included_ranges(source)
+        } else {
+            let mut skip: Vec<std::ops::Range<usize>> = plan
+                .elided
+                .iter()
+                .map(|e| e.span.start..e.span.end)
+                .chain(bulk)
+                .collect();
+            skip.sort_by_key(|r| r.start);
+            bulk::included(source, &skip)
+        };
         let tree = if ranges.is_empty() {
             tp.parser.parse(source, None)
         } else {

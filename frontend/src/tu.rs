@@ -384,8 +384,7 @@ impl HeaderCache {
         // Shared only when the units that include it would parse it in full too: a header with
         // no GPU code is read for its macros only by a unit ([`Parsed::light`]), and which of
         // the two a shared entry holds must not depend on which thread got there first.
-        if !header || bytes.len() as u64 > MAX_HEADER_BYTES || !crate::may_contain_gpu_code(bytes)
-        {
+        if !header || bytes.len() as u64 > MAX_HEADER_BYTES || !crate::may_contain_gpu_code(bytes) {
             return Arc::new(crate::parse(bytes));
         }
         let hash = *blake3::hash(bytes).as_bytes();

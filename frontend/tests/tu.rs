@@ -207,7 +207,10 @@ fn a_header_checked_itself_is_parsed_in_full_whichever_comes_first() {
         if main_first {
             let u = unit(&inc, &main);
             let h = u.headers.iter().find(|h| h.path.ends_with("plain.h"));
-            assert!(h.unwrap().parsed.light, "a unit reads plain.h for its macros");
+            assert!(
+                h.unwrap().parsed.light,
+                "a unit reads plain.h for its macros"
+            );
         }
         assert_eq!(opened(&inc, &plain), want, "main first: {main_first}");
         let bytes = std::fs::read(&main).unwrap();
@@ -230,7 +233,11 @@ fn a_header_checked_itself_is_parsed_in_full_whichever_comes_first() {
 fn one_macro_name_two_meanings_two_parses() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path();
-    write(root, "a/defs.cuh", "#pragma once\n#define QUAL __forceinline__\n");
+    write(
+        root,
+        "a/defs.cuh",
+        "#pragma once\n#define QUAL __forceinline__\n",
+    );
     write(
         root,
         "b/defs.cuh",
@@ -247,7 +254,11 @@ fn one_macro_name_two_meanings_two_parses() {
     let kind_in = |inc: &Includes, main: &Path| {
         let bytes = std::fs::read(main).unwrap();
         let (_, u) = inc.open(main, &bytes);
-        let h = u.headers.iter().find(|h| h.path.ends_with("h.cuh")).unwrap();
+        let h = u
+            .headers
+            .iter()
+            .find(|h| h.path.ends_with("h.cuh"))
+            .unwrap();
         assert_eq!(h.file().functions.len(), 1, "{}", main.display());
         h.file().functions[0].kind
     };

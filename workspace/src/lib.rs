@@ -259,7 +259,8 @@ fn check_with(opts: &Options, checker: analyse::Checker) -> Result<Checked, Erro
     }
 
     let keep_source = opts.fix.is_some() || opts.keep_sources;
-    let mut outcomes = analyse::analyse_all(&jobs, opts.threads, keep_source, checker).map_err(Error::Threads)?;
+    let mut outcomes =
+        analyse::analyse_all(&jobs, opts.threads, keep_source, checker).map_err(Error::Threads)?;
     let fixes = opts
         .fix
         .map(|mode| fix::apply_fixes(&jobs, &mut outcomes, mode, &mut errors, &mut warnings));
