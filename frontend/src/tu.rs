@@ -548,7 +548,15 @@ impl Includes {
                 }
             }
             let Some((hpath, loaded)) = found else {
-                unit.missing.push(missing(MissingReason::NotFound));
+                // `#include "cuda_runtime.h"`: a toolkit's header spelled with quotes is the
+                // compiler's, as with angle brackets.
+                if toolkit_of(&inc.spelled).is_some() {
+                    if seen_system.insert(inc.spelled.clone()) {
+                        unit.system.push(inc.spelled.clone());
+                    }
+                } else {
+                    unit.missing.push(missing(MissingReason::NotFound));
+                }
                 continue;
             };
             let parsed = match loaded {
@@ -578,6 +586,346 @@ impl Includes {
         }
         unit
     }
+}
+
+/// Whose header an include names: a GPU toolkit's or the C/C++ standard library's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolkit {
+    /// The CUDA toolkit: the runtime and driver APIs, device headers, CCCL (`cub/`, `thrust/`,
+    /// `cuda/`, `nv/`), cooperative groups, the math and communication libraries.
+    Cuda,
+    /// ROCm: HIP and its libraries (`hip/`, `hipcub/`, `rocprim/`, `rocblas`, ...).
+    Hip,
+    /// Both toolkits ship it (`thrust/`: CCCL and rocThrust).
+    Both,
+    /// The C or C++ standard library.
+    Standard,
+}
+
+/// CUDA headers by file name (no directory).
+const CUDA_HEADERS: &[&str] = &[
+    "cuda.h",
+    "cudaProfiler.h",
+    "cudaTypedefs.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "cuda_fp16.h",
+    "cuda_fp16.hpp",
+    "cuda_bf16.h",
+    "cuda_bf16.hpp",
+    "cuda_fp8.h",
+    "cuda_fp8.hpp",
+    "cuda_fp6.h",
+    "cuda_fp4.h",
+    "cuda_pipeline.h",
+    "cuda_pipeline_primitives.h",
+    "cuda_awbarrier.h",
+    "cuda_awbarrier_primitives.h",
+    "cuda_texture_types.h",
+    "cuda_surface_types.h",
+    "cuda_occupancy.h",
+    "cuda_profiler_api.h",
+    "cuda_gl_interop.h",
+    "cuComplex.h",
+    "cooperative_groups.h",
+    "device_launch_parameters.h",
+    "device_functions.h",
+    "device_atomic_functions.h",
+    "device_types.h",
+    "driver_types.h",
+    "host_defines.h",
+    "vector_types.h",
+    "vector_functions.h",
+    "math_constants.h",
+    "math_functions.h",
+    "mma.h",
+    "nccl.h",
+    "nvrtc.h",
+    "nvml.h",
+    "nvToolsExt.h",
+    "cutensor.h",
+    "cufile.h",
+    "nvjpeg.h",
+    "nvshmem.h",
+    "nvshmemx.h",
+    "texture_fetch_functions.h",
+    "surface_functions.h",
+];
+/// CUDA library headers by file-name prefix (`cublas_v2.h`, `cublasLt.h`, `curand_kernel.h`);
+/// also `sm_NN_*.h`.
+const CUDA_PREFIXES: &[&str] = &[
+    "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn", "npp",
+];
+/// CUDA directories (the first component of the spelled name).
+const CUDA_DIRS: &[&str] = &["cooperative_groups", "cub", "cuda", "nv", "nvtx3", "crt"];
+/// ROCm directories and headers.
+const HIP_DIRS: &[&str] = &[
+    "hip",
+    "hipcub",
+    "rocprim",
+    "rocblas",
+    "hipblas",
+    "hipblaslt",
+    "rocrand",
+    "hiprand",
+    "rocwmma",
+    "rocsparse",
+    "hipsparse",
+    "rocsolver",
+    "hipsolver",
+    "hipfft",
+    "rocfft",
+    "rccl",
+    "roctracer",
+    "rocprofiler",
+    "rocprofiler-sdk",
+    "miopen",
+    "hsa",
+];
+const HIP_HEADERS: &[&str] = &[
+    "hip_runtime.h",
+    "rocblas.h",
+    "hipblas.h",
+    "rccl.h",
+    "roctx.h",
+    "hiprtc.h",
+    "hiprand.h",
+    "rocrand.h",
+    "hipfft.h",
+    "rocfft.h",
+    "hipsparse.h",
+    "rocsparse.h",
+    "miopen.h",
+];
+/// The C and C++ standard library (C headers also in their `<cNAME>` form).
+const STANDARD: &[&str] = &[
+    "assert.h",
+    "complex.h",
+    "ctype.h",
+    "errno.h",
+    "fenv.h",
+    "float.h",
+    "inttypes.h",
+    "iso646.h",
+    "limits.h",
+    "locale.h",
+    "math.h",
+    "setjmp.h",
+    "signal.h",
+    "stdalign.h",
+    "stdarg.h",
+    "stdatomic.h",
+    "stdbool.h",
+    "stddef.h",
+    "stdint.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "tgmath.h",
+    "threads.h",
+    "time.h",
+    "uchar.h",
+    "wchar.h",
+    "wctype.h",
+    "algorithm",
+    "any",
+    "array",
+    "atomic",
+    "bit",
+    "bitset",
+    "cassert",
+    "cctype",
+    "cerrno",
+    "cfenv",
+    "cfloat",
+    "charconv",
+    "chrono",
+    "cinttypes",
+    "climits",
+    "clocale",
+    "cmath",
+    "codecvt",
+    "complex",
+    "concepts",
+    "condition_variable",
+    "cstdarg",
+    "cstddef",
+    "cstdint",
+    "cstdio",
+    "cstdlib",
+    "cstring",
+    "ctime",
+    "cwchar",
+    "deque",
+    "exception",
+    "execution",
+    "filesystem",
+    "format",
+    "forward_list",
+    "fstream",
+    "functional",
+    "future",
+    "initializer_list",
+    "iomanip",
+    "ios",
+    "iosfwd",
+    "iostream",
+    "istream",
+    "iterator",
+    "limits",
+    "list",
+    "locale",
+    "map",
+    "memory",
+    "mutex",
+    "new",
+    "numbers",
+    "numeric",
+    "optional",
+    "ostream",
+    "queue",
+    "random",
+    "ranges",
+    "ratio",
+    "regex",
+    "set",
+    "shared_mutex",
+    "span",
+    "sstream",
+    "stack",
+    "stdexcept",
+    "string",
+    "string_view",
+    "system_error",
+    "thread",
+    "tuple",
+    "type_traits",
+    "typeinfo",
+    "unordered_map",
+    "unordered_set",
+    "utility",
+    "valarray",
+    "variant",
+    "vector",
+    "version",
+];
+
+/// The toolkit whose header `spelled` (as an `#include` writes it) names, if any. A quoted
+/// include of such a name that is not found beside its file or in a search directory is taken
+/// as a system include (no `include-not-found`); one that is found is followed like any other.
+/// Third-party header libraries a project vendors (CUTLASS, CuTe, Eigen) are not on the list:
+/// what they define matters to the guards (`CUTLASS_DEVICE`), so not finding them is reported.
+pub fn toolkit_of(spelled: &str) -> Option<Toolkit> {
+    let name = spelled.trim();
+    let (dir, file) = match name.split_once('/') {
+        Some((d, _)) => (Some(d), name.rsplit('/').next().unwrap_or(name)),
+        None => (None, name),
+    };
+    if let Some(d) = dir {
+        if d == "thrust" {
+            return Some(Toolkit::Both);
+        }
+        if CUDA_DIRS.contains(&d) {
+            return Some(Toolkit::Cuda);
+        }
+        if HIP_DIRS.contains(&d) {
+            return Some(Toolkit::Hip);
+        }
+        return None;
+    }
+    if CUDA_HEADERS.contains(&file) {
+        return Some(Toolkit::Cuda);
+    }
+    if HIP_HEADERS.contains(&file) {
+        return Some(Toolkit::Hip);
+    }
+    if STANDARD.contains(&file) {
+        return Some(Toolkit::Standard);
+    }
+    let lower = file.to_ascii_lowercase();
+    let sm = file
+        .strip_prefix("sm_")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    if lower.ends_with(".h") && (sm || CUDA_PREFIXES.iter().any(|p| file.starts_with(p))) {
+        return Some(Toolkit::Cuda);
+    }
+    None
+}
+
+/// Why a file can only be compiled for NVIDIA (see [`TranslationUnit::cuda_only`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CudaOnly {
+    /// It (or a header of its unit) includes this CUDA header.
+    Header(String),
+    /// It calls this NVVM built-in (`__nvvm_...`).
+    Builtin(String),
+    /// Its inline assembly is PTX (this instruction).
+    Ptx(String),
+}
+
+impl std::fmt::Display for CudaOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CudaOnly::Header(h) => write!(f, "it includes {h}"),
+            CudaOnly::Builtin(b) => write!(f, "it calls {b}"),
+            CudaOnly::Ptx(i) => write!(f, "its inline assembly is PTX (`{i}`)"),
+        }
+    }
+}
+
+impl TranslationUnit {
+    /// Why `file` (the main file of this unit) can only be compiled as CUDA, if it can: no
+    /// HIP header anywhere in the unit, and a CUDA header (`cuda_runtime.h`, `cub/...`,
+    /// `cooperative_groups.h`: HIP has its own), an NVVM built-in or PTX inline assembly.
+    pub fn cuda_only(&self, file: &SourceFile) -> Option<CudaOnly> {
+        let hip = self
+            .system
+            .iter()
+            .any(|s| toolkit_of(s) == Some(Toolkit::Hip))
+            || self.headers.iter().any(|h| {
+                h.path
+                    .components()
+                    .any(|c| c.as_os_str() == "hip" || c.as_os_str() == "hipcub")
+            });
+        if hip {
+            return None;
+        }
+        if let Some(h) = self
+            .system
+            .iter()
+            .find(|s| toolkit_of(s) == Some(Toolkit::Cuda))
+        {
+            return Some(CudaOnly::Header(h.clone()));
+        }
+        for f in &file.functions {
+            if let Some(c) = f.calls.iter().find(|c| c.callee.starts_with("__nvvm_")) {
+                return Some(CudaOnly::Builtin(c.callee.clone()));
+            }
+            if let Some(i) = f.asm.iter().find_map(|a| ptx_instruction(&a.template)) {
+                return Some(CudaOnly::Ptx(i));
+            }
+        }
+        None
+    }
+}
+
+/// The first instruction of an inline-assembly template when it is PTX: a mnemonic with a
+/// `.` suffix (`mov.u32`, `ld.global.nc.f32`, `red.global.add.u32`) or a `.reg` declaration.
+/// AMDGPU mnemonics join their parts with `_` (`s_barrier`, `v_add_f32`, `global_atomic_add`).
+fn ptx_instruction(template: &str) -> Option<String> {
+    // Escapes are as written: `\n\t` between instructions.
+    let text = template.replace("\\n", " ").replace("\\t", " ");
+    let word = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '{' | ';' | '}'))
+        .find(|w| !w.is_empty())?;
+    let (head, rest) = word.split_once('.')?;
+    let ptx = (head.is_empty() && rest == "reg")
+        || (!head.is_empty()
+            && !rest.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+    ptx.then(|| word.to_string())
 }
 
 /// The `#define`s of a file read without the grammar (a header with no GPU code): a directive
@@ -937,6 +1285,56 @@ pub fn logical_line_end(src: &[u8], pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn toolkit_headers_by_name() {
+        for (name, want) in [
+            ("cuda_runtime.h", Some(Toolkit::Cuda)),
+            ("cuda.h", Some(Toolkit::Cuda)),
+            ("cublas_v2.h", Some(Toolkit::Cuda)),
+            ("cublasLt.h", Some(Toolkit::Cuda)),
+            ("curand_kernel.h", Some(Toolkit::Cuda)),
+            ("sm_61_intrinsics.h", Some(Toolkit::Cuda)),
+            ("cooperative_groups.h", Some(Toolkit::Cuda)),
+            ("cooperative_groups/reduce.h", Some(Toolkit::Cuda)),
+            ("cub/cub.cuh", Some(Toolkit::Cuda)),
+            ("cuda/std/atomic", Some(Toolkit::Cuda)),
+            ("thrust/device_vector.h", Some(Toolkit::Both)),
+            ("hip/hip_runtime.h", Some(Toolkit::Hip)),
+            ("hipcub/hipcub.hpp", Some(Toolkit::Hip)),
+            ("rocblas.h", Some(Toolkit::Hip)),
+            ("stdio.h", Some(Toolkit::Standard)),
+            ("cstdint", Some(Toolkit::Standard)),
+            ("cutlass/cutlass.h", None),
+            ("cute/tensor.hpp", None),
+            ("common.cuh", None),
+            ("cuda_utils.h", None),
+            ("smem.h", None),
+            ("sm_utils.h", None),
+        ] {
+            assert_eq!(toolkit_of(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn ptx_is_told_from_amdgpu_assembly() {
+        assert_eq!(
+            ptx_instruction("mov.u32 %0, %%laneid;"),
+            Some("mov.u32".into())
+        );
+        assert_eq!(
+            ptx_instruction("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n}"),
+            Some(".reg".into())
+        );
+        assert_eq!(
+            ptx_instruction("red.global.add.u32 [%0], %1;"),
+            Some("red.global.add.u32".into())
+        );
+        assert_eq!(ptx_instruction("s_waitcnt lgkmcnt(0)\\n s_barrier"), None);
+        assert_eq!(ptx_instruction("v_add_f32 %0, %1, %2"), None);
+        assert_eq!(ptx_instruction("global_atomic_add_f32 %0, %1, off"), None);
+        assert_eq!(ptx_instruction(""), None);
+    }
 
     #[test]
     fn normalizes_lexically() {
