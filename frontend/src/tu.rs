@@ -188,6 +188,9 @@ pub struct TranslationUnit {
     pub missing: Vec<MissingInclude>,
     /// The `#include <...>` names of the main file and its headers, each once, in order.
     pub system: Vec<String>,
+    /// The names the command line undefines (`-U NAME`, see [`Defines`]): the compiler's
+    /// predefined platform macros among them count as not defined.
+    pub undefined: Vec<String>,
 }
 
 impl TranslationUnit {
@@ -449,18 +452,180 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Where the quoted includes of a file are looked for after the file's own directory, and the
-/// run's header cache.
+/// The path of the pseudo-header that holds the command line's macros (as clang names it).
+pub const COMMAND_LINE: &str = "<command line>";
+
+/// Macros defined and undefined on a command line (`-D NAME[=VALUE]`, `-U NAME`), in order:
+/// what the guards see as if a header included first had `#define`d them, and what a compile
+/// gets ([`Defines::flags`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Defines {
+    /// `(NAME, Some(VALUE))` for a definition (`NAME(PARAMS)` for a function-like one), `(NAME,
+    /// None)` for an undefinition.
+    items: Vec<(String, Option<String>)>,
+}
+
+/// A macro argument that is not `NAME`, `NAME=VALUE` or `NAME(PARAMS)=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not NAME or NAME=VALUE (NAME an identifier, optionally with a parameter list)")]
+pub struct BadMacro(pub String);
+
+impl Defines {
+    /// Add `NAME`, `NAME=VALUE` or `NAME(PARAMS)=VALUE` (a bare `NAME` is `1`, as compilers do).
+    pub fn define(&mut self, spec: &str) -> Result<(), BadMacro> {
+        let (head, value) = match spec.split_once('=') {
+            Some((h, v)) => (h, v.to_string()),
+            None => (spec, "1".to_string()),
+        };
+        let name_end = head.find('(').unwrap_or(head.len());
+        let params_ok = head[name_end..].is_empty()
+            || (head.ends_with(')')
+                && head[name_end + 1..head.len() - 1]
+                    .split(',')
+                    .map(str::trim)
+                    .all(|p| p.is_empty() || p == "..." || is_identifier(p)));
+        if !is_identifier(&head[..name_end]) || !params_ok {
+            return Err(BadMacro(spec.to_string()));
+        }
+        self.items.push((head.to_string(), Some(value)));
+        Ok(())
+    }
+
+    /// Add `-U NAME`.
+    pub fn undefine(&mut self, name: &str) -> Result<(), BadMacro> {
+        if !is_identifier(name) {
+            return Err(BadMacro(name.to_string()));
+        }
+        self.items.push((name.to_string(), None));
+        Ok(())
+    }
+
+    /// The `-D`/`-U` of compiler words (`-DX`, `-D X`, `-DX=1`, `-UX`, `-U X`), in order;
+    /// malformed ones are left to the compiler.
+    pub fn from_flags<'a>(words: impl IntoIterator<Item = &'a str>) -> Defines {
+        let mut out = Defines::default();
+        let mut words = words.into_iter();
+        while let Some(w) = words.next() {
+            let (define, rest) = match (w.strip_prefix("-D"), w.strip_prefix("-U")) {
+                (Some(r), _) => (true, r),
+                (_, Some(r)) => (false, r),
+                _ => continue,
+            };
+            let arg = if rest.is_empty() {
+                match words.next() {
+                    Some(a) => a,
+                    None => break,
+                }
+            } else {
+                rest
+            };
+            let _ = if define {
+                out.define(arg)
+            } else {
+                out.undefine(arg)
+            };
+        }
+        out
+    }
+
+    /// Those of `other` after these.
+    pub fn extend(&mut self, other: &Defines) {
+        self.items.extend(other.items.iter().cloned());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The compile flags, in order (`-DNAME=VALUE`, `-UNAME`).
+    pub fn flags(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .map(|(n, v)| match v {
+                Some(v) => format!("-D{n}={v}"),
+                None => format!("-U{n}"),
+            })
+            .collect()
+    }
+
+    /// What stays defined at the end, in order: `(NAME or NAME(PARAMS), VALUE)`.
+    fn defined(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        for (head, v) in &self.items {
+            let name = head.split('(').next().unwrap_or(head);
+            out.retain(|(h, _)| h.split('(').next() != Some(name));
+            if let Some(v) = v {
+                out.push((head, v));
+            }
+        }
+        out
+    }
+
+    /// The names `-U` leaves undefined at the end.
+    fn undefined(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (head, v) in &self.items {
+            let name = head.split('(').next().unwrap_or(head);
+            out.retain(|n| n != name);
+            if v.is_none() {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// The pseudo-header [`COMMAND_LINE`]: one `#define` line per macro that stays defined.
+    fn header(&self) -> Option<Arc<Parsed>> {
+        let defined = self.defined();
+        if defined.is_empty() {
+            return None;
+        }
+        let text: String = defined
+            .iter()
+            .map(|(h, v)| format!("#define {h} {v}\n"))
+            .collect();
+        let hash = *blake3::hash(text.as_bytes()).as_bytes();
+        Some(Arc::new(Parsed::light(text.into_bytes()).hashed(hash)))
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut b = s.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// Where the quoted includes of a file are looked for after the file's own directory, the
+/// command line's macros, and the run's header cache.
 #[derive(Debug, Clone, Default)]
 pub struct Includes {
     /// Search directories, in order.
     pub dirs: Vec<PathBuf>,
     pub cache: Arc<HeaderCache>,
+    /// The [`COMMAND_LINE`] pseudo-header of [`Includes::with_defines`], first in every unit.
+    command_line: Option<Arc<Parsed>>,
+    /// The names the command line undefines.
+    undefined: Vec<String>,
 }
 
 impl Includes {
     pub fn new(dirs: Vec<PathBuf>, cache: Arc<HeaderCache>) -> Includes {
-        Includes { dirs, cache }
+        Includes {
+            dirs,
+            cache,
+            command_line: None,
+            undefined: Vec::new(),
+        }
+    }
+
+    /// The same, with the command line's macros: every unit starts with a pseudo-header named
+    /// [`COMMAND_LINE`] that `#define`s them, and lists the names it undefines
+    /// ([`TranslationUnit::undefined`]).
+    pub fn with_defines(mut self, defines: &Defines) -> Includes {
+        self.command_line = defines.header();
+        self.undefined = defines.undefined();
+        self
     }
 
     /// Parse the file at `path` (as given: relative paths are relative to the working
@@ -485,6 +650,21 @@ impl Includes {
     /// The unit of the file at `path` (as given: relative paths are relative to the working
     /// directory) whose bytes are `source`, parsed into `file`.
     pub fn resolve(&self, path: &Path, source: &[u8], file: &SourceFile) -> TranslationUnit {
+        let mut unit = self.resolve_includes(path, source, file);
+        if let Some(cl) = &self.command_line {
+            unit.headers.insert(
+                0,
+                Header {
+                    path: PathBuf::from(COMMAND_LINE),
+                    parsed: cl.clone(),
+                },
+            );
+        }
+        unit.undefined = self.undefined.clone();
+        unit
+    }
+
+    fn resolve_includes(&self, path: &Path, source: &[u8], file: &SourceFile) -> TranslationUnit {
         let mut unit = TranslationUnit::default();
         let top = scan_includes(source, file);
         if top.is_empty() {

@@ -275,3 +275,64 @@ fn one_macro_name_two_meanings_two_parses() {
         assert_eq!(ka, frontend::FunctionKind::Host, "a first: {a_first}");
     }
 }
+
+/// `-D`/`-U` (issue 26): the command line's macros are a pseudo-header first in every unit,
+/// so the guards see them as the compiler does: a specifier macro is elided, a macro body is
+/// visible, and `-U` takes an earlier `-D` back.
+#[test]
+fn command_line_macros_join_every_unit() {
+    use frontend::tu::Defines;
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let main = write(
+        root,
+        "k.cu",
+        "// k.cu\nDINLINE float sq(float x) { return x * x; }\n__global__ void k(float* a) { for (int i = 0; i < 4; ++i) a[i] = SYNC_THEN(sq(a[i])); }\n",
+    );
+    let mut defs = Defines::default();
+    defs.define("DINLINE=__device__ __forceinline__").unwrap();
+    defs.define("SYNC_THEN(x)=(__syncthreads(), x)").unwrap();
+    defs.define("GONE").unwrap();
+    defs.undefine("GONE").unwrap();
+    defs.undefine("__HIP_PLATFORM_AMD__").unwrap();
+    assert!(defs.define("9bad=1").is_err() && defs.undefine("a-b").is_err());
+    assert_eq!(
+        defs.flags(),
+        [
+            "-DDINLINE=__device__ __forceinline__",
+            "-DSYNC_THEN(x)=(__syncthreads(), x)",
+            "-DGONE=1",
+            "-UGONE",
+            "-U__HIP_PLATFORM_AMD__"
+        ]
+    );
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new())).with_defines(&defs);
+    let bytes = std::fs::read(&main).unwrap();
+    let (file, u) = inc.open(&main, &bytes);
+    assert_eq!(u.headers[0].path, Path::new(frontend::tu::COMMAND_LINE));
+    let sq = file.functions.iter().find(|f| f.name == "sq").unwrap();
+    assert_eq!(sq.kind, frontend::FunctionKind::Device);
+    let m = u.macro_def("SYNC_THEN").unwrap();
+    assert_eq!(m.params.as_deref(), Some(&["x".to_string()][..]));
+    assert!(m.body.contains("__syncthreads"));
+    assert!(u.macro_def("GONE").is_none());
+    assert_eq!(u.undefined, ["GONE", "__HIP_PLATFORM_AMD__"]);
+    // Without them, the file alone.
+    let plain = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let (file, u) = plain.open(&main, &bytes);
+    assert!(u.headers.is_empty() && u.undefined.is_empty());
+    assert!(file
+        .functions
+        .iter()
+        .all(|f| f.name != "sq" || f.kind != frontend::FunctionKind::Device));
+}
+
+#[test]
+fn macros_from_compiler_flags() {
+    use frontend::tu::Defines;
+    let words = "hipcc -DA -D B=2 -UC -U D -DE(x)=x -O3 -D".split_whitespace();
+    assert_eq!(
+        Defines::from_flags(words).flags(),
+        ["-DA=1", "-DB=2", "-UC", "-UD", "-DE(x)=x"]
+    );
+}

@@ -26,7 +26,7 @@ use frontend::{FunctionKind, LoopKind, PragmaSyntax, SourceFile, UnrollHint};
 use serde::Serialize;
 use std::path::Path;
 
-pub use frontend::tu::{HeaderCache, Includes, TranslationUnit};
+pub use frontend::tu::{Defines, HeaderCache, Includes, TranslationUnit};
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 pub use guards::Verdict;
 pub use transforms::{Edit, Mode, Variant, MAX_MANUAL_FACTOR};

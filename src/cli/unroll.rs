@@ -68,9 +68,15 @@ pub struct UnrollArgs {
     /// `--verify`'s compile.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<String>,
-    /// Macro definition for `--verify`, `NAME` or `NAME=VALUE` (repeatable).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]", requires = "verify")]
+    /// Define a macro, `NAME` or `NAME=VALUE` (repeatable): for the guards' view of the file
+    /// (after the `-D` of `[compile] command` and `[tune] compile-flags`) and `--verify`'s
+    /// compile.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub define: Vec<String>,
+    /// Undefine a macro (repeatable; also one of `-D`, or a predefined platform macro such as
+    /// `__HIP_PLATFORM_AMD__`): for the guards' view and `--verify`'s compile.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
 }
 
 pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
@@ -88,7 +94,9 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let bytes = crate::files::read_source(&args.file)?;
     let path = args.file.display().to_string();
-    let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default());
+    let defines = crate::cli::check::defines(&args.define, &args.undefine)?;
+    let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default())
+        .with_defines(&guard_defines(&args, &defines)?);
     let source = std::panic::catch_unwind(AssertUnwindSafe(|| {
         pipeline::Source::open(&args.file, bytes, &includes)
     }))
@@ -178,6 +186,20 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The macros of the guards' view: the `-D`/`-U` of the config's compile words (found upward
+/// from the file), then the command line's.
+fn guard_defines(args: &UnrollArgs, cli: &pipeline::Defines) -> anyhow::Result<pipeline::Defines> {
+    let mut out = match config::find_config(&args.file) {
+        Some(path) => {
+            let words = config::compile_words(&config::load(&path)?);
+            pipeline::Defines::from_flags(words.iter().map(String::as_str))
+        }
+        None => pipeline::Defines::default(),
+    };
+    out.extend(cli);
+    Ok(out)
+}
+
 /// Where the file's `#include "..."`s are looked for after its own directory: `-I`, then the
 /// config's (found upward from the file) `[check] include-dirs` and compile `-I`s.
 fn include_dirs(args: &UnrollArgs) -> anyhow::Result<Vec<PathBuf>> {
@@ -250,8 +272,7 @@ fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> 
     for dir in &args.include {
         opts.extra_args.push(format!("-I{dir}"));
     }
-    for d in &args.define {
-        opts.extra_args.push(format!("-D{d}"));
-    }
+    opts.extra_args
+        .extend(crate::cli::check::defines(&args.define, &args.undefine)?.flags());
     Ok(opts)
 }

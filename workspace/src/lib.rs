@@ -49,6 +49,9 @@ pub struct Options {
     /// `-I` directories for `#include "..."` (after the including file's own directory, before
     /// `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`).
     pub include: Vec<PathBuf>,
+    /// Macros for the guards' view of every file (`-D`/`-U`), after those of each file's
+    /// config (`[compile] command`, `[tune] compile-flags`).
+    pub defines: frontend::tu::Defines,
     /// Analysis threads (`None`: one per core, at most one per file). The report is the same
     /// bytes at any count.
     pub threads: Option<std::num::NonZeroUsize>,

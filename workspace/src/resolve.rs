@@ -147,6 +147,14 @@ impl<'a> Resolver<'a> {
             .path
             .as_ref()
             .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
+        // The config's compile macros, then the command line's (which come later, as on a
+        // compiler's command line).
+        let mut defines = frontend::tu::Defines::from_flags(
+            config::compile_words(&found.config)
+                .iter()
+                .map(String::as_str),
+        );
+        defines.extend(&self.opts.defines);
         let origin = found
             .path
             .as_ref()
@@ -200,10 +208,13 @@ impl<'a> Resolver<'a> {
                 hints,
                 parse_all: o.parse_all,
                 severity: levels,
-                includes: Some(frontend::tu::Includes::new(
-                    o.include.iter().cloned().chain(config_dirs).collect(),
-                    self.headers.clone(),
-                )),
+                includes: Some(
+                    frontend::tu::Includes::new(
+                        o.include.iter().cloned().chain(config_dirs).collect(),
+                        self.headers.clone(),
+                    )
+                    .with_defines(&defines),
+                ),
             },
             fail_on: o.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
             exclude,
