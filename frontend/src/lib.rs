@@ -5,6 +5,8 @@
 
 pub mod builtins;
 mod bulk;
+pub mod cond;
+pub mod constctx;
 mod declarator;
 pub mod edit;
 mod elide;
@@ -136,7 +138,12 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             }
         };
         match tree {
-            Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
+            Some(tree) => {
+                let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
+                file.conditionals = cond::scan(source, &file.inert);
+                constctx::mark(source, &mut file);
+                file
+            }
             None => {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();
