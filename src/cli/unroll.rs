@@ -53,14 +53,17 @@ pub struct UnrollArgs {
     #[arg(long)]
     pub force: bool,
     /// Compile the original and the variant and refuse the variant if any kernel's argument
-    /// layout differs (the `[compile] command` of hip-unroll.toml, else hipcc --genco).
+    /// layout differs (the `[compile] command` of hip-unroll.toml, else hipcc --genco; nvcc
+    /// -cubin for an NVIDIA target, an nvcc command, or a file only CUDA compiles).
     #[arg(long)]
     pub verify: bool,
-    /// Target of `--verify` [default: `[compile] arch` or gfx90a].
+    /// Target of `--verify`: gfx... (AMD) or sm_... (NVIDIA) [default: `[compile] arch`, else
+    /// gfx90a; for a CUDA-only file the NVIDIA GPU's, else sm_80].
     #[arg(long, value_name = "ARCH", requires = "verify")]
     pub arch: Option<String>,
     /// Compile command of `--verify`, with `{src}`, `{out}` and `{arch}` placeholders
-    /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
+    /// [default: `[compile] command`, else `hipcc --offload-arch={arch} --genco -O3 {src} -o
+    /// {out}`, or for NVIDIA `nvcc -cubin -arch={arch} -O3 {src} -o {out}`].
     #[arg(long, value_name = "CMD", requires = "verify")]
     pub compile: Option<String>,
     /// Look for `#include "..."` in DIR too (repeatable; after the file's own directory,
@@ -140,7 +143,24 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
 
     if args.verify && !variant.edits.is_empty() {
         let opts = verify_options(&args)?;
-        let diffs = pipeline::verify(&args.file, &variant.source, &opts)?;
+        let plan = pipeline::verify_plan(&args.file, &opts, source.cuda_only(), nvidia_arch)
+            .context("--verify")?;
+        eprintln!("{path}: note: --verify compiles with {plan}");
+        let diffs = match pipeline::verify(&args.file, &variant.source, &plan, &opts) {
+            Ok(d) => d,
+            Err(pipeline::VerifyError::Compile { what, error })
+                if matches!(
+                    *error,
+                    codeobj::compile::CompileError::CompilerMissing { .. }
+                ) && plan.vendor == pipeline::Vendor::Nvidia =>
+            {
+                bail!(
+                    "compiling {what}: {error} (nvcc: --compile, [compile] nvcc, $CUDA_HOME/bin or PATH; install: {})",
+                    runner::build::NVCC_INSTALL
+                )
+            }
+            Err(e) => return Err(e.into()),
+        };
         if !diffs.is_empty() {
             let r = Refusal::SignatureChanged(diffs.clone());
             eprintln!(
@@ -255,16 +275,35 @@ fn alternative_hint(r: &Refusal) -> &'static str {
     }
 }
 
+/// The architecture of the NVIDIA GPU here, if there is one (for `--verify` of a CUDA-only
+/// file without `--arch`): asked of the CUDA driver, loaded at run time.
+fn nvidia_arch() -> Option<String> {
+    let opts = runner::Options {
+        backend: runner::Backend::Cuda,
+        arch: None,
+        device: 0,
+        timeout: std::time::Duration::from_secs(20),
+        build: runner::build::BuildOptions::new(codeobj::compile::default_cache_dir()),
+    };
+    runner::session::open_device(&opts)
+        .ok()
+        .and_then(|d| d.info().arch.clone())
+}
+
 /// `--verify`'s compiler: the command line first, then `[compile]` of hip-unroll.toml (found
-/// upward from the file, as `pressure` does), then hipcc for gfx90a.
+/// upward from the file, as `pressure` does), then the pipeline's choice (hipcc for gfx90a, or
+/// nvcc `-cubin` for a CUDA-only file); objects and compile logs in `[compile] cache-dir`, else
+/// the default compile cache.
 fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
     let cfg = config::discover(&args.file)?.config.compile;
-    let mut opts = pipeline::VerifyOptions::default();
-    if let Some(c) = args.compile.clone().or(cfg.command) {
-        opts.command = c;
-    }
-    if let Some(a) = args.arch.clone().or(cfg.arch) {
-        opts.arch = a;
+    let mut opts = pipeline::VerifyOptions {
+        command: args.compile.clone().or(cfg.command.clone()),
+        arch: args.arch.clone().or(cfg.arch.clone()),
+        nvcc: runner::build::find_nvcc(None, cfg.nvcc.as_deref()).unwrap_or(None),
+        ..pipeline::VerifyOptions::default()
+    };
+    if let Some(dir) = &cfg.cache_dir {
+        opts.cache_dir = dir.clone();
     }
     if let Some(t) = cfg.timeout {
         opts.timeout = std::time::Duration::from_secs(t);
