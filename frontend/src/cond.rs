@@ -160,6 +160,7 @@ fn tri(v: Val) -> Tri {
 /// when it is not an integer) and undefinitions, over the platform tables.
 struct Known<'a> {
     tu: &'a TranslationUnit,
+    file: &'a SourceFile,
 }
 
 impl Known<'_> {
@@ -170,6 +171,18 @@ impl Known<'_> {
         }
         if self.command_line(name).is_some() {
             return Some(true);
+        }
+        // A platform name the unit `#define`s itself (a compatibility header's
+        // `#define CUDART_VERSION ...`): what it is there depends on branches not evaluated.
+        let own = |f: &SourceFile| f.macros.iter().any(|m| m.name == name);
+        if own(self.file)
+            || self
+                .tu
+                .headers
+                .iter()
+                .any(|h| h.path.as_os_str() != COMMAND_LINE && own(h.file()))
+        {
+            return None;
         }
         if AMD_DEFINED.contains(&name) {
             return Some(true);
@@ -386,7 +399,7 @@ fn condition(b: &CondBranch, known: &Known<'_>) -> Tri {
 /// sees: each branch known not taken (its condition false, or an earlier branch of its group
 /// known taken), with everything nested in it. Sorted, not overlapping.
 pub fn inactive(file: &SourceFile, tu: &TranslationUnit) -> Vec<Span> {
-    let known = Known { tu };
+    let known = Known { tu, file };
     let n = file.conditionals.len();
     // Whether each branch is taken: true, false or unknown.
     let mut taken = vec![Tri::Unknown; n];
@@ -478,6 +491,13 @@ mod tests {
             active(src, &tu),
             ["cuda1", "amd2", "maybe1", "maybe2", "always"]
         );
+    }
+
+    /// A platform name the file defines itself is unknown: its branches are compiled.
+    #[test]
+    fn a_platform_name_defined_in_the_unit_is_unknown() {
+        let src = "#ifndef CUDART_VERSION\n#define CUDART_VERSION 12000\n#endif\n#if CUDART_VERSION >= 11000\nnew_api\n#endif\n";
+        assert_eq!(active(src, &TranslationUnit::default()), ["new_api"]);
     }
 
     #[test]
