@@ -40,11 +40,44 @@ pub struct Comment {
     pub block: bool,
 }
 
+/// Every punctuator the lexer knows (the reference [`punct_candidates`] is checked against).
+#[cfg(test)]
 const PUNCTS: &[&str] = &[
     "<<=", ">>=", "...", "->*", "<=>", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", ".*", "+", "-", "*", "/", "%", "<",
     ">", "=", "!", "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}",
 ];
+
+/// The punctuators that start with `b`, longest first (`PUNCTS` in the tests is the list).
+fn punct_candidates(b: u8) -> &'static [&'static str] {
+    match b {
+        b'<' => &["<<=", "<=>", "<<", "<=", "<"],
+        b'>' => &[">>=", ">>", ">=", ">"],
+        b'.' => &["...", ".*", "."],
+        b'-' => &["->*", "->", "--", "-=", "-"],
+        b'+' => &["++", "+=", "+"],
+        b'=' => &["==", "="],
+        b'!' => &["!=", "!"],
+        b'&' => &["&&", "&=", "&"],
+        b'|' => &["||", "|=", "|"],
+        b'*' => &["*=", "*"],
+        b'/' => &["/=", "/"],
+        b'%' => &["%=", "%"],
+        b'^' => &["^=", "^"],
+        b':' => &["::", ":"],
+        b'~' => &["~"],
+        b'?' => &["?"],
+        b';' => &[";"],
+        b',' => &[","],
+        b'(' => &["("],
+        b')' => &[")"],
+        b'[' => &["["],
+        b']' => &["]"],
+        b'{' => &["{"],
+        b'}' => &["}"],
+        _ => &[],
+    }
+}
 
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
@@ -240,27 +273,12 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
             );
             continue;
         }
-        // Brackets and separators start no longer punctuator: no search (a run of millions of
-        // them costs as much as any other byte).
-        let single = match b {
-            b'(' => Some("("),
-            b')' => Some(")"),
-            b'[' => Some("["),
-            b']' => Some("]"),
-            b'{' => Some("{"),
-            b'}' => Some("}"),
-            b';' => Some(";"),
-            b',' => Some(","),
-            b'~' => Some("~"),
-            b'?' => Some("?"),
-            _ => None,
-        };
-        if let Some(p) = single.or_else(|| {
-            PUNCTS
-                .iter()
-                .find(|p| src[i..end].starts_with(p.as_bytes()))
-                .copied()
-        }) {
+        // Punctuators by their first byte, longest first: no search over the whole list (a run
+        // of millions of brackets costs as much as any other byte).
+        if let Some(p) = punct_candidates(b)
+            .iter()
+            .find(|p| src[i..end].starts_with(p.as_bytes()))
+        {
             i += p.len();
             out.token(Kind::Punct(p), || Tok::Punct(p), start..i);
             continue;
@@ -314,6 +332,23 @@ pub fn parse_int_literal(text: &str) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
+    /// The first-byte table holds exactly [`super::PUNCTS`], longest first.
+    #[test]
+    fn punctuator_table_agrees_with_the_list() {
+        let mut from_table: Vec<&str> = (0u8..=255)
+            .flat_map(|b| super::punct_candidates(b).iter().copied())
+            .collect();
+        let mut list = super::PUNCTS.to_vec();
+        from_table.sort();
+        list.sort();
+        assert_eq!(from_table, list);
+        for b in 0u8..=255 {
+            let c = super::punct_candidates(b);
+            assert!(c.iter().all(|p| p.as_bytes()[0] == b));
+            assert!(c.windows(2).all(|w| w[0].len() >= w[1].len()), "{c:?}");
+        }
+    }
+
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {
