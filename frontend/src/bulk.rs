@@ -173,10 +173,11 @@ impl<'s> Run<'s> {
     /// has at least [`MIN_OPERANDS`] operands.
     fn finish(mut self, next: Option<Kind>, out: &mut Vec<Range<usize>>) {
         // An operand followed by `(`, `[`, ... is not plain: its pair leaves the run.
-        if self.op.is_none() && matches!(next, Some(Kind::Punct(p)) if POSTFIX.contains(&p)) {
-            if self.undecided.pop().is_some() {
-                self.pairs -= 1;
-            }
+        if self.op.is_none()
+            && matches!(next, Some(Kind::Punct(p)) if POSTFIX.contains(&p))
+            && self.undecided.pop().is_some()
+        {
+            self.pairs -= 1;
         }
         let mut rest = std::mem::take(&mut self.undecided);
         if let Some(last) = rest.pop() {

@@ -319,9 +319,7 @@ impl Eval<'_> {
     }
 
     fn primary(&mut self) -> Val {
-        let Some(t) = self.peek().cloned() else {
-            return None;
-        };
+        let t = self.peek().cloned()?;
         self.at += 1;
         match t {
             Tok::Num(n) => lex::parse_int_literal(&n),

@@ -67,10 +67,8 @@ fn in_constant(src: &[u8], start: usize, end: usize) -> bool {
                 }
             }
             Kind::Punct("<") if matches!(prev, Some((Kind::Ident, _))) => stack.push(Open::Angle),
-            Kind::Punct(">") => {
-                if stack.last() == Some(&Open::Angle) {
-                    stack.pop();
-                }
+            Kind::Punct(">") if stack.last() == Some(&Open::Angle) => {
+                stack.pop();
             }
             // Logical operators and `?` belong to comparisons, not template arguments.
             Kind::Punct("&&" | "||" | "?") => {
