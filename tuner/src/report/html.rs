@@ -187,6 +187,9 @@ fn timing_section(r: &Report) -> Markup {
     }
 }
 
+/// A loop (id, line) and the specs (spec, kernel) that judged it.
+type JudgedLoop<'a> = (&'a str, u32, Vec<(&'a str, &'a str)>);
+
 fn kernel_section(r: &Report, g: &summary::Group<'_>, k: usize, specs: &Specs) -> Markup {
     let id = format!("kernel-{k}");
     let measured = g.measured(r).count();
@@ -204,7 +207,7 @@ fn kernel_section(r: &Report, g: &summary::Group<'_>, k: usize, specs: &Specs) -
             @if let Some(fig) = svg::kernel_figure(r, g, specs, r.extra.min_speedup, &id) {
                 figure { (fig) }
             }
-            @let judged: Vec<(&str, u32, Vec<(&str, &str)>)> = g.loops.iter()
+            @let judged: Vec<JudgedLoop<'_>> = g.loops.iter()
                 .map(|(l, line)| (*l, *line, specs.of_loop(r, &g.file, l)))
                 .filter(|(_, _, s)| !s.is_empty())
                 .collect();
