@@ -289,6 +289,9 @@ pub(crate) fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -
             a.p_value,
             stats::REPLICATION_ALPHA
         ),
+        stats::Rejection::SpecSlower => format!(
+            "spec-slower: a spec's interval does not rule out a slowdown beyond the {min:.1}% minimum"
+        ),
     }
 }
 
@@ -875,6 +878,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 d.pairs.iter().chain(&d.again).copied().collect()
             })
             .collect();
+        let all: Vec<[&[Pair]; 1]> = all.iter().map(|p| [p.as_slice()]).collect();
         let contenders: Vec<stats::Contender<'_>> = accepted
             .iter()
             .zip(&all)
