@@ -71,9 +71,11 @@ pub struct TuneArgs {
     /// Measurement backend [default: command].
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
-    /// bench: the launch spec (TOML) of the kernel to time; its source must lie in the tree.
+    /// bench: a launch spec (TOML) of a kernel to time, a directory of them, or a glob
+    /// (quoted: `'bench/**/*.toml'`); repeatable: one tune over every spec, each loop judged by
+    /// the specs of the kernels that reach it. Their sources must lie in the tree.
     #[arg(long, value_name = "SPEC")]
-    pub spec: Option<PathBuf>,
+    pub spec: Vec<String>,
     /// replay: the snapshot directory (from `hip-unroll capture`).
     #[arg(long, value_name = "DIR")]
     pub snapshot: Option<PathBuf>,
@@ -445,6 +447,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         compile_flags: args.compile_flags,
         skip_same_code: args.skip_same_code,
         config: found.config,
+        config_path: found.path.clone(),
         config_include_dirs,
         program: std::env::current_exe().context("cannot find the hip-unroll binary")?,
         in_allocation: std::env::var_os("SLURM_JOB_ID").is_some(),

@@ -733,11 +733,22 @@ impl Ledger {
         &self,
         key: &str,
     ) -> Result<(Vec<crate::stats::Pair>, Vec<crate::stats::Pair>), Error> {
+        self.comparison_pairs(key, key)
+    }
+
+    /// The pairs of the comparison `key` that is a part of the stored decision `decision` (one
+    /// spec's measurement of a variant several specs judge, [`crate::objective::spec_key`]),
+    /// as [`Ledger::decision_pairs`] finds a decision's own.
+    pub fn comparison_pairs(
+        &self,
+        decision: &str,
+        key: &str,
+    ) -> Result<(Vec<crate::stats::Pair>, Vec<crate::stats::Pair>), Error> {
         let session: Option<i64> = self
             .conn
             .query_row(
                 "SELECT session_id FROM decisions WHERE key = ?1",
-                [key],
+                [decision],
                 |r| r.get(0),
             )
             .optional()

@@ -36,7 +36,8 @@ pub struct Request {
     pub run: Option<String>,
     pub check: Option<String>,
     pub backend: Option<BackendKind>,
-    pub spec: Option<PathBuf>,
+    /// bench: launch specs (files, directories, globs), relative to the working directory.
+    pub spec: Vec<String>,
     pub snapshot: Option<PathBuf>,
     pub source: Option<PathBuf>,
     pub time_regex: Option<String>,
@@ -67,6 +68,8 @@ pub struct Request {
     pub skip_same_code: bool,
     /// The config found for the current directory (defaults where there is none).
     pub config: config::Config,
+    /// The config file found (`None`: defaults): `[tune] specs` are relative to it.
+    pub config_path: Option<PathBuf>,
     /// The include directories the config names ([`config::include_dirs`]).
     pub config_include_dirs: Vec<PathBuf>,
     /// The `hip-unroll` binary Slurm steps run.
@@ -175,10 +178,14 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(not_for(Setting::Check, Origin::Config).into());
         }
     }
-    if let (Some(o), true) = (
-        given(&req.spec, &tune_cfg.spec),
-        backend != BackendKind::Bench,
-    ) {
+    let spec_origin = if !req.spec.is_empty() {
+        Some(Origin::Given)
+    } else if tune_cfg.spec.is_some() || tune_cfg.specs.is_some() {
+        Some(Origin::Config)
+    } else {
+        None
+    };
+    if let (Some(o), true) = (spec_origin, backend != BackendKind::Bench) {
         return Err(not_for(Setting::Spec, o).into());
     }
     if backend != BackendKind::Replay {
@@ -189,7 +196,25 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(not_for(Setting::Source, o).into());
         }
     }
-    let spec = req.spec.or(tune_cfg.spec);
+    // The command line's specs win over the config's; `[tune] specs` are relative to the
+    // config file, `spec` (one) to the working directory as before.
+    let config_dir = req
+        .config_path
+        .as_deref()
+        .and_then(Path::parent)
+        .map(|d| absolute(d, root))
+        .unwrap_or_else(|| root.to_path_buf());
+    let specs: Vec<crate::specfiles::SpecPath> = if !req.spec.is_empty() {
+        crate::specfiles::expand(&req.spec, root, root)
+    } else if let Some(list) = &tune_cfg.specs {
+        crate::specfiles::expand(list, &config_dir, root)
+    } else if let Some(one) = &tune_cfg.spec {
+        crate::specfiles::expand(&[one.display().to_string()], root, root)
+    } else {
+        Ok(Vec::new())
+    }
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    let spec = (!specs.is_empty()).then_some(());
     let snapshot = req.snapshot.or(tune_cfg.snapshot);
     let source = req.source.or(tune_cfg.source);
     if backend == BackendKind::Bench && spec.is_none() {
@@ -333,24 +358,23 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(SetupError::NoSuchPath(p.clone()).into());
         }
     }
-    // What the bench and replay backends measure, read (and checked) before anything else.
-    let spec_bytes = match &spec {
-        Some(p) => {
-            match fsio::regular(p) {
-                Ok(_) => {}
-                Err(fsio::Error::Io { path, err, .. }) => {
-                    return Err(Error::Io {
-                        path: path.display().to_string(),
-                        reason: fsio::reason(&err),
-                    })
-                }
-                Err(e) => return Err(e.into()),
+    // What the bench backend measures, read (and checked) before anything else: one spec must
+    // load (a usage error otherwise); of several, one that does not fails alone (its kernel is
+    // not tuned, the report's `specs` says why).
+    if let [(_, p)] = specs.as_slice() {
+        match fsio::regular(p) {
+            Ok(_) => {}
+            Err(fsio::Error::Io { path, err, .. }) => {
+                return Err(Error::Io {
+                    path: path.display().to_string(),
+                    reason: fsio::reason(&err),
+                })
             }
-            runner::Spec::load(p).map_err(|e| Error::Usage(e.to_string()))?;
-            Some(fsio::read(p, fsio::TEXT_CAP, "a launch spec")?)
+            Err(e) => return Err(e.into()),
         }
-        None => None,
-    };
+        runner::Spec::load(p).map_err(|e| Error::Usage(e.to_string()))?;
+        fsio::read(p, fsio::TEXT_CAP, "a launch spec")?;
+    }
     let snap = match &snapshot {
         Some(dir) => Some(crate::backend::replay::open_snapshot(dir)?),
         None => None,
@@ -401,7 +425,9 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         // `null` (measure) and a number (veto) give different keys: a decision gated under a
         // veto is never reused by a tune that measures, nor one measured by a tune that vetoes.
         "max_occupancy_loss": max_occupancy_loss,
-        "spec": spec_bytes.as_ref().map(|b| crate::workcopy::hash_bytes(b)),
+        // The specs' contents are not here: each is in the keys of the decisions it judges
+        // ([`crate::objective`]), so that adding a spec leaves the others' decisions standing.
+        "spec": spec.map(|_| "per-spec"),
         "snapshot": snap.as_ref().map(crate::backend::replay::snapshot_fingerprint),
         "source": source,
     });
@@ -451,9 +477,8 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         BackendKind::Bench => {
             let nvcc = runner::build::find_nvcc(req.nvcc.as_deref(), compile_cfg.nvcc.as_deref())
                 .map_err(|e| Error::Usage(e.to_string()))?;
-            let spec = spec.expect("checked above");
             BackendSpec::Bench {
-                spec: absolute(&spec, root),
+                specs: specs.clone(),
                 root: root.to_path_buf(),
                 arch: explicit_arch,
                 timeout_ms: timeout.min(DEVICE_TIMEOUT).as_millis() as u64,

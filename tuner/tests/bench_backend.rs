@@ -314,6 +314,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         stop: &stop,
         records: None,
         device: &tuner::backend::LaneDevice::DEFAULT,
+        spec: None,
     };
     let base = b.prepare(&slot, None).unwrap().unwrap();
     assert!(b.sample(&slot, &base).unwrap().unwrap() > 0.0);
@@ -330,6 +331,7 @@ fn a_variant_that_does_not_compile_is_build_failed_and_the_source_must_be_in_the
         stop: &stop,
         records: None,
         device: &tuner::backend::LaneDevice::DEFAULT,
+        spec: None,
     };
     match b.prepare(&bslot, Some(&base)).unwrap() {
         Err(Failure::Build(m)) => assert!(m.contains("error"), "{m}"),
