@@ -715,7 +715,7 @@ mod tests {
         )
         .unwrap();
         let spec = BackendSpec::Bench {
-            spec: t.path().join("k.toml"),
+            specs: vec![("k.toml".into(), t.path().join("k.toml"))],
             root: t.path().to_path_buf(),
             arch: None,
             timeout_ms: 1000,
@@ -810,6 +810,54 @@ mod tests {
         assert!(m.is_null(), "{measure}");
         assert_eq!(v0, serde_json::json!(0), "{veto0}");
         assert!(measure != veto0 && veto0 != veto2 && measure != veto2);
+    }
+
+    #[test]
+    fn specs_from_the_command_line_or_relative_to_the_config_file() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let spec = |kernel: &str| {
+            format!("version = 1\nsource = \"../k.cu\"\nkernel = \"{kernel}\"\ngrid = [1]\nblock = [1]\n\n[[args]]\nname = \"o\"\nbuffer = \"i32\"\nlength = 1\noutput = \"exact\"\n")
+        };
+        std::fs::write(d.join("k.cu"), "__global__ void k(int* o) {}\n__global__ void j(int* o) {}\n").unwrap();
+        std::fs::create_dir_all(d.join("conf/bench")).unwrap();
+        std::fs::create_dir_all(d.join("bench")).unwrap();
+        std::fs::write(d.join("bench/k.toml"), spec("k")).unwrap();
+        std::fs::write(d.join("bench/j.toml"), spec("j")).unwrap();
+        std::fs::write(d.join("conf/bench/k.toml"), spec("k").replace("../k.cu", "../../k.cu")).unwrap();
+        let mut req = request(d);
+        req.build = None;
+        req.run = None;
+        req.backend = Some(BackendKind::Bench);
+        req.config_path = Some(d.join("conf/hip-unroll.toml"));
+        req.config.tune.specs = Some(vec!["bench/*.toml".into()]);
+        let names = |req: Request| match resolve(req, d).unwrap().backend {
+            BackendSpec::Bench { specs, .. } => {
+                specs.into_iter().map(|(n, _)| n).collect::<Vec<_>>()
+            }
+            _ => panic!("bench"),
+        };
+        // The config's patterns are relative to the config file's directory.
+        assert_eq!(names(req.clone()), ["conf/bench/k.toml"]);
+        // The command line wins; its patterns are relative to the working directory.
+        req.spec = vec!["bench/*.toml".into()];
+        assert_eq!(names(req.clone()), ["bench/j.toml", "bench/k.toml"]);
+        req.spec = vec!["nothing/*.toml".into()];
+        let e = resolve(req.clone(), d).err().unwrap().to_string();
+        assert_eq!(e, "spec pattern `nothing/*.toml` matches no file");
+        // A spec for another backend is a misfit, from wherever it comes.
+        req.spec = Vec::new();
+        req.backend = Some(BackendKind::Command);
+        req.build = Some("true".into());
+        req.run = Some("true".into());
+        assert!(matches!(
+            resolve(req, d).err().unwrap(),
+            Error::Setup(SetupError::NotForBackend {
+                setting: Setting::Spec,
+                origin: Origin::Config,
+                ..
+            })
+        ));
     }
 
     #[test]
