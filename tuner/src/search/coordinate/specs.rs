@@ -436,7 +436,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             r.task = None;
         }
         if r.failed.is_none() {
-            r.failed = Some(one_line(&format!("its baseline {reason}")));
+            let what = reason.strip_prefix("it ").unwrap_or(&reason);
+            r.failed = Some(one_line(&format!("its baseline {what}")));
         }
         Ok(())
     }
