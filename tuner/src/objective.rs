@@ -57,3 +57,26 @@ pub fn judged_key(key: &str, digests: &[&str]) -> String {
 pub fn spec_key(key: &str, digest: &str) -> String {
     format!("{key}@{}", &digest[..digest.len().min(16)])
 }
+
+/// The kernels of the tree that no spec launches (failed specs count: their kernel has a spec).
+///
+/// SEAM (issue 28 item 2): the `specs` helper's `specgen` library lists the kernels no spec
+/// covers; once it is on main, tune's note should come from there. Until then, this is the same
+/// list made from the objectives.
+pub fn uncovered(objectives: &[Objective], disc: &Discovery) -> Vec<crate::discover::KernelRef> {
+    disc.kernels()
+        .filter(|(f, k)| !objectives.iter().any(|o| o.launches(f, k)))
+        .map(|(f, k)| (f.to_path_buf(), k.to_string()))
+        .collect()
+}
+
+/// The report's note on the kernels without a spec (once per tune), if there are some.
+pub fn uncovered_note(objectives: &[Objective], disc: &Discovery) -> Option<String> {
+    let n = uncovered(objectives, disc).len();
+    (n > 0).then(|| {
+        format!(
+            "{n} kernel{} without a spec: `hip-unroll spec new` writes one",
+            if n == 1 { "" } else { "s" }
+        )
+    })
+}

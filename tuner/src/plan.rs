@@ -173,6 +173,12 @@ pub fn plan(tune: &Tune, root: &Path) -> Result<TunePlan, Error> {
             }
         }
     };
+    if let Some(n) = (!objectives.is_empty())
+        .then(|| objective::uncovered_note(&objectives, &disc))
+        .flatten()
+    {
+        notes.push(n);
+    }
     if bench {
         notes.push(
             "the bench backend's decision keys also cover the device's compiler: the plan assumes the latest bench run's settings".into(),

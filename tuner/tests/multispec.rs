@@ -480,6 +480,14 @@ fn adding_a_spec_measures_only_its_kernel() {
     let state = tempfile::tempdir().unwrap();
     let two = run(t.path(), state.path(), &ALL[..2], None);
     // Without c's spec, c's loop is not tuned: no spec launches c.
+    assert!(
+        two.extra
+            .notes
+            .iter()
+            .any(|n| n == "1 kernel without a spec: `hip-unroll spec new` writes one"),
+        "{:?}",
+        two.extra.notes
+    );
     let c = two.candidates.iter().find(|c| c.file == "k2.cu").unwrap();
     assert_eq!(c.status, Status::NotRun);
     assert!(c.reason.as_deref().unwrap().contains("no spec launches c"), "{c:#?}");

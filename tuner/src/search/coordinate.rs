@@ -569,6 +569,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         if multi {
             // Each spec has its own baseline and A/A check (`specs`): no global one.
             self.aa.done = true;
+            if let Some(n) = crate::objective::uncovered_note(self.s.objectives, disc) {
+                self.out.notes.insert(n);
+            }
         }
         if needs_profile && self.info[0].ranks && !multi {
             self.check_stop()?;
