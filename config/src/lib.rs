@@ -380,6 +380,14 @@ pub struct PressureSection {
 pub fn include_dirs(cfg: &Config, path: &Path) -> Vec<PathBuf> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out: Vec<PathBuf> = cfg.check.include_dirs.clone().unwrap_or_default();
+    out.extend(include_flags(&compile_words(cfg)));
+    out.into_iter().map(|d| base.join(d)).collect()
+}
+
+/// The compiler words of `[compile] command` and `[tune] compile-flags`, in order: where the
+/// `-D`/`-U` macros the guards see with the command line's come from (as [`include_dirs`] for
+/// `-I`).
+pub fn compile_words(cfg: &Config) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     if let Some(cmd) = &cfg.compile.command {
         words.extend(cmd.split_whitespace().map(str::to_string));
@@ -387,8 +395,7 @@ pub fn include_dirs(cfg: &Config, path: &Path) -> Vec<PathBuf> {
     for f in cfg.tune.compile_flags.iter().flatten() {
         words.extend(f.split_whitespace().map(str::to_string));
     }
-    out.extend(include_flags(&words));
-    out.into_iter().map(|d| base.join(d)).collect()
+    words
 }
 
 /// The directories of `-I DIR`, `-IDIR`, `-iquote DIR` and `-iquoteDIR` among compiler words,

@@ -26,11 +26,11 @@ use frontend::{FunctionKind, LoopKind, PragmaSyntax, SourceFile, UnrollHint};
 use serde::Serialize;
 use std::path::Path;
 
-pub use frontend::tu::{HeaderCache, Includes, TranslationUnit};
+pub use frontend::tu::{Defines, HeaderCache, Includes, TranslationUnit};
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 pub use guards::Verdict;
 pub use transforms::{Edit, Mode, Variant, FULL, MAX_MANUAL_FACTOR};
-pub use verify::{verify, VerifyError, VerifyOptions};
+pub use verify::{plan as verify_plan, verify, Plan, Vendor, VerifyError, VerifyOptions, Why};
 
 /// One piece of evidence of a blocker: the rule, where, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -305,6 +305,11 @@ impl Source {
                     .collect(),
             })
             .collect()
+    }
+
+    /// Why this file can only be compiled as CUDA, if it can (what [`verify_plan`] reads).
+    pub fn cuda_only(&self) -> Option<frontend::tu::CudaOnly> {
+        self.tu.cuda_only(&self.file)
     }
 
     /// Every loop of the kernels and `__device__` functions, in source order of the functions.

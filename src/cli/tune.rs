@@ -172,6 +172,13 @@ pub struct TuneArgs {
     /// PATH; none: clang-19 with hip-unroll's prelude].
     #[arg(long, value_name = "PATH")]
     pub nvcc: Option<PathBuf>,
+    /// Define a macro, `NAME` or `NAME=VALUE` (repeatable): for the guards' view of every file
+    /// and the gates' compile (it joins the compile flags).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro (repeatable): for the guards' view and the gates' compile.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
@@ -400,6 +407,14 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
     let root = std::env::current_dir().context("cannot read the current directory")?;
+    let defines = crate::cli::check::defines(&args.define, &args.undefine)?;
+    if let Some(f) = defines
+        .flags()
+        .iter()
+        .find(|f| f.contains(char::is_whitespace))
+    {
+        anyhow::bail!("{} holds white space, which the gates' compile command (split on white space) cannot pass; define it in a header instead", &f[..2]);
+    }
     let request = Request {
         paths: args.paths,
         build: args.build,
@@ -449,7 +464,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         arch: args.arch,
         include: args.include,
         nvcc: args.nvcc,
-        compile_flags: args.compile_flags,
+        // `-D`/`-U` join the compile flags: the gates compile with them, the fingerprint holds
+        // them, and the guards read the compile command's macros.
+        compile_flags: args
+            .compile_flags
+            .into_iter()
+            .chain(defines.flags())
+            .collect(),
         skip_same_code: args.skip_same_code,
         config: found.config,
         config_path: found.path.clone(),
