@@ -152,13 +152,22 @@ fn several_specs_are_tuned_in_one_run() {
         "{log}"
     );
     assert!(
-        log.contains(&format!("## {} is outside testdata/bench: not in the tune", stray.display())),
+        log.contains(&format!(
+            "## {} is outside testdata/bench: not in the tune",
+            stray.display()
+        )),
         "{log}"
     );
     // Every run is counted: each spec's own, and the one tune.
     let stdout = String::from_utf8_lossy(&o.stdout);
-    let runs = log.lines().filter(|l| l.starts_with("## ") && l.contains(": ")).count()
-        - log.lines().filter(|l| l.contains("is outside testdata/bench")).count();
+    let runs = log
+        .lines()
+        .filter(|l| l.starts_with("## ") && l.contains(": "))
+        .count()
+        - log
+            .lines()
+            .filter(|l| l.contains("is outside testdata/bench"))
+            .count();
     assert!(
         stdout.contains(&format!("{runs} runs,")),
         "{runs}: {stdout}\n{log}"

@@ -211,8 +211,8 @@ pub fn plan(tune: &Tune, root: &Path) -> Result<TunePlan, Error> {
     e.gate_compiles = e.variants + p.files_used.len();
     let aa = e.baselines * (2 * plan.min_runs + 1);
     e.launches_min = aa + e.comparisons * 2 * (plan.min_runs + 1);
-    e.launches_max = aa
-        + e.comparisons * 2 * (plan.max_runs + 1 + stats::replication_runs(plan.max_runs));
+    e.launches_max =
+        aa + e.comparisons * 2 * (plan.max_runs + 1 + stats::replication_runs(plan.max_runs));
     e.formula = format!(
         "builds = comparisons + 2 x baselines (each baseline's and its confirmation's); gate compiles = variants + baseline files; launches from A + C x 2 x (min_runs + 1) to A + C x 2 x (max_runs + 1 + replication_runs(max_runs)), A = baselines x (2 x min_runs + 1) = {aa}, C = comparisons, min_runs = {}, max_runs = {}",
         plan.min_runs, plan.max_runs
@@ -285,12 +285,7 @@ impl<'a> Planner<'a> {
                 loop_id: l.id.to_string(),
                 line: l.line,
                 function: l.function.clone(),
-                kernels: self
-                    .disc
-                    .reaching(l)
-                    .into_iter()
-                    .map(|(_, k)| k)
-                    .collect(),
+                kernels: self.disc.reaching(l).into_iter().map(|(_, k)| k).collect(),
                 specs: judges
                     .iter()
                     .map(|&i| self.objectives[i].name.clone())
@@ -334,7 +329,11 @@ impl<'a> Planner<'a> {
     }
 
     /// Plan one chain: its loops in order, moving on by the ledger's kept variants.
-    fn chain(&mut self, chain: &Chain<'_>, out: &mut BTreeMap<usize, PlanLoop>) -> Result<(), Error> {
+    fn chain(
+        &mut self,
+        chain: &Chain<'_>,
+        out: &mut BTreeMap<usize, PlanLoop>,
+    ) -> Result<(), Error> {
         let mut overlay = Overlay::new();
         let mut state = self.tree.hash.clone();
         let mut history: HashMap<PathBuf, Vec<Vec<Edit>>> = HashMap::new();
@@ -343,7 +342,9 @@ impl<'a> Planner<'a> {
         for l in &chain.loops {
             let order = out
                 .iter()
-                .find(|(_, p)| p.file == l.file.display().to_string() && p.loop_id == l.id.to_string())
+                .find(|(_, p)| {
+                    p.file == l.file.display().to_string() && p.loop_id == l.id.to_string()
+                })
                 .map(|(o, _)| *o)
                 .expect("planned");
             let Some(current) = parsed
@@ -390,7 +391,8 @@ impl<'a> Planner<'a> {
                     ov.insert(l.file.clone(), rw.source.clone());
                     let vstate = self.tree.state_hash(&ov);
                     if !seen.insert(vstate.clone()) {
-                        c.reason = Some("duplicate: another factor or mode gives the same source".into());
+                        c.reason =
+                            Some("duplicate: another factor or mode gives the same source".into());
                         cands.push(c);
                         continue;
                     }
@@ -507,7 +509,11 @@ impl<'a> Planner<'a> {
 pub fn human(p: &TunePlan) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "plan of a tune with the {} backend (nothing was compiled or run)", p.backend);
+    let _ = writeln!(
+        s,
+        "plan of a tune with the {} backend (nothing was compiled or run)",
+        p.backend
+    );
     if let Some(specs) = &p.specs {
         let _ = writeln!(s, "\nspecs:");
         for sp in specs {

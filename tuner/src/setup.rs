@@ -819,12 +819,20 @@ mod tests {
         let spec = |kernel: &str| {
             format!("version = 1\nsource = \"../k.cu\"\nkernel = \"{kernel}\"\ngrid = [1]\nblock = [1]\n\n[[args]]\nname = \"o\"\nbuffer = \"i32\"\nlength = 1\noutput = \"exact\"\n")
         };
-        std::fs::write(d.join("k.cu"), "__global__ void k(int* o) {}\n__global__ void j(int* o) {}\n").unwrap();
+        std::fs::write(
+            d.join("k.cu"),
+            "__global__ void k(int* o) {}\n__global__ void j(int* o) {}\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(d.join("conf/bench")).unwrap();
         std::fs::create_dir_all(d.join("bench")).unwrap();
         std::fs::write(d.join("bench/k.toml"), spec("k")).unwrap();
         std::fs::write(d.join("bench/j.toml"), spec("j")).unwrap();
-        std::fs::write(d.join("conf/bench/k.toml"), spec("k").replace("../k.cu", "../../k.cu")).unwrap();
+        std::fs::write(
+            d.join("conf/bench/k.toml"),
+            spec("k").replace("../k.cu", "../../k.cu"),
+        )
+        .unwrap();
         let mut req = request(d);
         req.build = None;
         req.run = None;

@@ -3,8 +3,8 @@
 //! pin the defaults and by `cargo run --release -p tuner --example simulate`.
 
 use crate::stats::{
-    assess, baseline_first, judge, replicated, replication_runs, Judgement, Pair, Plan,
-    Rejection, SpecPairs, Verdict,
+    assess, baseline_first, judge, replicated, replication_runs, Judgement, Pair, Plan, Rejection,
+    SpecPairs, Verdict,
 };
 use rand::distr::Distribution;
 use rand::{RngExt, SeedableRng};

@@ -544,10 +544,7 @@ pub fn versus(a: &[Pair], b: &[Pair], confidence: f64) -> Versus {
 pub fn versus_specs(a: &[&[Pair]], b: &[&[Pair]], confidence: f64) -> Versus {
     let da: Vec<Vec<f64>> = a.iter().map(|p| log_ratios(p)).collect();
     let db: Vec<Vec<f64>> = b.iter().map(|p| log_ratios(p)).collect();
-    if da.is_empty()
-        || da.len() != db.len()
-        || da.iter().chain(&db).any(|d| d.is_empty())
-    {
+    if da.is_empty() || da.len() != db.len() || da.iter().chain(&db).any(|d| d.is_empty()) {
         return Versus {
             ratio: 1.0,
             ci: (0.0, f64::INFINITY),

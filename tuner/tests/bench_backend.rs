@@ -293,7 +293,11 @@ fn bench_backend_accepts_rejects_and_check_fails_on_a_simulated_gpu() {
     }
     // other's loop: no spec launches `other` (the spec's kernel is fill), so nothing judges
     // it: not-run, never built.
-    let other: Vec<_> = r.candidates.iter().filter(|c| c.loop_id == "other:0").collect();
+    let other: Vec<_> = r
+        .candidates
+        .iter()
+        .filter(|c| c.loop_id == "other:0")
+        .collect();
     assert_eq!(other.len(), 1, "{other:#?}");
     assert_eq!(other[0].status, Status::NotRun);
     assert!(

@@ -80,8 +80,15 @@ fn both_faster_but_the_geometric_mean_below_the_minimum_is_rejected() {
     // 1% and 1.5% faster, each significant under 0.2% noise: the mean gains 1.25% < 2%.
     let (a, b) = (pairs(0.01, 0.002, 30), pairs(0.015, 0.002, 30));
     let j = judge(&two(&a, &b), &plan);
-    assert_eq!(j.verdict, Verdict::Reject(Rejection::BelowMinSpeedup), "{j:?}");
-    assert!(j.specs.iter().all(|s| s.ci.0 > 1.0), "each significantly faster: {j:?}");
+    assert_eq!(
+        j.verdict,
+        Verdict::Reject(Rejection::BelowMinSpeedup),
+        "{j:?}"
+    );
+    assert!(
+        j.specs.iter().all(|s| s.ci.0 > 1.0),
+        "each significantly faster: {j:?}"
+    );
     assert!((j.speedup - (0.0125f64).exp()).abs() < 1e-3, "{j:?}");
     for seed in 0..30 {
         let j = judge_specs(seed, &[at(1.01, 0.002), at(1.012, 0.002)], &plan);
@@ -99,19 +106,29 @@ fn both_within_noise_with_the_mean_above_the_minimum_is_decided_by_the_pooled_in
     let within = |spread: f64| {
         let p = pairs(0.03, spread, plan.max_runs);
         let own = assess_replicated(&p, &[], &plan);
-        assert_eq!(own.verdict, Verdict::Reject(Rejection::NotFaster), "{own:?}");
+        assert_eq!(
+            own.verdict,
+            Verdict::Reject(Rejection::NotFaster),
+            "{own:?}"
+        );
         p
     };
     // 3% faster each, 6% spread, 30 pairs: pooled, significant.
     let a = within(0.06);
     let j = judge(&two(&a, &a), &plan);
-    assert!(j.specs.iter().all(|s| s.ci.0 >= slowdown_floor(&plan)), "{j:?}");
+    assert!(
+        j.specs.iter().all(|s| s.ci.0 >= slowdown_floor(&plan)),
+        "{j:?}"
+    );
     assert!(j.speedup >= 1.0 + plan.min_speedup && j.ci.0 > 1.0, "{j:?}");
     assert_eq!(j.verdict, Verdict::Accept, "{j:?}");
     // 8% spread: each interval still rules out a 2% slowdown, the pooled one reaches 1.
     let a = within(0.08);
     let j = judge(&two(&a, &a), &plan);
-    assert!(j.specs.iter().all(|s| s.ci.0 >= slowdown_floor(&plan)), "{j:?}");
+    assert!(
+        j.specs.iter().all(|s| s.ci.0 >= slowdown_floor(&plan)),
+        "{j:?}"
+    );
     assert!(j.ci.0 <= 1.0, "{j:?}");
     assert_eq!(j.verdict, Verdict::Reject(Rejection::NotFaster), "{j:?}");
     // 10% spread: a spec's interval no longer rules out a slowdown beyond the minimum.
@@ -154,4 +171,3 @@ fn equal_programs_on_two_specs_are_rarely_accepted_and_a_gain_on_one_is_found() 
     eprintln!("10% on one spec, equal on the other: {gain:?}");
     assert!(gain.accept_rate() >= 0.9, "{gain:?}");
 }
-

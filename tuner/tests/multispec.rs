@@ -219,7 +219,9 @@ impl Device for FakeGpu {
             )));
         }
         let m0 = &self.first[&symbol];
-        let moved = |c: char| m.get(&c).copied().unwrap_or(0) as i64 - m0.get(&c).copied().unwrap_or(0) as i64;
+        let moved = |c: char| {
+            m.get(&c).copied().unwrap_or(0) as i64 - m0.get(&c).copied().unwrap_or(0) as i64
+        };
         // Lines added: in the helper, in a's loop (moves a's and b's marks), in b's loop.
         let (in_h, in_a) = (moved('h'), moved('a'));
         let out = DevicePtr(u64::from_le_bytes(args[0].clone().try_into().unwrap()));
@@ -328,7 +330,9 @@ fn run(tree: &Path, state: &Path, names: &[&str], broken: Option<&'static str>) 
     let log = Arc::new(Mutex::new(Log::default()));
     let b = backend(tree, &state.join("objects"), names, &log, broken);
     let stop = Arc::new(AtomicBool::new(false));
-    tune(&b, &settings(state), tree, &stop, &Quiet).unwrap().report
+    tune(&b, &settings(state), tree, &stop, &Quiet)
+        .unwrap()
+        .report
 }
 
 /// The candidate of loop `lp` (function:index) as `mode xF`.
@@ -359,7 +363,10 @@ fn each_loop_is_judged_by_the_specs_of_the_kernels_reaching_it() {
     let r = run(t.path(), state.path(), &ALL, None);
     let specs = r.specs.as_ref().expect("specs");
     assert_eq!(specs.len(), 3);
-    assert!(specs.iter().all(|s| s.status == SpecOutcome::Ok), "{specs:?}");
+    assert!(
+        specs.iter().all(|s| s.status == SpecOutcome::Ok),
+        "{specs:?}"
+    );
 
     // The helper's loop: judged by a's and b's specs.
     for f in [2, 4] {
@@ -373,7 +380,9 @@ fn each_loop_is_judged_by_the_specs_of_the_kernels_reaching_it() {
         );
         let jb = p.judged_by.as_ref().unwrap();
         assert!(jb[0].speedup > 1.3 && jb[1].speedup < 0.9, "{jb:?}");
-        assert!(jb.iter().all(|j| !j.ratios.is_empty() && j.interval[0] <= j.interval[1]));
+        assert!(jb
+            .iter()
+            .all(|j| !j.ratios.is_empty() && j.interval[0] <= j.interval[1]));
     }
     let manual: Vec<_> = [2, 4]
         .iter()
@@ -464,9 +473,7 @@ fn a_failing_spec_stops_only_its_own_kernel() {
 fn last_session_samples(state: &Path) -> Vec<String> {
     let db = rusqlite::Connection::open(state.join("ledger.db")).unwrap();
     let mut q = db
-        .prepare(
-            "SELECT comparison FROM samples WHERE session_id = (SELECT MAX(id) FROM sessions)",
-        )
+        .prepare("SELECT comparison FROM samples WHERE session_id = (SELECT MAX(id) FROM sessions)")
         .unwrap();
     q.query_map([], |r| r.get(0))
         .unwrap()
@@ -490,7 +497,10 @@ fn adding_a_spec_measures_only_its_kernel() {
     );
     let c = two.candidates.iter().find(|c| c.file == "k2.cu").unwrap();
     assert_eq!(c.status, Status::NotRun);
-    assert!(c.reason.as_deref().unwrap().contains("no spec launches c"), "{c:#?}");
+    assert!(
+        c.reason.as_deref().unwrap().contains("no spec launches c"),
+        "{c:#?}"
+    );
     assert!(!last_session_samples(state.path()).is_empty());
 
     let three = run(t.path(), state.path(), &ALL, None);
@@ -503,7 +513,11 @@ fn adding_a_spec_measures_only_its_kernel() {
     }
     // a's and b's decisions were reused, with the same judgement.
     assert!(three.extra.reused >= 8, "{}", three.extra.reused);
-    for (lp, mode, f) in [("helper:0", "pragma", 2), ("helper:0", "manual", 2), ("a:0", "pragma", 2)] {
+    for (lp, mode, f) in [
+        ("helper:0", "pragma", 2),
+        ("helper:0", "manual", 2),
+        ("a:0", "pragma", 2),
+    ] {
         let (x, y) = (cand(&two, lp, mode, f), cand(&three, lp, mode, f));
         assert_eq!(x.status, y.status);
         assert_eq!(x.judged_by, y.judged_by, "{lp} {mode} x{f}");

@@ -18,9 +18,7 @@ use super::{Backend, Failure, Slot};
 use crate::error::Error;
 use crate::objective::Objective;
 use runner::build::{build, Target};
-use runner::device::{
-    Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
-};
+use runner::device::{Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch};
 use runner::session::{open_device, KernelId, Options, Session};
 use runner::{RunnerError, Spec};
 use std::cell::RefCell;
@@ -173,14 +171,12 @@ impl BenchBackend {
                     digest: spec_digest(p),
                     failed: None,
                 };
-                let loaded = Spec::load(p)
-                    .map_err(|e| e.to_string())
-                    .and_then(|spec| {
-                        o.kernel = spec.kernel.clone();
-                        let rel = source_in_tree(&spec, root).map_err(|e| e.to_string())?;
-                        o.source = Some(rel.clone());
-                        Ok((spec, rel))
-                    });
+                let loaded = Spec::load(p).map_err(|e| e.to_string()).and_then(|spec| {
+                    o.kernel = spec.kernel.clone();
+                    let rel = source_in_tree(&spec, root).map_err(|e| e.to_string())?;
+                    o.source = Some(rel.clone());
+                    Ok((spec, rel))
+                });
                 match loaded {
                     Ok(l) => (o, Some(l)),
                     Err(m) => {
@@ -199,7 +195,9 @@ impl BenchBackend {
 
     /// Every spec that loaded.
     pub fn specs(&self) -> impl Iterator<Item = &Spec> {
-        self.specs.iter().filter_map(|(_, s)| s.as_ref().map(|(s, _)| s))
+        self.specs
+            .iter()
+            .filter_map(|(_, s)| s.as_ref().map(|(s, _)| s))
     }
 
     /// The runner's options (the device it opens: `options().device`).

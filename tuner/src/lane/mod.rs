@@ -282,7 +282,11 @@ pub enum Event {
     },
     /// The baseline of a `baseline` task for objective `spec` failed (it does not build, or
     /// fails its check or a run): that objective alone is not tuned, the tune goes on.
-    SpecFailed { id: u64, spec: usize, reason: String },
+    SpecFailed {
+        id: u64,
+        spec: usize,
+        reason: String,
+    },
     /// The task is finished: the lane can take another.
     Done { id: u64 },
     /// What stops the whole tune (the baseline fails, the device is gone, Ctrl-C).

@@ -767,7 +767,14 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         if self.multi() && judges.is_empty() {
             let file = l.file.display().to_string();
             let why = self.failed_specs_text(&self.chains[c].judges);
-            let cand = Candidate::new(&file, &l.id.to_string(), l.line, None, Status::NotRun, Some(why));
+            let cand = Candidate::new(
+                &file,
+                &l.id.to_string(),
+                l.line,
+                None,
+                Status::NotRun,
+                Some(why),
+            );
             return self.push(order, cand, None, false);
         }
         self.loop_judges.insert(order, judges.clone());

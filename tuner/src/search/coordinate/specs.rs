@@ -13,8 +13,8 @@
 //! is `same-code` only when it changes none.
 
 use super::{
-    pairs_of, Batch, Coordinator, Decided, Ended, Finding, Flight, Job, Pending, Sample,
-    TaskInfo, TaskKind,
+    pairs_of, Batch, Coordinator, Decided, Ended, Finding, Flight, Job, Pending, Sample, TaskInfo,
+    TaskKind,
 };
 use crate::devices::Device;
 use crate::discover::{Discovery, LoopInfo};
@@ -187,9 +187,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         if !self.multi() || !comparison.starts_with("aa:") {
             return None;
         }
-        (0..self.spec_runs.len()).find(|&i| {
-            self.spec_runs[i].task.is_some() && self.spec_aa_comparison(i) == comparison
-        })
+        (0..self.spec_runs.len())
+            .find(|&i| self.spec_runs[i].task.is_some() && self.spec_aa_comparison(i) == comparison)
     }
 
     /// Whether a batch for objective `spec` may go to a lane: its spec's baseline is checked.
@@ -430,7 +429,12 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     }
 
     /// Spec `spec`'s baseline failed (task `id`): the spec is failed, its comparisons dropped.
-    pub(super) fn spec_failed(&mut self, id: u64, spec: usize, reason: String) -> Result<(), Error> {
+    pub(super) fn spec_failed(
+        &mut self,
+        id: u64,
+        spec: usize,
+        reason: String,
+    ) -> Result<(), Error> {
         let r = &mut self.spec_runs[spec];
         if r.task == Some(id) {
             r.task = None;
@@ -555,7 +559,10 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         let finding = if parts.got.is_empty() {
             Finding::Failed(Status::NotRun, self.failed_specs_text(&parts.dropped))
         } else if let Some((i, status, reason)) = failed {
-            Finding::Failed(status, format!("{} (spec {})", reason, self.objective(i).name))
+            Finding::Failed(
+                status,
+                format!("{} (spec {})", reason, self.objective(i).name),
+            )
         } else if parts
             .got
             .iter()
@@ -629,7 +636,10 @@ impl<'a, 'd> Coordinator<'a, 'd> {
 
     /// The confirmation with several specs: the combination against the original, measured
     /// by every spec that judged an applied loop; the final speedup is their geometric mean.
-    pub(super) fn confirm_specs(&mut self, overlay: &Overlay) -> Result<(report::Final, bool), Error> {
+    pub(super) fn confirm_specs(
+        &mut self,
+        overlay: &Overlay,
+    ) -> Result<(report::Final, bool), Error> {
         let final_state = self.s.tree.state_hash(overlay);
         let orders: Vec<usize> = self.out.applied.iter().map(|(o, _, _)| *o).collect();
         let specs: Vec<usize> = orders
@@ -736,10 +746,14 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             ));
         }
         let plan = self.s.settings.plan;
-        let each: Vec<stats::Assessment> = got.iter().map(|(_, p)| stats::assess(p, &plan)).collect();
+        let each: Vec<stats::Assessment> =
+            got.iter().map(|(_, p)| stats::assess(p, &plan)).collect();
         let sp: Vec<SpecPairs<'_>> = got
             .iter()
-            .map(|(_, p)| SpecPairs { pairs: p, again: &[] })
+            .map(|(_, p)| SpecPairs {
+                pairs: p,
+                again: &[],
+            })
             .collect();
         let j = stats::judge(&sp, &plan);
         let faster = each.iter().all(|a| a.verdict == Verdict::Accept) || j.ci.0 > 1.0;
