@@ -126,6 +126,10 @@ pub struct Estimate {
     pub formula: String,
 }
 
+/// A reused accepted variant of a loop: (mode, factor, overlay, state, edits, each spec's
+/// pairs), what the search's choice is made from.
+type Kept = (Mode, u32, Overlay, String, Vec<Edit>, Vec<Vec<stats::Pair>>);
+
 /// A chain of the plan: one function's loops.
 struct Chain<'d> {
     loops: Vec<&'d LoopInfo>,
@@ -358,8 +362,7 @@ impl<'a> Planner<'a> {
             let mut seen: BTreeSet<String> = BTreeSet::new();
             let mut cands = Vec::new();
             // (mode, factor, state, source, edits, decision) of the reused accepted ones.
-            let mut accepted: Vec<(Mode, u32, Overlay, String, Vec<Edit>, Vec<Vec<stats::Pair>>)> =
-                Vec::new();
+            let mut accepted: Vec<Kept> = Vec::new();
             let mut all_reused = true;
             for &mode in &self.settings.modes {
                 for &factor in &self.settings.factors {

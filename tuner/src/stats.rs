@@ -458,12 +458,15 @@ pub fn judge(specs: &[SpecPairs<'_>], plan: &Plan) -> Judgement {
     let d: Vec<Vec<f64>> = specs.iter().map(|s| log_ratios(s.pairs)).collect();
     let ci = geomean_ci(&d, plan.confidence);
     let floor = slowdown_floor(plan);
-    let slower = per.iter().position(|a| !(a.ci.0 >= floor));
+    // A NaN interval (no pairs) does not rule a slowdown out either.
+    let slower = per
+        .iter()
+        .position(|a| a.ci.0.partial_cmp(&floor).is_none_or(|o| o.is_lt()));
     let verdict = if slower.is_some() {
         Verdict::Reject(Rejection::SpecSlower)
     } else if speedup < 1.0 + plan.min_speedup {
         Verdict::Reject(Rejection::BelowMinSpeedup)
-    } else if !(ci.0 > 1.0) {
+    } else if ci.0.partial_cmp(&1.0).is_none_or(|o| o.is_le()) {
         Verdict::Reject(Rejection::NotFaster)
     } else if per
         .iter()
