@@ -29,7 +29,7 @@ impl Objective {
     /// Whether this spec launches the kernel `kernel` (a qualified name) of `file`.
     pub fn launches(&self, file: &std::path::Path, kernel: &str) -> bool {
         self.source.as_deref() == Some(file)
-            && (self.kernel == kernel || crate::backend::same_function(&self.kernel, kernel))
+            && (self.kernel == kernel || kernelname::is_function(&self.kernel, kernel))
     }
 }
 
@@ -49,7 +49,14 @@ pub fn judges(objectives: &[Objective], disc: &Discovery, l: &LoopInfo) -> Vec<u
 /// The key of the decision of a variant judged by the specs `digests` (in the order of the
 /// specs), from its key without specs.
 pub fn judged_key(key: &str, digests: &[&str]) -> String {
-    crate::ledger::decision_key(key, "specs", &digests.join(","))
+    let mut h = blake3::Hasher::new();
+    h.update(b"hip-unroll judged decision\0");
+    h.update(key.as_bytes());
+    for d in digests {
+        h.update(b"\0");
+        h.update(d.as_bytes());
+    }
+    h.finalize().to_hex().to_string()
 }
 
 /// The comparison key of one spec's measurement of the decision `key`: its samples are
