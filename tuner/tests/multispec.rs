@@ -455,6 +455,14 @@ fn a_failing_spec_stops_only_its_own_kernel() {
         "{why}"
     );
     assert!(specs[..2].iter().all(|s| s.status == SpecOutcome::Ok));
+    assert!(
+        r.extra
+            .notes
+            .iter()
+            .any(|n| n.starts_with("spec specs/c.toml failed, its kernel c is not tuned: its baseline fails its run or its check: ")),
+        "{:?}",
+        r.extra.notes
+    );
     // c's loop is not tuned, with the reason; the others are, as with every spec working.
     let c: Vec<_> = r.candidates.iter().filter(|c| c.file == "k2.cu").collect();
     assert!(!c.is_empty());
@@ -523,4 +531,52 @@ fn adding_a_spec_measures_only_its_kernel() {
         assert_eq!(x.judged_by, y.judged_by, "{lp} {mode} x{f}");
     }
     assert!(cand(&three, "c:0", "pragma", 2).judged_by.is_some());
+}
+
+/// Specs are spread over lanes like candidates are: on two simulated devices the specs'
+/// baselines and comparisons go to both lanes, and the decisions are those of one lane.
+#[test]
+fn the_specs_are_spread_over_two_lanes() {
+    use tuner::backend::LaneDevice;
+    use tuner::devices::Device as LaneModel;
+    use tuner::executor::local::LocalLane;
+    let t = tree();
+    let state = tempfile::tempdir().unwrap();
+    let log = Arc::new(Mutex::new(Log::default()));
+    let cache = state.path().join("objects");
+    let b0 = backend(t.path(), &cache, &ALL, &log, None);
+    let b1 = backend(t.path(), &cache, &ALL, &log, None);
+    let lane = |b, id: &str| LocalLane {
+        backend: b,
+        device: LaneModel {
+            model: "simulated GPU".into(),
+            id: Some(id.into()),
+            host: "h".into(),
+        },
+        lane: LaneDevice::local(id),
+    };
+    let lanes = [lane(&b0, "0"), lane(&b1, "1")];
+    let s = settings(state.path());
+    let disc = tuner::search::discover(&s, t.path()).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = tuner::search::tune_lanes(&lanes, &s, t.path(), disc, &stop, &Quiet)
+        .unwrap()
+        .report;
+    let ids: std::collections::BTreeSet<String> = r
+        .candidates
+        .iter()
+        .filter_map(|c| c.device.as_ref().and_then(|d| d.id.clone()))
+        .collect();
+    assert_eq!(
+        ids.into_iter().collect::<Vec<_>>(),
+        ["0", "1"],
+        "{:#?}",
+        r.candidates
+    );
+    let loops: Vec<&str> = r.applied.iter().map(|a| a.loop_id.as_str()).collect();
+    assert_eq!(loops, ["helper:0", "a:0"], "{:#?}", r.applied);
+    assert_eq!(
+        judges(cand(&r, "helper:0", "pragma", 2)),
+        [pair("specs/a.toml", "a"), pair("specs/b.toml", "b")]
+    );
 }

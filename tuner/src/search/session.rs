@@ -303,6 +303,7 @@ impl<'a> Session<'a> {
         if final_.figure.is_nan() {
             final_.figure = baseline.figure;
         }
+        c.note_failed_specs();
         let timing = c
             .timeline
             .finish(std::time::Instant::now(), c.out.compiles, c.out.builds);

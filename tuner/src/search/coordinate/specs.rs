@@ -789,6 +789,27 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         ))
     }
 
+    /// One note per failed spec, for the human report (the JSON has them in `specs`).
+    pub(crate) fn note_failed_specs(&mut self) {
+        let notes: Vec<String> = self
+            .s
+            .objectives
+            .iter()
+            .zip(&self.spec_runs)
+            .filter_map(|(o, r)| {
+                r.failed.as_deref().map(|why| {
+                    format!(
+                        "spec {} failed, its kernel {} is not tuned: {}",
+                        o.name,
+                        o.kernel,
+                        one_line(why)
+                    )
+                })
+            })
+            .collect();
+        self.out.notes.extend(notes);
+    }
+
     /// The report's `specs`: every spec, whether its kernel was tuned (absent without specs).
     pub(crate) fn spec_statuses(&self) -> Option<Vec<SpecStatus>> {
         if !self.multi() {
