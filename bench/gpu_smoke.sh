@@ -2,8 +2,10 @@
 # The first command to run on any machine with a GPU: builds hip-unroll there, compiles every
 # shipped launch spec's kernel there (nvcc on NVIDIA, for the GPU's own architecture; hipcc on
 # AMD) and runs, per spec: the baseline alone, an A/A comparison (the baseline against itself,
-# the noise floor), each candidate loop's unrolled variant with --compare, and the closed loop
-# (`tune --backend bench`, --dry-run) on a scratch copy. Writes one JSON file per run and a
+# the noise floor), each candidate loop's unrolled variant with --compare; then the closed loop,
+# one `tune --backend bench` (--dry-run) over every spec at once on a scratch copy of
+# testdata/bench (each loop judged by the specs of the kernels reaching it). Writes one JSON
+# file per run and a
 # summary (summary.md) into OUT_DIR, and copies the run's figures into nothing else: put them in
 # the README's "what has run on a GPU" by hand, with the machine named.
 #
@@ -134,22 +136,35 @@ for f in json.load(sys.stdin)["files"]:
       run "$name.v$i" bench "$spec" "${common[@]}" --source "$variant" --compare
     fi
   done <"$out/$name.loops"
-  # The closed loop on a scratch copy of the spec's directory.
-  work=$(mktemp -d)
-  cp -r "$(dirname "$spec")/." "$work/"
-  printf '[compile]\ncache-dir = "%s"\n' "$cache" >"$work/hip-unroll.toml"
+done
+
+# The closed loop: one tune over every spec at once (each loop judged by the specs of the
+# kernels that reach it), on a scratch copy of testdata/bench. A spec outside testdata/bench is
+# left out of it (said in the log).
+work=$(mktemp -d)
+cp -r testdata/bench/. "$work/"
+printf '[compile]\ncache-dir = "%s"\n' "$cache" >"$work/hip-unroll.toml"
+tune_specs=()
+for spec in "${specs[@]}"; do
+  rel=$(python3 -c 'import os, sys; print(os.path.relpath(os.path.abspath(sys.argv[1]), os.path.abspath("testdata/bench")))' "$spec")
+  case "$rel" in
+    ../*) echo "## $spec is outside testdata/bench: not in the tune" >>"$log" ;;
+    *) tune_specs+=(--spec "$rel") ;;
+  esac
+done
+if [ "${#tune_specs[@]}" -gt 0 ]; then
   runs=$((runs + 1))
-  echo "## $name.tune: tune $(basename "$source") --backend bench --spec $(basename "$spec")" >>"$log"
-  if (cd "$work" && "$bin" tune "$(basename "$source")" --backend bench --spec "$(basename "$spec")" \
-    "${nvcc_args[@]}" --factors 2,4,8 --mode both --dry-run --format json -o "$out/$name.tune.json" 2>>"$log"); then
-    echo "ok      $name.tune"
+  echo "## bench.tune: tune . --backend bench ${tune_specs[*]}" >>"$log"
+  if (cd "$work" && "$bin" tune . --backend bench "${tune_specs[@]}" \
+    "${nvcc_args[@]}" --factors 2,4,8 --mode both --dry-run --format json -o "$out/bench.tune.json" 2>>"$log"); then
+    echo "ok      bench.tune"
   else
     rc=$?
     failed=$((failed + 1))
-    echo "exit $rc  $name.tune (see $log)"
+    echo "exit $rc  bench.tune (see $log)"
   fi
-  rm -rf "$work"
-done
+fi
+rm -rf "$work"
 
 python3 - "$out" <<'EOF' >"$out/summary.md"
 import glob, json, os, sys
@@ -190,6 +205,22 @@ for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
     applied = ", ".join(f"{a['loop']} {a['mode']} " + ("full" if a.get("full") else f"x{a['factor']}") for a in r.get("applied", []))
     b, f = r["baseline"], r["final"]
     print(f"| {os.path.basename(p)[:-10]} | {b['figure']} {b['unit']} | {f['figure']} | {f['speedup']:.3f} | {shown} | {applied} |")
+# The tune's specs: whether each could be used, the loops it judged and how many it accepted.
+for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
+    try:
+        r = json.load(open(p))
+    except ValueError:
+        continue
+    if not r.get("specs"):
+        continue
+    print("\n| spec | kernel | status | loops judged | variants accepted |")
+    print("|---|---|---|---:|---:|")
+    for s in r["specs"]:
+        judged = [c for c in r["candidates"] if any(j["spec"] == s["spec"] for j in c.get("judged_by", []))]
+        loops = len({(c["file"], c["loop"]) for c in judged})
+        accepted = sum(1 for c in judged if c["status"] == "accepted")
+        status = s["status"] + (": " + s["reason"] if s.get("reason") else "")
+        print(f"| {s['spec']} | {s['kernel']} | {status} | {loops} | {accepted} |")
 # Each tune's timing line, as its human report ends (where the wall time went).
 lines = []
 for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):

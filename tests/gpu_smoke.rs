@@ -1,8 +1,9 @@
 //! `bench/gpu_smoke.sh`, the first command to run on a machine with a GPU, on this machine
 //! (no GPU needed): without a GPU it stops at once with one line and exit status 2; on an
 //! NVIDIA machine without nvcc likewise; and its whole flow (baseline, A/A, the variants of
-//! every candidate loop, tune, JSON, summary) runs against device nodes pointed elsewhere, each
-//! run failing for want of a driver (or timing, where this machine has a GPU).
+//! every candidate loop, one tune over every spec, JSON, summary) runs against device nodes
+//! pointed elsewhere, each run failing for want of a driver (or timing, where this machine has
+//! a GPU).
 //! Needs: bash, python3, nvcc (fails without it).
 
 use std::path::{Path, PathBuf};
@@ -98,7 +99,7 @@ fn its_whole_flow_runs_and_writes_json_and_a_summary() {
     );
     let log = std::fs::read_to_string(o_dir.join("log.txt")).unwrap();
     assert!(
-        log.contains("## dot.tune: tune dot.cu --backend bench"),
+        log.contains("## bench.tune: tune . --backend bench --spec dot.toml\n"),
         "{log}"
     );
     let gpu = Path::new("/dev/nvidia0").exists() && Path::new("/dev/nvidiactl").exists();
@@ -112,5 +113,66 @@ fn its_whole_flow_runs_and_writes_json_and_a_summary() {
             log.contains("no NVIDIA driver: cannot load libcuda"),
             "{log}"
         );
+    }
+}
+
+/// Several specs: each has its own runs, and the closed loop is one tune over all of them (one
+/// line in the log naming every spec); a spec outside testdata/bench is left out of it.
+#[test]
+fn several_specs_are_tuned_in_one_run() {
+    let nvcc = match runner::build::find_nvcc(None, None) {
+        Ok(Some(p)) => p,
+        other => panic!(
+            "this test needs nvcc ({other:?}): {}",
+            runner::build::NVCC_INSTALL
+        ),
+    };
+    let dev = tempfile::tempdir().unwrap();
+    std::fs::write(dev.path().join("nvidia0"), "").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let stray = outside.path().join("stray.toml");
+    std::fs::copy(root().join("testdata/bench/dot.toml"), &stray).unwrap();
+    let specs = format!(
+        "testdata/bench/dot.toml testdata/bench/stencil.toml {}",
+        stray.display()
+    );
+    let o = smoke(
+        dev.path(),
+        &out.path().join("o"),
+        &[("NVCC", nvcc.to_str().unwrap()), ("SPECS", &specs)],
+        &[],
+    );
+    let o_dir = out.path().join("o");
+    let log = std::fs::read_to_string(o_dir.join("log.txt")).unwrap();
+    let tunes: Vec<&str> = log.lines().filter(|l| l.contains(".tune: ")).collect();
+    assert_eq!(
+        tunes,
+        ["## bench.tune: tune . --backend bench --spec dot.toml --spec stencil.toml"],
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!(
+            "## {} is outside testdata/bench: not in the tune",
+            stray.display()
+        )),
+        "{log}"
+    );
+    // Every run is counted: each spec's own, and the one tune.
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let runs = log
+        .lines()
+        .filter(|l| l.starts_with("## ") && l.contains(": "))
+        .count()
+        - log
+            .lines()
+            .filter(|l| l.contains("is outside testdata/bench"))
+            .count();
+    assert!(
+        stdout.contains(&format!("{runs} runs,")),
+        "{runs}: {stdout}\n{log}"
+    );
+    if !(Path::new("/dev/nvidia0").exists() && Path::new("/dev/nvidiactl").exists()) {
+        assert_eq!(o.status.code(), Some(1), "{stdout}\n{}", stderr(&o));
     }
 }

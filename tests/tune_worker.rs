@@ -152,7 +152,7 @@ fn the_worker_builds_every_backend_kind_from_its_init_line() {
     }
     // bench: the runner opens the step's device, and there is no GPU.
     let bench = BackendSpec::Bench {
-        spec: root.join("k.toml"),
+        specs: vec![("k.toml".into(), root.join("k.toml"))],
         root: root.to_path_buf(),
         arch: None,
         timeout_ms: 10_000,

@@ -265,6 +265,9 @@ pub struct TuneSection {
     pub backend: Option<String>,
     /// bench: the launch spec.
     pub spec: Option<PathBuf>,
+    /// bench: launch specs (files, directories or globs, relative to the config file's
+    /// directory), one tune over all of them.
+    pub specs: Option<Vec<String>>,
     /// replay: the snapshot directory.
     pub snapshot: Option<PathBuf>,
     /// replay: the file defining the captured kernel.

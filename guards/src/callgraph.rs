@@ -119,6 +119,9 @@ pub(crate) struct Reach<'f> {
     /// Per function node, then per macro node: calls no visible body answers, transitively.
     unresolved_fn: Vec<Vec<String>>,
     unresolved_mac: Vec<Vec<String>>,
+    /// Per function node: the function nodes that call it (the edges the reach follows
+    /// backwards; macros left out).
+    fn_callers: Vec<Vec<usize>>,
 }
 
 /// The class a functor's `operator()` belongs to (`ns::Op::operator()` -> `Op`).
@@ -389,6 +392,23 @@ impl<'f> Reach<'f> {
         }
         let macros = reach.split_off(nf * nb);
         let unresolved_mac = unresolved.split_off(nf);
+        // Function -> function edges, also through a macro a function uses that names or
+        // calls another function (callers of a macro node are its users).
+        let mut fn_callers: Vec<Vec<usize>> = vec![Vec::new(); nf];
+        for (callee, list) in callers.iter().enumerate().take(nf) {
+            let mut seen: HashSet<usize> = HashSet::new();
+            let mut stack: Vec<usize> = list.clone();
+            while let Some(c) = stack.pop() {
+                if !seen.insert(c) {
+                    continue;
+                }
+                if c < nf {
+                    fn_callers[callee].push(c);
+                } else {
+                    stack.extend(callers[c].iter().copied());
+                }
+            }
+        }
         Reach {
             unit,
             reaches: reaches.to_vec(),
@@ -404,7 +424,44 @@ impl<'f> Reach<'f> {
             unresolved_calls: unresolved_calls_main,
             unresolved_fn: unresolved,
             unresolved_mac,
+            fn_callers,
         }
+    }
+
+    /// For every kernel of the analysed file: the functions of the unit it reaches through
+    /// calls (itself first), as `(file, function index)` with file 0 the analysed one and `k`
+    /// the unit's header `k - 1`. Calls resolve as for the blockers (by name, overloads merged,
+    /// callables followed): a superset of what runs, never less.
+    pub(crate) fn kernel_reach(&self) -> Vec<(usize, Vec<(usize, usize)>)> {
+        let nf = self.fn_at.len();
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); nf];
+        for (callee, callers) in self.fn_callers.iter().enumerate() {
+            for &c in callers {
+                callees[c].push(callee);
+            }
+        }
+        let main = self.unit.files[0];
+        let mut out = Vec::new();
+        for (i, f) in main.functions.iter().enumerate() {
+            if f.kind != FunctionKind::Kernel {
+                continue;
+            }
+            let mut seen = vec![false; nf];
+            let mut order = Vec::new();
+            let mut queue: VecDeque<usize> = VecDeque::from([i]);
+            seen[i] = true;
+            while let Some(n) = queue.pop_front() {
+                order.push(self.fn_at[n]);
+                for &m in &callees[n] {
+                    if !seen[m] {
+                        seen[m] = true;
+                        queue.push_back(m);
+                    }
+                }
+            }
+            out.push((i, order));
+        }
+        out
     }
 
     /// The predicates of the blocker in `slot`.

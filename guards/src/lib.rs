@@ -174,6 +174,29 @@ fn analyze_with(
     FileAnalysis { loops }
 }
 
+/// What one kernel of a file reaches: the functions of its translation unit it calls,
+/// transitively (itself first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelReach {
+    /// The kernel's index in the file's `functions`.
+    pub kernel: usize,
+    /// `(file, function index)`: file 0 is the file itself, `k` the unit's header `k - 1`
+    /// (`TranslationUnit::headers`).
+    pub functions: Vec<(usize, usize)>,
+}
+
+/// For every kernel (`__global__`) of `file` in its unit `tu`: the functions it reaches through
+/// calls, resolved as the blockers' reach resolves them (by name, overloads merged, local
+/// callables and functors followed, through macros): which kernels a loop in a header helper
+/// runs in. Conservative: a function that may be called counts.
+pub fn kernel_reach(file: &SourceFile, tu: &TranslationUnit) -> Vec<KernelReach> {
+    callgraph::Reach::build(file, tu, &[])
+        .kernel_reach()
+        .into_iter()
+        .map(|(kernel, functions)| KernelReach { kernel, functions })
+        .collect()
+}
+
 /// `null`, `"unroll"`, `"unroll N"` or `"nounroll"`.
 pub fn pragma_text(h: &UnrollHint) -> String {
     match h {

@@ -122,6 +122,16 @@ pub struct Renumbering {
     pub moved: Vec<(LoopId, LoopId)>,
 }
 
+/// The functions one kernel of a file reaches ([`Source::kernel_reach`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reached {
+    /// The kernel's qualified name.
+    pub kernel: String,
+    /// Each function reached (the kernel first): `None` for the file itself, else the header's
+    /// path as the unit found it ([`frontend::tu::Header::path`]), and its qualified name.
+    pub functions: Vec<(Option<std::path::PathBuf>, String)>,
+}
+
 /// What may be overridden.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Policy {
@@ -270,6 +280,31 @@ impl Source {
 
     pub fn file(&self) -> &SourceFile {
         &self.file
+    }
+
+    /// What each kernel of the file reaches through calls in its translation unit (the guards'
+    /// call graph, [`guards::kernel_reach`]): which kernels run a loop of a header helper.
+    pub fn kernel_reach(&self) -> Vec<Reached> {
+        guards::kernel_reach(&self.file, &self.tu)
+            .into_iter()
+            .map(|k| Reached {
+                kernel: self.file.functions[k.kernel].qualified_name.clone(),
+                functions: k
+                    .functions
+                    .into_iter()
+                    .map(|(file, i)| {
+                        let (path, f) = match file {
+                            0 => (None, &self.file.functions[i]),
+                            h => {
+                                let h = &self.tu.headers[h - 1];
+                                (Some(h.path.clone()), &h.file().functions[i])
+                            }
+                        };
+                        (path, f.qualified_name.clone())
+                    })
+                    .collect(),
+            })
+            .collect()
     }
 
     /// Why this file can only be compiled as CUDA, if it can (what [`verify_plan`] reads).

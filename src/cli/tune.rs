@@ -73,9 +73,11 @@ pub struct TuneArgs {
     /// Measurement backend [default: command].
     #[arg(long, value_enum)]
     pub backend: Option<BackendArg>,
-    /// bench: the launch spec (TOML) of the kernel to time; its source must lie in the tree.
+    /// bench: a launch spec (TOML) of a kernel to time, a directory of them, or a glob
+    /// (quoted: `'bench/**/*.toml'`); repeatable: one tune over every spec, each loop judged by
+    /// the specs of the kernels that reach it. Their sources must lie in the tree.
     #[arg(long, value_name = "SPEC")]
-    pub spec: Option<PathBuf>,
+    pub spec: Vec<String>,
     /// replay: the snapshot directory (from `hip-unroll capture`).
     #[arg(long, value_name = "DIR")]
     pub snapshot: Option<PathBuf>,
@@ -154,6 +156,11 @@ pub struct TuneArgs {
     /// Print the unified diff of the accepted edits instead of applying them.
     #[arg(long)]
     pub diff: bool,
+    /// Print what the tune would do (kernels, specs, loops, variants refused, reused from the
+    /// ledger or to measure, an estimate of builds and launches) and stop: nothing is
+    /// compiled, run or written.
+    #[arg(long, conflicts_with_all = ["diff", "dry_run", "resume"])]
+    pub plan: bool,
     /// Target of the code-object gates and, with the bench backend, of the kernel's compile
     /// [default: the GPU's own with the bench backend, else `[compile] arch` or gfx90a].
     #[arg(long, value_name = "ARCH")]
@@ -468,11 +475,24 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         skip_same_code: args.skip_same_code,
         config: found.config,
+        config_path: found.path.clone(),
         config_include_dirs,
         program: std::env::current_exe().context("cannot find the hip-unroll binary")?,
         in_allocation: std::env::var_os("SLURM_JOB_ID").is_some(),
     };
     let tune = tuner::setup::resolve(request, &root).map_err(|e| anyhow::anyhow!(message(&e)))?;
+    if args.plan {
+        let plan = tuner::plan::plan(&tune, &root).map_err(|e| anyhow::anyhow!(message(&e)))?;
+        let text = match args.format {
+            FormatArg::Json => tuner::plan::json(&plan),
+            FormatArg::Human | FormatArg::Markdown => tuner::plan::human(&plan),
+        };
+        match &args.output {
+            Some(out) => crate::files::output(out, text.as_bytes())?,
+            None => crate::files::stdout(&text)?,
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
 
     let stop = Arc::new(AtomicBool::new(false));
     {

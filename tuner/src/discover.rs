@@ -54,6 +54,10 @@ pub struct FileInfo {
     pub loops: Vec<LoopInfo>,
     /// Qualified names of the kernels (`__global__`) defined in the file.
     pub kernels: Vec<String>,
+    /// What each of those kernels reaches through calls ([`pipeline::Source::kernel_reach`]),
+    /// a header's functions under the header's path relative to the tree root when it lies in
+    /// the tree (as [`FileInfo::rel`] names files).
+    pub reach: Vec<pipeline::Reached>,
 }
 
 /// Everything discovery found.
@@ -65,7 +69,30 @@ pub struct Discovery {
     pub started: Option<std::time::Instant>,
 }
 
+/// A kernel of the tree: the file that defines it and its qualified name.
+pub type KernelRef = (PathBuf, String);
+
 impl Discovery {
+    /// The kernels whose calls reach the function holding `l` (its own kernel when it is in
+    /// one), from every file's call graph: a loop of a header helper is reached by the kernels
+    /// of every file that includes the header and calls the helper. Sorted, each once.
+    pub fn reaching(&self, l: &LoopInfo) -> Vec<KernelRef> {
+        let mut out: Vec<KernelRef> = Vec::new();
+        for f in &self.files {
+            for r in &f.reach {
+                let hit = r.functions.iter().any(|(path, name)| {
+                    name == &l.function && path.as_deref().unwrap_or(&f.rel) == l.file
+                });
+                if hit {
+                    out.push((f.rel.clone(), r.kernel.clone()));
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     pub fn kernels(&self) -> impl Iterator<Item = (&Path, &str)> {
         self.files
             .iter()
@@ -143,7 +170,14 @@ pub fn discover(
     for abs in found {
         let source = fsio::read_source(&abs)?;
         let rel = abs.strip_prefix(&root).expect("under root").to_path_buf();
-        if let Some(f) = analyse_in(&rel, &abs, source, includes) {
+        if let Some(mut f) = analyse_in(&rel, &abs, source, includes) {
+            for r in &mut f.reach {
+                for (path, _) in &mut r.functions {
+                    if let Some(p) = path.as_mut() {
+                        *p = in_tree(&root, p);
+                    }
+                }
+            }
             files.push(f);
         }
     }
@@ -151,6 +185,18 @@ pub fn discover(
         files,
         started: Some(started),
     })
+}
+
+/// A header's path as the unit found it (the including file's directory, absolute here, or a
+/// search directory, relative to the working directory when given so, joined with the name),
+/// relative to the tree root when it lies in the tree (as discovery names files), else as
+/// found.
+fn in_tree(root: &Path, header: &Path) -> PathBuf {
+    let abs = std::fs::canonicalize(header).unwrap_or_else(|_| header.to_path_buf());
+    match abs.strip_prefix(root) {
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => abs,
+    }
 }
 
 /// Analyse one file alone (no include followed): its GPU loops with their verdicts, and its
@@ -204,11 +250,13 @@ pub fn analyse_in(
         .filter(|f| f.kind == FunctionKind::Kernel)
         .map(|f| f.qualified_name.clone())
         .collect();
+    let reach = source.kernel_reach();
     Some(FileInfo {
         rel: rel.to_path_buf(),
         source: Arc::new(source),
         loops,
         kernels,
+        reach,
     })
 }
 
@@ -397,6 +445,44 @@ __global__ void k(float* out, const float* in, int n) {
         .unwrap();
         let e = rewrite(&w.loops[0], &w.source, &[], 2, Mode::Manual).unwrap_err();
         assert_eq!(e.id, "not-a-for-loop");
+    }
+
+    /// A helper of a header, called by one kernel of each of two files (once through a macro,
+    /// once through a functor-free function pointer), is reached by both; a loop of a kernel
+    /// only by its kernel; a helper nobody calls by no kernel.
+    #[test]
+    fn a_header_helper_is_reached_by_the_kernels_of_every_file_that_calls_it() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        std::fs::write(
+            d.join("helper.cuh"),
+            "#pragma once\n__device__ float helper(const float* a, int n) {\n  float s = 0;\n  for (int i = 0; i < n; ++i) { s += a[i]; }\n  return s;\n}\n__device__ void unused(float* a) {\n  for (int i = 0; i < 4; ++i) { a[i] = 0; }\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("a.cu"),
+            "#include \"helper.cuh\"\n#define SUM(a, n) helper(a, n)\n__global__ void ka(float* o, const float* a, int n) {\n  o[0] = SUM(a, n);\n}\ntemplate <int N> __global__ void kt(float* o) {\n  for (int i = 0; i < N; ++i) { o[i] = i; }\n}\ntemplate __global__ void kt<4>(float*);\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("b.cu"),
+            "#include \"helper.cuh\"\n__global__ void kb(float* o, const float* a, int n) {\n  auto f = &helper;\n  o[0] = f(a, n);\n}\n__global__ void alone(float* o) { o[0] = 1; }\n",
+        )
+        .unwrap();
+        let disc = discover(d, &[".".into()], &[], &pipeline::Includes::default()).unwrap();
+        let reach = |id: &str| -> Vec<String> {
+            let l = disc
+                .loops()
+                .find(|l| l.id.to_string() == id)
+                .unwrap_or_else(|| panic!("{id}"));
+            disc.reaching(l)
+                .into_iter()
+                .map(|(f, k)| format!("{}:{k}", f.display()))
+                .collect()
+        };
+        assert_eq!(reach("helper:0"), ["a.cu:ka", "b.cu:kb"]);
+        assert_eq!(reach("kt:0"), ["a.cu:kt"]);
+        assert!(reach("unused:0").is_empty());
     }
 
     #[test]

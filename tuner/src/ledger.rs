@@ -269,6 +269,43 @@ impl Ledger {
     /// failing integrity check or a newer schema is an error and the file is left as it was;
     /// only a database with no table at all (a ledger whose creation an older hip-unroll did in
     /// place and was killed) is replaced. A full disk is [`Error::DiskFull`].
+    /// The ledger of `state_dir` opened read-only, to look decisions up without a tune
+    /// (`tune --plan`): `None` when there is none (or it is of another schema version, which a
+    /// tune would migrate). Creates and writes nothing.
+    pub fn read_only(state_dir: &Path) -> Result<Option<Ledger>, Error> {
+        let path = state_dir.join(FILE_NAME);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let corrupt = |e: rusqlite::Error| classify(&path, e);
+        let conn = Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(corrupt)?;
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(corrupt)?;
+        if v != SCHEMA_VERSION {
+            return Ok(None);
+        }
+        Ok(Some(Ledger { conn, path }))
+    }
+
+    /// The settings hash of the latest run over the tree `tree_hash` whose settings text
+    /// contains `needle` (the backend's name): what a plan assumes when the settings hash
+    /// depends on a device it does not open.
+    pub fn latest_settings(&self, needle: &str) -> Result<Option<String>, Error> {
+        self.conn
+            .query_row(
+                "SELECT settings_hash FROM runs WHERE instr(settings, ?1) > 0 ORDER BY id DESC LIMIT 1",
+                [needle],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     pub fn open(state_dir: &Path) -> Result<Ledger, Error> {
         Self::check_state_dir(state_dir)?;
         let path = state_dir.join(FILE_NAME);
@@ -733,11 +770,22 @@ impl Ledger {
         &self,
         key: &str,
     ) -> Result<(Vec<crate::stats::Pair>, Vec<crate::stats::Pair>), Error> {
+        self.comparison_pairs(key, key)
+    }
+
+    /// The pairs of the comparison `key` that is a part of the stored decision `decision` (one
+    /// spec's measurement of a variant several specs judge, [`crate::objective::spec_key`]),
+    /// as [`Ledger::decision_pairs`] finds a decision's own.
+    pub fn comparison_pairs(
+        &self,
+        decision: &str,
+        key: &str,
+    ) -> Result<(Vec<crate::stats::Pair>, Vec<crate::stats::Pair>), Error> {
         let session: Option<i64> = self
             .conn
             .query_row(
                 "SELECT session_id FROM decisions WHERE key = ?1",
-                [key],
+                [decision],
                 |r| r.get(0),
             )
             .optional()

@@ -218,6 +218,49 @@ pub struct Candidate {
     /// without a run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_code_as: Option<VariantRef>,
+    /// The launch specs (`bench` backend) that measured the variant, one entry each (also
+    /// when there is one): each spec's own speedup, interval and per-pair ratios. The
+    /// candidate's `speedup`/`ci` are then the specs' geometric mean and its interval. Absent
+    /// when the backend has no specs, or nothing was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged_by: Option<Vec<JudgedBy>>,
+}
+
+/// One spec's judgement of a variant (`judged_by`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct JudgedBy {
+    /// The spec's path as given (relative to the working directory where it was given so).
+    pub spec: String,
+    /// The kernel it launches.
+    pub kernel: String,
+    /// Its speedup (baseline time / variant time, median of the pairs' ratios).
+    pub speedup: f64,
+    /// Its interval at the plan's confidence.
+    pub interval: [f64; 2],
+    /// Its per-pair ratios (baseline / variant), in the order measured.
+    pub ratios: Vec<f64>,
+}
+
+/// A launch spec of the tune (`specs`): whether its kernel was tuned.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SpecStatus {
+    /// The spec's path as given.
+    pub spec: String,
+    pub kernel: String,
+    pub status: SpecOutcome,
+    /// Why it failed: one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Whether a spec could be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpecOutcome {
+    Ok,
+    /// It does not load, its baseline does not build or fails its check, or its baseline is
+    /// too noisy: its kernel is not tuned; the other specs' are.
+    Failed,
 }
 
 impl Candidate {
@@ -249,6 +292,7 @@ impl Candidate {
             occupancy: None,
             versus: None,
             same_code_as: None,
+            judged_by: None,
         }
     }
 }
@@ -403,6 +447,9 @@ pub struct Report {
     pub edited: Vec<String>,
     /// Where the wall time went.
     pub timing: Timing,
+    /// The launch specs of a `bench` tune, in the order given (absent for other backends).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specs: Option<Vec<SpecStatus>>,
     #[serde(skip)]
     pub extra: Extra,
 }

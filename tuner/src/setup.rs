@@ -36,7 +36,8 @@ pub struct Request {
     pub run: Option<String>,
     pub check: Option<String>,
     pub backend: Option<BackendKind>,
-    pub spec: Option<PathBuf>,
+    /// bench: launch specs (files, directories, globs), relative to the working directory.
+    pub spec: Vec<String>,
     pub snapshot: Option<PathBuf>,
     pub source: Option<PathBuf>,
     pub time_regex: Option<String>,
@@ -67,6 +68,8 @@ pub struct Request {
     pub skip_same_code: bool,
     /// The config found for the current directory (defaults where there is none).
     pub config: config::Config,
+    /// The config file found (`None`: defaults): `[tune] specs` are relative to it.
+    pub config_path: Option<PathBuf>,
     /// The include directories the config names ([`config::include_dirs`]).
     pub config_include_dirs: Vec<PathBuf>,
     /// The `hip-unroll` binary Slurm steps run.
@@ -175,10 +178,14 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(not_for(Setting::Check, Origin::Config).into());
         }
     }
-    if let (Some(o), true) = (
-        given(&req.spec, &tune_cfg.spec),
-        backend != BackendKind::Bench,
-    ) {
+    let spec_origin = if !req.spec.is_empty() {
+        Some(Origin::Given)
+    } else if tune_cfg.spec.is_some() || tune_cfg.specs.is_some() {
+        Some(Origin::Config)
+    } else {
+        None
+    };
+    if let (Some(o), true) = (spec_origin, backend != BackendKind::Bench) {
         return Err(not_for(Setting::Spec, o).into());
     }
     if backend != BackendKind::Replay {
@@ -189,7 +196,25 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(not_for(Setting::Source, o).into());
         }
     }
-    let spec = req.spec.or(tune_cfg.spec);
+    // The command line's specs win over the config's; `[tune] specs` are relative to the
+    // config file, `spec` (one) to the working directory as before.
+    let config_dir = req
+        .config_path
+        .as_deref()
+        .and_then(Path::parent)
+        .map(|d| absolute(d, root))
+        .unwrap_or_else(|| root.to_path_buf());
+    let specs: Vec<crate::specfiles::SpecPath> = if !req.spec.is_empty() {
+        crate::specfiles::expand(&req.spec, root, root)
+    } else if let Some(list) = &tune_cfg.specs {
+        crate::specfiles::expand(list, &config_dir, root)
+    } else if let Some(one) = &tune_cfg.spec {
+        crate::specfiles::expand(&[one.display().to_string()], root, root)
+    } else {
+        Ok(Vec::new())
+    }
+    .map_err(|e| Error::Usage(e.to_string()))?;
+    let spec = (!specs.is_empty()).then_some(());
     let snapshot = req.snapshot.or(tune_cfg.snapshot);
     let source = req.source.or(tune_cfg.source);
     if backend == BackendKind::Bench && spec.is_none() {
@@ -333,24 +358,23 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             return Err(SetupError::NoSuchPath(p.clone()).into());
         }
     }
-    // What the bench and replay backends measure, read (and checked) before anything else.
-    let spec_bytes = match &spec {
-        Some(p) => {
-            match fsio::regular(p) {
-                Ok(_) => {}
-                Err(fsio::Error::Io { path, err, .. }) => {
-                    return Err(Error::Io {
-                        path: path.display().to_string(),
-                        reason: fsio::reason(&err),
-                    })
-                }
-                Err(e) => return Err(e.into()),
+    // What the bench backend measures, read (and checked) before anything else: one spec must
+    // load (a usage error otherwise); of several, one that does not fails alone (its kernel is
+    // not tuned, the report's `specs` says why).
+    if let [(_, p)] = specs.as_slice() {
+        match fsio::regular(p) {
+            Ok(_) => {}
+            Err(fsio::Error::Io { path, err, .. }) => {
+                return Err(Error::Io {
+                    path: path.display().to_string(),
+                    reason: fsio::reason(&err),
+                })
             }
-            runner::Spec::load(p).map_err(|e| Error::Usage(e.to_string()))?;
-            Some(fsio::read(p, fsio::TEXT_CAP, "a launch spec")?)
+            Err(e) => return Err(e.into()),
         }
-        None => None,
-    };
+        runner::Spec::load(p).map_err(|e| Error::Usage(e.to_string()))?;
+        fsio::read(p, fsio::TEXT_CAP, "a launch spec")?;
+    }
     let snap = match &snapshot {
         Some(dir) => Some(crate::backend::replay::open_snapshot(dir)?),
         None => None,
@@ -401,7 +425,9 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         // `null` (measure) and a number (veto) give different keys: a decision gated under a
         // veto is never reused by a tune that measures, nor one measured by a tune that vetoes.
         "max_occupancy_loss": max_occupancy_loss,
-        "spec": spec_bytes.as_ref().map(|b| crate::workcopy::hash_bytes(b)),
+        // The specs' contents are not here: each is in the keys of the decisions it judges
+        // ([`crate::objective`]), so that adding a spec leaves the others' decisions standing.
+        "spec": spec.map(|_| "per-spec"),
         "snapshot": snap.as_ref().map(crate::backend::replay::snapshot_fingerprint),
         "source": source,
     });
@@ -451,9 +477,8 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         BackendKind::Bench => {
             let nvcc = runner::build::find_nvcc(req.nvcc.as_deref(), compile_cfg.nvcc.as_deref())
                 .map_err(|e| Error::Usage(e.to_string()))?;
-            let spec = spec.expect("checked above");
             BackendSpec::Bench {
-                spec: absolute(&spec, root),
+                specs: specs.clone(),
                 root: root.to_path_buf(),
                 arch: explicit_arch,
                 timeout_ms: timeout.min(DEVICE_TIMEOUT).as_millis() as u64,
@@ -690,7 +715,7 @@ mod tests {
         )
         .unwrap();
         let spec = BackendSpec::Bench {
-            spec: t.path().join("k.toml"),
+            specs: vec![("k.toml".into(), t.path().join("k.toml"))],
             root: t.path().to_path_buf(),
             arch: None,
             timeout_ms: 1000,
@@ -785,6 +810,62 @@ mod tests {
         assert!(m.is_null(), "{measure}");
         assert_eq!(v0, serde_json::json!(0), "{veto0}");
         assert!(measure != veto0 && veto0 != veto2 && measure != veto2);
+    }
+
+    #[test]
+    fn specs_from_the_command_line_or_relative_to_the_config_file() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let spec = |kernel: &str| {
+            format!("version = 1\nsource = \"../k.cu\"\nkernel = \"{kernel}\"\ngrid = [1]\nblock = [1]\n\n[[args]]\nname = \"o\"\nbuffer = \"i32\"\nlength = 1\noutput = \"exact\"\n")
+        };
+        std::fs::write(
+            d.join("k.cu"),
+            "__global__ void k(int* o) {}\n__global__ void j(int* o) {}\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(d.join("conf/bench")).unwrap();
+        std::fs::create_dir_all(d.join("bench")).unwrap();
+        std::fs::write(d.join("bench/k.toml"), spec("k")).unwrap();
+        std::fs::write(d.join("bench/j.toml"), spec("j")).unwrap();
+        std::fs::write(
+            d.join("conf/bench/k.toml"),
+            spec("k").replace("../k.cu", "../../k.cu"),
+        )
+        .unwrap();
+        let mut req = request(d);
+        req.build = None;
+        req.run = None;
+        req.backend = Some(BackendKind::Bench);
+        req.config_path = Some(d.join("conf/hip-unroll.toml"));
+        req.config.tune.specs = Some(vec!["bench/*.toml".into()]);
+        let names = |req: Request| match resolve(req, d).unwrap().backend {
+            BackendSpec::Bench { specs, .. } => {
+                specs.into_iter().map(|(n, _)| n).collect::<Vec<_>>()
+            }
+            _ => panic!("bench"),
+        };
+        // The config's patterns are relative to the config file's directory.
+        assert_eq!(names(req.clone()), ["conf/bench/k.toml"]);
+        // The command line wins; its patterns are relative to the working directory.
+        req.spec = vec!["bench/*.toml".into()];
+        assert_eq!(names(req.clone()), ["bench/j.toml", "bench/k.toml"]);
+        req.spec = vec!["nothing/*.toml".into()];
+        let e = resolve(req.clone(), d).err().unwrap().to_string();
+        assert_eq!(e, "spec pattern `nothing/*.toml` matches no file");
+        // A spec for another backend is a misfit, from wherever it comes.
+        req.spec = Vec::new();
+        req.backend = Some(BackendKind::Command);
+        req.build = Some("true".into());
+        req.run = Some("true".into());
+        assert!(matches!(
+            resolve(req, d).err().unwrap(),
+            Error::Setup(SetupError::NotForBackend {
+                setting: Setting::Spec,
+                origin: Origin::Config,
+                ..
+            })
+        ));
     }
 
     #[test]

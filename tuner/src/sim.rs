@@ -3,7 +3,8 @@
 //! pin the defaults and by `cargo run --release -p tuner --example simulate`.
 
 use crate::stats::{
-    assess, baseline_first, replicated, replication_runs, Pair, Plan, Rejection, Verdict,
+    assess, baseline_first, judge, replicated, replication_runs, Judgement, Pair, Plan, Rejection,
+    SpecPairs, Verdict,
 };
 use rand::distr::Distribution;
 use rand::{RngExt, SeedableRng};
@@ -113,6 +114,34 @@ pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
 
 /// [`compare`] with the pairs measured (the replication's after the comparison's).
 pub fn compare_pairs(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, Vec<Pair>) {
+    let (mut pairs, again) = measure(seed, scenario, plan);
+    let v = assess(&pairs, plan).verdict;
+    if v != Verdict::Accept {
+        return (v, pairs);
+    }
+    let ok = replicated(&again).0;
+    pairs.extend(again);
+    if ok {
+        (Verdict::Accept, pairs)
+    } else {
+        (Verdict::Reject(Rejection::NotReplicated), pairs)
+    }
+}
+
+/// One comparison measured as the tuner measures it: its pairs until the rule decides, and for
+/// an accept the replication's pairs (empty otherwise).
+pub fn measure(seed: u64, scenario: Scenario, plan: &Plan) -> (Vec<Pair>, Vec<Pair>) {
+    measure_as(seed, scenario, plan, false)
+}
+
+/// [`measure`]; with `joint`, as one of several specs judging a variant: until
+/// [`crate::stats::joint_done`].
+pub fn measure_as(
+    seed: u64,
+    scenario: Scenario,
+    plan: &Plan,
+    joint: bool,
+) -> (Vec<Pair>, Vec<Pair>) {
     let mut m = Machine::new(seed, scenario);
     let variant_base = 1.0 / scenario.speedup;
     let key = format!("sim:{seed}");
@@ -143,24 +172,57 @@ pub fn compare_pairs(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, Ve
     loop {
         let p = pair(&mut m, &key, pairs.len());
         pairs.push(p);
-        let a = assess(&pairs, plan);
-        match a.verdict {
+        if joint && !crate::stats::joint_done(&pairs, plan) {
+            continue;
+        }
+        match assess(&pairs, plan).verdict {
             Verdict::Continue => {}
             Verdict::Accept => {
                 let rkey = format!("replicate:{key}");
                 let again: Vec<Pair> = (0..replication_runs(pairs.len()))
                     .map(|r| pair(&mut m, &rkey, r))
                     .collect();
-                let ok = replicated(&again).0;
-                pairs.extend(again);
-                return if ok {
-                    (Verdict::Accept, pairs)
-                } else {
-                    (Verdict::Reject(Rejection::NotReplicated), pairs)
-                };
+                return (pairs, again);
             }
-            v => return (v, pairs),
+            _ => return (pairs, Vec::new()),
         }
+    }
+}
+
+/// A variant judged by several specs ([`crate::stats::judge`]): spec `j` measured as
+/// [`measure`] does on the machine `scenarios[j]` (its own seed), then judged from all of them.
+pub fn judge_specs(seed: u64, scenarios: &[Scenario], plan: &Plan) -> Judgement {
+    let measured: Vec<(Vec<Pair>, Vec<Pair>)> = scenarios
+        .iter()
+        .enumerate()
+        .map(|(j, sc)| {
+            let seed = seed.wrapping_mul(31).wrapping_add(j as u64);
+            measure_as(seed, *sc, plan, scenarios.len() > 1)
+        })
+        .collect();
+    let specs: Vec<SpecPairs<'_>> = measured
+        .iter()
+        .map(|(p, a)| SpecPairs { pairs: p, again: a })
+        .collect();
+    judge(&specs, plan)
+}
+
+/// `n` variants judged by several specs ([`judge_specs`], seeds `seed0..seed0+n`): how many
+/// were accepted, and the verdicts' counts.
+pub fn judge_many(n: usize, seed0: u64, scenarios: &[Scenario], plan: &Plan) -> Summary {
+    let mut accepted = 0;
+    let mut runs = 0;
+    for i in 0..n {
+        let j = judge_specs(seed0 + i as u64, scenarios, plan);
+        if j.verdict == Verdict::Accept {
+            accepted += 1;
+        }
+        runs += j.n;
+    }
+    Summary {
+        comparisons: n,
+        accepted,
+        mean_runs: runs as f64 / n as f64,
     }
 }
 
@@ -188,14 +250,15 @@ pub fn keeps_first(
             continue;
         }
         both += 1;
+        let (pa, pb) = ([a.as_slice()], [b.as_slice()]);
         let c = [
             crate::stats::Contender {
                 source: "first",
-                pairs: &a,
+                pairs: &pa,
             },
             crate::stats::Contender {
                 source: "second",
-                pairs: &b,
+                pairs: &pb,
             },
         ];
         if crate::stats::choose(&c, plan.confidence).is_some_and(|ch| ch.kept == 0) {

@@ -45,6 +45,29 @@
 //! larger) that no other accepted variant is significantly faster than; the others are
 //! `superseded` when it is significantly faster than them, a `tie` otherwise. A pure function of
 //! the samples: the order in which the variants were measured plays no part.
+//!
+//! ## A loop several specs judge
+//! With the bench backend every launch spec is the objective of the kernel it launches; a loop
+//! that several kernels reach (a header helper, a template instantiated twice) is compared once
+//! per spec, each comparison measured as above (its own looks, futility and replication), and
+//! the variant is judged from all of them by [`judge`]:
+//! - **No spec slower**: every spec's interval must rule out a slowdown beyond the minimum (its
+//!   lower end at least `1 / (1 + min_speedup)`); else `spec-slower`. A spec whose interval is
+//!   too wide to tell (within noise, but noisy) rejects the variant too: safety before speed.
+//! - **The geometric mean gains the minimum**: `exp(mean_j ln speedup_j) >= 1 + min_speedup`,
+//!   else `below-min-speedup` (two specs each 1% faster do not make a 2% gain).
+//! - **Significant as a whole**: the interval of the geometric mean (a stratified percentile
+//!   bootstrap: each spec's log ratios resampled from its own pairs, the mean of their medians,
+//!   2,000 times, seeded from the numbers of pairs) at `confidence` lies above 1, else
+//!   `not-faster`. So two specs each within noise (neither significant alone) whose intervals
+//!   are tight enough to rule out a slowdown and whose geometric mean gains the minimum are
+//!   accepted when their pooled evidence is significant, and rejected `not-faster` otherwise.
+//! - **Replicated**: a spec whose own accept was not confirmed by its replication pairs
+//!   rejects the variant (`not-replicated`): a disturbance episode, as for one spec.
+//!
+//! With one spec this is exactly the rule of one comparison ([`assess_replicated`]). Of two
+//! variants both accepted by several specs, [`versus`] compares their geometric means the same
+//! way ([`versus_specs`]).
 
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
@@ -200,6 +223,9 @@ pub enum Rejection {
     /// Accepted, but the pairs measured right after did not show it faster again
     /// ([`replicated`]; set by the search).
     NotReplicated,
+    /// Judged by several specs: one spec's interval does not rule out a slowdown beyond the
+    /// minimum ([`judge`]).
+    SpecSlower,
 }
 
 impl Rejection {
@@ -210,6 +236,7 @@ impl Rejection {
             Rejection::Futile => "futile",
             Rejection::Superseded => "superseded",
             Rejection::NotReplicated => "not-replicated",
+            Rejection::SpecSlower => "spec-slower",
         }
     }
 }
@@ -304,6 +331,194 @@ pub fn replicated(pairs: &[Pair]) -> (bool, f64) {
     (p <= REPLICATION_ALPHA, p)
 }
 
+/// The assessment of one comparison from its pairs and its replication's: an accept stands
+/// only if the replication pairs show the variant faster again ([`replicated`]); otherwise the
+/// verdict is `not-replicated` with the replication's p-value.
+pub fn assess_replicated(pairs: &[Pair], again: &[Pair], plan: &Plan) -> Assessment {
+    let a = assess(pairs, plan);
+    if a.verdict != Verdict::Accept {
+        return a;
+    }
+    let (ok, p) = replicated(again);
+    if ok {
+        a
+    } else {
+        Assessment {
+            verdict: Verdict::Reject(Rejection::NotReplicated),
+            p_value: p,
+            ..a
+        }
+    }
+}
+
+/// One spec's pairs of a comparison, for [`judge`]: its pairs and its replication's.
+#[derive(Debug, Clone, Copy)]
+pub struct SpecPairs<'a> {
+    pub pairs: &'a [Pair],
+    pub again: &'a [Pair],
+}
+
+/// The judgement of a variant by every spec that measured it (see the module documentation).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Judgement {
+    /// Each spec's own assessment (its replication applied), with its interval.
+    pub specs: Vec<Assessment>,
+    /// The geometric mean of the specs' speedups (one spec: its speedup).
+    pub speedup: f64,
+    /// Its interval at the plan's confidence (one spec: that spec's).
+    pub ci: (f64, f64),
+    /// Pairs measured, every spec's (replications not counted).
+    pub n: usize,
+    pub verdict: Verdict,
+    /// With `spec-slower`: the first spec whose interval does not rule out the slowdown.
+    pub slower: Option<usize>,
+}
+
+impl Judgement {
+    /// The judgement as one assessment (the figures of the geometric mean; the p-value of a
+    /// lone spec, else NaN: there is no one test of several).
+    pub fn assessment(&self) -> Assessment {
+        Assessment {
+            n: self.n,
+            speedup: self.speedup,
+            ci: self.ci,
+            p_value: match self.specs.as_slice() {
+                [one] => one.p_value,
+                _ => f64::NAN,
+            },
+            verdict: self.verdict,
+        }
+    }
+}
+
+/// Whether a comparison that is one of several specs judging a variant has measured enough
+/// ([`judge`] needs its interval): its own rule has a verdict, and that is an accept, or the
+/// last look, or an interval that rules out a slowdown beyond the minimum or lies wholly
+/// below it (more pairs cannot help). A futile spec whose interval is still too wide goes on
+/// to the next look instead of stopping, so that a spec the variant leaves unchanged does not
+/// reject it for want of pairs. The looks stay the planned ones: each spec's own accepts keep
+/// their error rate.
+pub fn joint_done(pairs: &[Pair], plan: &Plan) -> bool {
+    let a = assess(pairs, plan);
+    let last = *plan.looks().last().unwrap_or(&plan.max_runs);
+    let floor = slowdown_floor(plan);
+    match a.verdict {
+        Verdict::Continue => false,
+        Verdict::Accept => true,
+        Verdict::Reject(_) => a.n >= last || a.ci.0 >= floor || a.ci.1 < floor,
+    }
+}
+
+/// The lower end of the interval a spec's speedup must keep, so that no spec is slower by more
+/// than the minimum: `1 / (1 + min_speedup)`.
+pub fn slowdown_floor(plan: &Plan) -> f64 {
+    1.0 / (1.0 + plan.min_speedup)
+}
+
+/// Judge a variant from the pairs of every spec that measured it, in the order of the specs:
+/// with one spec [`assess_replicated`], with several the rule of the module documentation. A
+/// pure function of the pairs.
+pub fn judge(specs: &[SpecPairs<'_>], plan: &Plan) -> Judgement {
+    let per: Vec<Assessment> = specs
+        .iter()
+        .map(|s| {
+            let mut a = assess_replicated(s.pairs, s.again, plan);
+            if a.ci.0.is_nan() && !s.pairs.is_empty() {
+                // Between looks (a comparison cut short): the interval all the same.
+                let (lo, hi) = bootstrap_median_ci(&log_ratios(s.pairs), plan.confidence);
+                a.ci = ((-hi).exp(), (-lo).exp());
+            }
+            a
+        })
+        .collect();
+    let n = per.iter().map(|a| a.n).sum();
+    if let [one] = per.as_slice() {
+        let one = *one;
+        return Judgement {
+            specs: per,
+            speedup: one.speedup,
+            ci: one.ci,
+            n,
+            verdict: one.verdict,
+            slower: None,
+        };
+    }
+    if per.is_empty() {
+        return Judgement {
+            specs: per,
+            speedup: 1.0,
+            ci: (1.0, 1.0),
+            n: 0,
+            verdict: Verdict::Reject(Rejection::NotFaster),
+            slower: None,
+        };
+    }
+    let k = per.len() as f64;
+    let speedup = (per.iter().map(|a| a.speedup.ln()).sum::<f64>() / k).exp();
+    let d: Vec<Vec<f64>> = specs.iter().map(|s| log_ratios(s.pairs)).collect();
+    let ci = geomean_ci(&d, plan.confidence);
+    let floor = slowdown_floor(plan);
+    // A NaN interval (no pairs) does not rule a slowdown out either.
+    let slower = per
+        .iter()
+        .position(|a| a.ci.0.partial_cmp(&floor).is_none_or(|o| o.is_lt()));
+    let verdict = if slower.is_some() {
+        Verdict::Reject(Rejection::SpecSlower)
+    } else if speedup < 1.0 + plan.min_speedup {
+        Verdict::Reject(Rejection::BelowMinSpeedup)
+    } else if ci.0.partial_cmp(&1.0).is_none_or(|o| o.is_le()) {
+        Verdict::Reject(Rejection::NotFaster)
+    } else if per
+        .iter()
+        .any(|a| a.verdict == Verdict::Reject(Rejection::NotReplicated))
+    {
+        Verdict::Reject(Rejection::NotReplicated)
+    } else {
+        Verdict::Accept
+    };
+    Judgement {
+        specs: per,
+        speedup,
+        ci,
+        n,
+        verdict,
+        slower,
+    }
+}
+
+/// The interval of the geometric mean of several specs' speedups from their log ratios `d`
+/// (one vector per spec): each resampled from its own values, the mean of their medians, at
+/// `confidence` (percentile bootstrap, seeded from the numbers of values).
+fn geomean_ci(d: &[Vec<f64>], confidence: f64) -> (f64, f64) {
+    if d.iter().any(|x| x.is_empty()) || d.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    let mut seed = 0x6765_6f6d_6561_6e00u64;
+    for x in d {
+        seed = seed.rotate_left(13) ^ seed_of(x);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut bufs: Vec<Vec<f64>> = d.iter().map(|x| vec![0.0; x.len()]).collect();
+    let k = d.len() as f64;
+    let mut means = Vec::with_capacity(BOOTSTRAP);
+    for _ in 0..BOOTSTRAP {
+        let mut sum = 0.0;
+        for (x, buf) in d.iter().zip(bufs.iter_mut()) {
+            for slot in buf.iter_mut() {
+                *slot = x[rng.random_range(0..x.len())];
+            }
+            buf.sort_by(f64::total_cmp);
+            sum += median_sorted(buf);
+        }
+        means.push(sum / k);
+    }
+    means.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    let at = |q: f64| means[((q * (BOOTSTRAP - 1) as f64).round() as usize).min(BOOTSTRAP - 1)];
+    // The interval of the mean log ratio maps to that of exp(-mean) reversed.
+    ((-at(1.0 - tail)).exp(), (-at(tail)).exp())
+}
+
 /// How variant `a` compares with variant `b` of one loop: `ratio` = `a`'s speedup over `b`'s,
 /// with its bootstrap interval at `confidence` (see the module documentation).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -322,29 +537,52 @@ impl Versus {
 /// Compare two variants from their pairs against the same baseline (see the module
 /// documentation). Either side without pairs gives ratio 1 with an unbounded interval.
 pub fn versus(a: &[Pair], b: &[Pair], confidence: f64) -> Versus {
-    let (da, db) = (log_ratios(a), log_ratios(b));
-    if da.is_empty() || db.is_empty() {
+    versus_specs(&[a], &[b], confidence)
+}
+
+/// [`versus`] for variants judged by several specs: `a[j]` and `b[j]` are the two variants'
+/// pairs for spec `j` (the same specs, in the same order); the ratio is that of their geometric
+/// means, `exp(mean_j (median(d_b_j) - median(d_a_j)))`, with a stratified bootstrap interval
+/// (each spec's pairs resampled from their own). With one spec it is exactly [`versus`].
+pub fn versus_specs(a: &[&[Pair]], b: &[&[Pair]], confidence: f64) -> Versus {
+    let da: Vec<Vec<f64>> = a.iter().map(|p| log_ratios(p)).collect();
+    let db: Vec<Vec<f64>> = b.iter().map(|p| log_ratios(p)).collect();
+    if da.is_empty() || da.len() != db.len() || da.iter().chain(&db).any(|d| d.is_empty()) {
         return Versus {
             ratio: 1.0,
             ci: (0.0, f64::INFINITY),
         };
     }
-    let ratio = (median(&db) - median(&da)).exp();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(
-        0x7665_7273_7573_0000 ^ ((da.len() as u64) << 32 | db.len() as u64),
-    );
-    let (mut ba, mut bb) = (vec![0.0; da.len()], vec![0.0; db.len()]);
+    let k = da.len() as f64;
+    let ratio = (da
+        .iter()
+        .zip(&db)
+        .map(|(x, y)| median(y) - median(x))
+        .sum::<f64>()
+        / k)
+        .exp();
+    let mut seed = 0x7665_7273_7573_0000 ^ ((da[0].len() as u64) << 32 | db[0].len() as u64);
+    for (x, y) in da.iter().zip(&db).skip(1) {
+        seed = seed.rotate_left(17) ^ ((x.len() as u64) << 32 | y.len() as u64);
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut ba: Vec<Vec<f64>> = da.iter().map(|d| vec![0.0; d.len()]).collect();
+    let mut bb: Vec<Vec<f64>> = db.iter().map(|d| vec![0.0; d.len()]).collect();
     let mut diffs = Vec::with_capacity(BOOTSTRAP);
     for _ in 0..BOOTSTRAP {
-        for x in ba.iter_mut() {
-            *x = da[rng.random_range(0..da.len())];
+        let mut sum = 0.0;
+        for j in 0..da.len() {
+            for x in ba[j].iter_mut() {
+                *x = da[j][rng.random_range(0..da[j].len())];
+            }
+            for x in bb[j].iter_mut() {
+                *x = db[j][rng.random_range(0..db[j].len())];
+            }
+            ba[j].sort_by(f64::total_cmp);
+            bb[j].sort_by(f64::total_cmp);
+            sum += median_sorted(&bb[j]) - median_sorted(&ba[j]);
         }
-        for x in bb.iter_mut() {
-            *x = db[rng.random_range(0..db.len())];
-        }
-        ba.sort_by(f64::total_cmp);
-        bb.sort_by(f64::total_cmp);
-        diffs.push(median_sorted(&bb) - median_sorted(&ba));
+        diffs.push(sum / k);
     }
     diffs.sort_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;
@@ -357,11 +595,12 @@ pub fn versus(a: &[Pair], b: &[Pair], confidence: f64) -> Versus {
 
 /// One accepted variant of a loop, for [`choose`]: `source` names whose pairs these are (a
 /// variant with another's machine code shares its pairs and its `source`: the two are one
-/// program, a tie by definition).
+/// program, a tie by definition); `pairs` holds one set per spec that judged it (one set for
+/// a loop of one objective), every contender of a loop with the same specs in the same order.
 #[derive(Debug, Clone, Copy)]
 pub struct Contender<'a> {
     pub source: &'a str,
-    pub pairs: &'a [Pair],
+    pub pairs: &'a [&'a [Pair]],
 }
 
 /// The choice among a loop's accepted variants.
@@ -388,14 +627,16 @@ pub fn choose(contenders: &[Contender<'_>], confidence: f64) -> Option<Choice> {
                 ci: (1.0, 1.0),
             }
         } else {
-            versus(contenders[i].pairs, contenders[j].pairs, confidence)
+            versus_specs(contenders[i].pairs, contenders[j].pairs, confidence)
         }
     };
     let n = contenders.len();
     let kept = (0..n)
         .find(|&i| (0..n).all(|j| j == i || !vs(j, i).faster()))
         .unwrap_or_else(|| {
-            let sp = |c: &Contender<'_>| -median(&log_ratios(c.pairs));
+            let sp = |c: &Contender<'_>| -> f64 {
+                -c.pairs.iter().map(|p| median(&log_ratios(p))).sum::<f64>()
+            };
             (0..n)
                 .max_by(|&x, &y| {
                     sp(&contenders[x])
@@ -848,10 +1089,15 @@ mod tests {
 
     #[test]
     fn choose_keeps_the_least_invasive_that_nothing_beats() {
-        let pragma = noisy(1.20, 20, 11);
-        let manual = noisy(1.21, 20, 12);
-        let big = noisy(1.50, 20, 13);
-        let c = |source, pairs| Contender { source, pairs };
+        let (p, m, b) = (
+            noisy(1.20, 20, 11),
+            noisy(1.21, 20, 12),
+            noisy(1.50, 20, 13),
+        );
+        let (pragma, manual, big) = ([p.as_slice()], [m.as_slice()], [b.as_slice()]);
+        fn c<'a>(source: &'a str, pairs: &'a [&'a [Pair]]) -> Contender<'a> {
+            Contender { source, pairs }
+        }
         // Within noise: the first (least invasive) is kept, the other is a tie.
         let ch = choose(&[c("p", &pragma), c("m", &manual)], 0.99).unwrap();
         assert_eq!(ch.kept, 0);

@@ -282,9 +282,11 @@ fn compare(id: u64, tree: &Tree, variant: &str) -> Task {
             same_code: false,
             replicate: false,
             attempt: 0,
+            joint: false,
         }],
         known: Vec::new(),
         ahead: Vec::new(),
+        spec: None,
     }
 }
 

@@ -42,6 +42,7 @@ fn cand(
         occupancy: None,
         versus: None,
         same_code_as: None,
+        judged_by: None,
     }
 }
 
@@ -200,6 +201,7 @@ fn sample() -> Report {
                 samples: 304,
             },
         },
+        specs: None,
         extra: Extra {
             backend: "command".into(),
             noise: Some((0.031, 0.052)),
@@ -216,6 +218,48 @@ fn sample() -> Report {
             diff: Some("--- a/kernels/k.cu\n+++ b/kernels/k.cu\n@@ -11,3 +11,4 @@\n __global__ void kern(float* p, int n) {\n+    #pragma unroll 4\n     for (int i = 0; i < n; ++i) {\n".into()),
         },
     }
+}
+
+/// The multi-spec fields (the contract with the HTML renderer): top-level `specs`, per
+/// candidate `judged_by`, exactly these keys.
+#[test]
+fn specs_and_judged_by_have_exactly_the_contract_keys() {
+    use tuner::report::{JudgedBy, SpecOutcome, SpecStatus};
+    let mut r = sample();
+    r.specs = Some(vec![
+        SpecStatus {
+            spec: "bench/a.toml".into(),
+            kernel: "a".into(),
+            status: SpecOutcome::Ok,
+            reason: None,
+        },
+        SpecStatus {
+            spec: "bench/c.toml".into(),
+            kernel: "c".into(),
+            status: SpecOutcome::Failed,
+            reason: Some("its baseline it does not build: k.cu:3: error".into()),
+        },
+    ]);
+    r.candidates[0].judged_by = Some(vec![JudgedBy {
+        spec: "bench/a.toml".into(),
+        kernel: "a".into(),
+        speedup: 1.25,
+        interval: [1.2, 1.3],
+        ratios: vec![1.24, 1.26],
+    }]);
+    let v: serde_json::Value = serde_json::from_str(&report::json(&r)).unwrap();
+    assert_eq!(
+        v["specs"],
+        serde_json::json!([
+            {"spec": "bench/a.toml", "kernel": "a", "status": "ok"},
+            {"spec": "bench/c.toml", "kernel": "c", "status": "failed", "reason": "its baseline it does not build: k.cu:3: error"}
+        ])
+    );
+    assert_eq!(
+        v["candidates"][0]["judged_by"],
+        serde_json::json!([{"spec": "bench/a.toml", "kernel": "a", "speedup": 1.25, "interval": [1.2, 1.3], "ratios": [1.24, 1.26]}])
+    );
+    assert!(v["candidates"][1].get("judged_by").is_none());
 }
 
 #[test]

@@ -1,52 +1,116 @@
-//! The `bench` backend: a candidate is the slot's copy of the spec's kernel source, compiled
+//! The `bench` backend: a candidate is the slot's copy of a spec's kernel source, compiled
 //! alone (kernel only, through codeobj's cache) and launched on the machine's GPU by the
-//! `runner` crate with the spec's launch and buffers. Preparing launches it once on fresh
-//! outputs and compares them with the baseline's (the spec's tolerances; the session's
-//! baseline, the tune's first, which the session keeps: a later baseline of accepted steps is
-//! measured against, not compared with); a sample is one launch timed with GPU events, in
-//! microseconds.
+//! `runner` crate with that spec's launch and buffers. A tune has one or more specs (the
+//! objectives, [`crate::objective`]); the slot says which one a preparation or a sample is for
+//! ([`Slot::spec`]). Preparing launches the kernel once on fresh outputs and compares them with
+//! the spec's baseline's (the spec's tolerances; the session's baseline, the spec's first,
+//! which the session keeps: a later baseline of accepted steps is measured against, not
+//! compared with); a sample is one launch timed with GPU events, in microseconds.
 //!
-//! One `runner::Session` serves the whole tune (buffers allocated once, every kernel loaded
-//! into it); it lives on its own thread ([`super::worker`]), opened by [`Backend::preflight`].
+//! One `runner::Session` per spec (its buffers allocated once, every kernel of that spec loaded
+//! into it), all on the lane's one device and its one thread ([`super::worker`]): the device is
+//! opened by [`Backend::preflight`] and shared by the sessions, so a check launch of one spec
+//! never runs while another spec is sampled. A spec whose baseline does not build or check
+//! fails alone (its session is never opened); the others go on.
 
 use super::worker::{broken, Worker, GONE};
 use super::{Backend, Failure, Slot};
 use crate::error::Error;
+use crate::objective::Objective;
 use runner::build::{build, Target};
-use runner::device::{Device, DeviceError};
+use runner::device::{Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch};
 use runner::session::{open_device, KernelId, Options, Session};
 use runner::{RunnerError, Spec};
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 /// Opens the device (on the session's thread).
 pub type OpenDevice = Arc<dyn Fn() -> Result<Box<dyn Device>, RunnerError> + Send + Sync>;
 
-/// The session thread's state.
-enum State {
-    /// Preflight opened the device; the first baseline opens the session on it.
-    Device(Box<dyn Device>),
-    Open(Box<Session>),
-    /// The device cannot be used any more (it timed out, or opening the session failed).
-    Broken(String),
+/// The lane's device, shared by the sessions of its specs (all on the session thread).
+struct Shared {
+    device: Rc<RefCell<Box<dyn Device>>>,
+    info: DeviceInfo,
 }
 
+impl Device for Shared {
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+    fn load(
+        &mut self,
+        image: &[u8],
+        symbol: &str,
+        param_offsets: &[u32],
+        kernarg_size: u32,
+    ) -> Result<KernelHandle, DeviceError> {
+        self.device
+            .borrow_mut()
+            .load(image, symbol, param_offsets, kernarg_size)
+    }
+    fn alloc(&mut self, bytes: usize) -> Result<DevicePtr, DeviceError> {
+        self.device.borrow_mut().alloc(bytes)
+    }
+    fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError> {
+        self.device.borrow_mut().upload(dst, src)
+    }
+    fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError> {
+        self.device.borrow_mut().download(src, dst)
+    }
+    fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError> {
+        self.device.borrow_mut().copy(dst, src, bytes)
+    }
+    fn launch_timed(
+        &mut self,
+        kernel: KernelHandle,
+        launch: &Launch,
+        args: &[Vec<u8>],
+    ) -> Result<f64, DeviceError> {
+        self.device.borrow_mut().launch_timed(kernel, launch, args)
+    }
+}
+
+/// One spec's session, on the session thread.
+enum SpecState {
+    /// Not opened yet: its first baseline opens it.
+    Closed,
+    Open(Box<Session>),
+    /// Its baseline failed (the spec's kernel is not tuned): the failure, given again.
+    Failed(Failure),
+}
+
+/// The session thread's state.
+struct State {
+    device: Rc<RefCell<Box<dyn Device>>>,
+    info: DeviceInfo,
+    specs: Vec<SpecState>,
+    /// The device cannot be used any more (it timed out).
+    broken: Option<String>,
+}
+
+/// One spec of the backend: its objective, and the spec loaded with its source relative to
+/// the tree (`None`: it could not be, `Objective::failed` says why).
+pub type Loaded = (Objective, Option<(Spec, PathBuf)>);
+
 pub struct BenchBackend {
-    spec: Spec,
-    /// The spec's source, relative to the tuned tree (the same path in every slot).
-    rel_source: PathBuf,
+    /// The specs, by objective index.
+    specs: Vec<Loaded>,
     options: Options,
     open: OpenDevice,
     worker: OnceLock<Worker<State>>,
-    /// The session's compile target, known once the baseline is prepared: variants are
+    /// The session's compile target, known once a baseline is prepared: variants are
     /// compiled on the preparing threads (in parallel, into the cache) before the session
     /// thread loads them.
     target: OnceLock<Target>,
 }
 
-/// A kernel loaded in the session.
+/// A kernel loaded in a spec's session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Prepared {
+    /// The spec (objective index).
+    pub spec: usize,
     pub id: KernelId,
 }
 
@@ -66,20 +130,74 @@ impl BenchBackend {
         options: Options,
         open: OpenDevice,
     ) -> Result<BenchBackend, Error> {
-        let rel_source = source_in_tree(&spec, root)?;
-        Ok(BenchBackend {
-            spec,
-            rel_source,
+        let rel = source_in_tree(&spec, root)?;
+        let objective = Objective {
+            name: spec.path.display().to_string(),
+            kernel: spec.kernel.clone(),
+            source: Some(rel.clone()),
+            digest: spec_digest(&spec.path),
+            failed: None,
+        };
+        Ok(BenchBackend::with_specs(
+            vec![(objective, Some((spec, rel)))],
+            options,
+            open,
+        ))
+    }
+
+    /// A backend for several specs (objective `i` is `specs[i]`: loaded with its source
+    /// relative to the tree, or why it cannot be used) on the device `open` opens.
+    pub fn with_specs(specs: Vec<Loaded>, options: Options, open: OpenDevice) -> BenchBackend {
+        BenchBackend {
+            specs,
             options,
             open,
             worker: OnceLock::new(),
             target: OnceLock::new(),
-        })
+        }
     }
 
-    /// The launch spec.
-    pub fn spec(&self) -> &Spec {
-        &self.spec
+    /// Load the specs at `paths` (absolute; each with the name the user gave it) for the tree
+    /// at `root`: each one loaded, or why not (a spec that cannot be read, or whose source lies
+    /// outside the tree, fails alone).
+    pub fn load_specs(paths: &[(String, PathBuf)], root: &Path) -> Vec<Loaded> {
+        paths
+            .iter()
+            .map(|(name, p)| {
+                let mut o = Objective {
+                    name: name.clone(),
+                    kernel: String::new(),
+                    source: None,
+                    digest: spec_digest(p),
+                    failed: None,
+                };
+                let loaded = Spec::load(p).map_err(|e| e.to_string()).and_then(|spec| {
+                    o.kernel = spec.kernel.clone();
+                    let rel = source_in_tree(&spec, root).map_err(|e| e.to_string())?;
+                    o.source = Some(rel.clone());
+                    Ok((spec, rel))
+                });
+                match loaded {
+                    Ok(l) => (o, Some(l)),
+                    Err(m) => {
+                        o.failed = Some(m);
+                        (o, None)
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// The first spec that loaded (the launch spec of a one-spec tune).
+    pub fn spec(&self) -> Option<&Spec> {
+        self.specs().next()
+    }
+
+    /// Every spec that loaded.
+    pub fn specs(&self) -> impl Iterator<Item = &Spec> {
+        self.specs
+            .iter()
+            .filter_map(|(_, s)| s.as_ref().map(|(s, _)| s))
     }
 
     /// The runner's options (the device it opens: `options().device`).
@@ -87,9 +205,11 @@ impl BenchBackend {
         &self.options
     }
 
-    /// The kernel source, relative to the tree.
-    pub fn source(&self) -> &Path {
-        &self.rel_source
+    /// The first spec's kernel source, relative to the tree.
+    pub fn source(&self) -> Option<&Path> {
+        self.specs
+            .iter()
+            .find_map(|(_, s)| s.as_ref().map(|(_, r)| r.as_path()))
     }
 
     /// What the kernel is compiled for on the device [`Backend::preflight`] opened: `--arch`
@@ -98,14 +218,12 @@ impl BenchBackend {
     pub fn target(&self) -> Result<Target, Error> {
         let arch = self.options.arch.clone();
         self.worker()?
-            .call(move |st| match st {
-                State::Device(d) => {
-                    let info = d.info();
-                    runner::session::target_for(info.api, info.arch.as_deref(), arch.as_deref())
-                        .map_err(|e| Error::Usage(e.to_string()))
+            .call(move |st| {
+                if let Some(m) = &st.broken {
+                    return Err(broken(m));
                 }
-                State::Open(s) => Ok(s.target.clone()),
-                State::Broken(m) => Err(broken(m)),
+                runner::session::target_for(st.info.api, st.info.arch.as_deref(), arch.as_deref())
+                    .map_err(|e| Error::Usage(e.to_string()))
             })
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
     }
@@ -114,6 +232,24 @@ impl BenchBackend {
         self.worker
             .get()
             .ok_or_else(|| Error::Environment("the bench backend was not preflighted".into()))
+    }
+
+    /// Spec `i`, loaded, or the failure of every preparation for it.
+    fn spec_at(&self, i: usize) -> Result<&(Spec, PathBuf), Failure> {
+        match self.specs.get(i) {
+            Some((_, Some(s))) => Ok(s),
+            Some((o, None)) => Err(Failure::Build(o.failed.clone().unwrap_or_default())),
+            None => Err(Failure::Build(format!("no spec {i} in this tune"))),
+        }
+    }
+}
+
+/// The content digest of the spec at `path` (of its path when it cannot be read: such a spec
+/// fails anyway).
+pub fn spec_digest(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(b) => crate::workcopy::hash_bytes(&b),
+        Err(_) => crate::workcopy::hash_bytes(path.as_os_str().as_encoded_bytes()),
     }
 }
 
@@ -168,70 +304,85 @@ fn fail<T>(state: &mut State, e: RunnerError) -> Answer<T> {
     let mut poison = None;
     let r = classify(e, &mut poison);
     if let Some(m) = poison {
-        *state = State::Broken(m);
+        state.broken = Some(m);
     }
     r.map(Err)
 }
 
 fn prepare_on(
     state: &mut State,
+    index: usize,
     spec: &Spec,
     options: &Options,
     source: &Path,
     baseline: Option<KernelId>,
 ) -> Answer<Prepared> {
-    match std::mem::replace(state, State::Broken(String::new())) {
-        State::Device(device) => {
+    if let Some(m) = &state.broken {
+        return Err(broken(m));
+    }
+    let at = |id| Ok(Ok(Prepared { spec: index, id }));
+    match std::mem::replace(&mut state.specs[index], SpecState::Closed) {
+        SpecState::Closed => {
             if baseline.is_some() {
-                *state = State::Device(device);
                 return Err(Error::Environment(
-                    "the bench backend prepares the baseline before any variant".into(),
+                    "the bench backend prepares a spec's baseline before any variant".into(),
                 ));
             }
+            let device = Box::new(Shared {
+                device: state.device.clone(),
+                info: state.info.clone(),
+            });
             match Session::with_device(device, spec.clone(), Some(source), options) {
                 Ok(mut s) => {
                     let r = s.check_inputs();
-                    *state = State::Open(Box::new(s));
+                    state.specs[index] = SpecState::Open(Box::new(s));
                     match r {
-                        Ok(()) => Ok(Ok(Prepared { id: 0 })),
+                        Ok(()) => at(0),
                         Err(e) => fail(state, e),
                     }
                 }
                 Err(e) => {
-                    // The device went into the failed session: nothing more can run.
-                    *state = State::Broken(format!("the baseline failed: {e}"));
-                    classify(e, &mut None).map(Err)
+                    // The spec's baseline fails: that spec alone is never tuned.
+                    let mut poison = None;
+                    let r = classify(e, &mut poison);
+                    if let Some(m) = poison {
+                        state.broken = Some(m);
+                    }
+                    if let Ok(f) = &r {
+                        state.specs[index] = SpecState::Failed(f.clone());
+                    }
+                    r.map(Err)
                 }
             }
         }
-        State::Open(mut s) => {
+        SpecState::Open(mut s) => {
             let r = s.prepare_unchecked(source);
             let id = match r {
                 Ok(id) => id,
                 Err(e) => {
-                    *state = State::Open(s);
+                    state.specs[index] = SpecState::Open(s);
                     return fail(state, e);
                 }
             };
             if baseline.is_some() {
-                // Compared with the session's baseline, the tune's first: a chain of accepted
+                // Compared with the session's baseline, the spec's first: a chain of accepted
                 // steps cannot drift away from the user's outputs one tolerance at a time.
                 let diffs = s.differences(id).to_vec();
                 if !diffs.is_empty() {
-                    *state = State::Open(s);
+                    state.specs[index] = SpecState::Open(s);
                     return fail(state, RunnerError::OutputsDiffer(diffs));
                 }
             }
             let r = s.check_inputs();
-            *state = State::Open(s);
+            state.specs[index] = SpecState::Open(s);
             match r {
-                Ok(()) => Ok(Ok(Prepared { id })),
+                Ok(()) => at(id),
                 Err(e) => fail(state, e),
             }
         }
-        State::Broken(m) => {
-            *state = State::Broken(m.clone());
-            Err(broken(&m))
+        SpecState::Failed(f) => {
+            state.specs[index] = SpecState::Failed(f.clone());
+            Ok(Err(f))
         }
     }
 }
@@ -258,8 +409,14 @@ impl Backend for BenchBackend {
             return Ok(());
         }
         let open = self.open.clone();
+        let n = self.specs.len();
         let w = Worker::start("hip-unroll-bench", move || match open() {
-            Ok(d) => Ok(State::Device(d)),
+            Ok(d) => Ok(State {
+                info: d.info().clone(),
+                device: Rc::new(RefCell::new(d)),
+                specs: (0..n).map(|_| SpecState::Closed).collect(),
+                broken: None,
+            }),
             Err(e) => Err(e.to_string()),
         })
         .map_err(Error::Environment)?;
@@ -272,23 +429,28 @@ impl Backend for BenchBackend {
         slot: &Slot<'_>,
         baseline: Option<&Prepared>,
     ) -> Result<Result<Prepared, Failure>, Error> {
-        let source = slot.root.join(&self.rel_source);
+        let index = slot.spec.unwrap_or(0);
+        let (spec, rel) = match self.spec_at(index) {
+            Ok(s) => s,
+            Err(f) => return Ok(Err(f)),
+        };
+        let source = slot.root.join(rel);
         let worker = self.worker()?;
         if let Some(target) = self.target.get() {
             // Compile here, in parallel with the other slots; the session finds it cached.
-            if let Err(e) = build(&self.spec, &source, target, &self.options.build) {
+            if let Err(e) = build(spec, &source, target, &self.options.build) {
                 return classify(e, &mut None).map(Err);
             }
         }
-        let spec = self.spec.clone();
+        let spec = spec.clone();
         let options = self.options.clone();
         let base = baseline.map(|b| b.id);
         let r = worker
-            .call(move |st| prepare_on(st, &spec, &options, &source, base))
+            .call(move |st| prepare_on(st, index, &spec, &options, &source, base))
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())));
         if self.target.get().is_none() && matches!(r, Ok(Ok(_))) {
-            let target = worker.call(|st| match st {
-                State::Open(s) => Some(s.target.clone()),
+            let target = worker.call(move |st| match &st.specs[index] {
+                SpecState::Open(s) => Some(s.target.clone()),
                 _ => None,
             });
             if let Some(Some(t)) = target {
@@ -298,19 +460,34 @@ impl Backend for BenchBackend {
         r
     }
 
+    fn objectives(&self) -> Vec<Objective> {
+        self.specs.iter().map(|(o, _)| o.clone()).collect()
+    }
+
     fn sample(&self, _slot: &Slot<'_>, p: &Prepared) -> Result<Result<f64, Failure>, Error> {
-        let id = p.id;
+        let Prepared { spec, id } = *p;
         self.worker()?
-            .call(move |st| match st {
-                State::Open(s) => match s.sample(id) {
-                    // Milliseconds of GPU time -> microseconds.
-                    Ok(ms) => Ok(Ok(ms * 1000.0)),
-                    Err(e) => fail(st, e),
-                },
-                State::Broken(m) => Err(broken(m)),
-                State::Device(_) => Err(Error::Environment(
-                    "the bench backend samples only prepared kernels".into(),
-                )),
+            .call(move |st| {
+                if let Some(m) = &st.broken {
+                    return Err(broken(m));
+                }
+                match std::mem::replace(&mut st.specs[spec], SpecState::Closed) {
+                    SpecState::Open(mut s) => {
+                        let r = s.sample(id);
+                        st.specs[spec] = SpecState::Open(s);
+                        match r {
+                            // Milliseconds of GPU time -> microseconds.
+                            Ok(ms) => Ok(Ok(ms * 1000.0)),
+                            Err(e) => fail(st, e),
+                        }
+                    }
+                    other => {
+                        st.specs[spec] = other;
+                        Err(Error::Environment(
+                            "the bench backend samples only prepared kernels".into(),
+                        ))
+                    }
+                }
             })
             .unwrap_or_else(|| Err(Error::Environment(GONE.into())))
     }

@@ -183,6 +183,7 @@ mod tests {
             stop: &stop,
             records: None,
             device: &lane,
+            spec: None,
         };
         let o = run_cmd(
             "echo \"$HIP_VISIBLE_DEVICES $CUDA_VISIBLE_DEVICES {device}\"",

@@ -34,6 +34,10 @@
 //! - [`Backend::kernels`] may report, from a prepared baseline, which kernels ran and their
 //!   share of the critical path (the search ranks loops by it and reports loops of kernels
 //!   that never ran as `not-run`); backends without that knowledge return `None`.
+//! - Objectives: a backend with several (the `bench` backend's launch specs, one per kernel)
+//!   reads [`Slot::spec`] in `prepare` and `sample`: a slot is prepared for one spec, and
+//!   sampled for it; the search keeps the specs' baselines and comparisons apart. Backends with
+//!   one objective ignore it.
 //! - The stop flag ([`Slot::stop`]) is set on Ctrl-C: long work must poll it (the shell runner
 //!   in [`crate::shell`] does) and return [`Error::Interrupted`].
 //! - Plugging in: implement the trait, add a kind to [`spec::BackendSpec`] (plain data, so a
@@ -69,6 +73,10 @@ pub struct Slot<'a> {
     pub records: Option<&'a Path>,
     /// The lane's device: `{device}` in commands, and the variables its commands get.
     pub device: &'a LaneDevice,
+    /// Which objective this preparation or sample is for: the index of a launch spec of the
+    /// `bench` backend (each spec times its own kernel); `None` for a backend with one
+    /// objective (the others ignore it).
+    pub spec: Option<usize>,
 }
 
 /// The device of a lane as its commands see it.
@@ -172,6 +180,12 @@ pub trait Backend: Sync {
     /// Kernels that ran in the prepared baseline, with their critical-path share.
     fn kernels(&self, _baseline: &Self::Prepared) -> Option<Vec<KernelShare>> {
         None
+    }
+
+    /// The objectives of a backend with several ([`crate::objective`]: the `bench` backend's
+    /// launch specs), in the order of [`Slot::spec`]; empty for a backend with one.
+    fn objectives(&self) -> Vec<crate::objective::Objective> {
+        Vec::new()
     }
 
     /// Whether the next candidates may be prepared (compiled, built) while a sample is taken:

@@ -44,10 +44,11 @@ pub enum BackendSpec {
         /// Function names of the kernels defined in the tuned paths.
         path_kernels: BTreeSet<String>,
     },
-    /// One kernel of a launch spec, launched alone by the runner.
+    /// The kernels of launch specs, each launched alone by the runner.
     Bench {
-        /// The launch spec (absolute).
-        spec: PathBuf,
+        /// The launch specs, by objective index ([`crate::objective`]): the name the user
+        /// gave each (the report's) and its absolute path.
+        specs: Vec<(String, PathBuf)>,
         /// The tuned tree the spec's source lies in.
         root: PathBuf,
         /// The compile target asked for; `None`: the device's own.
@@ -96,6 +97,16 @@ impl BackendSpec {
     /// Whether each lane must be a process of its own (`tune-worker`) rather than a thread:
     /// a replay session reserves the captured virtual addresses in its process, so two in one
     /// process collide.
+    pub fn objectives(&self) -> Vec<crate::objective::Objective> {
+        match self {
+            BackendSpec::Bench { specs, root, .. } => BenchBackend::load_specs(specs, root)
+                .into_iter()
+                .map(|(o, _)| o)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     pub fn needs_own_process(&self) -> bool {
         matches!(self, BackendSpec::Replay { .. })
     }
@@ -153,7 +164,7 @@ impl BackendSpec {
                 path_kernels.clone(),
             )),
             BackendSpec::Bench {
-                spec,
+                specs,
                 root,
                 arch,
                 timeout_ms,
@@ -161,9 +172,13 @@ impl BackendSpec {
                 nvcc,
                 ..
             } => {
-                let spec = runner::Spec::load(spec).map_err(|e| Error::Usage(e.to_string()))?;
+                // A spec that cannot be used fails alone: its objective is marked failed.
+                let loaded = BenchBackend::load_specs(specs, root);
                 let options = bench_options(arch, *timeout_ms, cache_dir, nvcc, device);
-                AnyBackend::Bench(BenchBackend::new(spec, root, options)?)
+                let opts = options.clone();
+                let open: super::bench::OpenDevice =
+                    std::sync::Arc::new(move || runner::session::open_device(&opts));
+                AnyBackend::Bench(BenchBackend::with_specs(loaded, options, open))
             }
             BackendSpec::Replay {
                 snapshot,
@@ -215,9 +230,12 @@ impl BackendSpec {
         let identity = match &target {
             runner::build::Target::Cuda(arch) => {
                 // The gates compile cubins with nvcc and read their registers and spills;
-                // without nvcc they are skipped (or served by a carried cache).
+                // without nvcc they are skipped (or served by a carried cache). The specs'
+                // defines and flags when every spec has the same (the gates compile the file
+                // once for all of them); else none: a file that needs them is not gated, and
+                // the report says so.
                 let mut gate_args = gate_flags.clone();
-                gate_args.extend(runner::build::spec_args(b.spec()));
+                gate_args.extend(common_spec_args(b));
                 let program = nvcc.clone().unwrap_or_else(|| PathBuf::from("nvcc"));
                 gates.compiler =
                     runner::build::nvcc_compiler(&program, arch, cache_dir, true, gate_args)
@@ -239,6 +257,19 @@ impl BackendSpec {
         );
         extra.insert("compiler".into(), serde_json::json!(identity));
         Ok((gates, Some(extra)))
+    }
+}
+
+/// The defines and flags every spec of `b` compiles with, when they all agree; else none.
+fn common_spec_args(b: &BenchBackend) -> Vec<String> {
+    let mut all = b.specs().map(runner::build::spec_args);
+    let Some(first) = all.next() else {
+        return Vec::new();
+    };
+    if all.all(|a| a == first) {
+        first
+    } else {
+        Vec::new()
     }
 }
 
@@ -360,6 +391,13 @@ impl Backend for AnyBackend {
         }
     }
 
+    fn objectives(&self) -> Vec<crate::objective::Objective> {
+        match self {
+            AnyBackend::Bench(b) => b.objectives(),
+            _ => Vec::new(),
+        }
+    }
+
     fn overlaps(&self) -> bool {
         each!(self, b => b.overlaps())
     }
@@ -388,7 +426,10 @@ mod tests {
                 path_kernels: ["ns::k".to_string(), "other".to_string()].into(),
             },
             BackendSpec::Bench {
-                spec: "/t/k.toml".into(),
+                specs: vec![
+                    ("k.toml".into(), "/t/k.toml".into()),
+                    ("other.toml".into(), "/t/other.toml".into()),
+                ],
                 root: "/t".into(),
                 arch: Some("sm_90".into()),
                 timeout_ms: 60_000,

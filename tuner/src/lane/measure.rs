@@ -135,7 +135,7 @@ impl<B: Backend> Lane<'_, B> {
         self.check_stop()?;
         let slot = crate::backend::Slot {
             index: base.entry,
-            ..self.backend_slot(&base.root)
+            ..self.backend_slot(&base.root, base.spec)
         };
         let t0 = Instant::now();
         match self.backend.sample(&slot, &base.prepared)? {
@@ -157,7 +157,14 @@ impl<B: Backend> Lane<'_, B> {
     ) -> Result<Result<(), Failure>, Error> {
         let plan = &self.cx.plan;
         let key = &var.item.key;
-        let decided = |p: &[Pair]| stats::assess(p, plan).verdict != Verdict::Continue;
+        let joint = var.item.joint;
+        let decided = |p: &[Pair]| {
+            if joint {
+                stats::joint_done(p, plan)
+            } else {
+                stats::assess(p, plan).verdict != Verdict::Continue
+            }
+        };
         let pairs = match self.interleave(key, base, var, true, &decided, emit)? {
             Ok(p) => p,
             Err(f) => return Ok(Err(f)),
@@ -195,7 +202,7 @@ impl<B: Backend> Lane<'_, B> {
     ) -> Result<Result<Vec<Pair>, Failure>, Error> {
         let vslot = crate::backend::Slot {
             index: var.entry,
-            ..self.backend_slot(&var.root)
+            ..self.backend_slot(&var.root, base.spec)
         };
         let variant = || -> Result<Result<(f64, f64), Failure>, Error> {
             self.check_stop()?;

@@ -70,6 +70,10 @@ pub struct Item {
     /// Which attempt at this comparison (a comparison lost with its lane is measured again
     /// from scratch under the next attempt).
     pub attempt: u32,
+    /// One of several specs judging the variant: measured until [`crate::stats::joint_done`]
+    /// (its interval is needed) instead of its own verdict alone.
+    #[serde(default)]
+    pub joint: bool,
 }
 
 /// A gate compile ahead of its loop: a variant of the next loop of a chain, made on the text of
@@ -95,6 +99,10 @@ pub enum Task {
         samples: usize,
         comparison: String,
         kernels: bool,
+        /// The objective (a launch spec of the `bench` backend) the baseline is prepared and
+        /// sampled for; `None` for a backend with one objective.
+        #[serde(default)]
+        spec: Option<usize>,
     },
     /// Decide every item against `base`: gates, builds (in parallel), then pairs until each
     /// verdict, one comparison at a time.
@@ -110,6 +118,9 @@ pub enum Task {
         /// lanes only; empty otherwise).
         #[serde(default)]
         ahead: Vec<Ahead>,
+        /// The objective the baseline and the items are prepared and sampled for.
+        #[serde(default)]
+        spec: Option<usize>,
     },
 }
 
@@ -118,6 +129,23 @@ impl Task {
         match self {
             Task::Baseline { id, .. } | Task::Compare { id, .. } => *id,
         }
+    }
+
+    /// The objective the task is for.
+    pub fn spec(&self) -> Option<usize> {
+        match self {
+            Task::Baseline { spec, .. } | Task::Compare { spec, .. } => *spec,
+        }
+    }
+}
+
+/// The lane's key of a state prepared for objective `spec`: a state is prepared (built,
+/// checked, loaded) for one objective, so the working copies holding it prepared, and the
+/// machine codes decided against it, are kept apart per objective.
+pub fn state_for(hash: &str, spec: Option<usize>) -> String {
+    match spec {
+        Some(i) => format!("{hash}#spec{i}"),
+        None => hash.to_string(),
     }
 }
 
@@ -252,6 +280,13 @@ pub enum Event {
         id: u64,
         kernels: Option<Vec<KernelShare>>,
     },
+    /// The baseline of a `baseline` task for objective `spec` failed (it does not build, or
+    /// fails its check or a run): that objective alone is not tuned, the tune goes on.
+    SpecFailed {
+        id: u64,
+        spec: usize,
+        reason: String,
+    },
     /// The task is finished: the lane can take another.
     Done { id: u64 },
     /// What stops the whole tune (the baseline fails, the device is gone, Ctrl-C).
@@ -351,8 +386,13 @@ impl<'a, B: Backend> Lane<'a, B> {
         }
     }
 
-    pub(crate) fn backend_slot<'s>(&'s self, root: &'s Path) -> crate::backend::Slot<'s> {
+    pub(crate) fn backend_slot<'s>(
+        &'s self,
+        root: &'s Path,
+        spec: Option<usize>,
+    ) -> crate::backend::Slot<'s> {
         crate::backend::Slot {
+            spec,
             index: 0,
             root,
             user_root: &self.cx.tree.root,
@@ -368,8 +408,9 @@ impl<'a, B: Backend> Lane<'a, B> {
         if !self.cx.overlap {
             for task in tasks {
                 let id = task.id();
+                let failed = spec_baseline(&task);
                 if let Err(e) = self.prepare(task, emit).and_then(|p| self.measure(p, emit)) {
-                    emit(Event::Error(e.into()));
+                    emit(fatal(id, failed, e));
                 }
                 emit(Event::Done { id });
                 if self.cx.halt.load(Ordering::SeqCst) {
@@ -380,10 +421,8 @@ impl<'a, B: Backend> Lane<'a, B> {
         }
         // Overlap: one thread prepares the next task while this one measures, then compiles
         // what the task asks to compile ahead (the next loop's variants).
-        let (tx, rx) = std::sync::mpsc::sync_channel::<(
-            u64,
-            Result<prepare::Prepared<B::Prepared>, Error>,
-        )>(0);
+        type Handed<P> = (u64, Option<usize>, Result<prepare::Prepared<P>, Error>);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Handed<B::Prepared>>(0);
         std::thread::scope(|s| {
             s.spawn(move || {
                 for task in tasks {
@@ -392,9 +431,10 @@ impl<'a, B: Backend> Lane<'a, B> {
                         Task::Compare { base, ahead, .. } => Some((base.clone(), ahead.clone())),
                         Task::Baseline { .. } => None,
                     };
+                    let failed = spec_baseline(&task);
                     let p = self.prepare(task, emit);
                     let ok = p.is_ok();
-                    if tx.send((id, p)).is_err() {
+                    if tx.send((id, failed, p)).is_err() {
                         break;
                     }
                     // Handed over: the task is being measured now.
@@ -403,13 +443,30 @@ impl<'a, B: Backend> Lane<'a, B> {
                     }
                 }
             });
-            for (id, p) in rx {
+            for (id, failed, p) in rx {
                 if let Err(e) = p.and_then(|p| self.measure(p, emit)) {
-                    emit(Event::Error(e.into()));
+                    emit(fatal(id, failed, e));
                 }
                 emit(Event::Done { id });
             }
         });
+    }
+}
+
+/// The objective of a `baseline` task: its baseline's failure is that objective's alone.
+fn spec_baseline(task: &Task) -> Option<usize> {
+    match task {
+        Task::Baseline { spec, .. } => *spec,
+        Task::Compare { .. } => None,
+    }
+}
+
+/// The event of a task's error: a baseline of one objective that fails ends that objective
+/// ([`Event::SpecFailed`]); anything else ends the tune.
+fn fatal(id: u64, spec: Option<usize>, e: Error) -> Event {
+    match (spec, e) {
+        (Some(spec), Error::Baseline(reason)) => Event::SpecFailed { id, spec, reason },
+        (_, e) => Event::Error(e.into()),
     }
 }
 
@@ -502,9 +559,11 @@ mod tests {
                 same_code: true,
                 replicate: true,
                 attempt: 1,
+                joint: false,
             }],
             known: vec![("digest".into(), "other".into())],
             ahead: Vec::new(),
+            spec: Some(2),
         };
         let line = serde_json::to_string(&t).unwrap();
         assert!(!line.contains('\n'));

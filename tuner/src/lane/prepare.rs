@@ -124,7 +124,10 @@ impl<P> Pool<P> {
 pub(crate) struct BaseRef<P> {
     pub entry: usize,
     pub root: PathBuf,
+    /// The state's key on this lane ([`super::state_for`]).
     pub state: String,
+    /// The objective it is prepared for.
+    pub spec: Option<usize>,
     pub prepared: Arc<P>,
 }
 
@@ -223,17 +226,25 @@ impl<B: Backend> Lane<'_, B> {
                 samples,
                 comparison,
                 kernels,
+                spec,
             } => Ok(Prepared::Baseline {
                 id,
-                base: self.base(&base, emit)?,
+                base: self.base(&base, spec, emit)?,
                 samples,
                 comparison,
                 kernels,
             }),
             Task::Compare {
-                base, items, known, ..
+                base,
+                mut items,
+                known,
+                spec,
+                ..
             } => {
-                let base = self.base(&base, emit)?;
+                for it in &mut items {
+                    it.variant.hash = super::state_for(&it.variant.hash, spec);
+                }
+                let base = self.base(&base, spec, emit)?;
                 match self.variants(&base, items, &known, emit) {
                     Ok(ready) => {
                         fsio::testpoint::hit("tuner.search.prepared");
@@ -257,14 +268,25 @@ impl<B: Backend> Lane<'_, B> {
 
     /// The baseline `spec`, built and checked (reused when a working copy already holds it
     /// prepared). A baseline that fails stops the tune.
-    fn base(&self, spec: &StateSpec, emit: Emit<'_>) -> Result<BaseRef<B::Prepared>, Error> {
+    fn base(
+        &self,
+        state: &StateSpec,
+        objective: Option<usize>,
+        emit: Emit<'_>,
+    ) -> Result<BaseRef<B::Prepared>, Error> {
         self.check_stop()?;
+        let keyed = StateSpec {
+            hash: super::state_for(&state.hash, objective),
+            overlay: state.overlay.clone(),
+        };
+        let spec = &keyed;
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((entry, root, prepared)) = pool.pin_prepared(&spec.hash) {
             return Ok(BaseRef {
                 entry,
                 root,
                 state: spec.hash.clone(),
+                spec: objective,
                 prepared,
             });
         }
@@ -280,7 +302,7 @@ impl<B: Backend> Lane<'_, B> {
                 self.backend.prepare(
                     &crate::backend::Slot {
                         index: entry,
-                        ..self.backend_slot(&slot.root)
+                        ..self.backend_slot(&slot.root, objective)
                     },
                     None,
                 )
@@ -307,6 +329,7 @@ impl<B: Backend> Lane<'_, B> {
                     entry,
                     root,
                     state: spec.hash.clone(),
+                    spec: objective,
                     prepared: p,
                 })
             }
@@ -525,7 +548,7 @@ impl<B: Backend> Lane<'_, B> {
                             builds.fetch_add(1, Ordering::Relaxed);
                             let bs = crate::backend::Slot {
                                 index: entry,
-                                ..self.backend_slot(&slot.root)
+                                ..self.backend_slot(&slot.root, base.spec)
                             };
                             let skipped = report.skipped().map(str::to_string);
                             let t0 = Instant::now();

@@ -22,12 +22,15 @@
 //! text and compiled then; what was compiled ahead is only left in the cache. A CPU lane
 //! (`command`) compiles nothing while it measures.
 
+mod specs;
+
 use crate::backend::KernelShare;
 use crate::discover::{self, Discovery, LoopInfo};
 use crate::error::Error;
 use crate::executor::{Executor, LaneInfo, Message};
 use crate::lane::{Ahead, Device, Event, Item, ItemResult, StateSpec, Task};
 use crate::ledger::{self, Ledger};
+use crate::objective::Objective;
 use crate::report::{self, Applied, Candidate, Occupancy, Ratios, Status, VariantRef, FULL};
 use crate::search::{Progress, Settings};
 use crate::stats::{self, Assessment, Pair, Plan, Verdict};
@@ -128,6 +131,11 @@ pub(crate) struct Decided {
     again: Vec<Pair>,
     /// The key of the variant whose machine code, and decision, this one took.
     same_as: Option<String>,
+    /// The specs that measured it ([`crate::objective`]): each one's figures.
+    judged_by: Option<Vec<report::JudgedBy>>,
+    /// Each judging spec's pairs and replication pairs, in the order of the loop's specs
+    /// (several specs: what a tie or supersession is decided from).
+    spec_pairs: Vec<Vec<Pair>>,
 }
 
 /// What `same-code` says.
@@ -156,6 +164,8 @@ impl Decided {
             pairs: Vec::new(),
             again: Vec::new(),
             same_as: None,
+            judged_by: None,
+            spec_pairs: Vec::new(),
         };
         match finding {
             Finding::Measured {
@@ -289,6 +299,9 @@ pub(crate) fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -
             a.p_value,
             stats::REPLICATION_ALPHA
         ),
+        stats::Rejection::SpecSlower => format!(
+            "spec-slower: a spec's interval does not rule out a slowdown beyond the {min:.1}% minimum"
+        ),
     }
 }
 
@@ -302,6 +315,10 @@ struct Active<'d> {
     /// Machine-code digests of the variants decided (measured) against the loop's baseline,
     /// with their keys: sent with the loop's later batches (`known`).
     codes: Vec<(String, String)>,
+    /// Several objectives: the variants waiting for their specs' measurements, by decision key.
+    parts: HashMap<String, specs::Parts>,
+    /// Several objectives: each spec's finished measurement, by its comparison key.
+    subs: HashMap<String, specs::PartResult>,
 }
 
 /// The loops of one function, tried one after another.
@@ -314,6 +331,8 @@ struct Chain<'d> {
     history: HashMap<PathBuf, Vec<Vec<Edit>>>,
     parsed: HashMap<PathBuf, Arc<pipeline::Source>>,
     active: Option<Active<'d>>,
+    /// The specs judging its loops (several objectives only; empty otherwise).
+    judges: Vec<usize>,
 }
 
 /// A comparison to make.
@@ -326,6 +345,9 @@ struct Job {
     /// Whether its machine code may stand for a run (same code as the baseline, or as another
     /// variant): off again for a job whose twin could not be found.
     same_code: bool,
+    /// Several objectives: the spec this comparison measures with, the decision key it is a
+    /// part of, and whether other specs judge the variant too.
+    spec: Option<specs::SpecJob>,
 }
 
 /// A sample as recorded: (comparison, round, role, value).
@@ -336,6 +358,8 @@ type Sample = (String, usize, String, f64);
 struct Batch {
     base: StateSpec,
     jobs: Vec<Job>,
+    /// The objective its comparisons measure with.
+    spec: Option<usize>,
 }
 
 /// A comparison on a lane.
@@ -407,6 +431,8 @@ pub(crate) struct Setup<'a> {
     pub settings_hash: String,
     /// When the tune started (the timing's zero).
     pub started: Instant,
+    /// The backend's objectives ([`crate::objective`]); empty: one.
+    pub objectives: &'a [Objective],
 }
 
 /// The search of one run.
@@ -421,7 +447,13 @@ pub(crate) struct Coordinator<'a, 'd> {
     next_task: u64,
     seq: usize,
     aa: Aa,
-    confirmed: Option<(ItemResult, Vec<Sample>, usize)>,
+    /// Several objectives: each spec's baseline and A/A check, started when a comparison
+    /// first needs it.
+    spec_runs: Vec<specs::SpecRun>,
+    /// Several objectives: the specs judging each loop decided (by its order).
+    loop_judges: HashMap<usize, Vec<usize>>,
+    /// The final confirmation's comparisons, by key, as they end.
+    confirmed: HashMap<String, (ItemResult, Vec<Sample>, usize)>,
     /// Comparisons finished before the A/A check passed: decided once it has.
     deferred: Vec<(Flight, usize, Ended)>,
     /// Where the wall time goes.
@@ -447,6 +479,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             .collect();
         Coordinator {
             timeline: Timeline::new(s.started),
+            spec_runs: specs::SpecRun::all(s.objectives),
             s,
             lanes,
             info,
@@ -457,7 +490,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             next_task: 1,
             seq: 0,
             aa: Aa::default(),
-            confirmed: None,
+            loop_judges: HashMap::new(),
+            confirmed: HashMap::new(),
             deferred: Vec::new(),
             loops: HashMap::new(),
             disc: None,
@@ -531,7 +565,15 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         // Rank by the baseline's profile when the backend has one.
         let mut not_run: BTreeSet<String> = BTreeSet::new();
         let needs_profile = loops.iter().any(|l| !l.blocked);
-        if needs_profile && self.info[0].ranks {
+        let multi = self.multi();
+        if multi {
+            // Each spec has its own baseline and A/A check (`specs`): no global one.
+            self.aa.done = true;
+            if let Some(n) = crate::objective::uncovered_note(self.s.objectives, disc) {
+                self.out.notes.insert(n);
+            }
+        }
+        if needs_profile && self.info[0].ranks && !multi {
             self.check_stop()?;
             self.baseline_repeats(true)?;
             let shares = self.aa.kernels.take().unwrap_or_default();
@@ -576,6 +618,17 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 self.push(order, c, None, false)?;
                 continue;
             }
+            let judges = if multi {
+                match self.loop_specs(disc, l) {
+                    Ok(j) => j,
+                    Err(why) => {
+                        self.push(order, whole(Status::NotRun, why), None, false)?;
+                        continue;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
             let n = self.chains.len();
             let c = *chain_of
                 .entry((l.file.clone(), l.function.clone()))
@@ -589,6 +642,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     history: HashMap::new(),
                     parsed: HashMap::new(),
                     active: None,
+                    judges,
                 });
             }
             self.chains[c].loops.push((order, l));
@@ -603,6 +657,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 .iter()
                 .all(|c| c.active.is_none() && c.next >= c.loops.len());
             if done {
+                if multi && self.out.baseline.is_none() {
+                    self.spec_baseline();
+                }
                 return Ok(());
             }
             // The A/A repeats go first, on the first free lane; the other lanes (and a GPU
@@ -613,6 +670,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             if comparing && !self.aa.done {
                 // Also after the lane that measured them was lost.
                 self.start_aa(false)?;
+            }
+            if multi {
+                self.spec_gate()?;
             }
             self.dispatch()?;
             self.pump()?;
@@ -698,12 +758,34 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         l: &'d LoopInfo,
         disc: &'d Discovery,
     ) -> Result<(), Error> {
+        let judges: Vec<usize> = self.chains[c]
+            .judges
+            .iter()
+            .copied()
+            .filter(|&i| self.spec_runs[i].failed.is_none())
+            .collect();
+        if self.multi() && judges.is_empty() {
+            let file = l.file.display().to_string();
+            let why = self.failed_specs_text(&self.chains[c].judges);
+            let cand = Candidate::new(
+                &file,
+                &l.id.to_string(),
+                l.line,
+                None,
+                Status::NotRun,
+                Some(why),
+            );
+            return self.push(order, cand, None, false);
+        }
+        self.loop_judges.insert(order, judges.clone());
         self.chains[c].active = Some(Active {
             order,
             l,
             decided: Vec::new(),
             waiting: 0,
             codes: Vec::new(),
+            parts: HashMap::new(),
+            subs: HashMap::new(),
         });
         let file = l.file.display().to_string();
         let mut pending: Vec<Pending> = Vec::new();
@@ -747,7 +829,11 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 self.push(order, c, None, false)?;
                 continue;
             }
-            let key = ledger::decision_key(&self.s.settings_hash, &self.chains[c].state, &state);
+            let mut key =
+                ledger::decision_key(&self.s.settings_hash, &self.chains[c].state, &state);
+            if self.multi() {
+                key = self.judged_key(&key, &judges);
+            }
             let p = Pending {
                 mode,
                 factor,
@@ -764,7 +850,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                         .s
                         .ledger
                         .decision_pairs(d.same_as.as_deref().unwrap_or(&d.key))?;
-                    let d = Decided::new(
+                    let multi = self.multi();
+                    let mut d = Decided::new(
                         p,
                         Finding::Reused(Box::new(d), pairs, again),
                         &settings.plan,
@@ -772,6 +859,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                         None,
                         &self.s.ledger.path,
                     )?;
+                    if multi {
+                        self.reused_judgement(&mut d, &judges)?;
+                    }
                     self.chains[c]
                         .active
                         .as_mut()
@@ -787,6 +877,10 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             overlay: self.chains[c].overlay.clone(),
         };
         self.chains[c].active.as_mut().expect("active").waiting = pending.len();
+        if self.multi() {
+            self.queue_judged(c, &base, pending, &judges);
+            return Ok(());
+        }
         let jobs = settings.jobs.max(1);
         let mut rest = pending;
         while !rest.is_empty() {
@@ -798,11 +892,13 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     chain: Some(c),
                     attempt: 0,
                     same_code: settings.skip_same_code,
+                    spec: None,
                 })
                 .collect();
             self.queue.push_back(Batch {
                 base: base.clone(),
                 jobs: batch,
+                spec: None,
             });
         }
         Ok(())
@@ -868,12 +964,20 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             .collect();
         accepted
             .sort_by_key(|&i| invasiveness(a.decided[i].variant.mode, a.decided[i].variant.factor));
-        let all: Vec<Vec<Pair>> = accepted
+        let all: Vec<Vec<Vec<Pair>>> = accepted
             .iter()
             .map(|&i| {
                 let d = &a.decided[i];
-                d.pairs.iter().chain(&d.again).copied().collect()
+                if d.spec_pairs.is_empty() {
+                    vec![d.pairs.iter().chain(&d.again).copied().collect()]
+                } else {
+                    d.spec_pairs.clone()
+                }
             })
+            .collect();
+        let all: Vec<Vec<&[Pair]>> = all
+            .iter()
+            .map(|p| p.iter().map(Vec::as_slice).collect())
             .collect();
         let contenders: Vec<stats::Contender<'_>> = accepted
             .iter()
@@ -882,7 +986,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 let d = &a.decided[i];
                 stats::Contender {
                     source: d.same_as.as_deref().unwrap_or(&d.variant.key),
-                    pairs,
+                    pairs: pairs.as_slice(),
                 }
             })
             .collect();
@@ -959,6 +1063,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             cand.occupancy = d.occupancy.clone();
             cand.versus = shown_versus;
             cand.same_code_as = same_code_as;
+            cand.judged_by = d.judged_by.clone();
             self.push(a.order, cand, Some(&d.variant.key), d.reused)?;
         }
         if partial {
@@ -1028,18 +1133,22 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         let alive = self.lanes.iter().filter(|l| l.alive).count();
         for level in 0..most {
             for lane in 0..self.lanes.len() {
-                if self.queue.is_empty() || (level > 0 && self.queue.len() < alive) {
+                // A batch of a spec whose baseline is not checked yet waits (`specs`).
+                let ready: Vec<usize> = (0..self.queue.len())
+                    .filter(|&k| self.spec_ready(self.queue[k].spec))
+                    .collect();
+                if ready.is_empty() || (level > 0 && ready.len() < alive) {
                     return Ok(());
                 }
                 let st = &self.lanes[lane];
                 if !st.alive || st.busy != level || st.busy >= st.capacity {
                     continue;
                 }
-                let at = self
-                    .queue
+                let at = ready
                     .iter()
-                    .position(|b| Some(&b.base.hash) == st.last_base.as_ref())
-                    .unwrap_or(0);
+                    .copied()
+                    .find(|&k| Some(&self.queue[k].base.hash) == st.last_base.as_ref())
+                    .unwrap_or(ready[0]);
                 let batch = self.queue.remove(at).expect("in the queue");
                 self.send_batch(lane, batch)?;
             }
@@ -1063,6 +1172,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 same_code: j.same_code && j.chain.is_some(),
                 replicate: j.chain.is_some(),
                 attempt: j.attempt,
+                joint: j.spec.as_ref().is_some_and(|s| s.joint),
             })
             .collect();
         if let Some(j) = batch.jobs.first() {
@@ -1081,6 +1191,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         // Decided variants of the loop (against this baseline): their code stands for a run.
         let known = chain
             .and_then(|c| self.chains[c].active.as_ref())
+            .filter(|_| batch.spec.is_none())
             .map(|a| a.codes.clone())
             .unwrap_or_default();
         // The last batch of a loop, to a lane that compiles while it measures: the next
@@ -1101,6 +1212,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             items,
             known,
             ahead,
+            spec: batch.spec,
         };
         if !self.s.exec.send(lane, task) {
             self.queue.push_front(batch);
@@ -1172,6 +1284,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             samples: n,
             comparison: self.aa_comparison(),
             kernels,
+            spec: None,
         };
         if self.s.exec.send(lane, task) {
             self.timeline.sent(id, Instant::now());
@@ -1285,7 +1398,11 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 if counted {
                     fsio::testpoint::hit("tuner.search.sample");
                 }
-                if self.aa.task.is_some() && comparison == self.aa_comparison() {
+                if let Some(i) = self.spec_aa_of(&comparison) {
+                    if counted {
+                        self.spec_runs[i].samples.push(value);
+                    }
+                } else if self.aa.task.is_some() && comparison == self.aa_comparison() {
                     if counted {
                         self.aa.samples.push(value);
                         self.s
@@ -1337,8 +1454,12 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     self.aa.finished = true;
                     self.aa.kernels = kernels;
                 }
+                if let Some(r) = self.spec_runs.iter_mut().find(|r| r.task == Some(id)) {
+                    r.finished = true;
+                }
                 Ok(())
             }
+            Event::SpecFailed { id, spec, reason } => self.spec_failed(id, spec, reason),
             Event::Done { id } => {
                 self.timeline.done(id, at);
                 if let Some(t) = self.tasks.remove(&id) {
@@ -1379,9 +1500,12 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         let key = f.job.variant.key.clone();
         let device = self.info[lane].device.clone();
         let Some(c) = f.job.chain else {
-            self.confirmed = Some((ended.result, f.samples, lane));
+            self.confirmed.insert(key, (ended.result, f.samples, lane));
             return Ok(());
         };
+        if f.job.spec.is_some() {
+            return self.decide_part(f, c, lane, ended);
+        }
         let plan = self.s.settings.plan;
         let measured = matches!(
             ended.result,
@@ -1411,6 +1535,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     self.queue.push_front(Batch {
                         base: f.base,
                         jobs: vec![job],
+                        spec: None,
                     });
                     return Ok(());
                 }
@@ -1485,11 +1610,19 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             let t = self.tasks.remove(&id).expect("listed");
             match t.kind {
                 TaskKind::Baseline => {
-                    self.aa.task = None;
-                    self.aa.samples.clear();
+                    if self.aa.task == Some(id) {
+                        self.aa.task = None;
+                        self.aa.samples.clear();
+                    }
+                    for r in &mut self.spec_runs {
+                        if r.task == Some(id) {
+                            r.task = None;
+                            r.samples.clear();
+                        }
+                    }
                 }
                 TaskKind::Compare(keys) => {
-                    let mut by_base: BTreeMap<String, Batch> = BTreeMap::new();
+                    let mut by_base: BTreeMap<(String, Option<usize>), Batch> = BTreeMap::new();
                     for k in keys {
                         let Some(f) = self.flights.remove(&k) else {
                             continue;
@@ -1497,11 +1630,13 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                         again += 1;
                         let mut job = f.job;
                         job.attempt += 1;
+                        let spec = job.spec.as_ref().map(|s| s.spec);
                         by_base
-                            .entry(f.base.hash.clone())
+                            .entry((f.base.hash.clone(), spec))
                             .or_insert_with(|| Batch {
                                 base: f.base.clone(),
                                 jobs: Vec::new(),
+                                spec,
                             })
                             .jobs
                             .push(job);
@@ -1575,6 +1710,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     /// Compare the combination with the original. Returns the final figures and whether the
     /// final state is shown faster.
     pub(crate) fn confirm(&mut self, overlay: &Overlay) -> Result<(report::Final, bool), Error> {
+        if self.multi() {
+            return self.confirm_specs(overlay);
+        }
         let final_state = self.s.tree.state_hash(overlay);
         let key = ledger::decision_key(
             &self.s.settings_hash,
@@ -1623,18 +1761,20 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             chain: None,
             attempt: 0,
             same_code: false,
+            spec: None,
         };
         self.queue.push_front(Batch {
             base: self.original(),
             jobs: vec![job],
+            spec: None,
         });
-        self.confirmed = None;
-        while self.confirmed.is_none() {
+        self.confirmed.clear();
+        while !self.confirmed.contains_key(&key) {
             self.check_stop()?;
             self.dispatch()?;
             self.pump()?;
         }
-        let (result, samples, lane) = self.confirmed.take().expect("confirmed");
+        let (result, samples, lane) = self.confirmed.remove(&key).expect("confirmed");
         let assessment = match result {
             ItemResult::Measured { .. } => {
                 stats::assess(&pairs_of(&samples, &key), &self.s.settings.plan)

@@ -136,7 +136,10 @@ pub fn tune_lanes<B: Backend>(
     for l in lanes {
         l.backend.preflight()?;
     }
-    let session = session::Session::open(settings, root, disc)?;
+    let mut session = session::Session::open(settings, root, disc)?;
+    if let Some(l) = lanes.first() {
+        session.objectives = l.backend.objectives();
+    }
     let setup = session.lane_setup();
     std::thread::scope(|scope| {
         let exec = local::Local::start(scope, lanes, &setup, stop)?;
@@ -165,7 +168,8 @@ pub fn tune_workers(
     use crate::executor::worker::{CompileSpec, Init};
     crate::limits::check(settings)?;
     session::require_kernels(settings, &disc)?;
-    let session = session::Session::open(settings, root, disc)?;
+    let mut session = session::Session::open(settings, root, disc)?;
+    session.objectives = backend.objectives();
     let setup = session.lane_setup();
     let init = |i: usize| Init {
         lane: i,

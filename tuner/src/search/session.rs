@@ -74,6 +74,8 @@ pub struct Session<'a> {
     recovered: Option<String>,
     /// The start of the tune's wall time.
     started: std::time::Instant,
+    /// The backend's objectives (the bench backend's specs; empty: one objective).
+    pub objectives: Vec<crate::objective::Objective>,
 }
 
 impl<'a> Session<'a> {
@@ -117,6 +119,7 @@ impl<'a> Session<'a> {
             records_dir,
             recovered,
             started,
+            objectives: Vec::new(),
         })
     }
 
@@ -182,6 +185,7 @@ impl<'a> Session<'a> {
             session: run.session_id,
             settings_hash: shash.clone(),
             started: self.started,
+            objectives: &self.objectives,
         });
         if let Some(n) = &self.recovered {
             c.out.notes.insert(n.clone());
@@ -306,6 +310,7 @@ impl<'a> Session<'a> {
         if final_.figure.is_nan() {
             final_.figure = baseline.figure;
         }
+        c.note_failed_specs();
         let timing = c
             .timeline
             .finish(std::time::Instant::now(), c.out.compiles, c.out.builds);
@@ -322,6 +327,7 @@ impl<'a> Session<'a> {
             written,
             edited,
             timing,
+            specs: c.spec_statuses(),
             extra: report::Extra {
                 backend: first.backend.clone(),
                 noise: c.out.noise,
