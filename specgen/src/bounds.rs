@@ -74,11 +74,11 @@ pub fn min_length(
             }
         };
         match &found {
-            None => found = Some((bound, format!("{shown}, line {line}"))),
+            None => found = Some((bound, format!("`{shown}` at line {line}"))),
             Some((b, _)) if *b == bound => {}
             Some((b, e)) => {
                 return Err(format!(
-                    "accesses with different bounds: `{b}` ({e}) and `{bound}` (`{shown}`, line {line})"
+                    "accesses with different bounds: `{b}` ({e}) and `{bound}` (`{shown}` at line {line})"
                 ))
             }
         }
@@ -140,7 +140,9 @@ fn access(toks: &[Token], k: usize, src: &[u8]) -> Option<(Vec<Tok>, String)> {
         }
         _ => return None,
     };
-    let last = toks.get(end).map_or(src.len(), |t| t.range.end);
+    // The `]` of a subscript is shown; the `,` or `)` after an argument is not.
+    let shown_end = if matches!(next, Some(Tok::Punct("["))) { end } else { end - 1 };
+    let last = toks.get(shown_end).map_or(src.len(), |t| t.range.end);
     let shown = String::from_utf8_lossy(&src[toks[k].range.start..last.min(src.len())]).into_owned();
     let shown = shown.split_whitespace().collect::<Vec<_>>().join(" ");
     Some((toks[start..end].iter().map(|t| t.tok.clone()).collect(), shown))

@@ -72,8 +72,10 @@ pub enum NewError {
         kernel: String,
     },
     /// A parameter no spec can describe: the spec is refused.
-    #[error("kernel `{kernel}`: parameter {} (`{name}`): {reason}", .index + 1)]
+    #[error("{file}:{line}: no spec can launch kernel `{kernel}`: parameter {} (`{name}`): {reason}", .index + 1)]
     Unsupported {
+        file: String,
+        line: u32,
         kernel: String,
         index: usize,
         name: String,
@@ -338,6 +340,8 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
     for (i, s) in shapes.iter().enumerate() {
         if let Shape::Unsupported(reason) = s {
             return Err(NewError::Unsupported {
+                file: label,
+                line: f.params[i].span.line,
                 kernel: kernel_name,
                 index: i,
                 name: f.params[i].name.clone(),
@@ -549,7 +553,7 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
                 match bound {
                     Ok(b) => w.guess(
                         &format!("min-length = {}", quote(&b.expr)),
-                        &format!("from `{}`", b.evidence),
+                        &format!("from {}", b.evidence),
                     ),
                     Err(why) => {
                         let _ = writeln!(
