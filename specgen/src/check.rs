@@ -162,22 +162,27 @@ impl Lines {
         self.top.get(k).copied()
     }
 
-    /// The line of argument `i`'s key `k`, else of its table.
+    /// The line of argument `i`'s key `k`, else of its `name`, else of its table.
     fn arg(&self, i: usize, k: Option<&str>) -> Option<usize> {
         let (header, keys) = self.args.get(i)?;
-        k.and_then(|k| keys.iter().find(|(n, _)| n == k).map(|(_, l)| *l))
-            .or(Some(*header))
+        let line = |k: &str| keys.iter().find(|(n, _)| n == k).map(|(_, l)| *l);
+        k.and_then(line).or_else(|| line("name")).or(Some(*header))
     }
 
     /// The line of argument `i`'s key that `message` names first (`length`, `min-length`,
-    /// `output`, ...), else of its table.
+    /// `output`, ...; `buffer`, `scalar` and `name`, which messages use as words too, only when
+    /// no other is named), else as [`Lines::arg`].
     fn arg_for(&self, i: usize, message: &str) -> Option<usize> {
-        let (header, keys) = self.args.get(i)?;
-        let named = keys
-            .iter()
-            .filter_map(|(k, l)| word_at(message, k).map(|at| (at, *l)))
-            .min();
-        Some(named.map_or(*header, |(_, l)| l))
+        let (_, keys) = self.args.get(i)?;
+        let generic = |k: &str| matches!(k, "buffer" | "scalar" | "name");
+        let first = |want_generic: bool| {
+            keys.iter()
+                .filter(|(k, _)| generic(k) == want_generic)
+                .filter_map(|(k, l)| word_at(message, k).map(|at| (at, *l)))
+                .min()
+                .map(|(_, l)| l)
+        };
+        first(false).or_else(|| first(true)).or_else(|| self.arg(i, None))
     }
 }
 
