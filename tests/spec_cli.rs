@@ -141,12 +141,26 @@ fn round_trip(
         }
         let spec = format!("gen/{i}.toml");
         let o = run(
-            &["spec", "new", file.to_str().unwrap(), "--kernel", kernel, "-o", &spec],
+            &[
+                "spec",
+                "new",
+                file.to_str().unwrap(),
+                "--kernel",
+                kernel,
+                "-o",
+                &spec,
+            ],
             tree,
         );
         assert_eq!(o.status.code(), Some(0), "{kernel}: {}", stderr(&o));
         let text = std::fs::read_to_string(tree.join(&spec)).unwrap();
-        let mut args = vec!["spec", "check", &spec, "--cache-dir", cache.to_str().unwrap()];
+        let mut args = vec![
+            "spec",
+            "check",
+            &spec,
+            "--cache-dir",
+            cache.to_str().unwrap(),
+        ];
         if let Some((_, b)) = backends.iter().find(|(f, _)| file.ends_with(f)) {
             args.extend(["--backend", b]);
         }
@@ -315,7 +329,11 @@ fn every_shipped_spec_is_covered_by_a_test() {
 fn broken(edit: impl Fn(&str) -> String, at: &str, want: &str) {
     let tree = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join("testdata/bench/dot.cu"), tree.path().join("dot.cu")).unwrap();
+    std::fs::copy(
+        root().join("testdata/bench/dot.cu"),
+        tree.path().join("dot.cu"),
+    )
+    .unwrap();
     let o = run(&["spec", "new", "dot.cu", "--kernel", "dot"], tree.path());
     let (filled, _) = fill(&String::from_utf8(o.stdout).unwrap(), "f32");
     let text = edit(&filled);
@@ -402,11 +420,7 @@ fn check_names_the_first_problem_with_its_line() {
         "buffer too short for the launch: length 7 < min-length `n` = 64",
     );
     // A TOML error: the parser's line.
-    broken(
-        |t| t.replace("seed = 2", "seed = = 2"),
-        "seed = = 2",
-        "",
-    );
+    broken(|t| t.replace("seed = 2", "seed = = 2"), "seed = = 2", "");
     // The block over __launch_bounds__: the compile's check, at the block's line.
     broken(
         |t| t.replace("block = [256]", "block = [512]"),
@@ -425,8 +439,15 @@ fn check_names_the_first_problem_with_its_line() {
 fn a_compile_error_is_a_problem_at_the_source_line() {
     let tree = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join("testdata/bench/dot.cu"), tree.path().join("dot.cu")).unwrap();
-    let o = run(&["spec", "new", "dot.cu", "--kernel", "dot", "-o", "dot.toml"], tree.path());
+    std::fs::copy(
+        root().join("testdata/bench/dot.cu"),
+        tree.path().join("dot.cu"),
+    )
+    .unwrap();
+    let o = run(
+        &["spec", "new", "dot.cu", "--kernel", "dot", "-o", "dot.toml"],
+        tree.path(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let (filled, _) = fill(
         &std::fs::read_to_string(tree.path().join("dot.toml")).unwrap(),
@@ -475,7 +496,11 @@ fn new_refuses_what_no_spec_describes_and_never_replaces_a_file() {
     assert!(o.stdout.is_empty());
     let o = run(&["spec", "new", "types.cu", "--kernel", "halves"], &dir);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("`__half` is half precision"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("`__half` is half precision"),
+        "{}",
+        stderr(&o)
+    );
     // Usage errors: no such kernel, a template without an instantiation to pick.
     let o = run(&["spec", "new", "signatures.cu", "--kernel", "nope"], &dir);
     assert_eq!(o.status.code(), Some(2));
@@ -507,7 +532,15 @@ fn new_refuses_what_no_spec_describes_and_never_replaces_a_file() {
     std::fs::copy(dir.join("helpers.cuh"), tree.path().join("helpers.cuh")).unwrap();
     std::fs::write(tree.path().join("mine.toml"), "filled by hand\n").unwrap();
     let o = run(
-        &["spec", "new", "signatures.cu", "--kernel", "saxpy", "-o", "mine.toml"],
+        &[
+            "spec",
+            "new",
+            "signatures.cu",
+            "--kernel",
+            "saxpy",
+            "-o",
+            "mine.toml",
+        ],
         tree.path(),
     );
     assert_eq!(o.status.code(), Some(2));
@@ -519,20 +552,40 @@ fn new_refuses_what_no_spec_describes_and_never_replaces_a_file() {
     // A spec written elsewhere names its source relative to itself.
     std::fs::create_dir(tree.path().join("specs")).unwrap();
     let o = run(
-        &["spec", "new", "signatures.cu", "--kernel", "ops::histogram", "-o", "specs/h.toml"],
+        &[
+            "spec",
+            "new",
+            "signatures.cu",
+            "--kernel",
+            "ops::histogram",
+            "-o",
+            "specs/h.toml",
+        ],
         tree.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(tree.path().join("specs/h.toml")).unwrap();
-    assert!(text.contains("source = \"../signatures.cu\"\nkernel = \"ops::histogram\"\n"), "{text}");
+    assert!(
+        text.contains("source = \"../signatures.cu\"\nkernel = \"ops::histogram\"\n"),
+        "{text}"
+    );
 }
 
 #[test]
 fn an_unknown_type_is_a_placeholder_until_filled() {
     let tree = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    std::fs::copy(root().join("testdata/specgen/types.cu"), tree.path().join("types.cu")).unwrap();
-    let o = run(&["spec", "new", "types.cu", "--kernel", "typed", "-o", "t.toml"], tree.path());
+    std::fs::copy(
+        root().join("testdata/specgen/types.cu"),
+        tree.path().join("types.cu"),
+    )
+    .unwrap();
+    let o = run(
+        &[
+            "spec", "new", "types.cu", "--kernel", "typed", "-o", "t.toml",
+        ],
+        tree.path(),
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = std::fs::read_to_string(tree.path().join("t.toml")).unwrap();
     assert!(text.contains("name = \"n\"\nscalar = \"u32\"\n"), "{text}");
@@ -543,7 +596,15 @@ fn an_unknown_type_is_a_placeholder_until_filled() {
     let (filled, _) = fill(&text, "i64");
     std::fs::write(tree.path().join("t.toml"), filled).unwrap();
     let o = run(
-        &["spec", "check", "t.toml", "--backend", "hip", "--cache-dir", cache.path().to_str().unwrap()],
+        &[
+            "spec",
+            "check",
+            "t.toml",
+            "--backend",
+            "hip",
+            "--cache-dir",
+            cache.path().to_str().unwrap(),
+        ],
         tree.path(),
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

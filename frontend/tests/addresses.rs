@@ -11,7 +11,11 @@ fn func<'a>(f: &'a SourceFile, name: &str) -> &'a Function {
 }
 
 /// (text of the expression, bases, element) of the uses of `kind`'s shape.
-fn uses(src: &str, f: &Function, pick: impl Fn(&AddressUse) -> bool) -> Vec<(String, String, bool)> {
+fn uses(
+    src: &str,
+    f: &Function,
+    pick: impl Fn(&AddressUse) -> bool,
+) -> Vec<(String, String, bool)> {
     f.address_uses
         .iter()
         .filter(|u| pick(u))
@@ -36,7 +40,9 @@ fn stores(src: &str, f: &Function) -> Vec<(String, String)> {
 }
 
 fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
-    v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect()
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
 }
 
 #[test]
@@ -125,18 +131,23 @@ __global__ void k(float* out, const float* in, float* acc, int* count, float* y,
         .collect();
     assert_eq!(
         callees,
-        [("put", 0), ("put", 1), ("add", 0), ("atomicAdd", 0), ("__stcs", 0), ("__stcs", 1)]
-            .map(|(c, a)| (c.to_string(), a))
+        [
+            ("put", 0),
+            ("put", 1),
+            ("add", 0),
+            ("atomicAdd", 0),
+            ("__stcs", 0),
+            ("__stcs", 1)
+        ]
+        .map(|(c, a)| (c.to_string(), a))
     );
     let inits: Vec<(String, String, bool)> = k
         .address_uses
         .iter()
         .filter_map(|u| match u.kind {
-            AddressKind::Init { decl, reference } => Some((
-                k.decls[decl].name.clone(),
-                u.bases.join(","),
-                reference,
-            )),
+            AddressKind::Init { decl, reference } => {
+                Some((k.decls[decl].name.clone(), u.bases.join(","), reference))
+            }
             _ => None,
         })
         .collect();
@@ -152,10 +163,15 @@ __global__ void k(float* out, const float* in, float* acc, int* count, float* y,
         .filter(|(_, b, _)| !b.is_empty())
         .collect::<Vec<_>>()
     );
-    let assigned = uses(src, k, |u| {
-        matches!(&u.kind, AddressKind::Assigned { target } if target == "w")
-    });
-    assert_eq!(assigned, vec![("q + 1".to_string(), "q".to_string(), false)]);
+    let assigned = uses(
+        src,
+        k,
+        |u| matches!(&u.kind, AddressKind::Assigned { target } if target == "w"),
+    );
+    assert_eq!(
+        assigned,
+        vec![("q + 1".to_string(), "q".to_string(), false)]
+    );
 }
 
 #[test]

@@ -257,8 +257,7 @@ impl Spec {
             return Err(at(Place::Key("kernel"))("`kernel` is empty".into()));
         }
         let grid = dims(&raw.grid).map_err(|m| at(Place::Key("grid"))(format!("grid: {m}")))?;
-        let block =
-            dims(&raw.block).map_err(|m| at(Place::Key("block"))(format!("block: {m}")))?;
+        let block = dims(&raw.block).map_err(|m| at(Place::Key("block"))(format!("block: {m}")))?;
         let shared_bytes = u32::try_from(raw.shared_bytes).map_err(|_| {
             at(Place::Key("shared-bytes"))(format!(
                 "shared-bytes {} is too large",
@@ -294,8 +293,7 @@ impl Spec {
                 Some(n) => format!("argument {} (`{n}`)", i + 1),
                 None => format!("argument {}", i + 1),
             };
-            let kind =
-                arg_kind(&a, dir).map_err(|m| at(Place::Arg(i))(format!("{label}: {m}")))?;
+            let kind = arg_kind(&a, dir).map_err(|m| at(Place::Arg(i))(format!("{label}: {m}")))?;
             args.push(Arg { name: a.name, kind });
         }
         let spec = Spec {
@@ -309,8 +307,7 @@ impl Spec {
             shared_bytes,
             args,
         };
-        spec.lengths()
-            .map_err(|(i, m)| at(Place::Arg(i))(m))?;
+        spec.lengths().map_err(|(i, m)| at(Place::Arg(i))(m))?;
         Ok(spec)
     }
 

@@ -85,7 +85,10 @@ pub fn min_length(
     }
     let (expr, evidence) = found.ok_or_else(|| format!("`{param}` is never indexed"))?;
     let expr = if lanes > 1 {
-        if expr.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+        if expr
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
             format!("{lanes} * {expr}")
         } else {
             format!("{lanes} * ({expr})")
@@ -106,7 +109,11 @@ fn is_axis(a: &str) -> bool {
 }
 
 fn line_of(src: &[u8], pos: usize) -> usize {
-    src[..pos.min(src.len())].iter().filter(|&&b| b == b'\n').count() + 1
+    src[..pos.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The index tokens of the access at `k` (`p[...]`, or `p + ...` as a call argument or under
@@ -141,11 +148,19 @@ fn access(toks: &[Token], k: usize, src: &[u8]) -> Option<(Vec<Tok>, String)> {
         _ => return None,
     };
     // The `]` of a subscript is shown; the `,` or `)` after an argument is not.
-    let shown_end = if matches!(next, Some(Tok::Punct("["))) { end } else { end - 1 };
+    let shown_end = if matches!(next, Some(Tok::Punct("["))) {
+        end
+    } else {
+        end - 1
+    };
     let last = toks.get(shown_end).map_or(src.len(), |t| t.range.end);
-    let shown = String::from_utf8_lossy(&src[toks[k].range.start..last.min(src.len())]).into_owned();
+    let shown =
+        String::from_utf8_lossy(&src[toks[k].range.start..last.min(src.len())]).into_owned();
     let shown = shown.split_whitespace().collect::<Vec<_>>().join(" ");
-    Some((toks[start..end].iter().map(|t| t.tok.clone()).collect(), shown))
+    Some((
+        toks[start..end].iter().map(|t| t.tok.clone()).collect(),
+        shown,
+    ))
 }
 
 /// The index of the token closing the `open` at `at`.
@@ -279,7 +294,8 @@ fn split<'t>(cond: &'t [Token], op: &str) -> Vec<&'t [Token]> {
 /// `E <= v` (`v > E`: `E + 1`).
 fn compare(c: &[Token], v: &str, names: &Names<'_>, exits: bool) -> Option<String> {
     let c = strip_parens(c);
-    let is_v = |t: &[Token]| matches!(strip_parens(t), [Token { tok: Tok::Ident(s), .. }] if s == v);
+    let is_v =
+        |t: &[Token]| matches!(strip_parens(t), [Token { tok: Tok::Ident(s), .. }] if s == v);
     let (at, op) = c.iter().enumerate().find_map(|(i, t)| match t.tok {
         Tok::Punct(p @ ("<" | "<=" | ">" | ">=")) => Some((i, p)),
         _ => None,
@@ -328,7 +344,10 @@ fn plain(toks: &[Token], names: &Names<'_>) -> Option<String> {
         let piece = match &toks[i].tok {
             Tok::Num(n) => parse_int_literal(n)?.to_string(),
             Tok::Ident(d) if (d == "blockDim" || d == "gridDim") => {
-                match (toks.get(i + 1).map(|t| &t.tok), toks.get(i + 2).map(|t| &t.tok)) {
+                match (
+                    toks.get(i + 1).map(|t| &t.tok),
+                    toks.get(i + 2).map(|t| &t.tok),
+                ) {
                     (Some(Tok::Punct(".")), Some(Tok::Ident(a))) if is_axis(a) => {
                         i += 2;
                         format!("{}.{a}", if d == "blockDim" { "block" } else { "grid" })
@@ -390,8 +409,12 @@ __global__ void k(float* a, float* b, float* c, float4* d, float* e, float* f, f
         assert_eq!(bound(src, "k", "c", 1).unwrap(), "N");
         assert_eq!(bound(src, "k", "d", 4).unwrap(), "4 * (packs + 1)");
         assert_eq!(bound(src, "k", "e", 1).unwrap(), "4 * C");
-        assert!(bound(src, "k", "f", 1).unwrap_err().contains("not one variable"));
-        assert!(bound(src, "k", "g", 1).unwrap_err().contains("different bounds"));
+        assert!(bound(src, "k", "f", 1)
+            .unwrap_err()
+            .contains("not one variable"));
+        assert!(bound(src, "k", "g", 1)
+            .unwrap_err()
+            .contains("different bounds"));
         assert_eq!(bound(src, "k", "h", 1).unwrap(), "C");
         assert_eq!(bound(src, "k", "part", 1).unwrap(), "grid.x");
     }

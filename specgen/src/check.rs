@@ -72,7 +72,10 @@ pub enum CheckError {
     Unreadable { path: String, reason: String },
     /// The check could not be done here (no compiler and no cached object).
     #[error("{path}: {error}")]
-    Cannot { path: String, error: RunnerError },
+    Cannot {
+        path: String,
+        error: Box<RunnerError>,
+    },
 }
 
 /// Where each key of a spec is: the line of every top-level key, and of every key of every
@@ -182,7 +185,9 @@ impl Lines {
                 .min()
                 .map(|(_, l)| l)
         };
-        first(false).or_else(|| first(true)).or_else(|| self.arg(i, None))
+        first(false)
+            .or_else(|| first(true))
+            .or_else(|| self.arg(i, None))
     }
 }
 
@@ -340,7 +345,7 @@ pub fn check(path: &Path, opts: &CheckOptions) -> Result<Checked, CheckError> {
                     RunnerError::Compile(CompileError::CompilerMissing { .. }) => {
                         CheckError::Cannot {
                             path: shown,
-                            error: e,
+                            error: Box::new(e),
                         }
                     }
                     RunnerError::Invalid { message, .. } => {
@@ -349,7 +354,10 @@ pub fn check(path: &Path, opts: &CheckOptions) -> Result<Checked, CheckError> {
                             None if message.starts_with("block") => lines.key("block"),
                             None => kernel_line,
                         };
-                        problem(line, format!("{} ({}): {message}", t.arch(), compiler(t, &opts.build)))
+                        problem(
+                            line,
+                            format!("{} ({}): {message}", t.arch(), compiler(t, &opts.build)),
+                        )
                     }
                     RunnerError::Refused { .. } => problem(kernel_line, e.to_string()),
                     other => problem(

@@ -43,9 +43,9 @@ where
     let mut out: Vec<Uncovered> = Vec::new();
     for (file, kernel) in kernels {
         let (file, kernel) = (file.as_ref(), kernel.as_ref());
-        let covered = specs.iter().any(|s| {
-            kernelname::is_function(&s.kernel, kernel) && same_file(&s.source, file)
-        });
+        let covered = specs
+            .iter()
+            .any(|s| kernelname::is_function(&s.kernel, kernel) && same_file(&s.source, file));
         if covered {
             continue;
         }

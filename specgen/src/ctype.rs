@@ -58,10 +58,17 @@ pub fn scalar_elem(base: &str) -> Option<Elem> {
         "double" => Elem::F64,
         "int" | "signed" | "signed int" | "int32_t" => Elem::I32,
         "unsigned" | "unsigned int" | "uint32_t" | "uint" => Elem::U32,
-        "long" | "long int" | "signed long" | "long long" | "long long int" | "signed long long"
-        | "int64_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" | "long_t" => Elem::I64,
-        "unsigned long" | "unsigned long int" | "unsigned long long"
-        | "unsigned long long int" | "uint64_t" | "size_t" | "uintptr_t" => Elem::U64,
+        "long" | "long int" | "signed long" | "long long" | "long long int"
+        | "signed long long" | "int64_t" | "ssize_t" | "ptrdiff_t" | "intptr_t" | "long_t" => {
+            Elem::I64
+        }
+        "unsigned long"
+        | "unsigned long int"
+        | "unsigned long long"
+        | "unsigned long long int"
+        | "uint64_t"
+        | "size_t"
+        | "uintptr_t" => Elem::U64,
         "short" | "short int" | "signed short" | "int16_t" => Elem::I16,
         "unsigned short" | "unsigned short int" | "uint16_t" | "ushort" => Elem::U16,
         "char" | "signed char" | "int8_t" => Elem::I8,
@@ -402,7 +409,13 @@ mod tests {
         assert_eq!(s("unsigned int"), Shape::Scalar { elem: Elem::U32 });
         assert_eq!(s("myuint"), Shape::Scalar { elem: Elem::U32 });
         assert_eq!(s("idx_t"), Shape::Scalar { elem: Elem::I64 });
-        assert!(matches!(s("fptr"), Shape::Buffer { elem: Elem::F32, .. }));
+        assert!(matches!(
+            s("fptr"),
+            Shape::Buffer {
+                elem: Elem::F32,
+                ..
+            }
+        ));
         assert!(matches!(s("Params"), Shape::Unsupported(m) if m.contains("struct")));
         assert!(matches!(s("__half*"), Shape::Unsupported(m) if m.contains("half precision")));
         assert!(matches!(s("float**"), Shape::Unsupported(m) if m.contains("pointers")));

@@ -147,7 +147,8 @@ fn find_kernel<'a>(
     let mut found: Vec<&Function> = Vec::new();
     for f in files {
         for func in &f.functions {
-            if func.kind == FunctionKind::Kernel && kernelname::is_function(name, &func.qualified_name)
+            if func.kind == FunctionKind::Kernel
+                && kernelname::is_function(name, &func.qualified_name)
             {
                 found.push(func);
             }
@@ -398,8 +399,8 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
     // The block from `__launch_bounds__(N, ...)`.
     let block = f.launch_bounds.as_ref().and_then(|lb| {
         let first = lb.first()?.trim().to_string();
-        let v = frontend::lex::parse_int_literal(&first)
-            .or_else(|| constants.get(&first).copied())?;
+        let v =
+            frontend::lex::parse_int_literal(&first).or_else(|| constants.get(&first).copied())?;
         (1..=1024).contains(&v).then_some((first, v))
     });
     // Dynamic shared memory the kernel declares or names.
@@ -485,7 +486,10 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
                     .iter()
                     .filter_map(|b| match &b.kind {
                         DraftKind::Buffer { bound: Ok(bd), .. }
-                            if bd.expr.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|t| t == a.name) =>
+                            if bd
+                                .expr
+                                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                                .any(|t| t == a.name) =>
                         {
                             Some(b.name.as_str())
                         }

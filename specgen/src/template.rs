@@ -21,7 +21,8 @@ pub struct TemplateParam {
 /// function's span begins with its template header); empty when it has none.
 pub fn params(src: &[u8], start: usize, end: usize) -> Vec<TemplateParam> {
     let toks = tokenize(src, start..end.min(src.len()));
-    let is = |i: usize, w: &str| matches!(toks.get(i).map(|t| &t.tok), Some(Tok::Ident(s)) if s == w);
+    let is =
+        |i: usize, w: &str| matches!(toks.get(i).map(|t| &t.tok), Some(Tok::Ident(s)) if s == w);
     if !is(0, "template") {
         return Vec::new();
     }
@@ -138,10 +139,7 @@ pub fn name_args(kernel: &str) -> Option<Vec<String>> {
 
 /// `params` bound to `args` by position, defaults filling the rest; `Err` names what is wrong
 /// (too many arguments, a parameter with neither argument nor default).
-pub fn bind(
-    params: &[TemplateParam],
-    args: &[String],
-) -> Result<HashMap<String, String>, String> {
+pub fn bind(params: &[TemplateParam], args: &[String]) -> Result<HashMap<String, String>, String> {
     if args.len() > params.len() {
         return Err(format!(
             "{} template argument(s) for {} parameter(s) ({})",
@@ -217,16 +215,23 @@ mod tests {
             p.iter()
                 .map(|p| (p.name.as_str(), p.is_type, p.default.as_deref()))
                 .collect::<Vec<_>>(),
-            [("T", true, None), ("BM", false, None), ("R", false, Some("4"))]
+            [
+                ("T", true, None),
+                ("BM", false, None),
+                ("R", false, Some("4"))
+            ]
         );
+        assert_eq!(name_args("ns::k<float, 64>").unwrap(), ["float", "64"]);
         assert_eq!(
-            name_args("ns::k<float, 64>").unwrap(),
-            ["float", "64"]
+            name_args("k<Pair<int, 2>, 8>").unwrap(),
+            ["Pair<int, 2>", "8"]
         );
-        assert_eq!(name_args("k<Pair<int, 2>, 8>").unwrap(), ["Pair<int, 2>", "8"]);
         assert!(name_args("k").is_none());
         let b = bind(&p, &["float".into(), "64".into()]).unwrap();
-        assert_eq!((b["T"].as_str(), b["BM"].as_str(), b["R"].as_str()), ("float", "64", "4"));
+        assert_eq!(
+            (b["T"].as_str(), b["BM"].as_str(), b["R"].as_str()),
+            ("float", "64", "4")
+        );
         assert!(bind(&p, &["float".into()]).unwrap_err().contains("`BM`"));
         assert_eq!(explicit_instances(src, "k"), ["float, 64", "double, 8, 2"]);
         assert!(params(b"__global__ void k() {}", 0, 22).is_empty());

@@ -66,23 +66,25 @@ fn param_kinds(f: &Function) -> Vec<ParamKind> {
     f.params
         .iter()
         .enumerate()
-        .map(|(i, p)| match types.get(i).filter(|_| types.len() == f.params.len()) {
-            Some(t) => {
-                let d = crate::ctype::declared(t);
-                ParamKind {
-                    name: p.name.clone(),
-                    pointer: d.pointers > 0,
-                    reference: d.reference && d.pointers == 0 && !d.constant,
-                    constant: d.constant,
+        .map(
+            |(i, p)| match types.get(i).filter(|_| types.len() == f.params.len()) {
+                Some(t) => {
+                    let d = crate::ctype::declared(t);
+                    ParamKind {
+                        name: p.name.clone(),
+                        pointer: d.pointers > 0,
+                        reference: d.reference && d.pointers == 0 && !d.constant,
+                        constant: d.constant,
+                    }
                 }
-            }
-            None => ParamKind {
-                name: p.name.clone(),
-                pointer: p.is_pointer_or_ref,
-                reference: false,
-                constant: false,
+                None => ParamKind {
+                    name: p.name.clone(),
+                    pointer: p.is_pointer_or_ref,
+                    reference: false,
+                    constant: false,
+                },
             },
-        })
+        )
         .collect()
 }
 
@@ -242,7 +244,9 @@ impl Cx<'_, '_> {
             for a in &f.address_uses {
                 match &a.kind {
                     AddressKind::Init { decl, reference } => {
-                        let Some(d) = f.decls.get(*decl) else { continue };
+                        let Some(d) = f.decls.get(*decl) else {
+                            continue;
+                        };
                         if *reference {
                             let mut s = union_of(&refs, &a.bases);
                             if a.element {
@@ -286,7 +290,9 @@ impl Cx<'_, '_> {
                     if js.is_empty() {
                         continue;
                     }
-                    let Some(c) = f.calls.get(*call) else { continue };
+                    let Some(c) = f.calls.get(*call) else {
+                        continue;
+                    };
                     if let Some(w) = self.call_writes(u, c, *arg, a.element, &js, params, state) {
                         set(&mut out, &js, w);
                     }
@@ -326,10 +332,7 @@ impl Cx<'_, '_> {
     ) -> Option<Written> {
         let at = place(u, c.span.line);
         if stores_through(&c.callee, c.qualifier.as_deref()) == Some(arg) && !element {
-            return Some(Written::Yes(format!(
-                "{at}: `{}`",
-                excerpt(u.src, c.span)
-            )));
+            return Some(Written::Yes(format!("{at}: `{}`", excerpt(u.src, c.span))));
         }
         if let Some(cands) = self.by_name.get(c.callee.as_str()) {
             let by_arity: Vec<usize> = cands
@@ -344,8 +347,14 @@ impl Cx<'_, '_> {
             };
             let mut best: Option<Written> = None;
             for g in cands {
-                let Some(gp) = self.kinds[g].get(arg) else { continue };
-                let fits = if element { gp.reference } else { gp.pointer || gp.reference };
+                let Some(gp) = self.kinds[g].get(arg) else {
+                    continue;
+                };
+                let fits = if element {
+                    gp.reference
+                } else {
+                    gp.pointer || gp.reference
+                };
                 if !fits {
                     continue;
                 }
@@ -413,7 +422,18 @@ fn macro_writes(m: &MacroDef, arg: usize) -> Option<bool> {
         matches!(
             t,
             Some(Tok::Punct(
-                "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" | "++" | "--"
+                "=" | "+="
+                    | "-="
+                    | "*="
+                    | "/="
+                    | "%="
+                    | "&="
+                    | "|="
+                    | "^="
+                    | "<<="
+                    | ">>="
+                    | "++"
+                    | "--"
             ))
         )
     };
@@ -476,8 +496,13 @@ fn macro_writes(m: &MacroDef, arg: usize) -> Option<bool> {
     // The parameter reaches a call hip-unroll does not know: it may store through it.
     let unknown_call = toks.windows(2).any(|w| match (&w[0].tok, &w[1].tok) {
         (Tok::Ident(callee), Tok::Punct("(")) => {
-            !matches!(callee.as_str(), "sizeof" | "alignof" | "decltype" | "if" | "while" | "for" | "switch" | "return")
-                && !m.params.as_ref().is_some_and(|ps| ps.iter().any(|p| p.trim() == callee))
+            !matches!(
+                callee.as_str(),
+                "sizeof" | "alignof" | "decltype" | "if" | "while" | "for" | "switch" | "return"
+            ) && !m
+                .params
+                .as_ref()
+                .is_some_and(|ps| ps.iter().any(|p| p.trim() == callee))
                 && !frontend::known::is_known_function(callee, None, false)
         }
         _ => false,

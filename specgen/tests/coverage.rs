@@ -80,7 +80,9 @@ fn paths_match_however_they_are_spelt() {
     let dir = bench();
     let spec = Spec::load(&dir.join("cuda/../dot.toml")).unwrap();
     let spelt = dir.join("cuda/../dot.cu");
-    assert!(kernels_without_spec([(spelt.as_path(), "dot")], std::slice::from_ref(&spec)).is_empty());
+    assert!(
+        kernels_without_spec([(spelt.as_path(), "dot")], std::slice::from_ref(&spec)).is_empty()
+    );
     // The same kernel name in another file is not covered.
     let other = dir.join("dot.unrolled.cu");
     assert_eq!(

@@ -73,7 +73,12 @@ fn restrict_output_and_a_plain_pointer_input_in_a_grid_stride_loop() {
             "n: scalar i32",
         ]
     );
-    assert!(d.text.contains("# an input: the kernel never writes through `x`"), "{}", d.text);
+    assert!(
+        d.text
+            .contains("# an input: the kernel never writes through `x`"),
+        "{}",
+        d.text
+    );
 }
 
 #[test]
@@ -81,7 +86,11 @@ fn an_output_written_only_through_a_helper_in_a_header() {
     let d = draft("signatures.cu", "fill_through_helper").unwrap();
     assert_eq!(
         summary(&d),
-        ["dst: buffer f32 -> output", "src: buffer f32 min n", "n: scalar i32"]
+        [
+            "dst: buffer f32 -> output",
+            "src: buffer f32 min n",
+            "n: scalar i32"
+        ]
     );
     let e = evidence(&d, "dst");
     assert!(
@@ -107,9 +116,9 @@ fn templates_by_instantiation_or_the_only_explicit_one() {
     let picked = draft("signatures.cu", "scale").unwrap();
     assert_eq!(picked.kernel, "scale<double, 4>");
     assert!(
-        picked
-            .text
-            .contains("kernel = \"scale<double, 4>\"  # GUESS: the file's only explicit instantiation"),
+        picked.text.contains(
+            "kernel = \"scale<double, 4>\"  # GUESS: the file's only explicit instantiation"
+        ),
         "{}",
         picked.text
     );
@@ -121,9 +130,15 @@ fn templates_by_instantiation_or_the_only_explicit_one() {
             "n: scalar u64"
         ]
     );
-    assert!(picked.text.contains("output = { rtol = 1e-12, atol = 1e-14 }"));
+    assert!(picked
+        .text
+        .contains("output = { rtol = 1e-12, atol = 1e-14 }"));
     let e = draft("signatures.cu", "scale<float, 2, 3>").unwrap_err();
-    assert!(e.to_string().contains("3 template argument(s) for 2 parameter(s)"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("3 template argument(s) for 2 parameter(s)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -139,7 +154,9 @@ fn a_kernel_in_a_namespace_with_atomics_and_launch_bounds() {
                 "n: scalar i32"
             ]
         );
-        assert!(d.text.contains("block = [128]  # GUESS: __launch_bounds__(128)"));
+        assert!(d
+            .text
+            .contains("block = [128]  # GUESS: __launch_bounds__(128)"));
         assert!(d.text.contains("output = \"exact\""));
         assert!(evidence(&d, "bins").contains("atomicAdd(&bins[in[i]], 1u)"));
     }
@@ -164,7 +181,9 @@ fn derived_pointers_macros_and_const_written_through_a_cast() {
     assert!(evidence(&d, "flags").contains("passed to macro `PUT`"));
     let d = draft("signatures.cu", "sneaky").unwrap();
     assert_eq!(summary(&d), ["buf: buffer f32 -> output", "n: scalar i32"]);
-    assert!(d.text.contains("the parameter is const, written through a cast"));
+    assert!(d
+        .text
+        .contains("the parameter is const, written through a cast"));
 }
 
 #[test]
@@ -182,8 +201,15 @@ fn const_pointer_inputs_are_inputs() {
 #[test]
 fn struct_and_half_parameters_are_refused_with_the_reason() {
     let e = draft("signatures.cu", "with_struct").unwrap_err();
-    assert!(matches!(&e, NewError::Unsupported { index: 0, name, line: 71, .. } if name == "p"), "{e:?}");
-    assert!(e.to_string().contains("`Params` is a struct passed by value"), "{e}");
+    assert!(
+        matches!(&e, NewError::Unsupported { index: 0, name, line: 71, .. } if name == "p"),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string()
+            .contains("`Params` is a struct passed by value"),
+        "{e}"
+    );
     let e = draft("types.cu", "halves").unwrap_err();
     assert!(e.to_string().contains("`__half` is half precision"), "{e}");
 }
@@ -199,7 +225,11 @@ fn typedefs_resolve_and_unknown_types_are_placeholders() {
             "scale: scalar ?"
         ]
     );
-    assert!(d.fills.contains(&"scalar type of scale".to_string()), "{:?}", d.fills);
+    assert!(
+        d.fills.contains(&"scalar type of scale".to_string()),
+        "{:?}",
+        d.fills
+    );
     assert!(d.text.contains("scalar = \"FILL\"  # FILL:"));
 }
 

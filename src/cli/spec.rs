@@ -212,9 +212,7 @@ fn check(args: CheckArgs) -> anyhow::Result<ExitCode> {
             (CheckBackend::Cuda, a) => Some(vec![Target::Cuda(
                 a.unwrap_or(DEFAULT_CUDA_ARCH.to_string()),
             )]),
-            (CheckBackend::Auto, Some(a)) if a.starts_with("sm_") => {
-                Some(vec![Target::Cuda(a)])
-            }
+            (CheckBackend::Auto, Some(a)) if a.starts_with("sm_") => Some(vec![Target::Cuda(a)]),
             (CheckBackend::Auto, Some(a)) => Some(vec![Target::Hip(a)]),
             (CheckBackend::Auto, None) => None,
         };

@@ -155,12 +155,7 @@ impl Lowerer<'_> {
             }) else {
                 continue;
             };
-            self.push_use(
-                bases,
-                element,
-                value,
-                AddressKind::Init { decl, reference },
-            );
+            self.push_use(bases, element, value, AddressKind::Init { decl, reference });
         }
     }
 }
@@ -219,14 +214,20 @@ fn lvalue(node: Node<'_>, src: &[u8], depth: u32) -> (Vec<String>, bool) {
                 None => break,
             },
             "subscript_expression" => {
-                return (addresses(cur.child_by_field_id(f.argument), src, depth + 1), true)
+                return (
+                    addresses(cur.child_by_field_id(f.argument), src, depth + 1),
+                    true,
+                )
             }
             "pointer_expression" => {
                 let star = cur
                     .child_by_field_id(f.operator)
                     .is_some_and(|o| bytes_of(o, src) == b"*");
                 return if star {
-                    (addresses(cur.child_by_field_id(f.argument), src, depth + 1), true)
+                    (
+                        addresses(cur.child_by_field_id(f.argument), src, depth + 1),
+                        true,
+                    )
                 } else {
                     (addresses(Some(cur), src, depth + 1), false)
                 };
