@@ -88,6 +88,26 @@ fn param_kinds(f: &Function) -> Vec<ParamKind> {
         .collect()
 }
 
+/// Whether a call to `callee` stores through its argument `arg`: atomics, store intrinsics and
+/// copies through their first (or named) argument, and the math functions that return a second
+/// result through a pointer (`sincosf(x, &s, &c)`, `frexp(x, &e)`, `modf(x, &i)`,
+/// `remquo(x, y, &q)`), which hip-unroll otherwise knows as pure.
+fn stores_through_arg(callee: &str, qualifier: Option<&str>, arg: usize) -> bool {
+    if stores_through(callee, qualifier) == Some(arg) {
+        return true;
+    }
+    let name = callee.strip_prefix("__builtin_").unwrap_or(callee);
+    let name = name.strip_prefix("__").unwrap_or(name);
+    match name {
+        "sincos" | "sincosf" | "sincospi" | "sincospif" | "sincosl" => arg == 1 || arg == 2,
+        "frexp" | "frexpf" | "frexpl" | "modf" | "modff" | "modfl" | "lgamma_r" | "lgammaf_r" => {
+            arg == 1
+        }
+        "remquo" | "remquof" | "remquol" => arg == 2,
+        _ => false,
+    }
+}
+
 /// Calls that store through one of their arguments: the callee and the argument's index.
 fn stores_through(callee: &str, qualifier: Option<&str>) -> Option<usize> {
     const FIRST: &[&str] = &[
@@ -300,6 +320,77 @@ impl Cx<'_, '_> {
                 _ => {}
             }
         }
+        // A function-like macro that names the memory itself rather than taking it as an
+        // argument: `xv(j, i) = v` with `#define xv(j, i) x[(j) * s + (i)]`, or `PUT(i, v)`
+        // with `#define PUT(i, v) out[i] = v`.
+        for c in &f.calls {
+            if c.receiver.is_some() || c.qualifier.is_some() {
+                continue;
+            }
+            let target = assigned_after(u.src, c.span.end);
+            let Some((m, _)) = self.macros.get(c.callee.as_str()) else {
+                // Assigned to, yet no function or macro of the unit and nothing hip-unroll
+                // knows: a macro in a header it did not find (`lu(1, i, j, k) = v`), which may
+                // store through any writable pointer.
+                let unseen = target
+                    && !self.by_name.contains_key(c.callee.as_str())
+                    && !frontend::known::is_known_function(&c.callee, None, false);
+                if unseen {
+                    let js: BTreeSet<usize> = params
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| p.pointer && !p.constant)
+                        .map(|(j, _)| j)
+                        .collect();
+                    let w = Written::Maybe(format!(
+                        "{}: `{}` is assigned to, and `{}` is no function or macro hip-unroll \
+                         sees (a header not found? `-I` adds a directory)",
+                        place(u, c.span.line),
+                        excerpt(u.src, c.span),
+                        c.callee
+                    ));
+                    set(&mut out, &js, w);
+                }
+                continue;
+            };
+            for name in macro_free_stores(m, target) {
+                let js = both(std::slice::from_ref(&name));
+                if js.is_empty() {
+                    continue;
+                }
+                let w = Written::Yes(format!(
+                    "{}: `{}` (macro `{}` stores through `{name}`)",
+                    place(u, c.span.line),
+                    excerpt(u.src, c.span),
+                    c.callee
+                ));
+                set(&mut out, &js, w);
+            }
+        }
+        // A part of the body the grammar read as a function definition of its own (a loop
+        // macro such as `CUDA_KERNEL_LOOP(i, n) { ... }`): the IR holds nothing of it, so any
+        // writable pointer may be stored through there.
+        let nested = self.fns.iter().find(|g| {
+            !std::ptr::eq(g.f, f)
+                && std::ptr::eq(g.src, u.src)
+                && g.f.span.start >= f.body.start
+                && g.f.span.end <= f.body.end
+        });
+        if let Some(g) = nested {
+            let js: BTreeSet<usize> = params
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.pointer && !p.constant)
+                .map(|(j, _)| j)
+                .collect();
+            let w = Written::Maybe(format!(
+                "{}: `{}(...) {{ ... }}` in the body reads as a function definition (a loop \
+                 macro?), which hip-unroll does not analyse",
+                place(u, g.f.span.line),
+                g.f.name
+            ));
+            set(&mut out, &js, w);
+        }
         // A plain assignment to a reference writes the memory it refers to.
         for id in &f.idents {
             if id.access != frontend::Access::Write {
@@ -331,7 +422,7 @@ impl Cx<'_, '_> {
         state: &[Vec<Option<Written>>],
     ) -> Option<Written> {
         let at = place(u, c.span.line);
-        if stores_through(&c.callee, c.qualifier.as_deref()) == Some(arg) && !element {
+        if stores_through_arg(&c.callee, c.qualifier.as_deref(), arg) && !element {
             return Some(Written::Yes(format!("{at}: `{}`", excerpt(u.src, c.span))));
         }
         if let Some(cands) = self.by_name.get(c.callee.as_str()) {
@@ -407,6 +498,134 @@ impl Cx<'_, '_> {
         }
         None
     }
+}
+
+/// Whether the source after `end` (an expression's end) assigns to the expression: `=` (not
+/// `==`), a compound assignment, `++` or `--`.
+fn assigned_after(src: &[u8], end: usize) -> bool {
+    let rest = &src[end.min(src.len())..];
+    let rest = &rest[rest
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(rest.len())..];
+    let ops: [&[u8]; 12] = [
+        b"+=", b"-=", b"*=", b"/=", b"%=", b"&=", b"|=", b"^=", b"<<=", b">>=", b"++", b"--",
+    ];
+    (rest.first() == Some(&b'=') && rest.get(1) != Some(&b'='))
+        || ops.iter().any(|op| rest.starts_with(op))
+}
+
+/// The names that are not parameters of the function-like macro `m` and whose memory its
+/// replacement stores to: `N[...] = v`, `*N = v`, `N->f = v` inside it, or, when the
+/// invocation is itself assigned to (`target`), the base of a replacement that is one lvalue
+/// (`N[...]`, `*N`, `N->f`, parenthesised or not).
+fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
+    use frontend::lex::{tokenize_macro_body, Tok};
+    let params: Vec<&str> = m
+        .params
+        .as_ref()
+        .map(|ps| ps.iter().map(|p| p.trim()).collect())
+        .unwrap_or_default();
+    let toks = tokenize_macro_body(&m.body);
+    let tok = |i: usize| toks.get(i).map(|t| &t.tok);
+    let is_assign = |t: Option<&Tok>| {
+        matches!(
+            t,
+            Some(Tok::Punct(
+                "=" | "+="
+                    | "-="
+                    | "*="
+                    | "/="
+                    | "%="
+                    | "&="
+                    | "|="
+                    | "^="
+                    | "<<="
+                    | ">>="
+                    | "++"
+                    | "--"
+            ))
+        )
+    };
+    // The end of the lvalue that starts with the name at `i` (`N`, `N[..][..]`, `N->f`,
+    // `N.f`), and whether it goes through the memory (an index, `->`, or a `*` before it).
+    let lvalue_end = |i: usize| {
+        let mut j = i + 1;
+        let mut through = matches!(tok(i.wrapping_sub(1)), Some(Tok::Punct("*")));
+        loop {
+            match tok(j) {
+                Some(Tok::Punct("[")) => {
+                    let mut depth = 0;
+                    while let Some(t) = tok(j) {
+                        match t {
+                            Tok::Punct("[") => depth += 1,
+                            Tok::Punct("]") => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    j += 1;
+                    through = true;
+                }
+                Some(Tok::Punct("->")) => {
+                    j += 2;
+                    through = true;
+                }
+                Some(Tok::Punct(".")) => j += 2,
+                _ => break,
+            }
+        }
+        (j, through)
+    };
+    let mut out: Vec<String> = Vec::new();
+    let mut push = |n: &str| {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    };
+    for i in 0..toks.len() {
+        let Some(Tok::Ident(name)) = tok(i) else {
+            continue;
+        };
+        let member = matches!(tok(i.wrapping_sub(1)), Some(Tok::Punct("." | "->" | "::")));
+        if member
+            || params.contains(&name.as_str())
+            || matches!(tok(i + 1), Some(Tok::Punct("(")))
+        {
+            continue;
+        }
+        let (end, through) = lvalue_end(i);
+        if through && is_assign(tok(end)) {
+            push(name);
+        }
+    }
+    if target {
+        // The whole replacement (parentheses and a leading `*` aside) is one lvalue of a name.
+        let mut a = 0;
+        let mut b = toks.len();
+        while a < b
+            && matches!(tok(a), Some(Tok::Punct("(")))
+            && matches!(tok(b - 1), Some(Tok::Punct(")")))
+        {
+            a += 1;
+            b -= 1;
+        }
+        let star = usize::from(matches!(tok(a), Some(Tok::Punct("*"))));
+        if let Some(Tok::Ident(name)) = tok(a + star) {
+            if !params.contains(&name.as_str()) {
+                let (end, through) = lvalue_end(a + star);
+                if end == b && (through || star == 1) {
+                    push(name);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Whether a function-like macro stores through its parameter `arg`: `Some(true)` when its
@@ -619,6 +838,67 @@ __global__ void k(float* a, float* b, float* c, int* hist, float* e, float* f, f
                 && c.evidence().contains("passed to `put` as `dst`"),
             "{c:?}"
         );
+    }
+
+    #[test]
+    fn macros_that_name_the_memory_and_math_with_result_pointers() {
+        // As in HPCTrainingExamples' GhostExchange (`xv(j, i) = v`) and hip-tests' deviceLib
+        // (`sincospif(a[i], b + i, c + i)`).
+        let src = r#"
+#define xv(j, i) x[(j) * stride + (i)]
+#define yv(j, i) (y[(j) * stride + (i)])
+#define PUT(i, v) out[i] = (v)
+#define GET(i) src[i]
+__global__ void k(double* x, double* y, double* out, const double* src, double* rd,
+                  float* a, float* sn, float* cs, int* ex, float* fr, float* s2, int stride) {
+    int i = threadIdx.x;
+    xv(1, i) = 0.0;
+    yv(0, i) += 1.0;
+    PUT(i, GET(i) + xv(0, i) + rd[i]);
+    sincospif(a[i], sn + i, &cs[i]);
+    fr[i] = frexpf(a[i], &ex[i]);
+    s2[i] = sinf(a[i]);
+}
+"#;
+        let w = writes_of(src, "k");
+        assert_eq!(yes(&w), ["x", "y", "out", "sn", "cs", "ex", "fr", "s2"]);
+        assert!(maybe(&w).is_empty(), "{w:?}");
+        let x = w.iter().find(|(n, _)| n == "x").unwrap().1.clone().unwrap();
+        assert!(
+            x.evidence().contains("macro `xv` stores through `x`"),
+            "{x:?}"
+        );
+        // A macro the unit does not define, assigned to (its header was not found): every
+        // writable pointer may be its memory.
+        let src = r#"
+__global__ void k(const float* in, float* a_lu, float* tmp, int n) {
+    int i = threadIdx.x;
+    lu(1, i) = in[i] + sqrtf(in[i]);
+}
+"#;
+        let w = writes_of(src, "k");
+        assert!(yes(&w).is_empty(), "{w:?}");
+        assert_eq!(maybe(&w), ["a_lu", "tmp"]);
+        // A loop macro the grammar reads as a nested function definition: its body is not in
+        // the IR, so the writable pointers are maybes (a store, once the frontend reads it).
+        let src = r#"
+#define CUDA_KERNEL_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+__global__ void k(const int n, const float* data_col, float* grad_im) {
+  CUDA_KERNEL_LOOP(index, n)
+  {
+    atomicAdd(grad_im + 2 * index, data_col[index]);
+  }
+}
+"#;
+        let w = writes_of(src, "k");
+        let written: Vec<&str> = [yes(&w), maybe(&w)].concat();
+        assert_eq!(written, ["grad_im"], "{w:?}");
+        // A macro read on the right of `==` is no store.
+        let src = r#"
+#define xv(i) x[i]
+__global__ void k(float* x, int* flag) { if (xv(0) == 1.0f) flag[0] = 1; }
+"#;
+        assert_eq!(yes(&writes_of(src, "k")), ["flag"]);
     }
 
     #[test]
