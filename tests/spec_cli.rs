@@ -132,6 +132,7 @@ fn round_trip(
     cache: &Path,
     skip: &[&str],
     backends: &[(&str, &str)],
+    new_extra: &[&str],
 ) -> usize {
     std::fs::create_dir_all(tree.join("gen")).unwrap();
     let mut n = 0;
@@ -149,7 +150,10 @@ fn round_trip(
                 kernel,
                 "-o",
                 &spec,
-            ],
+            ]
+            .into_iter()
+            .chain(new_extra.iter().copied())
+            .collect::<Vec<_>>(),
             tree,
         );
         assert_eq!(o.status.code(), Some(0), "{kernel}: {}", stderr(&o));
@@ -227,7 +231,7 @@ fn every_bench_kernel_gets_a_spec_that_checks_once_filled() {
     // prelude_features.cu exercises the NVIDIA prelude's mapping of HIP names (the `_sync`
     // shuffles), which ROCm 5's hipcc does not declare: NVIDIA only, as in runner's tests.
     let nvidia_only = [("prelude_features.cu", "cuda")];
-    let n = round_trip(tree.path(), &kernels, cache.path(), &[], &nvidia_only);
+    let n = round_trip(tree.path(), &kernels, cache.path(), &[], &nvidia_only, &[]);
     assert_eq!(n, kernels.len());
 }
 
@@ -243,8 +247,70 @@ fn every_specgen_fixture_kernel_checks_once_filled() {
         .filter(|(f, _)| f.ends_with("signatures.cu"))
         .collect();
     // `with_struct` is refused (see `new_refuses_what_no_spec_describes`).
-    let n = round_trip(tree.path(), &kernels, cache.path(), &["with_struct"], &[]);
+    let n = round_trip(
+        tree.path(),
+        &kernels,
+        cache.path(),
+        &["with_struct"],
+        &[],
+        &[],
+    );
     assert_eq!(n, 6, "{kernels:?}");
+}
+
+/// macros.cu (stores behind index macros, result pointers, a loop macro, a header found with
+/// `-I`): drafted with `-I include`, whose `flags` line makes the compile find the header too.
+#[test]
+fn kernels_with_hidden_stores_check_once_filled() {
+    need_nvcc();
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    copy_tree(&root().join("testdata/specgen"), tree.path());
+    let kernels: Vec<(PathBuf, String)> = kernels_under(tree.path())
+        .into_iter()
+        .map(|(f, k)| (f.strip_prefix(tree.path()).unwrap().to_path_buf(), k))
+        .filter(|(f, _)| f.ends_with("macros.cu"))
+        .collect();
+    let n = round_trip(
+        tree.path(),
+        &kernels,
+        cache.path(),
+        &[],
+        &[],
+        &["-I", "include"],
+    );
+    assert_eq!(n, 4, "{kernels:?}");
+    // Without `-I` the compile does not find the header: `spec check` says so at `source`.
+    let o = run(
+        &[
+            "spec",
+            "new",
+            "macros.cu",
+            "--kernel",
+            "polar",
+            "-o",
+            "p.toml",
+        ],
+        tree.path(),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (filled, _) = fill(
+        &std::fs::read_to_string(tree.path().join("p.toml")).unwrap(),
+        "f32",
+    );
+    std::fs::write(tree.path().join("p.toml"), filled).unwrap();
+    let o = run(
+        &[
+            "spec",
+            "check",
+            "p.toml",
+            "--cache-dir",
+            cache.path().to_str().unwrap(),
+        ],
+        tree.path(),
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("grid3.cuh"), "{}", stderr(&o));
 }
 
 /// (name, `buffer`/`scalar` and its type, output) of every argument of a spec.

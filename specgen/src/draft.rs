@@ -463,6 +463,38 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
             &format!("bytes of dynamic shared memory per block (the kernel uses `{name}`)"),
         );
     }
+    // The compiler needs the include directories the unit's headers were found in; `flags`
+    // pass unchanged, so the paths are as the user gave them (from the working directory).
+    let used: Vec<&PathBuf> = req
+        .include_dirs
+        .iter()
+        .filter(|d| {
+            let d = frontend::tu::normalize(d);
+            unit.headers.iter().any(|h| h.path.starts_with(&d))
+        })
+        .collect();
+    if !used.is_empty() {
+        let flags: Vec<String> = used
+            .iter()
+            .map(|d| quote(&format!("-I{}", d.display())))
+            .collect();
+        w.guess(
+            &format!("flags = [{}]", flags.join(", ")),
+            "headers were found there; the compiler runs where `bench` and `tune` run: give the directories from there",
+        );
+    }
+    for m in &unit.missing {
+        if m.reason == frontend::tu::MissingReason::NotFound {
+            let _ = writeln!(
+                w.text,
+                "# not found: `#include \"{}\"` ({}:{}): what it defines is unseen (the outputs \
+                 may be incomplete); `spec new -I DIR` finds it",
+                m.spelled,
+                m.from.display(),
+                m.line
+            );
+        }
+    }
     for (i, a) in args.iter().enumerate() {
         w.text.push('\n');
         w.plain("[[args]]");

@@ -593,9 +593,7 @@ fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
             continue;
         };
         let member = matches!(tok(i.wrapping_sub(1)), Some(Tok::Punct("." | "->" | "::")));
-        if member
-            || params.contains(&name.as_str())
-            || matches!(tok(i + 1), Some(Tok::Punct("(")))
+        if member || params.contains(&name.as_str()) || matches!(tok(i + 1), Some(Tok::Punct("(")))
         {
             continue;
         }

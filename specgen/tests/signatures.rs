@@ -263,3 +263,74 @@ fn vector_types_are_carried_as_elements() {
     ));
     assert!(d.text.contains("`float4*` points to 4 x f32 per element"));
 }
+
+/// Whether `arg` is written: `Some(true)` a store hip-unroll sees, `Some(false)` a maybe.
+fn written(d: &Draft, arg: &str) -> Option<bool> {
+    d.args
+        .iter()
+        .find(|a| a.name == arg)
+        .and_then(|a| match &a.kind {
+            DraftKind::Buffer { output, .. } => output
+                .as_ref()
+                .map(|w| matches!(w, specgen::writes::Written::Yes(_))),
+            _ => None,
+        })
+}
+
+#[test]
+fn stores_hidden_by_index_macros_result_pointers_and_loop_macros() {
+    let d = draft("macros.cu", "halo_init").unwrap();
+    assert_eq!(
+        (written(&d, "x"), written(&d, "src")),
+        (Some(true), None),
+        "{}",
+        d.text
+    );
+    assert!(evidence(&d, "x").contains("macro `xv` stores through `x`"));
+
+    let d = draft("macros.cu", "polar").unwrap();
+    assert_eq!(
+        ["a", "s", "c"].map(|a| written(&d, a)),
+        [None, Some(true), Some(true)]
+    );
+    assert!(evidence(&d, "c").contains("sincosf"));
+
+    // The frontend reads `KERNEL_LOOP(k, n) { ... }` as a definition of its own: `out` is at
+    // least a maybe (a store once the body is read), never an input.
+    let d = draft("macros.cu", "scatter_add").unwrap();
+    assert!(written(&d, "out").is_some(), "{}", d.text);
+    assert_eq!((written(&d, "vals"), written(&d, "idx")), (None, None));
+}
+
+#[test]
+fn macros_of_a_header_not_found_make_maybes_until_i_finds_it() {
+    let d = draft("macros.cu", "relax").unwrap();
+    assert_eq!(
+        (written(&d, "a_lu"), written(&d, "a_u")),
+        (Some(false), None),
+        "{}",
+        d.text
+    );
+    assert!(evidence(&d, "a_lu").contains("`lu` is no function or macro hip-unroll sees"));
+    assert!(d.text.contains("# not found: `#include \"grid3.cuh\"` (",));
+    assert!(!d.text.contains("flags ="));
+
+    let include = fixture("include");
+    let d = new_spec(&NewRequest {
+        source: fixture("macros.cu"),
+        source_in_spec: "macros.cu".into(),
+        kernel: "relax".into(),
+        include_dirs: vec![include.clone()],
+    })
+    .unwrap();
+    assert_eq!(
+        (written(&d, "a_lu"), written(&d, "a_u")),
+        (Some(true), None),
+        "{}",
+        d.text
+    );
+    assert!(evidence(&d, "a_lu").contains("macro `lu` stores through `a_lu`"));
+    assert!(!d.text.contains("# not found"));
+    let flags = format!("flags = [\"-I{}\"]  # GUESS: ", include.display());
+    assert!(d.text.contains(&flags), "{}", d.text);
+}
