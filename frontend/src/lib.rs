@@ -4,6 +4,9 @@
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
 pub mod builtins;
+mod bulk;
+pub mod cond;
+pub mod constctx;
 mod declarator;
 pub mod edit;
 mod elide;
@@ -107,7 +110,19 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             }
         });
         let mut plan = elide::plan(source, outer);
-        let ranges = plan.included_ranges(source);
+        let bulk = bulk::exclusions(source);
+        let ranges = if bulk.is_empty() {
+            plan.included_ranges(source)
+        } else {
+            let mut skip: Vec<std::ops::Range<usize>> = plan
+                .elided
+                .iter()
+                .map(|e| e.span.start..e.span.end)
+                .chain(bulk)
+                .collect();
+            skip.sort_by_key(|r| r.start);
+            bulk::included(source, &skip)
+        };
         let tree = if ranges.is_empty() {
             tp.parser.parse(source, None)
         } else {
@@ -123,7 +138,12 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             }
         };
         match tree {
-            Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
+            Some(tree) => {
+                let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
+                file.conditionals = cond::scan(source, &file.inert);
+                constctx::mark(source, &mut file);
+                file
+            }
             None => {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();

@@ -28,7 +28,7 @@ pub const NVCC_CUBIN_ARGS: &str = "-cubin -arch={arch} -Xptxas -v {src} -o {out}
 pub const CLANG_COMMAND: &str = "clang++-19 -x cuda --cuda-device-only --cuda-gpu-arch={arch} -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx78 -O3 -S {src} -o {out}";
 /// The PTX target when neither `--arch` nor a device says: runs (JIT-compiled by the driver) on
 /// sm_80 and newer.
-pub const DEFAULT_CUDA_ARCH: &str = "sm_80";
+pub const DEFAULT_CUDA_ARCH: &str = codeobj::cubin::DEFAULT_ARCH;
 /// How nvcc is installed where it is not (the error names it).
 pub const NVCC_INSTALL: &str = "pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvvm==13.0.88 (into a venv; nvcc is then site-packages/nvidia/cu13/bin/nvcc), or the CUDA toolkit";
 

@@ -53,6 +53,14 @@ pub struct CheckArgs {
     /// directory, before `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Define a macro for the guards' view, `NAME` or `NAME=VALUE` (repeatable; after the `-D`
+    /// of `[compile] command` and `[tune] compile-flags`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro for the guards' view (repeatable; also one of `-D`, and a predefined
+    /// platform macro such as `__HIP_PLATFORM_AMD__`).
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
     /// Use this config file instead of finding `hip-unroll.toml` upward from each file.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -64,6 +72,9 @@ pub struct CheckArgs {
     /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
+    /// Analyse files on N threads [default: one per core]; the report is the same at any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
     #[arg(long)]
     pub force_exclude: bool,
@@ -149,6 +160,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }),
         keep_sources: matches!(args.format, Format::Human | Format::Sarif),
         include: args.include.clone(),
+        threads: args.threads,
+        defines: defines(&args.define, &args.undefine)?,
     };
     let checked = match workspace::check(&opts) {
         Ok(c) => c,
@@ -221,6 +234,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: {}", edited_line(e));
     }
     Ok(exit_code(status))
+}
+
+/// The `-D` and `-U` of `check`, `unroll` and `tune`: the definitions in order, then the
+/// undefinitions (clap keeps each flag's order, not their interleaving, so a name given to
+/// both is undefined).
+pub fn defines(define: &[String], undefine: &[String]) -> anyhow::Result<frontend::tu::Defines> {
+    let mut out = frontend::tu::Defines::default();
+    for d in define {
+        out.define(d).context("-D")?;
+    }
+    for u in undefine {
+        out.undefine(u).context("-U")?;
+    }
+    Ok(out)
 }
 
 fn exit_code(status: Status) -> ExitCode {

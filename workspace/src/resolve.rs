@@ -104,6 +104,14 @@ pub fn file_settings(
         .path
         .as_ref()
         .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
+    // The config's compile macros, then the command line's (which come later, as on a
+    // compiler's command line).
+    let mut defines = frontend::tu::Defines::from_flags(
+        config::compile_words(&found.config)
+            .iter()
+            .map(String::as_str),
+    );
+    defines.extend(&opts.defines);
     let origin = origin(found);
     for ids in [&section.select, &section.ignore].into_iter().flatten() {
         validate_rules(ids, known, &origin)?;
@@ -131,10 +139,13 @@ pub fn file_settings(
             hints,
             parse_all: o.parse_all,
             severity: levels,
-            includes: Some(frontend::tu::Includes::new(
-                o.include.iter().cloned().chain(config_dirs).collect(),
-                headers,
-            )),
+            includes: Some(
+                frontend::tu::Includes::new(
+                    o.include.iter().cloned().chain(config_dirs).collect(),
+                    headers,
+                )
+                .with_defines(&defines),
+            ),
         },
         fail_on: o.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
     })
