@@ -5,6 +5,7 @@
 //! `--list`, one line per kernel.
 //!
 //! Usage: cargo run --release -p specgen --example corpus_drafts -- DIR [--list]
+#![allow(clippy::print_stdout)]
 
 use specgen::{new_spec, DraftKind, NewError, NewRequest};
 use std::collections::BTreeMap;

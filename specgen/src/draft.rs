@@ -93,9 +93,9 @@ fn list(v: &[String]) -> String {
 
 fn instances_hint(v: &[String]) -> String {
     if v.is_empty() {
-        " (the file instantiates none)".into()
+        " (the file neither instantiates nor launches one)".into()
     } else {
-        format!(" (the file instantiates {})", v.join(", "))
+        format!(" (the file instantiates or launches {})", v.join(", "))
     }
 }
 
@@ -273,6 +273,11 @@ pub fn new_spec(req: &NewRequest) -> Result<Draft, NewError> {
                                 .join(", "),
                             instances: instances
                                 .iter()
+                                .chain(
+                                    template::launched_instances(src, &f.name)
+                                        .iter()
+                                        .filter(|l| !instances.contains(l)),
+                                )
                                 .map(|i| format!("{}<{i}>", f.name))
                                 .collect(),
                         })

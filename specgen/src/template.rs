@@ -203,6 +203,47 @@ pub fn explicit_instances(src: &[u8], name: &str) -> Vec<String> {
     out
 }
 
+/// The instantiations of `name` that `src` launches: `name<ARGS><<<...>>>` and the kernel
+/// argument of `hipLaunchKernelGGL(name<ARGS>, ...)` (also parenthesised or in
+/// `HIP_KERNEL_NAME(...)`), each one's template arguments as written, in source order, each
+/// once. A launch inside a template host function may spell its parameters (`name<T>`).
+pub fn launched_instances(src: &[u8], name: &str) -> Vec<String> {
+    let toks = tokenize(src, 0..src.len());
+    let tok = |i: usize| toks.get(i).map(|t| &t.tok);
+    let mut out: Vec<String> = Vec::new();
+    for j in 0..toks.len() {
+        if !matches!(tok(j), Some(Tok::Ident(s)) if s == name) {
+            continue;
+        }
+        let Some(close) = matching_angle(&toks, j + 1) else {
+            continue;
+        };
+        let chevrons = matches!(
+            (tok(close + 1), tok(close + 2)),
+            (Some(Tok::Punct("<<")), Some(Tok::Punct("<")))
+        );
+        // Back over `(` and `HIP_KERNEL_NAME(` to the launch macro.
+        let mut k = j;
+        while k > 0 {
+            match tok(k - 1) {
+                Some(Tok::Punct("(")) => k -= 1,
+                Some(Tok::Ident(s)) if s == "HIP_KERNEL_NAME" => k -= 1,
+                _ => break,
+            }
+        }
+        let ggl = k > 0
+            && k < j
+            && matches!(tok(k - 1), Some(Tok::Ident(s)) if s == "hipLaunchKernelGGL");
+        if chevrons || ggl {
+            let args = join(src, &toks[j + 2..close]);
+            if !out.contains(&args) {
+                out.push(args);
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,6 +275,11 @@ mod tests {
         );
         assert!(bind(&p, &["float".into()]).unwrap_err().contains("`BM`"));
         assert_eq!(explicit_instances(src, "k"), ["float, 64", "double, 8, 2"]);
+        let host = b"void go(float* p) {\n  k<float, 64><<<1, 64>>>(p);\n  hipLaunchKernelGGL(k<double, 8>, 1, 1, 0, 0, q);\n  hipLaunchKernelGGL(HIP_KERNEL_NAME(k<int, 2, 2>), 1, 1, 0, 0, r);\n  k<float, 64><<<2, 64>>>(p);\n  auto f = k<char, 1>;\n  if (a < b && c > d) {}\n}\n";
+        assert_eq!(
+            launched_instances(host, "k"),
+            ["float, 64", "double, 8", "int, 2, 2"]
+        );
         assert!(params(b"__global__ void k() {}", 0, 22).is_empty());
     }
 }

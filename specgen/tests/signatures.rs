@@ -334,3 +334,22 @@ fn macros_of_a_header_not_found_make_maybes_until_i_finds_it() {
     let flags = format!("flags = [\"-I{}\"]  # GUESS: ", include.display());
     assert!(d.text.contains(&flags), "{}", d.text);
 }
+
+#[test]
+fn a_template_only_launched_is_named_by_its_launch() {
+    match draft("types.cu", "fill_t") {
+        Err(NewError::NeedsInstantiation { instances, .. }) => {
+            assert_eq!(instances, ["fill_t<float, 128>"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let d = draft("types.cu", "fill_t<float, 128>").unwrap();
+    assert_eq!(
+        summary(&d),
+        [
+            "out: buffer f32 min n -> output",
+            "v: scalar f32",
+            "n: scalar i32"
+        ]
+    );
+}

@@ -161,7 +161,7 @@ fn new(args: NewArgs) -> anyhow::Result<ExitCode> {
             anyhow::bail!(
                 "kernel `{kernel}` is a template <{params}>: name an instantiation with --kernel '{example}'{}",
                 if instances.len() > 1 {
-                    format!(" (the file instantiates {})", instances.join(", "))
+                    format!(" (the file instantiates or launches {})", instances.join(", "))
                 } else {
                     String::new()
                 }
