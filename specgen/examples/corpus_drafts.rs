@@ -82,6 +82,7 @@ fn main() {
     let (mut n_args, mut buffers, mut outputs, mut bounded, mut fills, mut guesses) =
         (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
     let mut no_output = 0usize;
+    let mut via_instance = 0usize;
     let started = Instant::now();
     for path in &files {
         let Ok(bytes) = std::fs::read(path) else {
@@ -102,7 +103,23 @@ fn main() {
                 kernel: name.clone(),
                 include_dirs: Vec::new(),
             };
-            let r = std::panic::catch_unwind(|| new_spec(&req));
+            let mut r = std::panic::catch_unwind(|| new_spec(&req));
+            // A template named bare: the first instantiation the file spells or launches, as
+            // the CLI's message suggests.
+            if let Ok(Err(NewError::NeedsInstantiation { instances, .. })) = &r {
+                if let Some(first) = instances.first() {
+                    let named = NewRequest {
+                        kernel: first.clone(),
+                        ..req.clone()
+                    };
+                    let again = std::panic::catch_unwind(|| new_spec(&named));
+                    let listed = !matches!(again, Ok(Err(_)));
+                    via_instance += usize::from(listed);
+                    if listed {
+                        r = again;
+                    }
+                }
+            }
             let line = match r {
                 Err(_) => {
                     panics.push(format!("{}: {name}", path.display()));
@@ -148,6 +165,7 @@ fn main() {
         errors.values().sum::<usize>(),
         panics.len()
     );
+    println!("drafted by the first instantiation a template's refusal lists: {via_instance}");
     println!(
         "drafted specs: {n_args} args, {buffers} buffers, {outputs} outputs, {bounded} buffers with a min-length, \
          {no_output} specs without an output, {fills} placeholders, {guesses} guesses"
