@@ -2,6 +2,7 @@
 //! kernels without a spec"). A spec covers a kernel when its source is the kernel's file and
 //! its `kernel` names the kernel's function (`kernelname::is_function`: every instantiation and
 //! overload of a function is that function, so `stencil<4>` covers the template `stencil`).
+//! [`summary`] is the line `tune` prints for them.
 
 use runner::Spec;
 use std::path::{Path, PathBuf};
@@ -58,6 +59,39 @@ where
         }
     }
     out
+}
+
+/// The one line `tune` prints for the kernels no spec covers, `None` when there are none:
+/// `3 kernels without a spec: `hip-unroll spec new` writes one (a.cu: k1, k2; b.cu: k3)`, the
+/// first `shown` kernels named (by file, in the order given) and the rest counted.
+pub fn summary(uncovered: &[Uncovered], shown: usize) -> Option<String> {
+    let n = uncovered.len();
+    if n == 0 {
+        return None;
+    }
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for u in uncovered.iter().take(shown) {
+        let file = u.file.display().to_string();
+        match groups.iter_mut().find(|(f, _)| *f == file) {
+            Some((_, ks)) => ks.push(&u.kernel),
+            None => groups.push((file, vec![&u.kernel])),
+        }
+    }
+    let mut named = groups
+        .iter()
+        .map(|(f, ks)| format!("{f}: {}", ks.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if n > shown {
+        if !named.is_empty() {
+            named.push_str("; ");
+        }
+        named.push_str(&format!("{} more", n - shown));
+    }
+    Some(format!(
+        "{n} kernel{} without a spec: `hip-unroll spec new` writes one ({named})",
+        if n == 1 { "" } else { "s" }
+    ))
 }
 
 /// The kernels (`__global__` functions) of a parsed file, as [`kernels_without_spec`] takes

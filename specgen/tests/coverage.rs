@@ -3,7 +3,7 @@
 //! name not covered), whatever way the paths are spelt.
 
 use runner::Spec;
-use specgen::coverage::kernels_of;
+use specgen::coverage::{kernels_of, summary};
 use specgen::{kernels_without_spec, Uncovered};
 use std::path::{Path, PathBuf};
 
@@ -73,6 +73,37 @@ fn lists_the_kernels_no_spec_launches() {
     assert!(kernels_without_spec(rest.iter().copied(), &all).is_empty());
     let twice = kernels.iter().chain(kernels.iter()).copied();
     assert_eq!(kernels_without_spec(twice, &[]).len(), kernels.len());
+}
+
+#[test]
+fn one_line_names_the_first_and_counts_the_rest() {
+    let u = |f: &str, k: &str| Uncovered {
+        file: PathBuf::from(f),
+        kernel: k.into(),
+    };
+    let list = [
+        u("a.cu", "k1"),
+        u("a.cu", "ns::k2"),
+        u("b.cu", "k3"),
+        u("c.cu", "k4"),
+    ];
+    assert_eq!(summary(&[], 10), None);
+    assert_eq!(
+        summary(&list[..1], 10).unwrap(),
+        "1 kernel without a spec: `hip-unroll spec new` writes one (a.cu: k1)"
+    );
+    assert_eq!(
+        summary(&list, 10).unwrap(),
+        "4 kernels without a spec: `hip-unroll spec new` writes one (a.cu: k1, ns::k2; b.cu: k3; c.cu: k4)"
+    );
+    assert_eq!(
+        summary(&list, 3).unwrap(),
+        "4 kernels without a spec: `hip-unroll spec new` writes one (a.cu: k1, ns::k2; b.cu: k3; 1 more)"
+    );
+    assert_eq!(
+        summary(&list, 0).unwrap(),
+        "4 kernels without a spec: `hip-unroll spec new` writes one (4 more)"
+    );
 }
 
 #[test]
