@@ -37,6 +37,9 @@ enum Command {
     Profile(cli::profile::ProfileArgs),
     /// Time one kernel in isolation on the GPU from a launch spec (or compare a variant with it).
     Bench(cli::bench::BenchArgs),
+    /// Launch specs for `bench` and `tune`: draft one from a kernel's signature (`spec new`),
+    /// validate them without a GPU (`spec check`).
+    Spec(cli::spec::SpecArgs),
     /// Run an application and capture one kernel dispatch (code object, kernargs, memory) into a snapshot.
     Capture(cli::capture::CaptureArgs),
     /// Replay a captured dispatch alone (or a variant's code object), time it, compare outputs.
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
         Command::Unroll(a) => cli::unroll::run(a),
         Command::Profile(a) => cli::profile::run(a),
         Command::Bench(a) => cli::bench::run(a),
+        Command::Spec(a) => cli::spec::run(a),
         Command::Capture(a) => cli::capture::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Tune(a) => cli::tune::run(*a),

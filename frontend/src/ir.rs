@@ -154,6 +154,11 @@ pub struct Function {
     /// True when the function was recovered from a syntax-error region (e.g. a kernel whose
     /// qualifiers came through an unparsable macro such as `LAUNCH_BOUNDS(256)`).
     pub recovered: bool,
+    /// Where memory addresses go in the body, in source order (see [`AddressUse`]): the stores
+    /// through pointers and references, the address-valued arguments of calls and the
+    /// initialisers of local pointers and references. What `spec new` reads to tell which
+    /// pointer parameters a kernel writes through.
+    pub address_uses: Vec<AddressUse>,
 }
 
 /// `target = value` where `target` is a plain name.
@@ -506,4 +511,43 @@ pub struct MacroDef {
     /// When the replacement holds inline assembly (`asm`, `__asm__`): the contents of its
     /// string literals, joined by newlines.
     pub asm: Option<String>,
+}
+
+/// An expression of a function body that designates memory (`p[i]`, `*p`, `p->x`, `r` bound to
+/// `p[i]`) or computes an address (`p + i`, `&p[i]`, `(float4*)p`), with the variables that
+/// address comes from (its *bases*), and what the body does with it.
+///
+/// The bases are the names reached through address arithmetic only: the pointer of a subscript,
+/// `*`, `->` or `.`, both sides of `+`/`-` (an operand that is itself a subscript, member or call
+/// is a value, not an address: `y + idx[i]` has the base `y` alone), casts, parentheses, `?:`
+/// branches and `p++`. They are names, not types: `*(p + off)` has the bases `p` and `off`, and
+/// a reader keeps those that are pointers. An expression whose address comes from no name
+/// (`f(x)[i] = v`) is not listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AddressUse {
+    /// Names the address comes from, in source order, each once.
+    pub bases: Vec<String>,
+    /// True when the expression designates the memory at the address (an lvalue such as
+    /// `p[i]`, `*p`, `p->x`, `s.x`); false when its value is the address (`p`, `p + i`, `&p[i]`).
+    pub element: bool,
+    /// The expression.
+    pub span: Span,
+    pub kind: AddressKind,
+}
+
+/// What a function body does with an [`AddressUse`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum AddressKind {
+    /// The target of `=`, of a compound assignment or of `++`/`--` that is not a plain name:
+    /// a store through the address (`p[i] = v`, `*q += v`, `p->n++`).
+    Store,
+    /// Argument `arg` (0-based) of the call `call` (an index into [`Function::calls`]).
+    CallArg { call: usize, arg: usize },
+    /// The initialiser of the local `decl` (an index into [`Function::decls`]), declared as a
+    /// pointer (`float* q = p + off;`, `auto q = p + off;`) or, with `reference`, as a
+    /// reference (`float& r = p[i];`).
+    Init { decl: usize, reference: bool },
+    /// The value of `target = value` for a plain name `target` (`q = p + off;`).
+    Assigned { target: String },
 }

@@ -26,6 +26,8 @@ use crate::pragma::parse_pragma_text;
 use crate::recover::{self, Recovered};
 use crate::trip::trip_count_with;
 
+mod addresses;
+
 /// Operators for which [`ConstOp`]s are recorded.
 const CONST_OPS: &[&[u8]] = &[
     b"%", b"&", b"/", b">>", b"<<", b"*", b"==", b"!=", b"<", b"<=", b">", b">=", b"+", b"-",
@@ -410,10 +412,14 @@ impl<'s> Lowerer<'s> {
                     });
                 }
             }
-            K::CallExpression => self.call(node, parent),
+            K::CallExpression => {
+                self.call(node, parent);
+                self.call_addresses(node);
+            }
             K::GnuAsm if self.in_body(node) => self.inline_asm(node),
             K::Declaration | K::FieldDeclaration => {
                 self.declaration(node, k);
+                self.decl_addresses(node);
                 if !self.in_body(node) && !node.has_error() {
                     // File/namespace/class-scope declarations hold nothing to lower beyond what
                     // `declaration` read, unless they define a class (member functions).
@@ -443,7 +449,11 @@ impl<'s> Lowerer<'s> {
                 }
                 self.const_op(node)
             }
-            K::AssignmentExpression => self.assignment(node),
+            K::AssignmentExpression => {
+                self.assignment(node);
+                self.assignment_addresses(node);
+            }
+            K::UpdateExpression => self.update_addresses(node),
             _ => {}
         }
         true
@@ -1847,5 +1857,6 @@ fn blank_function(
         asm: Vec::new(),
         const_ops: Vec::new(),
         recovered: false,
+        address_uses: Vec::new(),
     }
 }

@@ -46,12 +46,25 @@ pub const VERSION: u32 = 1;
 /// all the host's memory).
 pub const MAX_BUFFER_BYTES: u64 = 64 << 30;
 
-/// A spec that failed to load or check: the file and the reason.
+/// A spec that failed to load or check: the file and the reason, and where in the file the
+/// reason lies when a key or an argument is at fault (`spec check` turns it into a line).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct SpecError {
     pub path: String,
     pub message: String,
+    pub place: Option<Place>,
+}
+
+/// What part of a spec a [`SpecError`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// A 1-based line and column (TOML syntax and type errors, from the parser's span).
+    At { line: usize, column: usize },
+    /// A top-level key (`grid`, `block`, `kernel`, `defines`, `shared-bytes`, `version`).
+    Key(&'static str),
+    /// The argument with this 0-based index (its `[[args]]` table).
+    Arg(usize),
 }
 
 #[derive(Debug, Deserialize)]
@@ -192,6 +205,7 @@ impl Spec {
         let err = |message: String| SpecError {
             path: path.display().to_string(),
             message,
+            place: None,
         };
         let text = fsio::read_to_string(path, fsio::TEXT_CAP, "a launch spec")
             .map_err(|e| err(e.reason()))?;
@@ -200,10 +214,14 @@ impl Spec {
 
     /// Check spec text as if read from `path` (relative paths resolve against its directory).
     pub fn parse(text: &str, path: &Path) -> Result<Spec, SpecError> {
-        let err = |message: String| SpecError {
-            path: path.display().to_string(),
-            message,
+        let at = |place: Place| {
+            move |message: String| SpecError {
+                path: path.display().to_string(),
+                message,
+                place: Some(place),
+            }
         };
+        let err = at(Place::Key("version"));
         // A version other than 1 is reported as such, before any field of version 1 is checked.
         if let Ok(table) = text.parse::<toml::Table>() {
             match table.get("version") {
@@ -224,6 +242,7 @@ impl Spec {
                     None => path.display().to_string(),
                 },
                 message,
+                place: at.map(|(line, column)| Place::At { line, column }),
             }
         })?;
         if raw.version != VERSION {
@@ -235,12 +254,17 @@ impl Spec {
         let dir = path.parent().unwrap_or(Path::new(""));
         let source = dir.join(&raw.source);
         if raw.kernel.trim().is_empty() {
-            return Err(err("`kernel` is empty".into()));
+            return Err(at(Place::Key("kernel"))("`kernel` is empty".into()));
         }
-        let grid = dims(&raw.grid).map_err(|m| err(format!("grid: {m}")))?;
-        let block = dims(&raw.block).map_err(|m| err(format!("block: {m}")))?;
-        let shared_bytes = u32::try_from(raw.shared_bytes)
-            .map_err(|_| err(format!("shared-bytes {} is too large", raw.shared_bytes)))?;
+        let grid = dims(&raw.grid).map_err(|m| at(Place::Key("grid"))(format!("grid: {m}")))?;
+        let block = dims(&raw.block).map_err(|m| at(Place::Key("block"))(format!("block: {m}")))?;
+        let shared_bytes = u32::try_from(raw.shared_bytes).map_err(|_| {
+            at(Place::Key("shared-bytes"))(format!(
+                "shared-bytes {} is too large",
+                raw.shared_bytes
+            ))
+        })?;
+        let err = at(Place::Key("defines"));
         let mut defines = Vec::new();
         for (k, v) in raw.defines {
             if k.is_empty()
@@ -269,7 +293,7 @@ impl Spec {
                 Some(n) => format!("argument {} (`{n}`)", i + 1),
                 None => format!("argument {}", i + 1),
             };
-            let kind = arg_kind(&a, dir).map_err(|m| err(format!("{label}: {m}")))?;
+            let kind = arg_kind(&a, dir).map_err(|m| at(Place::Arg(i))(format!("{label}: {m}")))?;
             args.push(Arg { name: a.name, kind });
         }
         let spec = Spec {
@@ -283,7 +307,7 @@ impl Spec {
             shared_bytes,
             args,
         };
-        spec.check_lengths().map_err(err)?;
+        spec.lengths().map_err(|(i, m)| at(Place::Arg(i))(m))?;
         Ok(spec)
     }
 
@@ -325,6 +349,11 @@ impl Spec {
     /// Every buffer is at least as long as its `min-length` / `elements-per-thread` says the
     /// launch reads or writes.
     pub fn check_lengths(&self) -> Result<(), String> {
+        self.lengths().map_err(|(_, m)| m)
+    }
+
+    /// [`Spec::check_lengths`], with the index of the argument at fault.
+    fn lengths(&self) -> Result<(), (usize, String)> {
         let names = self.expr_names();
         for (i, a) in self.args.iter().enumerate() {
             let ArgKind::Buffer(b) = &a.kind else {
@@ -337,23 +366,29 @@ impl Spec {
                     e.clone()
                 };
                 let need = crate::expr::eval(e, &names)
-                    .map_err(|m| format!("{}: min-length `{shown}`: {m}", a.label(i)))?;
+                    .map_err(|m| (i, format!("{}: min-length `{shown}`: {m}", a.label(i))))?;
                 if (b.length as i128) < need {
-                    return Err(format!(
-                        "{}: buffer too short for the launch: length {} < min-length `{shown}` = {need}",
-                        a.label(i),
-                        b.length
+                    return Err((
+                        i,
+                        format!(
+                            "{}: buffer too short for the launch: length {} < min-length `{shown}` = {need}",
+                            a.label(i),
+                            b.length
+                        ),
                     ));
                 }
             }
             if let Some(k) = b.elements_per_thread {
                 let need = self.threads() as u128 * k as u128;
                 if (b.length as u128) < need {
-                    return Err(format!(
-                        "{}: buffer too short for the launch: length {} < {} threads x {k} elements-per-thread = {need}",
-                        a.label(i),
-                        b.length,
-                        self.threads()
+                    return Err((
+                        i,
+                        format!(
+                            "{}: buffer too short for the launch: length {} < {} threads x {k} elements-per-thread = {need}",
+                            a.label(i),
+                            b.length,
+                            self.threads()
+                        ),
                     ));
                 }
             }

@@ -9,6 +9,7 @@ pub mod pressure;
 pub mod profile;
 pub mod replay;
 pub mod server;
+pub mod spec;
 pub mod tune;
 pub mod unroll;
 
