@@ -67,9 +67,8 @@ pub fn spec_key(key: &str, digest: &str) -> String {
 
 /// The kernels of the tree that no spec launches (failed specs count: their kernel has a spec).
 ///
-/// SEAM (issue 28 item 2): the `specs` helper's `specgen` library lists the kernels no spec
-/// covers; once it is on main, tune's note should come from there. Until then, this is the same
-/// list made from the objectives.
+/// The kernels under the tuned paths that no spec launches (each objective is one spec's
+/// kernel): in discovery order, once per kernel.
 pub fn uncovered(objectives: &[Objective], disc: &Discovery) -> Vec<crate::discover::KernelRef> {
     disc.kernels()
         .filter(|(f, k)| !objectives.iter().any(|o| o.launches(f, k)))
@@ -77,13 +76,16 @@ pub fn uncovered(objectives: &[Objective], disc: &Discovery) -> Vec<crate::disco
         .collect()
 }
 
-/// The report's note on the kernels without a spec (once per tune), if there are some.
+/// How many uncovered kernels the note names before counting the rest.
+const NOTE_NAMES: usize = 6;
+
+/// The report's note on the kernels without a spec (once per tune), if there are some: the
+/// line `specgen::coverage::summary` writes (the one `spec new` users see), naming the first
+/// kernels by file and counting the rest.
 pub fn uncovered_note(objectives: &[Objective], disc: &Discovery) -> Option<String> {
-    let n = uncovered(objectives, disc).len();
-    (n > 0).then(|| {
-        format!(
-            "{n} kernel{} without a spec: `hip-unroll spec new` writes one",
-            if n == 1 { "" } else { "s" }
-        )
-    })
+    let list: Vec<specgen::coverage::Uncovered> = uncovered(objectives, disc)
+        .into_iter()
+        .map(|(file, kernel)| specgen::coverage::Uncovered { file, kernel })
+        .collect();
+    specgen::coverage::summary(&list, NOTE_NAMES)
 }

@@ -499,7 +499,7 @@ fn adding_a_spec_measures_only_its_kernel() {
         two.extra
             .notes
             .iter()
-            .any(|n| n == "1 kernel without a spec: `hip-unroll spec new` writes one"),
+            .any(|n| n == "1 kernel without a spec: `hip-unroll spec new` writes one (k2.cu: c)"),
         "{:?}",
         two.extra.notes
     );
