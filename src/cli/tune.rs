@@ -486,6 +486,9 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         let text = match args.format {
             FormatArg::Json => tuner::plan::json(&plan),
             FormatArg::Human | FormatArg::Markdown => tuner::plan::human(&plan),
+            FormatArg::Html => anyhow::bail!(
+                "--plan prints human, markdown or json: --format html is the report of a tune"
+            ),
         };
         match &args.output {
             Some(out) => crate::files::output(out, text.as_bytes())?,

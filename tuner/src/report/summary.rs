@@ -299,6 +299,7 @@ pub(super) mod fixture {
             written: Vec::new(),
             edited: Vec::new(),
             timing: Timing::default(),
+            specs: None,
             extra: Extra {
                 backend: "bench".into(),
                 min_speedup: Some(0.02),
