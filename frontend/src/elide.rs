@@ -10,12 +10,23 @@
 //! Only macros whose every definition in the file is made of declaration specifiers and
 //! attributes are elided: such a macro holds no call, no barrier and no control flow, so nothing
 //! a rule reads is lost. Everything here works on bytes (the lexer), never on the syntax tree.
+//!
+//! When that parse still has errors, or the file defines a function-like macro that defines a
+//! `__global__`/`__device__` function, [`extend`] elides more (see `scan`): identifiers defined
+//! nowhere in the file in declaration-specifier position before a function declarator (unknown
+//! specifier macros: `CUTLASS_DEVICE void f()`; the function is lowered as `__device__` and
+//! carries them as `Function::unseen_specifiers`), macro calls at file scope written without
+//! `;` (`INSTANTIATE(float)`: they would swallow the next definition), pragma macros right
+//! before a loop (`UNROLL_8`, `CUTLASS_PRAGMA_UNROLL`, `__pragma(unroll)`: the loop's pragma),
+//! and invocations of the file's function-defining macros, which [`Expansion`] describes for
+//! the parse of their replacement list.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::ir::{FunctionKind, MacroDef, Span};
+use crate::ir::{FunctionKind, MacroDef, PragmaSyntax, Span, UnrollHint};
 use crate::lex::{self, Tok, Token};
+use crate::scan::{self, Found, Shape};
 
 /// Identifiers a specifier macro may expand to (besides other specifier macros).
 const SPECIFIERS: &[&str] = &[
@@ -53,15 +64,81 @@ pub(crate) struct Elided {
     pub(crate) kind: Option<FunctionKind>,
     /// The macro expands to `static`.
     pub(crate) is_static: bool,
+    /// What the elided text is.
+    pub(crate) role: Role,
+}
+
+/// What an elided range is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Role {
+    /// A specifier macro of the file or the unit, or one of CUDA's attribute macros.
+    #[default]
+    Specifier,
+    /// An identifier defined nowhere in declaration-specifier position (with its arguments).
+    Unknown,
+    /// A pragma macro before a loop: the hint it gives (`None`: not an unroll pragma), and
+    /// whether nothing defines it.
+    Pragma {
+        hint: Option<(UnrollHint, PragmaSyntax)>,
+        unknown: bool,
+    },
+    /// A macro call at file scope without `;`, or a function-defining macro's invocation
+    /// (see [`Plan::expansions`]).
+    Invocation,
+}
+
+impl Elided {
+    /// True for the names that qualify a function they stand in front of.
+    pub(crate) fn is_specifier(&self) -> bool {
+        matches!(self.role, Role::Specifier | Role::Unknown)
+    }
+
+    /// True for an unknown specifier.
+    pub(crate) fn is_unknown(&self) -> bool {
+        self.role == Role::Unknown
+    }
+}
+
+/// An invocation of a function-like macro of the file whose replacement list defines a
+/// `__global__`/`__device__` function (`#define DEFINE_KERNEL(name, T) __global__ void
+/// name(T* p) { ... }` then `DEFINE_KERNEL(k, float)`), or its header only, the body following
+/// the invocation (`DEFINE_KERNEL(k, float) { ... }`).
+#[derive(Debug, Clone)]
+pub(crate) struct Expansion {
+    pub(crate) name: String,
+    pub(crate) params: Vec<String>,
+    /// The replacement list's bytes in the file.
+    pub(crate) body: Range<usize>,
+    pub(crate) invocation: Range<usize>,
+    /// Each argument's bytes.
+    pub(crate) args: Vec<Range<usize>>,
+    /// The `{ ... }` after the invocation, for a macro that is a function header.
+    pub(crate) block: Option<Range<usize>>,
+    /// The namespaces around the invocation, outermost first.
+    pub(crate) namespaces: Vec<String>,
 }
 
 /// What the parse must skip, in source order, non-overlapping.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     pub(crate) elided: Vec<Elided>,
+    /// The invocations of function-defining macros (elided as [`Role::Invocation`]).
+    pub(crate) expansions: Vec<Expansion>,
+    /// True when the file defines a function-like macro that defines a function (then
+    /// [`extend`] is worth running even when the parse has no error).
+    pub(crate) expandable: bool,
 }
 
 impl Plan {
+    /// The plan without its expansions (what the lowering reads: the elided ranges).
+    pub(crate) fn clone_ranges(&self) -> Plan {
+        Plan {
+            elided: self.elided.clone(),
+            expansions: Vec::new(),
+            expandable: self.expandable,
+        }
+    }
+
     /// The included ranges for tree-sitter: the complement of the elided ranges (empty when
     /// nothing is elided: the whole text).
     pub(crate) fn included_ranges(&self, src: &[u8]) -> Vec<tree_sitter::Range> {
@@ -96,6 +173,19 @@ impl Plan {
         let a = self.elided.partition_point(|e| e.span.start < lo);
         let b = self.elided.partition_point(|e| e.span.end <= hi);
         &self.elided[a..b.max(a)]
+    }
+
+    /// The pragma macro elided right before the loop keyword at `kw` (only blanks and comments
+    /// between), if any.
+    pub(crate) fn pragma_before(&self, src: &[u8], kw: usize) -> Option<&Elided> {
+        let at = self.elided.partition_point(|e| e.span.end <= kw);
+        let e = self.elided[..at].last()?;
+        if !matches!(e.role, Role::Pragma { .. }) {
+            return None;
+        }
+        let gap = src.get(e.span.end..kw)?;
+        let toks = lex::tokenize(gap, 0..gap.len());
+        toks.is_empty().then_some(e)
     }
 }
 
@@ -135,10 +225,11 @@ impl<'s> Positions<'s> {
     }
 }
 
-/// A `#define`: its name, whether it takes parameters and its replacement tokens.
+/// A `#define`: its name, whether it takes parameters (and which) and its replacement tokens.
 struct Define {
     name: String,
     function_like: bool,
+    params: Vec<String>,
     body: Vec<Token>,
 }
 
@@ -221,10 +312,146 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             name: name.clone(),
             kind: m.kind,
             is_static: m.is_static,
+            role: Role::Specifier,
         });
         i = last + 1;
     }
-    Plan { elided }
+    let expandable = defines.iter().any(|d| {
+        d.function_like
+            && matches!(
+                shape_of(src, d, &macros),
+                Shape::Definition { .. } | Shape::Header { .. }
+            )
+    });
+    Plan {
+        elided,
+        expansions: Vec::new(),
+        expandable,
+    }
+}
+
+/// The [`Shape`] of a `#define` (`macros`: the specifier macros known, which may give a device
+/// qualifier).
+fn shape_of(src: &[u8], d: &Define, macros: &HashMap<String, SpecifierMacro>) -> Shape {
+    let device = |w: &str| {
+        matches!(w, "__global__" | "__device__" | "__launch_bounds__")
+            || macros.get(w).is_some_and(|m| m.kind.is_some())
+    };
+    let params = d.function_like.then_some(d.params.as_slice());
+    scan::shape(src, params, &d.body, device)
+}
+
+/// `base` (the plan of [`plan`] for the same `src` and `outer`) with what `scan` finds beside:
+/// unknown specifiers, pragma macros before loops, macro calls at file scope without `;`, and
+/// the invocations of the file's function-defining macros. A range that overlaps one of
+/// `base` is left out.
+pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: &Plan) -> Plan {
+    let toks = lex::tokenize(src, 0..src.len());
+    let (defines, code) = split_directives(src, &toks);
+    let mut macros = specifier_macros_of(&defines);
+    for (k, v) in outer {
+        macros.entry(k.clone()).or_insert(*v);
+    }
+    let defined: HashSet<&str> = defines
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(outer.keys().map(|k| k.as_str()))
+        .collect();
+    let spec: HashSet<&str> = macros.keys().map(|k| k.as_str()).collect();
+    // The last definition of a name wins.
+    let mut shapes: HashMap<&str, Shape> = HashMap::new();
+    for d in &defines {
+        shapes.insert(d.name.as_str(), shape_of(src, d, &macros));
+    }
+    // Tokens inside ranges `base` already elides are not looked at again.
+    let mut skip = base
+        .elided
+        .iter()
+        .map(|e| e.span.start..e.span.end)
+        .peekable();
+    let code: Vec<usize> = code
+        .into_iter()
+        .filter(|&j| {
+            let at = toks[j].range.start;
+            while skip.peek().is_some_and(|r| r.end <= at) {
+                skip.next();
+            }
+            !skip.peek().is_some_and(|r| r.start <= at)
+        })
+        .collect();
+    let found = scan::scan(src, &toks, &code, &defined, &spec, &shapes);
+    let mut pos = Positions::new(src);
+    let mut extra: Vec<Elided> = Vec::new();
+    let mut expansions = Vec::new();
+    for f in found {
+        let (range, name, role) = match f {
+            Found::Unknown { range, name } => (range, name, Role::Unknown),
+            Found::Pragma {
+                range,
+                name,
+                hint,
+                unknown,
+            } => (range, name, Role::Pragma { hint, unknown }),
+            Found::Invocation { range, name } => (range, name, Role::Invocation),
+            Found::Expansion {
+                range,
+                name,
+                invocation,
+                args,
+                block,
+                namespaces,
+            } => {
+                let (params, body) = match shapes.get(name.as_str()) {
+                    Some(Shape::Definition { params, body } | Shape::Header { params, body }) => {
+                        (params.clone(), body.clone())
+                    }
+                    _ => continue,
+                };
+                expansions.push(Expansion {
+                    name: name.clone(),
+                    params,
+                    body,
+                    invocation,
+                    args,
+                    block,
+                    namespaces,
+                });
+                (range, name, Role::Invocation)
+            }
+        };
+        extra.push(Elided {
+            span: Span {
+                start: range.start,
+                end: range.end,
+                ..Span::default()
+            },
+            name,
+            kind: None,
+            is_static: false,
+            role,
+        });
+    }
+    let mut elided: Vec<Elided> = base.elided.clone();
+    elided.extend(extra);
+    elided.sort_by_key(|e| (e.span.start, e.span.end));
+    // Non-overlapping: a range that starts inside the previous one is dropped.
+    let mut kept: Vec<Elided> = Vec::with_capacity(elided.len());
+    for e in elided {
+        if kept.last().is_some_and(|k| e.span.start < k.span.end) {
+            continue;
+        }
+        kept.push(e);
+    }
+    for e in &mut kept {
+        let p = pos.point(e.span.start);
+        e.span.line = p.row as u32 + 1;
+        e.span.column = p.column as u32 + 1;
+    }
+    Plan {
+        elided: kept,
+        expansions,
+        expandable: base.expandable,
+    }
 }
 
 /// What is known of a specifier macro.
@@ -246,6 +473,7 @@ pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
         .map(|m| Define {
             name: m.name.clone(),
             function_like: m.params.is_some(),
+            params: m.params.clone().unwrap_or_default(),
             body: lex::tokenize_macro_body(&m.body),
         })
         .collect();
@@ -306,8 +534,14 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
                     t.tok == Tok::Punct("(") && t.range.start == toks[i + 1].range.end
                 });
                 let mut b = i + 2;
+                let mut params = Vec::new();
                 if function_like {
                     while b < j && toks[b].tok != Tok::Punct(")") {
+                        match &toks[b].tok {
+                            Tok::Ident(p) => params.push(p.clone()),
+                            Tok::Punct("...") => params.push("__VA_ARGS__".into()),
+                            _ => {}
+                        }
                         b += 1;
                     }
                     b += 1;
@@ -315,6 +549,7 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
                 defines.push(Define {
                     name: name.clone(),
                     function_like,
+                    params,
                     body: toks[b.min(j)..j].to_vec(),
                 });
             }

@@ -7,6 +7,7 @@ pub mod builtins;
 mod declarator;
 pub mod edit;
 mod elide;
+mod expand;
 mod header;
 mod id;
 pub mod identity;
@@ -21,8 +22,10 @@ mod node;
 mod postpass;
 mod pragma;
 mod recover;
+mod scan;
 pub mod trip;
 pub mod tu;
+pub mod types;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -90,6 +93,43 @@ pub fn parse(source: &[u8]) -> SourceFile {
     parse_with(source, &HashMap::new())
 }
 
+/// `source` parsed with `plan`'s ranges skipped (the whole text when that fails: the plan is
+/// then empty).
+fn parse_planned(
+    parser: &mut tree_sitter::Parser,
+    source: &[u8],
+    plan: elide::Plan,
+) -> (Option<tree_sitter::Tree>, elide::Plan) {
+    let ranges = plan.included_ranges(source);
+    if ranges.is_empty() {
+        return (parser.parse(source, None), plan);
+    }
+    let set = parser.set_included_ranges(&ranges).is_ok();
+    let tree = parser.parse(source, None);
+    // The parser is reused for the next file: back to the whole text.
+    let _ = parser.set_included_ranges(&[]);
+    if set {
+        (tree, plan)
+    } else {
+        (parser.parse(source, None), elide::Plan::default())
+    }
+}
+
+/// True when `with` finds at least the kernels, functions and loops of `plain`.
+fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
+    let count = |f: &SourceFile| {
+        let kernels = f
+            .functions
+            .iter()
+            .filter(|x| x.kind == FunctionKind::Kernel)
+            .count();
+        let loops: usize = f.functions.iter().map(|x| x.loops.len()).sum();
+        (kernels, f.functions.len(), loops)
+    };
+    let (a, b) = (count(plain), count(with));
+    b.0 >= a.0 && b.1 >= a.1 && b.2 >= a.2
+}
+
 /// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
@@ -106,24 +146,51 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
                 parser,
             }
         });
-        let mut plan = elide::plan(source, outer);
-        let ranges = plan.included_ranges(source);
-        let tree = if ranges.is_empty() {
-            tp.parser.parse(source, None)
-        } else {
-            let set = tp.parser.set_included_ranges(&ranges).is_ok();
-            let tree = tp.parser.parse(source, None);
-            // The parser is reused for the next file: back to the whole text.
-            let _ = tp.parser.set_included_ranges(&[]);
-            if set {
-                tree
-            } else {
-                plan = elide::Plan::default();
-                tp.parser.parse(source, None)
-            }
-        };
+        let plan = elide::plan(source, outer);
+        let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
         match tree {
-            Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
+            Some(tree) => {
+                let extend = tree.root_node().has_error() || plan.expandable;
+                let file = lower::Lowerer::new(source, &tp.kinds, plan.clone_ranges()).run(&tree);
+                if !extend {
+                    return file;
+                }
+                // What the grammar could not read may be unknown macros (see `elide::extend`):
+                // parsed again with them skipped, kept when it finds no less.
+                let more = elide::extend(source, outer, &plan);
+                if more.elided.len() == plan.elided.len() && more.expansions.is_empty() {
+                    return file;
+                }
+                let (tree2, more) = parse_planned(&mut tp.parser, source, more);
+                let Some(tree2) = tree2 else { return file };
+                let expansions = !more.expansions.is_empty();
+                let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());
+                let (mut with, mut parts) = lowerer.run_parts(&tree2);
+                if expansions {
+                    let extra = expand::expand(source, &mut tp.parser, &tp.kinds, &more, &with);
+                    with.parse_errors.extend(extra.parse_errors);
+                    with.parse_errors.sort_by_key(|e| e.span.start);
+                    with.inert.extend(extra.inert);
+                    with.inert.sort_by_key(|s| (s.start, s.end));
+                    with.inert.dedup_by_key(|s| s.start);
+                    let mut all: Vec<(Function, identity::IdParts)> =
+                        with.functions.drain(..).zip(parts).collect();
+                    all.extend(extra.functions);
+                    all.sort_by_key(|(f, _)| {
+                        (
+                            f.span.start,
+                            f.expansion.as_ref().map_or(0, |e| e.invocation.start),
+                        )
+                    });
+                    (with.functions, parts) = all.into_iter().unzip();
+                }
+                identity::assign_ids(&mut with.functions, &parts);
+                if finds_no_less(&file, &with) {
+                    with
+                } else {
+                    file
+                }
+            }
             None => {
                 // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
                 tp.parser.reset();
