@@ -1153,6 +1153,7 @@ impl<'s> Lowerer<'s> {
         let mut receiver_node = None;
         let mut qualifier = None;
         let mut template_args = None;
+        let mut qual_start = None;
         let mut cur = func;
         let mut callee_node = None;
         for _ in 0..64 {
@@ -1170,12 +1171,9 @@ impl<'s> Lowerer<'s> {
                     let Some(n) = cur.child_by_field_id(fields().name) else {
                         break;
                     };
-                    if qualifier.is_none() {
-                        let q = &src[cur.start_byte()..n.start_byte()];
-                        let q = String::from_utf8_lossy(q);
-                        let q = q.trim().trim_end_matches("::").trim().to_string();
-                        qualifier = Some(q);
-                    }
+                    // The qualifier is everything before the last name (`a::b` of
+                    // `a::b::f`, `::ns` of `::ns::f`), read once the last name is found.
+                    qual_start.get_or_insert(cur.start_byte());
                     cur = n;
                 }
                 "template_function" | "template_method" => {
@@ -1202,6 +1200,12 @@ impl<'s> Lowerer<'s> {
         }
         let Some(cn) = callee_node else { return };
         let callee = text_of(cn, src);
+        if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
+            let q = join_tokens(tokens(&String::from_utf8_lossy(&src[q0..cn.start_byte()])));
+            let q = q.strip_suffix("template").unwrap_or(&q).trim_end();
+            let q = q.strip_suffix("::").unwrap_or(q).trim();
+            qualifier = Some(q.to_string());
+        }
         let args_node = node.child_by_field_id(fields().arguments);
         let mut arg_spans = Vec::new();
         let mut arg_nodes = Vec::new();

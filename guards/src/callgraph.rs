@@ -109,7 +109,7 @@ pub(crate) struct Reach<'f> {
     /// `reach[node * reaches.len() + slot]`: what node `node` reaches for that blocker.
     reach: Vec<Option<Witness>>,
     macro_by_name: HashMap<&'f str, Vec<usize>>,
-    /// Per function of the analysed file, per call (index in `Function::calls`): the nodes
+    /// Per function node (`0..nf`), per call (index in `Function::calls`): the nodes
     /// (functions or specialisations) it may reach.
     resolved: Vec<Vec<Box<[usize]>>>,
     /// Per function of the analysed file: its local callables (name -> function nodes).
@@ -415,8 +415,8 @@ impl<'f> Reach<'f> {
                 }
             }
             fn_macros.push(used);
+            resolved_main.push(calls.targets);
             if n < n_main {
-                resolved_main.push(calls.targets);
                 callables_main.push(calls.callables);
                 values_main.push(calls.values);
                 uses_main.push(uses);
@@ -577,9 +577,17 @@ impl<'f> Reach<'f> {
 
     /// The function nodes a call of function `fi` of the analysed file may reach.
     pub(crate) fn call_targets(&self, fi: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
-        let f = &self.unit.files[0].functions[fi];
+        self.node_call_targets(fi, c)
+    }
+
+    /// The nodes a call of the function of node `n` may reach (for a specialisation, as the
+    /// generic function resolves it).
+    pub(crate) fn node_call_targets(&self, n: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
+        let base = self.fn_at.len() + self.mac_at.len();
+        let g = if n >= base { self.specs[n - base].0 } else { n };
+        let f = self.function(g);
         let targets: &[usize] = call_index(f, c)
-            .and_then(|i| self.resolved[fi].get(i))
+            .and_then(|i| self.resolved.get(g)?.get(i))
             .map_or(&[], |v| &v[..]);
         targets.iter().copied()
     }

@@ -514,6 +514,17 @@ impl<'f> Index<'f> {
         }
     }
 
+    /// The conversion operators of `class` (`operator T*`).
+    fn conversions(&self, class: &str, out: &mut Vec<usize>) {
+        for def in self.types.get(class).into_iter().flatten() {
+            for m in def.methods.iter().filter(|m| m.starts_with("operator ")) {
+                if let Some(v) = self.methods.get(&(class.to_string(), m.as_str())) {
+                    out.extend(v.iter().copied());
+                }
+            }
+        }
+    }
+
     /// The static type of a call's receiver, from function node `n`'s view: what the lowering
     /// wrote (`Call::receiver_type`), else a data member of its class (`red.f()`,
     /// `this->red.f()`).
@@ -613,7 +624,14 @@ impl<'f> Index<'f> {
                     .as_deref()
                     .map_or(TypeRes::Unknown, |t| self.resolve_type(t, scope));
                 match t {
-                    TypeRes::Classes(_) | TypeRes::Param(_) => self.call_on(&t, "operator()", out),
+                    // A variable is never listed as unresolved: its class's `operator()` is
+                    // what is called.
+                    TypeRes::Classes(_) | TypeRes::Param(_) => {
+                        match self.call_on(&t, "operator()", out) {
+                            Outcome::Unresolved => Outcome::NotACall,
+                            o => o,
+                        }
+                    }
                     // A function pointer, a lambda, or a variable shadowing a function's
                     // name (`float max = max(a, b)`): the caller's callables, else the name.
                     _ => match self.plain(scope, c, out) {
@@ -673,7 +691,7 @@ impl<'f> Index<'f> {
             if !g.template_params.contains(&pt) {
                 continue;
             }
-            if let Some(t) = variable_type(caller, *a, c.span.start) {
+            if let Some(t) = argument_type(caller, *a, c.span.start) {
                 bind(&pt, self.resolve_type(&t, scope));
             }
         }
@@ -742,12 +760,14 @@ impl<'f> Index<'f> {
                 Outcome::Resolved
             };
         }
-        // A class named as a function: a temporary (its constructor and destructor run).
+        // A class named as a function: a temporary (its constructor and destructor run, and
+        // a conversion operator when it converts: `T* p = SharedMemory<T>();`).
         match self.resolve_type(name, scope) {
             TypeRes::Classes(cs) => {
                 for class in cs {
                     self.lifetime(&class, false, 0, out);
                     self.lifetime(&class, true, 0, out);
+                    self.conversions(&class, out);
                 }
                 return Outcome::Resolved;
             }
@@ -798,6 +818,27 @@ impl<'f> Index<'f> {
             Outcome::Resolved
         }
     }
+}
+
+/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a variable
+/// (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
+fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<String> {
+    if let Some(t) = variable_type(f, arg, at) {
+        return Some(t);
+    }
+    let lo = f.calls.partition_point(|c| c.span.start < arg.start);
+    f.calls[lo..]
+        .iter()
+        .take_while(|c| c.span.start == arg.start)
+        .find(|c| c.span.end == arg.end)
+        .and_then(|c| match c.form {
+            CallForm::Construct => c.receiver_type.clone(),
+            CallForm::Plain => Some(match &c.qualifier {
+                Some(q) => format!("{q}::{}", c.callee),
+                None => c.callee.clone(),
+            }),
+            _ => None,
+        })
 }
 
 /// The declared type of the variable that the argument at `arg` of a call at `at` of `f` is
