@@ -248,8 +248,18 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     for (k, v) in outer {
         macros.entry(k.clone()).or_insert(*v);
     }
+    let expandable = defines.iter().any(|d| {
+        d.function_like
+            && matches!(
+                shape_of(src, d, &macros),
+                Shape::Definition { .. } | Shape::Header { .. }
+            )
+    });
     if !builtin && macros.is_empty() {
-        return Plan::default();
+        return Plan {
+            expandable,
+            ..Plan::default()
+        };
     }
     let mut elided = Vec::new();
     let mut pos = Positions::new(src);
@@ -316,13 +326,6 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         });
         i = last + 1;
     }
-    let expandable = defines.iter().any(|d| {
-        d.function_like
-            && matches!(
-                shape_of(src, d, &macros),
-                Shape::Definition { .. } | Shape::Header { .. }
-            )
-    });
     Plan {
         elided,
         expansions: Vec::new(),

@@ -675,7 +675,11 @@ impl<'s> Lowerer<'s> {
             }
             match prev {
                 Some(p) => p.end_byte(),
-                None => parent.map_or(0, |p| p.start_byte()),
+                // The root starts at its first included byte: what the parse skipped before it
+                // is the first definition's.
+                None => parent
+                    .filter(|p| p.parent().is_some())
+                    .map_or(0, |p| p.start_byte()),
             }
         };
         let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());

@@ -780,3 +780,54 @@ pub(crate) fn shape(
         _ => Shape::Other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(src: &str) -> Vec<String> {
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let code: Vec<usize> = (0..toks.len()).collect();
+        let out = scan(
+            src.as_bytes(),
+            &toks,
+            &code,
+            &HashSet::new(),
+            &HashSet::new(),
+            &HashMap::new(),
+        );
+        out.iter()
+            .map(|f| match f {
+                Found::Unknown { name, .. } => format!("unknown {name}"),
+                Found::Pragma { name, .. } => format!("pragma {name}"),
+                Found::Invocation { name, .. } => format!("invocation {name}"),
+                Found::Expansion { name, .. } => format!("expansion {name}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unknown_specifiers() {
+        assert_eq!(
+            found("CUTLASS_DEVICE void f(float* p, int n) {\n}\n"),
+            ["unknown CUTLASS_DEVICE"]
+        );
+        assert_eq!(
+            found("template <class T> DS_D_INLINE T g(T v) { return v; }"),
+            ["unknown DS_D_INLINE"]
+        );
+        assert_eq!(
+            found("struct M { CUTLASS_DEVICE M(int x) {} CUTLASS_DEVICE ~M() {} };"),
+            ["unknown CUTLASS_DEVICE", "unknown CUTLASS_DEVICE"]
+        );
+        assert!(found("Foo f(int x); ns::T g(); const Foo& h() { return x; }").is_empty());
+        assert_eq!(
+            found("void a() {\n  UNROLL_8\n  for (;;) {}\n}"),
+            ["pragma UNROLL_8"]
+        );
+        assert_eq!(
+            found("INSTANTIATE(float)\n__global__ void k() {}"),
+            ["unknown INSTANTIATE"]
+        );
+    }
+}
