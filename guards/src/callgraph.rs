@@ -122,6 +122,8 @@ pub(crate) struct Reach<'f> {
     /// Per function of the analysed file: the indices (in `Function::calls`) of the calls that
     /// nothing visible answers (no function, callable, lambda or macro of the unit, not known).
     unresolved_calls: Vec<Vec<usize>>,
+    /// Per function of the analysed file: the indices of the calls resolved by name.
+    by_name: Vec<Vec<usize>>,
     /// Per node: calls no visible body answers, transitively.
     unresolved: Vec<Vec<String>>,
 }
@@ -163,6 +165,8 @@ struct Calls<'f> {
     values: Vec<(Span, usize)>,
     /// Indices of the calls nothing visible answers.
     unresolved: Vec<usize>,
+    /// Indices of the calls resolved by name (their receiver's or qualifier's type unknown).
+    by_name: Vec<usize>,
 }
 
 /// The specialisations made so far, and those still to resolve.
@@ -300,6 +304,7 @@ impl<'f> Reach<'f> {
             }
             let mut targets = Vec::with_capacity(f.calls.len());
             let mut unresolved = Vec::new();
+            let mut by_name = Vec::new();
             for (ci, c) in f.calls.iter().enumerate() {
                 let (mut ts, outcome) = std::mem::take(&mut outcomes[ci]);
                 let held =
@@ -324,6 +329,9 @@ impl<'f> Reach<'f> {
                 if !resolved && f.kind != FunctionKind::Host {
                     unresolved.push(ci);
                 }
+                if outcome == Outcome::ByName && !ts.is_empty() {
+                    by_name.push(ci);
+                }
                 targets.push(ts.into_boxed_slice());
             }
             Calls {
@@ -331,6 +339,7 @@ impl<'f> Reach<'f> {
                 callables,
                 values,
                 unresolved,
+                by_name,
             }
         };
 
@@ -345,6 +354,7 @@ impl<'f> Reach<'f> {
         let mut values_main = Vec::new();
         let mut uses_main = Vec::new();
         let mut unresolved_calls_main = Vec::new();
+        let mut by_name_main = Vec::new();
         let n_main = main.functions.len();
         // Per function node: the macro nodes its body uses.
         let mut fn_macros: Vec<Vec<usize>> = Vec::with_capacity(nf);
@@ -421,6 +431,7 @@ impl<'f> Reach<'f> {
                 values_main.push(calls.values);
                 uses_main.push(uses);
                 unresolved_calls_main.push(calls.unresolved);
+                by_name_main.push(calls.by_name);
             }
         }
         // Specialisations: the generic function's body under the binding (macro uses are the
@@ -550,6 +561,7 @@ impl<'f> Reach<'f> {
             values: values_main,
             uses: uses_main,
             unresolved_calls: unresolved_calls_main,
+            by_name: by_name_main,
             unresolved,
         }
     }
@@ -578,6 +590,21 @@ impl<'f> Reach<'f> {
     /// The function nodes a call of function `fi` of the analysed file may reach.
     pub(crate) fn call_targets(&self, fi: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
         self.node_call_targets(fi, c)
+    }
+
+    /// When call `c` of function `fi` of the analysed file was resolved by name (the type of
+    /// its receiver or qualifier is unknown): the qualified names of its candidates, sorted.
+    pub(crate) fn by_name_candidates(&self, fi: usize, c: &Call) -> Option<Vec<&'f str>> {
+        let f = &self.unit.files[0].functions[fi];
+        let ci = call_index(f, c)?;
+        self.by_name[fi].binary_search(&ci).ok()?;
+        let mut names: Vec<&'f str> = self
+            .call_targets(fi, c)
+            .map(|j| self.function(j).qualified_name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
     }
 
     /// The nodes a call of the function of node `n` may reach (for a specialisation, as the
