@@ -513,7 +513,7 @@ fn head(
     while k < cur.code.len() && k - j < MAX_HEAD {
         match cur.tok(k)? {
             Tok::Ident(w) if w == "operator" => {
-                ctor_like = true; // a conversion operator has no return type
+                ctor_like = is_conversion(cur, k); // no return type
                 name_at = Some(k);
                 break;
             }
@@ -567,7 +567,7 @@ fn head(
                         break;
                     }
                     if cur.is(end, "::") && cur.ident(end + 1) == Some("operator") {
-                        ctor_like = true;
+                        ctor_like = is_conversion(cur, end + 1);
                         name_at = Some(end + 1);
                         break;
                     }
@@ -622,6 +622,13 @@ fn head(
         });
     }
     None
+}
+
+/// True when the `operator` at `k` names a conversion operator (`operator T*`, `operator
+/// const T&`), which has no return type, rather than an operator symbol (`operator=`,
+/// `operator()`, `operator new`).
+fn is_conversion(cur: &Cursor<'_>, k: usize) -> bool {
+    matches!(cur.ident(k + 1), Some(w) if !matches!(w, "new" | "delete" | "co_await"))
 }
 
 /// The index just past a qualified name starting at `k` (`a::b<T>::c`), template argument
@@ -821,6 +828,15 @@ mod tests {
             ["unknown CUTLASS_DEVICE", "unknown CUTLASS_DEVICE"]
         );
         assert!(found("Foo f(int x); ns::T g(); const Foo& h() { return x; }").is_empty());
+        assert!(found(
+            "struct S { __host__ __device__ S& operator=(const S& t) { return *this; }\n\
+             __device__ bool operator==(const S& t) const; };"
+        )
+        .is_empty());
+        assert_eq!(
+            found("struct S { CUTLASS_DEVICE operator float*() { return 0; } };"),
+            ["unknown CUTLASS_DEVICE"]
+        );
         assert_eq!(
             found("void a() {\n  UNROLL_8\n  for (;;) {}\n}"),
             ["pragma UNROLL_8"]

@@ -81,6 +81,11 @@ pub(crate) enum TypeRes {
     Param(String),
     /// A type that is no class (`int`, `float4`, an enum).
     NotClass,
+    /// A lambda's closure type, bound to a template parameter by a call that passes a lambda:
+    /// its `operator()` is the lambda's body, which the caller's own reach holds (a lambda
+    /// written in the loop is in the loop; one held by a variable is looked into where it is
+    /// passed).
+    Lambda,
     /// Nothing visible says.
     Unknown,
 }
@@ -577,6 +582,7 @@ impl<'f> Index<'f> {
                 }
             }
             TypeRes::NotClass => Outcome::Unresolved,
+            TypeRes::Lambda => Outcome::Resolved,
             TypeRes::Param(_) | TypeRes::Unknown => self.members_named(name, out),
         }
     }
@@ -626,7 +632,7 @@ impl<'f> Index<'f> {
                 match t {
                     // A variable is never listed as unresolved: its class's `operator()` is
                     // what is called.
-                    TypeRes::Classes(_) | TypeRes::Param(_) => {
+                    TypeRes::Classes(_) | TypeRes::Param(_) | TypeRes::Lambda => {
                         match self.call_on(&t, "operator()", out) {
                             Outcome::Unresolved => Outcome::NotACall,
                             o => o,
@@ -675,7 +681,8 @@ impl<'f> Index<'f> {
         }
         let mut out: Vec<(String, TypeRes)> = Vec::new();
         let mut bind = |p: &str, t: TypeRes| {
-            if matches!(t, TypeRes::Classes(_)) && !out.iter().any(|(q, _)| q == p) {
+            let bindable = matches!(t, TypeRes::Classes(_) | TypeRes::Lambda);
+            if bindable && !out.iter().any(|(q, _)| q == p) {
                 out.push((p.to_string(), t));
             }
         };
@@ -691,8 +698,10 @@ impl<'f> Index<'f> {
             if !g.template_params.contains(&pt) {
                 continue;
             }
-            if let Some(t) = argument_type(caller, *a, c.span.start) {
-                bind(&pt, self.resolve_type(&t, scope));
+            match argument_type(caller, *a, c.span.start) {
+                Some(Argument::Type(t)) => bind(&pt, self.resolve_type(&t, scope)),
+                Some(Argument::Lambda) => bind(&pt, TypeRes::Lambda),
+                None => {}
             }
         }
         if !class_params.is_empty() {
@@ -771,7 +780,7 @@ impl<'f> Index<'f> {
                 }
                 return Outcome::Resolved;
             }
-            TypeRes::NotClass | TypeRes::Param(_) => return Outcome::NotACall,
+            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda => return Outcome::NotACall,
             TypeRes::Unknown => {}
         }
         if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
@@ -820,11 +829,34 @@ impl<'f> Index<'f> {
     }
 }
 
-/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a variable
-/// (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
-fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<String> {
+/// What an argument's type is, where the call shows it.
+enum Argument {
+    /// As written (a variable's declared type, a temporary's class).
+    Type(String),
+    /// A lambda, written in the call or held by a variable.
+    Lambda,
+}
+
+/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
+/// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
+fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
+    if f.lambdas.iter().any(|l| *l == arg) {
+        return Some(Argument::Lambda);
+    }
+    let lo = f.idents.partition_point(|u| u.span.start < arg.start);
+    if let Some(u) = f.idents.get(lo).filter(|u| u.span == arg) {
+        let holds_lambda = f
+            .decls
+            .iter()
+            .rfind(|d| d.name == u.name && d.span.start < at)
+            .and_then(|d| d.init)
+            .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)));
+        if holds_lambda {
+            return Some(Argument::Lambda);
+        }
+    }
     if let Some(t) = variable_type(f, arg, at) {
-        return Some(t);
+        return Some(Argument::Type(t));
     }
     let lo = f.calls.partition_point(|c| c.span.start < arg.start);
     f.calls[lo..]
@@ -839,6 +871,7 @@ fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<String>
             }),
             _ => None,
         })
+        .map(Argument::Type)
 }
 
 /// The declared type of the variable that the argument at `arg` of a call at `at` of `f` is

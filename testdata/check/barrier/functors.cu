@@ -48,3 +48,15 @@ __global__ void local_structs(float* a, float* s, int n) {
   for (int i = 0; i < n; ++i) step.advance(i);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) a[i] = step.read(i) + scale(a[i]);  // ~ blockers: none
 }
+
+// A lambda passed to a template binds its parameter to the lambda: the lambda's body counts
+// (written in the loop, or held by a variable and passed), the unit's other functors do not.
+template <class F>
+__device__ void for_each_lane(F f) { f(threadIdx.x); }
+
+__global__ void lambdas_through_templates(float* a, float* s, int n) {
+  auto sync_lane = [&](unsigned) { __syncthreads(); };
+  for (int i = 0; i < n; ++i) for_each_lane([&](unsigned l) { a[l] = 0.f; });  // ~ blockers: none
+  for (int i = 0; i < n; ++i) for_each_lane([&](unsigned l) { __syncthreads(); });  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) for_each_lane(sync_lane);  // ~ blockers: barrier
+}
