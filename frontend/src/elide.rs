@@ -379,7 +379,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
             while skip.peek().is_some_and(|r| r.end <= at) {
                 skip.next();
             }
-            !skip.peek().is_some_and(|r| r.start <= at)
+            skip.peek().is_none_or(|r| r.start > at)
         })
         .collect();
     let found = scan::scan(src, &toks, &code, &defined, &spec, &shapes);

@@ -335,10 +335,12 @@ pub(crate) fn scan(
                 }
             }
             Some(Tok::Punct(";")) if top == 0 => at_start = true,
-            Some(Tok::Punct(":")) if top == 0 => {
-                if i > 0 && matches!(cur.ident(i - 1), Some("public" | "private" | "protected")) {
-                    at_start = true;
-                }
+            Some(Tok::Punct(":"))
+                if top == 0
+                    && i > 0
+                    && matches!(cur.ident(i - 1), Some("public" | "private" | "protected")) =>
+            {
+                at_start = true;
             }
             Some(Tok::Punct("{")) => {
                 let in_block = matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block));

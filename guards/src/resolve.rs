@@ -353,7 +353,7 @@ impl<'f> Index<'f> {
         if base.is_empty() {
             return TypeRes::Unknown;
         }
-        if !base.contains("::") && scope.params.iter().any(|p| *p == base) {
+        if !base.contains("::") && scope.params.contains(&base) {
             if let Some((_, t)) = scope.bound.iter().find(|(p, _)| *p == base) {
                 return t.clone();
             }
@@ -840,7 +840,7 @@ enum Argument {
 /// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
 /// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
 fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
-    if f.lambdas.iter().any(|l| *l == arg) {
+    if f.lambdas.contains(&arg) {
         return Some(Argument::Lambda);
     }
     let lo = f.idents.partition_point(|u| u.span.start < arg.start);
