@@ -190,7 +190,7 @@ impl Plan {
 }
 
 /// Row/column of increasing byte offsets, computed in one forward pass.
-struct Positions<'s> {
+pub(crate) struct Positions<'s> {
     src: &'s [u8],
     at: usize,
     row: usize,
@@ -198,7 +198,7 @@ struct Positions<'s> {
 }
 
 impl<'s> Positions<'s> {
-    fn new(src: &'s [u8]) -> Self {
+    pub(crate) fn new(src: &'s [u8]) -> Self {
         Positions {
             src,
             at: 0,
@@ -207,7 +207,7 @@ impl<'s> Positions<'s> {
         }
     }
 
-    fn point(&mut self, offset: usize) -> tree_sitter::Point {
+    pub(crate) fn point(&mut self, offset: usize) -> tree_sitter::Point {
         let offset = offset.min(self.src.len());
         if offset < self.at {
             // Not increasing: start over (never happens with sorted ranges).

@@ -75,7 +75,7 @@ fn parse_range(
     e: &Expansion,
     main: &SourceFile,
 ) -> Option<(SourceFile, Vec<IdParts>)> {
-    let mut ranges = vec![e.body.clone()];
+    let mut ranges = without_pastes(src, e.body.clone());
     if let Some(b) = &e.block {
         if b.start < e.body.end {
             return None; // a block before its macro's definition: not C++
@@ -103,6 +103,76 @@ fn parse_range(
     )
 }
 
+/// `r` without the token pastes it holds (`##suffix`): the parse sees `name` of
+/// `name##_kernel(...)`, which [`instantiate`] pastes back.
+fn without_pastes(src: &[u8], r: std::ops::Range<usize>) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = r.start;
+    let body = &src[r.clone()];
+    let mut i = 0;
+    while let Some(k) = memchr::memmem::find(&body[i..], b"##") {
+        let at = i + k;
+        let mut end = at + 2;
+        while end < body.len() && matches!(body[end], b' ' | b'\t') {
+            end += 1;
+        }
+        while end < body.len() && (body[end].is_ascii_alphanumeric() || body[end] == b'_') {
+            end += 1;
+        }
+        if r.start + at > start {
+            out.push(start..r.start + at);
+        }
+        start = r.start + end;
+        i = end;
+    }
+    if start < r.end {
+        out.push(start..r.end);
+    }
+    out
+}
+
+/// The name written at `leaf` in a replacement list, with its parameters replaced by `e`'s
+/// arguments and the pastes that follow it (`name##_kernel_v1`) made.
+fn pasted_name(src: &[u8], e: &Expansion, leaf: &str, end: usize) -> String {
+    let arg = |w: &str| -> String {
+        match e.params.iter().position(|p| p == w) {
+            Some(k) => e
+                .args
+                .get(k)
+                .and_then(|r| src.get(r.clone()))
+                .map_or(String::new(), |b| {
+                    join_tokens(tokens(&String::from_utf8_lossy(b)))
+                }),
+            None => w.to_string(),
+        }
+    };
+    let mut name = arg(leaf);
+    let mut i = end;
+    loop {
+        let mut j = i;
+        while j < src.len() && matches!(src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        if !src[j..].starts_with(b"##") {
+            break;
+        }
+        j += 2;
+        while j < src.len() && matches!(src[j], b' ' | b'\t') {
+            j += 1;
+        }
+        let s = j;
+        while j < src.len() && (src[j].is_ascii_alphanumeric() || src[j] == b'_') {
+            j += 1;
+        }
+        if s == j {
+            break;
+        }
+        name.push_str(&arg(&String::from_utf8_lossy(&src[s..j])));
+        i = j;
+    }
+    name
+}
+
 /// Function `f` (of `e`'s replacement list) as invocation `e` defines it.
 fn instantiate(src: &[u8], e: &Expansion, f: &Function, parts: &IdParts) -> (Function, IdParts) {
     let arg = |name: &str| -> Option<(String, Span)> {
@@ -124,10 +194,14 @@ fn instantiate(src: &[u8], e: &Expansion, f: &Function, parts: &IdParts) -> (Fun
     };
     let mut g = f.clone();
     let mut with_args = parts.with_args.clone();
+    let pasted = pasted_name(src, e, &f.name, f.name_span.end);
     if let Some((name, span)) = arg(&f.name) {
-        g.name = name.clone();
         g.name_span = span;
-        with_args = name;
+        g.name = name;
+    }
+    if pasted != f.name {
+        g.name = pasted.clone();
+        with_args = pasted;
     }
     let mut q: Vec<&str> = e.namespaces.iter().map(|s| s.as_str()).collect();
     q.push(&with_args);

@@ -115,6 +115,62 @@ fn parse_planned(
     }
 }
 
+/// `source` parsed with `more`'s ranges skipped, incrementally from `old` (its parse with
+/// `base`'s, a subset of them): the ranges only `more` skips are blanked (newlines kept, so
+/// every position stays the original's) and edited into `old`, so that tree-sitter reparses
+/// only around them. A full parse with `more`'s ranges when `more` drops one of `base`'s.
+fn parse_extended(
+    parser: &mut tree_sitter::Parser,
+    source: &[u8],
+    base: &elide::Plan,
+    old: &tree_sitter::Tree,
+    more: elide::Plan,
+) -> (Option<tree_sitter::Tree>, elide::Plan) {
+    let key = |e: &elide::Elided| (e.span.start, e.span.end);
+    let base_keys: std::collections::HashSet<(usize, usize)> =
+        base.elided.iter().map(key).collect();
+    let more_keys: std::collections::HashSet<(usize, usize)> =
+        more.elided.iter().map(key).collect();
+    if !base_keys.is_subset(&more_keys) {
+        return parse_planned(parser, source, more);
+    }
+    let mut text = source.to_vec();
+    let mut tree = old.clone();
+    let mut pos = elide::Positions::new(source);
+    for e in more.elided.iter().filter(|e| !base_keys.contains(&key(e))) {
+        let (a, b) = (e.span.start.min(text.len()), e.span.end.min(text.len()));
+        for byte in &mut text[a..b] {
+            if !matches!(*byte, b'\n' | b'\r') {
+                *byte = b' ';
+            }
+        }
+        let (p0, p1) = (pos.point(a), pos.point(b));
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: a,
+            old_end_byte: b,
+            new_end_byte: b,
+            start_position: p0,
+            old_end_position: p1,
+            new_end_position: p1,
+        });
+    }
+    let ranges = base.included_ranges(source);
+    if ranges.is_empty() {
+        return (parser.parse(&text, Some(&tree)), more);
+    }
+    let set = parser.set_included_ranges(&ranges).is_ok();
+    let parsed = if set {
+        parser.parse(&text, Some(&tree))
+    } else {
+        None
+    };
+    let _ = parser.set_included_ranges(&[]);
+    match parsed {
+        Some(t) => (Some(t), more),
+        None => parse_planned(parser, source, more),
+    }
+}
+
 /// True when `with` finds at least the kernels, functions and loops of `plain`.
 fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
     let count = |f: &SourceFile| {
@@ -161,7 +217,7 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
                 if more.elided.len() == plan.elided.len() && more.expansions.is_empty() {
                     return file;
                 }
-                let (tree2, more) = parse_planned(&mut tp.parser, source, more);
+                let (tree2, more) = parse_extended(&mut tp.parser, source, &plan, &tree, more);
                 let Some(tree2) = tree2 else { return file };
                 let expansions = !more.expansions.is_empty();
                 let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());

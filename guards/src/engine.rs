@@ -67,7 +67,8 @@ pub struct LoopVerdict {
     pub evidence: Vec<Evidence>,
     /// Calls in the loop (directly, or through the functions and macros of the unit it calls)
     /// to functions whose body nothing visible holds, as written (`ext_helper`, `ns::f`,
-    /// `obj.m`), sorted, at most 16: what the verdict could not look into.
+    /// `obj.m`), sorted, at most 16: what the verdict could not look into (callees only: no
+    /// cast, type or variable).
     pub unresolved: Vec<String>,
 }
 

@@ -42,3 +42,16 @@ UNKNOWN_REGISTRATION(after_instantiate, 256)
 __global__ void after_unknown_call(float* p, int n) {
   for (int i = 0; i < n; ++i) p[i] = 2.f;  // ~ blockers: none
 }
+
+// Token pastes in the name: one kernel per invocation and suffix.
+#define PASTED_KERNELS(op)                                   \
+  __global__ void op##_sync_kernel(float* p, int n) {        \
+    for (int i = 0; i < n; ++i) { p[i] = 0.f; __syncthreads(); } \
+  }                                                          \
+  __global__ void op##_plain_kernel(float* p, int n) {       \
+    for (int i = 0; i < n; ++i) p[i] = 1.f;                  \
+  }
+// ~^^^^^ blockers: barrier
+// ~^^^ blockers: none
+PASTED_KERNELS(add)
+PASTED_KERNELS(mul)
