@@ -127,6 +127,35 @@ pub(crate) struct Plan {
     /// True when the file defines a function-like macro that defines a function (then
     /// [`extend`] is worth running even when the parse has no error).
     pub(crate) expandable: bool,
+    /// The file's tokens as [`plan`] read them, for [`extend`] (not read twice).
+    lexed: Option<Box<Lexed>>,
+}
+
+/// A file's tokens, its `#define`s, the indexes of the tokens outside directives, and the
+/// specifier macros known (the file's and the outer ones).
+#[derive(Debug)]
+struct Lexed {
+    toks: Vec<Token>,
+    defines: Vec<Define>,
+    code: Vec<usize>,
+    macros: HashMap<String, SpecifierMacro>,
+}
+
+impl Lexed {
+    fn new(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Lexed {
+        let toks = lex::tokenize(src, 0..src.len());
+        let (defines, code) = split_directives(src, &toks);
+        let mut macros = specifier_macros_of(&defines);
+        for (k, v) in outer {
+            macros.entry(k.clone()).or_insert(*v);
+        }
+        Lexed {
+            toks,
+            defines,
+            code,
+            macros,
+        }
+    }
 }
 
 impl Plan {
@@ -136,6 +165,7 @@ impl Plan {
             elided: self.elided.clone(),
             expansions: Vec::new(),
             expandable: self.expandable,
+            lexed: None,
         }
     }
 
@@ -226,6 +256,7 @@ impl<'s> Positions<'s> {
 }
 
 /// A `#define`: its name, whether it takes parameters (and which) and its replacement tokens.
+#[derive(Debug)]
 struct Define {
     name: String,
     function_like: bool,
@@ -242,12 +273,13 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     if !builtin && outer.is_empty() && !may_define(src) {
         return Plan::default();
     }
-    let toks = lex::tokenize(src, 0..src.len());
-    let (defines, code) = split_directives(src, &toks);
-    let mut macros = specifier_macros_of(&defines);
-    for (k, v) in outer {
-        macros.entry(k.clone()).or_insert(*v);
-    }
+    let lexed = Lexed::new(src, outer);
+    let Lexed {
+        toks,
+        defines,
+        code,
+        macros,
+    } = &lexed;
     let expandable = defines.iter().any(|d| {
         d.function_like
             && matches!(
@@ -258,6 +290,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     if !builtin && macros.is_empty() {
         return Plan {
             expandable,
+            lexed: Some(Box::new(lexed)),
             ..Plan::default()
         };
     }
@@ -330,6 +363,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         elided,
         expansions: Vec::new(),
         expandable,
+        lexed: Some(Box::new(lexed)),
     }
 }
 
@@ -349,12 +383,20 @@ fn shape_of(src: &[u8], d: &Define, macros: &HashMap<String, SpecifierMacro>) ->
 /// the invocations of the file's function-defining macros. A range that overlaps one of
 /// `base` is left out.
 pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: &Plan) -> Plan {
-    let toks = lex::tokenize(src, 0..src.len());
-    let (defines, code) = split_directives(src, &toks);
-    let mut macros = specifier_macros_of(&defines);
-    for (k, v) in outer {
-        macros.entry(k.clone()).or_insert(*v);
-    }
+    let fresh;
+    let lexed = match &base.lexed {
+        Some(l) => l.as_ref(),
+        None => {
+            fresh = Lexed::new(src, outer);
+            &fresh
+        }
+    };
+    let Lexed {
+        toks,
+        defines,
+        code,
+        macros,
+    } = lexed;
     let defined: HashSet<&str> = defines
         .iter()
         .map(|d| d.name.as_str())
@@ -363,7 +405,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
     let spec: HashSet<&str> = macros.keys().map(|k| k.as_str()).collect();
     // The last definition of a name wins.
     let mut shapes: HashMap<&str, Shape> = HashMap::new();
-    for d in &defines {
+    for d in defines {
         shapes.insert(d.name.as_str(), shape_of(src, d, &macros));
     }
     // Tokens inside ranges `base` already elides are not looked at again.
@@ -373,7 +415,8 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
         .map(|e| e.span.start..e.span.end)
         .peekable();
     let code: Vec<usize> = code
-        .into_iter()
+        .iter()
+        .copied()
         .filter(|&j| {
             let at = toks[j].range.start;
             while skip.peek().is_some_and(|r| r.end <= at) {
@@ -382,7 +425,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
             skip.peek().is_none_or(|r| r.start > at)
         })
         .collect();
-    let found = scan::scan(src, &toks, &code, &defined, &spec, &shapes);
+    let found = scan::scan(src, toks, &code, &defined, &spec, &shapes);
     let mut pos = Positions::new(src);
     let mut extra: Vec<Elided> = Vec::new();
     let mut expansions = Vec::new();
@@ -454,6 +497,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
         elided: kept,
         expansions,
         expandable: base.expandable,
+        lexed: None,
     }
 }
 

@@ -17,6 +17,9 @@ const MAX_DEPTH: usize = 8;
 /// a qualified name in the index.
 pub(crate) fn norm(q: &str) -> String {
     let q = q.trim().trim_start_matches("::");
+    if !q.contains(['<', '(', ' ']) && !q.contains("::::") {
+        return q.to_string();
+    }
     let stripped = strip_args(q);
     stripped
         .split("::")
@@ -313,6 +316,10 @@ impl<'f> Index<'f> {
     /// The qualified names a (possibly qualified) type name denotes from `scope`: the first
     /// enclosing scope where it is defined, else every type whose qualified name ends with it.
     fn lookup_type(&self, name: &str, scope: &Scope) -> Vec<String> {
+        let leaf = name.rsplit("::").next().unwrap_or(name);
+        if !self.type_by_name.contains_key(leaf) {
+            return Vec::new(); // no type of the unit has that name
+        }
         for s in &scope.scopes {
             let key = if s.is_empty() {
                 name.to_string()
@@ -323,7 +330,6 @@ impl<'f> Index<'f> {
                 return vec![key];
             }
         }
-        let leaf = name.rsplit("::").next().unwrap_or(name);
         let suffix = format!("::{name}");
         let mut out: Vec<String> = self
             .type_by_name
@@ -346,10 +352,21 @@ impl<'f> Index<'f> {
         if depth > MAX_DEPTH {
             return TypeRes::Unknown;
         }
-        let Some(t) = frontend::types::normal_type(text) else {
-            return TypeRes::Unknown;
+        let simple = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+        let base = if simple {
+            if matches!(text, "auto" | "decltype") {
+                return TypeRes::Unknown;
+            }
+            norm(text)
+        } else {
+            let Some(t) = frontend::types::normal_type(text) else {
+                return TypeRes::Unknown;
+            };
+            norm(&t)
         };
-        let base = norm(&t);
         if base.is_empty() {
             return TypeRes::Unknown;
         }
@@ -692,6 +709,13 @@ impl<'f> Index<'f> {
             }
         }
         for (p, a) in g.params.iter().zip(&c.arg_spans) {
+            if !g
+                .template_params
+                .iter()
+                .any(|tp| p.type_text.contains(tp.as_str()))
+            {
+                continue;
+            }
             let Some(pt) = frontend::types::normal_type(&p.type_text) else {
                 continue;
             };
@@ -771,7 +795,15 @@ impl<'f> Index<'f> {
         }
         // A class named as a function: a temporary (its constructor and destructor run, and
         // a conversion operator when it converts: `T* p = SharedMemory<T>();`).
-        match self.resolve_type(name, scope) {
+        let as_type =
+            if self.type_by_name.contains_key(name) || scope.params.iter().any(|p| p == name) {
+                self.resolve_type(name, scope)
+            } else if is_builtin_type(name) {
+                TypeRes::NotClass
+            } else {
+                TypeRes::Unknown
+            };
+        match as_type {
             TypeRes::Classes(cs) => {
                 for class in cs {
                     self.lifetime(&class, false, 0, out);
