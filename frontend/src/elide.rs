@@ -11,8 +11,8 @@
 //! attributes are elided: such a macro holds no call, no barrier and no control flow, so nothing
 //! a rule reads is lost. Everything here works on bytes (the lexer), never on the syntax tree.
 //!
-//! When that parse still has errors, or the file defines a function-like macro that defines a
-//! `__global__`/`__device__` function, [`extend`] elides more (see `scan`): identifiers defined
+//! Before the parse, [`extend`] also finds from the tokens what the grammar would read as a
+//! syntax error without the preprocessor, and elides it (see `scan`): identifiers defined
 //! nowhere in the file in declaration-specifier position before a function declarator (unknown
 //! specifier macros: `CUTLASS_DEVICE void f()`; the function is lowered as `__device__` and
 //! carries them as `Function::unseen_specifiers`), macro calls at file scope written without
@@ -124,9 +124,6 @@ pub(crate) struct Plan {
     pub(crate) elided: Vec<Elided>,
     /// The invocations of function-defining macros (elided as [`Role::Invocation`]).
     pub(crate) expansions: Vec<Expansion>,
-    /// True when the file defines a function-like macro that defines a function (then
-    /// [`extend`] is worth running even when the parse has no error).
-    pub(crate) expandable: bool,
     /// The file's tokens as [`plan`] read them, for [`extend`] (not read twice).
     lexed: Option<Box<Lexed>>,
 }
@@ -164,7 +161,6 @@ impl Plan {
         Plan {
             elided: self.elided.clone(),
             expansions: Vec::new(),
-            expandable: self.expandable,
             lexed: None,
         }
     }
@@ -275,21 +271,10 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     }
     let lexed = Lexed::new(src, outer);
     let Lexed {
-        toks,
-        defines,
-        code,
-        macros,
+        toks, code, macros, ..
     } = &lexed;
-    let expandable = defines.iter().any(|d| {
-        d.function_like
-            && matches!(
-                shape_of(src, d, &macros),
-                Shape::Definition { .. } | Shape::Header { .. }
-            )
-    });
     if !builtin && macros.is_empty() {
         return Plan {
-            expandable,
             lexed: Some(Box::new(lexed)),
             ..Plan::default()
         };
@@ -362,7 +347,6 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     Plan {
         elided,
         expansions: Vec::new(),
-        expandable,
         lexed: Some(Box::new(lexed)),
     }
 }
@@ -496,7 +480,6 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
     Plan {
         elided: kept,
         expansions,
-        expandable: base.expandable,
         lexed: None,
     }
 }

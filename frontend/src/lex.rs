@@ -215,9 +215,11 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
             );
             continue;
         }
+        // Longest match first (the table's order); the first byte is compared before the
+        // rest, so most punctuators cost one byte comparison each.
         if let Some(p) = PUNCTS
             .iter()
-            .find(|p| src[i..end].starts_with(p.as_bytes()))
+            .find(|p| p.as_bytes()[0] == b && src[i..end].starts_with(p.as_bytes()))
         {
             i += p.len();
             out.token(|| Tok::Punct(p), start..i);

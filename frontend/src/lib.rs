@@ -115,77 +115,6 @@ fn parse_planned(
     }
 }
 
-/// `source` parsed with `more`'s ranges skipped, incrementally from `old` (its parse with
-/// `base`'s, a subset of them): the ranges only `more` skips are blanked (newlines kept, so
-/// every position stays the original's) and edited into `old`, so that tree-sitter reparses
-/// only around them. A full parse with `more`'s ranges when `more` drops one of `base`'s.
-fn parse_extended(
-    parser: &mut tree_sitter::Parser,
-    source: &[u8],
-    base: &elide::Plan,
-    old: &tree_sitter::Tree,
-    more: elide::Plan,
-) -> (Option<tree_sitter::Tree>, elide::Plan) {
-    let key = |e: &elide::Elided| (e.span.start, e.span.end);
-    let base_keys: std::collections::HashSet<(usize, usize)> =
-        base.elided.iter().map(key).collect();
-    let more_keys: std::collections::HashSet<(usize, usize)> =
-        more.elided.iter().map(key).collect();
-    if !base_keys.is_subset(&more_keys) {
-        return parse_planned(parser, source, more);
-    }
-    let mut text = source.to_vec();
-    let mut tree = old.clone();
-    let mut pos = elide::Positions::new(source);
-    for e in more.elided.iter().filter(|e| !base_keys.contains(&key(e))) {
-        let (a, b) = (e.span.start.min(text.len()), e.span.end.min(text.len()));
-        for byte in &mut text[a..b] {
-            if !matches!(*byte, b'\n' | b'\r') {
-                *byte = b' ';
-            }
-        }
-        let (p0, p1) = (pos.point(a), pos.point(b));
-        tree.edit(&tree_sitter::InputEdit {
-            start_byte: a,
-            old_end_byte: b,
-            new_end_byte: b,
-            start_position: p0,
-            old_end_position: p1,
-            new_end_position: p1,
-        });
-    }
-    let ranges = base.included_ranges(source);
-    if ranges.is_empty() {
-        return (parser.parse(&text, Some(&tree)), more);
-    }
-    let set = parser.set_included_ranges(&ranges).is_ok();
-    let parsed = if set {
-        parser.parse(&text, Some(&tree))
-    } else {
-        None
-    };
-    let _ = parser.set_included_ranges(&[]);
-    match parsed {
-        Some(t) => (Some(t), more),
-        None => parse_planned(parser, source, more),
-    }
-}
-
-/// True when `with` finds at least the kernels, functions and loops of `plain`.
-fn finds_no_less(plain: &SourceFile, with: &SourceFile) -> bool {
-    let count = |f: &SourceFile| {
-        let kernels = f
-            .functions
-            .iter()
-            .filter(|x| x.kind == FunctionKind::Kernel)
-            .count();
-        let loops: usize = f.functions.iter().map(|x| x.loops.len()).sum();
-        (kernels, f.functions.len(), loops)
-    };
-    let (a, b) = (count(plain), count(with));
-    b.0 >= a.0 && b.1 >= a.1 && b.2 >= a.2
-}
-
 /// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
@@ -203,61 +132,58 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             }
         });
         let plan = elide::plan(source, outer);
-        let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
-        match tree {
-            Some(tree) => {
-                let extend = tree.root_node().has_error() || plan.expandable;
-                let file = lower::Lowerer::new(source, &tp.kinds, plan.clone_ranges()).run(&tree);
-                if !extend {
-                    return file;
-                }
-                // What the grammar could not read may be unknown macros (see `elide::extend`):
-                // parsed again with them skipped, kept when it finds no less.
-                let more = elide::extend(source, outer, &plan);
-                if more.elided.len() == plan.elided.len() && more.expansions.is_empty() {
-                    return file;
-                }
-                let (tree2, more) = parse_extended(&mut tp.parser, source, &plan, &tree, more);
-                let Some(tree2) = tree2 else { return file };
-                let expansions = !more.expansions.is_empty();
-                let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());
-                let (mut with, mut parts) = lowerer.run_parts(&tree2);
-                if expansions {
-                    let extra = expand::expand(source, &mut tp.parser, &tp.kinds, &more, &with);
-                    with.parse_errors.extend(extra.parse_errors);
-                    with.parse_errors.sort_by_key(|e| e.span.start);
-                    with.inert.extend(extra.inert);
-                    with.inert.sort_by_key(|s| (s.start, s.end));
-                    with.inert.dedup_by_key(|s| s.start);
-                    let mut all: Vec<(Function, identity::IdParts)> =
-                        with.functions.drain(..).zip(parts).collect();
-                    all.extend(extra.functions);
-                    all.sort_by_key(|(f, _)| {
-                        (
-                            f.span.start,
-                            f.expansion.as_ref().map_or(0, |e| e.invocation.start),
-                        )
-                    });
-                    (with.functions, parts) = all.into_iter().unzip();
-                }
-                identity::assign_ids(&mut with.functions, &parts);
-                if finds_no_less(&file, &with) {
-                    with
-                } else {
-                    file
-                }
-            }
-            None => {
-                // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
-                tp.parser.reset();
-                SourceFile {
-                    parse_errors: vec![ParseError {
-                        span: Span::default(),
-                        message: "parser gave no tree".into(),
-                    }],
-                    ..Default::default()
-                }
-            }
+        // What the grammar cannot read without the preprocessor (unknown specifier macros,
+        // pragma macros, macro calls without `;`, function-defining macros; see
+        // `elide::extend`), found from the tokens before the one parse. Each of those is a
+        // syntax error for the grammar where it is found (the file would not parse as C++
+        // without its macros), so skipping it loses no code the grammar could read.
+        let more = elide::extend(source, outer, &plan);
+        let extended = more.elided.len() > plan.elided.len() || !more.expansions.is_empty();
+        if !extended {
+            let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
+            return match tree {
+                Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
+                None => no_tree(&mut tp.parser),
+            };
         }
+        let (tree, more) = parse_planned(&mut tp.parser, source, more);
+        let Some(tree) = tree else {
+            return no_tree(&mut tp.parser);
+        };
+        let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());
+        let (mut with, mut parts) = lowerer.run_parts(&tree);
+        if !more.expansions.is_empty() {
+            let extra = expand::expand(source, &mut tp.parser, &tp.kinds, &more, &with);
+            with.parse_errors.extend(extra.parse_errors);
+            with.parse_errors.sort_by_key(|e| e.span.start);
+            with.inert.extend(extra.inert);
+            with.inert.sort_by_key(|s| (s.start, s.end));
+            with.inert.dedup_by_key(|s| s.start);
+            let mut all: Vec<(Function, identity::IdParts)> =
+                with.functions.drain(..).zip(parts).collect();
+            all.extend(extra.functions);
+            all.sort_by_key(|(f, _)| {
+                (
+                    f.span.start,
+                    f.expansion.as_ref().map_or(0, |e| e.invocation.start),
+                )
+            });
+            (with.functions, parts) = all.into_iter().unzip();
+        }
+        identity::assign_ids(&mut with.functions, &parts);
+        with
     })
+}
+
+/// The file a parse that gave no tree lowers to (cancellation or a time-out, which are never
+/// set: the promise that parsing never fails is kept anyway).
+fn no_tree(parser: &mut tree_sitter::Parser) -> SourceFile {
+    parser.reset();
+    SourceFile {
+        parse_errors: vec![ParseError {
+            span: Span::default(),
+            message: "parser gave no tree".into(),
+        }],
+        ..Default::default()
+    }
 }

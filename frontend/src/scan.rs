@@ -594,6 +594,11 @@ fn head(
         }
     }
     let name_at = name_at?;
+    if cur.is(name_at + 1, "(") {
+        if let Some(close) = cur.closing(name_at + 1) {
+            parameter_unknowns(cur, name_at + 1, close, defined, spec, out);
+        }
+    }
     if let ScopeKind::Class(c) = scope {
         ctor_like |= !c.is_empty() && cur.ident(name_at) == Some(c.as_str());
     }
@@ -631,6 +636,93 @@ fn head(
 /// `operator()`, `operator new`).
 fn is_conversion(cur: &Cursor<'_>, k: usize) -> bool {
     matches!(cur.ident(k + 1), Some(w) if !matches!(w, "new" | "delete" | "co_await"))
+}
+
+/// Unknown qualifier macros in the parameters between `open` and `close` (`real* RESTRICT
+/// a`, `MY_CONST float b`): in a parameter whose last word is its name, a plain word of its
+/// type beyond the type itself (the first plain word when no type keyword is written).
+fn parameter_unknowns(
+    cur: &Cursor<'_>,
+    open: usize,
+    close: usize,
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    out: &mut Vec<Found>,
+) {
+    let mut k = open + 1;
+    while k < close {
+        // One parameter: up to the next top-level `,` or the `)`.
+        let mut end = k;
+        let mut depth = 0usize;
+        while end < close {
+            match cur.tok(end) {
+                Some(Tok::Punct("(" | "[" | "<" | "{")) => depth += 1,
+                Some(Tok::Punct(")" | "]" | ">" | "}")) => depth = depth.saturating_sub(1),
+                Some(Tok::Punct(",")) if depth == 0 => break,
+                Some(Tok::Punct("=")) if depth == 0 => break, // a default value follows
+                _ => {}
+            }
+            end += 1;
+        }
+        let mut words = Vec::new();
+        let mut typed = false;
+        let mut plain = true;
+        let mut j = k;
+        while j < end {
+            match cur.tok(j) {
+                Some(Tok::Ident(w)) if cur.is(j + 1, "::") || cur.is(j + 1, "<") => {
+                    typed = true;
+                    j = qualified_end(cur, j);
+                    continue;
+                }
+                Some(Tok::Ident(w)) => {
+                    let w = w.as_str();
+                    if matches!(w, "struct" | "class" | "union" | "enum" | "typename") {
+                        // The name after it is the type.
+                        typed = true;
+                        j = qualified_end(cur, j + 1);
+                        continue;
+                    } else if PRIMITIVES.contains(&w) {
+                        typed = true;
+                    } else if !SPECIFIERS.contains(&w) && !spec.contains(w) {
+                        words.push(j);
+                    }
+                }
+                Some(Tok::Punct("*" | "&" | "&&")) => {}
+                _ => plain = false, // arrays, function pointers, packs: left alone
+            }
+            j += 1;
+        }
+        // The last word is the parameter's name; before it, the type (unless a keyword or a
+        // qualified name typed it) and then the unknown qualifiers.
+        if plain && words.len() >= 2 {
+            let first = usize::from(!typed);
+            for &w in &words[first..words.len() - 1] {
+                let Some(name) = cur.ident(w) else { continue };
+                if !defined.contains(name) {
+                    out.push(Found::Unknown {
+                        range: cur.range(w),
+                        name: name.to_string(),
+                    });
+                }
+            }
+        }
+        k = end + 1;
+        // Skip a default value.
+        if cur.is(end, "=") {
+            let mut depth = 0usize;
+            while k < close {
+                match cur.tok(k) {
+                    Some(Tok::Punct("(" | "[" | "<" | "{")) => depth += 1,
+                    Some(Tok::Punct(")" | "]" | ">" | "}")) => depth = depth.saturating_sub(1),
+                    Some(Tok::Punct(",")) if depth == 0 => break,
+                    _ => {}
+                }
+                k += 1;
+            }
+            k += 1;
+        }
+    }
 }
 
 /// The index just past a qualified name starting at `k` (`a::b<T>::c`), template argument
@@ -847,5 +939,11 @@ mod tests {
             found("INSTANTIATE(float)\n__global__ void k() {}"),
             ["unknown INSTANTIATE"]
         );
+        assert_eq!(
+            found("__global__ void k(real* RESTRICT a, MY_CONST float b, const int* __restrict__ c, T d, ns::V<int> e) {}"),
+            ["unknown RESTRICT", "unknown MY_CONST"]
+        );
+        assert!(found("void f(Foo, Bar*, unsigned long n, int (*cb)(int)) {}").is_empty());
+        assert!(found("__global__ void k(struct Cx *a, typename T::v b, enum E e) {}").is_empty());
     }
 }
