@@ -187,9 +187,20 @@ for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
     for c in r["candidates"]:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
     shown = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
-    applied = ", ".join(f"{a['loop']} {a['mode']} x{a['factor']}" for a in r.get("applied", []))
+    applied = ", ".join(f"{a['loop']} {a['mode']} " + ("full" if a.get("full") else f"x{a['factor']}") for a in r.get("applied", []))
     b, f = r["baseline"], r["final"]
     print(f"| {os.path.basename(p)[:-10]} | {b['figure']} {b['unit']} | {f['figure']} | {f['speedup']:.3f} | {shown} | {applied} |")
+# Each tune's timing line, as its human report ends (where the wall time went).
+lines = []
+for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
+    try:
+        t = json.load(open(p)).get("timing")
+    except ValueError:
+        continue
+    if t:
+        lines.append(f"{os.path.basename(p)[:-10]}: timing: {t['wall']:.2f} s wall = measure {t['measure']:.2f} + compile {t['compile']:.2f} + prepare {t['prepare']:.2f} + gates {t['gates']:.2f} + waiting {t['waiting']:.2f} + other {t['other']:.2f} (samples' own time {t['work']['samples']:.2f} s, {t['counts']['samples']} samples)")
+if lines:
+    print("\n```\n" + "\n".join(lines) + "\n```")
 EOF
 echo "$runs runs, $failed failed; JSON, log and summary in $out (summary.md)"
 [ "$failed" -eq 0 ]

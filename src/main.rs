@@ -6,7 +6,6 @@
 
 mod cli;
 mod files;
-mod render;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -44,6 +43,9 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// The closed loop: try the safe unrollings of a kernel repository, measure them, keep what is faster.
     Tune(Box<cli::tune::TuneArgs>),
+    /// Language server (LSP over stdin/stdout): check's diagnostics, quick fixes, unroll
+    /// refactors and loop verdicts in an editor.
+    Server(cli::server::ServerArgs),
     /// One lane of `tune --executor slurm`, in a job step: tasks as JSON lines on stdin,
     /// events on stdout.
     #[command(hide = true)]
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         Command::Capture(a) => cli::capture::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Tune(a) => cli::tune::run(*a),
+        Command::Server(a) => cli::server::run(a),
         Command::TuneWorker => cli::tune::worker(),
     };
     match result {

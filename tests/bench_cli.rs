@@ -218,6 +218,52 @@ fn a_carried_cache_serves_a_copy_of_the_tree_on_a_machine_without_a_compiler() {
     assert!(err.contains("--compile-only"), "{err}");
 }
 
+/// A spec whose `flags` are `["-include", "stdlib.h"]` builds on both NVIDIA routes (nvcc, and
+/// clang-19 with the prelude where there is no nvcc) and with hipcc, run from a directory that
+/// holds no `stdlib.h`: the compiler finds its own header (it once failed with `cannot read
+/// stdlib.h`).
+#[test]
+fn a_spec_that_pre_includes_a_system_header_compiles_on_every_route() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("k.cu"),
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* out) { out[threadIdx.x] = EXIT_FAILURE + (int)sizeof(div_t); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("k.toml"),
+        "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = 1\nblock = 4\nflags = [\"-include\", \"stdlib.h\"]\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 4\noutput = \"exact\"\n",
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let nvcc = nvcc();
+    let run = |backend: &str, nvcc: Option<&Path>| {
+        let mut c = Command::new(BIN);
+        c.current_dir(elsewhere.path())
+            .arg("bench")
+            .arg(d.path().join("k.toml"))
+            .args(["--compile-only", "--backend", backend, "--cache-dir"])
+            .arg(cache.path());
+        match nvcc {
+            Some(n) => c.arg("--nvcc").arg(n),
+            // No nvcc anywhere: clang-19 with the prelude.
+            None => c.env_remove("CUDA_HOME").env("PATH", "/usr/bin:/bin"),
+        };
+        c.output().unwrap()
+    };
+    for (backend, nvcc, by) in [
+        ("cuda", Some(nvcc.as_path()), "(compiled by nvcc"),
+        ("cuda", None, "(compiled by clang++-19"),
+        ("hip", None, "gfx"),
+    ] {
+        let o = run(backend, nvcc);
+        assert_eq!(o.status.code(), Some(0), "{backend} {by}: {}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(out.contains(by), "{backend}: {out}");
+    }
+}
+
 /// `--compile-only --source` says when the variant is the baseline's code; `--nvcc` must name
 /// a file.
 #[test]

@@ -152,7 +152,7 @@ fn caps_and_time_limits_are_one_line() {
     std::fs::write(&cfg, "[tune]\nfactors = [2, 0]\n").unwrap();
     assert_eq!(
         tune(&[]),
-        "error: --factors must list factors of at least 1"
+        "error: --factors must list factors of at least 1 (or `full`)"
     );
     std::fs::write(&cfg, "[compile]\ntimeout = 0\n").unwrap();
     assert_eq!(

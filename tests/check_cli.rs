@@ -348,11 +348,12 @@ fn json_format_snapshot_and_contract() {
         (12, "unroll-blocked"),
         (16, "unroll-blocked"),
         (20, "candidate"),
-        (26, "unroll-blocked"),
         (37, "wave-size"),
     ] {
         assert!(lines.contains(&want), "{want:?} not in {lines:?}");
     }
+    // The pragma over the early-exit loop (line 26) is the compiler's business (issue 26).
+    assert!(!lines.contains(&(26, "unroll-blocked")), "{lines:?}");
     insta::assert_snapshot!("json", stdout(&o));
 }
 
@@ -386,7 +387,7 @@ fn sarif_format_is_structurally_valid_2_1_0() {
     ids.dedup();
     assert_eq!(ids.len(), n, "rule ids are unique");
     let results = runs[0]["results"].as_array().unwrap();
-    assert!(results.len() >= 5);
+    assert!(results.len() >= 4);
     for r in results {
         let rule = r["ruleId"].as_str().unwrap();
         assert_eq!(rules[r["ruleIndex"].as_u64().unwrap() as usize]["id"], rule);
@@ -929,7 +930,7 @@ fn human_quiet_statistics_and_loops() {
     let o = run(&["check", "--statistics", "testdata/cli/blocked.cu"]);
     assert_eq!(code(&o), 1);
     let text = stdout(&o);
-    assert!(text.contains("     3  hint     unroll-blocked\n"), "{text}");
+    assert!(text.contains("     2  hint     unroll-blocked\n"), "{text}");
     assert!(text.contains("     1  warning  wave-size\n"), "{text}");
     assert!(
         text.contains("loops by blocker:\n") && text.contains("     1  barrier\n"),

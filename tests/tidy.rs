@@ -90,29 +90,136 @@ fn is_test_code(rel: &str) -> bool {
         || rel.starts_with("testenv/")
 }
 
-/// The lines of a Rust file that are code outside its `#[cfg(test)]` test module (the
+/// The lines of a Rust file that are code outside its `#[cfg(test)]` test modules (the
 /// attribute followed by a `mod` line; a `#[cfg(test)]` on a single item does not end the
-/// code), without line comments (doc comments may name what they forbid).
+/// code), without line comments (doc comments may name what they forbid). A test module ends at
+/// its closing brace (or its `;`): code after it is code too, so an item placed below the tests
+/// is checked like any other.
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let lines: Vec<&str> = text.lines().collect();
-    let test_mod = (0..lines.len()).find(|&i| {
-        lines[i].trim() == "#[cfg(test)]"
-            && lines[i + 1..]
-                .iter()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| {
-                    let l = l.trim_start();
-                    l.starts_with("mod ")
-                        || l.starts_with("pub mod ")
-                        || l.starts_with("pub(crate) mod ")
-                })
-    });
+    let mut skip = vec![false; lines.len()];
+    let mut i = 0;
+    while i < lines.len() {
+        let next = (i + 1..lines.len()).find(|&j| !lines[j].trim().is_empty());
+        let is_mod = |l: &str| {
+            let l = l.trim_start();
+            l.starts_with("mod ") || l.starts_with("pub mod ") || l.starts_with("pub(crate) mod ")
+        };
+        match next.filter(|&j| lines[i].trim() == "#[cfg(test)]" && is_mod(lines[j])) {
+            Some(j) => {
+                let end = module_end(&lines, j);
+                skip[i..=end].iter_mut().for_each(|s| *s = true);
+                i = end + 1;
+            }
+            None => i += 1,
+        }
+    }
     lines
         .into_iter()
         .enumerate()
-        .take(test_mod.unwrap_or(usize::MAX))
+        .filter(move |(i, _)| !skip[*i])
         .filter(|(_, l)| !l.trim_start().starts_with("//"))
         .map(|(i, l)| (i + 1, l))
+}
+
+/// The index of the line that ends the module declared on line `start`: the line of its `;`,
+/// or of the brace that closes its body (braces in strings, raw strings, characters and
+/// comments, over any number of lines, do not count); the last line when it never closes.
+fn module_end(lines: &[&str], start: usize) -> usize {
+    let text = lines[start..].join("\n");
+    let b = text.as_bytes();
+    let (mut depth, mut opened, mut k, mut line) = (0usize, false, 0usize, start);
+    // Advance to `to`, counting the lines passed.
+    let skip_to = |k: &mut usize, line: &mut usize, to: usize| {
+        *line += b[*k..to.min(b.len())]
+            .iter()
+            .filter(|&&c| c == b'\n')
+            .count();
+        *k = to.min(b.len());
+    };
+    while k < b.len() {
+        let rest = &b[k..];
+        let ident_before = k > 0 && (b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_');
+        let to = if rest.starts_with(b"//") {
+            k + rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len())
+        } else if rest.starts_with(b"/*") {
+            // Nested block comments, as Rust has them.
+            let (mut d, mut j) = (0usize, k);
+            while j < b.len() {
+                if b[j..].starts_with(b"/*") {
+                    d += 1;
+                    j += 2;
+                } else if b[j..].starts_with(b"*/") {
+                    d -= 1;
+                    j += 2;
+                    if d == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            j
+        } else if rest[0] == b'"' || (rest.starts_with(b"b\"") && !ident_before) {
+            let mut j = k + rest.iter().position(|&c| c == b'"').unwrap_or(0) + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if !ident_before
+            && (rest.starts_with(b"r#")
+                || rest.starts_with(b"r\"")
+                || rest.starts_with(b"br#")
+                || rest.starts_with(b"br\""))
+        {
+            let open = k + rest
+                .iter()
+                .position(|&c| c == b'#' || c == b'"')
+                .unwrap_or(0);
+            let hashes = b[open..].iter().take_while(|&&c| c == b'#').count();
+            if b.get(open + hashes) != Some(&b'"') {
+                k + 1
+            } else {
+                let close: Vec<u8> = std::iter::once(b'"')
+                    .chain(std::iter::repeat_n(b'#', hashes))
+                    .collect();
+                let body = open + hashes + 1;
+                b[body..]
+                    .windows(close.len())
+                    .position(|w| w == close.as_slice())
+                    .map_or(b.len(), |p| body + p + close.len())
+            }
+        } else if rest[0] == b'\'' {
+            // A character literal ('{', '\'', '\u{7b}'), else a lifetime ('a).
+            let after = &text[k + 1..];
+            match after.chars().next() {
+                Some('\\') => after
+                    .get(2..)
+                    .and_then(|r| r.find('\''))
+                    .map_or(b.len(), |p| k + p + 4),
+                Some(c) if after[c.len_utf8()..].starts_with('\'') => k + c.len_utf8() + 2,
+                _ => k + 1,
+            }
+        } else {
+            match rest[0] {
+                b';' if !opened => return line,
+                b'{' => {
+                    depth += 1;
+                    opened = true;
+                }
+                b'}' => {
+                    depth = depth.saturating_sub(1);
+                    if opened && depth == 0 {
+                        return line;
+                    }
+                }
+                _ => {}
+            }
+            k + 1
+        };
+        skip_to(&mut k, &mut line, to);
+    }
+    lines.len().saturating_sub(1)
 }
 
 fn grep(rule: &'static str, rel: &str, text: &str, pat: &regex::Regex, out: &mut Vec<Violation>) {
@@ -869,6 +976,63 @@ fn planted_module_cycle() {
         ),
     ]);
     assert!(check_cycles(&files, &[]).is_empty());
+}
+
+/// Code below a test module is code: the runner's `device.rs` once called `crate::hip::...`
+/// from a function placed after its `#[cfg(test)] mod tests`, and the cycle went unseen. The
+/// module ends at its closing brace, whatever braces its strings, characters and comments hold.
+#[test]
+fn planted_code_after_the_test_module() {
+    let device = r##"//! x
+pub struct Info;
+#[cfg(test)]
+mod tests {
+    use crate::hip::Dev;
+    const K: &str = "__global__ void k() {
+    }}";
+    const R: &str = r#"{ "}" "#;
+    fn f() -> char { let _ = '}'; let _ = '\''; '{' }
+    /* } */
+    fn g<'a>(x: &'a str) -> &'a str { x }
+}
+
+pub fn gpus() -> String {
+    crate::hip::gfx_name(1)
+}
+"##;
+    let (_d, files) = planted_tree(&[
+        ("Cargo.toml", "[package]\nname = \"runner\"\n"),
+        ("src/lib.rs", "//! x\nmod device;\nmod hip;\n"),
+        ("src/device.rs", device),
+        ("src/hip.rs", "//! x\nuse crate::device::Info;\n"),
+    ]);
+    let shown: Vec<String> = check_cycles(&files, &[])
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    assert_eq!(
+        shown,
+        ["hip-unroll/:0: [module-cycle] modules import each other in a cycle: device, hip"]
+    );
+    // The test module itself is not code: its import alone makes no cycle.
+    let tests_only = device.replace("crate::hip::gfx_name(1)", "String::new()");
+    let (_d, files) = planted_tree(&[
+        ("Cargo.toml", "[package]\nname = \"runner\"\n"),
+        ("src/device.rs", &tests_only),
+        ("src/hip.rs", "//! x\nuse crate::device::Info;\n"),
+    ]);
+    assert!(check_cycles(&files, &[]).is_empty());
+    // The grep rules read it too: a process spawned below the tests is found, one inside them
+    // is not.
+    let spawn = "//! x\n#[cfg(test)]\nmod tests {\n    fn t() { std::process::Command::new(\"a\"); }\n}\nfn f() { std::process::Command::new(\"ls\"); }\n";
+    let found = check_file("guards/src/x.rs", spawn);
+    assert_eq!(
+        found.iter().map(|v| (v.rule, v.line)).collect::<Vec<_>>(),
+        [("spawn", 6)]
+    );
+    // A test module declared by `mod tests;` ends on its line.
+    let decl = "//! x\n#[cfg(test)]\nmod tests;\nfn f() { std::process::Command::new(\"ls\"); }\n";
+    assert_eq!(rules_of("guards/src/x.rs", decl), ["spawn"]);
 }
 
 #[test]

@@ -360,3 +360,137 @@ fn a_header_included_by_many_files_is_parsed_once_per_run() {
         "{out}"
     );
 }
+
+/// `-D NAME[=VALUE]` and `-U NAME` (issue 26) on `check`, `unroll` (without `--verify`) and
+/// `tune`: the guards see the macros as the compiler would, so a barrier behind two command-line
+/// macros blocks the loop, and a constant defined with `-D` is no unseen macro.
+#[test]
+fn command_line_macros_for_check_unroll_and_tune() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("k.cu"),
+        "// k.cu\nDINLINE void step(float* s) { SYNC; }\n__global__ void k(float* a, float* s, int n) {\n  for (int i = 0; i < n; ++i) { a[i] *= 2.f; step(s); }\n  for (int i = 0; i < n; ++i) a[i] += TILE;\n}\n",
+    )
+    .unwrap();
+    let blockers = |o: &Output| -> Vec<Vec<String>> {
+        let v: Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", text(&o.stderr)));
+        v["files"][0]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["name"] == "k")
+            .flat_map(|f| f["loops"].as_array().unwrap().iter())
+            .map(|l| {
+                l["blockers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|b| b.as_str().unwrap().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let defs = ["-DDINLINE=__device__", "-DSYNC=__syncthreads()"];
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json", "--parse-all"];
+        args.extend_from_slice(extra);
+        args.push("k.cu");
+        run_in(d, &args)
+    };
+    let none: Vec<String> = Vec::new();
+    assert_eq!(blockers(&check(&[])), [none.clone(), none.clone()]);
+    assert_eq!(
+        blockers(&check(&defs)),
+        [vec!["barrier".to_string()], none.clone()]
+    );
+    // `-U` takes a `-D` back; the `-D` of `[compile] command` counts too.
+    let mut undone = defs.to_vec();
+    undone.extend(["-U", "SYNC"]);
+    assert_eq!(blockers(&check(&undone)), [none.clone(), none.clone()]);
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[compile]\ncommand = \"false -DDINLINE=__device__ -DSYNC=__syncthreads() {src} -o {out}\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        blockers(&check(&[])),
+        [vec!["barrier".to_string()], none.clone()]
+    );
+    std::fs::remove_file(d.join("hip-unroll.toml")).unwrap();
+    // A malformed name is one line, exit 2.
+    let o = check(&["-D", "9x=1"]);
+    assert_eq!(code(&o), 2);
+    assert!(text(&o.stderr).contains("-D") && text(&o.stderr).contains("9x=1"));
+
+    // unroll: the barrier loop is refused with the macros, `TILE` is no unseen macro with -D.
+    let unroll = |extra: &[&str], lp: &str, mode: &str| {
+        let mut args = vec![
+            "unroll", "k.cu", "--loop", lp, "--factor", "2", "--mode", mode,
+        ];
+        args.extend_from_slice(extra);
+        run_in(d, &args)
+    };
+    assert_eq!(code(&unroll(&[], "k:0", "pragma")), 0);
+    let o = unroll(&defs, "k:0", "pragma");
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("[guard-blocked]"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = unroll(&[], "k:1", "manual");
+    assert_eq!(code(&o), 1);
+    assert!(
+        text(&o.stderr).contains("[unseen-macro]"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = unroll(&["-DTILE=4"], "k:1", "manual");
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+
+    // tune: the barrier loop is blocked and never built; the gates are off (`false`).
+    std::fs::write(
+        d.join("hip-unroll.toml"),
+        "[compile]\ncommand = \"false {src} -o {out}\"\n",
+    )
+    .unwrap();
+    let state = d.join("state");
+    let mut args = vec![
+        "tune",
+        "k.cu",
+        "--build",
+        "true",
+        "--run",
+        "echo cost: 100",
+        "--time-regex",
+        "cost: ([0-9]+)",
+        "--time-unit",
+        "units",
+        "--factors",
+        "2",
+        "--mode",
+        "pragma",
+        "--dry-run",
+        "--state",
+        state.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    args.extend(defs);
+    let o = run_in(d, &args);
+    assert!(code(&o) == 0 || code(&o) == 1, "{}", text(&o.stderr));
+    let v: Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+    let report = v.to_string();
+    assert!(report.contains("blocked by barrier"), "{report}");
+    // White space cannot go through the gates' compile command: one line, exit 2.
+    let o = run_in(d, &["tune", "k.cu", "-D", "DINLINE=__device__ inline"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        text(&o.stderr).contains("white space"),
+        "{}",
+        text(&o.stderr)
+    );
+}

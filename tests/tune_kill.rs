@@ -146,9 +146,9 @@ fn the_reference_run_decides_as_the_figures_say() {
     // Greedy per kernel: each kernel's loop is measured against the original (2000), and the
     // accepted variants of both kernels are combined for the confirmation.
     let want = [
-        "\"fast:0\" \"pragma\" x2 \"rejected\" 1.1111111111111112 superseded: pragma x4 (1.333x) of this loop was faster",
+        "\"fast:0\" \"pragma\" x2 \"rejected\" 1.1111111111111112 superseded: pragma x4 (1.333x) of this loop was significantly faster (speedup ratio 1.200 [1.200, 1.200])",
         "\"fast:0\" \"pragma\" x4 \"accepted\" 1.3333333333333333 ",
-        "\"more:0\" \"pragma\" x2 \"rejected\" 1.0526315789473684 superseded: pragma x4 (1.176x) of this loop was faster",
+        "\"more:0\" \"pragma\" x2 \"rejected\" 1.0526315789473684 superseded: pragma x4 (1.176x) of this loop was significantly faster (speedup ratio 1.118 [1.118, 1.118])",
         "\"more:0\" \"pragma\" x4 \"accepted\" 1.1764705882352942 ",
         "\"flat:0\" \"pragma\" x2 \"rejected\" 1.0 futile: the interval [1.000, 1.000] rules out a 2.0% speedup",
         "\"flat:0\" \"pragma\" x4 \"rejected\" 1.0 futile: the interval [1.000, 1.000] rules out a 2.0% speedup",

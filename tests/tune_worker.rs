@@ -53,7 +53,7 @@ fn init(root: &Path, backend: BackendSpec) -> Init {
             cache_dir: state.join("objects"),
             args: Vec::new(),
             timeout_ms: 60_000,
-            max_occupancy_loss: 0,
+            max_occupancy_loss: None,
         },
         backend,
         device: None,

@@ -20,6 +20,11 @@ fn run(args: &[&str]) -> Output {
         .arg("unroll")
         .args(args)
         .env("NO_COLOR", "1")
+        // `--verify` keeps objects and logs in the compile cache: not the user's.
+        .env(
+            "HIP_UNROLL_CACHE_DIR",
+            std::env::temp_dir().join("hip-unroll-unroll-cli-cache"),
+        )
         .output()
         .expect("run hip-unroll")
 }
@@ -922,4 +927,197 @@ fn manual_unroll_prints_the_ids_that_moved() {
     let o = run(&[f, "--loop", "k:0", "--factor", "2"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(!stderr(&o).contains("loop ids"), "{}", stderr(&o));
+}
+
+/// nvcc, which the CUDA tests need (`$CUDA_HOME/bin` or `PATH`; `.ci/run` exports CUDA_HOME).
+fn nvcc() -> PathBuf {
+    match runner::build::find_nvcc(None, None) {
+        Ok(Some(p)) => p,
+        other => panic!("this test needs nvcc ({other:?}); export CUDA_HOME (.ci/run does)"),
+    }
+}
+
+/// A CUDA-only file (`cuda_runtime.h`, no HIP header): `--verify` compiles it with nvcc
+/// `-cubin`, says so, and compares the cubins' kernel signatures (issue 26).
+#[test]
+fn verify_compiles_a_cuda_only_file_with_nvcc() {
+    let nvcc = nvcc();
+    let (d, p) = temp_kernel(
+        "#include <cuda_runtime.h>\n__global__ void scale(float* a, int n, double s) {\n    for (int i = 0; i < n; ++i) {\n        a[i] = a[i] * s;\n    }\n}\n",
+    );
+    let f = p.to_str().unwrap();
+    let o = Command::new(BIN)
+        .args([
+            "unroll", f, "--loop", "scale:0", "--factor", "4", "--mode", "manual", "--verify",
+        ])
+        .env("CUDA_HOME", nvcc.parent().unwrap().parent().unwrap())
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(code(&o), 0, "{e}");
+    assert!(e.contains("--verify compiles with nvcc for sm_"), "{e}");
+    assert!(
+        e.contains("compared in the cubins; CUDA-only: it includes cuda_runtime.h"),
+        "{e}"
+    );
+    assert!(!e.contains("AMDGPU"), "{e}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("i += 4"));
+    // `--arch sm_75` names the target; the cache holds the cubins.
+    let o = Command::new(BIN)
+        .args([
+            "unroll", f, "--loop", "scale:0", "--factor", "2", "--verify", "--arch", "sm_75",
+        ])
+        .env("CUDA_HOME", nvcc.parent().unwrap().parent().unwrap())
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stderr(&o).contains("nvcc for sm_75,"), "{}", stderr(&o));
+    let cubins = std::fs::read_dir(d.path().join("cache"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "cubin")
+        })
+        .count();
+    assert!(cubins >= 2, "{cubins}");
+}
+
+/// A variant whose kernel signature changes is refused from the cubins' parameter layouts:
+/// a stand-in `nvcc` compiles the variant with `-DWIDE`, which widens a parameter.
+#[test]
+fn verify_finds_a_changed_signature_in_cubins() {
+    let real = nvcc();
+    let (d, p) = temp_kernel(
+        "#include <cuda_runtime.h>\n#ifdef WIDE\ntypedef double T;\n#else\ntypedef float T;\n#endif\nextern \"C\" __global__ void k(float* a, T s, int n) {\n    for (int i = 0; i < n; ++i) {\n        a[i] = a[i] * s;\n    }\n}\n",
+    );
+    let bin = d.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let wrapper = bin.join("nvcc");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && exec {real} --version\nextra=\nfor a in \"$@\"; do case \"$a\" in *.hip-unroll-verify-*) extra=-DWIDE;; esac; done\nexec {real} $extra \"$@\"\n",
+            real = real.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cmd = format!(
+        "{} -cubin -arch={{arch}} {{src}} -o {{out}}",
+        wrapper.display()
+    );
+    let o = Command::new(BIN)
+        .args([
+            "unroll",
+            p.to_str().unwrap(),
+            "--loop",
+            "k:0",
+            "--factor",
+            "2",
+            "--verify",
+            "--compile",
+            &cmd,
+        ])
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(code(&o), 1, "{e}");
+    assert!(e.contains("[signature-changed]"), "{e}");
+    // Unmangled: the same kernel, its second parameter wider (and the third moved).
+    assert!(e.contains("k: argument 1 size `4` -> `8`"), "{e}");
+    assert!(e.contains("k: argument 2 offset `12` -> `16`"), "{e}");
+}
+
+/// A compile error's message points to the whole output, which is still there after the
+/// command ends (issue 26: it named a deleted temporary cache); a variant's error names the
+/// user's file, not the removed temporary one.
+#[test]
+fn a_compile_error_points_to_a_log_that_exists() {
+    let (d, p) = temp_kernel(KERNEL);
+    let cc = d.path().join("fakecc");
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.hip-unroll-verify-*) echo 'error: the variant breaks' >&2; exit 1;; esac; done\necho 'error: always broken' >&2\nexit 1\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cmd = format!("{} {{src}} -o {{out}}", cc.display());
+    let o = Command::new(BIN)
+        .args([
+            "unroll",
+            p.to_str().unwrap(),
+            "--loop",
+            "k:0",
+            "--factor",
+            "2",
+            "--verify",
+            "--compile",
+            &cmd,
+        ])
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    let log = e
+        .split("(full output: ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or_else(|| panic!("no log named: {e}"));
+    let text = std::fs::read_to_string(log).unwrap_or_else(|err| panic!("{log}: {err}"));
+    assert!(text.contains("error: always broken"), "{text}");
+    assert!(
+        log.starts_with(d.path().join("cache").to_str().unwrap()),
+        "{log}"
+    );
+
+    // Only the variant fails (the original goes to the real hipcc): the message names
+    // `k.cu (variant)`.
+    std::fs::write(
+        &cc,
+        "#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in *.hip-unroll-verify-*) echo 'error: the variant breaks' >&2; exit 1;; esac; done\nexec hipcc \"$@\"\n",
+    )
+    .unwrap();
+    let cmd = format!(
+        "{} --offload-arch={{arch}} --genco -O3 {{src}} -o {{out}}",
+        cc.display()
+    );
+    let o = Command::new(BIN)
+        .args([
+            "unroll",
+            p.to_str().unwrap(),
+            "--loop",
+            "k:0",
+            "--factor",
+            "2",
+            "--verify",
+            "--compile",
+            &cmd,
+        ])
+        .env("HIP_UNROLL_CACHE_DIR", d.path().join("cache"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert_eq!(code(&o), 2, "{e}");
+    let first = e
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_default();
+    assert!(first.contains("(variant)"), "{e}");
+    assert!(
+        !first
+            .split("(full output")
+            .next()
+            .unwrap()
+            .contains(".hip-unroll-verify-"),
+        "{e}"
+    );
 }

@@ -413,8 +413,9 @@ impl Compiler {
     /// `{src}` and `{out}` left as they are, the program by its file name (`/opt/cuda/bin/nvcc`
     /// and `nvcc` are one compiler; its identity tells versions apart), the directory of every
     /// `-I`-like option left out (the headers found there are hashed by content and by the name
-    /// they are included by) and the file of every `-include`-like option by its file name (its
-    /// bytes are hashed with the key files).
+    /// they are included by) and the file of every `-include`-like option ([`file_option`]) by
+    /// its file name when it is a path, as written when it is a name the compiler looks up (its
+    /// bytes are hashed with the key files when it is found outside the compiler).
     pub fn key_words(&self) -> Vec<String> {
         let mut words: Vec<String> = self
             .command
@@ -435,12 +436,16 @@ impl Compiler {
                 i += if next.is_some() { 2 } else { 1 };
                 continue;
             }
-            if let Some(opt) = FILE_OPTIONS.iter().find(|o| w == *o) {
+            let refs: Vec<&str> = [w.as_str()]
+                .into_iter()
+                .chain(next.map(String::as_str))
+                .collect();
+            if let Some((opt, file, n)) = file_option(&refs, 0) {
                 out.push(opt.to_string());
-                if let Some(f) = next {
-                    out.push(file_name_of(f));
+                if let Some(f) = file {
+                    out.push(included_name(f));
                 }
-                i += if next.is_some() { 2 } else { 1 };
+                i += n;
                 continue;
             }
             if let Some(opt) = DIR_OPTIONS.iter().find(|o| {
@@ -458,22 +463,40 @@ impl Compiler {
         out
     }
 
-    /// Files named by `-include`-like options in the command and arguments (relative ones
-    /// resolved from [`Compiler::cwd`]).
+    /// Files named by `-include`-like options in the command and arguments, found as the
+    /// compiler finds them: an absolute path as it is; a relative one first in the compiler's
+    /// working directory ([`Compiler::cwd`]), then in the include directories in order
+    /// ([`Compiler::include_dirs`]). A name found in none of them is the compiler's own header
+    /// (`-include stdlib.h`): it is left out here, its name is in the key ([`Compiler::key_words`])
+    /// and the compiler's identity stands for its bytes, as for `#include <...>`.
     fn included_files(&self) -> Vec<PathBuf> {
         let words: Vec<&str> = self
             .command
             .split_whitespace()
             .chain(self.args.iter().map(String::as_str))
             .collect();
+        let here = |p: &Path| match &self.cwd {
+            Some(cwd) => cwd.join(p),
+            None => p.to_path_buf(),
+        };
         let mut out = Vec::new();
-        for w in words.windows(2) {
-            if FILE_OPTIONS.contains(&w[0]) {
-                let p = PathBuf::from(w[1]);
-                out.push(match &self.cwd {
-                    Some(cwd) => cwd.join(p),
-                    None => p,
-                });
+        let mut i = 0;
+        while i < words.len() {
+            let Some((_, file, n)) = file_option(&words, i) else {
+                i += 1;
+                continue;
+            };
+            i += n;
+            let Some(f) = file.map(Path::new) else {
+                continue;
+            };
+            if f.is_absolute() {
+                out.push(f.to_path_buf());
+            } else if let Some(found) = std::iter::once(here(f))
+                .chain(self.include_dirs().into_iter().map(|d| d.join(f)))
+                .find(|p| p.is_file())
+            {
+                out.push(found);
             }
         }
         out
@@ -743,7 +766,37 @@ const DIR_OPTIONS: &[&str] = &[
     "--cuda-path",
 ];
 /// Options whose value is a file included before the source: in the key by name and content.
-const FILE_OPTIONS: &[&str] = &["-include", "-imacros", "--pre-include"];
+pub const FILE_OPTIONS: &[&str] = &["-include", "-imacros", "--pre-include"];
+
+/// The `-include`-like option ([`FILE_OPTIONS`]) at `words[i]`: `-include NAME` or
+/// `-include=NAME` (nvcc's spelling; also `-imacros`, `--pre-include`). Gives the option, its
+/// file (`None` when the words end after the option) and how many words it takes.
+pub fn file_option<'a>(
+    words: &[&'a str],
+    i: usize,
+) -> Option<(&'static str, Option<&'a str>, usize)> {
+    let w = *words.get(i)?;
+    FILE_OPTIONS.iter().find_map(|&opt| {
+        if w == opt {
+            let file = words.get(i + 1).copied();
+            Some((opt, file, if file.is_some() { 2 } else { 1 }))
+        } else {
+            let file = w.strip_prefix(opt)?.strip_prefix('=')?;
+            Some((opt, Some(file), 1))
+        }
+    })
+}
+
+/// How an included file's name enters the key: a path by its file name (it is hashed by
+/// content), a relative name as written (`stdlib.h`, `sys/types.h`: the compiler may look it up
+/// in its own directories).
+fn included_name(f: &str) -> String {
+    if Path::new(f).is_absolute() {
+        file_name_of(f)
+    } else {
+        f.to_string()
+    }
+}
 
 /// The last component of a path as written (`/opt/cuda/bin/nvcc` -> `nvcc`).
 fn file_name_of(p: &str) -> String {
@@ -962,6 +1015,61 @@ mod tests {
         assert_eq!(key("one", "c"), key("two", "other-cache"));
         std::fs::write(d.path().join("two/p.h"), "#define P 2\n").unwrap();
         assert_ne!(key("one", "c"), key("two", "c"));
+    }
+
+    /// `-include NAME` is found as the compiler finds it: in its working directory, then in the
+    /// include directories (hashed by content), else it is the compiler's own header
+    /// (`stdlib.h`), in the key by name only: never `cannot read stdlib.h`.
+    #[test]
+    fn included_names_are_found_as_the_compiler_finds_them() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("run")).unwrap();
+        std::fs::create_dir_all(d.path().join("inc")).unwrap();
+        std::fs::write(d.path().join("inc/local.h"), "#define L 1\n").unwrap();
+        let compiler = |args: &[&str]| {
+            Compiler::new("cc -c {src} -o {out}", "x", d.path().join("cache"))
+                .with_args(args.iter().map(|a| a.to_string()))
+                .in_dir(d.path().join("run"))
+        };
+        let key = |args: &[&str]| compiler(args).source_key(None, b"int k;").unwrap();
+        let system = key(&["-include", "stdlib.h"]);
+        assert_eq!(system, key(&["-include=stdlib.h"]));
+        assert_ne!(
+            system,
+            key(&["-include", "string.h"]),
+            "the name is in the key"
+        );
+        assert_ne!(system, key(&[]));
+        for form in [
+            &["--pre-include", "stdlib.h"][..],
+            &["--pre-include=stdlib.h"],
+            &["-imacros", "stdlib.h"],
+            &["-imacros=stdlib.h"],
+        ] {
+            assert_eq!(
+                compiler(form).key_words()[5..],
+                [form[0].split('=').next().unwrap(), "stdlib.h"],
+                "{form:?}"
+            );
+            compiler(form).source_key(None, b"int k;").unwrap();
+        }
+        // Found in an include directory: hashed by content.
+        let with_local = || key(&["-I", "../inc", "-include", "local.h"]);
+        let before = with_local();
+        std::fs::write(d.path().join("inc/local.h"), "#define L 2\n").unwrap();
+        assert_ne!(before, with_local());
+        // The working directory comes first.
+        std::fs::write(d.path().join("run/local.h"), "#define L 3\n").unwrap();
+        let here = with_local();
+        std::fs::write(d.path().join("inc/local.h"), "#define L 4\n").unwrap();
+        assert_eq!(here, with_local());
+        std::fs::write(d.path().join("run/local.h"), "#define L 5\n").unwrap();
+        assert_ne!(here, with_local());
+        // An absolute path that is not there is an error, as it is for the compiler.
+        let e = compiler(&["-include", "/nonexistent/p.h"])
+            .source_key(None, b"int k;")
+            .unwrap_err();
+        assert!(e.to_string().contains("/nonexistent/p.h"), "{e}");
     }
 
     #[test]

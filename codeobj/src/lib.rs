@@ -6,6 +6,7 @@
 pub mod bundle;
 pub mod compile;
 pub mod compressed;
+pub mod cubin;
 pub mod elf;
 pub mod error;
 pub mod fatbin;

@@ -1,7 +1,10 @@
 //! Signature invariance: two code objects must lay out each kernel's arguments identically
 //! (names, offsets, sizes, value kinds, kernarg size) for a rewritten kernel to be a drop-in
-//! replacement (transforms and replay rely on this).
+//! replacement (transforms and replay rely on this). For NVIDIA cubins the layout is each
+//! kernel's parameter ordinals, offsets and sizes and its parameter-block size
+//! ([`compare_cubins`]; cubins name no parameter and no value kind).
 
+use crate::cubin::CubinKernel;
 use crate::metadata::KernelMeta;
 use crate::CodeObject;
 use serde::Serialize;
@@ -121,4 +124,98 @@ pub fn compare_kernels(a: &[&KernelMeta], b: &[&KernelMeta]) -> Vec<Difference> 
         }
     }
     out
+}
+
+/// As [`compare`], for the kernels of two NVIDIA cubins (by mangled name): the parameter
+/// block's size (as `kernarg size`), the parameter count, and each parameter's offset and size.
+pub fn compare_cubins(a: &[CubinKernel], b: &[CubinKernel]) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for ka in a {
+        let Some(kb) = b.iter().find(|k| k.name == ka.name) else {
+            out.push(Difference::MissingKernel {
+                kernel: ka.name.clone(),
+            });
+            continue;
+        };
+        let kernel = ka.name.clone();
+        if ka.param_bytes != kb.param_bytes {
+            out.push(Difference::KernargSize {
+                kernel: kernel.clone(),
+                a: ka.param_bytes,
+                b: kb.param_bytes,
+            });
+        }
+        if ka.params.len() != kb.params.len() {
+            out.push(Difference::ArgCount {
+                kernel: kernel.clone(),
+                a: ka.params.len(),
+                b: kb.params.len(),
+            });
+        }
+        for (index, (x, y)) in ka.params.iter().zip(&kb.params).enumerate() {
+            for (field, p, q) in [("offset", x.1, y.1), ("size", x.2, y.2)] {
+                if p != q {
+                    out.push(Difference::Arg {
+                        kernel: kernel.clone(),
+                        index,
+                        field,
+                        a: p.to_string(),
+                        b: q.to_string(),
+                    });
+                }
+            }
+        }
+    }
+    for kb in b {
+        if !a.iter().any(|k| k.name == kb.name) {
+            out.push(Difference::ExtraKernel {
+                kernel: kb.name.clone(),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod cubin_tests {
+    use super::*;
+
+    fn k(name: &str, params: &[(u32, u32, u32)], bytes: u32) -> CubinKernel {
+        CubinKernel {
+            name: name.into(),
+            registers: 0,
+            frame_bytes: 0,
+            shared_bytes: 0,
+            params: params.to_vec(),
+            param_bytes: bytes,
+            spills: None,
+        }
+    }
+
+    #[test]
+    fn cubin_layouts_are_compared_by_kernel() {
+        let a = [
+            k("k", &[(0, 0, 8), (1, 8, 4), (2, 12, 4)], 16),
+            k("gone", &[], 0),
+        ];
+        let b = [
+            k("k", &[(0, 0, 8), (1, 8, 8), (2, 16, 4)], 20),
+            k("new", &[], 0),
+        ];
+        let got: Vec<String> = compare_cubins(&a, &b)
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "k: kernarg size 16 -> 20",
+                "k: argument 1 size `4` -> `8`",
+                "k: argument 2 offset `12` -> `16`",
+                "gone: missing from the variant",
+                "new: only in the variant"
+            ]
+        );
+        assert!(compare_cubins(&a, &a).is_empty());
+    }
 }

@@ -272,7 +272,8 @@ pub struct TuneSection {
     pub time_regex: Option<String>,
     pub time_unit: Option<String>,
     pub kernel: Option<String>,
-    pub factors: Option<Vec<u32>>,
+    /// Unroll factors: counts, and `"full"` (`#pragma unroll` with no count).
+    pub factors: Option<Vec<Factor>>,
     /// `pragma`, `manual` or `both`.
     pub mode: Option<String>,
     pub jobs: Option<usize>,
@@ -321,10 +322,52 @@ pub struct CompileSection {
     pub nvcc: Option<PathBuf>,
 }
 
+/// One of `[tune] factors`: a count (`4`) or `"full"`, a full unroll (`#pragma unroll` with
+/// no count).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Factor {
+    Count(u32),
+    Full,
+}
+
+impl<'de> serde::Deserialize<'de> for Factor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Factor, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Factor;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an unroll factor (a positive integer) or \"full\"")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Factor, E> {
+                u32::try_from(v)
+                    .map(Factor::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Factor, E> {
+                u32::try_from(v)
+                    .map(Factor::Count)
+                    .map_err(|_| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Factor, E> {
+                if v == "full" {
+                    Ok(Factor::Full)
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// `[vgpr-pressure]`: the thresholds of the `vgpr-pressure` judge.
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct PressureSection {
+    /// Waves per SIMD (NVIDIA: register-limited warps per SM) a variant may lose. `check
+    /// --hsaco` and `pressure` judge with it (unset: 0). For `tune` it is an opt-in veto: unset,
+    /// an occupancy loss is a prediction the tune records and measures; set (also to 0), a
+    /// variant that loses more is `gated` without a run.
     pub max_occupancy_loss: Option<u32>,
 }
 
@@ -334,6 +377,14 @@ pub struct PressureSection {
 pub fn include_dirs(cfg: &Config, path: &Path) -> Vec<PathBuf> {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut out: Vec<PathBuf> = cfg.check.include_dirs.clone().unwrap_or_default();
+    out.extend(include_flags(&compile_words(cfg)));
+    out.into_iter().map(|d| base.join(d)).collect()
+}
+
+/// The compiler words of `[compile] command` and `[tune] compile-flags`, in order: where the
+/// `-D`/`-U` macros the guards see with the command line's come from (as [`include_dirs`] for
+/// `-I`).
+pub fn compile_words(cfg: &Config) -> Vec<String> {
     let mut words: Vec<String> = Vec::new();
     if let Some(cmd) = &cfg.compile.command {
         words.extend(cmd.split_whitespace().map(str::to_string));
@@ -341,8 +392,7 @@ pub fn include_dirs(cfg: &Config, path: &Path) -> Vec<PathBuf> {
     for f in cfg.tune.compile_flags.iter().flatten() {
         words.extend(f.split_whitespace().map(str::to_string));
     }
-    out.extend(include_flags(&words));
-    out.into_iter().map(|d| base.join(d)).collect()
+    words
 }
 
 /// The directories of `-I DIR`, `-IDIR`, `-iquote DIR` and `-iquoteDIR` among compiler words,
@@ -424,12 +474,21 @@ mod tests {
         );
         let t = load(&p).unwrap().tune;
         assert_eq!(t.build.as_deref(), Some("make"));
-        assert_eq!(t.factors, Some(vec![2, 8]));
+        assert_eq!(t.factors, Some(vec![Factor::Count(2), Factor::Count(8)]));
         assert_eq!(t.min_speedup, Some(5.0));
         assert_eq!(t.compile_flags, Some(vec!["-Iinc".to_string()]));
         let p = write(dir.path(), "[tune]\nbiuld = \"make\"\n");
         let e = load(&p).unwrap_err().to_string();
         assert!(e.contains("biuld") && e.contains("[tune]"), "{e}");
+        // `full` is a factor; another word or a negative number is one line naming both.
+        let p = write(dir.path(), "[tune]\nfactors = [\"full\", 4]\n");
+        let t = load(&p).unwrap().tune;
+        assert_eq!(t.factors, Some(vec![Factor::Full, Factor::Count(4)]));
+        for bad in ["[\"fulll\"]", "[-2]"] {
+            let p = write(dir.path(), &format!("[tune]\nfactors = {bad}\n"));
+            let e = load(&p).unwrap_err().to_string();
+            assert!(e.contains("\"full\"") && !e.contains('\n'), "{e}");
+        }
     }
 
     #[test]

@@ -52,6 +52,28 @@ pub struct SourceFile {
     /// too) and type aliases (`typedef`, `using X = ...;`), in source order: what a call's
     /// receiver type, a constructor or a qualified name resolves against.
     pub types: Vec<TypeDef>,
+    /// The branches of the file's preprocessor conditionals, in source order (read from the
+    /// text: tree-sitter parses every branch; `frontend::cond::inactive` says which a compile
+    /// never sees).
+    pub conditionals: Vec<CondBranch>,
+}
+
+/// One branch of a preprocessor conditional: its directive (`#if`, `#ifdef`, `#ifndef`,
+/// `#elif`, `#elifdef`, `#elifndef`, `#else`) up to the next directive of its group.
+#[derive(Debug, Clone, Serialize)]
+pub struct CondBranch {
+    /// The directive's name: `if`, `ifdef`, `ifndef`, `elif`, `elifdef`, `elifndef`, `else`.
+    pub directive: String,
+    /// What follows the name, continuation lines joined and comments removed (empty for
+    /// `#else`).
+    pub condition: String,
+    /// From the directive's `#` to the start of the next directive of its group (`#elif`,
+    /// `#else`, `#endif`; the end of the file when it is missing).
+    pub span: Span,
+    /// The index (in `conditionals`) of the group's first branch, its `#if`.
+    pub group: usize,
+    /// The index of the branch this conditional sits in, if any.
+    pub parent: Option<usize>,
 }
 
 /// What kind of type a [`TypeDef`] defines.
@@ -264,6 +286,11 @@ pub struct ConstOp {
     /// Inside an array declarator's size (`__shared__ float s[B / 32];`): the expression must
     /// stay a constant expression.
     pub in_array_size: bool,
+    /// Inside any constant expression: an array size, a template argument list
+    /// (`reduce<B / 32>()`), a `constexpr` declaration, `static_assert`, `alignas`,
+    /// `__launch_bounds__`, a `case` label (`frontend::constctx`; read for `%`, `/`, `&`,
+    /// `>>`, `<<`, the operators a rewrite may change; the others only in an array size).
+    pub in_constant: bool,
 }
 
 /// An expression used as a subscript of a named array.

@@ -40,11 +40,44 @@ pub struct Comment {
     pub block: bool,
 }
 
+/// Every punctuator the lexer knows (the reference [`punct_candidates`] is checked against).
+#[cfg(test)]
 const PUNCTS: &[&str] = &[
     "<<=", ">>=", "...", "->*", "<=>", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
     "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", ".*", "+", "-", "*", "/", "%", "<",
     ">", "=", "!", "~", "&", "|", "^", "?", ":", ";", ",", ".", "(", ")", "[", "]", "{", "}",
 ];
+
+/// The punctuators that start with `b`, longest first (`PUNCTS` in the tests is the list).
+fn punct_candidates(b: u8) -> &'static [&'static str] {
+    match b {
+        b'<' => &["<<=", "<=>", "<<", "<=", "<"],
+        b'>' => &[">>=", ">>", ">=", ">"],
+        b'.' => &["...", ".*", "."],
+        b'-' => &["->*", "->", "--", "-=", "-"],
+        b'+' => &["++", "+=", "+"],
+        b'=' => &["==", "="],
+        b'!' => &["!=", "!"],
+        b'&' => &["&&", "&=", "&"],
+        b'|' => &["||", "|=", "|"],
+        b'*' => &["*=", "*"],
+        b'/' => &["/=", "/"],
+        b'%' => &["%=", "%"],
+        b'^' => &["^=", "^"],
+        b':' => &["::", ":"],
+        b'~' => &["~"],
+        b'?' => &["?"],
+        b';' => &[";"],
+        b',' => &[","],
+        b'(' => &["("],
+        b')' => &[")"],
+        b'[' => &["["],
+        b']' => &["]"],
+        b'{' => &["{"],
+        b'}' => &["}"],
+        _ => &[],
+    }
+}
 
 fn is_ident_start(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b >= 0x80
@@ -75,6 +108,23 @@ pub fn tokenize_macro_body(body: &str) -> Vec<Token> {
     out
 }
 
+/// What kind of token [`scan`] met: [`Tok`] without the text (nothing is allocated).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Ident,
+    Num,
+    Str,
+    Punct(&'static str),
+    Directive,
+    Other,
+}
+
+/// Calls `f` with the kind and range of every token of `src[range]`, in order, as
+/// [`tokenize`] would list them, without building them: for one pass over a large text.
+pub fn scan(src: &[u8], range: Range<usize>, mut f: impl FnMut(Kind, Range<usize>)) {
+    lex(src, range, true, Sink::Visit(&mut f));
+}
+
 /// The comments of `src[range]`, in order (string and char literals are skipped, so a `//`
 /// inside a literal is no comment).
 pub fn comments(src: &[u8], range: Range<usize>) -> Vec<Comment> {
@@ -99,16 +149,21 @@ pub fn literal_contents(src: &[u8], token: &Token) -> Option<(u8, Range<usize>)>
     Some((src[open], open + 1..closing_quote(src, open, end)))
 }
 
-/// What a lexing pass collects: tokens (comments skipped) or comments only (no token is built).
+/// What a lexing pass collects: tokens (comments skipped), comments only (no token is built),
+/// or each token's kind handed to a visitor.
 enum Sink<'a> {
     Tokens(&'a mut Vec<Token>),
     Comments(&'a mut Vec<Comment>),
+    Visit(&'a mut dyn FnMut(Kind, Range<usize>)),
 }
 
 impl Sink<'_> {
-    fn token(&mut self, make: impl FnOnce() -> Tok, range: Range<usize>) {
-        if let Sink::Tokens(out) = self {
-            out.push(Token { tok: make(), range });
+    /// A token of kind `kind`; `make` builds it only when tokens are collected.
+    fn token(&mut self, kind: Kind, make: impl FnOnce() -> Tok, range: Range<usize>) {
+        match self {
+            Sink::Tokens(out) => out.push(Token { tok: make(), range }),
+            Sink::Comments(_) => {}
+            Sink::Visit(f) => f(kind, range),
         }
     }
 
@@ -169,6 +224,7 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
                 i += 1;
             }
             out.token(
+                Kind::Directive,
                 || Tok::Directive(String::from_utf8_lossy(&src[s..i]).into_owned()),
                 start..i,
             );
@@ -176,7 +232,7 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
         }
         if b == b'"' || b == b'\'' {
             i = skip_quoted(src, i, end);
-            out.token(|| Tok::Str, start..i);
+            out.token(Kind::Str, || Tok::Str, start..i);
             continue;
         }
         if is_ident_start(b) {
@@ -187,10 +243,11 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
             // directly followed by a quote makes the whole thing a string token.
             if i < end && (src[i] == b'"' || src[i] == b'\'') {
                 i = skip_quoted(src, i, end);
-                out.token(|| Tok::Str, start..i);
+                out.token(Kind::Str, || Tok::Str, start..i);
                 continue;
             }
             out.token(
+                Kind::Ident,
                 || Tok::Ident(String::from_utf8_lossy(&src[start..i]).into_owned()),
                 start..i,
             );
@@ -210,23 +267,24 @@ fn lex(src: &[u8], range: Range<usize>, directives: bool, mut out: Sink<'_>) {
                 }
             }
             out.token(
+                Kind::Num,
                 || Tok::Num(String::from_utf8_lossy(&src[start..i]).into_owned()),
                 start..i,
             );
             continue;
         }
-        // Longest match first (the table's order); the first byte is compared before the
-        // rest, so most punctuators cost one byte comparison each.
-        if let Some(p) = PUNCTS
+        // Punctuators by their first byte, longest first: no search over the whole list (a run
+        // of millions of brackets costs as much as any other byte).
+        if let Some(p) = punct_candidates(b)
             .iter()
-            .find(|p| p.as_bytes()[0] == b && src[i..end].starts_with(p.as_bytes()))
+            .find(|p| src[i..end].starts_with(p.as_bytes()))
         {
             i += p.len();
-            out.token(|| Tok::Punct(p), start..i);
+            out.token(Kind::Punct(p), || Tok::Punct(p), start..i);
             continue;
         }
         i += 1;
-        out.token(|| Tok::Other(b), start..i);
+        out.token(Kind::Other, || Tok::Other(b), start..i);
     }
 }
 
@@ -274,6 +332,23 @@ pub fn parse_int_literal(text: &str) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
+    /// The first-byte table holds exactly [`super::PUNCTS`], longest first.
+    #[test]
+    fn punctuator_table_agrees_with_the_list() {
+        let mut from_table: Vec<&str> = (0u8..=255)
+            .flat_map(|b| super::punct_candidates(b).iter().copied())
+            .collect();
+        let mut list = super::PUNCTS.to_vec();
+        from_table.sort();
+        list.sort();
+        assert_eq!(from_table, list);
+        for b in 0u8..=255 {
+            let c = super::punct_candidates(b);
+            assert!(c.iter().all(|p| p.as_bytes()[0] == b));
+            assert!(c.windows(2).all(|w| w[0].len() >= w[1].len()), "{c:?}");
+        }
+    }
+
     use super::*;
 
     fn toks(s: &str) -> Vec<Tok> {

@@ -4,6 +4,9 @@
 //! the lowering carries on around them. Raw tree-sitter nodes never leave this crate.
 
 pub mod builtins;
+mod bulk;
+pub mod cond;
+pub mod constctx;
 mod declarator;
 pub mod edit;
 mod elide;
@@ -100,7 +103,20 @@ fn parse_planned(
     source: &[u8],
     plan: elide::Plan,
 ) -> (Option<tree_sitter::Tree>, elide::Plan) {
-    let ranges = plan.included_ranges(source);
+    let bulk = bulk::exclusions(source);
+    let ranges = if bulk.is_empty() {
+        plan.included_ranges(source)
+    } else {
+        // Long flat expressions (`bulk.rs`) are left out of the parse with the elided text.
+        let mut skip: Vec<std::ops::Range<usize>> = plan
+            .elided
+            .iter()
+            .map(|e| e.span.start..e.span.end)
+            .chain(bulk)
+            .collect();
+        skip.sort_by_key(|r| r.start);
+        bulk::included(source, &skip)
+    };
     if ranges.is_empty() {
         return (parser.parse(source, None), plan);
     }
@@ -142,7 +158,12 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
         if !extended {
             let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
             return match tree {
-                Some(tree) => lower::Lowerer::new(source, &tp.kinds, plan).run(&tree),
+                Some(tree) => {
+                    let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
+                    file.conditionals = cond::scan(source, &file.inert);
+                    constctx::mark(source, &mut file);
+                    file
+                }
                 None => no_tree(&mut tp.parser),
             };
         }
@@ -171,6 +192,8 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
             (with.functions, parts) = all.into_iter().unzip();
         }
         identity::assign_ids(&mut with.functions, &parts);
+        with.conditionals = cond::scan(source, &with.inert);
+        constctx::mark(source, &mut with);
         with
     })
 }

@@ -1915,6 +1915,7 @@ impl<'s> Lowerer<'s> {
             operand_names: Vec::new(),
             index_of,
             in_array_size,
+            in_constant: in_array_size,
         });
         self.collect_stack.push(fc.f.const_ops.len() - 1);
         self.pops.push((node.id(), Pop::Collect));

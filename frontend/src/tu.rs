@@ -188,6 +188,9 @@ pub struct TranslationUnit {
     pub missing: Vec<MissingInclude>,
     /// The `#include <...>` names of the main file and its headers, each once, in order.
     pub system: Vec<String>,
+    /// The names the command line undefines (`-U NAME`, see [`Defines`]): the compiler's
+    /// predefined platform macros among them count as not defined.
+    pub undefined: Vec<String>,
 }
 
 impl TranslationUnit {
@@ -355,6 +358,20 @@ impl HeaderCache {
             Ok(_) => return Some(Err(MissingReason::TooLarge)),
             Err(e) => return Some(Err(MissingReason::Unreadable(e.kind().to_string()))),
         };
+        Some(self.parse_header(bytes))
+    }
+
+    /// The parse of a header's text that is not on disk (an [`Overlay`]'s), through the
+    /// content key like any other; never recorded by path.
+    fn parsed(&self, bytes: &[u8]) -> Result<Arc<Parsed>, MissingReason> {
+        self.lookups.fetch_add(1, Ordering::Relaxed);
+        if bytes.len() as u64 > MAX_HEADER_BYTES {
+            return Err(MissingReason::TooLarge);
+        }
+        self.parse_header(bytes.to_vec())
+    }
+
+    fn parse_header(&self, bytes: Vec<u8>) -> Result<Arc<Parsed>, MissingReason> {
         let hash = *blake3::hash(&bytes).as_bytes();
         let cell = lock(&self.by_hash).entry(hash).or_default().clone();
         let hash_of = hash;
@@ -367,7 +384,7 @@ impl HeaderCache {
                 Arc::new(Parsed::new(bytes).hashed(hash_of))
             })
             .clone();
-        Some(Ok(parsed))
+        Ok(parsed)
     }
 
     /// The parse of a file `check` analyses itself, shared with the units that include it: a
@@ -381,7 +398,10 @@ impl HeaderCache {
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| HEADERS.iter().any(|h| h.eq_ignore_ascii_case(e)));
-        if !header || bytes.len() as u64 > MAX_HEADER_BYTES {
+        // Shared only when the units that include it would parse it in full too: a header with
+        // no GPU code is read for its macros only by a unit ([`Parsed::light`]), and which of
+        // the two a shared entry holds must not depend on which thread got there first.
+        if !header || bytes.len() as u64 > MAX_HEADER_BYTES || !crate::may_contain_gpu_code(bytes) {
             return Arc::new(crate::parse(bytes));
         }
         let hash = *blake3::hash(bytes).as_bytes();
@@ -415,10 +435,12 @@ impl HeaderCache {
             return p.clone();
         }
         used.sort();
-        // (A light header used with these macros is parsed in full now.)
+        // (A light header used with these macros is parsed in full now.) The key holds what each
+        // name means too: two units may define one name differently (`__device__` in one,
+        // `__host__ __device__` in another), and each must get the parse of its own meaning.
         let key = used
             .iter()
-            .map(|s| s.as_str())
+            .map(|n| format!("{n}={:?}", spec[*n]))
             .collect::<Vec<_>>()
             .join(",");
         let outer: HashMap<String, crate::SpecifierMacro> =
@@ -452,18 +474,204 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Where the quoted includes of a file are looked for after the file's own directory, and the
-/// run's header cache.
+/// Texts that stand in for files on disk, by lexically normalised path ([`normalize`]): an
+/// editor's unsaved buffers, which the language server resolves units with.
+pub type Overlay = HashMap<PathBuf, Arc<[u8]>>;
+
+/// The path of the pseudo-header that holds the command line's macros (as clang names it).
+pub const COMMAND_LINE: &str = "<command line>";
+
+/// Macros defined and undefined on a command line (`-D NAME[=VALUE]`, `-U NAME`), in order:
+/// what the guards see as if a header included first had `#define`d them, and what a compile
+/// gets ([`Defines::flags`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Defines {
+    /// `(NAME, Some(VALUE))` for a definition (`NAME(PARAMS)` for a function-like one), `(NAME,
+    /// None)` for an undefinition.
+    items: Vec<(String, Option<String>)>,
+}
+
+/// A macro argument that is not `NAME`, `NAME=VALUE` or `NAME(PARAMS)=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not NAME or NAME=VALUE (NAME an identifier, optionally with a parameter list)")]
+pub struct BadMacro(pub String);
+
+impl Defines {
+    /// Add `NAME`, `NAME=VALUE` or `NAME(PARAMS)=VALUE` (a bare `NAME` is `1`, as compilers do).
+    pub fn define(&mut self, spec: &str) -> Result<(), BadMacro> {
+        let (head, value) = match spec.split_once('=') {
+            Some((h, v)) => (h, v.to_string()),
+            None => (spec, "1".to_string()),
+        };
+        let name_end = head.find('(').unwrap_or(head.len());
+        let params_ok = head[name_end..].is_empty()
+            || (head.ends_with(')')
+                && head[name_end + 1..head.len() - 1]
+                    .split(',')
+                    .map(str::trim)
+                    .all(|p| p.is_empty() || p == "..." || is_identifier(p)));
+        if !is_identifier(&head[..name_end]) || !params_ok {
+            return Err(BadMacro(spec.to_string()));
+        }
+        self.items.push((head.to_string(), Some(value)));
+        Ok(())
+    }
+
+    /// Add `-U NAME`.
+    pub fn undefine(&mut self, name: &str) -> Result<(), BadMacro> {
+        if !is_identifier(name) {
+            return Err(BadMacro(name.to_string()));
+        }
+        self.items.push((name.to_string(), None));
+        Ok(())
+    }
+
+    /// The `-D`/`-U` of compiler words (`-DX`, `-D X`, `-DX=1`, `-UX`, `-U X`), in order;
+    /// malformed ones are left to the compiler.
+    pub fn from_flags<'a>(words: impl IntoIterator<Item = &'a str>) -> Defines {
+        let mut out = Defines::default();
+        let mut words = words.into_iter();
+        while let Some(w) = words.next() {
+            let (define, rest) = match (w.strip_prefix("-D"), w.strip_prefix("-U")) {
+                (Some(r), _) => (true, r),
+                (_, Some(r)) => (false, r),
+                _ => continue,
+            };
+            let arg = if rest.is_empty() {
+                match words.next() {
+                    Some(a) => a,
+                    None => break,
+                }
+            } else {
+                rest
+            };
+            let _ = if define {
+                out.define(arg)
+            } else {
+                out.undefine(arg)
+            };
+        }
+        out
+    }
+
+    /// Those of `other` after these.
+    pub fn extend(&mut self, other: &Defines) {
+        self.items.extend(other.items.iter().cloned());
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The compile flags, in order (`-DNAME=VALUE`, `-UNAME`).
+    pub fn flags(&self) -> Vec<String> {
+        self.items
+            .iter()
+            .map(|(n, v)| match v {
+                Some(v) => format!("-D{n}={v}"),
+                None => format!("-U{n}"),
+            })
+            .collect()
+    }
+
+    /// What stays defined at the end, in order: `(NAME or NAME(PARAMS), VALUE)`.
+    fn defined(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        for (head, v) in &self.items {
+            let name = head.split('(').next().unwrap_or(head);
+            out.retain(|(h, _)| h.split('(').next() != Some(name));
+            if let Some(v) = v {
+                out.push((head, v));
+            }
+        }
+        out
+    }
+
+    /// The names `-U` leaves undefined at the end.
+    fn undefined(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for (head, v) in &self.items {
+            let name = head.split('(').next().unwrap_or(head);
+            out.retain(|n| n != name);
+            if v.is_none() {
+                out.push(name.to_string());
+            }
+        }
+        out
+    }
+
+    /// The pseudo-header [`COMMAND_LINE`]: one `#define` line per macro that stays defined.
+    fn header(&self) -> Option<Arc<Parsed>> {
+        let defined = self.defined();
+        if defined.is_empty() {
+            return None;
+        }
+        let text: String = defined
+            .iter()
+            .map(|(h, v)| format!("#define {h} {v}\n"))
+            .collect();
+        let hash = *blake3::hash(text.as_bytes()).as_bytes();
+        Some(Arc::new(Parsed::light(text.into_bytes()).hashed(hash)))
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut b = s.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && b.all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
+/// Where the quoted includes of a file are looked for after the file's own directory, the
+/// command line's macros, the texts that stand in for files (an editor's buffers), and the run's
+/// header cache.
 #[derive(Debug, Clone, Default)]
 pub struct Includes {
     /// Search directories, in order.
     pub dirs: Vec<PathBuf>,
     pub cache: Arc<HeaderCache>,
+    /// Texts that win over the disk: a header whose normalised path is here is parsed from
+    /// these bytes (through the cache's content key; never recorded by path), even where no
+    /// file exists on disk.
+    pub overlay: Option<Arc<Overlay>>,
+    /// The [`COMMAND_LINE`] pseudo-header of [`Includes::with_defines`], first in every unit.
+    command_line: Option<Arc<Parsed>>,
+    /// The names the command line undefines.
+    undefined: Vec<String>,
 }
 
 impl Includes {
     pub fn new(dirs: Vec<PathBuf>, cache: Arc<HeaderCache>) -> Includes {
-        Includes { dirs, cache }
+        Includes {
+            dirs,
+            cache,
+            overlay: None,
+            command_line: None,
+            undefined: Vec::new(),
+        }
+    }
+
+    /// These includes with `overlay` standing in for the disk.
+    pub fn with_overlay(mut self, overlay: Arc<Overlay>) -> Includes {
+        self.overlay = Some(overlay);
+        self
+    }
+
+    /// The header at the normalised `path`: its overlay text if it has one, else the disk's.
+    fn load(&self, path: &Path) -> Loaded {
+        match self.overlay.as_ref().and_then(|o| o.get(path)) {
+            Some(bytes) => Some(self.cache.parsed(bytes)),
+            None => self.cache.load(path),
+        }
+    }
+
+    /// The same, with the command line's macros: every unit starts with a pseudo-header named
+    /// [`COMMAND_LINE`] that `#define`s them, and lists the names it undefines
+    /// ([`TranslationUnit::undefined`]).
+    pub fn with_defines(mut self, defines: &Defines) -> Includes {
+        self.command_line = defines.header();
+        self.undefined = defines.undefined();
+        self
     }
 
     /// Parse the file at `path` (as given: relative paths are relative to the working
@@ -488,6 +696,21 @@ impl Includes {
     /// The unit of the file at `path` (as given: relative paths are relative to the working
     /// directory) whose bytes are `source`, parsed into `file`.
     pub fn resolve(&self, path: &Path, source: &[u8], file: &SourceFile) -> TranslationUnit {
+        let mut unit = self.resolve_includes(path, source, file);
+        if let Some(cl) = &self.command_line {
+            unit.headers.insert(
+                0,
+                Header {
+                    path: PathBuf::from(COMMAND_LINE),
+                    parsed: cl.clone(),
+                },
+            );
+        }
+        unit.undefined = self.undefined.clone();
+        unit
+    }
+
+    fn resolve_includes(&self, path: &Path, source: &[u8], file: &SourceFile) -> TranslationUnit {
         let mut unit = TranslationUnit::default();
         let top = scan_includes(source, file);
         if top.is_empty() {
@@ -545,13 +768,21 @@ impl Includes {
             let mut found = None;
             for dir in std::iter::once(&here).chain(self.dirs.iter()) {
                 let candidate = normalize(&dir.join(&inc.spelled));
-                if let Some(loaded) = self.cache.load(&candidate) {
+                if let Some(loaded) = self.load(&candidate) {
                     found = Some((candidate, loaded));
                     break;
                 }
             }
             let Some((hpath, loaded)) = found else {
-                unit.missing.push(missing(MissingReason::NotFound));
+                // `#include "cuda_runtime.h"`: a toolkit's header spelled with quotes is the
+                // compiler's, as with angle brackets.
+                if toolkit_of(&inc.spelled).is_some() {
+                    if seen_system.insert(inc.spelled.clone()) {
+                        unit.system.push(inc.spelled.clone());
+                    }
+                } else {
+                    unit.missing.push(missing(MissingReason::NotFound));
+                }
                 continue;
             };
             let parsed = match loaded {
@@ -581,6 +812,346 @@ impl Includes {
         }
         unit
     }
+}
+
+/// Whose header an include names: a GPU toolkit's or the C/C++ standard library's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toolkit {
+    /// The CUDA toolkit: the runtime and driver APIs, device headers, CCCL (`cub/`, `thrust/`,
+    /// `cuda/`, `nv/`), cooperative groups, the math and communication libraries.
+    Cuda,
+    /// ROCm: HIP and its libraries (`hip/`, `hipcub/`, `rocprim/`, `rocblas`, ...).
+    Hip,
+    /// Both toolkits ship it (`thrust/`: CCCL and rocThrust).
+    Both,
+    /// The C or C++ standard library.
+    Standard,
+}
+
+/// CUDA headers by file name (no directory).
+const CUDA_HEADERS: &[&str] = &[
+    "cuda.h",
+    "cudaProfiler.h",
+    "cudaTypedefs.h",
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "cuda_fp16.h",
+    "cuda_fp16.hpp",
+    "cuda_bf16.h",
+    "cuda_bf16.hpp",
+    "cuda_fp8.h",
+    "cuda_fp8.hpp",
+    "cuda_fp6.h",
+    "cuda_fp4.h",
+    "cuda_pipeline.h",
+    "cuda_pipeline_primitives.h",
+    "cuda_awbarrier.h",
+    "cuda_awbarrier_primitives.h",
+    "cuda_texture_types.h",
+    "cuda_surface_types.h",
+    "cuda_occupancy.h",
+    "cuda_profiler_api.h",
+    "cuda_gl_interop.h",
+    "cuComplex.h",
+    "cooperative_groups.h",
+    "device_launch_parameters.h",
+    "device_functions.h",
+    "device_atomic_functions.h",
+    "device_types.h",
+    "driver_types.h",
+    "host_defines.h",
+    "vector_types.h",
+    "vector_functions.h",
+    "math_constants.h",
+    "math_functions.h",
+    "mma.h",
+    "nccl.h",
+    "nvrtc.h",
+    "nvml.h",
+    "nvToolsExt.h",
+    "cutensor.h",
+    "cufile.h",
+    "nvjpeg.h",
+    "nvshmem.h",
+    "nvshmemx.h",
+    "texture_fetch_functions.h",
+    "surface_functions.h",
+];
+/// CUDA library headers by file-name prefix (`cublas_v2.h`, `cublasLt.h`, `curand_kernel.h`);
+/// also `sm_NN_*.h`.
+const CUDA_PREFIXES: &[&str] = &[
+    "cublas", "cusparse", "cusolver", "cufft", "curand", "cudnn", "npp",
+];
+/// CUDA directories (the first component of the spelled name).
+const CUDA_DIRS: &[&str] = &["cooperative_groups", "cub", "cuda", "nv", "nvtx3", "crt"];
+/// ROCm directories and headers.
+const HIP_DIRS: &[&str] = &[
+    "hip",
+    "hipcub",
+    "rocprim",
+    "rocblas",
+    "hipblas",
+    "hipblaslt",
+    "rocrand",
+    "hiprand",
+    "rocwmma",
+    "rocsparse",
+    "hipsparse",
+    "rocsolver",
+    "hipsolver",
+    "hipfft",
+    "rocfft",
+    "rccl",
+    "roctracer",
+    "rocprofiler",
+    "rocprofiler-sdk",
+    "miopen",
+    "hsa",
+];
+const HIP_HEADERS: &[&str] = &[
+    "hip_runtime.h",
+    "rocblas.h",
+    "hipblas.h",
+    "rccl.h",
+    "roctx.h",
+    "hiprtc.h",
+    "hiprand.h",
+    "rocrand.h",
+    "hipfft.h",
+    "rocfft.h",
+    "hipsparse.h",
+    "rocsparse.h",
+    "miopen.h",
+];
+/// The C and C++ standard library (C headers also in their `<cNAME>` form).
+const STANDARD: &[&str] = &[
+    "assert.h",
+    "complex.h",
+    "ctype.h",
+    "errno.h",
+    "fenv.h",
+    "float.h",
+    "inttypes.h",
+    "iso646.h",
+    "limits.h",
+    "locale.h",
+    "math.h",
+    "setjmp.h",
+    "signal.h",
+    "stdalign.h",
+    "stdarg.h",
+    "stdatomic.h",
+    "stdbool.h",
+    "stddef.h",
+    "stdint.h",
+    "stdio.h",
+    "stdlib.h",
+    "string.h",
+    "tgmath.h",
+    "threads.h",
+    "time.h",
+    "uchar.h",
+    "wchar.h",
+    "wctype.h",
+    "algorithm",
+    "any",
+    "array",
+    "atomic",
+    "bit",
+    "bitset",
+    "cassert",
+    "cctype",
+    "cerrno",
+    "cfenv",
+    "cfloat",
+    "charconv",
+    "chrono",
+    "cinttypes",
+    "climits",
+    "clocale",
+    "cmath",
+    "codecvt",
+    "complex",
+    "concepts",
+    "condition_variable",
+    "cstdarg",
+    "cstddef",
+    "cstdint",
+    "cstdio",
+    "cstdlib",
+    "cstring",
+    "ctime",
+    "cwchar",
+    "deque",
+    "exception",
+    "execution",
+    "filesystem",
+    "format",
+    "forward_list",
+    "fstream",
+    "functional",
+    "future",
+    "initializer_list",
+    "iomanip",
+    "ios",
+    "iosfwd",
+    "iostream",
+    "istream",
+    "iterator",
+    "limits",
+    "list",
+    "locale",
+    "map",
+    "memory",
+    "mutex",
+    "new",
+    "numbers",
+    "numeric",
+    "optional",
+    "ostream",
+    "queue",
+    "random",
+    "ranges",
+    "ratio",
+    "regex",
+    "set",
+    "shared_mutex",
+    "span",
+    "sstream",
+    "stack",
+    "stdexcept",
+    "string",
+    "string_view",
+    "system_error",
+    "thread",
+    "tuple",
+    "type_traits",
+    "typeinfo",
+    "unordered_map",
+    "unordered_set",
+    "utility",
+    "valarray",
+    "variant",
+    "vector",
+    "version",
+];
+
+/// The toolkit whose header `spelled` (as an `#include` writes it) names, if any. A quoted
+/// include of such a name that is not found beside its file or in a search directory is taken
+/// as a system include (no `include-not-found`); one that is found is followed like any other.
+/// Third-party header libraries a project vendors (CUTLASS, CuTe, Eigen) are not on the list:
+/// what they define matters to the guards (`CUTLASS_DEVICE`), so not finding them is reported.
+pub fn toolkit_of(spelled: &str) -> Option<Toolkit> {
+    let name = spelled.trim();
+    let (dir, file) = match name.split_once('/') {
+        Some((d, _)) => (Some(d), name.rsplit('/').next().unwrap_or(name)),
+        None => (None, name),
+    };
+    if let Some(d) = dir {
+        if d == "thrust" {
+            return Some(Toolkit::Both);
+        }
+        if CUDA_DIRS.contains(&d) {
+            return Some(Toolkit::Cuda);
+        }
+        if HIP_DIRS.contains(&d) {
+            return Some(Toolkit::Hip);
+        }
+        return None;
+    }
+    if CUDA_HEADERS.contains(&file) {
+        return Some(Toolkit::Cuda);
+    }
+    if HIP_HEADERS.contains(&file) {
+        return Some(Toolkit::Hip);
+    }
+    if STANDARD.contains(&file) {
+        return Some(Toolkit::Standard);
+    }
+    let lower = file.to_ascii_lowercase();
+    let sm = file
+        .strip_prefix("sm_")
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    if lower.ends_with(".h") && (sm || CUDA_PREFIXES.iter().any(|p| file.starts_with(p))) {
+        return Some(Toolkit::Cuda);
+    }
+    None
+}
+
+/// Why a file can only be compiled for NVIDIA (see [`TranslationUnit::cuda_only`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CudaOnly {
+    /// It (or a header of its unit) includes this CUDA header.
+    Header(String),
+    /// It calls this NVVM built-in (`__nvvm_...`).
+    Builtin(String),
+    /// Its inline assembly is PTX (this instruction).
+    Ptx(String),
+}
+
+impl std::fmt::Display for CudaOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CudaOnly::Header(h) => write!(f, "it includes {h}"),
+            CudaOnly::Builtin(b) => write!(f, "it calls {b}"),
+            CudaOnly::Ptx(i) => write!(f, "its inline assembly is PTX (`{i}`)"),
+        }
+    }
+}
+
+impl TranslationUnit {
+    /// Why `file` (the main file of this unit) can only be compiled as CUDA, if it can: no
+    /// HIP header anywhere in the unit, and a CUDA header (`cuda_runtime.h`, `cub/...`,
+    /// `cooperative_groups.h`: HIP has its own), an NVVM built-in or PTX inline assembly.
+    pub fn cuda_only(&self, file: &SourceFile) -> Option<CudaOnly> {
+        let hip = self
+            .system
+            .iter()
+            .any(|s| toolkit_of(s) == Some(Toolkit::Hip))
+            || self.headers.iter().any(|h| {
+                h.path
+                    .components()
+                    .any(|c| c.as_os_str() == "hip" || c.as_os_str() == "hipcub")
+            });
+        if hip {
+            return None;
+        }
+        if let Some(h) = self
+            .system
+            .iter()
+            .find(|s| toolkit_of(s) == Some(Toolkit::Cuda))
+        {
+            return Some(CudaOnly::Header(h.clone()));
+        }
+        for f in &file.functions {
+            if let Some(c) = f.calls.iter().find(|c| c.callee.starts_with("__nvvm_")) {
+                return Some(CudaOnly::Builtin(c.callee.clone()));
+            }
+            if let Some(i) = f.asm.iter().find_map(|a| ptx_instruction(&a.template)) {
+                return Some(CudaOnly::Ptx(i));
+            }
+        }
+        None
+    }
+}
+
+/// The first instruction of an inline-assembly template when it is PTX: a mnemonic with a
+/// `.` suffix (`mov.u32`, `ld.global.nc.f32`, `red.global.add.u32`) or a `.reg` declaration.
+/// AMDGPU mnemonics join their parts with `_` (`s_barrier`, `v_add_f32`, `global_atomic_add`).
+fn ptx_instruction(template: &str) -> Option<String> {
+    // Escapes are as written: `\n\t` between instructions.
+    let text = template.replace("\\n", " ").replace("\\t", " ");
+    let word = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '{' | ';' | '}'))
+        .find(|w| !w.is_empty())?;
+    let (head, rest) = word.split_once('.')?;
+    let ptx = (head.is_empty() && rest == "reg")
+        || (!head.is_empty()
+            && !rest.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+    ptx.then(|| word.to_string())
 }
 
 /// The `#define`s of a file read without the grammar (a header with no GPU code): a directive
@@ -940,6 +1511,56 @@ pub fn logical_line_end(src: &[u8], pos: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn toolkit_headers_by_name() {
+        for (name, want) in [
+            ("cuda_runtime.h", Some(Toolkit::Cuda)),
+            ("cuda.h", Some(Toolkit::Cuda)),
+            ("cublas_v2.h", Some(Toolkit::Cuda)),
+            ("cublasLt.h", Some(Toolkit::Cuda)),
+            ("curand_kernel.h", Some(Toolkit::Cuda)),
+            ("sm_61_intrinsics.h", Some(Toolkit::Cuda)),
+            ("cooperative_groups.h", Some(Toolkit::Cuda)),
+            ("cooperative_groups/reduce.h", Some(Toolkit::Cuda)),
+            ("cub/cub.cuh", Some(Toolkit::Cuda)),
+            ("cuda/std/atomic", Some(Toolkit::Cuda)),
+            ("thrust/device_vector.h", Some(Toolkit::Both)),
+            ("hip/hip_runtime.h", Some(Toolkit::Hip)),
+            ("hipcub/hipcub.hpp", Some(Toolkit::Hip)),
+            ("rocblas.h", Some(Toolkit::Hip)),
+            ("stdio.h", Some(Toolkit::Standard)),
+            ("cstdint", Some(Toolkit::Standard)),
+            ("cutlass/cutlass.h", None),
+            ("cute/tensor.hpp", None),
+            ("common.cuh", None),
+            ("cuda_utils.h", None),
+            ("smem.h", None),
+            ("sm_utils.h", None),
+        ] {
+            assert_eq!(toolkit_of(name), want, "{name}");
+        }
+    }
+
+    #[test]
+    fn ptx_is_told_from_amdgpu_assembly() {
+        assert_eq!(
+            ptx_instruction("mov.u32 %0, %%laneid;"),
+            Some("mov.u32".into())
+        );
+        assert_eq!(
+            ptx_instruction("{\\n\\t.reg .pred p;\\n\\tsetp.ne.b32 p, %1, 0;\\n}"),
+            Some(".reg".into())
+        );
+        assert_eq!(
+            ptx_instruction("red.global.add.u32 [%0], %1;"),
+            Some("red.global.add.u32".into())
+        );
+        assert_eq!(ptx_instruction("s_waitcnt lgkmcnt(0)\\n s_barrier"), None);
+        assert_eq!(ptx_instruction("v_add_f32 %0, %1, %2"), None);
+        assert_eq!(ptx_instruction("global_atomic_add_f32 %0, %1, off"), None);
+        assert_eq!(ptx_instruction(""), None);
+    }
 
     #[test]
     fn normalizes_lexically() {

@@ -165,3 +165,205 @@ fn oversized_and_unreadable_headers_are_missing_not_fatal() {
     assert_eq!(u.missing.len(), 1);
     assert_eq!(u.missing[0].reason, MissingReason::NotFound);
 }
+
+/// An overlay (the language server's open buffers) wins over the disk: its text is parsed
+/// instead of the file's, a header only in the overlay is found, and the cache never records
+/// an overlay's text by path (the same cache then still reads the disk).
+#[test]
+fn overlay_texts_win_over_the_disk() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let main = write(root, "k.cu", "#include \"a.h\"\n#include \"new.h\"\n");
+    write(root, "a.h", "#define ON_DISK 1\n");
+    let cache = Arc::new(HeaderCache::new());
+    let mut overlay = frontend::tu::Overlay::new();
+    overlay.insert(
+        frontend::tu::normalize(&root.join("a.h")),
+        Arc::from(&b"#define IN_BUFFER 1\n"[..]),
+    );
+    overlay.insert(
+        frontend::tu::normalize(&root.join("new.h")),
+        Arc::from(&b"#define UNSAVED 1\n"[..]),
+    );
+    let with = Includes::new(vec![], cache.clone()).with_overlay(Arc::new(overlay));
+    let u = unit(&with, &main);
+    assert_eq!(names(&u, root), ["a.h", "new.h"]);
+    assert!(u.missing.is_empty(), "{:?}", u.missing);
+    assert!(u.macro_def("IN_BUFFER").is_some() && u.macro_def("UNSAVED").is_some());
+    assert!(u.macro_def("ON_DISK").is_none());
+    let plain = Includes::new(vec![], cache);
+    let u = unit(&plain, &main);
+    assert!(u.macro_def("ON_DISK").is_some() && u.macro_def("IN_BUFFER").is_none());
+    assert_eq!(u.missing.len(), 1, "new.h is not on disk");
+}
+
+/// The functions of `path` as `Includes::open` gives them: `(name, kind)`.
+fn opened(inc: &Includes, path: &Path) -> Vec<(String, frontend::FunctionKind)> {
+    let bytes = std::fs::read(path).unwrap();
+    let (file, _) = inc.open(path, &bytes);
+    file.functions
+        .iter()
+        .map(|f| (f.name.clone(), f.kind))
+        .collect()
+}
+
+/// A header with no GPU keyword of its own (its functions are device functions through a
+/// macro another header defines) is read for its macros only when a unit includes it, and
+/// parsed in full when it is checked itself: which of the two happens first must not change
+/// what either sees (issue 26: `check --parse-all` with headers on the command line printed
+/// the header's functions in one run and none in the next).
+#[test]
+fn a_header_checked_itself_is_parsed_in_full_whichever_comes_first() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "defs.cuh",
+        "#pragma once\n#define DINLINE __device__ __forceinline__\n",
+    );
+    let plain = write(
+        root,
+        "plain.h",
+        "#pragma once\n#include \"defs.cuh\"\nDINLINE float sq(float x) { return x * x; }\nDINLINE void all(float* a, int n) { for (int i = 0; i < n; ++i) a[i] = sq(a[i]); }\n",
+    );
+    let main = write(
+        root,
+        "k.cu",
+        "#include \"plain.h\"\n__global__ void k(float* a, int n) { all(a, n); }\n",
+    );
+    let dev = frontend::FunctionKind::Device;
+    let want = vec![("sq".to_string(), dev), ("all".to_string(), dev)];
+    for main_first in [true, false] {
+        let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+        if main_first {
+            let u = unit(&inc, &main);
+            let h = u.headers.iter().find(|h| h.path.ends_with("plain.h"));
+            assert!(
+                h.unwrap().parsed.light,
+                "a unit reads plain.h for its macros"
+            );
+        }
+        assert_eq!(opened(&inc, &plain), want, "main first: {main_first}");
+        let bytes = std::fs::read(&main).unwrap();
+        let (_, u) = inc.open(&main, &bytes);
+        let h = u.headers.iter().find(|h| h.path.ends_with("plain.h"));
+        let fns: Vec<_> = h
+            .unwrap()
+            .file()
+            .functions
+            .iter()
+            .map(|f| (f.name.clone(), f.kind))
+            .collect();
+        assert_eq!(fns, want, "in the unit, main first: {main_first}");
+    }
+}
+
+/// One header used by two units in which one macro name means different things: each unit
+/// gets the header parsed with its own meaning, whichever unit comes first.
+#[test]
+fn one_macro_name_two_meanings_two_parses() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "a/defs.cuh",
+        "#pragma once\n#define QUAL __forceinline__\n",
+    );
+    write(
+        root,
+        "b/defs.cuh",
+        "#pragma once\n#define QUAL __device__ __forceinline__\n",
+    );
+    write(
+        root,
+        "common/h.cuh",
+        "#pragma once\nQUAL int twice(int x) { return 2 * x; }\n",
+    );
+    let text = "#include \"defs.cuh\"\n#include \"h.cuh\"\n";
+    let a = write(root, "a/k.cu", text);
+    let b = write(root, "b/k.cu", text);
+    let kind_in = |inc: &Includes, main: &Path| {
+        let bytes = std::fs::read(main).unwrap();
+        let (_, u) = inc.open(main, &bytes);
+        let h = u
+            .headers
+            .iter()
+            .find(|h| h.path.ends_with("h.cuh"))
+            .unwrap();
+        assert_eq!(h.file().functions.len(), 1, "{}", main.display());
+        h.file().functions[0].kind
+    };
+    for a_first in [true, false] {
+        let inc = Includes::new(vec![root.join("common")], Arc::new(HeaderCache::new()));
+        let (ka, kb) = if a_first {
+            let ka = kind_in(&inc, &a);
+            (ka, kind_in(&inc, &b))
+        } else {
+            let kb = kind_in(&inc, &b);
+            (kind_in(&inc, &a), kb)
+        };
+        assert_eq!(kb, frontend::FunctionKind::Device, "a first: {a_first}");
+        assert_eq!(ka, frontend::FunctionKind::Host, "a first: {a_first}");
+    }
+}
+
+/// `-D`/`-U` (issue 26): the command line's macros are a pseudo-header first in every unit,
+/// so the guards see them as the compiler does: a specifier macro is elided, a macro body is
+/// visible, and `-U` takes an earlier `-D` back.
+#[test]
+fn command_line_macros_join_every_unit() {
+    use frontend::tu::Defines;
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    let main = write(
+        root,
+        "k.cu",
+        "// k.cu\nDINLINE float sq(float x) { return x * x; }\n__global__ void k(float* a) { for (int i = 0; i < 4; ++i) a[i] = SYNC_THEN(sq(a[i])); }\n",
+    );
+    let mut defs = Defines::default();
+    defs.define("DINLINE=__device__ __forceinline__").unwrap();
+    defs.define("SYNC_THEN(x)=(__syncthreads(), x)").unwrap();
+    defs.define("GONE").unwrap();
+    defs.undefine("GONE").unwrap();
+    defs.undefine("__HIP_PLATFORM_AMD__").unwrap();
+    assert!(defs.define("9bad=1").is_err() && defs.undefine("a-b").is_err());
+    assert_eq!(
+        defs.flags(),
+        [
+            "-DDINLINE=__device__ __forceinline__",
+            "-DSYNC_THEN(x)=(__syncthreads(), x)",
+            "-DGONE=1",
+            "-UGONE",
+            "-U__HIP_PLATFORM_AMD__"
+        ]
+    );
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new())).with_defines(&defs);
+    let bytes = std::fs::read(&main).unwrap();
+    let (file, u) = inc.open(&main, &bytes);
+    assert_eq!(u.headers[0].path, Path::new(frontend::tu::COMMAND_LINE));
+    let sq = file.functions.iter().find(|f| f.name == "sq").unwrap();
+    assert_eq!(sq.kind, frontend::FunctionKind::Device);
+    let m = u.macro_def("SYNC_THEN").unwrap();
+    assert_eq!(m.params.as_deref(), Some(&["x".to_string()][..]));
+    assert!(m.body.contains("__syncthreads"));
+    assert!(u.macro_def("GONE").is_none());
+    assert_eq!(u.undefined, ["GONE", "__HIP_PLATFORM_AMD__"]);
+    // Without them, the file alone.
+    let plain = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let (file, u) = plain.open(&main, &bytes);
+    assert!(u.headers.is_empty() && u.undefined.is_empty());
+    assert!(file
+        .functions
+        .iter()
+        .all(|f| f.name != "sq" || f.kind != frontend::FunctionKind::Device));
+}
+
+#[test]
+fn macros_from_compiler_flags() {
+    use frontend::tu::Defines;
+    let words = "hipcc -DA -D B=2 -UC -U D -DE(x)=x -O3 -D".split_whitespace();
+    assert_eq!(
+        Defines::from_flags(words).flags(),
+        ["-DA=1", "-DB=2", "-UC", "-UD", "-DE(x)=x"]
+    );
+}

@@ -26,11 +26,11 @@ use frontend::{FunctionKind, LoopKind, PragmaSyntax, SourceFile, UnrollHint};
 use serde::Serialize;
 use std::path::Path;
 
-pub use frontend::tu::{HeaderCache, Includes, TranslationUnit};
+pub use frontend::tu::{Defines, HeaderCache, Includes, TranslationUnit};
 pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 pub use guards::Verdict;
-pub use transforms::{Edit, Mode, Variant, MAX_MANUAL_FACTOR};
-pub use verify::{verify, VerifyError, VerifyOptions};
+pub use transforms::{Edit, Mode, Variant, FULL, MAX_MANUAL_FACTOR};
+pub use verify::{plan as verify_plan, verify, Plan, Vendor, VerifyError, VerifyOptions, Why};
 
 /// One piece of evidence of a blocker: the rule, where, and what.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -199,8 +199,6 @@ impl Refusal {
 pub enum Error {
     #[error(transparent)]
     Lookup(#[from] LookupError),
-    #[error("the unroll factor must be at least 1 (got {0})")]
-    BadFactor(u32),
     /// The loop is not rewritten: `id` at `line`, in `mode` by `factor`.
     #[error("cannot unroll loop {id} ({mode} x{factor}): {refusal} [{}]", .refusal.id())]
     Refused {
@@ -272,6 +270,11 @@ impl Source {
 
     pub fn file(&self) -> &SourceFile {
         &self.file
+    }
+
+    /// Why this file can only be compiled as CUDA, if it can (what [`verify_plan`] reads).
+    pub fn cuda_only(&self) -> Option<frontend::tu::CudaOnly> {
+        self.tu.cuda_only(&self.file)
     }
 
     /// Every loop of the kernels and `__device__` functions, in source order of the functions.
@@ -361,7 +364,9 @@ impl Source {
 
     /// The loop at `loc` unrolled by `factor` in `mode`, or why not: the guard (unless
     /// forced), the author's pragma (unless forced), then the transform's proof of equivalence
-    /// (never overridden). The variant has been re-parsed.
+    /// (never overridden). The variant has been re-parsed. `factor` [`FULL`] is a full unroll
+    /// by pragma (`#pragma unroll` with no count), refused by the transform where the trip
+    /// count is not a compile-time constant (`not-constant-trip`) and in manual mode.
     pub fn variant(
         &self,
         loc: LoopLoc,
@@ -369,9 +374,6 @@ impl Source {
         mode: Mode,
         policy: Policy,
     ) -> Result<Variant, Error> {
-        if factor < 1 {
-            return Err(Error::BadFactor(factor));
-        }
         let f = self.file.functions.get(loc.function);
         if f.is_none_or(|f| loc.index >= f.loops.len()) {
             return Err(Error::Lookup(LookupError::NoSuchLoop {
@@ -396,7 +398,6 @@ impl Source {
         match transforms::unroll_in(&self.bytes, &self.file, &self.tu, loc, factor, mode) {
             Ok(v) => Ok(v),
             Err(transforms::Error::Refused(r)) => Err(refused(Refusal::Transform(r))),
-            Err(transforms::Error::BadFactor(n)) => Err(Error::BadFactor(n)),
             Err(transforms::Error::Lookup(e)) => Err(Error::Lookup(e)),
         }
     }

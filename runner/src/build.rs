@@ -28,7 +28,7 @@ pub const NVCC_CUBIN_ARGS: &str = "-cubin -arch={arch} -Xptxas -v {src} -o {out}
 pub const CLANG_COMMAND: &str = "clang++-19 -x cuda --cuda-device-only --cuda-gpu-arch={arch} -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx78 -O3 -S {src} -o {out}";
 /// The PTX target when neither `--arch` nor a device says: runs (JIT-compiled by the driver) on
 /// sm_80 and newer.
-pub const DEFAULT_CUDA_ARCH: &str = "sm_80";
+pub const DEFAULT_CUDA_ARCH: &str = codeobj::cubin::DEFAULT_ARCH;
 /// How nvcc is installed where it is not (the error names it).
 pub const NVCC_INSTALL: &str = "pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvvm==13.0.88 (into a venv; nvcc is then site-packages/nvidia/cu13/bin/nvcc), or the CUDA toolkit";
 
@@ -217,15 +217,55 @@ fn ptx_code(image: &[u8]) -> Vec<&[u8]> {
         .collect()
 }
 
-/// The spec's defines and flags as compiler arguments.
+/// The spec's defines and flags as compiler arguments ([`spec_flags`]).
 pub fn spec_args(spec: &Spec) -> Vec<String> {
     let mut args: Vec<String> = spec
         .defines
         .iter()
         .map(|(k, v)| format!("-D{k}={v}"))
         .collect();
-    args.extend(spec.flags.iter().cloned());
+    args.extend(spec_flags(spec));
     args
+}
+
+/// The spec's flags as every compiler gets them. A file included before the source
+/// (`-include NAME`, `-include=NAME`, `--pre-include NAME`, `--pre-include=NAME`: nvcc knows
+/// them all, clang and hipcc only the first; `-imacros NAME`, `-imacros=NAME`) is passed as
+/// `-include NAME` (`-imacros NAME`), NAME resolved as the spec's other paths are: the file of
+/// that name in the spec's directory when there is one, else NAME as written, which the
+/// compiler looks up itself (its working directory, the `-I` directories, its own headers:
+/// `-include stdlib.h`). The other flags pass unchanged.
+pub fn spec_flags(spec: &Spec) -> Vec<String> {
+    let dir = spec
+        .path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let words: Vec<&str> = spec.flags.iter().map(String::as_str).collect();
+    let mut out = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        match codeobj::compile::file_option(&words, i) {
+            Some((opt, file, n)) => {
+                out.push(if opt == "-imacros" { opt } else { "-include" }.to_string());
+                if let Some(f) = file {
+                    let beside = dir.join(f);
+                    out.push(match std::path::absolute(&beside) {
+                        Ok(p) if Path::new(f).is_relative() && beside.is_file() => {
+                            p.display().to_string()
+                        }
+                        _ => f.to_string(),
+                    });
+                }
+                i += n;
+            }
+            None => {
+                out.push(words[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 fn io_at(path: &Path) -> impl Fn(std::io::Error) -> RunnerError + '_ {

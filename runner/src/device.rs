@@ -200,6 +200,125 @@ pub(crate) fn wait_until(
     }
 }
 
+/// A GPU of this machine, as the kernel drivers list it (no GPU runtime is loaded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Gpu {
+    /// The runtime's device number (HIP's and CUDA's order: the drivers' node order).
+    pub ordinal: u32,
+    /// `AMD gfx90a (0x740c)`, `NVIDIA H100 80GB HBM3`.
+    pub model: String,
+}
+
+/// The GPUs the drivers list: AMD from the kernel driver's topology
+/// (`/sys/class/kfd/kfd/topology/nodes`, GPU nodes in node order, as HIP numbers them), else
+/// NVIDIA from `/proc/driver/nvidia/gpus` (in PCI order; CUDA's default order puts the fastest
+/// first, which is the same order for GPUs of one model). Empty without a GPU driver.
+pub fn gpus() -> Vec<Gpu> {
+    let amd = amd_gpus(std::path::Path::new(KFD_NODES));
+    if !amd.is_empty() {
+        return amd;
+    }
+    nvidia_gpus(std::path::Path::new("/proc/driver/nvidia/gpus"))
+}
+
+/// The GPU nodes of the AMD kernel driver's topology (`nodes/N/properties` with a non-zero
+/// `gfx_target_version`), in node order: (gfx version, PCI device id).
+fn amd_nodes(nodes: &std::path::Path) -> Vec<(u32, Option<u64>)> {
+    let Ok(dir) = std::fs::read_dir(nodes) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(u32, u32, Option<u64>)> = dir
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let id: u32 = e.file_name().to_str()?.parse().ok()?;
+            let props = std::fs::read_to_string(e.path().join("properties")).ok()?;
+            let field = |name: &str| -> Option<u64> {
+                props
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))?
+                    .trim()
+                    .parse()
+                    .ok()
+            };
+            let version = u32::try_from(field("gfx_target_version")?)
+                .ok()
+                .filter(|&v| v != 0)?;
+            Some((id, version, field("device_id")))
+        })
+        .collect();
+    found.sort_unstable();
+    found.into_iter().map(|(_, v, d)| (v, d)).collect()
+}
+
+fn amd_gpus(nodes: &std::path::Path) -> Vec<Gpu> {
+    amd_nodes(nodes)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (version, device))| {
+            let gfx = gfx_name(version);
+            Gpu {
+                ordinal: i as u32,
+                model: match device {
+                    Some(d) => format!("AMD {gfx} ({d:#x})"),
+                    None => format!("AMD {gfx}"),
+                },
+            }
+        })
+        .collect()
+}
+
+/// The architecture of AMD GPU `ordinal` (HIP's numbering: the topology's GPU nodes in node
+/// order) from the kernel driver (`gfx_target_version 90010` -> `gfx90a`), as ROCm's tools
+/// read it; `None` without the topology.
+pub fn amd_arch(ordinal: i32) -> Option<String> {
+    let nodes = amd_nodes(std::path::Path::new(KFD_NODES));
+    let (v, _) = *nodes.get(usize::try_from(ordinal).ok()?)?;
+    Some(gfx_name(v))
+}
+
+/// Where the AMD kernel driver lists its nodes.
+const KFD_NODES: &str = "/sys/class/kfd/kfd/topology/nodes";
+
+/// `90010` -> `gfx90a`, `90402` -> `gfx942`, `110000` -> `gfx1100`.
+pub fn gfx_name(target_version: u32) -> String {
+    let major = target_version / 10000;
+    let minor = (target_version / 100) % 100;
+    let stepping = target_version % 100;
+    format!("gfx{major}{minor:x}{stepping:x}")
+}
+
+fn nvidia_gpus(dir: &std::path::Path) -> Vec<Gpu> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let found: Vec<(String, String)> = entries
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let info = std::fs::read_to_string(e.path().join("information")).ok()?;
+            let model = info
+                .lines()
+                .find_map(|l| l.strip_prefix("Model:"))?
+                .trim()
+                .to_string();
+            Some((e.file_name().to_string_lossy().into_owned(), model))
+        })
+        .collect();
+    numbered(found)
+}
+
+/// The GPUs in the order of their driver keys, numbered from 0 as the runtimes number them.
+fn numbered<K: Ord>(mut found: Vec<(K, String)>) -> Vec<Gpu> {
+    found.sort();
+    found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, model))| Gpu {
+            ordinal: i as u32,
+            model,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -253,91 +372,17 @@ mod tests {
     }
 }
 
-/// A GPU of this machine, as the kernel drivers list it (no GPU runtime is loaded).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Gpu {
-    /// The runtime's device number (HIP's and CUDA's order: the drivers' node order).
-    pub ordinal: u32,
-    /// `AMD gfx90a (0x740c)`, `NVIDIA H100 80GB HBM3`.
-    pub model: String,
-}
-
-/// The GPUs the drivers list: AMD from the kernel driver's topology
-/// (`/sys/class/kfd/kfd/topology/nodes`, GPU nodes in node order, as HIP numbers them), else
-/// NVIDIA from `/proc/driver/nvidia/gpus` (in PCI order; CUDA's default order puts the fastest
-/// first, which is the same order for GPUs of one model). Empty without a GPU driver.
-pub fn gpus() -> Vec<Gpu> {
-    let amd = amd_gpus(std::path::Path::new("/sys/class/kfd/kfd/topology/nodes"));
-    if !amd.is_empty() {
-        return amd;
-    }
-    nvidia_gpus(std::path::Path::new("/proc/driver/nvidia/gpus"))
-}
-
-fn amd_gpus(nodes: &std::path::Path) -> Vec<Gpu> {
-    let Ok(dir) = std::fs::read_dir(nodes) else {
-        return Vec::new();
-    };
-    let found: Vec<(u32, String)> = dir
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let id: u32 = e.file_name().to_str()?.parse().ok()?;
-            let props = std::fs::read_to_string(e.path().join("properties")).ok()?;
-            let field = |name: &str| -> Option<u64> {
-                props
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))?
-                    .trim()
-                    .parse()
-                    .ok()
-            };
-            let version = field("gfx_target_version").filter(|&v| v != 0)?;
-            let gfx = crate::hip::gfx_name(version as u32);
-            let model = match field("device_id") {
-                Some(d) => format!("AMD {gfx} ({d:#x})"),
-                None => format!("AMD {gfx}"),
-            };
-            Some((id, model))
-        })
-        .collect();
-    numbered(found)
-}
-
-fn nvidia_gpus(dir: &std::path::Path) -> Vec<Gpu> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let found: Vec<(String, String)> = entries
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let info = std::fs::read_to_string(e.path().join("information")).ok()?;
-            let model = info
-                .lines()
-                .find_map(|l| l.strip_prefix("Model:"))?
-                .trim()
-                .to_string();
-            Some((e.file_name().to_string_lossy().into_owned(), model))
-        })
-        .collect();
-    numbered(found)
-}
-
-/// The GPUs in the order of their driver keys, numbered from 0 as the runtimes number them.
-fn numbered<K: Ord>(mut found: Vec<(K, String)>) -> Vec<Gpu> {
-    found.sort();
-    found
-        .into_iter()
-        .enumerate()
-        .map(|(i, (_, model))| Gpu {
-            ordinal: i as u32,
-            model,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod gpu_tests {
     use super::*;
+
+    #[test]
+    fn gfx_names() {
+        assert_eq!(gfx_name(90010), "gfx90a");
+        assert_eq!(gfx_name(90402), "gfx942");
+        assert_eq!(gfx_name(110000), "gfx1100");
+        assert_eq!(gfx_name(90008), "gfx908");
+    }
 
     #[test]
     fn gpus_are_read_from_the_drivers_files() {

@@ -1,6 +1,9 @@
 //! Element and scalar types of a spec (`f32`, `i32`, ...): sizes, the C++ types they match in a
-//! kernel's demangled signature, encoding of scalar values and generation of buffer contents.
+//! kernel's demangled signature, encoding of scalar values and generation of buffer contents
+//! (on every core, in chunks that each start the generator where the sequence is there, so the
+//! bytes are the same whatever the number of threads).
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// A scalar type a buffer element or a by-value argument may have.
@@ -181,8 +184,17 @@ impl Number {
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
+    /// The increment of the state per output.
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    /// The generator seeded with `seed` after `n` outputs (its state is a counter: a jump is one
+    /// multiplication).
+    pub fn skipped(seed: u64, n: u64) -> SplitMix64 {
+        SplitMix64(seed.wrapping_add(n.wrapping_mul(Self::GAMMA)))
+    }
+
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        self.0 = self.0.wrapping_add(Self::GAMMA);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -210,43 +222,110 @@ pub enum Fill {
     },
 }
 
-/// `len` elements of `elem` made by `fill`, little-endian.
+/// `len` elements of `elem` made by `fill`, little-endian ([`generate_into`]).
 pub fn generate(elem: Elem, len: usize, fill: &Fill) -> Vec<u8> {
-    let mut out = Vec::with_capacity(len * elem.size());
-    let mut rng = match fill {
-        Fill::Uniform { seed, .. } => Some(SplitMix64(*seed)),
-        _ => None,
-    };
-    for i in 0..len {
-        if elem.is_float() {
-            let v = match fill {
-                Fill::Zeros => 0.0,
-                Fill::Ones => 1.0,
-                Fill::Iota => i as f64,
-                Fill::Uniform { low, high, .. } => {
-                    low + (high - low) * rng.as_mut().expect("seeded").next_f64()
-                }
-            };
-            match elem {
-                Elem::F32 => out.extend((v as f32).to_le_bytes()),
-                _ => out.extend(v.to_le_bytes()),
-            }
-        } else {
-            let v: i128 = match fill {
-                Fill::Zeros => 0,
-                Fill::Ones => 1,
-                Fill::Iota => i as i128,
-                Fill::Uniform { low, high, .. } => {
-                    let u = rng.as_mut().expect("seeded").next_f64();
-                    ((low + (high - low + 1.0) * u).floor().min(*high)) as i128
-                }
-            };
-            // Truncation: iota wraps in narrow types; the other fills are in range.
-            let bytes = (v as u128).to_le_bytes();
-            out.extend_from_slice(&bytes[..elem.size()]);
-        }
-    }
+    let mut out = vec![0u8; len * elem.size()];
+    generate_into(elem, fill, &mut out);
     out
+}
+
+/// Elements per chunk of [`generate_into`]'s parallel work.
+const CHUNK_ELEMENTS: usize = 1 << 16;
+
+/// Fill `out` (a whole number of `elem`s) as `fill` makes them, on every core: element `i` is
+/// made from the generator after `i` outputs whatever thread makes it, so the bytes are those of
+/// one sequential pass ([`element`]'s, one loop per type).
+pub fn generate_into(elem: Elem, fill: &Fill, out: &mut [u8]) {
+    let s = elem.size();
+    assert_eq!(out.len() % s, 0, "a whole number of elements");
+    let seed = match *fill {
+        Fill::Zeros => {
+            out.par_chunks_mut(CHUNK_ELEMENTS * s)
+                .for_each(|c| c.fill(0));
+            return;
+        }
+        Fill::Uniform { seed, .. } => seed,
+        Fill::Ones | Fill::Iota => 0,
+    };
+    let float = |i: usize, r: &mut SplitMix64| -> f64 {
+        match *fill {
+            Fill::Zeros => 0.0,
+            Fill::Ones => 1.0,
+            Fill::Iota => i as f64,
+            Fill::Uniform { low, high, .. } => low + (high - low) * r.next_f64(),
+        }
+    };
+    // Truncated to the type: iota wraps in narrow types; the other fills are in range.
+    let int = |i: usize, r: &mut SplitMix64| -> i128 {
+        match *fill {
+            Fill::Zeros => 0,
+            Fill::Ones => 1,
+            Fill::Iota => i as i128,
+            Fill::Uniform { low, high, .. } => {
+                ((low + (high - low + 1.0) * r.next_f64()).floor().min(high)) as i128
+            }
+        }
+    };
+    match elem {
+        Elem::F32 => values::<4>(out, seed, |i, r| (float(i, r) as f32).to_le_bytes()),
+        Elem::F64 => values::<8>(out, seed, |i, r| float(i, r).to_le_bytes()),
+        Elem::I8 => values::<1>(out, seed, |i, r| (int(i, r) as i8).to_le_bytes()),
+        Elem::U8 => values::<1>(out, seed, |i, r| (int(i, r) as u8).to_le_bytes()),
+        Elem::I16 => values::<2>(out, seed, |i, r| (int(i, r) as i16).to_le_bytes()),
+        Elem::U16 => values::<2>(out, seed, |i, r| (int(i, r) as u16).to_le_bytes()),
+        Elem::I32 => values::<4>(out, seed, |i, r| (int(i, r) as i32).to_le_bytes()),
+        Elem::U32 => values::<4>(out, seed, |i, r| (int(i, r) as u32).to_le_bytes()),
+        Elem::I64 => values::<8>(out, seed, |i, r| (int(i, r) as i64).to_le_bytes()),
+        Elem::U64 => values::<8>(out, seed, |i, r| (int(i, r) as u64).to_le_bytes()),
+    }
+}
+
+/// Fill `out` with `value(i, rng)` for element `i` of `S` bytes, in parallel chunks, each
+/// chunk's generator started after `i` outputs of SplitMix64(`seed`).
+fn values<const S: usize>(
+    out: &mut [u8],
+    seed: u64,
+    value: impl Fn(usize, &mut SplitMix64) -> [u8; S] + Sync,
+) {
+    out.par_chunks_mut(CHUNK_ELEMENTS * S)
+        .enumerate()
+        .for_each(|(c, chunk)| {
+            let start = c * CHUNK_ELEMENTS;
+            let mut rng = SplitMix64::skipped(seed, start as u64);
+            for (k, e) in chunk.chunks_exact_mut(S).enumerate() {
+                e.copy_from_slice(&value(start + k, &mut rng));
+            }
+        });
+}
+
+/// Element `i` of a fill into `out` (its `elem.size()` bytes); `rng` is the generator after `i`
+/// outputs (for `uniform`): the definition [`generate_into`] follows, one element at a time.
+#[cfg(test)]
+fn element(elem: Elem, fill: &Fill, i: usize, rng: Option<&mut SplitMix64>, out: &mut [u8]) {
+    if elem.is_float() {
+        let v = match fill {
+            Fill::Zeros => 0.0,
+            Fill::Ones => 1.0,
+            Fill::Iota => i as f64,
+            Fill::Uniform { low, high, .. } => low + (high - low) * rng.expect("seeded").next_f64(),
+        };
+        match elem {
+            Elem::F32 => out.copy_from_slice(&(v as f32).to_le_bytes()),
+            _ => out.copy_from_slice(&v.to_le_bytes()),
+        }
+    } else {
+        let v: i128 = match fill {
+            Fill::Zeros => 0,
+            Fill::Ones => 1,
+            Fill::Iota => i as i128,
+            Fill::Uniform { low, high, .. } => {
+                let u = rng.expect("seeded").next_f64();
+                ((low + (high - low + 1.0) * u).floor().min(*high)) as i128
+            }
+        };
+        // Truncation: iota wraps in narrow types; the other fills are in range.
+        out.copy_from_slice(&(v as u128).to_le_bytes()[..elem.size()]);
+    }
 }
 
 #[cfg(test)]
@@ -297,6 +376,58 @@ mod tests {
             assert!(d.contains(&(face as f64)), "{face} missing");
         }
         assert!(d.iter().all(|v| (1.0..=6.0).contains(v)));
+    }
+
+    /// The sequential generation of every earlier version: one generator, element after
+    /// element.
+    fn sequential(elem: Elem, len: usize, fill: &Fill) -> Vec<u8> {
+        let mut out = vec![0u8; len * elem.size()];
+        let mut rng = match fill {
+            Fill::Uniform { seed, .. } => Some(SplitMix64(*seed)),
+            _ => None,
+        };
+        for (i, e) in out.chunks_exact_mut(elem.size()).enumerate() {
+            element(elem, fill, i, rng.as_mut(), e);
+        }
+        out
+    }
+
+    /// One thread or four, the bytes are those of one sequential pass (over several chunks, the
+    /// last one short), for every type and fill.
+    #[test]
+    fn generation_does_not_depend_on_the_thread_count() {
+        let len = 3 * CHUNK_ELEMENTS + 123;
+        let fills = [
+            Fill::Zeros,
+            Fill::Ones,
+            Fill::Iota,
+            Fill::Uniform {
+                low: -2.0,
+                high: 3.0,
+                seed: 11,
+            },
+        ];
+        let on = |threads: usize, elem: Elem, fill: &Fill| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| generate(elem, len, fill))
+        };
+        for elem in Elem::ALL {
+            for fill in &fills {
+                let want = sequential(elem, len, fill);
+                assert_eq!(on(1, elem, fill), want, "{elem} {fill:?}");
+                assert_eq!(on(4, elem, fill), want, "{elem} {fill:?}");
+            }
+        }
+        assert_eq!(SplitMix64::skipped(5, 3).next_u64(), {
+            let mut r = SplitMix64(5);
+            r.next_u64();
+            r.next_u64();
+            r.next_u64();
+            r.next_u64()
+        });
     }
 
     /// The first outputs of SplitMix64 seeded with 0 (the published reference values).

@@ -252,7 +252,7 @@ impl HipDevice {
                     api: Api::Hip,
                     ordinal,
                     name,
-                    arch: kfd_arch(ordinal),
+                    arch: crate::device::amd_arch(ordinal),
                     limits,
                 },
                 api,
@@ -274,37 +274,6 @@ impl HipDevice {
         }
         Ok(())
     }
-}
-
-/// The `gfx` name of the `ordinal`-th GPU node of the kernel driver's topology
-/// (`gfx_target_version 90010` -> `gfx90a`), as ROCm's tools read it.
-fn kfd_arch(ordinal: i32) -> Option<String> {
-    let mut nodes: Vec<(u32, u32)> = std::fs::read_dir("/sys/class/kfd/kfd/topology/nodes")
-        .ok()?
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let id: u32 = e.file_name().to_str()?.parse().ok()?;
-            let props = std::fs::read_to_string(e.path().join("properties")).ok()?;
-            let v = props
-                .lines()
-                .find_map(|l| l.strip_prefix("gfx_target_version "))?
-                .trim()
-                .parse::<u32>()
-                .ok()?;
-            (v != 0).then_some((id, v))
-        })
-        .collect();
-    nodes.sort_unstable();
-    let (_, v) = *nodes.get(usize::try_from(ordinal).ok()?)?;
-    Some(gfx_name(v))
-}
-
-/// `90010` -> `gfx90a`, `90402` -> `gfx942`, `110000` -> `gfx1100`.
-pub fn gfx_name(target_version: u32) -> String {
-    let major = target_version / 10000;
-    let minor = (target_version / 100) % 100;
-    let stepping = target_version % 100;
-    format!("gfx{major}{minor:x}{stepping:x}")
 }
 
 impl Device for HipDevice {
@@ -501,16 +470,5 @@ impl Drop for HipDevice {
             (self.api.event_destroy)(self.events.0);
             (self.api.event_destroy)(self.events.1);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn gfx_names() {
-        assert_eq!(super::gfx_name(90010), "gfx90a");
-        assert_eq!(super::gfx_name(90402), "gfx942");
-        assert_eq!(super::gfx_name(110000), "gfx1100");
-        assert_eq!(super::gfx_name(90008), "gfx908");
     }
 }

@@ -5,16 +5,17 @@
 //! GPU found at run time ([`hip`], [`cuda`]), compiled for that GPU's architecture, times
 //! launches with GPU events and compares outputs ([`compare`], [`stats`]); [`measure`] is
 //! `bench`'s warm-up and interleaved A B A B loop and [`report`] its report and renderers.
-//! [`cubin`] reads NVIDIA cubins for the tuner's gates.
+//! [`cubin`] (`codeobj::cubin`, re-exported) reads NVIDIA cubins for the tuner's gates.
 //!
 //! No GPU library is linked: libamdhip64 and libcuda are opened when a device is asked for,
 //! so the binary runs, and fails with one clear line, on machines with neither.
 
 pub mod build;
 pub mod compare;
-pub mod cubin;
+pub use codeobj::cubin;
 pub mod cuda;
 pub mod device;
+pub mod digest;
 pub mod elem;
 pub mod error;
 pub mod expr;
@@ -25,6 +26,7 @@ pub mod ptx;
 pub mod report;
 pub mod session;
 pub mod signature;
+pub mod sim;
 pub mod spec;
 pub mod stats;
 

@@ -16,7 +16,8 @@ pub struct Measured {
     pub summaries: Vec<Summary>,
     /// Variant median / baseline median (with a variant).
     pub ratio: Option<f64>,
-    /// The variant's outputs outside their tolerance (with a variant; empty: they agree).
+    /// The variant's outputs outside their tolerance of the session's baseline's (with a
+    /// variant; empty: they agree).
     pub differences: Option<Vec<OutputDiff>>,
 }
 
@@ -50,7 +51,7 @@ pub fn interleaved(
         }
     }
     session.check_inputs()?;
-    let differences = variant.map(|v| session.compare(baseline, v));
+    let differences = variant.map(|v| session.differences(v).to_vec());
     let summaries: Vec<Summary> = samples.iter().filter_map(|s| summarize(s)).collect();
     if summaries.len() != ids.len() {
         return Err(RunnerError::Usage(

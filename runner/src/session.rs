@@ -4,14 +4,23 @@
 //! variant, launch it once on fresh outputs and compare them with the baseline's) and
 //! [`Session::sample`] (one timed launch; outputs are reset first, outside the timed part, so
 //! every launch of every kernel sees the same memory).
+//!
+//! Host work is only what a check needs, and host memory does not grow with the kernels: the
+//! session keeps the baseline's outputs (the reference every kernel is compared with) and one
+//! reusable buffer that buffers are generated in and read back into; of every other kernel it
+//! keeps only its outputs' digests and first differences. Generation, hashing and comparison
+//! run on every core, piece by piece ([`crate::digest`], [`crate::compare::check`]), with
+//! results that do not depend on the number of threads. Inputs are uploaded once and copied on
+//! the device to make the outputs' pristine copies; they are checked unchanged by fingerprint
+//! ([`crate::digest::fingerprint`]).
 
 use crate::build::{build, BuildOptions, Built, Target, DEFAULT_CUDA_ARCH};
 pub use crate::compare::OutputDiff;
-use crate::compare::{checksum, diff};
 use crate::device::{Api, Device, DeviceError, DevicePtr, KernelHandle, Launch};
-use crate::elem::generate;
+use crate::digest::Digest;
+use crate::elem::generate_into;
 use crate::error::{RunnerError, Setting};
-use crate::spec::{ArgKind, Init, Spec, Tolerance};
+use crate::spec::{ArgKind, Init, Spec};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Duration;
@@ -161,18 +170,17 @@ struct Buf {
     /// Outputs: a device copy of the initial contents, copied over `ptr` before every launch.
     pristine: Option<DevicePtr>,
     bytes: usize,
-    /// Inputs: checksum of the initial contents, to prove the kernel left them alone.
-    initial: String,
+    /// Inputs: the fingerprint of the initial contents, to prove the kernel left them alone.
+    initial: Option<u128>,
 }
 
-/// One output of one kernel after a launch on fresh memory.
+/// One output of one kernel after a launch on fresh memory: its digest (the bytes are not kept).
 #[derive(Debug, Clone, Serialize)]
 pub struct Output {
     pub arg: usize,
     pub name: String,
+    /// blake3 of the output's bytes (hex).
     pub checksum: String,
-    #[serde(skip)]
-    pub bytes: Vec<u8>,
 }
 
 /// A kernel loaded in a session.
@@ -181,8 +189,18 @@ pub struct Prepared {
     pub built: Built,
     /// Outputs of its first launch on fresh memory.
     pub outputs: Vec<Output>,
+    /// Its outputs outside their tolerance of the baseline's (the first difference of each).
+    #[serde(skip)]
+    pub differences: Vec<OutputDiff>,
     #[serde(skip)]
     handle: KernelHandle,
+}
+
+/// The baseline's output of one argument: what every kernel's is compared with.
+struct Reference {
+    arg: usize,
+    bytes: Vec<u8>,
+    digest: Digest,
 }
 
 /// Index of a prepared kernel in its session (0 is the baseline).
@@ -196,6 +214,11 @@ pub struct Session {
     launch: Launch,
     buffers: Vec<Option<Buf>>,
     pub kernels: Vec<Prepared>,
+    /// The baseline's outputs, once it ran (kernel 0).
+    reference: Vec<Reference>,
+    /// The one host buffer that buffers are generated in and read back into (as long as the
+    /// largest buffer).
+    staging: Vec<u8>,
 }
 
 impl Session {
@@ -234,28 +257,49 @@ impl Session {
                 path: spec.path.display().to_string(),
                 message: format!("{m} ({})", info.name),
             })?;
+        let largest = spec
+            .args
+            .iter()
+            .filter_map(|a| match &a.kind {
+                ArgKind::Buffer(b) => Some(b.bytes() as usize),
+                ArgKind::Scalar { .. } => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let mut staging = zeroed(&spec, largest, "the staging buffer")?;
         let mut buffers = Vec::new();
         for (i, a) in spec.args.iter().enumerate() {
             let ArgKind::Buffer(b) = &a.kind else {
                 buffers.push(None);
                 continue;
             };
-            let data = contents(&spec, i)?;
-            let ptr = device.alloc(data.len())?;
-            device.upload(ptr, &data)?;
-            let pristine = match b.output {
-                Some(_) => {
-                    let p = device.alloc(data.len())?;
-                    device.upload(p, &data)?;
-                    Some(p)
+            let bytes = b.bytes() as usize;
+            let file;
+            let data: &[u8] = match &b.init {
+                Init::Fill(f) => {
+                    generate_into(b.elem, f, &mut staging[..bytes]);
+                    &staging[..bytes]
                 }
-                None => None,
+                Init::File(_) => {
+                    file = contents(&spec, i)?;
+                    &file
+                }
+            };
+            let ptr = device.alloc(bytes)?;
+            device.upload(ptr, data)?;
+            let (pristine, initial) = match b.output {
+                Some(_) => {
+                    let p = device.alloc(bytes)?;
+                    device.copy(p, ptr, bytes)?;
+                    (Some(p), None)
+                }
+                None => (None, Some(crate::digest::fingerprint(data))),
             };
             buffers.push(Some(Buf {
                 ptr,
                 pristine,
-                bytes: data.len(),
-                initial: checksum(&data),
+                bytes,
+                initial,
             }));
         }
         let launch = Launch {
@@ -271,6 +315,8 @@ impl Session {
             launch,
             buffers,
             kernels: Vec::new(),
+            reference: Vec::new(),
+            staging,
         };
         s.add(built)?;
         Ok(s)
@@ -283,16 +329,15 @@ impl Session {
     /// Compile `source` as a variant of the baseline, launch it once and compare its outputs
     /// with the baseline's: `OutputsDiffer` when any output is outside its tolerance.
     pub fn prepare(&mut self, source: &Path) -> Result<KernelId, RunnerError> {
-        let built = build(&self.spec, source, &self.target, &self.build)?;
-        let id = self.add(built)?;
-        let diffs = self.compare(0, id);
+        let id = self.prepare_unchecked(source)?;
+        let diffs = self.differences(id);
         if !diffs.is_empty() {
-            return Err(RunnerError::OutputsDiffer(diffs));
+            return Err(RunnerError::OutputsDiffer(diffs.to_vec()));
         }
         Ok(id)
     }
 
-    /// Prepare without comparing (the caller reports differences itself).
+    /// Prepare without refusing differences (the caller reports them: [`Session::differences`]).
     pub fn prepare_unchecked(&mut self, source: &Path) -> Result<KernelId, RunnerError> {
         let built = build(&self.spec, source, &self.target, &self.build)?;
         self.add(built)
@@ -329,12 +374,14 @@ impl Session {
         self.kernels.push(Prepared {
             built,
             outputs: Vec::new(),
+            differences: Vec::new(),
             handle,
         });
         let id = self.kernels.len() - 1;
         self.sample(id)?;
-        let outputs = self.read_outputs()?;
+        let (outputs, differences) = self.read_outputs()?;
         self.kernels[id].outputs = outputs;
+        self.kernels[id].differences = differences;
         Ok(id)
     }
 
@@ -368,58 +415,84 @@ impl Session {
             .collect())
     }
 
-    fn read_outputs(&mut self) -> Result<Vec<Output>, RunnerError> {
-        let mut out = Vec::new();
+    /// Read the outputs of the launch that just ran: the first kernel's become the reference
+    /// (kept); every later kernel's are read into the staging buffer and checked against it.
+    fn read_outputs(&mut self) -> Result<(Vec<Output>, Vec<OutputDiff>), RunnerError> {
+        let first = self.kernels.len() == 1;
+        let mut outputs = Vec::new();
+        let mut differences = Vec::new();
+        let mut reference = Vec::new();
         for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
             let (ArgKind::Buffer(spec_b), Some(b)) = (&a.kind, b) else {
                 continue;
             };
-            if spec_b.output.is_none() {
+            let Some(tol) = spec_b.output else {
                 continue;
-            }
-            let mut bytes = vec![0u8; b.bytes];
-            self.device.download(b.ptr, &mut bytes)?;
-            out.push(Output {
+            };
+            let name = a.name.clone().unwrap_or_else(|| format!("arg{}", i + 1));
+            let checksum = if first {
+                let mut bytes = zeroed(&self.spec, b.bytes, "the baseline's outputs")?;
+                self.device.download(b.ptr, &mut bytes)?;
+                let digest = Digest::of(&bytes);
+                let hex = digest.hex();
+                reference.push(Reference {
+                    arg: i,
+                    bytes,
+                    digest,
+                });
+                hex
+            } else {
+                let r = self
+                    .reference
+                    .iter()
+                    .find(|r| r.arg == i)
+                    .expect("the baseline read every output");
+                let staged = &mut self.staging[..b.bytes];
+                self.device.download(b.ptr, staged)?;
+                let checked = crate::compare::check(spec_b.elem, &tol, &r.bytes, &r.digest, staged);
+                if let Some(first) = checked.mismatch {
+                    differences.push(OutputDiff {
+                        name: name.clone(),
+                        tolerance: tol,
+                        first,
+                    });
+                }
+                checked.digest.hex()
+            };
+            outputs.push(Output {
                 arg: i,
-                name: a.name.clone().unwrap_or_else(|| format!("arg{}", i + 1)),
-                checksum: checksum(&bytes),
-                bytes,
+                name,
+                checksum,
             });
         }
-        Ok(out)
-    }
-
-    /// The outputs of kernel `b` outside their tolerance of kernel `a`'s.
-    pub fn compare(&self, a: KernelId, b: KernelId) -> Vec<OutputDiff> {
-        let mut diffs = Vec::new();
-        for (oa, ob) in self.kernels[a].outputs.iter().zip(&self.kernels[b].outputs) {
-            let ArgKind::Buffer(buf) = &self.spec.args[oa.arg].kind else {
-                continue;
-            };
-            let tol = buf.output.unwrap_or(Tolerance::Exact);
-            if let Some(first) = diff(buf.elem, &tol, &oa.bytes, &ob.bytes) {
-                diffs.push(OutputDiff {
-                    name: oa.name.clone(),
-                    tolerance: tol,
-                    first,
-                });
-            }
+        if first {
+            self.reference = reference;
         }
-        diffs
+        Ok((outputs, differences))
     }
 
-    /// Every buffer that is not an output still holds its initial contents.
+    /// The outputs of kernel `id` outside their tolerance of the baseline's (kernel 0, whose
+    /// outputs every kernel of the session is compared with); empty when they agree.
+    pub fn differences(&self, id: KernelId) -> &[OutputDiff] {
+        self.kernels
+            .get(id)
+            .map(|k| k.differences.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// Every buffer that is not an output still holds its initial contents (read back into
+    /// the staging buffer and compared by fingerprint).
     pub fn check_inputs(&mut self) -> Result<(), RunnerError> {
         for (i, (a, b)) in self.spec.args.iter().zip(&self.buffers).enumerate() {
-            let (ArgKind::Buffer(sb), Some(b)) = (&a.kind, b) else {
+            let (ArgKind::Buffer(_), Some(b)) = (&a.kind, b) else {
                 continue;
             };
-            if sb.output.is_some() {
+            let Some(initial) = b.initial else {
                 continue;
-            }
-            let mut bytes = vec![0u8; b.bytes];
-            self.device.download(b.ptr, &mut bytes)?;
-            if checksum(&bytes) != b.initial {
+            };
+            let staged = &mut self.staging[..b.bytes];
+            self.device.download(b.ptr, staged)?;
+            if crate::digest::fingerprint(staged) != initial {
                 return Err(RunnerError::WroteInput(format!(
                     "{}: the kernel wrote to {}, which is not marked as an output: mark it `output = ...` so that every launch starts from the same memory",
                     self.spec.path.display(),
@@ -429,6 +502,56 @@ impl Session {
         }
         Ok(())
     }
+
+    /// The host memory the session holds, in bytes: the staging buffer, the baseline's outputs
+    /// and their digests, and per kernel its code and what is kept of its outputs (an
+    /// accounting of the session's own allocations, not of the process).
+    pub fn host_bytes(&self) -> usize {
+        let kernels: usize = self
+            .kernels
+            .iter()
+            .map(|k| {
+                std::mem::size_of::<Prepared>()
+                    + k.built.image.capacity()
+                    + k.outputs
+                        .iter()
+                        .map(|o| {
+                            std::mem::size_of::<Output>()
+                                + o.name.capacity()
+                                + o.checksum.capacity()
+                        })
+                        .sum::<usize>()
+                    + k.differences
+                        .iter()
+                        .map(|d| {
+                            std::mem::size_of::<OutputDiff>()
+                                + d.name.capacity()
+                                + d.first.baseline.capacity()
+                                + d.first.variant.capacity()
+                        })
+                        .sum::<usize>()
+            })
+            .sum();
+        let reference: usize = self
+            .reference
+            .iter()
+            .map(|r| r.bytes.capacity() + r.digest.heap_bytes())
+            .sum();
+        self.staging.capacity() + reference + kernels
+    }
+}
+
+/// `n` zero bytes of host memory for `what`, or an error when the host cannot give them (asked
+/// for first: a failed `vec!` would abort the process; the zeroed allocation then maps fresh
+/// pages without writing them).
+fn zeroed(spec: &Spec, n: usize, what: &str) -> Result<Vec<u8>, RunnerError> {
+    Vec::<u8>::new()
+        .try_reserve_exact(n)
+        .map_err(|e| RunnerError::Invalid {
+            path: spec.path.display().to_string(),
+            message: format!("cannot allocate {n} bytes of host memory for {what}: {e}"),
+        })?;
+    Ok(vec![0u8; n])
 }
 
 /// `sm_86` -> (8, 6).
@@ -450,7 +573,7 @@ pub fn contents(spec: &Spec, i: usize) -> Result<Vec<u8>, RunnerError> {
         )));
     };
     match &b.init {
-        Init::Fill(f) => Ok(generate(b.elem, b.length as usize, f)),
+        Init::Fill(f) => Ok(crate::elem::generate(b.elem, b.length as usize, f)),
         Init::File(path) => {
             // A regular file (a device or a FIFO is refused) of exactly the buffer's size,
             // checked before it is read.

@@ -239,6 +239,57 @@ fn file_init_must_have_the_buffer_size() {
     );
 }
 
+/// A spec whose `flags` pre-include a system header (`-include stdlib.h`, in any of the
+/// spellings nvcc knows) compiles with nvcc, clang-19 and hipcc: the name is left to the
+/// compiler's own search (never read from the working directory), while a header of that
+/// name-style beside the spec is the spec directory's file, hashed into the key.
+#[test]
+fn pre_included_headers_are_found_as_the_compiler_finds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cu"),
+        "#include <hip/hip_runtime.h>\n__global__ void k(int* out) { out[threadIdx.x] = EXIT_FAILURE + (int)sizeof(div_t) + LOCAL; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("local.h"), "#define LOCAL 1\n").unwrap();
+    let spec = |flags: &str| {
+        let text = format!(
+            "version = 1\nsource = \"k.cu\"\nkernel = \"k\"\ngrid = 1\nblock = 4\nflags = [{flags}, \"-include\", \"local.h\"]\n[[args]]\nname = \"out\"\nbuffer = \"i32\"\nlength = 4\noutput = \"exact\"\n"
+        );
+        Spec::parse(&text, &dir.path().join("k.toml")).unwrap()
+    };
+    // The working directory of the tests is the crate's, not the spec's.
+    assert!(!Path::new("local.h").exists());
+    let local = dir.path().join("local.h").display().to_string();
+    for flags in [
+        r#""-include", "stdlib.h""#,
+        r#""-include=stdlib.h""#,
+        r#""--pre-include", "stdlib.h""#,
+        r#""--pre-include=stdlib.h""#,
+    ] {
+        let s = spec(flags);
+        let args = runner::build::spec_flags(&s);
+        assert_eq!(args[..2], ["-include", "stdlib.h"], "{flags}");
+        assert_eq!(
+            args[args.len() - 2..],
+            ["-include".to_string(), local.clone()]
+        );
+        for (target, o) in [(&cuda(), nvcc_opts()), (&cuda(), opts()), (&hip(), opts())] {
+            let b = build(&s, &s.source, target, o)
+                .unwrap_or_else(|e| panic!("{flags} for {target:?}: {e}"));
+            assert_eq!(b.signature.params.len(), 1);
+        }
+    }
+    // `-imacros` (clang's and hipcc's; nvcc has none) keeps its name, in the separate form.
+    let args = runner::build::spec_flags(&spec(r#""-imacros=stdlib.h""#));
+    assert_eq!(args[..2], ["-imacros", "stdlib.h"]);
+    // The spec directory's header is in the key: another content, another compile.
+    let s = spec(r#""-include", "stdlib.h""#);
+    assert!(build(&s, &s.source, &cuda(), nvcc_opts()).unwrap().cached);
+    std::fs::write(dir.path().join("local.h"), "#define LOCAL 2\n").unwrap();
+    assert!(!build(&s, &s.source, &cuda(), nvcc_opts()).unwrap().cached);
+}
+
 /// The shipped specs: testdata/bench/*.toml and testdata/bench/cuda/*.toml.
 fn shipped_specs() -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -229,3 +229,138 @@ fn the_measurement_loop_times_baseline_and_variant_and_the_report_renders_it() {
     let e = runner::measure::interleaved(&mut s, 0, None, 0, 0).unwrap_err();
     assert!(matches!(e, runner::RunnerError::Usage(_)), "{e}");
 }
+
+/// A kernel `scale(in, out, n)`: `out[i] = 2 * in[i]`, with `length` elements each.
+fn scale_tree(dir: &std::path::Path, length: usize) -> Spec {
+    std::fs::write(
+        dir.join("scale.cu"),
+        "#include <hip/hip_runtime.h>\n__global__ void scale(const float* in, float* out, int n) {\n    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {\n        out[i] = 2.0f * in[i];\n    }\n}\n",
+    )
+    .unwrap();
+    let text = format!(
+        "version = 1\nsource = \"scale.cu\"\nkernel = \"scale\"\ngrid = 64\nblock = 256\n[[args]]\nname = \"in\"\nbuffer = \"f32\"\nlength = {length}\ninit = \"uniform\"\nlow = -1.0\nhigh = 1.0\nseed = 3\n[[args]]\nname = \"out\"\nbuffer = \"f32\"\nlength = {length}\noutput = {{ rtol = 1e-6, atol = 0.0 }}\n[[args]]\nname = \"n\"\nscalar = \"i32\"\nvalue = {length}\n"
+    );
+    let path = dir.join("scale.toml");
+    std::fs::write(&path, text).unwrap();
+    Spec::load(&path).unwrap()
+}
+
+/// `scale` on a simulated device: kernel `k` (in load order) computes `2 * in` exactly when `k`
+/// is even, and adds 1 to `out[13 k]` when it is odd; kernel `WRITER` also writes its input.
+fn scale_device() -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::{Memory, Model, SimDevice};
+    let d = SimDevice::new(
+        SimDevice::info(Api::Cuda, "sm_90"),
+        Model::instant(),
+        Box::new(|k, _, args, mem: &mut Memory| {
+            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+            let (a, b) = mem.read_write(src, dst)?;
+            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+                let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap());
+                y.copy_from_slice(&v.to_le_bytes());
+            }
+            if k.index % 2 == 1 {
+                let at = 13 * k.index * 4;
+                let v = f32::from_le_bytes(b[at..at + 4].try_into().unwrap()) + 1.0;
+                b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            if k.index == WRITER {
+                mem.get_mut(src)?[0] ^= 1;
+            }
+            Ok(std::time::Duration::from_micros(100))
+        }),
+    );
+    let ledger = d.ledger();
+    (Box::new(d), ledger)
+}
+
+const WRITER: usize = 11;
+
+/// The session's host memory (its own accounting, not the process's RSS) grows with the number
+/// of prepared kernels by the same few bytes whatever the buffers' size: it keeps the
+/// baseline's outputs and one staging buffer, and of each variant only digests and first
+/// differences. Each variant costs one read of the outputs and one of the inputs; the inputs go
+/// to the device once (the outputs' pristine copies are made on the device). Differences and
+/// checksums are what a full comparison gives; a kernel that writes its input is caught.
+#[test]
+fn host_memory_does_not_grow_with_the_variants() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |length: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = scale_tree(dir.path(), length);
+        let bytes = 4 * length;
+        let (device, ledger) = scale_device();
+        let mut s = Session::with_device(device, spec, None, &options(cache.path(), None))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // One upload per buffer: the output's pristine copy is made on the device.
+        assert_eq!(ledger.bytes_to_device(), 2 * bytes as u64);
+        assert_eq!(
+            ledger.bytes_to_host(),
+            bytes as u64,
+            "the baseline's output"
+        );
+        let opened = s.host_bytes();
+        assert!(
+            opened >= 2 * bytes,
+            "staging and the baseline's output: {opened}"
+        );
+        assert!(opened < 2 * bytes + 64 * 1024, "{opened}");
+        let source = s.spec.source.clone();
+        let mut held = vec![opened];
+        for k in 1..=10 {
+            let before = ledger.bytes_to_host();
+            let id = s.prepare_unchecked(&source).unwrap();
+            s.check_inputs().unwrap();
+            // One read of the output, one of the input.
+            assert_eq!(ledger.bytes_to_host() - before, 2 * bytes as u64);
+            let diffs = s.differences(id);
+            if k % 2 == 1 {
+                assert_eq!(diffs.len(), 1, "{k}: {diffs:?}");
+                assert_eq!((diffs[0].first.index, diffs[0].first.count), (13 * k, 1));
+                assert_eq!(diffs[0].name, "out");
+                assert_ne!(
+                    s.kernels[id].outputs[0].checksum,
+                    s.kernels[0].outputs[0].checksum
+                );
+            } else {
+                assert!(diffs.is_empty(), "{k}: {diffs:?}");
+                assert_eq!(
+                    s.kernels[id].outputs[0].checksum,
+                    s.kernels[0].outputs[0].checksum
+                );
+            }
+            held.push(s.host_bytes());
+        }
+        // The baseline's checksum is blake3 of its output.
+        let input = runner::session::contents(&s.spec, 0).unwrap();
+        let out: Vec<u8> = input
+            .chunks_exact(4)
+            .flat_map(|x| (2.0 * f32::from_le_bytes(x.try_into().unwrap())).to_le_bytes())
+            .collect();
+        assert_eq!(
+            s.kernels[0].outputs[0].checksum,
+            blake3::hash(&out).to_hex().to_string()
+        );
+        assert!(
+            matches!(
+                s.prepare(&source),
+                Err(runner::RunnerError::OutputsDiffer(_))
+            ),
+            "kernel 11 differs"
+        );
+        let e = s.check_inputs().unwrap_err();
+        assert!(matches!(e, runner::RunnerError::WroteInput(_)), "{e}");
+        held.iter().map(|h| h - held[0]).collect::<Vec<usize>>()
+    };
+    let small = run(1 << 16);
+    let large = run(1 << 18);
+    assert_eq!(
+        small, large,
+        "growth per variant independent of the buffers' size"
+    );
+    let per_variant = large[10] / 10;
+    assert!(
+        per_variant < 64 * 1024,
+        "{per_variant} bytes per variant (the code object and a digest)"
+    );
+}

@@ -15,10 +15,9 @@
 //! error on one file, or a file that is not a regular file: the others are still reported),
 //! 3 `--fix` left a file alone because it was edited while check ran (and no error).
 
-use crate::cli::explain;
-use crate::render::{self, human::HumanOptions, Format};
 use anyhow::{bail, Context};
 use config::FailOn;
+use render::human::HumanOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,6 +53,14 @@ pub struct CheckArgs {
     /// directory, before `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`).
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Define a macro for the guards' view, `NAME` or `NAME=VALUE` (repeatable; after the `-D`
+    /// of `[compile] command` and `[tune] compile-flags`).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro for the guards' view (repeatable; also one of `-D`, and a predefined
+    /// platform macro such as `__HIP_PLATFORM_AMD__`).
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
     /// Use this config file instead of finding `hip-unroll.toml` upward from each file.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -65,6 +72,9 @@ pub struct CheckArgs {
     /// e.g. to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
+    /// Analyse files on N threads [default: one per core]; the report is the same at any count.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<std::num::NonZeroUsize>,
     /// Apply the config's `exclude` also to files named on the command line (for pre-commit).
     #[arg(long)]
     pub force_exclude: bool,
@@ -93,6 +103,19 @@ pub struct CheckArgs {
     /// Colors in the human format: `auto` = only on a terminal and when NO_COLOR is unset.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Code frames and a summary line, for people.
+    Human,
+    /// Machine-readable report, schema version 1 (loops, verdicts, blockers, diagnostics).
+    Json,
+    /// SARIF 2.1.0, for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow commands (`::warning file=...::message`).
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -137,6 +160,8 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         }),
         keep_sources: matches!(args.format, Format::Human | Format::Sarif),
         include: args.include.clone(),
+        threads: args.threads,
+        defines: defines(&args.define, &args.undefine)?,
     };
     let checked = match workspace::check(&opts) {
         Ok(c) => c,
@@ -155,7 +180,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         let diff: String = fixes
             .changes
             .iter()
-            .map(|c| crate::render::diff::unified(&c.display, &c.before, &c.after))
+            .map(|c| render::diff::unified(&c.display, &c.before, &c.after))
             .collect();
         crate::files::stdout(&diff)?;
         tell(fixes, &args);
@@ -174,11 +199,15 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
                 quiet: args.quiet,
                 loops: args.loops,
                 statistics: args.statistics,
+                fix_hints: Some(render::human::FixHints {
+                    safe: "--fix",
+                    unsafe_fixes: "--unsafe-fixes",
+                }),
             };
             render::human::render(output, sources, &opts)
         }
         Format::Json => render::json::render(output),
-        Format::Sarif => render::sarif::render(output, sources, &explain::rule_infos()),
+        Format::Sarif => render::sarif::render(output, sources, &render::rules()),
         Format::Github => render::github::render(output),
     };
     let text = if args.statistics {
@@ -207,6 +236,20 @@ pub fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
     Ok(exit_code(status))
 }
 
+/// The `-D` and `-U` of `check`, `unroll` and `tune`: the definitions in order, then the
+/// undefinitions (clap keeps each flag's order, not their interleaving, so a name given to
+/// both is undefined).
+pub fn defines(define: &[String], undefine: &[String]) -> anyhow::Result<frontend::tu::Defines> {
+    let mut out = frontend::tu::Defines::default();
+    for d in define {
+        out.define(d).context("-D")?;
+    }
+    for u in undefine {
+        out.undefine(u).context("-U")?;
+    }
+    Ok(out)
+}
+
 fn exit_code(status: Status) -> ExitCode {
     ExitCode::from(match status {
         Status::Clean => 0,
@@ -222,13 +265,13 @@ fn tell(fixes: &FixSummary, args: &CheckArgs) {
     let verb = if args.diff { "would fix" } else { "fixed" };
     let mut line = format!(
         "{verb} {} in {}",
-        crate::render::plural(fixes.fixed, "finding", "findings"),
-        crate::render::plural(fixes.files, "file", "files")
+        render::plural(fixes.fixed, "finding", "findings"),
+        render::plural(fixes.files, "file", "files")
     );
     if fixes.unsafe_left > 0 {
         line.push_str(&format!(
             "; {} available with --unsafe-fixes",
-            crate::render::plural(fixes.unsafe_left, "unsafe fix", "unsafe fixes")
+            render::plural(fixes.unsafe_left, "unsafe fix", "unsafe fixes")
         ));
     }
     eprintln!("{line}");

@@ -1,7 +1,6 @@
 //! `hip-unroll explain RULE`: prints a rule's documentation from the `guards` registry;
 //! `explain --list` lists every rule id with its summary.
 
-use crate::render::RuleInfo;
 use anyhow::bail;
 use std::process::ExitCode;
 
@@ -16,7 +15,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
-    let rules = rule_infos();
+    let rules = render::rules();
     let text = if args.list {
         let width = rules.iter().map(|r| r.id.len()).max().unwrap_or(0);
         rules
@@ -26,7 +25,7 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     } else {
         let id = args.rule.unwrap_or_default();
         match rules.iter().find(|r| r.id == id) {
-            Some(r) => crate::render::human::explain(r),
+            Some(r) => render::human::explain(r),
             None => bail!(
                 "unknown rule id {id:?}{} (known rule ids: {})",
                 did_you_mean(&id),
@@ -40,24 +39,6 @@ pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
     };
     crate::files::stdout(&text)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every rule of the registry (`guards::rules::all`), as renderers see it.
-pub fn rule_infos() -> Vec<RuleInfo> {
-    guards::rules::all()
-        .iter()
-        .map(|r| RuleInfo {
-            id: r.id.to_string(),
-            summary: r.summary.to_string(),
-            doc: r.doc(),
-            severity: r.severity,
-            kind: match r.kind {
-                guards::rules::RuleKind::Blocker => "blocker",
-                guards::rules::RuleKind::Diagnostic => "lint",
-                guards::rules::RuleKind::CodeObject => "code object",
-            },
-        })
-        .collect()
 }
 
 /// `; did you mean "wave-size"?` when a registered rule id is close to `id`, else nothing.

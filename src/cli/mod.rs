@@ -8,6 +8,7 @@ pub mod inspect;
 pub mod pressure;
 pub mod profile;
 pub mod replay;
+pub mod server;
 pub mod tune;
 pub mod unroll;
 

@@ -91,8 +91,9 @@ pub struct TuneArgs {
     /// defined in PATHS].
     #[arg(long, value_name = "RE")]
     pub kernel: Option<String>,
-    /// Unroll factors to try, at most 16 factors of 1 to 1024 [default: 2,4,8].
-    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    /// Unroll factors to try, at most 16 factors of 1 to 1024, and `full` (`#pragma unroll`
+    /// with no count, pragma mode only, on loops of constant trip count) [default: 2,4,8].
+    #[arg(long, value_delimiter = ',', value_name = "N,...", value_parser = parse_factor)]
     pub factors: Option<Vec<u32>>,
     /// pragma inserts `#pragma unroll N`; manual replicates the body [default: both].
     #[arg(long, value_enum)]
@@ -164,6 +165,13 @@ pub struct TuneArgs {
     /// PATH; none: clang-19 with hip-unroll's prelude].
     #[arg(long, value_name = "PATH")]
     pub nvcc: Option<PathBuf>,
+    /// Define a macro, `NAME` or `NAME=VALUE` (repeatable): for the guards' view of every file
+    /// and the gates' compile (it joins the compile flags).
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    pub define: Vec<String>,
+    /// Undefine a macro (repeatable): for the guards' view and the gates' compile.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
     /// Extra flag for the code-object compile of the gates (repeatable), e.g. `-Iinclude`.
     #[arg(long = "compile-flag", value_name = "FLAG", allow_hyphen_values = true)]
     pub compile_flags: Vec<String>,
@@ -179,6 +187,19 @@ pub struct TuneArgs {
     /// Write the report to this file (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "REPORT")]
     pub output: Option<PathBuf>,
+}
+
+/// One `--factors` value: a count of at least 1, or `full` (`tuner::report::FULL`).
+fn parse_factor(s: &str) -> Result<u32, String> {
+    if s == "full" {
+        return Ok(tuner::report::FULL);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not an unroll factor: a whole number of at least 1, or `full`"
+        )),
+    }
 }
 
 /// Progress on stderr: one bar, hidden when stderr is not a terminal.
@@ -220,7 +241,7 @@ impl Progress for Bars {
 
     fn decided(&self, c: &tuner::report::Candidate) {
         let variant = match (&c.mode, c.factor) {
-            (Some(m), Some(f)) => format!(" {m} x{f}"),
+            (Some(m), Some(f)) => format!(" {m} {}", tuner::report::factor_text(f)),
             _ => String::new(),
         };
         let speed = c.speedup.map(|s| format!(" {s:.3}x")).unwrap_or_default();
@@ -379,6 +400,14 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         .as_ref()
         .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
     let root = std::env::current_dir().context("cannot read the current directory")?;
+    let defines = crate::cli::check::defines(&args.define, &args.undefine)?;
+    if let Some(f) = defines
+        .flags()
+        .iter()
+        .find(|f| f.contains(char::is_whitespace))
+    {
+        anyhow::bail!("{} holds white space, which the gates' compile command (split on white space) cannot pass; define it in a header instead", &f[..2]);
+    }
     let request = Request {
         paths: args.paths,
         build: args.build,
@@ -428,7 +457,13 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         arch: args.arch,
         include: args.include,
         nvcc: args.nvcc,
-        compile_flags: args.compile_flags,
+        // `-D`/`-U` join the compile flags: the gates compile with them, the fingerprint holds
+        // them, and the guards read the compile command's macros.
+        compile_flags: args
+            .compile_flags
+            .into_iter()
+            .chain(defines.flags())
+            .collect(),
         skip_same_code: args.skip_same_code,
         config: found.config,
         config_include_dirs,

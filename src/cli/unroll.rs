@@ -53,14 +53,17 @@ pub struct UnrollArgs {
     #[arg(long)]
     pub force: bool,
     /// Compile the original and the variant and refuse the variant if any kernel's argument
-    /// layout differs (the `[compile] command` of hip-unroll.toml, else hipcc --genco).
+    /// layout differs (the `[compile] command` of hip-unroll.toml, else hipcc --genco; nvcc
+    /// -cubin for an NVIDIA target, an nvcc command, or a file only CUDA compiles).
     #[arg(long)]
     pub verify: bool,
-    /// Target of `--verify` [default: `[compile] arch` or gfx90a].
+    /// Target of `--verify`: gfx... (AMD) or sm_... (NVIDIA) [default: `[compile] arch`, else
+    /// gfx90a; for a CUDA-only file the NVIDIA GPU's, else sm_80].
     #[arg(long, value_name = "ARCH", requires = "verify")]
     pub arch: Option<String>,
     /// Compile command of `--verify`, with `{src}`, `{out}` and `{arch}` placeholders
-    /// [default: `[compile] command` or `hipcc --offload-arch={arch} --genco -O3 {src} -o {out}`].
+    /// [default: `[compile] command`, else `hipcc --offload-arch={arch} --genco -O3 {src} -o
+    /// {out}`, or for NVIDIA `nvcc -cubin -arch={arch} -O3 {src} -o {out}`].
     #[arg(long, value_name = "CMD", requires = "verify")]
     pub compile: Option<String>,
     /// Look for `#include "..."` in DIR too (repeatable; after the file's own directory,
@@ -68,9 +71,15 @@ pub struct UnrollArgs {
     /// `--verify`'s compile.
     #[arg(short = 'I', value_name = "DIR")]
     pub include: Vec<String>,
-    /// Macro definition for `--verify`, `NAME` or `NAME=VALUE` (repeatable).
-    #[arg(short = 'D', value_name = "NAME[=VALUE]", requires = "verify")]
+    /// Define a macro, `NAME` or `NAME=VALUE` (repeatable): for the guards' view of the file
+    /// (after the `-D` of `[compile] command` and `[tune] compile-flags`) and `--verify`'s
+    /// compile.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub define: Vec<String>,
+    /// Undefine a macro (repeatable; also one of `-D`, or a predefined platform macro such as
+    /// `__HIP_PLATFORM_AMD__`): for the guards' view and `--verify`'s compile.
+    #[arg(short = 'U', value_name = "NAME")]
+    pub undefine: Vec<String>,
 }
 
 pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
@@ -88,7 +97,9 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
     }
     let bytes = crate::files::read_source(&args.file)?;
     let path = args.file.display().to_string();
-    let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default());
+    let defines = crate::cli::check::defines(&args.define, &args.undefine)?;
+    let includes = pipeline::Includes::new(include_dirs(&args)?, Default::default())
+        .with_defines(&guard_defines(&args, &defines)?);
     let source = std::panic::catch_unwind(AssertUnwindSafe(|| {
         pipeline::Source::open(&args.file, bytes, &includes)
     }))
@@ -132,7 +143,24 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
 
     if args.verify && !variant.edits.is_empty() {
         let opts = verify_options(&args)?;
-        let diffs = pipeline::verify(&args.file, &variant.source, &opts)?;
+        let plan = pipeline::verify_plan(&args.file, &opts, source.cuda_only(), nvidia_arch)
+            .context("--verify")?;
+        eprintln!("{path}: note: --verify compiles with {plan}");
+        let diffs = match pipeline::verify(&args.file, &variant.source, &plan, &opts) {
+            Ok(d) => d,
+            Err(pipeline::VerifyError::Compile { what, error })
+                if matches!(
+                    *error,
+                    codeobj::compile::CompileError::CompilerMissing { .. }
+                ) && plan.vendor == pipeline::Vendor::Nvidia =>
+            {
+                bail!(
+                    "compiling {what}: {error} (nvcc: --compile, [compile] nvcc, $CUDA_HOME/bin or PATH; install: {})",
+                    runner::build::NVCC_INSTALL
+                )
+            }
+            Err(e) => return Err(e.into()),
+        };
         if !diffs.is_empty() {
             let r = Refusal::SignatureChanged(diffs.clone());
             eprintln!(
@@ -152,7 +180,7 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{path}: note: {note}");
     }
     if args.diff {
-        let text = crate::render::diff::unified(&path, source.bytes(), &variant.source);
+        let text = render::diff::unified(&path, source.bytes(), &variant.source);
         crate::files::stdout(&text)?;
     } else if args.in_place {
         if !variant.edits.is_empty() {
@@ -176,6 +204,20 @@ pub fn run(args: UnrollArgs) -> anyhow::Result<ExitCode> {
         crate::files::stdout_bytes(&variant.source)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The macros of the guards' view: the `-D`/`-U` of the config's compile words (found upward
+/// from the file), then the command line's.
+fn guard_defines(args: &UnrollArgs, cli: &pipeline::Defines) -> anyhow::Result<pipeline::Defines> {
+    let mut out = match config::find_config(&args.file) {
+        Some(path) => {
+            let words = config::compile_words(&config::load(&path)?);
+            pipeline::Defines::from_flags(words.iter().map(String::as_str))
+        }
+        None => pipeline::Defines::default(),
+    };
+    out.extend(cli);
+    Ok(out)
 }
 
 /// Where the file's `#include "..."`s are looked for after its own directory: `-I`, then the
@@ -233,16 +275,35 @@ fn alternative_hint(r: &Refusal) -> &'static str {
     }
 }
 
+/// The architecture of the NVIDIA GPU here, if there is one (for `--verify` of a CUDA-only
+/// file without `--arch`): asked of the CUDA driver, loaded at run time.
+fn nvidia_arch() -> Option<String> {
+    let opts = runner::Options {
+        backend: runner::Backend::Cuda,
+        arch: None,
+        device: 0,
+        timeout: std::time::Duration::from_secs(20),
+        build: runner::build::BuildOptions::new(codeobj::compile::default_cache_dir()),
+    };
+    runner::session::open_device(&opts)
+        .ok()
+        .and_then(|d| d.info().arch.clone())
+}
+
 /// `--verify`'s compiler: the command line first, then `[compile]` of hip-unroll.toml (found
-/// upward from the file, as `pressure` does), then hipcc for gfx90a.
+/// upward from the file, as `pressure` does), then the pipeline's choice (hipcc for gfx90a, or
+/// nvcc `-cubin` for a CUDA-only file); objects and compile logs in `[compile] cache-dir`, else
+/// the default compile cache.
 fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> {
     let cfg = config::discover(&args.file)?.config.compile;
-    let mut opts = pipeline::VerifyOptions::default();
-    if let Some(c) = args.compile.clone().or(cfg.command) {
-        opts.command = c;
-    }
-    if let Some(a) = args.arch.clone().or(cfg.arch) {
-        opts.arch = a;
+    let mut opts = pipeline::VerifyOptions {
+        command: args.compile.clone().or(cfg.command.clone()),
+        arch: args.arch.clone().or(cfg.arch.clone()),
+        nvcc: runner::build::find_nvcc(None, cfg.nvcc.as_deref()).unwrap_or(None),
+        ..pipeline::VerifyOptions::default()
+    };
+    if let Some(dir) = &cfg.cache_dir {
+        opts.cache_dir = dir.clone();
     }
     if let Some(t) = cfg.timeout {
         opts.timeout = std::time::Duration::from_secs(t);
@@ -250,8 +311,7 @@ fn verify_options(args: &UnrollArgs) -> anyhow::Result<pipeline::VerifyOptions> 
     for dir in &args.include {
         opts.extra_args.push(format!("-I{dir}"));
     }
-    for d in &args.define {
-        opts.extra_args.push(format!("-D{d}"));
-    }
+    opts.extra_args
+        .extend(crate::cli::check::defines(&args.define, &args.undefine)?.flags());
     Ok(opts)
 }

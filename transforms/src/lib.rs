@@ -43,8 +43,6 @@ pub use frontend::{Candidate, LookupError, LoopId, LoopLoc, LoopRef};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {
-    #[error("the unroll factor must be at least 1 (got {0})")]
-    BadFactor(u32),
     #[error(transparent)]
     Lookup(#[from] LookupError),
     #[error("cannot unroll: {0} [{id}]", id = .0.id())]
@@ -76,13 +74,20 @@ pub struct Variant {
     pub source: Vec<u8>,
 }
 
+/// The factor of a full unroll: `#pragma unroll` with no count, pragma mode only, and only on a
+/// loop whose trip count is a compile-time constant (the IR's `Loop::trip_count`, from
+/// `frontend::trip`): elsewhere refused, `not-constant-trip` (a count the compiler cannot know
+/// makes the pragma a request it ignores or, worse, a guess), and `full-manual` in manual mode.
+pub const FULL: u32 = 0;
+
 /// Largest manual unroll factor (the body is copied this many times; the runtime guard's
 /// arithmetic is exact for factors far beyond it).
 pub const MAX_MANUAL_FACTOR: u32 = 1024;
 
-/// Unroll the loop at `loc` of `file` (parsed from `src`) by `factor` in `mode`.
+/// Unroll the loop at `loc` of `file` (parsed from `src`) by `factor` in `mode` ([`FULL`]: a
+/// full unroll by pragma).
 ///
-/// Pragma mode works on any loop; manual mode needs a canonical `for` loop whose rewrite it
+/// Pragma mode works on any loop (a full unroll on a constant-trip one); manual mode needs a canonical `for` loop whose rewrite it
 /// can prove equivalent, and refuses otherwise. Manual factor 1 returns the source unchanged.
 /// The result is re-parsed: a variant with more syntax errors than the original is refused.
 pub fn unroll(
@@ -106,8 +111,8 @@ pub fn unroll_in(
     factor: u32,
     mode: Mode,
 ) -> Result<Variant, Error> {
-    if factor < 1 {
-        return Err(Error::BadFactor(factor));
+    if factor == FULL && mode == Mode::Manual {
+        return Err(Refusal::FullManual.into());
     }
     let func = file
         .functions
@@ -137,6 +142,15 @@ pub fn unroll_in(
         .into());
     }
     let edits = match mode {
+        Mode::Pragma if factor == FULL && lp.trip_count.is_none() => {
+            let kind = match lp.kind {
+                frontend::LoopKind::For => "`for`",
+                frontend::LoopKind::While => "`while`",
+                frontend::LoopKind::Do => "`do`",
+                frontend::LoopKind::RangeFor => "range-`for`",
+            };
+            return Err(Refusal::NotConstantTrip { kind: kind.into() }.into());
+        }
         Mode::Pragma => pragma::edits(src, file, lp, factor),
         Mode::Manual => {
             let shape = adapter::from_ir_in(src, file, tu, func, lp)?;

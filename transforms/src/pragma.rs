@@ -6,12 +6,18 @@ use crate::edit::Edit;
 use crate::text;
 use frontend::{Loop, SourceFile};
 
-/// The pragma text for `factor`.
+/// The pragma text for `factor`: `#pragma unroll N`, or `#pragma unroll` (no count) for
+/// [`crate::FULL`].
 pub fn pragma_text(factor: u32) -> String {
-    format!("#pragma unroll {factor}")
+    if factor == crate::FULL {
+        "#pragma unroll".to_string()
+    } else {
+        format!("#pragma unroll {factor}")
+    }
 }
 
-/// The edits that give `lp` the pragma `#pragma unroll factor` (none when it already has it).
+/// The edits that give `lp` the pragma [`pragma_text`] of `factor` (none when it already has
+/// it). The caller refuses [`crate::FULL`] on a loop whose trip count is not a constant.
 pub fn edits(src: &[u8], file: &SourceFile, lp: &Loop, factor: u32) -> Vec<Edit> {
     let want = pragma_text(factor);
     if let Some(p) = &lp.pragma {

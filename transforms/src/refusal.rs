@@ -97,6 +97,10 @@ pub enum Refusal {
     FactorAboveMax { factor: u32, max: u32 },
     #[error("the rewritten source does not parse cleanly ({new} syntax errors, {old} before)")]
     ReparseFailed { old: usize, new: usize },
+    #[error("a full unroll (`#pragma unroll` with no count) needs a trip count known at compile time; this {kind} loop's is not")]
+    NotConstantTrip { kind: String },
+    #[error("a full unroll is a pragma (`#pragma unroll` with no count); manual mode copies the body a given number of times")]
+    FullManual,
 }
 
 /// What the caller can do instead of the refused rewrite (the binary words it as a hint: a
@@ -159,6 +163,8 @@ impl Refusal {
             Refusal::ParseErrorsInLoop => "parse-errors-in-loop",
             Refusal::FactorTooLarge { .. } | Refusal::FactorAboveMax { .. } => "factor-too-large",
             Refusal::ReparseFailed { .. } => "reparse-failed",
+            Refusal::NotConstantTrip { .. } => "not-constant-trip",
+            Refusal::FullManual => "full-manual",
         }
     }
 }

@@ -66,9 +66,10 @@ fn while_loop_gets_pragma_candidates_only() {
         }
         other => panic!("{other}"),
     }
+    // Factor 0 is `transforms::FULL`: no full unroll of a loop whose count is unknown.
     assert!(matches!(
-        transforms::unroll(SRC.as_bytes(), &file, loc, 0, Mode::Pragma),
-        Err(transforms::Error::BadFactor(0))
+        transforms::unroll(SRC.as_bytes(), &file, loc, transforms::FULL, Mode::Pragma),
+        Err(transforms::Error::Refused(r)) if r.id() == "not-constant-trip"
     ));
 }
 
@@ -199,4 +200,52 @@ fn plain_char_counter_is_not_unrolled_by_hand() {
             Err(e) => panic!("{ty}: {e:?}"),
         }
     }
+}
+
+/// `FULL`: `#pragma unroll` with no count on a loop of constant trip count (also replacing a
+/// counted pragma), refused `not-constant-trip` where the count is only known at run time and
+/// `full-manual` in manual mode.
+#[test]
+fn a_full_unroll_is_a_pragma_on_a_constant_trip_loop_only() {
+    let src = "__global__ void k(float* a, int n) {\n    for (int i = 0; i < 8; ++i) {\n        a[i] += 1.0f;\n    }\n#pragma unroll 4\n    for (int i = 0; i < 2 * 8; i += 2) {\n        a[i] *= 2.0f;\n    }\n    for (int i = 0; i < n; ++i) {\n        a[i] = 0.0f;\n    }\n    int j = 0;\n    while (j < 4) { a[j] = 1.0f; ++j; }\n}\n";
+    let file = frontend::parse(src.as_bytes());
+    let at = |index| LoopLoc { function: 0, index };
+    let v =
+        transforms::unroll(src.as_bytes(), &file, at(0), transforms::FULL, Mode::Pragma).unwrap();
+    let s = String::from_utf8(v.source).unwrap();
+    assert!(
+        s.contains("    #pragma unroll\n    for (int i = 0; i < 8;"),
+        "{s}"
+    );
+    assert_eq!(v.factor, transforms::FULL);
+    let v =
+        transforms::unroll(src.as_bytes(), &file, at(1), transforms::FULL, Mode::Pragma).unwrap();
+    let s = String::from_utf8(v.source).unwrap();
+    assert!(
+        s.contains("#pragma unroll\n    for (int i = 0; i < 2 * 8;") && !s.contains("unroll 4"),
+        "{s}"
+    );
+    for (index, kind) in [(2, "`for`"), (3, "`while`")] {
+        let e = transforms::unroll(
+            src.as_bytes(),
+            &file,
+            at(index),
+            transforms::FULL,
+            Mode::Pragma,
+        )
+        .unwrap_err();
+        match e {
+            transforms::Error::Refused(r) => {
+                assert_eq!(r.id(), "not-constant-trip");
+                assert!(r.to_string().contains(kind), "{r}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let e = transforms::unroll(src.as_bytes(), &file, at(0), transforms::FULL, Mode::Manual)
+        .unwrap_err();
+    assert!(
+        matches!(&e, transforms::Error::Refused(r) if r.id() == "full-manual"),
+        "{e:?}"
+    );
 }

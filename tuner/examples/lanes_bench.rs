@@ -134,7 +134,7 @@ fn main() {
                         "gfx90a",
                         state.path().join("objects"),
                     ),
-                    thresholds: Default::default(),
+                    max_occupancy_loss: None,
                 },
                 apply: ApplyMode::DryRun,
                 skip_same_code: false,

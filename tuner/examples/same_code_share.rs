@@ -31,7 +31,7 @@ fn main() {
     let cache = tempfile::tempdir().expect("a temporary directory");
     let gates = Gates {
         compiler: Compiler::new(DEFAULT_COMMAND, "gfx90a", cache.path()),
-        thresholds: Default::default(),
+        max_occupancy_loss: None,
     };
     // factor -> (same, compared)
     let mut by_factor: BTreeMap<u32, (u32, u32)> = BTreeMap::new();

@@ -60,6 +60,9 @@ pub struct FileInfo {
 #[derive(Debug, Clone, Default)]
 pub struct Discovery {
     pub files: Vec<FileInfo>,
+    /// When [`discover`] began: the start of a tune's wall time (its `timing`); `None` for a
+    /// discovery made otherwise (the tune then counts from its session's start).
+    pub started: Option<std::time::Instant>,
 }
 
 impl Discovery {
@@ -93,6 +96,7 @@ pub fn discover(
     exclude: &[PathBuf],
     includes: &pipeline::Includes,
 ) -> Result<Discovery, Error> {
+    let started = std::time::Instant::now();
     let root = std::fs::canonicalize(root).map_err(io_err(root))?;
     let exclude: Vec<PathBuf> = exclude
         .iter()
@@ -143,7 +147,10 @@ pub fn discover(
             files.push(f);
         }
     }
-    Ok(Discovery { files })
+    Ok(Discovery {
+        files,
+        started: Some(started),
+    })
 }
 
 /// Analyse one file alone (no include followed): its GPU loops with their verdicts, and its
@@ -262,10 +269,6 @@ pub fn rewrite(
         Err(pipeline::Error::Refused { refusal, .. }) => Err(Refused {
             id: refusal.id().to_string(),
             message: refusal.to_string(),
-        }),
-        Err(e @ pipeline::Error::BadFactor(_)) => Err(Refused {
-            id: "bad-factor".into(),
-            message: e.to_string(),
         }),
         Err(e @ pipeline::Error::Lookup(_)) => Err(Refused {
             id: "lookup".into(),

@@ -1,8 +1,19 @@
 //! Static gates, before any build or run: the variant's file is compiled for the target
 //! (through `codeobj::compile`, cached by content including headers), its kernel signatures
-//! must equal the baseline's, and the register gate (`vgpr-pressure`) must not see new spills,
-//! new scratch or an occupancy loss beyond the allowance. (The transform's own refusal, the
-//! first gate, happens in [`crate::discover`].)
+//! must equal the baseline's, and the register gate (`vgpr-pressure`) must not see new spills
+//! or new scratch. (The transform's own refusal, the first gate, happens in
+//! [`crate::discover`].)
+//!
+//! **What is vetoed, what is measured.** A gate refuses a variant without a run only for what is
+//! wrong or near-certainly slow whatever the GPU does: a changed kernel signature, new spills
+//! (AMD VGPR/SGPR spills, NVIDIA ptxas spill bytes), new scratch (AMD private segment) or a
+//! larger stack frame (NVIDIA local memory). An occupancy loss from more registers is a
+//! *prediction*: it is recorded on the variant ([`Report::occupancy`], the kernel whose
+//! occupancy falls the most, registers and occupancy before and after) and the variant is
+//! measured. Only when [`Gates::max_occupancy_loss`] is set (`[vgpr-pressure]
+//! max-occupancy-loss`, also to 0) does a loss beyond it gate the variant, as `check --hsaco` and
+//! `pressure` judge it. The same policy holds for every backend: the gates run in the lane
+//! before any backend sees the variant.
 //!
 //! The compiler's output decides the target. An AMD code object: the signature is
 //! `codeobj::signature`'s, the register gate the `codeobj::judge` (VGPR/SGPR spills, scratch,
@@ -17,10 +28,12 @@
 //! code-object gates are `skipped` with the compiler's first error line: recorded, reported,
 //! never passed silently.
 
+use crate::occupancy::{Occupancy, OccupancyUnit, Registers};
 use codeobj::compile::{Compiled, Compiler, Output};
 use codeobj::judge::Thresholds;
 use serde::Serialize;
 use std::path::Path;
+use std::time::Instant;
 
 /// The outcome of one gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -50,7 +63,7 @@ impl Outcome {
 
 /// The code-object gates of one variant: `(gate id, outcome)` in the order run; the first
 /// failing gate ends the list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Report {
     pub gates: Vec<(&'static str, Outcome)>,
     /// Whether the variant's code object was compiled now (not taken from the cache).
@@ -58,6 +71,16 @@ pub struct Report {
     /// Every gate passed and the variant's machine code (the `.text` of every kernel) is
     /// byte-identical to the baseline's.
     pub same_code: bool,
+    /// The predicted occupancy change (the kernel whose occupancy falls the most; of equal
+    /// falls the one whose registers grow the most), where both compiles give it.
+    pub occupancy: Option<Occupancy>,
+    /// A digest of the variant's machine code ([`machine_code`]) when every gate passed: two
+    /// variants with one digest are one program.
+    pub code: Option<String>,
+    /// Seconds spent compiling the variant (0 when it came from the cache) and in the whole
+    /// check (compile included).
+    pub compile_seconds: f64,
+    pub seconds: f64,
 }
 
 impl Report {
@@ -87,7 +110,10 @@ pub const PRESSURE: &str = "vgpr-pressure";
 #[derive(Debug, Clone)]
 pub struct Gates {
     pub compiler: Compiler,
-    pub thresholds: Thresholds,
+    /// `None` (the default): an occupancy loss is a prediction, recorded and measured. `Some(n)`
+    /// (`[vgpr-pressure] max-occupancy-loss = n`, also 0): a loss of more than `n` waves per SIMD
+    /// (AMD) or register-limited warps per SM (NVIDIA) gates the variant.
+    pub max_occupancy_loss: Option<u32>,
 }
 
 fn is_header(p: &Path) -> bool {
@@ -141,6 +167,36 @@ pub fn machine_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>
     (!m.is_empty()).then_some(m)
 }
 
+/// A digest of machine code as [`machine_code`] gives it.
+pub fn code_digest(code: &[(String, Vec<u8>)]) -> String {
+    let mut h = blake3::Hasher::new();
+    for (name, bytes) in code {
+        h.update(&(name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update(&(bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    }
+    h.finalize().to_hex().to_string()
+}
+
+/// Of several kernels' predictions, the one to show: the largest occupancy loss, then the
+/// largest register growth, then the first.
+fn worst(all: impl IntoIterator<Item = Occupancy>) -> Option<Occupancy> {
+    let mut best: Option<Occupancy> = None;
+    for o in all {
+        let key = |o: &Occupancy| {
+            (
+                o.before.saturating_sub(o.after),
+                o.registers.after as i64 - o.registers.before as i64,
+            )
+        };
+        if best.as_ref().is_none_or(|b| key(&o) > key(b)) {
+            best = Some(o);
+        }
+    }
+    best
+}
+
 /// A cubin's kernels with ptxas's report, or why not.
 fn cubin_kernels(c: &Compiled) -> Result<Vec<runner::cubin::CubinKernel>, String> {
     let bytes = std::fs::read(&c.object).map_err(|e| format!("{}: {e}", c.object.display()))?;
@@ -149,14 +205,20 @@ fn cubin_kernels(c: &Compiled) -> Result<Vec<runner::cubin::CubinKernel>, String
 }
 
 impl Gates {
-    /// The NVIDIA signature and register gates of a variant's cubin against the baseline's.
-    fn nvidia(&self, base: &Compiled, var: &Compiled, gates: &mut Vec<(&'static str, Outcome)>) {
+    /// The NVIDIA signature and register gates of a variant's cubin against the baseline's;
+    /// returns the occupancy prediction.
+    fn nvidia(
+        &self,
+        base: &Compiled,
+        var: &Compiled,
+        gates: &mut Vec<(&'static str, Outcome)>,
+    ) -> Option<Occupancy> {
         let (b, v) = match (cubin_kernels(base), cubin_kernels(var)) {
             (Ok(b), Ok(v)) => (b, v),
             (Err(e), _) | (_, Err(e)) => {
                 gates.push((SIGNATURE, Outcome::Skipped(e.clone())));
                 gates.push((PRESSURE, Outcome::Skipped(e)));
-                return;
+                return None;
             }
         };
         let mut diffs = Vec::new();
@@ -178,15 +240,17 @@ impl Gates {
         }
         if !diffs.is_empty() {
             gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
-            return;
+            return None;
         }
         gates.push((SIGNATURE, Outcome::Pass));
         let arch = &self.compiler.arch;
         let mut why = Vec::new();
+        let mut predictions = Vec::new();
         for bk in &b {
             let Some(vk) = v.iter().find(|k| k.name == bk.name) else {
                 continue;
             };
+            let name = runner::signature::short_name(&bk.name);
             let mut reasons = Vec::new();
             match (bk.spills, vk.spills) {
                 (Some((bs, bl)), Some((vs, vl))) if vs + vl > bs + bl => reasons.push(format!(
@@ -200,15 +264,26 @@ impl Gates {
             }
             let occ = |r| runner::cubin::register_limited_warps(r, arch);
             if let (Some(before), Some(after)) = (occ(bk.registers), occ(vk.registers)) {
-                if after.saturating_add(self.thresholds.max_occupancy_loss) < before {
-                    reasons.push(format!(
-                        "occupancy {before} -> {after} warps per SM ({} -> {} registers; at most {} may be lost)",
-                        bk.registers, vk.registers, self.thresholds.max_occupancy_loss
-                    ));
+                predictions.push(Occupancy {
+                    kernel: name.clone(),
+                    unit: OccupancyUnit::WarpsPerSm,
+                    before,
+                    after,
+                    registers: Registers {
+                        before: bk.registers,
+                        after: vk.registers,
+                    },
+                });
+                if let Some(allowed) = self.max_occupancy_loss {
+                    if after.saturating_add(allowed) < before {
+                        reasons.push(format!(
+                            "occupancy {before} -> {after} warps per SM ({} -> {} registers; at most {allowed} may be lost)",
+                            bk.registers, vk.registers
+                        ));
+                    }
                 }
             }
             if !reasons.is_empty() {
-                let name = runner::signature::short_name(&bk.name);
                 why.push(format!("{name} on {arch}: {}", reasons.join(", ")));
             }
         }
@@ -220,6 +295,7 @@ impl Gates {
                 Outcome::Fail(why.join("; "))
             },
         ));
+        worst(predictions)
     }
 
     /// Compile the baseline's copy of a file: `Err(first error line)` when it cannot be.
@@ -236,16 +312,20 @@ impl Gates {
     /// Run the code-object gates on a variant's copy of a file, against the baseline's
     /// compile (`Err` = the baseline could not be compiled: every gate is skipped). When every
     /// gate passed, [`Report::same_code`] says whether the variant's machine code is the
-    /// baseline's ([`machine_code`]).
+    /// baseline's ([`machine_code`]) and [`Report::code`] is its digest.
     pub fn check(&self, baseline: &Result<Compiled, String>, variant: &Path) -> Report {
+        let t0 = Instant::now();
         let mut var = None;
         let mut r = self.gates(baseline, variant, &mut var);
         if r.failure().is_none() && r.skipped().is_none() {
             if let (Ok(b), Some(v)) = (baseline, &var) {
                 let out = self.compiler.output;
-                r.same_code = machine_code(b, out).is_some_and(|m| Some(m) == machine_code(v, out));
+                let code = machine_code(v, out);
+                r.code = code.as_deref().map(code_digest);
+                r.same_code = code.is_some() && machine_code(b, out) == code;
             }
         }
+        r.seconds = t0.elapsed().as_secs_f64();
         r
     }
 
@@ -265,12 +345,14 @@ impl Gates {
                 }
                 return Report {
                     gates,
-                    compiled: false,
-                    same_code: false,
+                    ..Report::default()
                 };
             }
         };
-        let var = match self.compiler.compile(variant) {
+        let t0 = Instant::now();
+        let compiled = self.compiler.compile(variant);
+        let compile_seconds = t0.elapsed().as_secs_f64();
+        let var = match compiled {
             Ok(v) => v,
             Err(e @ codeobj::compile::CompileError::CompilerMissing { .. }) => {
                 // The carried-cache route: no compiler here and no object for this variant.
@@ -280,8 +362,7 @@ impl Gates {
                 }
                 return Report {
                     gates,
-                    compiled: false,
-                    same_code: false,
+                    ..Report::default()
                 };
             }
             Err(e) => {
@@ -289,20 +370,25 @@ impl Gates {
                 return Report {
                     gates,
                     compiled: true,
-                    same_code: false,
+                    compile_seconds,
+                    ..Report::default()
                 };
             }
         };
         let compiled = !var.cached;
+        let compile_seconds = if compiled { compile_seconds } else { 0.0 };
         *out = Some(var.clone());
         gates.push((COMPILE, Outcome::Pass));
+        let done = |gates, occupancy| Report {
+            gates,
+            compiled,
+            occupancy,
+            compile_seconds,
+            ..Report::default()
+        };
         if self.compiler.output == Output::Cubin {
-            self.nvidia(base, &var, &mut gates);
-            return Report {
-                same_code: false,
-                gates,
-                compiled,
-            };
+            let occupancy = self.nvidia(base, &var, &mut gates);
+            return done(gates, occupancy);
         }
         let mut diffs = Vec::new();
         if base.code_objects.len() != var.code_objects.len() {
@@ -321,19 +407,31 @@ impl Gates {
         }
         if !diffs.is_empty() {
             gates.push((SIGNATURE, Outcome::Fail(diffs.join("; "))));
-            return Report {
-                gates,
-                compiled,
-                same_code: false,
-            };
+            return done(gates, None);
         }
         gates.push((SIGNATURE, Outcome::Pass));
-        let j = codeobj::judge::judge(
-            &base.code_objects,
-            &var.code_objects,
-            &self.thresholds,
-            None,
-        );
+        // Unset, no occupancy loss can block: only spills, scratch and missing kernels do.
+        let thresholds = Thresholds {
+            max_occupancy_loss: self.max_occupancy_loss.unwrap_or(u32::MAX),
+        };
+        let j = codeobj::judge::judge(&base.code_objects, &var.code_objects, &thresholds, None);
+        let occupancy = worst(j.kernels.iter().filter_map(|k| {
+            let after = k.after.as_ref()?;
+            Some(Occupancy {
+                kernel: k
+                    .demangled
+                    .as_deref()
+                    .map(kernelname::function_of)
+                    .unwrap_or_else(|| k.kernel.clone()),
+                unit: OccupancyUnit::WavesPerSimd,
+                before: k.before.waves_per_simd?,
+                after: after.waves_per_simd?,
+                registers: Registers {
+                    before: k.before.vgpr_count,
+                    after: after.vgpr_count,
+                },
+            })
+        }));
         if j.blocked {
             let why: Vec<String> = j
                 .kernels
@@ -349,10 +447,6 @@ impl Gates {
         } else {
             gates.push((PRESSURE, Outcome::Pass));
         }
-        Report {
-            gates,
-            compiled,
-            same_code: false,
-        }
+        done(gates, occupancy)
     }
 }

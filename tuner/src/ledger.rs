@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The ledger's file name inside the state directory.
 pub const FILE_NAME: &str = "ledger.db";
 /// Bumped when the schema changes incompatibly.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 const FORMAT: &str = "hip-unroll tune ledger";
 
 const SCHEMA: &str = "
@@ -48,7 +48,8 @@ CREATE TABLE decisions (
   key TEXT PRIMARY KEY, session_id INTEGER NOT NULL REFERENCES sessions(id),
   settings_hash TEXT NOT NULL, base_state TEXT NOT NULL, variant_state TEXT NOT NULL, status TEXT NOT NULL,
   speedup REAL, ci_lo REAL, ci_hi REAL, p_value REAL, runs INTEGER, reason TEXT,
-  figure REAL, decided REAL NOT NULL, device_model TEXT, device_id TEXT, device_host TEXT);
+  figure REAL, decided REAL NOT NULL, device_model TEXT, device_id TEXT, device_host TEXT,
+  occupancy TEXT, same_as TEXT);
 ";
 
 /// From schema 1: the device of each decision, and the lane and attempt of each sample.
@@ -59,6 +60,14 @@ ALTER TABLE decisions ADD COLUMN device_host TEXT;
 ALTER TABLE samples ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE samples ADD COLUMN lane INTEGER;
 PRAGMA user_version = 2;
+";
+
+/// From schema 2: the occupancy prediction of each decision (JSON) and the key of the variant
+/// whose machine code, and decision, a variant took without a run.
+const MIGRATE_2_TO_3: &str = "
+ALTER TABLE decisions ADD COLUMN occupancy TEXT;
+ALTER TABLE decisions ADD COLUMN same_as TEXT;
+PRAGMA user_version = 3;
 ";
 
 /// The statuses a stored decision can have (report statuses).
@@ -89,6 +98,11 @@ pub struct Decision {
     pub figure: Option<f64>,
     /// The device it was measured on (`None`: not measured, or a ledger of schema 1).
     pub device: Option<crate::lane::Device>,
+    /// The gates' occupancy prediction (`None`: none, or a ledger of schema 1 or 2).
+    pub occupancy: Option<crate::report::Occupancy>,
+    /// The key of the decision this variant took because its machine code is that variant's
+    /// (its pairs are that one's); `None` when it was decided on its own.
+    pub same_as: Option<String>,
 }
 
 /// A recorded baseline measurement.
@@ -297,7 +311,12 @@ impl Ledger {
                     .query_row("PRAGMA user_version", [], |r| r.get(0))
                     .map_err(corrupt)?;
                 if v == 1 {
-                    conn.execute_batch(&format!("BEGIN; {MIGRATE_1_TO_2} COMMIT;"))
+                    conn.execute_batch(&format!(
+                        "BEGIN; {MIGRATE_1_TO_2} {MIGRATE_2_TO_3} COMMIT;"
+                    ))
+                    .map_err(corrupt)?;
+                } else if v == 2 {
+                    conn.execute_batch(&format!("BEGIN; {MIGRATE_2_TO_3} COMMIT;"))
                         .map_err(corrupt)?;
                 } else if v != SCHEMA_VERSION {
                     return Err(Error::Ledger {
@@ -441,7 +460,7 @@ impl Ledger {
             .query_row(
                 "SELECT key, base_state, variant_state, status, speedup, ci_lo, ci_hi, p_value,
                         runs, reason, figure, settings_hash, device_model, device_id,
-                        device_host FROM decisions WHERE key = ?1",
+                        device_host, occupancy, same_as FROM decisions WHERE key = ?1",
                 [key],
                 |r| {
                     let lo: Option<f64> = r.get(5)?;
@@ -453,6 +472,7 @@ impl Ledger {
                         id: r.get(13).ok().flatten(),
                         host: host.unwrap_or_default(),
                     });
+                    let occupancy: Option<String> = r.get(15)?;
                     Ok(Decision {
                         key: r.get(0)?,
                         base_state: r.get(1)?,
@@ -466,6 +486,8 @@ impl Ledger {
                         figure: r.get(10)?,
                         settings_hash: r.get(11)?,
                         device,
+                        occupancy: occupancy.and_then(|o| serde_json::from_str(&o).ok()),
+                        same_as: r.get(16)?,
                     })
                 },
             )
@@ -489,8 +511,9 @@ impl Ledger {
             .execute(
                 "INSERT OR REPLACE INTO decisions (key, session_id, base_state, variant_state,
                    status, speedup, ci_lo, ci_hi, p_value, runs, reason, figure, decided,
-                   settings_hash, device_model, device_id, device_host)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                   settings_hash, device_model, device_id, device_host, occupancy, same_as)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+                   ?18, ?19)",
                 params![
                     d.key,
                     session,
@@ -509,6 +532,10 @@ impl Ledger {
                     d.device.as_ref().map(|x| x.model.as_str()),
                     d.device.as_ref().and_then(|x| x.id.as_deref()),
                     d.device.as_ref().map(|x| x.host.as_str()),
+                    d.occupancy
+                        .as_ref()
+                        .map(|o| serde_json::to_string(o).expect("occupancy serializes")),
+                    d.same_as,
                 ],
             )
             .map_err(|e| self.err(e))?;
@@ -697,6 +724,71 @@ impl Ledger {
         }))
     }
 
+    /// The pairs a stored decision was made from: its comparison's counted pairs and its
+    /// replication's (`replicate:KEY`), from the session that recorded the decision and the last
+    /// attempt there (a comparison lost with its lane was measured again from scratch under
+    /// the next attempt; a resumed run measures an undecided comparison again in its own
+    /// session), in round order. Empty for a decision without samples.
+    pub fn decision_pairs(
+        &self,
+        key: &str,
+    ) -> Result<(Vec<crate::stats::Pair>, Vec<crate::stats::Pair>), Error> {
+        let session: Option<i64> = self
+            .conn
+            .query_row(
+                "SELECT session_id FROM decisions WHERE key = ?1",
+                [key],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some(session) = session else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let pairs = |comparison: &str| -> Result<Vec<crate::stats::Pair>, Error> {
+            let mut st = self
+                .conn
+                .prepare(
+                    "SELECT round, role, value FROM samples WHERE comparison = ?1
+                     AND session_id = ?2 AND attempt = (SELECT max(attempt) FROM samples
+                       WHERE comparison = ?1 AND session_id = ?2)
+                     AND role IN ('baseline', 'variant') ORDER BY id",
+                )
+                .map_err(|e| self.err(e))?;
+            let rows: Vec<(i64, String, f64)> = st
+                .query_map(params![comparison, session], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })
+                .map_err(|e| self.err(e))?
+                .collect::<Result<_, _>>()
+                .map_err(|e| self.err(e))?;
+            let mut rounds: std::collections::BTreeMap<i64, (Option<f64>, Option<f64>)> =
+                Default::default();
+            for (round, role, value) in rows {
+                let e = rounds.entry(round).or_default();
+                if role == "baseline" {
+                    e.0 = Some(value);
+                } else {
+                    e.1 = Some(value);
+                }
+            }
+            Ok(rounds
+                .into_iter()
+                .filter_map(|(round, (b, v))| {
+                    Some(crate::stats::Pair {
+                        baseline: b?,
+                        variant: v?,
+                        baseline_first: crate::stats::baseline_first(comparison, round as usize),
+                    })
+                })
+                .collect())
+        };
+        Ok((
+            pairs(key)?,
+            pairs(&crate::lane::measure::replication_id(key))?,
+        ))
+    }
+
     /// The samples of one comparison, in order: `(session, round, role, value)`.
     pub fn samples(&self, comparison: &str) -> Result<Vec<(i64, i64, String, f64)>, Error> {
         let mut st = self
@@ -769,6 +861,17 @@ mod tests {
                 id: Some("1".into()),
                 host: "h".into(),
             }),
+            occupancy: Some(crate::report::Occupancy {
+                kernel: "k".into(),
+                unit: crate::report::OccupancyUnit::WavesPerSimd,
+                before: 8,
+                after: 6,
+                registers: crate::report::Registers {
+                    before: 56,
+                    after: 76,
+                },
+            }),
+            same_as: None,
         };
         l.record_decision(r.session_id, &dec).unwrap();
         drop(l);
@@ -786,6 +889,116 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn a_decisions_pairs_are_those_of_its_session_and_last_attempt() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r1 = l.begin("tree", "set", "{}", false).unwrap();
+        let key = decision_key("set", "a", "b");
+        // Session 1 measured two rounds and was interrupted (no decision).
+        for round in 0..2 {
+            l.record_lane_sample(
+                r1.session_id,
+                &key,
+                0,
+                Some(0),
+                round,
+                "baseline",
+                9.0,
+                "ms",
+            )
+            .unwrap();
+            l.record_lane_sample(r1.session_id, &key, 0, Some(0), round, "variant", 9.0, "ms")
+                .unwrap();
+        }
+        // Session 2: attempt 0 lost with its lane after one round, attempt 1 decided.
+        let r2 = l.begin("tree", "set", "{}", true).unwrap();
+        let s = r2.session_id;
+        l.record_lane_sample(s, &key, 0, Some(0), 0, "baseline", 8.0, "ms")
+            .unwrap();
+        for round in 0..3 {
+            let v = 5.0 + round as f64;
+            l.record_lane_sample(s, &key, 1, Some(1), round, "baseline-warm-up", 1.0, "ms")
+                .unwrap();
+            l.record_lane_sample(s, &key, 1, Some(1), round, "baseline", 10.0, "ms")
+                .unwrap();
+            l.record_lane_sample(s, &key, 1, Some(1), round, "variant", v, "ms")
+                .unwrap();
+        }
+        let rep = crate::lane::measure::replication_id(&key);
+        l.record_lane_sample(s, &rep, 1, Some(1), 0, "variant", 6.0, "ms")
+            .unwrap();
+        l.record_lane_sample(s, &rep, 1, Some(1), 0, "baseline", 10.0, "ms")
+            .unwrap();
+        assert_eq!(l.decision_pairs(&key).unwrap(), (vec![], vec![]));
+        let dec = Decision {
+            key: key.clone(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "accepted".into(),
+            speedup: Some(1.6),
+            ci: None,
+            p_value: None,
+            runs: Some(3),
+            reason: None,
+            figure: None,
+            device: None,
+            occupancy: None,
+            same_as: None,
+        };
+        l.record_decision(s, &dec).unwrap();
+        let (pairs, again) = l.decision_pairs(&key).unwrap();
+        let got: Vec<(f64, f64)> = pairs.iter().map(|p| (p.baseline, p.variant)).collect();
+        assert_eq!(got, [(10.0, 5.0), (10.0, 6.0), (10.0, 7.0)]);
+        assert_eq!(
+            pairs.iter().map(|p| p.baseline_first).collect::<Vec<_>>(),
+            (0..3)
+                .map(|r| crate::stats::baseline_first(&key, r))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(again.len(), 1);
+        assert_eq!((again[0].baseline, again[0].variant), (10.0, 6.0));
+    }
+
+    #[test]
+    fn a_schema_2_ledger_is_migrated_and_keeps_its_decisions() {
+        let d = tempfile::tempdir().unwrap();
+        let l = Ledger::open(d.path()).unwrap();
+        let r = l.begin("tree", "set", "{}", false).unwrap();
+        let dec = Decision {
+            key: "k".into(),
+            settings_hash: "set".into(),
+            base_state: "a".into(),
+            variant_state: "b".into(),
+            status: "rejected".into(),
+            speedup: Some(1.0),
+            ci: Some((0.9, 1.1)),
+            p_value: Some(0.5),
+            runs: Some(30),
+            reason: Some("not-faster".into()),
+            figure: None,
+            device: None,
+            occupancy: None,
+            same_as: None,
+        };
+        l.record_decision(r.session_id, &dec).unwrap();
+        // Back to schema 2: without the two columns.
+        l.conn
+            .execute_batch(
+                "ALTER TABLE decisions DROP COLUMN occupancy; ALTER TABLE decisions DROP COLUMN same_as; PRAGMA user_version = 2;",
+            )
+            .unwrap();
+        drop(l);
+        let l = Ledger::open(d.path()).unwrap();
+        let v: i64 = l
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        assert_eq!(l.decision("k").unwrap(), Some(dec));
     }
 
     #[test]
@@ -877,6 +1090,8 @@ mod tests {
             reason: None,
             figure: None,
             device: None,
+            occupancy: None,
+            same_as: None,
         };
         l.record_decision(r.session_id, &dec).unwrap();
         let e = l.decision("k").unwrap_err();

@@ -23,8 +23,9 @@ pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 pub fn check(settings: &Settings) -> Result<(), Error> {
     let invalid = |setting, rule: String| Err(Error::Invalid { setting, rule });
     settings.plan.validate()?;
+    // A factor of 0 is `pipeline::FULL`, a full unroll (`full`).
     let f = &settings.factors;
-    if f.is_empty() || f.contains(&0) {
+    if f.is_empty() {
         return invalid(Setting::Factors, " must list factors of at least 1".into());
     }
     if f.len() > MAX_FACTORS {

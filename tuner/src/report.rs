@@ -1,6 +1,13 @@
 //! The report of a tune: plain data (the JSON shape is the public contract of
 //! `tune --format json`, version 1) and three renderers to strings: JSON, human, markdown.
 //! Renderers do no I/O and no analysis.
+//!
+//! Everything a renderer needs is data here, not only text: per candidate its speedup and
+//! interval, the per-pair ratios it was decided on (`ratios`) and its decision key (the ledger's
+//! samples), the predicted occupancy change (`occupancy`), and for a variant that lost to the
+//! one kept (`tie`, `superseded`) the comparison with it (`versus`); per report the `timing`
+//! of the run. Fields added after version 1 was published are left out where they are empty, so
+//! a version-1 reader reads every report as before.
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -76,6 +83,86 @@ pub struct Final {
     pub ci: Option<[f64; 2]>,
 }
 
+pub use crate::occupancy::{Occupancy, OccupancyUnit, Registers};
+
+/// A variant of a loop as the report names one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantRef {
+    pub mode: String,
+    /// `null` for a full unroll (`full` is then `true`).
+    #[serde(serialize_with = "factor_or_null")]
+    pub factor: u32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub full: bool,
+}
+
+impl VariantRef {
+    pub fn new(mode: &str, factor: u32) -> VariantRef {
+        VariantRef {
+            mode: mode.to_string(),
+            factor,
+            full: factor == FULL,
+        }
+    }
+}
+
+impl std::fmt::Display for VariantRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.mode, factor_text(self.factor))
+    }
+}
+
+/// How the variant kept for a loop compares with another accepted variant of it: `ratio` is
+/// the kept one's speedup over the other's (> 1: the kept one is faster), `ci` its interval at
+/// the tune's confidence ([`crate::stats::versus`]). `superseded` when `ci[0] > 1`, `tie`
+/// otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Versus {
+    pub kept: VariantRef,
+    pub ratio: f64,
+    pub ci: [f64; 2],
+}
+
+/// The per-pair ratios (`baseline / variant`, > 1: the variant was faster) a decision was
+/// made from, in the order measured; `replication` those of an accept's replication pairs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ratios {
+    pub pairs: Vec<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replication: Vec<f64>,
+}
+
+/// The factor of a full unroll (`#pragma unroll` with no count).
+pub use pipeline::FULL;
+
+/// `x4`, or `full`.
+pub fn factor_text(factor: u32) -> String {
+    if factor == FULL {
+        "full".into()
+    } else {
+        format!("x{factor}")
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn factor_or_null<S: serde::Serializer>(f: &u32, s: S) -> Result<S::Ok, S::Error> {
+    if *f == FULL {
+        s.serialize_none()
+    } else {
+        s.serialize_some(f)
+    }
+}
+
+fn opt_factor_or_null<S: serde::Serializer>(f: &Option<u32>, s: S) -> Result<S::Ok, S::Error> {
+    match f {
+        Some(f) => factor_or_null(f, s),
+        None => s.serialize_none(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Candidate {
     pub file: String,
@@ -84,6 +171,9 @@ pub struct Candidate {
     pub line: u32,
     /// `null` for a whole loop (blocked, not-run).
     pub mode: Option<String>,
+    /// `null` for a whole loop, and for a full unroll (then `full` is `true`; inside the
+    /// library a full unroll is factor [`FULL`]).
+    #[serde(serialize_with = "opt_factor_or_null")]
     pub factor: Option<u32>,
     pub status: Status,
     pub speedup: Option<f64>,
@@ -95,6 +185,60 @@ pub struct Candidate {
     /// The device the decision was measured on (absent when nothing was measured).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::devices::Device>,
+    /// A full unroll (`#pragma unroll` with no count); absent otherwise.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub full: bool,
+    /// The decision's key: its pairs are the ledger's samples under this comparison (and
+    /// `replicate:KEY` for an accept's replication). Absent when nothing was decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The per-pair ratios of the decision (absent when nothing was measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratios: Option<Ratios>,
+    /// The predicted occupancy change, where the gates compiled both (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<Occupancy>,
+    /// For an accepted variant that is not the one kept (`tie`, `superseded`): the comparison
+    /// with the one kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versus: Option<Versus>,
+    /// A variant whose machine code is another variant's, measured: it took that decision
+    /// without a run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_code_as: Option<VariantRef>,
+}
+
+impl Candidate {
+    /// A candidate with only its place and status (the rest empty).
+    pub fn new(
+        file: &str,
+        loop_id: &str,
+        line: u32,
+        variant: Option<(&str, u32)>,
+        status: Status,
+        reason: Option<String>,
+    ) -> Candidate {
+        Candidate {
+            file: file.to_string(),
+            loop_id: loop_id.to_string(),
+            line,
+            mode: variant.map(|v| v.0.to_string()),
+            factor: variant.map(|v| v.1),
+            status,
+            speedup: None,
+            ci: None,
+            p_value: None,
+            runs: None,
+            reason,
+            device: None,
+            full: variant.is_some_and(|v| v.1 == FULL),
+            key: None,
+            ratios: None,
+            occupancy: None,
+            versus: None,
+            same_code_as: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,7 +248,79 @@ pub struct Applied {
     pub loop_id: String,
     pub line: u32,
     pub mode: String,
+    /// `null` for a full unroll (then `full` is `true`).
+    #[serde(serialize_with = "factor_or_null")]
     pub factor: u32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub full: bool,
+}
+
+/// Where a tune's wall time went, in seconds (`timing` in the JSON report; the human and
+/// markdown reports end with one line of it). The phases partition `wall`: each instant of
+/// the run counts once, for the first of these that some lane was doing then:
+/// - `measure`: taking samples (the A/A repeats, the pairs of a comparison with its warm-up
+///   and replication, the confirmation);
+/// - `compile`: a code-object compile of the gates (baseline or variant, cache misses only;
+///   compiles ahead of the next loop included);
+/// - `prepare`: preparing a slot (syncing a working copy, then the backend's `prepare`: the
+///   build, one run and the check for `command`; compile, load, one launch and the output
+///   check for `bench` and `replay`);
+/// - `gates`: judging the compiles (signatures, registers, machine code);
+/// - `waiting`: none of these, but a lane holding a task (handing it over, a Slurm step
+///   starting, a lane idle between its tasks' phases);
+/// - `other`: the coordinator alone (discovering and rewriting loops, the ledger, lanes
+///   starting, the apply, the report).
+///
+/// `work` sums each phase over every thread and lane (it exceeds `wall` when they run in
+/// parallel); `work.samples` is the samples' own time (each run or launch as the lane timed
+/// it). `counts`: compiles run, builds run, samples taken.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Timing {
+    pub wall: f64,
+    pub measure: f64,
+    pub compile: f64,
+    pub prepare: f64,
+    pub gates: f64,
+    pub waiting: f64,
+    pub other: f64,
+    pub work: Work,
+    pub counts: Counts,
+}
+
+/// Per-phase time summed over threads and lanes (see [`Timing`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Work {
+    pub measure: f64,
+    pub compile: f64,
+    pub prepare: f64,
+    pub gates: f64,
+    pub samples: f64,
+}
+
+/// How much work a tune did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Counts {
+    pub compiles: u32,
+    pub builds: u32,
+    pub samples: u32,
+}
+
+impl Timing {
+    /// The one line of the human and markdown reports.
+    pub fn line(&self) -> String {
+        format!(
+            "timing: {:.2} s wall = measure {:.2} + compile {:.2} + prepare {:.2} + gates {:.2} + waiting {:.2} + other {:.2} (samples' own time {:.2} s, {} samples)",
+            self.wall,
+            self.measure,
+            self.compile,
+            self.prepare,
+            self.gates,
+            self.waiting,
+            self.other,
+            self.work.samples,
+            self.counts.samples
+        )
+    }
 }
 
 /// How a tune ended.
@@ -165,6 +381,8 @@ pub struct Report {
     pub written: Vec<String>,
     /// Files found edited since tune read them: left as saved, and nothing was written (exit 3).
     pub edited: Vec<String>,
+    /// Where the wall time went.
+    pub timing: Timing,
     #[serde(skip)]
     pub extra: Extra,
 }
@@ -196,8 +414,16 @@ fn speed(c: &Candidate) -> String {
 
 fn variant(c: &Candidate) -> String {
     match (&c.mode, c.factor) {
-        (Some(m), Some(f)) => format!("{m} x{f}"),
+        (Some(m), Some(f)) => format!("{m} {}", factor_text(f)),
         _ => "-".into(),
+    }
+}
+
+/// The occupancy cell: shown where the occupancy changes.
+fn occupancy(c: &Candidate) -> String {
+    match &c.occupancy {
+        Some(o) if o.before != o.after => o.shown(),
+        _ => String::new(),
     }
 }
 
@@ -258,7 +484,7 @@ pub fn human(r: &Report) -> String {
         );
     }
     let _ = writeln!(o);
-    let rows: Vec<[String; 7]> = r
+    let rows: Vec<[String; 8]> = r
         .candidates
         .iter()
         .map(|c| {
@@ -269,6 +495,7 @@ pub fn human(r: &Report) -> String {
                 c.status.as_str().to_string(),
                 speed(c),
                 c.runs.map(|n| n.to_string()).unwrap_or_default(),
+                occupancy(c),
                 c.reason.clone().unwrap_or_default(),
             ]
         })
@@ -280,6 +507,7 @@ pub fn human(r: &Report) -> String {
         "status",
         "speedup [ci]",
         "runs",
+        "occupancy",
         "reason",
     ];
     let mut w = head.map(|h| h.len());
@@ -288,9 +516,14 @@ pub fn human(r: &Report) -> String {
             w[i] = w[i].max(cell.chars().count());
         }
     }
+    // The occupancy column only when some candidate's occupancy changes.
+    let shown_occ = rows.iter().any(|r| !r[6].is_empty());
     let line = |cells: &[String]| {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
+            if i == 6 && !shown_occ {
+                continue;
+            }
             if i + 1 == cells.len() {
                 s.push_str(c);
             } else {
@@ -332,8 +565,12 @@ pub fn human(r: &Report) -> String {
         for a in &r.applied {
             let _ = writeln!(
                 o,
-                "  {}:{} {} {} x{}",
-                a.file, a.line, a.loop_id, a.mode, a.factor
+                "  {}:{} {} {} {}",
+                a.file,
+                a.line,
+                a.loop_id,
+                a.mode,
+                factor_text(a.factor)
             );
         }
     }
@@ -350,6 +587,7 @@ pub fn human(r: &Report) -> String {
     for n in &r.extra.notes {
         let _ = writeln!(o, "note: {n}");
     }
+    let _ = writeln!(o, "{}", r.timing.line());
     o
 }
 
@@ -394,13 +632,13 @@ pub fn markdown(r: &Report) -> String {
     }
     let _ = writeln!(
         o,
-        "| file | loop | variant | status | speedup | interval | p | runs | reason |"
+        "| file | loop | variant | status | speedup | interval | p | runs | occupancy | reason |"
     );
-    let _ = writeln!(o, "|---|---|---|---|---:|---|---:|---:|---|");
+    let _ = writeln!(o, "|---|---|---|---|---:|---|---:|---:|---|---|");
     for c in &r.candidates {
         let _ = writeln!(
             o,
-            "| `{}:{}` | `{}` | {} | **{}** | {} | {} | {} | {} | {} |",
+            "| `{}:{}` | `{}` | {} | **{}** | {} | {} | {} | {} | {} | {} |",
             md_cell(&c.file),
             c.line,
             md_cell(&c.loop_id),
@@ -411,6 +649,7 @@ pub fn markdown(r: &Report) -> String {
                 .unwrap_or_default(),
             p(c),
             c.runs.map(|n| n.to_string()).unwrap_or_default(),
+            md_cell(&occupancy(c)),
             md_cell(c.reason.as_deref().unwrap_or(""))
         );
     }
@@ -422,8 +661,12 @@ pub fn markdown(r: &Report) -> String {
         for a in &r.applied {
             let _ = writeln!(
                 o,
-                "- `{}:{}` `{}`: {} x{}",
-                a.file, a.line, a.loop_id, a.mode, a.factor
+                "- `{}:{}` `{}`: {} {}",
+                a.file,
+                a.line,
+                a.loop_id,
+                a.mode,
+                factor_text(a.factor)
             );
         }
     }
@@ -442,5 +685,6 @@ pub fn markdown(r: &Report) -> String {
     for n in &r.extra.notes {
         let _ = writeln!(o, "\n> {}", md_cell(n));
     }
+    let _ = writeln!(o, "\n{}", r.timing.line());
     o
 }

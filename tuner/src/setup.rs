@@ -42,6 +42,7 @@ pub struct Request {
     pub time_regex: Option<String>,
     pub time_unit: Option<String>,
     pub kernel: Option<String>,
+    /// Unroll factors; [`crate::report::FULL`] (0) is `full`, `#pragma unroll` with no count.
     pub factors: Option<Vec<u32>>,
     pub mode: Option<ModeChoice>,
     pub devices: Option<String>,
@@ -253,11 +254,27 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         Some(ModeChoice::Manual) => vec![Mode::Manual],
         Some(ModeChoice::Both) | None => vec![Mode::Pragma, Mode::Manual],
     };
-    let factors = pick(req.factors, tune_cfg.factors, vec![2, 4, 8]);
-    if factors.is_empty() || factors.iter().any(|&f| f < 1) {
+    let cfg_factors = match tune_cfg.factors {
+        None => None,
+        Some(list) => Some(
+            list.into_iter()
+                .map(|f| match f {
+                    config::Factor::Count(n) if n >= 1 => Ok(n),
+                    config::Factor::Count(_) => Err(SetupError::OutOfRange {
+                        setting: Setting::Factors,
+                        rule: "must list factors of at least 1 (or `full`)".into(),
+                    }),
+                    config::Factor::Full => Ok(crate::report::FULL),
+                })
+                .collect::<Result<Vec<u32>, SetupError>>()?,
+        ),
+    };
+    // `full` is [`crate::report::FULL`] (0): `#pragma unroll` with no count.
+    let factors = pick(req.factors, cfg_factors, vec![2, 4, 8]);
+    if factors.is_empty() {
         return Err(SetupError::OutOfRange {
             setting: Setting::Factors,
-            rule: "must list factors of at least 1".into(),
+            rule: "must list factors of at least 1 (or `full`)".into(),
         }
         .into());
     }
@@ -370,9 +387,8 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         .unwrap_or_else(|| absolute(&state, root).join("objects"));
     // A compile of the gates: `[compile] timeout`, else the per-command time limit.
     let compile_timeout = compile_cfg.timeout.map_or(timeout, Duration::from_secs);
-    let thresholds = codeobj::judge::Thresholds {
-        max_occupancy_loss: pressure_cfg.max_occupancy_loss.unwrap_or(0),
-    };
+    // Unset: an occupancy loss is a prediction, measured; set (also to 0): a veto.
+    let max_occupancy_loss = pressure_cfg.max_occupancy_loss;
     let time_unit = req.time_unit.or(tune_cfg.time_unit).unwrap_or_default();
     let skip_same_code = backend != BackendKind::Command || req.skip_same_code;
     let mut fingerprint = serde_json::json!({
@@ -382,7 +398,9 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         "confidence": plan.confidence, "min_speedup": plan.min_speedup,
         "max_noise": max_noise, "skip_same_code": skip_same_code, "arch": arch,
         "compile": compile_command,
-        "max_occupancy_loss": thresholds.max_occupancy_loss,
+        // `null` (measure) and a number (veto) give different keys: a decision gated under a
+        // veto is never reused by a tune that measures, nor one measured by a tune that vetoes.
+        "max_occupancy_loss": max_occupancy_loss,
         "spec": spec_bytes.as_ref().map(|b| crate::workcopy::hash_bytes(b)),
         "snapshot": snap.as_ref().map(crate::backend::replay::snapshot_fingerprint),
         "source": source,
@@ -404,7 +422,7 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         gates: crate::gates::Gates {
             compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir.clone())
                 .with_timeout(compile_timeout),
-            thresholds,
+            max_occupancy_loss,
         },
         apply: req.apply.unwrap_or(ApplyMode::Write),
         skip_same_code,
@@ -649,7 +667,7 @@ mod tests {
             cache_dir: "/nonexistent".into(),
             args: Vec::new(),
             timeout_ms: 1000,
-            max_occupancy_loss: 0,
+            max_occupancy_loss: None,
         }
         .gates()
     }
@@ -745,6 +763,28 @@ mod tests {
                 executor: ExecutorKind::Local
             })
         ));
+    }
+
+    /// The occupancy policy is part of every decision's key: a tune that measures occupancy
+    /// losses (unset) never reuses a decision gated under a veto (set, also to 0, as every
+    /// tune before this policy was), nor the reverse.
+    #[test]
+    fn the_occupancy_policy_keys_the_decisions() {
+        let t = tempfile::tempdir().unwrap();
+        let fingerprint = |loss: Option<u32>| {
+            let mut req = request(t.path());
+            req.config.vgpr_pressure.max_occupancy_loss = loss;
+            let tune = resolve(req, t.path()).unwrap();
+            assert_eq!(tune.settings.gates.max_occupancy_loss, loss);
+            let v: serde_json::Value = serde_json::from_str(&tune.settings.fingerprint).unwrap();
+            (tune.settings.fingerprint, v["max_occupancy_loss"].clone())
+        };
+        let (measure, m) = fingerprint(None);
+        let (veto0, v0) = fingerprint(Some(0));
+        let (veto2, _) = fingerprint(Some(2));
+        assert!(m.is_null(), "{measure}");
+        assert_eq!(v0, serde_json::json!(0), "{veto0}");
+        assert!(measure != veto0 && veto0 != veto2 && measure != veto2);
     }
 
     #[test]

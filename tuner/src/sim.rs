@@ -107,6 +107,12 @@ impl Machine {
 /// [`baseline_first`] until the rule decides, and for an accept its replication. Returns the
 /// final verdict and the number of pairs (the replication's included).
 pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
+    let (v, pairs) = compare_pairs(seed, scenario, plan);
+    (v, pairs.len())
+}
+
+/// [`compare`] with the pairs measured (the replication's after the comparison's).
+pub fn compare_pairs(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, Vec<Pair>) {
     let mut m = Machine::new(seed, scenario);
     let variant_base = 1.0 / scenario.speedup;
     let key = format!("sim:{seed}");
@@ -145,16 +151,58 @@ pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
                 let again: Vec<Pair> = (0..replication_runs(pairs.len()))
                     .map(|r| pair(&mut m, &rkey, r))
                     .collect();
-                let n = pairs.len() + again.len();
-                return if replicated(&again).0 {
-                    (Verdict::Accept, n)
+                let ok = replicated(&again).0;
+                pairs.extend(again);
+                return if ok {
+                    (Verdict::Accept, pairs)
                 } else {
-                    (Verdict::Reject(Rejection::NotReplicated), n)
+                    (Verdict::Reject(Rejection::NotReplicated), pairs)
                 };
             }
-            v => return (v, pairs.len()),
+            v => return (v, pairs),
         }
     }
+}
+
+/// How often [`crate::stats::choose`] keeps the less invasive of two variants of one loop
+/// whose true speedups are `first` (the less invasive) and `second`, each measured as
+/// [`compare_pairs`] does under `noise`, over `n` trials where both were accepted: `(trials
+/// with both accepted, of those the trials that kept the first)`.
+pub fn keeps_first(
+    n: usize,
+    seed0: u64,
+    noise: Noise,
+    first: f64,
+    second: f64,
+    plan: &Plan,
+) -> (usize, usize) {
+    let (mut both, mut kept) = (0, 0);
+    for i in 0..n as u64 {
+        let sc = |speedup| Scenario {
+            speedup,
+            ..Scenario::equal(noise)
+        };
+        let (va, a) = compare_pairs(seed0 + 2 * i, sc(first), plan);
+        let (vb, b) = compare_pairs(seed0 + 2 * i + 1, sc(second), plan);
+        if va != Verdict::Accept || vb != Verdict::Accept {
+            continue;
+        }
+        both += 1;
+        let c = [
+            crate::stats::Contender {
+                source: "first",
+                pairs: &a,
+            },
+            crate::stats::Contender {
+                source: "second",
+                pairs: &b,
+            },
+        ];
+        if crate::stats::choose(&c, plan.confidence).is_some_and(|ch| ch.kept == 0) {
+            kept += 1;
+        }
+    }
+    (both, kept)
 }
 
 /// `n` comparisons with seeds `seed0..seed0+n`.

@@ -33,6 +33,18 @@
 //!   `1 + min_speedup`: more runs cannot make the variant fast enough. Stopping for futility only
 //!   removes accepts, so it cannot raise the false-accept rate.
 //! - **Reject** at `max_runs` otherwise.
+//!
+//! ## Among the accepted variants of one loop
+//! One variant per loop is kept ([`choose`]). Two variants are told apart by [`versus`]: the
+//! ratio of their speedups, `exp(median(d_b) - median(d_a))`, with a percentile bootstrap
+//! interval (each side resampled with replacement from its own pairs, 2,000 times, seeded from
+//! the numbers of pairs) at `confidence`. Each side's pairs are its own comparison's, each
+//! against the same baseline, and its replication's. One variant is **significantly faster**
+//! than another when that interval's lower end is above 1. The kept variant is the least
+//! invasive (the caller's order: a pragma before a manual copy, a smaller factor before a
+//! larger) that no other accepted variant is significantly faster than; the others are
+//! `superseded` when it is significantly faster than them, a `tie` otherwise. A pure function of
+//! the samples: the order in which the variants were measured plays no part.
 
 use rand::{RngExt, SeedableRng};
 use serde::Serialize;
@@ -290,6 +302,110 @@ pub fn replication_runs(n: usize) -> usize {
 pub fn replicated(pairs: &[Pair]) -> (bool, f64) {
     let p = signed_rank_p_less(&log_ratios(pairs));
     (p <= REPLICATION_ALPHA, p)
+}
+
+/// How variant `a` compares with variant `b` of one loop: `ratio` = `a`'s speedup over `b`'s,
+/// with its bootstrap interval at `confidence` (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Versus {
+    pub ratio: f64,
+    pub ci: (f64, f64),
+}
+
+impl Versus {
+    /// `a` is significantly faster than `b`: the interval lies above 1.
+    pub fn faster(&self) -> bool {
+        self.ci.0 > 1.0
+    }
+}
+
+/// Compare two variants from their pairs against the same baseline (see the module
+/// documentation). Either side without pairs gives ratio 1 with an unbounded interval.
+pub fn versus(a: &[Pair], b: &[Pair], confidence: f64) -> Versus {
+    let (da, db) = (log_ratios(a), log_ratios(b));
+    if da.is_empty() || db.is_empty() {
+        return Versus {
+            ratio: 1.0,
+            ci: (0.0, f64::INFINITY),
+        };
+    }
+    let ratio = (median(&db) - median(&da)).exp();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(
+        0x7665_7273_7573_0000 ^ ((da.len() as u64) << 32 | db.len() as u64),
+    );
+    let (mut ba, mut bb) = (vec![0.0; da.len()], vec![0.0; db.len()]);
+    let mut diffs = Vec::with_capacity(BOOTSTRAP);
+    for _ in 0..BOOTSTRAP {
+        for x in ba.iter_mut() {
+            *x = da[rng.random_range(0..da.len())];
+        }
+        for x in bb.iter_mut() {
+            *x = db[rng.random_range(0..db.len())];
+        }
+        ba.sort_by(f64::total_cmp);
+        bb.sort_by(f64::total_cmp);
+        diffs.push(median_sorted(&bb) - median_sorted(&ba));
+    }
+    diffs.sort_by(f64::total_cmp);
+    let tail = (1.0 - confidence) / 2.0;
+    let at = |q: f64| diffs[((q * (BOOTSTRAP - 1) as f64).round() as usize).min(BOOTSTRAP - 1)];
+    Versus {
+        ratio,
+        ci: (at(tail).exp(), at(1.0 - tail).exp()),
+    }
+}
+
+/// One accepted variant of a loop, for [`choose`]: `source` names whose pairs these are (a
+/// variant with another's machine code shares its pairs and its `source`: the two are one
+/// program, a tie by definition).
+#[derive(Debug, Clone, Copy)]
+pub struct Contender<'a> {
+    pub source: &'a str,
+    pub pairs: &'a [Pair],
+}
+
+/// The choice among a loop's accepted variants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    /// The index of the variant kept.
+    pub kept: usize,
+    /// For every other index, the kept one against it (`None` at `kept`).
+    pub versus: Vec<Option<Versus>>,
+}
+
+/// Which of a loop's accepted variants to keep, `contenders` in the order of invasiveness (the
+/// least invasive first): the first that no other is significantly faster than ([`versus`]);
+/// if every one has a faster rival (the intervals are not transitive), the one of the largest
+/// median speedup. `None` for no contender.
+pub fn choose(contenders: &[Contender<'_>], confidence: f64) -> Option<Choice> {
+    if contenders.is_empty() {
+        return None;
+    }
+    let vs = |i: usize, j: usize| -> Versus {
+        if contenders[i].source == contenders[j].source {
+            Versus {
+                ratio: 1.0,
+                ci: (1.0, 1.0),
+            }
+        } else {
+            versus(contenders[i].pairs, contenders[j].pairs, confidence)
+        }
+    };
+    let n = contenders.len();
+    let kept = (0..n)
+        .find(|&i| (0..n).all(|j| j == i || !vs(j, i).faster()))
+        .unwrap_or_else(|| {
+            let sp = |c: &Contender<'_>| -median(&log_ratios(c.pairs));
+            (0..n)
+                .max_by(|&x, &y| {
+                    sp(&contenders[x])
+                        .total_cmp(&sp(&contenders[y]))
+                        .then(y.cmp(&x))
+                })
+                .unwrap_or(0)
+        });
+    let versus = (0..n).map(|j| (j != kept).then(|| vs(kept, j))).collect();
+    Some(Choice { kept, versus })
 }
 
 /// Whether the baseline runs first in round `round` of the comparison `comparison`: rounds go
@@ -694,6 +810,75 @@ mod tests {
         let a = assess(&pairs(&d), &plan);
         let b = assess(&pairs(&d), &plan);
         assert_eq!(a, b);
+    }
+
+    /// Pairs of a variant `speedup` times faster than the baseline, with seeded 3% log-normal
+    /// noise on both sides.
+    fn noisy(speedup: f64, n: usize, seed: u64) -> Vec<Pair> {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut z = || -> f64 {
+            // Box-Muller.
+            let (u, v): (f64, f64) = (rng.random_range(1e-12..1.0), rng.random_range(0.0..1.0));
+            (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+        };
+        (0..n)
+            .map(|i| Pair {
+                baseline: 10.0 * (0.03 * z()).exp(),
+                variant: 10.0 / speedup * (0.03 * z()).exp(),
+                baseline_first: i % 2 == 0,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn versus_tells_a_real_difference_from_noise() {
+        let a = noisy(1.25, 20, 1);
+        let b = noisy(1.25, 20, 2);
+        let c = noisy(1.05, 20, 3);
+        let v = versus(&a, &b, 0.99);
+        assert!(!v.faster() && v.ci.0 < 1.0 && v.ci.1 > 1.0, "{v:?}");
+        let v = versus(&a, &c, 0.99);
+        assert!(v.faster() && (v.ratio - 1.25 / 1.05).abs() < 0.05, "{v:?}");
+        assert!(!versus(&c, &a, 0.99).faster());
+        // A pure function of the pairs.
+        assert_eq!(versus(&a, &c, 0.99), versus(&a, &c, 0.99));
+        // No pairs on a side: never significant.
+        assert!(!versus(&a, &[], 0.99).faster());
+    }
+
+    #[test]
+    fn choose_keeps_the_least_invasive_that_nothing_beats() {
+        let pragma = noisy(1.20, 20, 11);
+        let manual = noisy(1.21, 20, 12);
+        let big = noisy(1.50, 20, 13);
+        let c = |source, pairs| Contender { source, pairs };
+        // Within noise: the first (least invasive) is kept, the other is a tie.
+        let ch = choose(&[c("p", &pragma), c("m", &manual)], 0.99).unwrap();
+        assert_eq!(ch.kept, 0);
+        assert!(ch.versus[0].is_none() && !ch.versus[1].unwrap().faster());
+        // A significantly faster one wins; the slower one is superseded.
+        let ch = choose(&[c("p", &pragma), c("b", &big), c("m", &manual)], 0.99).unwrap();
+        assert_eq!(ch.kept, 1);
+        assert!(ch.versus[0].unwrap().faster() && ch.versus[2].unwrap().faster());
+        // The same program twice (one source): a tie, exactly 1.
+        let ch = choose(&[c("p", &pragma), c("p", &pragma)], 0.99).unwrap();
+        assert_eq!(ch.kept, 0);
+        assert_eq!(ch.versus[1].unwrap().ci, (1.0, 1.0));
+        assert!(choose(&[], 0.99).is_none());
+        // Whatever order they finished in: sorted by invasiveness, the same choice.
+        let named = [(1, "m", &manual), (0, "p", &pragma), (2, "b", &big)];
+        let mut orders = vec![named.to_vec()];
+        orders.push(vec![named[2], named[0], named[1]]);
+        orders.push(vec![named[1], named[2], named[0]]);
+        let kept: Vec<&str> = orders
+            .into_iter()
+            .map(|mut o| {
+                o.sort_by_key(|x| x.0);
+                let cs: Vec<Contender<'_>> = o.iter().map(|x| c(x.1, x.2)).collect();
+                o[choose(&cs, 0.99).unwrap().kept].1
+            })
+            .collect();
+        assert_eq!(kept, ["b", "b", "b"]);
     }
 
     #[test]

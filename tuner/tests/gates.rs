@@ -1,10 +1,11 @@
 //! The code-object gates on real hipcc compiles for gfx90a: a variant that spills is gated by
-//! vgpr-pressure, a changed kernel signature is gated, a cheap unroll passes, and a baseline
-//! that needs flags the compile command lacks makes every gate `skipped` with the compiler's
-//! first error line (until the flag is given). Needs: hipcc.
+//! vgpr-pressure (with or without an occupancy veto), a variant that only loses occupancy
+//! passes with the loss recorded (gated only under `max-occupancy-loss`), a changed kernel
+//! signature is gated, a cheap unroll passes, and a baseline that needs flags the compile
+//! command lacks makes every gate `skipped` with the compiler's first error line (until the flag
+//! is given). Needs: hipcc.
 
 use codeobj::compile::{Compiler, DEFAULT_COMMAND};
-use codeobj::judge::Thresholds;
 use std::path::PathBuf;
 use tuner::gates::{Gates, Outcome, COMPILE, PRESSURE, SIGNATURE};
 
@@ -15,7 +16,7 @@ fn data(n: &str) -> PathBuf {
 fn gates(cache: &std::path::Path, extra: &str) -> Gates {
     Gates {
         compiler: Compiler::new(format!("{DEFAULT_COMMAND}{extra}"), "gfx90a", cache),
-        thresholds: Thresholds::default(),
+        max_occupancy_loss: None,
     }
 }
 
@@ -26,6 +27,18 @@ fn spills_are_gated_and_cheap_unrolls_pass() {
     let base = g.baseline(&data("tile_gemm.cu"));
     let r = g.check(&base, &data("tile_gemm.unrolled.cu"));
     let (gate, detail) = r.failure().expect("gated");
+    assert_eq!(gate, PRESSURE);
+    assert!(detail.contains("spills"), "{detail}");
+    // A veto on occupancy changes nothing for spills.
+    let veto = Gates {
+        max_occupancy_loss: Some(64),
+        ..g.clone()
+    };
+    let (gate, detail) = veto
+        .check(&base, &data("tile_gemm.unrolled.cu"))
+        .failure()
+        .map(|(g, d)| (g, d.to_string()))
+        .expect("gated");
     assert_eq!(gate, PRESSURE);
     assert!(detail.contains("spills"), "{detail}");
     let base = g.baseline(&data("rowsum.cu"));
@@ -135,4 +148,56 @@ fn a_pragma_that_changes_no_instruction_is_the_same_code() {
     let r = g.check(&rb, &runrolled);
     assert_eq!(r.failure(), None);
     assert!(!r.same_code, "an unrolled runtime loop is other code");
+}
+
+/// `testdata/tune-occupancy/occ.cu` with `#pragma unroll 4`, as the tuner writes it: 56 -> 76
+/// VGPRs, 8 -> 6 waves per SIMD, no spill. Unset, the loss is recorded and the gates pass (the
+/// variant is measured); `max-occupancy-loss = 0` gates it, `2` lets it through.
+#[test]
+fn an_occupancy_loss_alone_is_a_prediction_unless_vetoed() {
+    let d = tempfile::tempdir().unwrap();
+    let g = gates(&d.path().join("cache"), "");
+    let src = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testdata/tune-occupancy/occ.cu"),
+    )
+    .unwrap();
+    let base = d.path().join("occ.cu");
+    std::fs::write(&base, &src).unwrap();
+    let info = tuner::discover::analyse(std::path::Path::new("occ.cu"), src).unwrap();
+    let rw = tuner::discover::rewrite(&info.loops[0], &info.source, &[], 4, pipeline::Mode::Pragma)
+        .unwrap();
+    let variant = d.path().join("v").join("occ.cu");
+    std::fs::create_dir_all(variant.parent().unwrap()).unwrap();
+    std::fs::write(&variant, &rw.source).unwrap();
+    let b = g.baseline(&base);
+    let r = g.check(&b, &variant);
+    assert_eq!(r.failure(), None, "{r:?}");
+    assert!(!r.same_code && r.code.is_some(), "{r:?}");
+    let o = r.occupancy.clone().expect("a prediction");
+    assert_eq!(
+        (o.kernel.as_str(), o.unit, o.before, o.after),
+        ("occ", tuner::report::OccupancyUnit::WavesPerSimd, 8, 6),
+        "{o:?}"
+    );
+    assert_eq!((o.registers.before, o.registers.after), (56, 76), "{o:?}");
+    let vetoed = |allowed| {
+        Gates {
+            max_occupancy_loss: Some(allowed),
+            ..g.clone()
+        }
+        .check(&b, &variant)
+    };
+    let r = vetoed(0);
+    let (gate, detail) = r.failure().expect("gated");
+    assert_eq!(gate, PRESSURE);
+    assert!(
+        detail.contains("occupancy 8 -> 6 waves per SIMD (at most 0 may be lost)"),
+        "{detail}"
+    );
+    assert_eq!(
+        r.occupancy,
+        Some(o),
+        "the prediction is kept on a gated variant too"
+    );
+    assert_eq!(vetoed(2).failure(), None);
 }

@@ -1,14 +1,16 @@
 //! The gates of an NVIDIA tune on real nvcc cubins (sm_90): a variant that spills is gated by
-//! its ptxas spill bytes, one that needs many more registers by its register-limited warps per
-//! SM, one whose parameters change by the signature gate, a cheap unroll passes; AMD's
+//! its ptxas spill bytes (whatever `max-occupancy-loss` says), one that needs many more
+//! registers passes with its register-limited warps per SM recorded as a prediction (gated
+//! only under a `max-occupancy-loss` veto), one whose parameters change by the signature gate,
+//! a cheap unroll passes; AMD's
 //! code-object gates are not involved; and with no nvcc and nothing carried the gates are
 //! skipped with one line, never passed or failed. Needs: nvcc (CUDA_HOME or PATH: fails
 //! without it).
 
 use codeobj::compile::Compiler;
-use codeobj::judge::Thresholds;
 use std::path::{Path, PathBuf};
 use tuner::gates::{Gates, Outcome, COMPILE, PRESSURE, SIGNATURE};
+use tuner::report::OccupancyUnit;
 
 fn nvcc() -> PathBuf {
     match runner::build::find_nvcc(None, None) {
@@ -23,7 +25,7 @@ fn nvcc() -> PathBuf {
 fn gates(nvcc: &Path, cache: &Path) -> Gates {
     Gates {
         compiler: runner::build::nvcc_compiler(nvcc, "sm_90", cache, true, Vec::new()).unwrap(),
-        thresholds: Thresholds::default(),
+        max_occupancy_loss: None,
     }
 }
 
@@ -48,7 +50,7 @@ __global__ void {bounds} heavy(float* out, const float* in, int n) {{\n\
 }
 
 #[test]
-fn spills_and_register_growth_are_gated_and_a_cheap_unroll_passes() {
+fn spills_are_gated_register_growth_is_measured_and_a_cheap_unroll_passes() {
     let nvcc = nvcc();
     let d = tempfile::tempdir().unwrap();
     let g = gates(&nvcc, &d.path().join("cache"));
@@ -87,8 +89,24 @@ fn spills_and_register_growth_are_gated_and_a_cheap_unroll_passes() {
 }}\n"
         )
     };
+    // By default that loss is a prediction: recorded, the variant passes (it is measured).
     let base = g.baseline(&write("c.cu", &wide("1")));
-    let r = g.check(&base, &write("d.cu", &wide("")));
+    let d = write("d.cu", &wide(""));
+    let r = g.check(&base, &d);
+    assert_eq!(r.failure(), None, "{r:?}");
+    let o = r.occupancy.as_ref().expect("a prediction");
+    assert_eq!(
+        (o.kernel.as_str(), o.unit, o.before, o.after),
+        ("wide", OccupancyUnit::WarpsPerSm, 64, 28),
+        "{o:?}"
+    );
+    assert_eq!((o.registers.before, o.registers.after), (18, 72));
+    // With `max-occupancy-loss` set (here 0) it is a veto.
+    let veto = Gates {
+        max_occupancy_loss: Some(0),
+        ..g.clone()
+    };
+    let r = veto.check(&base, &d);
     let (gate, detail) = r.failure().expect("gated");
     assert_eq!(gate, PRESSURE);
     assert!(
@@ -142,7 +160,7 @@ fn a_changed_signature_is_gated_and_without_nvcc_the_gates_are_skipped() {
             Vec::new(),
         )
         .unwrap(),
-        thresholds: Thresholds::default(),
+        max_occupancy_loss: None,
     };
     let base = gone.baseline(&a);
     let r = gone.check(&base, &b);
@@ -156,7 +174,7 @@ fn a_changed_signature_is_gated_and_without_nvcc_the_gates_are_skipped() {
             cache_dir: d.path().join("cache"),
             ..gone.compiler.clone()
         },
-        thresholds: Thresholds::default(),
+        max_occupancy_loss: None,
     };
     let base = carried.baseline(&a);
     assert!(base.as_ref().is_ok_and(|c| c.precompiled), "{base:?}");

@@ -3,7 +3,9 @@
 //! is held by the test, and a lane whose backend does not takes no task at all while a sample
 //! runs; the search with overlap decides exactly what it decides without it. Also the other
 //! lanes' work during the A/A repeats (compared meanwhile, decided only after the A/A check,
-//! nothing stored when it fails) and the dispatch (an idle lane before a task sent ahead).
+//! nothing stored when it fails) and the dispatch (an idle lane before a task sent ahead). And
+//! compile-ahead: the gate compile of a chain's next loop's variant runs while the current
+//! loop's variant is measured on a GPU lane, and never on a CPU lane.
 
 use rand::{RngExt, SeedableRng};
 use std::collections::BTreeSet;
@@ -48,6 +50,8 @@ struct Seen {
     second_lane_variants: usize,
     /// With `hold_aa`: whether the second lane prepared two variants while it was held.
     compared_during_aa: Option<bool>,
+    /// With `hold_until_log`: whether the text appeared in the log while the sample was held.
+    logged_while_held: Option<bool>,
 }
 
 /// A backend whose figures come from the slot's sources (`#pragma unroll 4` in `fast*.cu`
@@ -64,6 +68,8 @@ struct Probe {
     hold_aa: bool,
     /// The first lane's samples vary by up to 60%: its A/A check fails.
     noisy_first_lane: bool,
+    /// Hold the first variant sample until this file holds this text (or the time is up).
+    hold_until_log: Option<(std::path::PathBuf, String, Duration)>,
     rng: Mutex<rand::rngs::StdRng>,
     seen: Mutex<Seen>,
     cv: Condvar,
@@ -77,6 +83,7 @@ impl Probe {
             hold_until_prepared: false,
             hold_aa: false,
             noisy_first_lane: false,
+            hold_until_log: None,
             rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(11)),
             seen: Mutex::new(Seen::default()),
             cv: Condvar::new(),
@@ -203,6 +210,19 @@ impl Backend for Probe {
             }
             s.compared_during_aa = Some(s.second_lane_variants >= 2);
         }
+        if let (true, false, Some((log, text, wait))) =
+            (*variant, s.held_once, &self.hold_until_log)
+        {
+            s.held_once = true;
+            let deadline = Instant::now() + *wait;
+            let logged = || std::fs::read_to_string(log).is_ok_and(|t| t.contains(text.as_str()));
+            while !logged() && Instant::now() < deadline {
+                drop(s);
+                std::thread::sleep(Duration::from_millis(20));
+                s = self.seen.lock().unwrap();
+            }
+            s.logged_while_held = Some(logged());
+        }
         if *variant && !s.held_once && (self.hold_for_test || self.hold_until_prepared) {
             s.held_once = true;
             s.holding = Some(tag.clone());
@@ -263,6 +283,8 @@ fn compare(id: u64, tree: &Tree, variant: &str) -> Task {
             replicate: false,
             attempt: 0,
         }],
+        known: Vec::new(),
+        ahead: Vec::new(),
     }
 }
 
@@ -293,7 +315,7 @@ fn lane_with_held_sample(overlap: bool) {
                 "gfx90a",
                 state.path().join("objects"),
             ),
-            thresholds: Default::default(),
+            max_occupancy_loss: None,
         },
         device: LaneDevice::DEFAULT,
         overlap,
@@ -418,7 +440,7 @@ fn settings(state: &Path) -> Settings {
                 "gfx90a",
                 state.join("objects"),
             ),
-            thresholds: Default::default(),
+            max_occupancy_loss: None,
         },
         apply: ApplyMode::DryRun,
         skip_same_code: false,
@@ -622,4 +644,74 @@ fn an_idle_lane_gets_a_comparison_before_a_gpu_lane_gets_one_ahead() {
         .expect("x2 decided");
     let lane = x2.device.as_ref().and_then(|d| d.id.clone());
     assert_eq!(lane.as_deref(), Some("1"), "{x2:?}");
+}
+
+/// A "compiler" that appends each source it is given to a log (and builds nothing): the gates
+/// are skipped, but every compile the lanes ask for is seen.
+fn logging_compiler(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let log = dir.join("compiles.log");
+    let script = dir.join("cc.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a; do case \"$a\" in *.cu) cat \"$a\" >> '{}';; esac; done\nexit 1\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, log)
+}
+
+/// A kernel of two loops (one chain): loop 0's variant is measured first; loop 1's variant,
+/// made on the same text, can be compiled ahead.
+fn compile_ahead(overlap: bool) -> Option<bool> {
+    let d = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("two.cu"),
+        "__global__ void two(int* a, int n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    for (int j = 0; j < n; ++j) {\n        a[j] *= 2;\n    }\n}\n",
+    )
+    .unwrap();
+    let (cc, log) = logging_compiler(tools.path());
+    let mut s = settings(state.path());
+    s.factors = vec![2];
+    s.gates.compiler = codeobj::compile::Compiler::new(
+        format!("{} {{src}} -o {{out}}", cc.display()),
+        "gfx90a",
+        state.path().join("objects"),
+    );
+    let mut probe = Probe::new(overlap);
+    // Loop 1's variant as the gates would compile it.
+    // (A CPU lane is given 3 s: its compiles are a shell script's, milliseconds each.)
+    let wait = if overlap {
+        HANG
+    } else {
+        Duration::from_secs(3)
+    };
+    probe.hold_until_log = Some((log.clone(), "#pragma unroll 2\n    for (int j".into(), wait));
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = tune(&probe, &s, d.path(), &stop, &Quiet).unwrap();
+    assert_eq!(r.report.candidates.len(), 2, "{:?}", r.report.candidates);
+    let timing = &r.report.timing;
+    let sum = timing.measure
+        + timing.compile
+        + timing.prepare
+        + timing.gates
+        + timing.waiting
+        + timing.other;
+    assert!((sum - timing.wall).abs() < 1e-6, "{timing:?}");
+    probe.seen.into_inner().unwrap().logged_while_held
+}
+
+#[test]
+fn a_gpu_lane_compiles_the_next_loops_variants_while_it_measures() {
+    assert_eq!(compile_ahead(true), Some(true));
+}
+
+#[test]
+fn a_cpu_lane_compiles_nothing_ahead() {
+    assert_eq!(compile_ahead(false), Some(false));
 }

@@ -1,7 +1,11 @@
-//! Snapshots of the three report renderers on a report built from data (no timings), and
-//! the JSON contract's keys.
+//! Snapshots of the three report renderers on a report built from data (fixed figures, no
+//! measurement), and the JSON contract's keys: version 1's, and the keys added since only where
+//! they have something to say (occupancy, ratios, a tie's comparison, a full unroll, timing).
 
-use tuner::report::{self, Applied, Baseline, Candidate, Extra, Final, Report, Status};
+use tuner::report::{
+    self, Applied, Baseline, Candidate, Counts, Extra, Final, Occupancy, OccupancyUnit, Ratios,
+    Registers, Report, Status, Timing, VariantRef, Versus, Work, FULL,
+};
 
 fn cand(
     lp: &str,
@@ -29,6 +33,15 @@ fn cand(
             id: Some("1".into()),
             host: "node7".into(),
         }),
+        full: factor == Some(FULL),
+        key: fig.map(|_| format!("key-{lp}-{line}")),
+        ratios: fig.map(|f| Ratios {
+            pairs: vec![f.0 * 0.99, f.0, f.0 * 1.01],
+            replication: Vec::new(),
+        }),
+        occupancy: None,
+        versus: None,
+        same_code_as: None,
     }
 }
 
@@ -46,23 +59,51 @@ fn sample() -> Report {
             ci: Some([1.18, 1.25]),
         },
         candidates: vec![
+            Candidate {
+                occupancy: Some(Occupancy {
+                    kernel: "ns::kern".into(),
+                    unit: OccupancyUnit::WavesPerSimd,
+                    before: 8,
+                    after: 6,
+                    registers: Registers {
+                        before: 56,
+                        after: 76,
+                    },
+                }),
+                ..cand(
+                    "ns::kern:0",
+                    12,
+                    Some("pragma"),
+                    Some(4),
+                    Status::Accepted,
+                    Some((1.21, [1.17, 1.24], 0.0001, 12)),
+                    None,
+                )
+            },
+            Candidate {
+                versus: Some(Versus {
+                    kept: VariantRef::new("pragma", 4),
+                    ratio: 1.004,
+                    ci: [0.98, 1.03],
+                }),
+                ..cand(
+                    "ns::kern:0",
+                    12,
+                    Some("manual"),
+                    Some(4),
+                    Status::Rejected,
+                    Some((1.215, [1.16, 1.26], 0.0009, 10)),
+                    Some("tie: pragma x4 within noise of manual x4 (speedup ratio 1.004 [0.980, 1.030])"),
+                )
+            },
             cand(
                 "ns::kern:0",
                 12,
                 Some("pragma"),
-                Some(4),
-                Status::Accepted,
-                Some((1.21, [1.17, 1.24], 0.0001, 12)),
+                Some(FULL),
+                Status::Refused,
                 None,
-            ),
-            cand(
-                "ns::kern:0",
-                12,
-                Some("manual"),
-                Some(4),
-                Status::Rejected,
-                Some((1.1, [1.05, 1.16], 0.0009, 10)),
-                Some("superseded: pragma x4 (1.210x) of this loop was faster"),
+                Some("not-constant-trip: a full unroll (`#pragma unroll` with no count) needs a trip count known at compile time; this `for` loop's is not"),
             ),
             cand(
                 "ns::kern:1",
@@ -134,9 +175,31 @@ fn sample() -> Report {
             line: 12,
             mode: "pragma".into(),
             factor: 4,
+            full: false,
         }],
         written: vec!["kernels/k.cu".into()],
         edited: vec![],
+        timing: Timing {
+            wall: 42.5,
+            measure: 30.25,
+            compile: 6.5,
+            prepare: 4.0,
+            gates: 0.25,
+            waiting: 0.5,
+            other: 1.0,
+            work: Work {
+                measure: 30.25,
+                compile: 11.0,
+                prepare: 7.5,
+                gates: 0.5,
+                samples: 28.75,
+            },
+            counts: Counts {
+                compiles: 6,
+                builds: 5,
+                samples: 304,
+            },
+        },
         extra: Extra {
             backend: "command".into(),
             noise: Some((0.031, 0.052)),
@@ -179,16 +242,57 @@ fn json_has_exactly_the_contract_keys() {
             "candidates",
             "edited",
             "final",
+            "timing",
             "version",
             "written"
         ]
     );
-    let c: Vec<&String> = v["candidates"][0].as_object().unwrap().keys().collect();
+    let keys_of =
+        |c: &serde_json::Value| -> Vec<String> { c.as_object().unwrap().keys().cloned().collect() };
+    // Version 1's keys, and what a measured candidate adds.
     assert_eq!(
-        c,
+        keys_of(&v["candidates"][0]),
         [
-            "ci", "device", "factor", "file", "line", "loop", "mode", "p_value", "reason", "runs",
-            "speedup", "status"
+            "ci",
+            "device",
+            "factor",
+            "file",
+            "key",
+            "line",
+            "loop",
+            "mode",
+            "occupancy",
+            "p_value",
+            "ratios",
+            "reason",
+            "runs",
+            "speedup",
+            "status"
+        ]
+    );
+    assert_eq!(
+        v["candidates"][0]["occupancy"],
+        serde_json::json!({"kernel": "ns::kern", "unit": "waves-per-simd", "before": 8, "after": 6, "registers": {"before": 56, "after": 76}})
+    );
+    assert_eq!(
+        v["candidates"][1]["versus"],
+        serde_json::json!({"kept": {"mode": "pragma", "factor": 4}, "ratio": 1.004, "ci": [0.98, 1.03]})
+    );
+    // A full unroll: factor null, `full` true.
+    assert!(v["candidates"][2]["factor"].is_null());
+    assert_eq!(v["candidates"][2]["full"], true);
+    // A candidate with nothing new to say has exactly version 1's keys.
+    let blocked = v["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["status"] == "blocked")
+        .unwrap();
+    assert_eq!(
+        keys_of(blocked),
+        [
+            "ci", "factor", "file", "line", "loop", "mode", "p_value", "reason", "runs", "speedup",
+            "status"
         ]
     );
     let d: Vec<&String> = v["candidates"][0]["device"]
@@ -197,6 +301,11 @@ fn json_has_exactly_the_contract_keys() {
         .keys()
         .collect();
     assert_eq!(d, ["host", "id", "model"]);
+    let t: Vec<String> = keys_of(&v["timing"]);
+    assert_eq!(
+        t,
+        ["compile", "counts", "gates", "measure", "other", "prepare", "waiting", "wall", "work"]
+    );
     let statuses: Vec<&str> = v["candidates"]
         .as_array()
         .unwrap()
@@ -208,6 +317,7 @@ fn json_has_exactly_the_contract_keys() {
         [
             "accepted",
             "rejected",
+            "refused",
             "rejected",
             "gated",
             "check-failed",
@@ -217,6 +327,15 @@ fn json_has_exactly_the_contract_keys() {
             "not-run"
         ]
     );
+}
+
+/// The human and markdown reports end with the timing line.
+#[test]
+fn the_human_and_markdown_reports_end_with_the_timing_line() {
+    let r = sample();
+    let line = "timing: 42.50 s wall = measure 30.25 + compile 6.50 + prepare 4.00 + gates 0.25 + waiting 0.50 + other 1.00 (samples' own time 28.75 s, 304 samples)";
+    assert_eq!(report::human(&r).lines().last(), Some(line));
+    assert_eq!(report::markdown(&r).lines().last(), Some(line));
 }
 
 #[test]

@@ -111,7 +111,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
                 "gfx90a",
                 state.join("objects"),
             ),
-            thresholds: Default::default(),
+            max_occupancy_loss: None,
         },
         apply,
         skip_same_code: false,

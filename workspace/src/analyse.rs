@@ -36,6 +36,7 @@ pub(crate) struct Outcome {
 /// an error for that file. Results come back in `jobs` order.
 pub(crate) fn analyse_all(
     jobs: &[Job],
+    threads: Option<std::num::NonZeroUsize>,
     keep_source: bool,
     checker: Checker,
 ) -> Result<Vec<Result<Outcome, FileError>>, rayon::ThreadPoolBuildError> {
@@ -43,7 +44,8 @@ pub(crate) fn analyse_all(
         return Ok(Vec::new());
     }
     install_panic_hook();
-    let threads = std::thread::available_parallelism()
+    let threads = threads
+        .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, |n| n.get())
         .min(jobs.len());
     let pool = rayon::ThreadPoolBuilder::new()
@@ -170,7 +172,7 @@ mod tests {
             }
             jobs.push(job(dir.path().join(name)));
         }
-        let out = analyse_all(&jobs, true, fragile).unwrap();
+        let out = analyse_all(&jobs, None, true, fragile).unwrap();
         assert_eq!(out.len(), 4);
         assert!(out[0].is_ok());
         let e = out[1].as_ref().err().unwrap().to_string();

@@ -12,7 +12,7 @@ mod resolve;
 
 pub use discover::{display_path, has_source_extension, EXTENSIONS};
 pub use fix::{Edited, FileChange, FixMode, FixSummary};
-pub use resolve::{rule_ids, severity, validate_rules};
+pub use resolve::{file_settings, rule_ids, severity, validate_rules, FileSettings};
 
 use config::FailOn;
 use guards::CheckOutput;
@@ -49,6 +49,12 @@ pub struct Options {
     /// `-I` directories for `#include "..."` (after the including file's own directory, before
     /// `[check] include-dirs` and the `-I` of `[compile]`/`[tune]`).
     pub include: Vec<PathBuf>,
+    /// Macros for the guards' view of every file (`-D`/`-U`), after those of each file's
+    /// config (`[compile] command`, `[tune] compile-flags`).
+    pub defines: frontend::tu::Defines,
+    /// Analysis threads (`None`: one per core, at most one per file). The report is the same
+    /// bytes at any count.
+    pub threads: Option<std::num::NonZeroUsize>,
 }
 
 /// Why the whole check could not run (per-file problems are [`FileError`]s instead).
@@ -256,7 +262,8 @@ fn check_with(opts: &Options, checker: analyse::Checker) -> Result<Checked, Erro
     }
 
     let keep_source = opts.fix.is_some() || opts.keep_sources;
-    let mut outcomes = analyse::analyse_all(&jobs, keep_source, checker).map_err(Error::Threads)?;
+    let mut outcomes =
+        analyse::analyse_all(&jobs, opts.threads, keep_source, checker).map_err(Error::Threads)?;
     let fixes = opts
         .fix
         .map(|mode| fix::apply_fixes(&jobs, &mut outcomes, mode, &mut errors, &mut warnings));

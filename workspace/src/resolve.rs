@@ -74,6 +74,83 @@ pub fn validate_rules(ids: &[String], known: &[String], origin: &str) -> Result<
     })
 }
 
+/// What `check` uses for a file under one config: the guards' settings and the failing level.
+#[derive(Debug, Clone)]
+pub struct FileSettings {
+    pub settings: Settings,
+    pub fail_on: FailOn,
+}
+
+/// The config file's path as errors name it (empty when there is none).
+fn origin(found: &config::Found) -> String {
+    found
+        .path
+        .as_ref()
+        .map_or(String::new(), |p| p.display().to_string())
+}
+
+/// The settings of a file whose config is `found` (its `[check]` section merged under `opts`,
+/// rule ids checked against `known`; the include search directories are `opts.include`, then
+/// the config's), its headers parsed through `headers`: exactly what `check` analyses that
+/// file with. The language server calls it with the config of an open buffer.
+pub fn file_settings(
+    opts: &Options,
+    known: &[String],
+    found: &config::Found,
+    headers: Arc<frontend::tu::HeaderCache>,
+) -> Result<FileSettings, Error> {
+    let section: &CheckSection = &found.config.check;
+    let config_dirs = found
+        .path
+        .as_ref()
+        .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
+    // The config's compile macros, then the command line's (which come later, as on a
+    // compiler's command line).
+    let mut defines = frontend::tu::Defines::from_flags(
+        config::compile_words(&found.config)
+            .iter()
+            .map(String::as_str),
+    );
+    defines.extend(&opts.defines);
+    let origin = origin(found);
+    for ids in [&section.select, &section.ignore].into_iter().flatten() {
+        validate_rules(ids, known, &origin)?;
+    }
+    let mut levels = std::collections::BTreeMap::new();
+    if let Some(map) = &section.severity {
+        let ids: Vec<String> = map.keys().cloned().collect();
+        validate_rules(&ids, known, &origin)?;
+        for (id, level) in map {
+            levels.insert(id.trim().to_string(), severity(*level));
+        }
+    }
+    let o = opts;
+    let hints = o.hints.unwrap_or(section.hints.unwrap_or(false));
+    let trim = |v: &Vec<String>| v.iter().map(|s| s.trim().to_string()).collect::<Vec<_>>();
+    Ok(FileSettings {
+        settings: Settings {
+            select: o.select.as_ref().or(section.select.as_ref()).map(trim),
+            ignore: o
+                .ignore
+                .as_ref()
+                .or(section.ignore.as_ref())
+                .map(trim)
+                .unwrap_or_default(),
+            hints,
+            parse_all: o.parse_all,
+            severity: levels,
+            includes: Some(
+                frontend::tu::Includes::new(
+                    o.include.iter().cloned().chain(config_dirs).collect(),
+                    headers,
+                )
+                .with_defines(&defines),
+            ),
+        },
+        fail_on: o.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
+    })
+}
+
 /// Finds and caches the config of each directory and merges it under the options.
 pub(crate) struct Resolver<'a> {
     opts: &'a Options,
@@ -142,18 +219,10 @@ impl<'a> Resolver<'a> {
 
     /// The `[check]` section of a found config merged under the options.
     fn merge(&self, found: &config::Found) -> Result<Arc<Resolved>, Error> {
+        let FileSettings { settings, fail_on } =
+            file_settings(self.opts, self.known, found, self.headers.clone())?;
         let section: &CheckSection = &found.config.check;
-        let config_dirs = found
-            .path
-            .as_ref()
-            .map_or_else(Vec::new, |p| config::include_dirs(&found.config, p));
-        let origin = found
-            .path
-            .as_ref()
-            .map_or(String::new(), |p| p.display().to_string());
-        for ids in [&section.select, &section.ignore].into_iter().flatten() {
-            validate_rules(ids, self.known, &origin)?;
-        }
+        let origin = origin(found);
         let patterns = |list: &Option<Vec<String>>, key: &'static str| match (&found.path, list) {
             (Some(p), Some(patterns)) if !patterns.is_empty() => {
                 let root = p.parent().unwrap_or(Path::new("/"));
@@ -177,35 +246,9 @@ impl<'a> Resolver<'a> {
         };
         let exclude = patterns(&section.exclude, "exclude")?;
         let include = patterns(&section.extend_include, "extend-include")?;
-        let mut levels = std::collections::BTreeMap::new();
-        if let Some(map) = &section.severity {
-            let ids: Vec<String> = map.keys().cloned().collect();
-            validate_rules(&ids, self.known, &origin)?;
-            for (id, level) in map {
-                levels.insert(id.trim().to_string(), severity(*level));
-            }
-        }
-        let o = self.opts;
-        let hints = o.hints.unwrap_or(section.hints.unwrap_or(false));
-        let trim = |v: &Vec<String>| v.iter().map(|s| s.trim().to_string()).collect::<Vec<_>>();
         Ok(Arc::new(Resolved {
-            settings: Settings {
-                select: o.select.as_ref().or(section.select.as_ref()).map(trim),
-                ignore: o
-                    .ignore
-                    .as_ref()
-                    .or(section.ignore.as_ref())
-                    .map(trim)
-                    .unwrap_or_default(),
-                hints,
-                parse_all: o.parse_all,
-                severity: levels,
-                includes: Some(frontend::tu::Includes::new(
-                    o.include.iter().cloned().chain(config_dirs).collect(),
-                    self.headers.clone(),
-                )),
-            },
-            fail_on: o.fail_on.or(section.fail_on).unwrap_or(FailOn::Warning),
+            settings,
+            fail_on,
             exclude,
             include,
         }))

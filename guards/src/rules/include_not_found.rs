@@ -7,7 +7,12 @@
 //! the `-I` of `[compile] command` and `[tune] compile-flags`), a computed include
 //! (`#include MACRO`), and a header too large to read. The diagnostic sits on the file's own
 //! `#include` line through which the first one was reached. System includes (`#include <...>`)
-//! are never followed and never reported: the HIP/CUDA API is known by name.
+//! are never followed and never reported: the HIP/CUDA API is known by name. Neither is a
+//! toolkit's header spelled with quotes and found nowhere (`"cuda.h"`, `"cuda_runtime.h"`,
+//! `"cublas_v2.h"`, `"cooperative_groups.h"`, `"hip/hip_runtime.h"`, `"cub/..."`,
+//! `"thrust/..."`, the C and C++ standard headers: the list is `frontend::tu::toolkit_of`'s);
+//! a header library that projects vendor (`"cutlass/..."`, `"cute/..."`) is reported when it
+//! is not found, since its macros (`CUTLASS_DEVICE`) decide what the guards see.
 //!
 //! ## Why
 //! The guards see a translation unit, not a file: a header's macros and device functions join

@@ -28,7 +28,10 @@ blocks the variant if, for any kernel on any target, it
 - loses more waves per SIMD than `max-occupancy-loss` (`[vgpr-pressure]`, default 0).
 
 `hip-unroll pressure BASELINE VARIANT` runs it; `hip-unroll check --hsaco FILE` reports
-kernels that already spill (`vgpr-spill`).
+kernels that already spill (`vgpr-spill`). `hip-unroll tune` runs it as a gate on every
+variant: new spills or scratch refuse the variant (`gated`), but an occupancy loss is a
+prediction it records on the variant and measures, unless `max-occupancy-loss` is set in
+`hip-unroll.toml` (also to 0): then a larger loss is `gated` too.
 
 ## Why
 Unrolling trades registers for instruction-level parallelism. Past a point the register

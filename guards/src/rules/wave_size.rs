@@ -19,6 +19,13 @@
 //!   unless the file also defines the same macro with another value (an `#if`/`#else` pair that
 //!   already handles wave64); also in a header that holds no function.
 //!
+//! Nothing is reported in code an AMD compile never sees (`frontend::cond::inactive`): the
+//! `#else` of `#ifdef __HIP_PLATFORM_AMD__` (or `__HIP__`, `USE_ROCM`, ...), and branches that
+//! only NVIDIA compiles (`#ifdef __CUDA_ARCH__`, `__NVCC__`, `__CUDACC__`,
+//! `__HIP_PLATFORM_NVIDIA__`, `#if !defined(USE_ROCM)`); `-D`/`-U` on the command line
+//! (`-U __HIP_PLATFORM_AMD__`) count. A condition on other names (`#if MY_FLAG`) is unknown, and
+//! its branches are checked.
+//!
 //! ## Why
 //! CDNA GPUs (MI100 to MI300) execute 64 work-items per wavefront. Code written for 32-lane CUDA
 //! warps then silently uses half a wavefront: reductions skip lanes 32-63, masks leave the upper
@@ -46,15 +53,20 @@
 //! - a full mask `0xffffffff` passed to a warp intrinsic becomes the 64-bit
 //!   `0xffffffffffffffffULL`;
 //! - `% 32` and `/ 32` on a lane or thread id or a block size become `% warpSize` and
-//!   `/ warpSize`, `& 31` becomes `& (warpSize - 1)` (not in an array size: `warpSize` is no
-//!   constant expression);
+//!   `/ warpSize`, `& 31` becomes `& (warpSize - 1)`; where a constant expression is needed (an
+//!   array size, a `constexpr` initialiser, `static_assert`, a `case` label, a template
+//!   argument: `warpSize` is none) they become the project's own per-platform warp-size macro
+//!   when the unit defines one with the value 64 (`#ifdef __HIP_PLATFORM_AMD__ #define
+//!   WARP_SIZE 64 #else ... 32`), else `64` in a branch only gfx9 (CDNA, wave64) compiles
+//!   (`#if defined(__gfx90a__) || defined(__gfx942__)`), else no fix (the message says why);
 //! - a warp reduction that starts at `16` starts at `warpSize / 2`; one that stops at `32`
 //!   stops at `warpSize`.
 //!
 //! No fix for `>> 5` (`/ warpSize` binds tighter than `>>`, so the operand would have to be
 //! rewritten), for a ballot compared with `0xffffffff` (the right comparison depends on the
 //! active lanes), nor for `#define WARP_SIZE 32`/`constexpr ... = 32` (array sizes and template
-//! arguments need a constant, which `warpSize` is not). Silence an intended wave32 path with
+//! arguments need a constant, which `warpSize` is not: the message advises a per-platform
+//! constant, 64 on gfx9/CDNA). Silence an intended wave32 path with
 //! `// hip-unroll: allow(wave-size)`.
 
 use std::collections::{HashMap, HashSet};
@@ -200,8 +212,64 @@ pub(crate) const DIAGNOSTIC: DiagnosticRule = DiagnosticRule {
 };
 
 fn check(cx: &FileCx<'_>) -> Vec<Finding> {
-    findings(cx.file, &|line| cx.suppressed(line))
+    let inactive = frontend::cond::inactive(cx.file, cx.tu);
+    let platform = platform_constant(cx.file, cx.tu);
+    let ctx = Context {
+        inactive: &inactive,
+        platform: platform.as_deref(),
+    };
+    findings(cx.file, &ctx, &|line| cx.suppressed(line))
 }
+
+/// What the rule knows of the file beyond its functions.
+struct Context<'a> {
+    /// What an AMD compile never sees (`frontend::cond::inactive`): the CUDA branch of
+    /// `#ifdef __HIP_PLATFORM_AMD__ ... #else`, `#ifdef __CUDA_ARCH__`, ...
+    inactive: &'a [Span],
+    /// The unit's own per-platform warp-size constant (`#define WARP_SIZE 64` in one branch,
+    /// `32` in another), for the fixes where `warpSize` cannot go.
+    platform: Option<&'a str>,
+}
+
+impl Context<'_> {
+    fn compiled(&self, at: usize) -> bool {
+        !frontend::cond::within(self.inactive, at)
+    }
+}
+
+/// A warp-size-like constant of the file or its headers defined with a value other than 32
+/// (the project's per-platform constant: `#if __HIP_PLATFORM_AMD__ #define WARP_SIZE 64 #else
+/// #define WARP_SIZE 32`).
+fn platform_constant(file: &SourceFile, tu: &frontend::tu::TranslationUnit) -> Option<String> {
+    let is_int = |body: &str, v: &str| body.trim().trim_matches(['(', ')']).trim() == v;
+    let macros = file
+        .macros
+        .iter()
+        .chain(tu.headers.iter().flat_map(|h| h.file().macros.iter()));
+    macros
+        .filter(|m| m.params.is_none() && is_warp_size_name(&m.name))
+        .find(|m| is_int(&m.body, "64"))
+        .map(|m| m.name.clone())
+}
+
+/// True when the branch holding `at` is compiled only for gfx9 (CDNA: wave64), by its own
+/// condition (`#if defined(__gfx90a__) || defined(__gfx942__)`, `#ifdef __GFX9__`).
+fn wave64_branch(file: &SourceFile, at: usize) -> bool {
+    file.conditionals.iter().any(|b| {
+        b.span.start <= at
+            && at < b.span.end
+            && b.directive != "else"
+            && !b.directive.ends_with("ndef")
+            && !b.condition.contains('!')
+            && (b.condition.contains("__gfx9") || b.condition.contains("__GFX9__"))
+            && !b.condition.contains("__gfx1")
+            && !b.condition.contains("__GFX1")
+    })
+}
+
+/// The advice where `warpSize` cannot go (a constant expression).
+const CONSTANT_ADVICE: &str =
+    "`warpSize` is no constant expression: use a per-platform constant (64 on gfx9/CDNA, wave64)";
 
 /// All wave-size findings of a file, sorted by position; lines for which `suppressed` is true
 /// (`// hip-unroll: allow(wave-size)`) are left out.
@@ -209,11 +277,15 @@ fn check(cx: &FileCx<'_>) -> Vec<Finding> {
 /// Fixes come all or none: when some 32-lane assumption of the file's GPU code would stay after
 /// every fix (`blockDim.x + 31`, `tid >> 5`, a tile loop `k < 32`, a use of `WARP_SIZE`...), no
 /// fix is offered, so that `--unsafe-fixes` never leaves a mix of wave sizes behind.
-fn findings(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding> {
+fn findings(
+    file: &SourceFile,
+    ctx: &Context<'_>,
+    suppressed: &dyn Fn(u32) -> bool,
+) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     let is_32 = |body: &str| body.trim().trim_matches(['(', ')']).trim() == "32";
     let mut warp32: HashSet<&str> = HashSet::new();
-    for m in &file.macros {
+    for m in file.macros.iter().filter(|m| ctx.compiled(m.span.start)) {
         // `#if __HIP_PLATFORM_AMD__ #define WARP 64 #else #define WARP 32`: wave64 is handled.
         let also_other_value = file
             .macros
@@ -223,7 +295,7 @@ fn findings(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding>
             warp32.insert(&m.name);
             out.push(Finding {
                 span: m.span,
-                message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", m.name),
+                message: format!("`#define {} 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: define it per platform (64 on gfx9/CDNA, wave64: a macro stays a constant expression), or use `warpSize` where no constant is needed", m.name),
                 related: Vec::new(),
                 fix: None,
                 also_at: None,
@@ -231,12 +303,12 @@ fn findings(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding>
         }
     }
     // Reported in any file, headers of constants included (no function needed).
-    for g in &file.globals {
+    for g in file.globals.iter().filter(|g| ctx.compiled(g.span.start)) {
         if g.init_int == Some(32) && is_warp_size_name(&g.name) {
             warp32.insert(&g.name);
             out.push(Finding {
                 span: g.span,
-                message: format!("`{} = 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: use `warpSize`", g.name),
+                message: format!("`{} = 32` hard-codes a 32-lane warp; wavefronts have 64 lanes on CDNA: make it per platform (64 on gfx9/CDNA, wave64), or use `warpSize` where no constant is needed", g.name),
                 related: Vec::new(),
                 fix: None,
                 also_at: None,
@@ -261,7 +333,21 @@ fn findings(file: &SourceFile, suppressed: &dyn Fn(u32) -> bool) -> Vec<Finding>
                 .map(|d| (d.name.as_str(), d.dims.as_slice())),
         );
         let first = out.len();
-        check_function(f, &warp32, &dims, &mut out, &mut widths);
+        let first_width = widths.len();
+        check_function(f, file, ctx, &warp32, &dims, &mut out, &mut widths);
+        // What an AMD compile never sees is no finding and holds no fix back.
+        let mut i = 0;
+        out.retain(|x| {
+            let keep = i < first || ctx.compiled(x.span.start);
+            i += 1;
+            keep
+        });
+        let mut i = 0;
+        widths.retain(|w| {
+            let keep = i < first_width || ctx.compiled(w.span.start);
+            i += 1;
+            keep
+        });
         // A finding of this function without a fix is an assumption no fix converts.
         widths.extend(
             out[first..]
@@ -345,6 +431,8 @@ fn withhold_partial_fixes(out: &mut [Finding], widths: &[Width], suppressed: &dy
 
 fn check_function(
     f: &Function,
+    file: &SourceFile,
+    ctx: &Context<'_>,
     warp32: &HashSet<&str>,
     dims: &HashMap<&str, &[Option<i128>]>,
     out: &mut Vec<Finding>,
@@ -491,12 +579,31 @@ fn check_function(
             (None, Some(n)) => (n, "a position within a warp"),
             (None, None) => continue,
         };
-        // `warpSize` is no constant expression: an array size keeps its literal.
-        let with = with.filter(|_| !op.in_array_size);
+        // `warpSize` is no constant expression: where one is needed (an array size, a template
+        // argument, `constexpr`, `static_assert`, a `case` label) the fix is the project's
+        // per-platform constant, or `64` in a branch only gfx9 (wave64) compiles, else none.
+        let (with, advice) = if op.in_constant {
+            let constant = ctx
+                .platform
+                .map(str::to_string)
+                .or_else(|| wave64_branch(file, op.span.start).then(|| "64".to_string()));
+            let with = constant.and_then(|c| match (op.op.as_str(), op.constant) {
+                ("%" | "/", 32) => Some(c),
+                ("&", 31) => Some(format!("({c} - 1)")),
+                _ => None,
+            });
+            let advice = match &with {
+                Some(w) => format!("`warpSize` is no constant expression: use `{w}`"),
+                None => CONSTANT_ADVICE.to_string(),
+            };
+            (with, advice)
+        } else {
+            (with.map(str::to_string), "use `warpSize`".to_string())
+        };
         out.push(Finding {
             span: op.span,
             message: format!(
-                "`{} {}` on `{}` computes {} for 32-lane warps; wavefronts have 64 lanes on CDNA: use `warpSize`",
+                "`{} {}` on `{}` computes {} for 32-lane warps; wavefronts have 64 lanes on CDNA: {advice}",
                 op.op, op.constant, name, what
             ),
             related: Vec::new(),
@@ -504,7 +611,7 @@ fn check_function(
                 Fix::unsafe_replace(
                     format!("Replace `{}` with `{w}`", op.constant),
                     op.constant_span,
-                    w,
+                    &w,
                 )
             }),
             also_at: None,
@@ -560,5 +667,64 @@ fn check_function(
                 also_at: None,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{check_source, Diagnostic, Settings};
+
+    fn wave(src: &str) -> Vec<Diagnostic> {
+        let (_, d) = check_source("k.cu", src.as_bytes(), &Settings::default());
+        d.into_iter().filter(|d| d.rule == super::ID).collect()
+    }
+
+    fn fix_text(d: &Diagnostic) -> Option<String> {
+        d.fix
+            .as_ref()
+            .map(|f| f.edits.iter().map(|e| String::from_utf8_lossy(&e.text).into_owned()).collect())
+    }
+
+    /// In a constant expression the advice and the fix are a constant: `64` in a branch only
+    /// gfx9 compiles, the project's per-platform constant where it has one, else no fix.
+    #[test]
+    fn constant_contexts_get_constants() {
+        let gfx9 = "__global__ void k(float* out) {\n  constexpr int kBlockSize = 256;\n#if defined(__gfx90a__) || defined(__gfx942__)\n  __shared__ float s[kBlockSize / 32];\n  out[0] = s[threadIdx.x % 32];\n#endif\n}\n";
+        let d = wave(gfx9);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(fix_text(&d[0]).as_deref(), Some("64"), "{}", d[0].message);
+        assert!(d[0].message.contains("no constant expression: use `64`"), "{}", d[0].message);
+        assert_eq!(fix_text(&d[1]).as_deref(), Some("warpSize"));
+        // Outside such a branch, with no constant of its own: advice, no fix.
+        let plain = gfx9.replace("#if defined(__gfx90a__) || defined(__gfx942__)\n", "").replace("#endif\n", "");
+        let d = wave(&plain);
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert!(d.iter().all(|x| x.fix.is_none()));
+        assert!(d[0].message.contains("64 on gfx9/CDNA"), "{}", d[0].message);
+        assert!(!d[0].message.contains("use `warpSize`"), "{}", d[0].message);
+        // An RDNA target in the condition is not wave64.
+        let mixed = gfx9.replace("defined(__gfx942__)", "defined(__gfx1100__)");
+        assert!(wave(&mixed).iter().all(|x| x.fix.is_none()));
+        // `#define WARP_SIZE 32` advises a per-platform constant.
+        let d = wave("#define WARP_SIZE 32\n__global__ void k(float* a) { a[threadIdx.x % WARP_SIZE] = 0.f; }\n");
+        assert!(d[0].message.contains("define it per platform (64 on gfx9/CDNA"), "{}", d[0].message);
+    }
+
+    /// The command line's `-U __HIP_PLATFORM_AMD__` turns the platform branches around.
+    #[test]
+    fn command_line_undefines_the_platform() {
+        let src = "__global__ void k(float* a) {\n#ifdef __HIP_PLATFORM_AMD__\n  a[threadIdx.x % 32] = 0.f;\n#else\n  a[threadIdx.x / 32] = 1.f;\n#endif\n}\n";
+        let lines = |settings: &Settings| -> Vec<u32> {
+            let (_, d) = check_source("k.cu", src.as_bytes(), settings);
+            d.iter().filter(|d| d.rule == super::ID).map(|d| d.line).collect()
+        };
+        assert_eq!(lines(&Settings::default()), [3]);
+        let mut defs = frontend::tu::Defines::default();
+        defs.undefine("__HIP_PLATFORM_AMD__").unwrap();
+        let settings = Settings {
+            includes: Some(frontend::tu::Includes::default().with_defines(&defs)),
+            ..Settings::default()
+        };
+        assert_eq!(lines(&settings), [5]);
     }
 }

@@ -1,4 +1,5 @@
-// An unroll pragma (bare or N > 1) on a blocked loop is reported; nounroll / unroll 1 are not.
+// An unroll pragma (bare or N > 1) on a blocked loop is reported; nounroll / unroll 1 are not,
+// nor an early exit alone (the compiler unrolls exits exactly; see early_exit.cu).
 #define FACTOR 4
 __global__ void pragmas(float* s, int* c, int n) {
   #pragma unroll
@@ -11,7 +12,6 @@ __global__ void pragmas(float* s, int* c, int n) {
   // ~^ diag: unroll-blocked
   for (int i = 0; i < n; ++i) { if (c[i]) break; __syncthreads(); }  // ~ blockers: barrier, early-exit
   #pragma unroll FACTOR
-  // ~^ diag: unroll-blocked
   for (int i = 0; i < n; ++i) { if (c[i]) return; }  // ~ blockers: early-exit
   _Pragma("unroll")
   // ~^ diag: unroll-blocked

@@ -1,8 +1,10 @@
 //! The `bench` backend: a candidate is the slot's copy of the spec's kernel source, compiled
 //! alone (kernel only, through codeobj's cache) and launched on the machine's GPU by the
 //! `runner` crate with the spec's launch and buffers. Preparing launches it once on fresh
-//! outputs and compares them with the baseline's (the spec's tolerances); a sample is one launch
-//! timed with GPU events, in microseconds.
+//! outputs and compares them with the baseline's (the spec's tolerances; the session's
+//! baseline, the tune's first, which the session keeps: a later baseline of accepted steps is
+//! measured against, not compared with); a sample is one launch timed with GPU events, in
+//! microseconds.
 //!
 //! One `runner::Session` serves the whole tune (buffers allocated once, every kernel loaded
 //! into it); it lives on its own thread ([`super::worker`]), opened by [`Backend::preflight`].
@@ -211,8 +213,10 @@ fn prepare_on(
                     return fail(state, e);
                 }
             };
-            if let Some(b) = baseline {
-                let diffs = s.compare(b, id);
+            if baseline.is_some() {
+                // Compared with the session's baseline, the tune's first: a chain of accepted
+                // steps cannot drift away from the user's outputs one tolerance at a time.
+                let diffs = s.differences(id).to_vec();
                 if !diffs.is_empty() {
                     *state = State::Open(s);
                     return fail(state, RunnerError::OutputsDiffer(diffs));

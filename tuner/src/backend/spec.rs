@@ -446,7 +446,7 @@ mod tests {
             cache_dir: "/nonexistent".into(),
             args: Vec::new(),
             timeout_ms: 1000,
-            max_occupancy_loss: 0,
+            max_occupancy_loss: None,
         }
         .gates();
         let e = s.build(0, &gates).err().expect("refused").to_string();

@@ -91,7 +91,7 @@ impl<'s> Local<'s> {
                 .spawn_scoped(scope, move || {
                     let lane = Lane::new(backend, cx);
                     let emit = move |e| {
-                        let _ = etx.send((i, Message::Event(e)));
+                        let _ = etx.send((i, Message::Event(e, std::time::Instant::now())));
                     };
                     lane.run(trx, &emit);
                 })

@@ -48,7 +48,8 @@ pub struct LaneInfo {
 /// What a lane says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Message {
-    Event(Event),
+    /// An event, and when the executor received it from the lane (the timing's clock).
+    Event(Event, std::time::Instant),
     /// The lane is gone, with why (one line).
     Lost(String),
 }

@@ -183,7 +183,10 @@ impl Workers {
                                 break;
                             }
                             Ok(Out::Event(e)) if ready => {
-                                if etx.send((i, Message::Event(e))).is_err() {
+                                if etx
+                                    .send((i, Message::Event(e, std::time::Instant::now())))
+                                    .is_err()
+                                {
                                     return;
                                 }
                             }

@@ -59,7 +59,10 @@ pub struct CompileSpec {
     pub cache_dir: PathBuf,
     pub args: Vec<String>,
     pub timeout_ms: u64,
-    pub max_occupancy_loss: u32,
+    /// `[vgpr-pressure] max-occupancy-loss`: `None` measures an occupancy loss, `Some` vetoes
+    /// one beyond it (see [`Gates::max_occupancy_loss`]).
+    #[serde(default)]
+    pub max_occupancy_loss: Option<u32>,
 }
 
 impl CompileSpec {
@@ -72,7 +75,7 @@ impl CompileSpec {
             cache_dir: c.cache_dir.clone(),
             args: c.args.clone(),
             timeout_ms: c.timeout.as_millis() as u64,
-            max_occupancy_loss: gates.thresholds.max_occupancy_loss,
+            max_occupancy_loss: gates.max_occupancy_loss,
         }
     }
 
@@ -86,9 +89,7 @@ impl CompileSpec {
         compiler.args = self.args.clone();
         Gates {
             compiler,
-            thresholds: codeobj::judge::Thresholds {
-                max_occupancy_loss: self.max_occupancy_loss,
-            },
+            max_occupancy_loss: self.max_occupancy_loss,
         }
     }
 }

@@ -8,13 +8,17 @@
 //! a measured run. Every sample goes to the coordinator as it is
 //! taken; the coordinator decides from those same samples, so a decision is a pure function of
 //! what the ledger holds. One sample at a time: nothing else of this lane is measured meanwhile.
+//!
+//! A variant of the same machine code as one measured here (its twin, [`super::prepare`])
+//! ends with it, as [`ItemResult::SameCodeAs`], without a run.
 
 use super::prepare::{BaseRef, Prepared, Ready};
-use super::{Emit, Event, ItemResult, Lane};
+use super::{span, Emit, Event, ItemResult, Lane, Phase};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
 use crate::report::Status;
 use crate::stats::{self, Pair, Verdict};
+use std::time::Instant;
 
 /// The comparison id of an accept's replication pairs.
 pub fn replication_id(key: &str) -> String {
@@ -37,24 +41,27 @@ impl<B: Backend> Lane<'_, B> {
                 comparison,
                 kernels,
             } => {
+                let t0 = Instant::now();
                 let r = (|| {
                     // A warm-up run, recorded but not counted (the first run after a build).
-                    let v = self.sample_base(&base)?;
+                    let (v, secs) = self.sample_base(&base)?;
                     emit(Event::Sample {
                         comparison: comparison.clone(),
                         attempt: 0,
                         round: 0,
                         role: "baseline-warm-up".into(),
                         value: v,
+                        seconds: secs,
                     });
                     for k in 0..samples {
-                        let v = self.sample_base(&base)?;
+                        let (v, secs) = self.sample_base(&base)?;
                         emit(Event::Sample {
                             comparison: comparison.clone(),
                             attempt: 0,
                             round: k / 2,
                             role: "baseline".into(),
                             value: v,
+                            seconds: secs,
                         });
                     }
                     let kernels = if kernels {
@@ -62,6 +69,7 @@ impl<B: Backend> Lane<'_, B> {
                     } else {
                         None
                     };
+                    emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
                     emit(Event::Baseline { id, kernels });
                     Ok(())
                 })();
@@ -76,27 +84,41 @@ impl<B: Backend> Lane<'_, B> {
                     if result.is_err() {
                         continue;
                     }
-                    match self.compare(&base, &r, emit) {
-                        Ok(Ok(())) => emit(Event::Item {
-                            key: r.item.key.clone(),
-                            attempt: r.item.attempt,
-                            result: ItemResult::Measured { skipped: r.skipped },
-                        }),
+                    let item = |result: ItemResult| Event::Item {
+                        key: r.item.key.clone(),
+                        attempt: r.item.attempt,
+                        result,
+                        occupancy: r.occupancy.clone(),
+                        code: r.code.clone(),
+                    };
+                    let t0 = Instant::now();
+                    let measured = self.compare(&base, &r, emit);
+                    emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
+                    match measured {
+                        Ok(Ok(())) => emit(item(ItemResult::Measured {
+                            skipped: r.skipped.clone(),
+                        })),
                         Ok(Err(f)) => {
                             if let Some(e) = self.not_the_variants(f.message()) {
                                 result = Err(e);
                                 continue;
                             }
-                            emit(Event::Item {
-                                key: r.item.key.clone(),
-                                attempt: r.item.attempt,
-                                result: ItemResult::Failed {
-                                    status: Status::CheckFailed,
-                                    reason: format!("during measurement: {}", f.message()),
-                                },
-                            })
+                            emit(item(ItemResult::Failed {
+                                status: Status::CheckFailed,
+                                reason: format!("during measurement: {}", f.message()),
+                            }))
                         }
-                        Err(e) => result = Err(e),
+                        Err(e) => {
+                            result = Err(e);
+                            continue;
+                        }
+                    }
+                    // Decided: the same machine code takes this decision.
+                    self.decided_code(&base.state, r.code.as_ref(), &r.item.key);
+                    for t in &r.twins {
+                        emit(t.event(ItemResult::SameCodeAs {
+                            key: r.item.key.clone(),
+                        }));
                     }
                 }
                 for e in entries {
@@ -108,15 +130,16 @@ impl<B: Backend> Lane<'_, B> {
         }
     }
 
-    /// One sample of the baseline: a failure stops the tune.
-    fn sample_base(&self, base: &BaseRef<B::Prepared>) -> Result<f64, Error> {
+    /// One sample of the baseline and the seconds it took: a failure stops the tune.
+    fn sample_base(&self, base: &BaseRef<B::Prepared>) -> Result<(f64, f64), Error> {
         self.check_stop()?;
         let slot = crate::backend::Slot {
             index: base.entry,
             ..self.backend_slot(&base.root)
         };
+        let t0 = Instant::now();
         match self.backend.sample(&slot, &base.prepared)? {
-            Ok(v) => Ok(v),
+            Ok(v) => Ok((v, t0.elapsed().as_secs_f64())),
             Err(f) => Err(Error::Baseline(format!(
                 "it failed while being measured: {}",
                 f.message()
@@ -174,17 +197,22 @@ impl<B: Backend> Lane<'_, B> {
             index: var.entry,
             ..self.backend_slot(&var.root)
         };
-        let variant = || -> Result<Result<f64, Failure>, Error> {
+        let variant = || -> Result<Result<(f64, f64), Failure>, Error> {
             self.check_stop()?;
-            self.backend.sample(&vslot, &var.prepared)
+            let t0 = Instant::now();
+            Ok(self
+                .backend
+                .sample(&vslot, &var.prepared)?
+                .map(|v| (v, t0.elapsed().as_secs_f64())))
         };
-        let send = |round: usize, role: &str, value: f64| {
+        let send = |round: usize, role: &str, (value, seconds): (f64, f64)| {
             emit(Event::Sample {
                 comparison: comparison.to_string(),
                 attempt: var.item.attempt,
                 round,
                 role: role.into(),
                 value,
+                seconds,
             })
         };
         if warm_up {
@@ -221,8 +249,8 @@ impl<B: Backend> Lane<'_, B> {
                 send(round, role, value);
             }
             pairs.push(Pair {
-                baseline: b,
-                variant: v,
+                baseline: b.0,
+                variant: v.0,
                 baseline_first,
             });
             if done(&pairs) {

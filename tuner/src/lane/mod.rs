@@ -10,8 +10,13 @@
 //! ([`prepare`]: working copies, the baseline's build, the code-object gates, the same-code
 //! check, the variants' builds in parallel) and measurement ([`measure`]: interleaved pairs,
 //! the A/A repeats) are the two halves of a task. With a GPU backend the next task is prepared
-//! while the current one is measured ([`Lane::run`]); with the CPU's `command` backend nothing
-//! is prepared while a sample is taken.
+//! while the current one is measured ([`Lane::run`]), and so are the gate compiles of the next
+//! loop's variants a task carries (`ahead`); with the CPU's `command` backend nothing is
+//! prepared or compiled while a sample is taken.
+//!
+//! A variant whose machine code (the gates' digest) is that of another variant measured
+//! against the same baseline, on this lane or (as the task says, `known`) on another, is not
+//! measured: it takes that variant's decision ([`ItemResult::SameCodeAs`]).
 
 pub mod measure;
 pub mod prepare;
@@ -19,7 +24,7 @@ pub mod prepare;
 use crate::backend::{Backend, KernelShare, LaneDevice};
 use crate::error::Error;
 use crate::gates::Gates;
-use crate::report::Status;
+use crate::report::{Occupancy, Status};
 use crate::stats::Plan;
 use crate::workcopy::{Overlay, Tree};
 use serde::{Deserialize, Serialize};
@@ -67,6 +72,17 @@ pub struct Item {
     pub attempt: u32,
 }
 
+/// A gate compile ahead of its loop: a variant of the next loop of a chain, made on the text of
+/// the task's baseline, compiled (into the content-addressed cache) while the task is measured,
+/// so that its gates find it compiled when its loop's turn comes (unless the current loop
+/// accepts an edit, which changes the next loop's variants: they are then compiled again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ahead {
+    pub variant: StateSpec,
+    /// The file the gates compile.
+    pub file: PathBuf,
+}
+
 /// What a lane is asked to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -86,6 +102,14 @@ pub enum Task {
         id: u64,
         base: StateSpec,
         items: Vec<Item>,
+        /// Machine-code digests of variants already decided against `base`, with their
+        /// comparison keys: an item of the same code takes that decision.
+        #[serde(default)]
+        known: Vec<(String, String)>,
+        /// Gate compiles of the next loop's variants, done while this task is measured (GPU
+        /// lanes only; empty otherwise).
+        #[serde(default)]
+        ahead: Vec<Ahead>,
     },
 }
 
@@ -109,6 +133,19 @@ pub enum ItemResult {
     Failed { status: Status, reason: String },
     /// The variant's machine code is byte-identical to the baseline's: nothing to measure.
     SameCode,
+    /// The variant's machine code is that of the variant compared under `key` (measured, or
+    /// failed while measured, against the same baseline): it takes that decision.
+    SameCodeAs { key: String },
+}
+
+/// A phase of a lane's work, timed ([`Event::Span`]; see [`crate::report::Timing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Phase {
+    Measure,
+    Compile,
+    Prepare,
+    Gates,
 }
 
 /// The kind of an error that ends the tune, kept across the wire.
@@ -177,23 +214,38 @@ pub enum Event {
         outcome: String,
         detail: Option<String>,
     },
-    /// One raw sample.
+    /// One raw sample; `seconds`: how long the sample took (the run, the launch).
     Sample {
         comparison: String,
         attempt: u32,
         round: usize,
         role: String,
         value: f64,
+        #[serde(default)]
+        seconds: f64,
+    },
+    /// A span of work of `phase` that took `seconds` and ended `ago` seconds before the
+    /// event.
+    Span {
+        phase: Phase,
+        seconds: f64,
+        #[serde(default)]
+        ago: f64,
     },
     /// A line for the report's notes.
     Note(String),
     /// Code-object compiles (not from the cache) and builds run.
     Counts { compiles: u32, builds: u32 },
-    /// An item of a `compare` task is over.
+    /// An item of a `compare` task is over; with the gates' occupancy prediction and its
+    /// machine code's digest where the gates gave them.
     Item {
         key: String,
         attempt: u32,
         result: ItemResult,
+        #[serde(default)]
+        occupancy: Option<Occupancy>,
+        #[serde(default)]
+        code: Option<String>,
     },
     /// A `baseline` task is over; its kernels when asked.
     Baseline {
@@ -231,10 +283,22 @@ pub struct Lane<'a, B: Backend> {
     pub(crate) cx: LaneContext<'a>,
     pub(crate) pool: std::sync::Mutex<prepare::Pool<B::Prepared>>,
     pub(crate) objects: std::sync::Mutex<prepare::Objects>,
+    /// Machine-code digests of the variants this lane measured, per baseline state: (state,
+    /// digest) -> the comparison's key.
+    pub(crate) codes: std::sync::Mutex<std::collections::HashMap<(String, String), String>>,
 }
 
 /// Where a lane's events go.
 pub type Emit<'e> = &'e (dyn Fn(Event) + Sync);
+
+/// A span of `phase` that took `seconds` and has just ended.
+pub(crate) fn span(phase: Phase, seconds: f64) -> Event {
+    Event::Span {
+        phase,
+        seconds,
+        ago: 0.0,
+    }
+}
 
 impl<'a, B: Backend> Lane<'a, B> {
     pub fn new(backend: &'a B, cx: LaneContext<'a>) -> Lane<'a, B> {
@@ -244,6 +308,7 @@ impl<'a, B: Backend> Lane<'a, B> {
             cx,
             pool: std::sync::Mutex::new(pool),
             objects: std::sync::Mutex::new(Default::default()),
+            codes: std::sync::Mutex::new(Default::default()),
         }
     }
 
@@ -313,7 +378,8 @@ impl<'a, B: Backend> Lane<'a, B> {
             }
             return;
         }
-        // Overlap: one thread prepares the next task while this one measures.
+        // Overlap: one thread prepares the next task while this one measures, then compiles
+        // what the task asks to compile ahead (the next loop's variants).
         let (tx, rx) = std::sync::mpsc::sync_channel::<(
             u64,
             Result<prepare::Prepared<B::Prepared>, Error>,
@@ -322,9 +388,18 @@ impl<'a, B: Backend> Lane<'a, B> {
             s.spawn(move || {
                 for task in tasks {
                     let id = task.id();
+                    let ahead = match &task {
+                        Task::Compare { base, ahead, .. } => Some((base.clone(), ahead.clone())),
+                        Task::Baseline { .. } => None,
+                    };
                     let p = self.prepare(task, emit);
+                    let ok = p.is_ok();
                     if tx.send((id, p)).is_err() {
                         break;
+                    }
+                    // Handed over: the task is being measured now.
+                    if let (true, Some((base, ahead))) = (ok, ahead) {
+                        self.compile_ahead(&base, &ahead, emit);
                     }
                 }
             });
@@ -428,6 +503,8 @@ mod tests {
                 replicate: true,
                 attempt: 1,
             }],
+            known: vec![("digest".into(), "other".into())],
+            ahead: Vec::new(),
         };
         let line = serde_json::to_string(&t).unwrap();
         assert!(!line.contains('\n'));
@@ -439,6 +516,8 @@ mod tests {
                 status: Status::BuildFailed,
                 reason: "--build exit 1".into(),
             },
+            occupancy: None,
+            code: None,
         };
         let line = serde_json::to_string(&e).unwrap();
         assert_eq!(serde_json::from_str::<Event>(&line).unwrap(), e);

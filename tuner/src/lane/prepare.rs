@@ -2,19 +2,22 @@
 //! tree and, once built, that state's prepared build, kept for reuse: the winner of a loop is
 //! the next loop's baseline without a rebuild), the baseline's build, the code-object gates
 //! and the same-code check against the baseline's compile, and the variants' builds, one
-//! thread per working copy.
+//! thread per working copy. The variants ready to measure go in order of predicted risk: the
+//! lowest occupancy loss first (stable: otherwise in the order of `--mode` and `--factors`).
+//! Also the gate compiles ahead of the next loop ([`Lane::compile_ahead`]).
 
-use super::{Emit, Event, Item, ItemResult, Lane, StateSpec, Task};
+use super::{Ahead, Emit, Event, Item, ItemResult, Lane, Phase, StateSpec, Task};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
 use crate::gates::{self, Gates};
-use crate::report::Status;
+use crate::report::{Occupancy, Status};
 use crate::workcopy::Slot;
 use codeobj::compile::Compiled;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The baseline's compiles for the gates, per (state, file).
 pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Compiled, String>>>;
@@ -133,6 +136,13 @@ pub(crate) struct Ready<P> {
     pub prepared: Arc<P>,
     /// Why the code-object gates were skipped.
     pub skipped: Option<String>,
+    /// The gates' occupancy prediction and machine-code digest.
+    pub occupancy: Option<Occupancy>,
+    pub code: Option<String>,
+    /// Items of the same machine code, not built: they take this one's decision.
+    pub twins: Vec<Twin>,
+    /// Its place in the task's batch.
+    pub index: usize,
 }
 
 /// A task after its preparation.
@@ -150,12 +160,44 @@ pub(crate) enum Prepared<P> {
     },
 }
 
-/// What one preparing thread found.
+/// What one build found.
 enum Found<P> {
     Ready(P, Option<String>),
     Failed(Failure),
+}
+
+/// What an item needs once every gate of its batch has run.
+enum Plan {
+    /// Its sync or gates failed with an error (the task fails).
+    Dropped,
     Gated(&'static str, String),
+    /// The baseline's machine code.
     SameCode,
+    /// The machine code of the variant decided under this key.
+    Decided(String),
+    /// The machine code of the batch's item at this index, built and measured for both.
+    Twin(usize),
+    Build,
+}
+
+/// An item that ends with another (the same machine code): reported when that one is.
+pub(crate) struct Twin {
+    pub item: Item,
+    pub occupancy: Option<Occupancy>,
+    pub code: Option<String>,
+}
+
+impl Twin {
+    /// Its `Item` event.
+    pub(crate) fn event(&self, result: ItemResult) -> Event {
+        Event::Item {
+            key: self.item.key.clone(),
+            attempt: self.item.attempt,
+            result,
+            occupancy: self.occupancy.clone(),
+            code: self.code.clone(),
+        }
+    }
 }
 
 fn failure_outcome(f: &Failure) -> (Status, &'static str) {
@@ -188,9 +230,11 @@ impl<B: Backend> Lane<'_, B> {
                 comparison,
                 kernels,
             }),
-            Task::Compare { base, items, .. } => {
+            Task::Compare {
+                base, items, known, ..
+            } => {
                 let base = self.base(&base, emit)?;
-                match self.variants(&base, items, emit) {
+                match self.variants(&base, items, &known, emit) {
                     Ok(ready) => {
                         fsio::testpoint::hit("tuner.search.prepared");
                         Ok(Prepared::Compare { base, ready })
@@ -244,6 +288,7 @@ impl<B: Backend> Lane<'_, B> {
             Err(e) => Err(e),
         };
         let secs = t0.elapsed().as_secs_f64();
+        emit(super::span(Phase::Prepare, secs));
         let root = slot.root.clone();
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         match r {
@@ -315,16 +360,21 @@ impl<B: Backend> Lane<'_, B> {
         }
         let gates = Gates {
             compiler: self.cx.gates.compiler.in_dir(&base.root),
-            thresholds: self.cx.gates.thresholds,
+            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
         };
+        let t0 = Instant::now();
         let r = gates.baseline(&base.root.join(file));
         fsio::testpoint::hit("tuner.search.baseline-compiled");
         match &r {
-            Ok(c) if !c.cached => emit(Event::Counts {
-                compiles: 1,
-                builds: 0,
-            }),
-            Ok(_) => {}
+            Ok(c) if !c.cached => {
+                emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
+                emit(Event::Counts {
+                    compiles: 1,
+                    builds: 0,
+                })
+            }
+            // A cache lookup (the compiler's identity, the sources' digests) is the gates'.
+            Ok(_) => emit(super::span(Phase::Gates, t0.elapsed().as_secs_f64())),
             Err(why) => emit(Event::Note(format!(
                 "code-object gates skipped for {}: {why}",
                 file.display()
@@ -338,11 +388,17 @@ impl<B: Backend> Lane<'_, B> {
         r
     }
 
-    /// Gate and build every item against `base`, one working copy and one thread each.
+    /// Gate and build every item against `base`, one working copy and one thread each: first
+    /// every item's gates (in parallel), then, with every digest known, the builds of the items
+    /// that need one (in parallel). An item whose machine code is a variant's already decided
+    /// against `base` (`known`, or this lane's) ends at once as [`ItemResult::SameCodeAs`]; one
+    /// whose code is an earlier item's of this batch is not built but rides with that item
+    /// ([`Ready::twins`]), and ends when it does.
     fn variants(
         &self,
         base: &BaseRef<B::Prepared>,
         items: Vec<Item>,
+        known: &[(String, String)],
         emit: Emit<'_>,
     ) -> Result<Vec<Ready<B::Prepared>>, Error> {
         self.check_stop()?;
@@ -367,55 +423,31 @@ impl<B: Backend> Lane<'_, B> {
             }
         }
         let compiles = AtomicU32::new(0);
-        let builds = AtomicU32::new(0);
-        type Out<P> = (Result<Found<P>, Error>, gates::Report, f64);
-        let results: Vec<Out<B::Prepared>> = std::thread::scope(|sc| {
+        // 1. Sync and gates.
+        let gated: Vec<Result<gates::Report, Error>> = std::thread::scope(|sc| {
             let handles: Vec<_> = taken
                 .iter_mut()
                 .zip(&items)
                 .zip(&objects)
-                .map(|(((entry, slot), item), object)| {
-                    let (compiles, builds) = (&compiles, &builds);
-                    let entry = *entry;
-                    sc.spawn(move || -> Out<B::Prepared> {
-                        let t0 = std::time::Instant::now();
-                        let mut report = gates::Report {
-                            gates: vec![],
-                            compiled: false,
-                            same_code: false,
+                .map(|(((_, slot), item), object)| {
+                    let compiles = &compiles;
+                    sc.spawn(move || -> Result<gates::Report, Error> {
+                        let t0 = Instant::now();
+                        slot.sync(self.cx.tree, &item.variant.overlay)?;
+                        emit(super::span(Phase::Prepare, t0.elapsed().as_secs_f64()));
+                        let (Some(file), Some(object)) = (&item.file, object) else {
+                            return Ok(gates::Report::default());
                         };
-                        if let Err(e) = slot.sync(self.cx.tree, &item.variant.overlay) {
-                            return (Err(e), report, 0.0);
+                        let g = Gates {
+                            compiler: self.cx.gates.compiler.in_dir(&slot.root),
+                            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
+                        };
+                        let report = g.check(object, &slot.root.join(file));
+                        if report.compiled {
+                            compiles.fetch_add(1, Ordering::Relaxed);
                         }
-                        if let (Some(file), Some(object)) = (&item.file, object) {
-                            let g = Gates {
-                                compiler: self.cx.gates.compiler.in_dir(&slot.root),
-                                thresholds: self.cx.gates.thresholds,
-                            };
-                            report = g.check(object, &slot.root.join(file));
-                            if report.compiled {
-                                compiles.fetch_add(1, Ordering::Relaxed);
-                            }
-                            if let Some((g, detail)) = report.failure() {
-                                let found = Found::Gated(g, detail.to_string());
-                                return (Ok(found), report, 0.0);
-                            }
-                            if item.same_code && report.same_code {
-                                return (Ok(Found::SameCode), report, 0.0);
-                            }
-                        }
-                        builds.fetch_add(1, Ordering::Relaxed);
-                        let bs = crate::backend::Slot {
-                            index: entry,
-                            ..self.backend_slot(&slot.root)
-                        };
-                        let skipped = report.skipped().map(str::to_string);
-                        let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
-                            Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
-                            Ok(Err(f)) => Ok(Found::Failed(f)),
-                            Err(e) => Err(e),
-                        };
-                        (r, report, t0.elapsed().as_secs_f64())
+                        gate_spans(&report, emit);
+                        Ok(report)
                     })
                 })
                 .collect();
@@ -424,17 +456,117 @@ impl<B: Backend> Lane<'_, B> {
                 .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         });
+        // 2. What each item needs, with every digest known.
+        let mut plan: Vec<Plan> = Vec::with_capacity(items.len());
+        let mut reports: Vec<gates::Report> = Vec::with_capacity(items.len());
+        let mut first_err: Option<Error> = None;
+        for (i, (item, g)) in items.iter().zip(gated).enumerate() {
+            let report = match g {
+                Ok(r) => r,
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    plan.push(Plan::Dropped);
+                    reports.push(gates::Report::default());
+                    continue;
+                }
+            };
+            let p = if let Some((g, detail)) = report.failure() {
+                Plan::Gated(g, detail.to_string())
+            } else if item.same_code && report.same_code {
+                Plan::SameCode
+            } else if let Some(code) = report.code.as_ref().filter(|_| item.same_code) {
+                let lane_known = self
+                    .codes
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&(base.state.clone(), code.clone()))
+                    .cloned();
+                let earlier = (0..i).find(|&j| {
+                    matches!(plan[j], Plan::Build)
+                        && items[j].same_code
+                        && reports[j].code.as_ref() == Some(code)
+                });
+                match (
+                    known
+                        .iter()
+                        .find(|(c, _)| c == code)
+                        .map(|(_, k)| k.clone()),
+                    lane_known,
+                    earlier,
+                ) {
+                    (Some(k), _, _) | (None, Some(k), _) => Plan::Decided(k),
+                    (None, None, Some(j)) => Plan::Twin(j),
+                    (None, None, None) => Plan::Build,
+                }
+            } else {
+                Plan::Build
+            };
+            plan.push(p);
+            reports.push(report);
+        }
+        // 3. The builds.
+        let builds = AtomicU32::new(0);
+        type Built<P> = Option<(Result<Found<P>, Error>, f64)>;
+        let built: Vec<Built<B::Prepared>> = if first_err.is_some() {
+            items.iter().map(|_| None).collect()
+        } else {
+            std::thread::scope(|sc| {
+                let handles: Vec<_> = taken
+                    .iter()
+                    .zip(&plan)
+                    .zip(&reports)
+                    .map(|(((entry, slot), plan), report)| {
+                        let builds = &builds;
+                        let entry = *entry;
+                        sc.spawn(move || -> Built<B::Prepared> {
+                            if !matches!(plan, Plan::Build) {
+                                return None;
+                            }
+                            builds.fetch_add(1, Ordering::Relaxed);
+                            let bs = crate::backend::Slot {
+                                index: entry,
+                                ..self.backend_slot(&slot.root)
+                            };
+                            let skipped = report.skipped().map(str::to_string);
+                            let t0 = Instant::now();
+                            let r = match self.backend.prepare(&bs, Some(&base.prepared)) {
+                                Ok(Ok(p)) => Ok(Found::Ready(p, skipped)),
+                                Ok(Err(f)) => Ok(Found::Failed(f)),
+                                Err(e) => Err(e),
+                            };
+                            let secs = t0.elapsed().as_secs_f64();
+                            emit(super::span(Phase::Prepare, secs));
+                            Some((r, secs))
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
         emit(Event::Counts {
             compiles: compiles.load(Ordering::Relaxed),
             builds: builds.load(Ordering::Relaxed),
         });
-        let mut ready = Vec::new();
-        let mut first_err: Option<Error> = None;
+        // 4. Report and keep what is ready.
+        let mut ready: Vec<Ready<B::Prepared>> = Vec::new();
+        // Items that ended here, by index: how their twins end with them.
+        let mut ended: Vec<Option<ItemResult>> = vec![None; items.len()];
+        let mut twins_of: Vec<Vec<Twin>> = (0..items.len()).map(|_| Vec::new()).collect();
         type Back<P> = (usize, Slot, Option<(String, Arc<P>)>);
         let mut pool_back: Vec<Back<B::Prepared>> = Vec::new();
-        for (((entry, slot), item), (found, report, secs)) in
-            taken.into_iter().zip(items).zip(results)
-        {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        // Twins after their owners (an owner always comes first in the batch).
+        order.sort_by_key(|&i| matches!(plan[i], Plan::Twin(_)));
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let mut taken: Vec<Option<(usize, Slot)>> = taken.into_iter().map(Some).collect();
+        let mut built: Vec<Built<B::Prepared>> = built;
+        for i in order {
+            let item = items[i].take().expect("each item once");
+            let (entry, slot) = taken[i].take().expect("each slot once");
+            let report = &reports[i];
             for (g, o) in &report.gates {
                 emit(Event::Gate {
                     key: item.key.clone(),
@@ -443,23 +575,21 @@ impl<B: Backend> Lane<'_, B> {
                     detail: o.detail().map(str::to_string),
                 });
             }
-            let done = |result: ItemResult| Event::Item {
-                key: item.key.clone(),
-                attempt: item.attempt,
-                result,
+            let twin = Twin {
+                item: item.clone(),
+                occupancy: report.occupancy.clone(),
+                code: report.code.clone(),
             };
-            match found {
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                    pool_back.push((entry, slot, None));
-                }
-                Ok(Found::Gated(g, detail)) => {
-                    if let Some(e) = self.not_the_variants(&detail) {
+            let done = |result: ItemResult| twin.event(result);
+            match &plan[i] {
+                Plan::Dropped => pool_back.push((entry, slot, None)),
+                Plan::Gated(g, detail) => {
+                    if let Some(e) = self.not_the_variants(detail) {
                         first_err.get_or_insert(e);
                         pool_back.push((entry, slot, None));
                         continue;
                     }
-                    let status = if g == gates::COMPILE {
+                    let status = if *g == gates::COMPILE {
                         Status::BuildFailed
                     } else {
                         Status::Gated
@@ -470,51 +600,100 @@ impl<B: Backend> Lane<'_, B> {
                     }));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::SameCode) => {
+                Plan::SameCode => {
                     emit(done(ItemResult::SameCode));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::Failed(f)) => {
-                    if let Some(e) = self.not_the_variants(f.message()) {
-                        first_err.get_or_insert(e);
-                        pool_back.push((entry, slot, None));
-                        continue;
-                    }
-                    let (status, outcome) = failure_outcome(&f);
-                    emit(Event::Build {
-                        state: item.variant.hash.clone(),
-                        slot: entry,
-                        outcome: outcome.into(),
-                        detail: Some(f.message().to_string()),
-                        seconds: secs,
-                    });
-                    emit(done(ItemResult::Failed {
-                        status,
-                        reason: f.message().to_string(),
-                    }));
+                Plan::Decided(key) => {
+                    emit(done(ItemResult::SameCodeAs { key: key.clone() }));
                     pool_back.push((entry, slot, None));
                 }
-                Ok(Found::Ready(p, skipped)) => {
-                    emit(Event::Build {
-                        state: item.variant.hash.clone(),
-                        slot: entry,
-                        outcome: "ok".into(),
-                        detail: None,
-                        seconds: secs,
-                    });
-                    let p = Arc::new(p);
-                    let root = slot.root.clone();
-                    pool_back.push((entry, slot, Some((item.variant.hash.clone(), p.clone()))));
-                    ready.push(Ready {
-                        item,
-                        entry,
-                        root,
-                        prepared: p,
-                        skipped,
-                    });
+                Plan::Twin(j) => {
+                    match &ended[*j] {
+                        // Its owner ended here: so does it.
+                        Some(result) => emit(done(result.clone())),
+                        None => twins_of[*j].push(twin),
+                    }
+                    pool_back.push((entry, slot, None));
+                }
+                Plan::Build => {
+                    let Some((found, secs)) = built[i].take() else {
+                        pool_back.push((entry, slot, None));
+                        continue;
+                    };
+                    match found {
+                        Err(e) => {
+                            first_err.get_or_insert(e);
+                            pool_back.push((entry, slot, None));
+                        }
+                        Ok(Found::Failed(f)) => {
+                            if let Some(e) = self.not_the_variants(f.message()) {
+                                first_err.get_or_insert(e);
+                                pool_back.push((entry, slot, None));
+                                continue;
+                            }
+                            let (status, outcome) = failure_outcome(&f);
+                            emit(Event::Build {
+                                state: item.variant.hash.clone(),
+                                slot: entry,
+                                outcome: outcome.into(),
+                                detail: Some(f.message().to_string()),
+                                seconds: secs,
+                            });
+                            emit(done(ItemResult::Failed {
+                                status,
+                                reason: f.message().to_string(),
+                            }));
+                            ended[i] = Some(if status == Status::NotCached {
+                                // This machine's lack, not a decision: the same for its twins.
+                                ItemResult::Failed {
+                                    status,
+                                    reason: f.message().to_string(),
+                                }
+                            } else {
+                                self.decided_code(&base.state, report.code.as_ref(), &item.key);
+                                ItemResult::SameCodeAs {
+                                    key: item.key.clone(),
+                                }
+                            });
+                            pool_back.push((entry, slot, None));
+                        }
+                        Ok(Found::Ready(p, skipped)) => {
+                            emit(Event::Build {
+                                state: item.variant.hash.clone(),
+                                slot: entry,
+                                outcome: "ok".into(),
+                                detail: None,
+                                seconds: secs,
+                            });
+                            let p = Arc::new(p);
+                            let root = slot.root.clone();
+                            pool_back.push((
+                                entry,
+                                slot,
+                                Some((item.variant.hash.clone(), p.clone())),
+                            ));
+                            ready.push(Ready {
+                                item,
+                                entry,
+                                root,
+                                prepared: p,
+                                skipped,
+                                occupancy: report.occupancy.clone(),
+                                code: report.code.clone(),
+                                twins: Vec::new(),
+                                index: i,
+                            });
+                        }
+                    }
                 }
             }
         }
+        for r in ready.iter_mut() {
+            r.twins = std::mem::take(&mut twins_of[r.index]);
+        }
+        // Twins whose owner is neither ready nor ended here failed with it (an error ends the
+        // task: its comparisons are not decided).
         let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
         for (entry, slot, prepared) in pool_back {
             let keep = prepared.is_some();
@@ -529,6 +708,95 @@ impl<B: Backend> Lane<'_, B> {
             }
             return Err(e);
         }
+        // Lower predicted risk first.
+        ready.sort_by_key(|r| r.occupancy.as_ref().map_or(0, Occupancy::loss));
         Ok(ready)
+    }
+
+    /// Remember that the variant `key`, of machine code `code`, was decided against
+    /// `base_state` on this lane.
+    pub(crate) fn decided_code(&self, base_state: &str, code: Option<&String>, key: &str) {
+        if let Some(code) = code {
+            self.codes
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry((base_state.to_string(), code.clone()))
+                .or_insert_with(|| key.to_string());
+        }
+    }
+
+    /// The gate compiles of `ahead` (the next loop's variants, made on `base`'s text): each
+    /// synced into a free working copy and compiled, with the baseline's compile of its file,
+    /// into the content-addressed cache; nothing is judged, built or reported but the compiles'
+    /// counts and spans. Stops at a halt; a failure is left for the variant's own gates.
+    pub(crate) fn compile_ahead(&self, base: &StateSpec, ahead: &[Ahead], emit: Emit<'_>) {
+        let mut files: Vec<&std::path::Path> = ahead.iter().map(|a| a.file.as_path()).collect();
+        files.sort();
+        files.dedup();
+        let jobs = self.cx.jobs.max(1);
+        // The baseline's compiles of the files first (once per state and file), then the
+        // variants', at most `jobs` at a time.
+        let mut work: Vec<(&StateSpec, &std::path::Path)> =
+            files.iter().map(|f| (base, *f)).collect();
+        work.extend(ahead.iter().map(|a| (&a.variant, a.file.as_path())));
+        for chunk in work.chunks(jobs) {
+            if self.check_stop().is_err() {
+                return;
+            }
+            let mut taken = Vec::new();
+            {
+                let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+                for _ in chunk {
+                    match pool.take_free() {
+                        Ok(x) => taken.push(x),
+                        Err(_) => break,
+                    }
+                }
+            }
+            let compiled = AtomicU32::new(0);
+            std::thread::scope(|sc| {
+                for ((_, slot), (state, file)) in taken.iter_mut().zip(chunk) {
+                    let compiled = &compiled;
+                    sc.spawn(move || {
+                        if slot.sync(self.cx.tree, &state.overlay).is_err() {
+                            return;
+                        }
+                        let c = self.cx.gates.compiler.in_dir(&slot.root);
+                        let t0 = Instant::now();
+                        if let Ok(o) = c.compile(&slot.root.join(file)) {
+                            if !o.cached {
+                                compiled.fetch_add(1, Ordering::Relaxed);
+                                emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
+                            }
+                        }
+                    });
+                }
+            });
+            let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+            for (entry, slot) in taken {
+                pool.put_back(entry, slot, None);
+                pool.unpin(entry);
+            }
+            drop(pool);
+            emit(Event::Counts {
+                compiles: compiled.load(Ordering::Relaxed),
+                builds: 0,
+            });
+        }
+    }
+}
+
+/// The spans of a variant's gates: its compile, and the judging after it.
+fn gate_spans(r: &gates::Report, emit: Emit<'_>) {
+    let judged = (r.seconds - r.compile_seconds).max(0.0);
+    if r.compile_seconds > 0.0 {
+        emit(Event::Span {
+            phase: Phase::Compile,
+            seconds: r.compile_seconds,
+            ago: judged,
+        });
+    }
+    if judged > 0.0 {
+        emit(super::span(Phase::Gates, judged));
     }
 }

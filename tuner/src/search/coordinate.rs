@@ -10,24 +10,35 @@
 //! comparisons in flight has them measured again from scratch on another lane.
 //!
 //! Every event a lane sends is recorded here (the only writer of the ledger); a decision is
-//! made here from the very samples recorded, with [`crate::stats::assess`].
+//! made here from the very samples recorded, with [`crate::stats::assess`]; of a loop's accepted
+//! variants the one kept is [`crate::stats::choose`]'s (the least invasive that no other is
+//! significantly faster than: the others are a `tie` or `superseded`).
+//!
+//! **Compile ahead.** A lane that prepares while it measures (GPU backends) is sent, with the
+//! last batch of a loop, the gate compiles of the chain's next loop made on the text the
+//! current loop is measured against: most loops accept nothing, and then the next loop's
+//! variants are exactly those, compiled by the time their turn comes (content-addressed cache).
+//! When the current loop accepts an edit, the next loop's variants are made again from the new
+//! text and compiled then; what was compiled ahead is only left in the cache. A CPU lane
+//! (`command`) compiles nothing while it measures.
 
 use crate::backend::KernelShare;
 use crate::discover::{self, Discovery, LoopInfo};
 use crate::error::Error;
 use crate::executor::{Executor, LaneInfo, Message};
-use crate::lane::{Device, Event, Item, ItemResult, StateSpec, Task};
+use crate::lane::{Ahead, Device, Event, Item, ItemResult, StateSpec, Task};
 use crate::ledger::{self, Ledger};
-use crate::report::{self, Applied, Candidate, Status};
+use crate::report::{self, Applied, Candidate, Occupancy, Ratios, Status, VariantRef, FULL};
 use crate::search::{Progress, Settings};
 use crate::stats::{self, Assessment, Pair, Plan, Verdict};
+use crate::timing::Timeline;
 use crate::workcopy::{Overlay, Tree};
 use pipeline::{Edit, Mode};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the search waits for a lane's message before it looks at the stop flag again.
 const POLL: Duration = Duration::from_millis(100);
@@ -37,6 +48,23 @@ pub(crate) fn mode_str(m: Mode) -> &'static str {
         Mode::Pragma => "pragma",
         Mode::Manual => "manual",
     }
+}
+
+/// `pragma x4`, `pragma full`.
+fn label(mode: Mode, factor: u32) -> String {
+    format!("{} {}", mode_str(mode), report::factor_text(factor))
+}
+
+/// How invasive a variant is: a pragma before a manual copy, a smaller factor before a larger
+/// (a full unroll is the largest).
+fn invasiveness(mode: Mode, factor: u32) -> (u8, u32) {
+    (
+        match mode {
+            Mode::Pragma => 0,
+            Mode::Manual => 1,
+        },
+        if factor == FULL { u32::MAX } else { factor },
+    )
 }
 
 /// A variant of a loop, before its decision.
@@ -53,14 +81,34 @@ pub(crate) struct Pending {
 
 /// What a decision was made from.
 pub(crate) enum Finding {
-    /// Measured to a verdict (`skipped`: why the gates were skipped).
-    Measured(Assessment, Option<String>),
+    /// Measured to a verdict (`skipped`: why the gates were skipped), from these pairs and
+    /// replication pairs.
+    Measured {
+        assessment: Assessment,
+        skipped: Option<String>,
+        pairs: Vec<Pair>,
+        again: Vec<Pair>,
+    },
     /// Not measurable: gated, build-failed, check-failed, not-cached.
     Failed(Status, String),
     /// The same machine code as the baseline: rejected without a run.
     SameCode,
-    /// Taken from the ledger.
-    Reused(Box<ledger::Decision>),
+    /// The same machine code as another variant decided against the same baseline: its
+    /// decision, without a run.
+    SameCodeAs(Box<Twin>),
+    /// Taken from the ledger, with the pairs it was made from.
+    Reused(Box<ledger::Decision>, Vec<Pair>, Vec<Pair>),
+}
+
+/// The decision a variant of the same machine code takes.
+pub(crate) struct Twin {
+    key: String,
+    label: String,
+    status: Status,
+    assessment: Option<Assessment>,
+    reason: Option<String>,
+    pairs: Vec<Pair>,
+    again: Vec<Pair>,
 }
 
 /// A decided variant of a loop.
@@ -72,6 +120,14 @@ pub(crate) struct Decided {
     reason: Option<String>,
     device: Option<Device>,
     reused: bool,
+    /// The gates' occupancy prediction.
+    occupancy: Option<Occupancy>,
+    /// The pairs and replication pairs the decision was made from (a variant of another's
+    /// machine code: that one's).
+    pairs: Vec<Pair>,
+    again: Vec<Pair>,
+    /// The key of the variant whose machine code, and decision, this one took.
+    same_as: Option<String>,
 }
 
 /// What `same-code` says.
@@ -85,10 +141,29 @@ impl Decided {
         finding: Finding,
         plan: &Plan,
         device: Option<Device>,
+        occupancy: Option<Occupancy>,
         ledger_path: &std::path::Path,
     ) -> Result<Decided, Error> {
-        let (status, assessment, runs, reason, device, reused) = match finding {
-            Finding::Measured(a, skipped) => {
+        let mut d = Decided {
+            variant,
+            status: Status::Rejected,
+            assessment: None,
+            runs: None,
+            reason: None,
+            device,
+            reused: false,
+            occupancy,
+            pairs: Vec::new(),
+            again: Vec::new(),
+            same_as: None,
+        };
+        match finding {
+            Finding::Measured {
+                assessment: a,
+                skipped,
+                pairs,
+                again,
+            } => {
                 let (status, mut reason) = match a.verdict {
                     Verdict::Accept => (Status::Accepted, None),
                     Verdict::Reject(r) => (Status::Rejected, Some(rejection_text(r, &a, plan))),
@@ -101,47 +176,92 @@ impl Decided {
                         None => note,
                     });
                 }
-                (status, Some(a), Some(a.n as u32), reason, device, false)
+                d.status = status;
+                d.reason = reason;
+                d.runs = Some(a.n as u32);
+                d.assessment = Some(a);
+                d.pairs = pairs;
+                d.again = again;
             }
-            Finding::Failed(status, reason) => (status, None, None, Some(reason), device, false),
-            Finding::SameCode => (
-                Status::Rejected,
-                None,
-                Some(0),
-                Some(SAME_CODE.to_string()),
-                device,
-                false,
-            ),
-            Finding::Reused(d) => {
-                let d = *d;
+            Finding::Failed(status, reason) => {
+                d.status = status;
+                d.reason = Some(reason);
+            }
+            Finding::SameCode => {
+                d.runs = Some(0);
+                d.reason = Some(SAME_CODE.to_string());
+            }
+            Finding::SameCodeAs(t) => {
+                let t = *t;
+                d.status = t.status;
+                d.assessment = t.assessment;
+                d.runs = Some(0);
+                d.reason = Some(match t.reason {
+                    Some(r) => format!("same code as {}: {r}", t.label),
+                    None => format!("same code as {} (not measured)", t.label),
+                });
+                d.pairs = t.pairs;
+                d.again = t.again;
+                d.same_as = Some(t.key);
+            }
+            Finding::Reused(r, pairs, again) => {
+                let r = *r;
                 // The ledger only holds decisions of a known status.
-                let status = Status::parse(&d.status).ok_or_else(|| Error::Ledger {
+                d.status = Status::parse(&r.status).ok_or_else(|| Error::Ledger {
                     path: ledger_path.display().to_string(),
-                    reason: format!("unknown decision status '{}'", d.status),
+                    reason: format!("unknown decision status '{}'", r.status),
                 })?;
-                let a = d.speedup.map(|sp| Assessment {
-                    n: d.runs.unwrap_or(0) as usize,
+                d.assessment = r.speedup.map(|sp| Assessment {
+                    n: r.runs.unwrap_or(0) as usize,
                     speedup: sp,
-                    ci: d.ci.unwrap_or((f64::NAN, f64::NAN)),
-                    p_value: d.p_value.unwrap_or(f64::NAN),
+                    ci: r.ci.unwrap_or((f64::NAN, f64::NAN)),
+                    p_value: r.p_value.unwrap_or(f64::NAN),
                     verdict: Verdict::Continue,
                 });
-                (status, a, d.runs, d.reason, d.device, true)
+                d.runs = r.runs;
+                d.reason = r.reason;
+                d.device = r.device;
+                d.reused = true;
+                d.occupancy = r.occupancy;
+                d.pairs = pairs;
+                d.again = again;
+                d.same_as = r.same_as;
             }
-        };
-        Ok(Decided {
-            variant,
-            status,
-            assessment,
-            runs,
-            reason,
-            device,
-            reused,
-        })
+        }
+        Ok(d)
     }
 
     fn speedup(&self) -> Option<f64> {
         self.assessment.map(|a| a.speedup)
+    }
+
+    fn label(&self) -> String {
+        label(self.variant.mode, self.variant.factor)
+    }
+
+    /// The decision a variant of the same machine code takes.
+    fn twin(&self) -> Twin {
+        Twin {
+            key: self
+                .same_as
+                .clone()
+                .unwrap_or_else(|| self.variant.key.clone()),
+            label: self.label(),
+            status: self.status,
+            assessment: self.assessment,
+            reason: self.reason.clone(),
+            pairs: self.pairs.clone(),
+            again: self.again.clone(),
+        }
+    }
+
+    /// The per-pair ratios of the report.
+    fn ratios(&self) -> Option<Ratios> {
+        let r = |p: &[Pair]| -> Vec<f64> { p.iter().map(|p| p.baseline / p.variant).collect() };
+        (!self.pairs.is_empty()).then(|| Ratios {
+            pairs: r(&self.pairs),
+            replication: r(&self.again),
+        })
     }
 }
 
@@ -179,6 +299,9 @@ struct Active<'d> {
     decided: Vec<Decided>,
     /// Variants still waiting for their decision.
     waiting: usize,
+    /// Machine-code digests of the variants decided (measured) against the loop's baseline,
+    /// with their keys: sent with the loop's later batches (`known`).
+    codes: Vec<(String, String)>,
 }
 
 /// The loops of one function, tried one after another.
@@ -200,6 +323,9 @@ struct Job {
     /// `None`: the final confirmation.
     chain: Option<usize>,
     attempt: u32,
+    /// Whether its machine code may stand for a run (same code as the baseline, or as another
+    /// variant): off again for a job whose twin could not be found.
+    same_code: bool,
 }
 
 /// A sample as recorded: (comparison, round, role, value).
@@ -220,6 +346,13 @@ struct Flight {
     /// (comparison, round, role, value) as recorded: the comparison's own and its
     /// replication's.
     samples: Vec<Sample>,
+}
+
+/// How a comparison ended on its lane.
+struct Ended {
+    result: ItemResult,
+    occupancy: Option<Occupancy>,
+    code: Option<String>,
 }
 
 enum TaskKind {
@@ -272,6 +405,8 @@ pub(crate) struct Setup<'a> {
     pub stop: &'a Arc<AtomicBool>,
     pub session: i64,
     pub settings_hash: String,
+    /// When the tune started (the timing's zero).
+    pub started: Instant,
 }
 
 /// The search of one run.
@@ -288,9 +423,13 @@ pub(crate) struct Coordinator<'a, 'd> {
     aa: Aa,
     confirmed: Option<(ItemResult, Vec<Sample>, usize)>,
     /// Comparisons finished before the A/A check passed: decided once it has.
-    deferred: Vec<(Flight, usize, ItemResult)>,
+    deferred: Vec<(Flight, usize, Ended)>,
+    /// Where the wall time goes.
+    pub timeline: Timeline,
     /// Loops of the applied variants, for the combination.
     loops: HashMap<usize, &'d LoopInfo>,
+    /// The loops searched (set by `run`): the next loop's variants compiled ahead.
+    disc: Option<&'d Discovery>,
     pub out: Out,
 }
 
@@ -307,6 +446,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             })
             .collect();
         Coordinator {
+            timeline: Timeline::new(s.started),
             s,
             lanes,
             info,
@@ -320,6 +460,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             confirmed: None,
             deferred: Vec::new(),
             loops: HashMap::new(),
+            disc: None,
             out: Out::default(),
         }
     }
@@ -382,6 +523,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
 
     /// The search: every chain to its end.
     pub(crate) fn run(&mut self, disc: &'d Discovery) -> Result<(), Error> {
+        self.disc = Some(disc);
         let mut loops: Vec<&'d LoopInfo> = disc.loops().collect();
         loops.sort_by(|a, b| {
             (a.height, &a.file, a.line, &a.id).cmp(&(b.height, &b.file, b.line, &b.id))
@@ -414,19 +556,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         let mut chain_of: HashMap<(PathBuf, String), usize> = HashMap::new();
         for (order, l) in loops.into_iter().enumerate() {
             self.check_stop()?;
-            let whole = |status: Status, reason: String| Candidate {
-                file: l.file.display().to_string(),
-                loop_id: l.id.to_string(),
-                line: l.line,
-                mode: None,
-                factor: None,
-                status,
-                speedup: None,
-                ci: None,
-                p_value: None,
-                runs: None,
-                reason: Some(reason),
-                device: None,
+            let whole = |status: Status, reason: String| {
+                let file = l.file.display().to_string();
+                Candidate::new(&file, &l.id.to_string(), l.line, None, status, Some(reason))
             };
             if l.blocked {
                 let c = whole(
@@ -525,6 +657,39 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             .cloned()
     }
 
+    /// The variants of loop `l` made on the chain's current text: `(mode, factor, rewrite or
+    /// why not)`, in the order of `--mode` and `--factors` (a full unroll is a pragma only).
+    fn rewrites(
+        &self,
+        c: usize,
+        l: &LoopInfo,
+        disc: &Discovery,
+    ) -> Vec<(Mode, u32, Result<discover::Rewrite, discover::Refused>)> {
+        let Some(current) = self.current_source(c, disc, &l.file) else {
+            return Vec::new();
+        };
+        let history = self.chains[c]
+            .history
+            .get(&l.file)
+            .cloned()
+            .unwrap_or_default();
+        let settings = self.s.settings;
+        let mut out = Vec::new();
+        for &mode in &settings.modes {
+            for &factor in &settings.factors {
+                if factor == FULL && mode == Mode::Manual {
+                    continue;
+                }
+                out.push((
+                    mode,
+                    factor,
+                    discover::rewrite(l, &current, &history, factor, mode),
+                ));
+            }
+        }
+        out
+    }
+
     /// Rewrite a loop into its variants; reuse the ledger's decisions; queue the rest.
     fn start_loop(
         &mut self,
@@ -538,92 +703,83 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             l,
             decided: Vec::new(),
             waiting: 0,
+            codes: Vec::new(),
         });
-        let Some(current) = self.current_source(c, disc, &l.file) else {
-            return Ok(());
-        };
         let file = l.file.display().to_string();
-        let history = self.chains[c]
-            .history
-            .get(&l.file)
-            .cloned()
-            .unwrap_or_default();
         let mut pending: Vec<Pending> = Vec::new();
         let mut seen_states: BTreeSet<String> = BTreeSet::new();
         let settings = self.s.settings;
-        for &mode in &settings.modes {
-            for &factor in &settings.factors {
-                let cand = |status: Status, reason: String| Candidate {
-                    file: file.clone(),
-                    loop_id: l.id.to_string(),
-                    line: l.line,
-                    mode: Some(mode_str(mode).into()),
-                    factor: Some(factor),
+        for (mode, factor, rw) in self.rewrites(c, l, disc) {
+            let cand = |status: Status, reason: String| {
+                Candidate::new(
+                    &file,
+                    &l.id.to_string(),
+                    l.line,
+                    Some((mode_str(mode), factor)),
                     status,
-                    speedup: None,
-                    ci: None,
-                    p_value: None,
-                    runs: None,
-                    reason: Some(reason),
-                    device: None,
-                };
-                let rw = match discover::rewrite(l, &current, &history, factor, mode) {
-                    Ok(r) if r.edits.is_empty() => {
-                        let c = cand(
-                            Status::Refused,
-                            "no-change: the variant is the current source".into(),
-                        );
-                        self.push(order, c, None, false)?;
-                        continue;
-                    }
-                    Ok(r) => r,
-                    Err(r) => {
-                        let c = cand(Status::Refused, format!("{}: {}", r.id, r.message));
-                        self.push(order, c, None, false)?;
-                        continue;
-                    }
-                };
-                let mut overlay = self.chains[c].overlay.clone();
-                overlay.insert(l.file.clone(), rw.source);
-                let state = self.s.tree.state_hash(&overlay);
-                if !seen_states.insert(state.clone()) {
+                    Some(reason),
+                )
+            };
+            let rw = match rw {
+                Ok(r) if r.edits.is_empty() => {
                     let c = cand(
                         Status::Refused,
-                        "duplicate: another factor or mode gives the same source".into(),
+                        "no-change: the variant is the current source".into(),
                     );
                     self.push(order, c, None, false)?;
                     continue;
                 }
-                let key =
-                    ledger::decision_key(&self.s.settings_hash, &self.chains[c].state, &state);
-                let p = Pending {
-                    mode,
-                    factor,
-                    overlay,
-                    state,
-                    key: key.clone(),
-                    edits: rw.edits,
-                    file: l.file.clone(),
-                };
-                match self.s.ledger.decision(&key)? {
-                    Some(d) => {
-                        self.out.reused += 1;
-                        let d = Decided::new(
-                            p,
-                            Finding::Reused(Box::new(d)),
-                            &settings.plan,
-                            None,
-                            &self.s.ledger.path,
-                        )?;
-                        self.chains[c]
-                            .active
-                            .as_mut()
-                            .expect("active")
-                            .decided
-                            .push(d);
-                    }
-                    None => pending.push(p),
+                Ok(r) => r,
+                Err(r) => {
+                    let c = cand(Status::Refused, format!("{}: {}", r.id, r.message));
+                    self.push(order, c, None, false)?;
+                    continue;
                 }
+            };
+            let mut overlay = self.chains[c].overlay.clone();
+            overlay.insert(l.file.clone(), rw.source);
+            let state = self.s.tree.state_hash(&overlay);
+            if !seen_states.insert(state.clone()) {
+                let c = cand(
+                    Status::Refused,
+                    "duplicate: another factor or mode gives the same source".into(),
+                );
+                self.push(order, c, None, false)?;
+                continue;
+            }
+            let key = ledger::decision_key(&self.s.settings_hash, &self.chains[c].state, &state);
+            let p = Pending {
+                mode,
+                factor,
+                overlay,
+                state,
+                key: key.clone(),
+                edits: rw.edits,
+                file: l.file.clone(),
+            };
+            match self.s.ledger.decision(&key)? {
+                Some(d) => {
+                    self.out.reused += 1;
+                    let (pairs, again) = self
+                        .s
+                        .ledger
+                        .decision_pairs(d.same_as.as_deref().unwrap_or(&d.key))?;
+                    let d = Decided::new(
+                        p,
+                        Finding::Reused(Box::new(d), pairs, again),
+                        &settings.plan,
+                        None,
+                        None,
+                        &self.s.ledger.path,
+                    )?;
+                    self.chains[c]
+                        .active
+                        .as_mut()
+                        .expect("active")
+                        .decided
+                        .push(d);
+                }
+                None => pending.push(p),
             }
         }
         let base = StateSpec {
@@ -641,6 +797,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     variant,
                     chain: Some(c),
                     attempt: 0,
+                    same_code: settings.skip_same_code,
                 })
                 .collect();
             self.queue.push_back(Batch {
@@ -651,8 +808,42 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         Ok(())
     }
 
+    /// The gate compiles of chain `c`'s next loop, made on the chain's current text (see the
+    /// module documentation): every variant not decided in the ledger already.
+    fn ahead(&self, c: usize, disc: &Discovery) -> Vec<Ahead> {
+        let chain = &self.chains[c];
+        let Some(&(_, l)) = chain.loops.get(chain.next) else {
+            return Vec::new();
+        };
+        let mut out: Vec<Ahead> = Vec::new();
+        for (_, _, rw) in self.rewrites(c, l, disc) {
+            let Ok(rw) = rw else { continue };
+            if rw.edits.is_empty() {
+                continue;
+            }
+            let mut overlay = chain.overlay.clone();
+            overlay.insert(l.file.clone(), rw.source);
+            let state = self.s.tree.state_hash(&overlay);
+            let key = ledger::decision_key(&self.s.settings_hash, &chain.state, &state);
+            if out.iter().any(|a| a.variant.hash == state)
+                || self.s.ledger.decision(&key).ok().flatten().is_some()
+            {
+                continue;
+            }
+            out.push(Ahead {
+                variant: StateSpec {
+                    hash: state,
+                    overlay,
+                },
+                file: l.file.clone(),
+            });
+        }
+        out
+    }
+
     /// Report the loop's decisions (in the order of --mode and --factors); with `partial`
-    /// (Ctrl-C) nothing moves on. The best accepted variant becomes the chain's state.
+    /// (Ctrl-C) nothing moves on. The variant kept ([`stats::choose`]) becomes the chain's
+    /// state; the other accepted ones are a `tie` or `superseded`.
     fn finish_loop(
         &mut self,
         c: usize,
@@ -670,63 +861,104 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             )
         };
         a.decided.sort_by_key(|d| order(d));
-        // One variant per loop: the best accepted one wins; of equally fast ones the first in
-        // the order of --mode and --factors.
-        let best = a
-            .decided
+        // One variant per loop: of the accepted ones, in the order of invasiveness, the first
+        // that no other is significantly faster than.
+        let mut accepted: Vec<usize> = (0..a.decided.len())
+            .filter(|&i| a.decided[i].status == Status::Accepted)
+            .collect();
+        accepted
+            .sort_by_key(|&i| invasiveness(a.decided[i].variant.mode, a.decided[i].variant.factor));
+        let all: Vec<Vec<Pair>> = accepted
             .iter()
-            .enumerate()
-            .filter(|(_, d)| d.status == Status::Accepted)
-            .min_by(|x, y| {
-                let sx = x.1.speedup().unwrap_or(0.0);
-                let sy = y.1.speedup().unwrap_or(0.0);
-                sy.total_cmp(&sx)
+            .map(|&i| {
+                let d = &a.decided[i];
+                d.pairs.iter().chain(&d.again).copied().collect()
             })
-            .map(|(i, _)| i);
-        let best_label = best.map(|i| {
-            let d = &a.decided[i];
-            format!(
-                "{} x{} ({:.3}x)",
-                mode_str(d.variant.mode),
-                d.variant.factor,
-                d.speedup().unwrap_or(1.0)
-            )
-        });
+            .collect();
+        let contenders: Vec<stats::Contender<'_>> = accepted
+            .iter()
+            .zip(&all)
+            .map(|(&i, pairs)| {
+                let d = &a.decided[i];
+                stats::Contender {
+                    source: d.same_as.as_deref().unwrap_or(&d.variant.key),
+                    pairs,
+                }
+            })
+            .collect();
+        let choice = stats::choose(&contenders, settings.plan.confidence);
+        let best = choice.as_ref().map(|ch| accepted[ch.kept]);
+        let mut versus: HashMap<usize, stats::Versus> = HashMap::new();
+        if let Some(ch) = &choice {
+            for (k, v) in ch.versus.iter().enumerate() {
+                if let Some(v) = v {
+                    versus.insert(accepted[k], *v);
+                }
+            }
+        }
         let l = a.l;
         let file = l.file.display().to_string();
         for (i, d) in a.decided.iter().enumerate() {
             let mut status = d.status;
             let mut reason = d.reason.clone();
-            if status == Status::Accepted && Some(i) != best {
-                let tie = best.and_then(|b| a.decided[b].speedup()) == d.speedup();
+            let mut shown_versus = None;
+            if let (Some(b), Some(v)) = (best, versus.get(&i)) {
+                let kept = &a.decided[b];
                 status = Status::Rejected;
-                reason = Some(format!(
-                    "superseded: {} of this loop was {}",
-                    best_label.clone().unwrap_or_default(),
-                    if tie {
-                        "as fast and comes first"
-                    } else {
-                        "faster"
-                    }
-                ));
+                let figures = format!(
+                    "speedup ratio {:.3} [{:.3}, {:.3}]",
+                    v.ratio, v.ci.0, v.ci.1
+                );
+                let why = if v.faster() {
+                    format!(
+                        "superseded: {} ({:.3}x) of this loop was significantly faster ({figures})",
+                        kept.label(),
+                        kept.speedup().unwrap_or(1.0)
+                    )
+                } else {
+                    format!(
+                        "tie: {} within noise of {} ({figures})",
+                        kept.label(),
+                        d.label()
+                    )
+                };
+                reason = Some(match (&d.same_as, reason) {
+                    (Some(_), Some(r)) => format!("{why}; {r}"),
+                    _ => why,
+                });
+                shown_versus = Some(report::Versus {
+                    kept: VariantRef::new(mode_str(kept.variant.mode), kept.variant.factor),
+                    ratio: v.ratio,
+                    ci: [v.ci.0, v.ci.1],
+                });
             }
             let am = d.assessment;
-            let cand = Candidate {
-                file: file.clone(),
-                loop_id: l.id.to_string(),
-                line: l.line,
-                mode: Some(mode_str(d.variant.mode).into()),
-                factor: Some(d.variant.factor),
+            let same_code_as = d.same_as.as_ref().and_then(|k| {
+                a.decided
+                    .iter()
+                    .find(|x| &x.variant.key == k)
+                    .map(|x| VariantRef::new(mode_str(x.variant.mode), x.variant.factor))
+            });
+            let mut cand = Candidate::new(
+                &file,
+                &l.id.to_string(),
+                l.line,
+                Some((mode_str(d.variant.mode), d.variant.factor)),
                 status,
-                speedup: am.map(|a| a.speedup),
-                ci: am.and_then(|a| {
-                    (a.ci.0.is_finite() && a.ci.1.is_finite()).then_some([a.ci.0, a.ci.1])
-                }),
-                p_value: am.map(|a| a.p_value).filter(|p| p.is_finite()),
-                runs: d.runs,
                 reason,
-                device: d.device.clone(),
-            };
+            );
+            cand.speedup = am.map(|a| a.speedup);
+            cand.ci = am.and_then(|a| {
+                (a.ci.0.is_finite() && a.ci.1.is_finite()).then_some([a.ci.0, a.ci.1])
+            });
+            cand.p_value = am.map(|a| a.p_value).filter(|p| p.is_finite());
+            cand.runs = d.runs;
+            cand.device = d.device.clone();
+            cand.key = Some(d.variant.key.clone());
+            cand.ratios = d.ratios();
+            cand.occupancy = d.occupancy.clone();
+            cand.versus = shown_versus;
+            cand.same_code_as = same_code_as;
             self.push(a.order, cand, Some(&d.variant.key), d.reused)?;
         }
         if partial {
@@ -764,6 +996,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     line: l.line,
                     mode: mode_str(d.variant.mode).into(),
                     factor: d.variant.factor,
+                    full: d.variant.factor == FULL,
                 },
                 d.variant.mode,
             ));
@@ -817,7 +1050,6 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     fn send_batch(&mut self, lane: usize, batch: Batch) -> Result<(), Error> {
         let id = self.next_task;
         self.next_task += 1;
-        let same_code = self.s.settings.skip_same_code;
         let items: Vec<Item> = batch
             .jobs
             .iter()
@@ -828,17 +1060,16 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     overlay: j.variant.overlay.clone(),
                 },
                 file: j.chain.map(|_| j.variant.file.clone()),
-                same_code: same_code && j.chain.is_some(),
+                same_code: j.same_code && j.chain.is_some(),
                 replicate: j.chain.is_some(),
                 attempt: j.attempt,
             })
             .collect();
         if let Some(j) = batch.jobs.first() {
             self.s.progress.phase(&format!(
-                "measuring {} {} x{}{}",
+                "measuring {} {}{}",
                 j.variant.file.display(),
-                mode_str(j.variant.mode),
-                j.variant.factor,
+                label(j.variant.mode, j.variant.factor),
                 if batch.jobs.len() > 1 {
                     format!(" and {} more", batch.jobs.len() - 1)
                 } else {
@@ -846,15 +1077,36 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 }
             ));
         }
+        let chain = batch.jobs.first().and_then(|j| j.chain);
+        // Decided variants of the loop (against this baseline): their code stands for a run.
+        let known = chain
+            .and_then(|c| self.chains[c].active.as_ref())
+            .map(|a| a.codes.clone())
+            .unwrap_or_default();
+        // The last batch of a loop, to a lane that compiles while it measures: the next
+        // loop's gate compiles go with it.
+        let last = chain.is_some_and(|c| {
+            !self
+                .queue
+                .iter()
+                .any(|b| b.jobs.iter().any(|j| j.chain == Some(c)))
+        });
+        let ahead = match (chain, self.disc) {
+            (Some(c), Some(disc)) if last && self.lanes[lane].capacity > 1 => self.ahead(c, disc),
+            _ => Vec::new(),
+        };
         let task = Task::Compare {
             id,
             base: batch.base.clone(),
             items,
+            known,
+            ahead,
         };
         if !self.s.exec.send(lane, task) {
             self.queue.push_front(batch);
             return self.lost(lane, "it stopped taking tasks".into());
         }
+        self.timeline.sent(id, Instant::now());
         let keys = batch.jobs.iter().map(|j| j.variant.key.clone()).collect();
         for j in batch.jobs {
             self.flights.insert(
@@ -922,6 +1174,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             kernels,
         };
         if self.s.exec.send(lane, task) {
+            self.timeline.sent(id, Instant::now());
             self.aa.task = Some(id);
             self.tasks.insert(
                 id,
@@ -963,8 +1216,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         self.out.noise = Some((noise.spread, noise.detectable));
         self.out.baseline = Some(b);
         self.aa.done = true;
-        for (f, lane, result) in std::mem::take(&mut self.deferred) {
-            self.decide(f, lane, result)?;
+        for (f, lane, ended) in std::mem::take(&mut self.deferred) {
+            self.decide(f, lane, ended)?;
         }
         Ok(())
     }
@@ -980,11 +1233,11 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         };
         match msg {
             Message::Lost(why) => self.lost(lane, why),
-            Message::Event(e) => self.event(lane, e),
+            Message::Event(e, at) => self.event(lane, e, at),
         }
     }
 
-    fn event(&mut self, lane: usize, e: Event) -> Result<(), Error> {
+    fn event(&mut self, lane: usize, e: Event, at: Instant) -> Result<(), Error> {
         let (ledger, session) = (self.s.ledger, self.s.session);
         match e {
             Event::Build {
@@ -1000,13 +1253,23 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 outcome,
                 detail,
             } => ledger.record_gate(session, &key, &gate, &outcome, detail.as_deref()),
+            Event::Span {
+                phase,
+                seconds,
+                ago,
+            } => {
+                self.timeline.span(phase, seconds, ago, at);
+                Ok(())
+            }
             Event::Sample {
                 comparison,
                 attempt,
                 round,
                 role,
                 value,
+                seconds,
             } => {
+                self.timeline.sample(seconds);
                 let unit = self.info[lane].unit.clone();
                 ledger.record_lane_sample(
                     session,
@@ -1057,7 +1320,18 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 key,
                 attempt,
                 result,
-            } => self.item(lane, key, attempt, result),
+                occupancy,
+                code,
+            } => self.item(
+                lane,
+                key,
+                attempt,
+                Ended {
+                    result,
+                    occupancy,
+                    code,
+                },
+            ),
             Event::Baseline { id, kernels } => {
                 if self.aa.task == Some(id) {
                     self.aa.finished = true;
@@ -1066,6 +1340,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 Ok(())
             }
             Event::Done { id } => {
+                self.timeline.done(id, at);
                 if let Some(t) = self.tasks.remove(&id) {
                     let st = &mut self.lanes[t.lane];
                     st.busy = st.busy.saturating_sub(1);
@@ -1077,46 +1352,76 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     }
 
     /// A comparison is over: decide it.
-    fn item(
-        &mut self,
-        lane: usize,
-        key: String,
-        attempt: u32,
-        result: ItemResult,
-    ) -> Result<(), Error> {
+    fn item(&mut self, lane: usize, key: String, attempt: u32, ended: Ended) -> Result<(), Error> {
         match self.flights.get(&key) {
             Some(f) if f.lane == lane && f.job.attempt == attempt => {}
             _ => return Ok(()),
         }
         let f = self.flights.remove(&key).expect("in flight");
         if f.job.chain.is_some() && !self.aa.done {
-            self.deferred.push((f, lane, result));
+            self.deferred.push((f, lane, ended));
             return Ok(());
         }
-        self.decide(f, lane, result)
+        self.decide(f, lane, ended)
+    }
+
+    /// The decided variant under `key` of any chain's loop being decided.
+    fn decided(&self, key: &str) -> Option<&Decided> {
+        self.chains
+            .iter()
+            .filter_map(|c| c.active.as_ref())
+            .flat_map(|a| a.decided.iter())
+            .find(|d| d.variant.key == key)
     }
 
     /// Decide a finished comparison (record it, and count it for its loop).
-    fn decide(&mut self, f: Flight, lane: usize, result: ItemResult) -> Result<(), Error> {
+    fn decide(&mut self, f: Flight, lane: usize, ended: Ended) -> Result<(), Error> {
         let key = f.job.variant.key.clone();
         let device = self.info[lane].device.clone();
         let Some(c) = f.job.chain else {
-            self.confirmed = Some((result, f.samples, lane));
+            self.confirmed = Some((ended.result, f.samples, lane));
             return Ok(());
         };
         let plan = self.s.settings.plan;
-        let finding = match result {
+        let measured = matches!(
+            ended.result,
+            ItemResult::Measured { .. } | ItemResult::Failed { .. }
+        );
+        let finding = match ended.result {
             ItemResult::Measured { skipped } => {
-                Finding::Measured(assess_replicated(&key, &f.samples, &plan), skipped)
+                let pairs = pairs_of(&f.samples, &key);
+                let again = pairs_of(&f.samples, &crate::lane::measure::replication_id(&key));
+                Finding::Measured {
+                    assessment: assess_replicated(&key, &f.samples, &plan),
+                    skipped,
+                    pairs,
+                    again,
+                }
             }
             ItemResult::Failed { status, reason } => Finding::Failed(status, reason),
             ItemResult::SameCode => Finding::SameCode,
+            ItemResult::SameCodeAs { key: other } => match self.decided(&other) {
+                Some(twin) => Finding::SameCodeAs(Box::new(twin.twin())),
+                None => {
+                    // Not decided here (it cannot happen: a lane names only what it measured
+                    // before): measure this one after all.
+                    let mut job = f.job;
+                    job.same_code = false;
+                    job.attempt += 1;
+                    self.queue.push_front(Batch {
+                        base: f.base,
+                        jobs: vec![job],
+                    });
+                    return Ok(());
+                }
+            },
         };
         let d = Decided::new(
             f.job.variant,
             finding,
             &plan,
             Some(device),
+            ended.occupancy,
             &self.s.ledger.path,
         )?;
         // Not cached is this machine's lack, not the variant's: decided where it can be
@@ -1125,6 +1430,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             self.store(&f.base.hash, &d)?;
         }
         if let Some(a) = self.chains[c].active.as_mut() {
+            if let (true, Some(code)) = (measured, ended.code) {
+                a.codes.push((code, d.variant.key.clone()));
+            }
             a.decided.push(d);
             a.waiting = a.waiting.saturating_sub(1);
         }
@@ -1149,6 +1457,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 reason: d.reason.clone(),
                 figure: None,
                 device: d.device.clone(),
+                occupancy: d.occupancy.clone(),
+                same_as: d.same_as.clone(),
             },
         )?;
         fsio::testpoint::hit("tuner.search.decided");
@@ -1171,6 +1481,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
+            self.timeline.done(id, Instant::now());
             let t = self.tasks.remove(&id).expect("listed");
             match t.kind {
                 TaskKind::Baseline => {
@@ -1251,8 +1562,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 }
                 Err(r) => {
                     self.out.notes.insert(format!(
-                        "{}:{} {} {} x{} was accepted but does not apply with the other kernels' variants ({}): left out",
-                        a.file, a.line, a.loop_id, a.mode, a.factor, r.id
+                        "{}:{} {} {} {} was accepted but does not apply with the other kernels' variants ({}): left out",
+                        a.file, a.line, a.loop_id, a.mode, report::factor_text(a.factor), r.id
                     ));
                 }
             }
@@ -1311,6 +1622,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             },
             chain: None,
             attempt: 0,
+            same_code: false,
         };
         self.queue.push_front(Batch {
             base: self.original(),
@@ -1340,7 +1652,9 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     false,
                 ));
             }
-            ItemResult::SameCode => unreachable!("the confirmation is never a same-code check"),
+            ItemResult::SameCode | ItemResult::SameCodeAs { .. } => {
+                unreachable!("the confirmation is never a same-code check")
+            }
         };
         let pairs = pairs_of(&samples, &key);
         let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
@@ -1361,6 +1675,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 reason: Some("confirmation".into()),
                 figure: Some(figure),
                 device: Some(self.info[lane].device.clone()),
+                occupancy: None,
+                same_as: None,
             },
         )?;
         fsio::testpoint::hit("tuner.search.decided");

@@ -84,7 +84,11 @@ pub fn tune<B: Backend>(
 /// searches. A caller that needs them before the search (the rocprofv3 backend's kernel names)
 /// discovers once and passes them to [`tune_discovered`], so every file is parsed once.
 pub fn discover(settings: &Settings, root: &Path) -> Result<Discovery, Error> {
-    let includes = pipeline::Includes::new(settings.include_dirs.clone(), Default::default());
+    // The guards see the macros the gates compile with (`-D`/`-U` of the compile command:
+    // `[compile] command`, `[tune] compile-flags`, the command line's).
+    let defines = pipeline::Defines::from_flags(settings.gates.compiler.command.split_whitespace());
+    let includes = pipeline::Includes::new(settings.include_dirs.clone(), Default::default())
+        .with_defines(&defines);
     crate::discover::discover(
         root,
         &settings.paths,

@@ -72,6 +72,8 @@ pub struct Session<'a> {
     pub disc: Discovery,
     records_dir: PathBuf,
     recovered: Option<String>,
+    /// The start of the tune's wall time.
+    started: std::time::Instant,
 }
 
 impl<'a> Session<'a> {
@@ -83,6 +85,7 @@ impl<'a> Session<'a> {
         root: &Path,
         disc: Discovery,
     ) -> Result<Session<'a>, Error> {
+        let started = disc.started.unwrap_or_else(std::time::Instant::now);
         crate::limits::check(settings)?;
         require_kernels(settings, &disc)?;
         let state_dir = state_dir(settings, root);
@@ -95,7 +98,10 @@ impl<'a> Session<'a> {
         // the loops found in the half-written tree are then found again in the restored one.
         let recovered = apply::recover(&state_dir)?;
         let disc = match &recovered {
-            Some(r) if !r.restored.is_empty() => super::discover(settings, root)?,
+            Some(r) if !r.restored.is_empty() => Discovery {
+                started: Some(started),
+                ..super::discover(settings, root)?
+            },
             _ => disc,
         };
         let ledger = Ledger::open(&state_dir)?;
@@ -110,6 +116,7 @@ impl<'a> Session<'a> {
             disc,
             records_dir,
             recovered,
+            started,
         })
     }
 
@@ -174,6 +181,7 @@ impl<'a> Session<'a> {
             stop,
             session: run.session_id,
             settings_hash: shash.clone(),
+            started: self.started,
         });
         if let Some(n) = &self.recovered {
             c.out.notes.insert(n.clone());
@@ -291,6 +299,9 @@ impl<'a> Session<'a> {
         if final_.figure.is_nan() {
             final_.figure = baseline.figure;
         }
+        let timing = c
+            .timeline
+            .finish(std::time::Instant::now(), c.out.compiles, c.out.builds);
         let report = Report {
             version: 1,
             baseline: report::Baseline {
@@ -303,6 +314,7 @@ impl<'a> Session<'a> {
             applied,
             written,
             edited,
+            timing,
             extra: report::Extra {
                 backend: first.backend.clone(),
                 noise: c.out.noise,

@@ -1,30 +1,24 @@
-//! Renderers of a `check` report: one file per output format (human, json, sarif, github).
+//! render: the one home for turning `check`'s findings into text for people and tools. One
+//! module per output format (`human`, `json`, `sarif`, `github`), `diff` for rewrites, and
+//! `lines` for positions (1-based lines, columns in bytes or UTF-16 code units) that SARIF and
+//! the language server share; [`rules`] is the registry as renderers see it.
 //!
 //! Detection is done by `guards`; these modules only turn a finished [`CheckOutput`] into text.
 //! Each renderer is a pure function of its inputs (no I/O, no environment), so each is
-//! snapshot-tested on hand-built reports.
+//! snapshot-tested on hand-built reports. The `hip-unroll` binary picks the format and prints;
+//! the `server` crate turns the same findings into LSP diagnostics through [`lines`].
 
 pub mod diff;
 pub mod github;
 pub mod human;
 pub mod json;
+pub mod lines;
 pub mod sarif;
+
+pub use lines::{line_col, ColumnUnit};
 
 use guards::{CheckOutput, Severity};
 use std::collections::HashMap;
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Code frames and a summary line, for people.
-    Human,
-    /// Machine-readable report, schema version 1 (loops, verdicts, blockers, diagnostics).
-    Json,
-    /// SARIF 2.1.0, for code-scanning services.
-    Sarif,
-    /// GitHub Actions workflow commands (`::warning file=...::message`).
-    Github,
-}
 
 /// What a renderer may know about a rule: its id and one-line summary (for SARIF `rules`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,37 +86,27 @@ impl Summary {
     }
 }
 
+/// Every rule of the registry (`guards::rules::all`), as renderers see it, in registry order.
+pub fn rules() -> Vec<RuleInfo> {
+    guards::rules::all()
+        .iter()
+        .map(|r| RuleInfo {
+            id: r.id.to_string(),
+            summary: r.summary.to_string(),
+            doc: r.doc(),
+            severity: r.severity,
+            kind: match r.kind {
+                guards::rules::RuleKind::Blocker => "blocker",
+                guards::rules::RuleKind::Diagnostic => "lint",
+                guards::rules::RuleKind::CodeObject => "code object",
+            },
+        })
+        .collect()
+}
+
 /// `n thing` / `n things`.
-pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
+pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// 1-based line and 1-based column of byte offset `at` in `source`, the column counted in
-/// units of `unit` (bytes, chars or UTF-16 code units) over the line's text up to `at`.
-pub(crate) fn line_col(source: &[u8], at: usize, unit: ColumnUnit) -> (u32, u32) {
-    let at = at.min(source.len());
-    let line_start = memrchr_newline(&source[..at]).map_or(0, |i| i + 1);
-    let line = 1 + source[..line_start].iter().filter(|&&b| b == b'\n').count();
-    let prefix = &source[line_start..at];
-    let col = match unit {
-        ColumnUnit::Bytes => prefix.len(),
-        ColumnUnit::Utf16 => prefix
-            .utf8_chunks()
-            .map(|c| c.valid().encode_utf16().count() + c.invalid().len())
-            .sum(),
-    };
-    (line as u32, col as u32 + 1)
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ColumnUnit {
-    Bytes,
-    /// SARIF's default `columnKind`.
-    Utf16,
-}
-
-fn memrchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().rposition(|&b| b == b'\n')
 }
 
 #[cfg(test)]
@@ -287,17 +271,6 @@ __global__ void reduce(float* out, const float* in) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_col_counts_bytes_and_utf16() {
-        let src = "ab\n\u{e9}\u{1F600}x\n".as_bytes();
-        let x = src.iter().position(|&b| b == b'x').unwrap();
-        assert_eq!(line_col(src, x, ColumnUnit::Bytes), (2, 7));
-        // é is one UTF-16 unit, the emoji two.
-        assert_eq!(line_col(src, x, ColumnUnit::Utf16), (2, 4));
-        assert_eq!(line_col(src, 0, ColumnUnit::Bytes), (1, 1));
-        assert_eq!(line_col(src, 10_000, ColumnUnit::Bytes), (3, 1));
-    }
 
     #[test]
     fn summary_counts_loops_and_findings() {

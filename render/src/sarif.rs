@@ -6,7 +6,7 @@
 //! diagnostic's fix becomes `fixes` (one `artifactChange` with a `replacement` per edit,
 //! `deletedRegion` by `byteOffset`/`byteLength` of the original file, `insertedContent.text`).
 
-use super::{line_col, ColumnUnit, RuleInfo, Sources};
+use crate::{line_col, ColumnUnit, RuleInfo, Sources};
 use guards::{CheckOutput, Severity};
 use serde_json::{json, Map, Value};
 
@@ -193,7 +193,7 @@ pub fn uri(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::fixtures;
+    use crate::fixtures;
 
     #[test]
     fn uris_are_relative_and_encoded() {

@@ -1,8 +1,9 @@
 //! NVIDIA cubins (`nvcc -cubin`): each kernel's registers, stack frame, static shared memory and
 //! parameter layout from the ELF's `.nv.info` attributes, its spills from ptxas's `-v` report,
 //! and the register-limited occupancy. What the tuner's gates compare on an NVIDIA target, as
-//! `codeobj` reads AMD code objects for the AMD gates. Parsing never panics: every offset is
-//! checked.
+//! the rest of `codeobj` reads AMD code objects for the AMD gates, and what `unroll --verify`
+//! compares for a CUDA-only file ([`crate::signature::compare_cubins`]). Parsing never panics:
+//! every offset is checked.
 
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness};
@@ -11,6 +12,15 @@ use std::collections::BTreeMap;
 
 /// `EM_CUDA`.
 pub const EM_CUDA: u16 = 190;
+
+/// The NVIDIA target when neither a setting nor a device names one: sm_80 (Ampere), which
+/// every CUDA toolkit from 11 to 13 builds for.
+pub const DEFAULT_ARCH: &str = "sm_80";
+
+/// True when `data` is an ELF file for NVIDIA GPUs (a cubin).
+pub fn is_cubin(data: &[u8]) -> bool {
+    data.starts_with(b"\x7fELF") && data.get(18..20) == Some(&EM_CUDA.to_le_bytes()[..])
+}
 
 /// `.nv.info` attribute ids (`EIATTR_*`) read here.
 const EIATTR_FRAME_SIZE: u8 = 0x11;
@@ -93,8 +103,10 @@ fn attrs(mut b: &[u8]) -> Result<Vec<Attr<'_>>, CubinError> {
                 b = &b[4..];
             }
             EIFMT_NVAL => {
+                // No value, but every attribute is 4-byte aligned: two bytes of padding
+                // (`01 35 00 00`, EIATTR_SW2393858_WAR in nvcc 13's cubins).
                 out.push(Attr { id, data: &[] });
-                b = &b[2..];
+                b = &b[b.len().min(4)..];
             }
             other => {
                 return Err(CubinError::Malformed(format!(
@@ -298,6 +310,38 @@ mod tests {
         assert_eq!(register_limited_warps(32, "sm_86"), Some(48));
         assert_eq!(register_limited_warps(40, "sm_90a"), Some(51));
         assert_eq!(register_limited_warps(40, "sm_13"), None);
+    }
+
+    /// A kernel's `.nv.info` section as nvcc 13 writes it (`scale(float*, int, double)` for
+    /// sm_80): a value-less attribute padded to 4 bytes among the others.
+    #[test]
+    fn attributes_with_no_value_take_four_bytes() {
+        let section: &[u8] = &[
+            0x04, 0x37, 0x04, 0x00, 0x82, 0x00, 0x00, 0x00, 0x01, 0x35, 0x00, 0x00, 0x04, 0x0a,
+            0x08, 0x00, 0x04, 0x00, 0x00, 0x00, 0x60, 0x01, 0x18, 0x00, 0x03, 0x19, 0x18, 0x00,
+            0x04, 0x17, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x10, 0x00, 0x00, 0xf0,
+            0x21, 0x00, 0x04, 0x17, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x08, 0x00,
+            0x00, 0xf0, 0x11, 0x00, 0x04, 0x17, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x00, 0x00, 0xf0, 0x21, 0x00, 0x03, 0x1b, 0xff, 0x00, 0x03, 0x5f, 0x00, 0x00,
+            0x04, 0x1c, 0x0c, 0x00, 0x30, 0x00, 0x00, 0x00, 0xc0, 0x0b, 0x00, 0x00, 0x10, 0x0d,
+            0x00, 0x00,
+        ];
+        let a = attrs(section).unwrap();
+        let ids: Vec<u8> = a.iter().map(|x| x.id).collect();
+        assert_eq!(
+            ids,
+            [0x37, 0x35, 0x0a, 0x19, 0x17, 0x17, 0x17, 0x1b, 0x5f, 0x1c]
+        );
+        // The three parameters: (ordinal, offset, size) from KPARAM_INFO.
+        let params: Vec<(u32, u32, u32)> = a
+            .iter()
+            .filter(|x| x.id == EIATTR_KPARAM_INFO)
+            .map(|x| {
+                let (w1, w2) = (u32_at(x.data, 4).unwrap(), u32_at(x.data, 8).unwrap());
+                (w1 & 0xffff, w1 >> 16, (w2 >> 18) & 0x3fff)
+            })
+            .collect();
+        assert_eq!(params, [(2, 16, 8), (1, 8, 4), (0, 0, 8)]);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //!
 //! Source bytes that are not UTF-8 are shown as `?` one byte for one, so byte spans stay exact.
 
-use super::{plural, RuleInfo, Sources, Summary};
+use crate::lines::LineIndex;
+use crate::{plural, RuleInfo, Sources, Summary};
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 use guards::{CheckOutput, Diagnostic, Severity};
 use std::collections::{BTreeMap, HashMap};
@@ -18,6 +19,16 @@ pub struct HumanOptions {
     pub loops: bool,
     /// Counts per rule and per blocker instead of one frame per finding.
     pub statistics: bool,
+    /// How the caller applies the safe and the unsafe fixes (the binary: its two flags), named
+    /// after the summary's "N fixes available"; nothing when `None`.
+    pub fix_hints: Option<FixHints>,
+}
+
+/// The words after "N fix(es) available" in the summary: how to apply them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixHints {
+    pub safe: &'static str,
+    pub unsafe_fixes: &'static str,
 }
 
 pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> String {
@@ -50,7 +61,7 @@ pub fn render(output: &CheckOutput, sources: &Sources, opts: &HumanOptions) -> S
         out.push_str(&parse_error_notes(output));
     }
     if !opts.quiet {
-        out.push_str(&summary_line(&Summary::of(output), output));
+        out.push_str(&summary_line(&Summary::of(output), output, opts.fix_hints));
         out.push('\n');
     }
     out
@@ -68,7 +79,7 @@ pub fn explain(rule: &RuleInfo) -> String {
     )
 }
 
-fn summary_line(s: &Summary, output: &CheckOutput) -> String {
+fn summary_line(s: &Summary, output: &CheckOutput, hints: Option<FixHints>) -> String {
     let mut line = format!(
         "{}, {}, {}: {}, {}; {}",
         plural(s.files, "file", "files"),
@@ -98,16 +109,19 @@ fn summary_line(s: &Summary, output: &CheckOutput) -> String {
             .count()
     };
     let (safe, unsafe_) = (fixes(true), fixes(false));
+    let with = |how: Option<&str>| how.map_or(String::new(), |h| format!(" with {h}"));
     if safe > 0 {
         line.push_str(&format!(
-            "; {} with --fix",
-            plural(safe, "fix available", "fixes available")
+            "; {}{}",
+            plural(safe, "fix available", "fixes available"),
+            with(hints.map(|h| h.safe))
         ));
     }
     if unsafe_ > 0 {
         line.push_str(&format!(
-            "; {} with --unsafe-fixes",
-            plural(unsafe_, "unsafe fix available", "unsafe fixes available")
+            "; {}{}",
+            plural(unsafe_, "unsafe fix available", "unsafe fixes available"),
+            with(hints.map(|h| h.unsafe_fixes))
         ));
     }
     let with_errors = output.files.iter().filter(|f| f.parse_errors > 0).count();
@@ -226,41 +240,6 @@ fn level(s: Severity) -> Level<'static> {
     }
 }
 
-/// Byte offsets of line starts, for line/column <-> offset without rescanning the file.
-struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    fn new(src: &[u8]) -> LineIndex {
-        let mut starts = vec![0];
-        starts.extend(
-            src.iter()
-                .enumerate()
-                .filter(|(_, &b)| b == b'\n')
-                .map(|(i, _)| i + 1),
-        );
-        LineIndex { starts }
-    }
-    /// 0-based line containing `offset`.
-    fn line_of(&self, offset: usize) -> usize {
-        self.starts.partition_point(|&s| s <= offset) - 1
-    }
-    fn line_start(&self, line0: usize) -> usize {
-        self.starts[line0.min(self.starts.len() - 1)]
-    }
-    /// End of the 0-based line (its `\n` excluded).
-    fn line_end(&self, line0: usize, len: usize) -> usize {
-        self.starts.get(line0 + 1).map_or(len, |s| s - 1)
-    }
-    /// Offset of a 1-based (line, byte column), clamped to that line.
-    fn offset(&self, line: u32, column: u32, len: usize) -> usize {
-        let l0 = (line.max(1) - 1) as usize;
-        let start = self.line_start(l0);
-        (start + column.max(1) as usize - 1).min(self.line_end(l0, len))
-    }
-}
-
 /// A span that agrees with its reported line/column, or one rebuilt from them (one char wide).
 fn checked_span(
     span: (usize, usize),
@@ -276,8 +255,8 @@ fn checked_span(
             return (s, e);
         }
     }
-    let s = ix.offset(line, column, src.len());
-    (s, (s + 1).min(ix.line_end(ix.line_of(s), src.len())))
+    let s = ix.offset(line, column);
+    (s, (s + 1).min(ix.line_end(ix.line_of(s))))
 }
 
 fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
@@ -316,7 +295,7 @@ fn frame<'a>(d: &'a Diagnostic, src: Option<(&[u8], &LineIndex)>) -> Group<'a> {
         .unwrap_or(0);
     let first = ix.line_of(lo);
     let window_start = ix.line_start(first);
-    let mut window_end = ix.line_end(ix.line_of(hi), src.len()).max(hi);
+    let mut window_end = ix.line_end(ix.line_of(hi)).max(hi);
     if window_end > hi && src[window_end - 1] == b'\r' {
         window_end -= 1; // the last line's CR (annotate-snippets handles the inner CRLFs)
     }
@@ -358,7 +337,7 @@ fn lossless_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::fixtures;
+    use crate::fixtures;
 
     #[test]
     fn human_snapshot_plain() {
@@ -372,6 +351,30 @@ mod tests {
             "1 file, 1 kernel, 2 loops: 1 candidate, 1 blocked; 4 findings (2 warnings, 2 hints)\n"
         ));
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn fix_counts_name_the_callers_way_to_apply_them() {
+        let (mut out, sources) = fixtures::output();
+        out.diagnostics[2].fix = Some(guards::Fix::unsafe_replace(
+            "Replace `32` with `warpSize`",
+            frontend::Span::default(),
+            "warpSize",
+        ));
+        let plain = render(&out, &sources, &HumanOptions::default());
+        assert!(plain.ends_with("; 1 unsafe fix available\n"), "{plain}");
+        let opts = HumanOptions {
+            fix_hints: Some(FixHints {
+                safe: "SAFE",
+                unsafe_fixes: "UNSAFE",
+            }),
+            ..HumanOptions::default()
+        };
+        let hinted = render(&out, &sources, &opts);
+        assert!(
+            hinted.ends_with("; 1 unsafe fix available with UNSAFE\n"),
+            "{hinted}"
+        );
     }
 
     #[test]
