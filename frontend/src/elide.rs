@@ -140,7 +140,18 @@ struct Lexed {
 
 impl Lexed {
     fn new(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Lexed {
-        let toks = lex::tokenize(src, 0..src.len());
+        // What `bulk` leaves out of the parse (the repeats of a huge generated expression) is
+        // not lexed either: the tokens are those the grammar sees, and their memory stays a
+        // small multiple of the input.
+        let skip = crate::bulk::exclusions(src);
+        let mut toks = Vec::new();
+        let mut start = 0usize;
+        for r in skip.iter().chain(std::iter::once(&(src.len()..src.len()))) {
+            if r.start > start {
+                toks.extend(lex::tokenize(src, start..r.start));
+            }
+            start = start.max(r.end);
+        }
         let (defines, code) = split_directives(src, &toks);
         let mut macros = specifier_macros_of(&defines);
         for (k, v) in outer {
