@@ -310,7 +310,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                     "__align__" | "__builtin_align__" => next_is_paren,
                     "__attribute__" => {
                         next_is_paren && {
-                            let end = closing(&toks, &code, i + 1);
+                            let end = closing(toks, code, i + 1);
                             code[i + 1..end.min(code.len())].iter().any(|&j| {
                                 matches!(&toks[j].tok, Tok::Ident(n)
                                     if n == "ext_vector_type" || n == "__ext_vector_type__")
@@ -332,7 +332,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             continue;
         }
         let last = if next_is_paren && (macros.get(name).is_none_or(|m| m.function_like)) {
-            closing(&toks, &code, i + 1)
+            closing(toks, code, i + 1)
         } else {
             i
         };
@@ -401,7 +401,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
     // The last definition of a name wins.
     let mut shapes: HashMap<&str, Shape> = HashMap::new();
     for d in defines {
-        shapes.insert(d.name.as_str(), shape_of(src, d, &macros));
+        shapes.insert(d.name.as_str(), shape_of(src, d, macros));
     }
     // Tokens inside ranges `base` already elides are not looked at again.
     let mut skip = base

@@ -1117,7 +1117,9 @@ fn function_defining_macros_are_expanded_where_they_are_written() {
                __global__ void last(int n) { while (n--) {} }\n";
     let f = parse(src.as_bytes());
     assert!(f.parse_errors.is_empty(), "{:?}", f.parse_errors);
-    let got: Vec<(&str, String, u32, Option<bool>, Vec<u32>)> = f
+    // Name, id, line of the name, body in the macro, lines of the loops.
+    type Row<'a> = (&'a str, String, u32, Option<bool>, Vec<u32>);
+    let got: Vec<Row> = f
         .functions
         .iter()
         .map(|x| {

@@ -343,7 +343,11 @@ fn command_line_macros_join_every_unit() {
     assert_eq!(u.headers[0].path, Path::new(frontend::tu::COMMAND_LINE));
     let sq = file.functions.iter().find(|f| f.name == "sq").unwrap();
     assert_eq!(sq.kind, frontend::FunctionKind::Device);
-    assert!(sq.unseen_specifiers.is_empty(), "{:?}", sq.unseen_specifiers);
+    assert!(
+        sq.unseen_specifiers.is_empty(),
+        "{:?}",
+        sq.unseen_specifiers
+    );
     let m = u.macro_def("SYNC_THEN").unwrap();
     assert_eq!(m.params.as_deref(), Some(&["x".to_string()][..]));
     assert!(m.body.contains("__syncthreads"));
