@@ -52,6 +52,8 @@ pub enum FormatArg {
     Human,
     Json,
     Markdown,
+    /// One self-contained page (inline SVG plots, no script), for `-o REPORT.html`.
+    Html,
 }
 
 #[derive(clap::Args, Debug)]
@@ -491,6 +493,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
         FormatArg::Human => tuner::report::human(&outcome.report),
         FormatArg::Json => tuner::report::json(&outcome.report),
         FormatArg::Markdown => tuner::report::markdown(&outcome.report),
+        FormatArg::Html => tuner::report::html(&outcome.report),
     };
     match (&outcome.diff, &args.output) {
         (_, Some(out)) => crate::files::output(out, text.as_bytes())?,

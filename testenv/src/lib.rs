@@ -13,7 +13,8 @@
 //!
 //! Capabilities in use: `no-gpu` (no GPU device node: the no-GPU error paths), `root` (may
 //! create another user's file), `non-root` (file permissions apply), `setpriv` and `script`
-//! (util-linux tools), `rocm6-headers` (`HIP_UNROLL_HSA_INCLUDE_CURRENT`).
+//! (util-linux tools), `rocm6-headers` (`HIP_UNROLL_HSA_INCLUDE_CURRENT`), `chromium` (Debian's
+//! headless browser, `/usr/bin/chromium`).
 #![allow(clippy::print_stderr)]
 
 use std::io::Write;

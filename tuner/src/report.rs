@@ -1,13 +1,25 @@
 //! The report of a tune: plain data (the JSON shape is the public contract of
-//! `tune --format json`, version 1) and three renderers to strings: JSON, human, markdown.
-//! Renderers do no I/O and no analysis.
+//! `tune --format json`, version 1) and four renderers to strings: JSON, human, markdown
+//! ([`markdown`], a table per kernel) and HTML ([`html`], one self-contained page with inline
+//! SVG plots). Renderers do no I/O and no analysis.
 //!
 //! Everything a renderer needs is data here, not only text: per candidate its speedup and
 //! interval, the per-pair ratios it was decided on (`ratios`) and its decision key (the ledger's
 //! samples), the predicted occupancy change (`occupancy`), and for a variant that lost to the
 //! one kept (`tie`, `superseded`) the comparison with it (`versus`); per report the `timing`
 //! of the run. Fields added after version 1 was published are left out where they are empty, so
-//! a version-1 reader reads every report as before.
+//! a version-1 reader reads every report as before. What only the human, markdown and HTML
+//! reports show (not the JSON contract) is in [`Extra`]: the backend, the A/A check, the
+//! decision rule's minimum speedup and confidence, notes, and the unified diff of the accepted
+//! edits.
+
+mod html;
+mod markdown;
+mod summary;
+mod svg;
+
+pub use html::html;
+pub use markdown::markdown;
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -366,6 +378,14 @@ pub struct Extra {
     pub reused: u32,
     pub outcome: Outcome,
     pub notes: Vec<String>,
+    /// The decision rule: the smallest speedup accepted, as a fraction (0.02: 2%), and the
+    /// confidence of the test (0.99); `None` where unknown. The HTML report draws the minimum.
+    pub min_speedup: Option<f64>,
+    pub confidence: Option<f64>,
+    /// The unified diff of the accepted edits against the tree the run read (what the diff
+    /// apply mode prints), whatever the apply mode; `None` when nothing was accepted (or the
+    /// run was interrupted).
+    pub diff: Option<String>,
 }
 
 /// The whole report.
@@ -588,103 +608,5 @@ pub fn human(r: &Report) -> String {
         let _ = writeln!(o, "note: {n}");
     }
     let _ = writeln!(o, "{}", r.timing.line());
-    o
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
-
-/// `tune --format markdown`: for a pull-request comment.
-pub fn markdown(r: &Report) -> String {
-    let mut o = String::new();
-    let u = &r.baseline.unit;
-    let _ = writeln!(o, "### hip-unroll tune\n");
-    if r.final_.figure.is_nan() {
-        let _ = writeln!(
-            o,
-            "Nothing measured (backend `{}`){}.\n",
-            r.extra.backend,
-            if r.candidates.is_empty() {
-                ": no loop to tune"
-            } else {
-                ""
-            }
-        );
-    } else {
-        let _ = writeln!(
-            o,
-            "**{:.3}x** faster: {} {u} → {} {u}{} (backend `{}`, baseline median of {} runs{}).\n",
-            r.final_.speedup,
-            fig(r.baseline.figure),
-            fig(r.final_.figure),
-            match r.final_.ci {
-                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                None => String::new(),
-            },
-            r.extra.backend,
-            r.baseline.runs,
-            match r.extra.noise {
-                Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
-                None => String::new(),
-            }
-        );
-    }
-    let _ = writeln!(
-        o,
-        "| file | loop | variant | status | speedup | interval | p | runs | occupancy | reason |"
-    );
-    let _ = writeln!(o, "|---|---|---|---|---:|---|---:|---:|---|---|");
-    for c in &r.candidates {
-        let _ = writeln!(
-            o,
-            "| `{}:{}` | `{}` | {} | **{}** | {} | {} | {} | {} | {} | {} |",
-            md_cell(&c.file),
-            c.line,
-            md_cell(&c.loop_id),
-            variant(c),
-            c.status.as_str(),
-            c.speedup.map(|s| format!("{s:.3}x")).unwrap_or_default(),
-            c.ci.map(|[a, b]| format!("{a:.3}–{b:.3}"))
-                .unwrap_or_default(),
-            p(c),
-            c.runs.map(|n| n.to_string()).unwrap_or_default(),
-            md_cell(&occupancy(c)),
-            md_cell(c.reason.as_deref().unwrap_or(""))
-        );
-    }
-    let _ = writeln!(o);
-    if r.applied.is_empty() {
-        let _ = writeln!(o, "Nothing applied.");
-    } else {
-        let _ = writeln!(o, "Applied:");
-        for a in &r.applied {
-            let _ = writeln!(
-                o,
-                "- `{}:{}` `{}`: {} {}",
-                a.file,
-                a.line,
-                a.loop_id,
-                a.mode,
-                factor_text(a.factor)
-            );
-        }
-    }
-    if !r.written.is_empty() {
-        let files: Vec<String> = r.written.iter().map(|f| format!("`{f}`")).collect();
-        let _ = writeln!(o, "\nWritten: {}.", files.join(", "));
-    }
-    if !r.edited.is_empty() {
-        let files: Vec<String> = r.edited.iter().map(|f| format!("`{f}`")).collect();
-        let _ = writeln!(
-            o,
-            "\nEdited meanwhile, left as saved (nothing written): {}.",
-            files.join(", ")
-        );
-    }
-    for n in &r.extra.notes {
-        let _ = writeln!(o, "\n> {}", md_cell(n));
-    }
-    let _ = writeln!(o, "\n{}", r.timing.line());
     o
 }

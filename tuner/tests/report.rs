@@ -211,6 +211,9 @@ fn sample() -> Report {
                 "code-object gates skipped for gen/x.cu: x.cu:1: error: unknown type name 'foo'"
                     .into(),
             ],
+            min_speedup: Some(0.02),
+            confidence: Some(0.99),
+            diff: Some("--- a/kernels/k.cu\n+++ b/kernels/k.cu\n@@ -11,3 +11,4 @@\n __global__ void kern(float* p, int n) {\n+    #pragma unroll 4\n     for (int i = 0; i < n; ++i) {\n".into()),
         },
     }
 }
@@ -345,4 +348,105 @@ fn a_second_run_that_compiled_nothing_says_so() {
     r.extra.builds = 0;
     r.extra.reused = 0;
     assert!(report::human(&r).contains("nothing compiled or built"));
+}
+
+/// The HTML page, one tag per line (maud writes it on one line).
+#[test]
+fn html_snapshot() {
+    insta::assert_snapshot!(report::html(&sample()).replace("><", ">\n<"));
+}
+
+/// The forest plot has one mark per measured candidate (those with a speedup), the strip plot
+/// their pairs, the accepted one highlighted, the minimum and 1 drawn, the occupancy change
+/// beside the speedup, the timing's six phases, the diff's lines.
+#[test]
+fn html_plots_every_measured_candidate() {
+    let r = sample();
+    let h = report::html(&r);
+    let measured = r.candidates.iter().filter(|c| c.speedup.is_some()).count();
+    assert_eq!(measured, 3);
+    assert_eq!(h.matches(r#"data-mark="candidate""#).count(), measured);
+    assert_eq!(h.matches(r#"data-mark="ratios""#).count(), measured);
+    let pairs: usize = r
+        .candidates
+        .iter()
+        .filter_map(|c| c.ratios.as_ref())
+        .map(|ra| ra.pairs.len())
+        .sum();
+    assert_eq!(h.matches(r#"<circle class="ratio""#).count(), pairs);
+    assert_eq!(h.matches(r#"class="point kept""#).count(), 1);
+    assert_eq!(h.matches(r#"<rect class="highlight""#).count(), 1);
+    assert!(h.contains(">min 1.020</text>"), "the minimum speedup line");
+    assert!(h.contains("the minimum speedup accepted: 1.020"));
+    assert!(h.contains("speedup 1: no change"));
+    assert!(h.contains("occupancy 8→6 waves/SIMD, 56→76 VGPRs"));
+    assert_eq!(h.matches(r#"data-mark="phase""#).count(), 6);
+    assert!(h.contains("measure: 30.25 s of 42.50 s wall (71.2%)"));
+    assert!(h.contains(r#"<span class="add">+    #pragma unroll 4</span>"#));
+    assert!(h.contains(r#"<span class="file">--- a/kernels/k.cu</span>"#));
+    // Every mark has a title.
+    let marks = h.matches("data-mark=").count();
+    let titled = regex::Regex::new(r#"data-mark="[a-z-]+"[^>]*><title>"#)
+        .unwrap()
+        .find_iter(&h)
+        .count();
+    assert_eq!(marks, titled);
+    // A report with nothing measured draws no forest plot.
+    let mut none = sample();
+    for c in &mut none.candidates {
+        c.speedup = None;
+    }
+    assert!(!report::html(&none).contains("<svg class=\"forest\""));
+}
+
+/// Nothing to fetch and nothing to run: no script, no external reference, every link within
+/// the page, and a policy that forbids every load.
+#[test]
+fn html_is_self_contained() {
+    let h = report::html(&sample());
+    assert!(h.starts_with("<!DOCTYPE html>"));
+    for bad in [
+        "<script", " src=", "url(", "@import", "http://", "https://", "<link", "<img", "<iframe",
+        "<object", "<embed",
+    ] {
+        assert!(!h.contains(bad), "{bad}");
+    }
+    // No event handler attribute.
+    assert!(!regex::Regex::new(r"<[^>]*\son[a-z]+=")
+        .unwrap()
+        .is_match(&h));
+    for href in regex::Regex::new(r#"href="([^"]*)""#)
+        .unwrap()
+        .captures_iter(&h)
+    {
+        assert!(href[1].starts_with('#'), "{}", &href[1]);
+    }
+    assert!(h.contains(r#"content="default-src 'none'; style-src 'unsafe-inline'""#));
+}
+
+/// Every string that comes from the user's tree or commands is escaped.
+#[test]
+fn html_escapes_every_user_string() {
+    let evil = r#"<script>alert("x")</script>&"#;
+    let escaped = "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;";
+    let mut r = sample();
+    for c in &mut r.candidates {
+        c.file = format!("{evil}.cu");
+        c.loop_id = format!("{evil}{}", c.loop_id);
+        c.reason = Some(evil.into());
+        if let Some(o) = &mut c.occupancy {
+            o.kernel = evil.into();
+        }
+    }
+    r.applied[0].file = evil.into();
+    r.applied[0].loop_id = evil.into();
+    r.written = vec![evil.into()];
+    r.edited = vec![evil.into()];
+    r.baseline.unit = evil.into();
+    r.extra.backend = evil.into();
+    r.extra.notes = vec![evil.into()];
+    r.extra.diff = Some(format!("+{evil}\n"));
+    let h = report::html(&r);
+    assert!(!h.contains("<script"), "an unescaped string");
+    assert!(h.matches(escaped).count() >= 10, "{h}");
 }

@@ -260,6 +260,13 @@ impl<'a> Session<'a> {
         }
         exec.halt();
         let applied = c.applied();
+        // The accepted edits as a diff against the tree as read, for every apply mode (the
+        // markdown and HTML reports show it), taken before the apply writes the files.
+        let accepted_diff = if outcome != Outcome::Interrupted && !applied.is_empty() {
+            Some(apply::diff(&self.tree, &overlay)?)
+        } else {
+            None
+        };
         if outcome != Outcome::Interrupted && !applied.is_empty() {
             match settings.apply {
                 ApplyMode::Write => {
@@ -272,7 +279,7 @@ impl<'a> Session<'a> {
                     written = a.written.iter().map(|p| p.display().to_string()).collect();
                     edited.extend(a.edited.iter().map(|p| p.display().to_string()));
                 }
-                ApplyMode::Diff => diff = Some(apply::diff(&self.tree, &overlay)?),
+                ApplyMode::Diff => diff = accepted_diff.clone(),
                 ApplyMode::DryRun => {}
             }
         }
@@ -323,6 +330,9 @@ impl<'a> Session<'a> {
                 reused: c.out.reused,
                 outcome,
                 notes: c.out.notes.iter().cloned().collect(),
+                min_speedup: Some(settings.plan.min_speedup),
+                confidence: Some(settings.plan.confidence),
+                diff: accepted_diff,
             },
         };
         let status = if outcome == Outcome::Interrupted {
