@@ -10,12 +10,23 @@
 //! Only macros whose every definition in the file is made of declaration specifiers and
 //! attributes are elided: such a macro holds no call, no barrier and no control flow, so nothing
 //! a rule reads is lost. Everything here works on bytes (the lexer), never on the syntax tree.
+//!
+//! Before the parse, [`extend`] also finds from the tokens what the grammar would read as a
+//! syntax error without the preprocessor, and elides it (see `scan`): identifiers defined
+//! nowhere in the file in declaration-specifier position before a function declarator (unknown
+//! specifier macros: `CUTLASS_DEVICE void f()`; the function is lowered as `__device__` and
+//! carries them as `Function::unseen_specifiers`), macro calls at file scope written without
+//! `;` (`INSTANTIATE(float)`: they would swallow the next definition), pragma macros right
+//! before a loop (`UNROLL_8`, `CUTLASS_PRAGMA_UNROLL`, `__pragma(unroll)`: the loop's pragma),
+//! and invocations of the file's function-defining macros, which [`Expansion`] describes for
+//! the parse of their replacement list.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use crate::ir::{FunctionKind, MacroDef, Span};
+use crate::ir::{FunctionKind, MacroDef, PragmaSyntax, Span, UnrollHint};
 use crate::lex::{self, Tok, Token};
+use crate::scan::{self, Found, Shape};
 
 /// Identifiers a specifier macro may expand to (besides other specifier macros).
 const SPECIFIERS: &[&str] = &[
@@ -53,15 +64,118 @@ pub(crate) struct Elided {
     pub(crate) kind: Option<FunctionKind>,
     /// The macro expands to `static`.
     pub(crate) is_static: bool,
+    /// What the elided text is.
+    pub(crate) role: Role,
+}
+
+/// What an elided range is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Role {
+    /// A specifier macro of the file or the unit, or one of CUDA's attribute macros.
+    #[default]
+    Specifier,
+    /// An identifier defined nowhere in declaration-specifier position (with its arguments).
+    Unknown,
+    /// A pragma macro before a loop: the hint it gives (`None`: not an unroll pragma), and
+    /// whether nothing defines it.
+    Pragma {
+        hint: Option<(UnrollHint, PragmaSyntax)>,
+        unknown: bool,
+    },
+    /// A macro call at file scope without `;`, or a function-defining macro's invocation
+    /// (see [`Plan::expansions`]).
+    Invocation,
+}
+
+impl Elided {
+    /// True for the names that qualify a function they stand in front of.
+    pub(crate) fn is_specifier(&self) -> bool {
+        matches!(self.role, Role::Specifier | Role::Unknown)
+    }
+
+    /// True for an unknown specifier.
+    pub(crate) fn is_unknown(&self) -> bool {
+        self.role == Role::Unknown
+    }
+}
+
+/// An invocation of a function-like macro of the file whose replacement list defines a
+/// `__global__`/`__device__` function (`#define DEFINE_KERNEL(name, T) __global__ void
+/// name(T* p) { ... }` then `DEFINE_KERNEL(k, float)`), or its header only, the body following
+/// the invocation (`DEFINE_KERNEL(k, float) { ... }`).
+#[derive(Debug, Clone)]
+pub(crate) struct Expansion {
+    pub(crate) name: String,
+    pub(crate) params: Vec<String>,
+    /// The replacement list's bytes in the file.
+    pub(crate) body: Range<usize>,
+    pub(crate) invocation: Range<usize>,
+    /// Each argument's bytes.
+    pub(crate) args: Vec<Range<usize>>,
+    /// The `{ ... }` after the invocation, for a macro that is a function header.
+    pub(crate) block: Option<Range<usize>>,
+    /// The namespaces around the invocation, outermost first.
+    pub(crate) namespaces: Vec<String>,
 }
 
 /// What the parse must skip, in source order, non-overlapping.
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     pub(crate) elided: Vec<Elided>,
+    /// The invocations of function-defining macros (elided as [`Role::Invocation`]).
+    pub(crate) expansions: Vec<Expansion>,
+    /// The file's tokens as [`plan`] read them, for [`extend`] (not read twice).
+    lexed: Option<Box<Lexed>>,
+}
+
+/// A file's tokens, its `#define`s, the indexes of the tokens outside directives, and the
+/// specifier macros known (the file's and the outer ones).
+#[derive(Debug)]
+struct Lexed {
+    toks: Vec<Token>,
+    defines: Vec<Define>,
+    code: Vec<usize>,
+    macros: HashMap<String, SpecifierMacro>,
+}
+
+impl Lexed {
+    fn new(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Lexed {
+        // What `bulk` leaves out of the parse (the repeats of a huge generated expression) is
+        // not lexed either: the tokens are those the grammar sees, and their memory stays a
+        // small multiple of the input.
+        let skip = crate::bulk::exclusions(src);
+        let mut toks = Vec::new();
+        let mut start = 0usize;
+        for r in skip.iter().chain(std::iter::once(&(src.len()..src.len()))) {
+            if r.start > start {
+                toks.extend(lex::tokenize(src, start..r.start));
+            }
+            start = start.max(r.end);
+        }
+        let (defines, code) = split_directives(src, &toks);
+        let mut macros = specifier_macros_of(&defines);
+        for (k, v) in outer {
+            macros.entry(k.clone()).or_insert(*v);
+        }
+        Lexed {
+            toks,
+            defines,
+            code,
+            macros,
+        }
+    }
 }
 
 impl Plan {
+    /// The plan without its expansions (what the lowering reads: the elided ranges).
+    pub(crate) fn clone_ranges(&self) -> Plan {
+        Plan {
+            elided: self.elided.clone(),
+            expansions: Vec::new(),
+            lexed: None,
+        }
+    }
+
     /// The included ranges for tree-sitter: the complement of the elided ranges (empty when
     /// nothing is elided: the whole text).
     pub(crate) fn included_ranges(&self, src: &[u8]) -> Vec<tree_sitter::Range> {
@@ -97,10 +211,23 @@ impl Plan {
         let b = self.elided.partition_point(|e| e.span.end <= hi);
         &self.elided[a..b.max(a)]
     }
+
+    /// The pragma macro elided right before the loop keyword at `kw` (only blanks and comments
+    /// between), if any.
+    pub(crate) fn pragma_before(&self, src: &[u8], kw: usize) -> Option<&Elided> {
+        let at = self.elided.partition_point(|e| e.span.end <= kw);
+        let e = self.elided[..at].last()?;
+        if !matches!(e.role, Role::Pragma { .. }) {
+            return None;
+        }
+        let gap = src.get(e.span.end..kw)?;
+        let toks = lex::tokenize(gap, 0..gap.len());
+        toks.is_empty().then_some(e)
+    }
 }
 
 /// Row/column of increasing byte offsets, computed in one forward pass.
-struct Positions<'s> {
+pub(crate) struct Positions<'s> {
     src: &'s [u8],
     at: usize,
     row: usize,
@@ -108,7 +235,7 @@ struct Positions<'s> {
 }
 
 impl<'s> Positions<'s> {
-    fn new(src: &'s [u8]) -> Self {
+    pub(crate) fn new(src: &'s [u8]) -> Self {
         Positions {
             src,
             at: 0,
@@ -117,7 +244,7 @@ impl<'s> Positions<'s> {
         }
     }
 
-    fn point(&mut self, offset: usize) -> tree_sitter::Point {
+    pub(crate) fn point(&mut self, offset: usize) -> tree_sitter::Point {
         let offset = offset.min(self.src.len());
         if offset < self.at {
             // Not increasing: start over (never happens with sorted ranges).
@@ -135,10 +262,12 @@ impl<'s> Positions<'s> {
     }
 }
 
-/// A `#define`: its name, whether it takes parameters and its replacement tokens.
+/// A `#define`: its name, whether it takes parameters (and which) and its replacement tokens.
+#[derive(Debug)]
 struct Define {
     name: String,
     function_like: bool,
+    params: Vec<String>,
     body: Vec<Token>,
 }
 
@@ -151,14 +280,15 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     if !builtin && outer.is_empty() && !may_define(src) {
         return Plan::default();
     }
-    let toks = lex::tokenize(src, 0..src.len());
-    let (defines, code) = split_directives(src, &toks);
-    let mut macros = specifier_macros_of(&defines);
-    for (k, v) in outer {
-        macros.entry(k.clone()).or_insert(*v);
-    }
+    let lexed = Lexed::new(src, outer);
+    let Lexed {
+        toks, code, macros, ..
+    } = &lexed;
     if !builtin && macros.is_empty() {
-        return Plan::default();
+        return Plan {
+            lexed: Some(Box::new(lexed)),
+            ..Plan::default()
+        };
     }
     let mut elided = Vec::new();
     let mut pos = Positions::new(src);
@@ -180,7 +310,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                     "__align__" | "__builtin_align__" => next_is_paren,
                     "__attribute__" => {
                         next_is_paren && {
-                            let end = closing(&toks, &code, i + 1);
+                            let end = closing(toks, code, i + 1);
                             code[i + 1..end.min(code.len())].iter().any(|&j| {
                                 matches!(&toks[j].tok, Tok::Ident(n)
                                     if n == "ext_vector_type" || n == "__ext_vector_type__")
@@ -202,7 +332,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             continue;
         }
         let last = if next_is_paren && (macros.get(name).is_none_or(|m| m.function_like)) {
-            closing(&toks, &code, i + 1)
+            closing(toks, code, i + 1)
         } else {
             i
         };
@@ -221,10 +351,148 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             name: name.clone(),
             kind: m.kind,
             is_static: m.is_static,
+            role: Role::Specifier,
         });
         i = last + 1;
     }
-    Plan { elided }
+    Plan {
+        elided,
+        expansions: Vec::new(),
+        lexed: Some(Box::new(lexed)),
+    }
+}
+
+/// The [`Shape`] of a `#define` (`macros`: the specifier macros known, which may give a device
+/// qualifier).
+fn shape_of(src: &[u8], d: &Define, macros: &HashMap<String, SpecifierMacro>) -> Shape {
+    let device = |w: &str| {
+        matches!(w, "__global__" | "__device__" | "__launch_bounds__")
+            || macros.get(w).is_some_and(|m| m.kind.is_some())
+    };
+    let params = d.function_like.then_some(d.params.as_slice());
+    scan::shape(src, params, &d.body, device)
+}
+
+/// `base` (the plan of [`plan`] for the same `src` and `outer`) with what `scan` finds beside:
+/// unknown specifiers, pragma macros before loops, macro calls at file scope without `;`, and
+/// the invocations of the file's function-defining macros. A range that overlaps one of
+/// `base` is left out.
+pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: &Plan) -> Plan {
+    let fresh;
+    let lexed = match &base.lexed {
+        Some(l) => l.as_ref(),
+        None => {
+            fresh = Lexed::new(src, outer);
+            &fresh
+        }
+    };
+    let Lexed {
+        toks,
+        defines,
+        code,
+        macros,
+    } = lexed;
+    let defined: HashSet<&str> = defines
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(outer.keys().map(|k| k.as_str()))
+        .collect();
+    let spec: HashSet<&str> = macros.keys().map(|k| k.as_str()).collect();
+    // The last definition of a name wins.
+    let mut shapes: HashMap<&str, Shape> = HashMap::new();
+    for d in defines {
+        shapes.insert(d.name.as_str(), shape_of(src, d, macros));
+    }
+    // Tokens inside ranges `base` already elides are not looked at again.
+    let mut skip = base
+        .elided
+        .iter()
+        .map(|e| e.span.start..e.span.end)
+        .peekable();
+    let code: Vec<usize> = code
+        .iter()
+        .copied()
+        .filter(|&j| {
+            let at = toks[j].range.start;
+            while skip.peek().is_some_and(|r| r.end <= at) {
+                skip.next();
+            }
+            skip.peek().is_none_or(|r| r.start > at)
+        })
+        .collect();
+    let found = scan::scan(src, toks, &code, &defined, &spec, &shapes);
+    let mut pos = Positions::new(src);
+    let mut extra: Vec<Elided> = Vec::new();
+    let mut expansions = Vec::new();
+    for f in found {
+        let (range, name, role) = match f {
+            Found::Unknown { range, name } => (range, name, Role::Unknown),
+            Found::Pragma {
+                range,
+                name,
+                hint,
+                unknown,
+            } => (range, name, Role::Pragma { hint, unknown }),
+            Found::Invocation { range, name } => (range, name, Role::Invocation),
+            Found::Expansion {
+                range,
+                name,
+                invocation,
+                args,
+                block,
+                namespaces,
+            } => {
+                let (params, body) = match shapes.get(name.as_str()) {
+                    Some(Shape::Definition { params, body } | Shape::Header { params, body }) => {
+                        (params.clone(), body.clone())
+                    }
+                    _ => continue,
+                };
+                expansions.push(Expansion {
+                    name: name.clone(),
+                    params,
+                    body,
+                    invocation,
+                    args,
+                    block,
+                    namespaces,
+                });
+                (range, name, Role::Invocation)
+            }
+        };
+        extra.push(Elided {
+            span: Span {
+                start: range.start,
+                end: range.end,
+                ..Span::default()
+            },
+            name,
+            kind: None,
+            is_static: false,
+            role,
+        });
+    }
+    let mut elided: Vec<Elided> = base.elided.clone();
+    elided.extend(extra);
+    elided.sort_by_key(|e| (e.span.start, e.span.end));
+    // Non-overlapping: a range that starts inside the previous one is dropped.
+    let mut kept: Vec<Elided> = Vec::with_capacity(elided.len());
+    for e in elided {
+        if kept.last().is_some_and(|k| e.span.start < k.span.end) {
+            continue;
+        }
+        kept.push(e);
+    }
+    for e in &mut kept {
+        let p = pos.point(e.span.start);
+        e.span.line = p.row as u32 + 1;
+        e.span.column = p.column as u32 + 1;
+    }
+    Plan {
+        elided: kept,
+        expansions,
+        lexed: None,
+    }
 }
 
 /// What is known of a specifier macro.
@@ -246,6 +514,7 @@ pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
         .map(|m| Define {
             name: m.name.clone(),
             function_like: m.params.is_some(),
+            params: m.params.clone().unwrap_or_default(),
             body: lex::tokenize_macro_body(&m.body),
         })
         .collect();
@@ -306,8 +575,14 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
                     t.tok == Tok::Punct("(") && t.range.start == toks[i + 1].range.end
                 });
                 let mut b = i + 2;
+                let mut params = Vec::new();
                 if function_like {
                     while b < j && toks[b].tok != Tok::Punct(")") {
+                        match &toks[b].tok {
+                            Tok::Ident(p) => params.push(p.clone()),
+                            Tok::Punct("...") => params.push("__VA_ARGS__".into()),
+                            _ => {}
+                        }
                         b += 1;
                     }
                     b += 1;
@@ -315,6 +590,7 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
                 defines.push(Define {
                     name: name.clone(),
                     function_like,
+                    params,
                     body: toks[b.min(j)..j].to_vec(),
                 });
             }

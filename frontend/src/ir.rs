@@ -48,6 +48,10 @@ pub struct SourceFile {
     /// File-scope (and namespace/class-scope) variables with an initialiser
     /// (`constexpr int WARP_SIZE = 32;`), in source order. Their `init_idents` are not filled.
     pub globals: Vec<VarDecl>,
+    /// Classes, structs, unions and enums defined in the file (at any scope, inside functions
+    /// too) and type aliases (`typedef`, `using X = ...;`), in source order: what a call's
+    /// receiver type, a constructor or a qualified name resolves against.
+    pub types: Vec<TypeDef>,
     /// The branches of the file's preprocessor conditionals, in source order (read from the
     /// text: tree-sitter parses every branch; `frontend::cond::inactive` says which a compile
     /// never sees).
@@ -70,6 +74,68 @@ pub struct CondBranch {
     pub group: usize,
     /// The index of the branch this conditional sits in, if any.
     pub parent: Option<usize>,
+}
+
+/// What kind of type a [`TypeDef`] defines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TypeKind {
+    /// `class`, `struct` or `union` with a body.
+    Class,
+    /// `enum` / `enum class` with a body.
+    Enum,
+    /// `typedef T X;` or `using X = T;`.
+    Alias,
+}
+
+/// A type defined in the file.
+#[derive(Debug, Clone, Serialize)]
+pub struct TypeDef {
+    /// Unqualified name, template arguments left out (`SharedMemory` for a specialisation
+    /// `SharedMemory<double>`).
+    pub name: String,
+    /// Qualified as [`Function::qualified_name`] is (enclosing namespaces and classes; a class
+    /// defined inside a function is named from the function's namespace: `ns::Local`).
+    pub qualified_name: String,
+    pub kind: TypeKind,
+    /// The whole definition (the template header included).
+    pub span: Span,
+    /// For an alias: the aliased type as written (`BlockReduce<float, 256>`).
+    pub aliased: Option<String>,
+    /// Names of the template parameters (a class template, an alias template), in order.
+    pub template_params: Vec<String>,
+    /// Base classes as written, access specifiers left out (`Base<T>`).
+    pub bases: Vec<String>,
+    /// Data members (`R r;`, `float* p;`), in order: a member call's receiver resolves through
+    /// them (`red.allreduce(x)` in a method, `this->red.allreduce(x)`).
+    pub fields: Vec<Field>,
+    /// Names of the member functions declared in the class body, with a body there or not
+    /// (`S`, `~S`, `operator()`, `operator float*`), deduplicated, in order.
+    pub methods: Vec<String>,
+}
+
+/// A data member of a class.
+#[derive(Debug, Clone, Serialize)]
+pub struct Field {
+    pub name: String,
+    /// The type as written, without the declarator's `*`/`&` (as [`Param::type_text`]).
+    pub type_text: String,
+    pub is_pointer_or_ref: bool,
+}
+
+/// Where a function defined by a macro invocation comes from (see [`Function::expansion`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct MacroExpansion {
+    /// The function-like macro whose replacement list holds the function's header (and, with
+    /// `body_in_macro`, its body).
+    pub name: String,
+    /// The invocation (`DEFINE_KERNEL(k, float)`).
+    pub invocation: Span,
+    /// True when the body is in the macro's replacement list (`#define K(n) __global__ void
+    /// n() { ... }` then `K(k)`): the function's spans, its loops' included, point into the
+    /// `#define` (their real lines), shared by every invocation. False when the body follows
+    /// the invocation (`DEFINE_KERNEL(k, float) { ... }`): the body is the file's own text.
+    pub body_in_macro: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -159,6 +225,23 @@ pub struct Function {
     /// initialisers of local pointers and references. What `spec new` reads to tell which
     /// pointer parameters a kernel writes through.
     pub address_uses: Vec<AddressUse>,
+    /// Names of the template parameters of the function's own template header, in order
+    /// (those of an enclosing class template are in its [`TypeDef::template_params`]).
+    pub template_params: Vec<String>,
+    /// The qualified name of the class whose body holds the definition (a method defined in
+    /// the class; `None` for free functions and out-of-line definitions `void S::m() {}`,
+    /// whose class is the qualifier of `qualified_name`).
+    pub class_name: Option<String>,
+    /// Identifiers defined nowhere in the file, in declaration-specifier position before the
+    /// declarator (`CUTLASS_DEVICE void f()`, `DS_D_INLINE T g()`): unknown specifier macros
+    /// that the parse skipped. The function is lowered as `__device__` (unless written
+    /// `__global__`/`__host__`): its loops are reported and guarded, and a manual rewrite in
+    /// it is refused (`unseen-macro`) unless the unit defines these names.
+    pub unseen_specifiers: Vec<String>,
+    /// Set when the function comes from the expansion of a function-like macro of the file
+    /// (`DEFINE_KERNEL(k, float)`): its name is the invocation's argument, its spans those of
+    /// the text they are written in (see [`MacroExpansion`]).
+    pub expansion: Option<MacroExpansion>,
 }
 
 /// `target = value` where `target` is a plain name.
@@ -266,8 +349,15 @@ pub enum PragmaSyntax {
 pub struct Pragma {
     pub hint: UnrollHint,
     pub syntax: PragmaSyntax,
-    /// The whole pragma line (from `#` to the end of the line, newline excluded).
+    /// The whole pragma line (from `#` to the end of the line, newline excluded); for a pragma
+    /// macro, the macro's use (`UNROLL_8`).
     pub span: Span,
+    /// Set when the pragma is a macro used before the loop (`#define UNROLL_8 _Pragma("unroll
+    /// 8")` then `UNROLL_8`, `CUTLASS_PRAGMA_UNROLL`, `__pragma(unroll)`): its name. Its hint
+    /// is the one its definition in the file spells; a macro defined nowhere in the file
+    /// counts as a bare `#pragma unroll` (the author's decision, whatever it expands to).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub macro_name: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -397,6 +487,48 @@ pub struct Call {
     pub arg_spans: Vec<Span>,
     /// Integer value of each argument when it is an integer literal (`0xffffffff`, `32`).
     pub arg_ints: Vec<Option<i128>>,
+    /// How the call is written: what the call graph resolves it by.
+    pub form: CallForm,
+    /// The receiver expression (`stats` in `stats.template compute<true>(x)`, `F{}` in
+    /// `F{}(p)`); `None` for a plain or qualified call.
+    pub receiver_span: Option<Span>,
+    /// The static type of the receiver where the function itself shows it, as written with
+    /// cv-qualifiers, `*` and `&` left out (`BlockReduce<float, 256>`): a parameter's or local
+    /// variable's declared type (for `auto x = T(...)` / `T{...}`, `T`), the enclosing class
+    /// for `this`; for [`CallForm::Construct`], [`CallForm::Destroy`] and
+    /// [`CallForm::Temporary`] the constructed type; for [`CallForm::Variable`] the
+    /// variable's type. `None` when unknown here (a data member's type is in the class's
+    /// [`TypeDef::fields`]).
+    pub receiver_type: Option<String>,
+    /// Explicit template arguments as written, angle brackets included (`<true>`,
+    /// `<WarpReduce, 4>`).
+    pub template_args: Option<String>,
+}
+
+/// How a [`Call`] is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CallForm {
+    /// `f(x)`, `ns::f(x)`, `f<N>(x)`, `T::template f<N>()`, `S<T>::f()`: a function (or, when
+    /// the name is a class, its constructor; or a functional cast `float(x)`).
+    #[default]
+    Plain,
+    /// `x.f()`, `p->f()`, `x.template f<N>()`, `p->template f<N>()`.
+    Method,
+    /// A call of a local variable or parameter (`op(x)`, `fp()`): a functor's `operator()`,
+    /// a lambda or a function pointer; `receiver_type` is the variable's declared type.
+    Variable,
+    /// `F{}(p)`, `F()(p)`: `operator()` of a temporary (`callee` is `operator()`,
+    /// `receiver_type` is `F`).
+    Temporary,
+    /// A constructor run by a declaration in the body (`Guard g;`, `Guard g(x);`, `Guard
+    /// g{x};`, `Guard g = ...;`) or by a temporary (`Guard{}`, `Guard{x}`): `callee` is the
+    /// class's unqualified name, `qualifier` its qualifier, `receiver_type` the type as
+    /// written; the span is the declaration's (or the temporary's).
+    Construct,
+    /// The destructor of that object (`callee` is `~Guard`), run when its scope ends: recorded
+    /// at the same span, since the scope ends inside every loop the declaration is in.
+    Destroy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -433,6 +565,10 @@ pub struct VarDecl {
     pub init_int: Option<i128>,
     /// Declared `const` or `constexpr`.
     pub is_const: bool,
+    /// For an initialiser that is one call or braced construction (`auto r = T(...)`,
+    /// `auto r = T{...}`, `auto r = make<N>(...)`): the callee or type as written (`T`,
+    /// `ns::T<4>`); whether it names a class is for the reader to decide.
+    pub init_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

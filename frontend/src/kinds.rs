@@ -51,6 +51,14 @@ pub(crate) enum K {
     TemplateArgumentList,
     /// `asm volatile("...")`
     GnuAsm,
+    /// `T{...}`: a temporary (or a functor temporary's receiver).
+    CompoundLiteral,
+    /// `typedef T X;`
+    TypeDefinition,
+    /// `using X = T;`
+    AliasDeclaration,
+    /// `enum [class] E { ... }`
+    EnumSpecifier,
     Error,
 }
 
@@ -185,13 +193,16 @@ impl Kinds {
                 "compound_statement" => K::CompoundStatement,
                 "template_argument_list" => K::TemplateArgumentList,
                 "gnu_asm_expression" => K::GnuAsm,
+                "compound_literal_expression" => K::CompoundLiteral,
+                "type_definition" => K::TypeDefinition,
+                "alias_declaration" => K::AliasDeclaration,
+                "enum_specifier" => K::EnumSpecifier,
                 "pointer_declarator"
                 | "reference_declarator"
                 | "function_declarator"
                 | "parameter_declaration"
                 | "optional_parameter_declaration"
                 | "attributed_declarator"
-                | "type_definition"
                 | "variadic_parameter_declaration" => K::HasDeclarator,
                 "array_declarator" => K::ArrayDeclarator,
                 "subscript_argument_list" => K::SubscriptArgumentList,

@@ -10,6 +10,7 @@ pub mod constctx;
 mod declarator;
 pub mod edit;
 mod elide;
+mod expand;
 mod header;
 mod id;
 pub mod identity;
@@ -24,8 +25,10 @@ mod node;
 mod postpass;
 mod pragma;
 mod recover;
+mod scan;
 pub mod trip;
 pub mod tu;
+pub mod types;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -93,6 +96,41 @@ pub fn parse(source: &[u8]) -> SourceFile {
     parse_with(source, &HashMap::new())
 }
 
+/// `source` parsed with `plan`'s ranges skipped (the whole text when that fails: the plan is
+/// then empty).
+fn parse_planned(
+    parser: &mut tree_sitter::Parser,
+    source: &[u8],
+    plan: elide::Plan,
+) -> (Option<tree_sitter::Tree>, elide::Plan) {
+    let bulk = bulk::exclusions(source);
+    let ranges = if bulk.is_empty() {
+        plan.included_ranges(source)
+    } else {
+        // Long flat expressions (`bulk.rs`) are left out of the parse with the elided text.
+        let mut skip: Vec<std::ops::Range<usize>> = plan
+            .elided
+            .iter()
+            .map(|e| e.span.start..e.span.end)
+            .chain(bulk)
+            .collect();
+        skip.sort_by_key(|r| r.start);
+        bulk::included(source, &skip)
+    };
+    if ranges.is_empty() {
+        return (parser.parse(source, None), plan);
+    }
+    let set = parser.set_included_ranges(&ranges).is_ok();
+    let tree = parser.parse(source, None);
+    // The parser is reused for the next file: back to the whole text.
+    let _ = parser.set_included_ranges(&[]);
+    if set {
+        (tree, plan)
+    } else {
+        (parser.parse(source, None), elide::Plan::default())
+    }
+}
+
 /// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
@@ -109,52 +147,66 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
                 parser,
             }
         });
-        let mut plan = elide::plan(source, outer);
-        let bulk = bulk::exclusions(source);
-        let ranges = if bulk.is_empty() {
-            plan.included_ranges(source)
-        } else {
-            let mut skip: Vec<std::ops::Range<usize>> = plan
-                .elided
-                .iter()
-                .map(|e| e.span.start..e.span.end)
-                .chain(bulk)
-                .collect();
-            skip.sort_by_key(|r| r.start);
-            bulk::included(source, &skip)
-        };
-        let tree = if ranges.is_empty() {
-            tp.parser.parse(source, None)
-        } else {
-            let set = tp.parser.set_included_ranges(&ranges).is_ok();
-            let tree = tp.parser.parse(source, None);
-            // The parser is reused for the next file: back to the whole text.
-            let _ = tp.parser.set_included_ranges(&[]);
-            if set {
-                tree
-            } else {
-                plan = elide::Plan::default();
-                tp.parser.parse(source, None)
-            }
-        };
-        match tree {
-            Some(tree) => {
-                let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
-                file.conditionals = cond::scan(source, &file.inert);
-                constctx::mark(source, &mut file);
-                file
-            }
-            None => {
-                // Only happens on cancellation/timeouts, which we never set; keep the promise anyway.
-                tp.parser.reset();
-                SourceFile {
-                    parse_errors: vec![ParseError {
-                        span: Span::default(),
-                        message: "parser gave no tree".into(),
-                    }],
-                    ..Default::default()
+        let plan = elide::plan(source, outer);
+        // What the grammar cannot read without the preprocessor (unknown specifier macros,
+        // pragma macros, macro calls without `;`, function-defining macros; see
+        // `elide::extend`), found from the tokens before the one parse. Each of those is a
+        // syntax error for the grammar where it is found (the file would not parse as C++
+        // without its macros), so skipping it loses no code the grammar could read.
+        let more = elide::extend(source, outer, &plan);
+        let extended = more.elided.len() > plan.elided.len() || !more.expansions.is_empty();
+        if !extended {
+            let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
+            return match tree {
+                Some(tree) => {
+                    let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
+                    file.conditionals = cond::scan(source, &file.inert);
+                    constctx::mark(source, &mut file);
+                    file
                 }
-            }
+                None => no_tree(&mut tp.parser),
+            };
         }
+        let (tree, more) = parse_planned(&mut tp.parser, source, more);
+        let Some(tree) = tree else {
+            return no_tree(&mut tp.parser);
+        };
+        let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());
+        let (mut with, mut parts) = lowerer.run_parts(&tree);
+        if !more.expansions.is_empty() {
+            let extra = expand::expand(source, &mut tp.parser, &tp.kinds, &more, &with);
+            with.parse_errors.extend(extra.parse_errors);
+            with.parse_errors.sort_by_key(|e| e.span.start);
+            with.inert.extend(extra.inert);
+            with.inert.sort_by_key(|s| (s.start, s.end));
+            with.inert.dedup_by_key(|s| s.start);
+            let mut all: Vec<(Function, identity::IdParts)> =
+                with.functions.drain(..).zip(parts).collect();
+            all.extend(extra.functions);
+            all.sort_by_key(|(f, _)| {
+                (
+                    f.span.start,
+                    f.expansion.as_ref().map_or(0, |e| e.invocation.start),
+                )
+            });
+            (with.functions, parts) = all.into_iter().unzip();
+        }
+        identity::assign_ids(&mut with.functions, &parts);
+        with.conditionals = cond::scan(source, &with.inert);
+        constctx::mark(source, &mut with);
+        with
     })
+}
+
+/// The file a parse that gave no tree lowers to (cancellation or a time-out, which are never
+/// set: the promise that parsing never fails is kept anyway).
+fn no_tree(parser: &mut tree_sitter::Parser) -> SourceFile {
+    parser.reset();
+    SourceFile {
+        parse_errors: vec![ParseError {
+            span: Span::default(),
+            message: "parser gave no tree".into(),
+        }],
+        ..Default::default()
+    }
 }

@@ -25,6 +25,7 @@ use crate::postpass::{memchr_crlf, qualifier_through_macros, void_counts_of_by_r
 use crate::pragma::parse_pragma_text;
 use crate::recover::{self, Recovered};
 use crate::trip::trip_count_with;
+use crate::types::{self, normal_type};
 
 mod addresses;
 
@@ -146,6 +147,9 @@ pub(crate) struct Lowerer<'s> {
     finished: Vec<Finished>,
     pops: Vec<(usize, Pop)>,
     ns: Vec<String>,
+    /// Parallel to `ns`: for a class, its index in `out.types` (`None` for a namespace, or a
+    /// class without a body).
+    class_stack: Vec<Option<usize>>,
     pending_pragma: Option<PendingPragma>,
     init_map: Vec<(usize, DeclRef)>,
     init_stack: Vec<DeclRef>,
@@ -182,6 +186,7 @@ impl<'s> Lowerer<'s> {
             finished: Vec::new(),
             pops: Vec::new(),
             ns: Vec::new(),
+            class_stack: Vec::new(),
             pending_pragma: None,
             init_map: Vec::new(),
             init_stack: Vec::new(),
@@ -201,7 +206,32 @@ impl<'s> Lowerer<'s> {
         }
     }
 
-    pub(crate) fn run(mut self, tree: &Tree) -> SourceFile {
+    /// The lowering of `tree` (a parse of `src` with the plan's ranges elided).
+    pub(crate) fn run(self, tree: &Tree) -> SourceFile {
+        let (mut file, parts) = self.run_parts(tree);
+        assign_ids(&mut file.functions, &parts);
+        file
+    }
+
+    /// Starts with the macros of `file` known (the `#define`s of the file whose text a macro
+    /// expansion is parsed from): integer macros for trip counts, macro uses in bodies.
+    pub(crate) fn with_macros_of(mut self, file: &SourceFile) -> Self {
+        for m in &file.macros {
+            self.macro_idx.insert(m.name.clone(), self.out.macros.len());
+            self.out.macros.push(m.clone());
+            if m.params.is_none() {
+                let body = m.body.trim().trim_start_matches('(').trim_end_matches(')');
+                if let Some(v) = parse_int_literal(body) {
+                    self.macro_ints.insert(m.name.clone(), v);
+                }
+            }
+        }
+        self
+    }
+
+    /// [`Lowerer::run`] without the ids: the functions' [`IdParts`] beside them, for a caller
+    /// that adds functions before the ids are assigned ([`assign_ids`]).
+    pub(crate) fn run_parts(mut self, tree: &Tree) -> (SourceFile, Vec<IdParts>) {
         let mut cursor = tree.walk();
         let mut ancestors: Vec<Node<'_>> = Vec::new();
         'walk: loop {
@@ -222,6 +252,7 @@ impl<'s> Lowerer<'s> {
                         | K::Declaration
                         | K::FieldDeclaration
                         | K::HasDeclarator
+                        | K::TypeDefinition
                         | K::ArrayDeclarator
                         | K::ForRangeLoop
                 ));
@@ -253,6 +284,23 @@ impl<'s> Lowerer<'s> {
             self.end_function();
         }
         self.finish()
+    }
+
+    /// The pragma of the loop whose keyword is at `kw`: a pragma macro the parse skipped right
+    /// before it (`UNROLL_8 for`), if any.
+    fn pragma_macro(&self, kw: Span) -> Option<Pragma> {
+        let e = self.elided.pragma_before(self.src, kw.start)?;
+        let crate::elide::Role::Pragma { hint, unknown } = e.role else {
+            return None;
+        };
+        let (hint, syntax) = hint?;
+        let _ = unknown;
+        Some(Pragma {
+            hint,
+            syntax,
+            span: e.span,
+            macro_name: Some(e.name.clone()),
+        })
     }
 
     fn in_body(&self, n: Node<'_>) -> bool {
@@ -373,11 +421,36 @@ impl<'s> Lowerer<'s> {
                     Some(n) => join_tokens(tokens(&text_of(n, self.src))),
                     // As demanglers print them.
                     None if k == K::NamespaceDefinition => "(anonymous namespace)".into(),
-                    None => format!("(anonymous {})", node.kind().trim_end_matches("_specifier")),
+                    None => types::anonymous_class_name(node, self.src),
                 };
+                let mut class = None;
+                if k == K::ClassSpecifier {
+                    let template =
+                        parent.filter(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
+                    let src = self.src;
+                    if let Some(t) = types::class_def(node, template, |n| self.qualify(n), src) {
+                        class = Some(self.out.types.len());
+                        self.out.types.push(t);
+                    }
+                }
                 self.ns.push(name);
+                self.class_stack.push(class);
                 self.pops.push((node.id(), Pop::Ns));
             }
+            K::EnumSpecifier => {
+                let src = self.src;
+                if let Some(t) = types::enum_def(node, |n| self.qualify(n), src) {
+                    self.out.types.push(t);
+                }
+            }
+            K::TypeDefinition | K::AliasDeclaration => {
+                let template =
+                    parent.filter(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
+                let src = self.src;
+                let found = types::alias_defs(node, template, |n| self.qualify(n), src);
+                self.out.types.extend(found);
+            }
+            K::CompoundLiteral if self.in_body(node) => self.temporary(node),
             K::ForStatement | K::ForRangeLoop | K::WhileStatement | K::DoStatement
                 if self.in_body(node) =>
             {
@@ -481,6 +554,7 @@ impl<'s> Lowerer<'s> {
                 }
                 Pop::Ns => {
                     self.ns.pop();
+                    self.class_stack.pop();
                 }
                 Pop::Init => {
                     self.init_stack.pop();
@@ -556,7 +630,7 @@ impl<'s> Lowerer<'s> {
         let (with_args, qualified_name) = self.names(&parts.written);
 
         // Declaration specifiers: qualifiers, storage class, launch bounds, macro candidates.
-        let (mut global, mut device, mut is_static) = (false, false, false);
+        let (mut global, mut device, mut host, mut is_static) = (false, false, false, false);
         let mut launch_bounds = None;
         let mut qual_candidates = Vec::new();
         let skip = [declarator.map(|d| d.id()), Some(body.id())];
@@ -587,6 +661,7 @@ impl<'s> Lowerer<'s> {
                     match bytes_of(n, src) {
                         b"__global__" => global = true,
                         b"__device__" => device = true,
+                        b"__host__" => host = true,
                         b"static" => is_static = true,
                         _ => {
                             if matches!(n.kind(), "identifier" | "type_identifier") {
@@ -610,15 +685,34 @@ impl<'s> Lowerer<'s> {
             }
             match prev {
                 Some(p) => p.end_byte(),
-                None => parent.map_or(0, |p| p.start_byte()),
+                // The root starts at its first included byte: what the parse skipped before it
+                // is the first definition's.
+                None => parent
+                    .filter(|p| p.parent().is_some())
+                    .map_or(0, |p| p.start_byte()),
             }
         };
         let hi = declarator.map_or(node.start_byte(), |d| d.start_byte());
         let mut first_elided = None;
         let mut elided_qualifier = None;
-        for (k, e) in self.elided.within(lo, hi).iter().enumerate() {
+        let mut unseen_specifiers: Vec<String> = Vec::new();
+        let elided: Vec<&crate::elide::Elided> = self
+            .elided
+            .within(lo, hi)
+            .iter()
+            .filter(|e| e.is_specifier())
+            .collect();
+        let mut front = 0;
+        for (k, e) in elided.into_iter().enumerate() {
             if k == 0 {
                 first_elided = Some(e.span);
+            }
+            if e.is_unknown() {
+                // Defined nowhere in the file: no qualifier, no macro of the file to read.
+                if !unseen_specifiers.contains(&e.name) {
+                    unseen_specifiers.push(e.name.clone());
+                }
+                continue;
             }
             is_static |= e.is_static;
             match e.kind {
@@ -629,7 +723,8 @@ impl<'s> Lowerer<'s> {
             if e.kind.is_some() && elided_qualifier.is_none() {
                 elided_qualifier = Some(e.name.clone());
             }
-            qual_candidates.insert(k, e.name.clone());
+            qual_candidates.insert(front, e.name.clone());
+            front += 1;
         }
         let mut recovered = false;
         if !global && !device {
@@ -646,7 +741,9 @@ impl<'s> Lowerer<'s> {
         self.dangling_qual = None;
         let mut kind = if global {
             FunctionKind::Kernel
-        } else if device {
+        } else if device || (!host && !unseen_specifiers.is_empty()) {
+            // An unknown specifier macro (`CUTLASS_DEVICE`) is taken for `__device__`: its
+            // function is analysed rather than skipped as host code.
             FunctionKind::Device
         } else {
             FunctionKind::Host
@@ -671,6 +768,16 @@ impl<'s> Lowerer<'s> {
         }
         let is_template =
             parent.is_some_and(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
+        let template_params = match parent {
+            Some(p) if is_template => types::template_param_names(p, src),
+            _ => Vec::new(),
+        };
+        let class_name = self
+            .class_stack
+            .last()
+            .copied()
+            .flatten()
+            .map(|i| self.out.types[i].qualified_name.clone());
         let mut span = match parent {
             Some(p) if is_template => span_of(p),
             _ => span_of(node),
@@ -711,6 +818,9 @@ impl<'s> Lowerer<'s> {
             qualifier_macro,
             params,
             recovered,
+            template_params,
+            class_name,
+            unseen_specifiers,
             signature: Some(signature.clone()),
             ..blank_function(
                 name,
@@ -835,6 +945,10 @@ impl<'s> Lowerer<'s> {
             Some(p) if parent.is_some_and(|par| par.id() == p.parent) => Some(p.pragma),
             _ => None,
         };
+        let pragma = pragma.or_else(|| {
+            let kw = node.child(0).map(span_of)?;
+            self.pragma_macro(kw)
+        });
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
@@ -1042,8 +1156,18 @@ impl<'s> Lowerer<'s> {
         let Some(func) = node.child_by_field_id(fields().function) else {
             return;
         };
+        if matches!(
+            func.kind(),
+            "compound_literal_expression" | "call_expression"
+        ) {
+            self.temporary_call(node, func);
+            return;
+        }
         let mut receiver = None;
+        let mut receiver_node = None;
         let mut qualifier = None;
+        let mut template_args = None;
+        let mut qual_start = None;
         let mut cur = func;
         let mut callee_node = None;
         for _ in 0..64 {
@@ -1052,28 +1176,34 @@ impl<'s> Lowerer<'s> {
                     callee_node = Some(cur);
                     break;
                 }
+                // `x.template f<N>()`, `T::template f<N>()`.
+                "dependent_name" => match cur.named_child(0) {
+                    Some(n) => cur = n,
+                    None => break,
+                },
                 "qualified_identifier" => {
                     let Some(n) = cur.child_by_field_id(fields().name) else {
                         break;
                     };
-                    if qualifier.is_none() {
-                        let q = &src[cur.start_byte()..n.start_byte()];
-                        let q = String::from_utf8_lossy(q);
-                        let q = q.trim().trim_end_matches("::").trim().to_string();
-                        qualifier = Some(q);
-                    }
+                    // The qualifier is everything before the last name (`a::b` of
+                    // `a::b::f`, `::ns` of `::ns::f`), read once the last name is found.
+                    qual_start.get_or_insert(cur.start_byte());
                     cur = n;
                 }
                 "template_function" | "template_method" => {
+                    if template_args.is_none() {
+                        template_args = cur
+                            .child_by_field_id(fields().arguments)
+                            .map(|a| join_tokens(tokens(&text_of(a, src))));
+                    }
                     match cur.child_by_field_id(fields().name) {
                         Some(n) => cur = n,
                         None => break,
                     }
                 }
                 "field_expression" => {
-                    receiver = cur
-                        .child_by_field_id(fields().argument)
-                        .map(|a| text_of(a, src));
+                    receiver_node = cur.child_by_field_id(fields().argument);
+                    receiver = receiver_node.map(|a| text_of(a, src));
                     match cur.child_by_field_id(fields().field) {
                         Some(f) => cur = f,
                         None => break,
@@ -1084,6 +1214,12 @@ impl<'s> Lowerer<'s> {
         }
         let Some(cn) = callee_node else { return };
         let callee = text_of(cn, src);
+        if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
+            let q = join_tokens(tokens(&String::from_utf8_lossy(&src[q0..cn.start_byte()])));
+            let q = q.strip_suffix("template").unwrap_or(&q).trim_end();
+            let q = q.strip_suffix("::").unwrap_or(q).trim();
+            qualifier = Some(q.to_string());
+        }
         let args_node = node.child_by_field_id(fields().arguments);
         let mut arg_spans = Vec::new();
         let mut arg_nodes = Vec::new();
@@ -1116,6 +1252,7 @@ impl<'s> Lowerer<'s> {
                                 hint,
                                 syntax,
                                 span: span_of(node),
+                                macro_name: None,
                             },
                             parent: if stmt.kind() == "expression_statement" {
                                 gp.id()
@@ -1148,6 +1285,16 @@ impl<'s> Lowerer<'s> {
             return;
         }
         let arg_ints = arg_nodes.iter().map(|a| int_value(*a, src)).collect();
+        let (form, receiver_type) = match receiver_node {
+            Some(r) => (CallForm::Method, self.type_of_receiver(r)),
+            None if qualifier.is_none() && cn.kind() == "identifier" => {
+                match self.type_of_variable(&callee) {
+                    Some(t) => (CallForm::Variable, t),
+                    None => (CallForm::Plain, None),
+                }
+            }
+            None => (CallForm::Plain, None),
+        };
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
@@ -1166,7 +1313,153 @@ impl<'s> Lowerer<'s> {
             args: args_node.map(span_of).unwrap_or_else(|| span_of(node)),
             arg_spans,
             arg_ints,
+            form,
+            receiver_span: receiver_node.map(span_of),
+            receiver_type,
+            template_args,
         });
+    }
+
+    /// `F{}(p)`, `F()(p)`: `operator()` of a temporary of type `F` (the temporary itself is
+    /// a construction, `F{}`, or a call, `F()`, recorded when the walk reaches it).
+    fn temporary_call(&mut self, node: Node<'_>, func: Node<'_>) {
+        if !self.in_body(node) {
+            return;
+        }
+        let src = self.src;
+        let ty = if func.kind() == "compound_literal_expression" {
+            func.child_by_field_id(fields().ty)
+        } else {
+            func.child_by_field_id(fields().function)
+        };
+        let receiver_type = ty
+            .filter(|t| {
+                matches!(
+                    t.kind(),
+                    "identifier"
+                        | "type_identifier"
+                        | "qualified_identifier"
+                        | "template_type"
+                        | "template_function"
+                )
+            })
+            .and_then(|t| normal_type(&text_of(t, src)));
+        let args_node = node.child_by_field_id(fields().arguments);
+        let mut arg_spans = Vec::new();
+        let mut arg_ints = Vec::new();
+        if let Some(a) = args_node {
+            let mut c = a.walk();
+            for ch in a.named_children(&mut c) {
+                if ch.kind() != "comment" {
+                    arg_spans.push(span_of(ch));
+                    arg_ints.push(int_value(ch, src));
+                }
+            }
+        }
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.calls.push(Call {
+            callee: "operator()".into(),
+            receiver: Some(text_of(func, src)),
+            qualifier: None,
+            span: span_of(node),
+            callee_span: span_of(func),
+            args: args_node.map(span_of).unwrap_or_else(|| span_of(node)),
+            arg_spans,
+            arg_ints,
+            form: CallForm::Temporary,
+            receiver_span: Some(span_of(func)),
+            receiver_type,
+            template_args: None,
+        });
+    }
+
+    /// A temporary `T{...}` in a body: its constructor and destructor run there.
+    fn temporary(&mut self, node: Node<'_>) {
+        if let Some(ty) = node.child_by_field_id(fields().ty) {
+            let ty = text_of(ty, self.src);
+            self.construct(&ty, span_of(node));
+        }
+    }
+
+    /// Records the constructor and destructor calls of an object of type `ty` (as written)
+    /// made at `span`: [`CallForm::Construct`] then [`CallForm::Destroy`].
+    fn construct(&mut self, ty: &str, span: Span) {
+        let Some(t) = normal_type(ty) else { return };
+        let stripped = crate::identity::strip_template_args(&t);
+        let (qualifier, name) = match stripped.rsplit_once("::") {
+            Some((q, n)) => (Some(q.to_string()), n.to_string()),
+            None => (None, stripped.clone()),
+        };
+        if name.is_empty() || !name.starts_with(|c: char| c.is_alphabetic() || c == '_') {
+            return;
+        }
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        for (callee, form) in [
+            (name.clone(), CallForm::Construct),
+            (format!("~{name}"), CallForm::Destroy),
+        ] {
+            fc.f.calls.push(Call {
+                callee,
+                receiver: None,
+                qualifier: qualifier.clone(),
+                span,
+                callee_span: span,
+                args: span,
+                arg_spans: Vec::new(),
+                arg_ints: Vec::new(),
+                form,
+                receiver_span: None,
+                receiver_type: Some(t.clone()),
+                template_args: None,
+            });
+        }
+    }
+
+    /// The declared type of the local variable or parameter `name` of the current function, if
+    /// it is one (`Some(None)` when it is one whose type is not written: `auto` without a
+    /// constructor call in its initialiser).
+    fn type_of_variable(&mut self, name: &str) -> Option<Option<String>> {
+        let fc = self.fns.last_mut()?;
+        fc.decl_names.sync(&fc.f.decls);
+        if let Some(i) = fc.decl_names.get(name) {
+            let d = &fc.f.decls[i];
+            return Some(normal_type(&d.type_text).or_else(|| d.init_type.clone()));
+        }
+        let p = fc.f.params.iter().find(|p| p.name == name)?;
+        Some(normal_type(&p.type_text))
+    }
+
+    /// The static type of a call's receiver expression, where the function shows it: a
+    /// variable or parameter (`r`, `p` in `p->f()`, `(*p)`), `this` (the enclosing class).
+    fn type_of_receiver(&mut self, r: Node<'_>) -> Option<String> {
+        let mut r = r;
+        for _ in 0..8 {
+            match r.kind() {
+                "parenthesized_expression" => r = r.named_child(0)?,
+                "pointer_expression" => r = r.child_by_field_id(fields().argument)?,
+                _ => break,
+            }
+        }
+        match r.kind() {
+            "this" => {
+                let fc = self.fns.last()?;
+                fc.f.class_name.clone().or_else(|| {
+                    // `void S::m() { this->f(); }`: the qualifier of the name.
+                    fc.f.qualified_name
+                        .rsplit_once("::")
+                        .map(|(q, _)| q.to_string())
+                })
+            }
+            "identifier" => {
+                let name = text_of(r, self.src);
+                self.type_of_variable(&name).flatten()
+            }
+            _ => None,
+        }
     }
 
     fn inline_asm(&mut self, node: Node<'_>) {
@@ -1267,10 +1560,21 @@ impl<'s> Lowerer<'s> {
                 _ => {}
             }
         }
-        let type_text = node
-            .child_by_field_id(fields().ty)
-            .map(|t| text_of(t, src))
-            .unwrap_or_default();
+        let ty_node = node.child_by_field_id(fields().ty);
+        let type_text = ty_node.map(|t| text_of(t, src)).unwrap_or_default();
+        // A local object of a class type (not a pointer or reference to one) runs its
+        // constructor and destructor where it is declared.
+        let constructs = in_fn
+            && k == K::Declaration
+            && !shared
+            && !is_extern
+            && ty_node.is_some_and(|t| {
+                matches!(
+                    t.kind(),
+                    "type_identifier" | "qualified_identifier" | "template_type"
+                ) || (matches!(t.kind(), "struct_specifier" | "class_specifier")
+                    && t.child_by_field_id(fields().body).is_none())
+            });
         let default_value = if k == K::FieldDeclaration {
             node.child_by_field_id(fields().default_value)
         } else {
@@ -1285,6 +1589,35 @@ impl<'s> Lowerer<'s> {
         }
         for d in declarators {
             let (name_node, value, is_ptr) = declarator_name(Some(d));
+            // `Guard g(x);` reads as a function declaration: with arguments, in a body, it is
+            // an object constructed from them (`Guard g();` stays a function declaration).
+            let vexing = constructs
+                && d.kind() == "function_declarator"
+                && d.child_by_field_id(fields().declarator)
+                    .is_some_and(|n| n.kind() == "identifier")
+                && d.child_by_field_id(fields().parameters)
+                    .is_some_and(|p| p.named_child_count() > 0);
+            if vexing {
+                if let Some(n) = d.child_by_field_id(fields().declarator) {
+                    self.construct(&type_text, span_of(node));
+                    let Some(fc) = self.fns.last_mut() else {
+                        continue;
+                    };
+                    fc.f.decls.push(VarDecl {
+                        name: text_of(n, src),
+                        type_text: type_text.clone(),
+                        span: span_of(node),
+                        name_span: span_of(n),
+                        init: None,
+                        init_idents: Vec::new(),
+                        is_pointer_or_ref: false,
+                        init_int: None,
+                        is_const,
+                        init_type: None,
+                    });
+                }
+                continue;
+            }
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
@@ -1320,9 +1653,13 @@ impl<'s> Lowerer<'s> {
                 self.add_shared(name.clone(), kind, span_of(node), node, dims);
             }
             let value = value.or(default_value);
+            if constructs && !is_ptr {
+                self.construct(&type_text, span_of(node));
+            }
             if !in_fn && value.is_none() {
                 continue;
             }
+            let init_type = value.and_then(|v| init_type_of(v, src));
             let decl = VarDecl {
                 name,
                 type_text: type_text.clone(),
@@ -1333,6 +1670,7 @@ impl<'s> Lowerer<'s> {
                 is_pointer_or_ref: is_ptr,
                 init_int: value.and_then(|v| int_value(v, src)),
                 is_const,
+                init_type,
             };
             let r = if in_fn {
                 let Some(fc) = self.fns.last_mut() else {
@@ -1503,13 +1841,17 @@ impl<'s> Lowerer<'s> {
             is_pointer_or_ref: false,
             init_int: None,
             is_const: false,
+            init_type: None,
         });
+        let decl = fc.f.decls.len() - 1;
+        let type_text = format!("{}>", text_of(ty, src));
+        self.construct(&type_text, span_of(node));
         self.misparsed = Some(MisparsedDecl {
             type_node: ty.id(),
             name_node: name.id(),
             shell_node: rest.id(),
             init_node: init.map(|i| i.id()),
-            decl: fc.f.decls.len() - 1,
+            decl,
         });
     }
 
@@ -1698,7 +2040,12 @@ impl<'s> Lowerer<'s> {
             return;
         }
         self.pending_pragma = Some(PendingPragma {
-            pragma: Pragma { hint, syntax, span },
+            pragma: Pragma {
+                hint,
+                syntax,
+                span,
+                macro_name: None,
+            },
             parent: target,
             end: node.end_byte(),
         });
@@ -1706,7 +2053,7 @@ impl<'s> Lowerer<'s> {
 
     // ---------------------------------------------------------------- post-pass
 
-    fn finish(mut self) -> SourceFile {
+    fn finish(mut self) -> (SourceFile, Vec<IdParts>) {
         let src = self.src;
         self.out.crlf = memchr_crlf(src);
         let mut finished = std::mem::take(&mut self.finished);
@@ -1759,11 +2106,10 @@ impl<'s> Lowerer<'s> {
             functions.push(fin.f);
             id_parts.push(fin.id_parts);
         }
-        assign_ids(&mut functions, &id_parts);
         void_counts_of_by_ref_args(&mut functions, src);
         self.out.functions = functions;
         self.out.inert.sort_by_key(|s| s.start);
-        self.out
+        (self.out, id_parts)
     }
 }
 
@@ -1803,6 +2149,27 @@ fn open_subscript(sub: Node<'_>, list: Node<'_>, src: &[u8]) -> Option<OpenSubsc
             dim,
         },
     })
+}
+
+/// The type an initialiser names when it is one call or braced construction (`T(...)`,
+/// `ns::T<4>{...}`, `make<N>(...)`), as written.
+fn init_type_of(v: Node<'_>, src: &[u8]) -> Option<String> {
+    let t = match v.kind() {
+        "call_expression" => v.child_by_field_id(fields().function)?,
+        "compound_literal_expression" => v.child_by_field_id(fields().ty)?,
+        _ => return None,
+    };
+    if !matches!(
+        t.kind(),
+        "identifier"
+            | "type_identifier"
+            | "qualified_identifier"
+            | "template_function"
+            | "template_type"
+    ) {
+        return None;
+    }
+    normal_type(&text_of(t, src))
 }
 
 /// "cannot parse `TEXT`": the start of an ERROR node's text (its first line, at most 40
@@ -1858,5 +2225,9 @@ fn blank_function(
         const_ops: Vec::new(),
         recovered: false,
         address_uses: Vec::new(),
+        template_params: Vec::new(),
+        class_name: None,
+        unseen_specifiers: Vec::new(),
+        expansion: None,
     }
 }

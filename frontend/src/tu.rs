@@ -259,8 +259,8 @@ impl TranslationUnit {
         spec: &HashMap<String, crate::SpecifierMacro>,
     ) -> Arc<SourceFile> {
         // A parse without an error has nothing left to elide (a specifier macro the grammar
-        // cannot read leaves an error behind).
-        if spec.is_empty() || file.parse_errors.is_empty() {
+        // cannot read leaves an error behind, or was taken for an unknown one).
+        if spec.is_empty() || (file.parse_errors.is_empty() && !unseen_in(&file, spec)) {
             return file;
         }
         let own: HashSet<&str> = file.macros.iter().map(|m| m.name.as_str()).collect();
@@ -422,7 +422,7 @@ impl HeaderCache {
         spec: &HashMap<String, crate::SpecifierMacro>,
     ) -> Arc<Parsed> {
         // A full parse that read everything without an error has nothing left to elide.
-        if !p.light && p.file.parse_errors.is_empty() {
+        if !p.light && p.file.parse_errors.is_empty() && !unseen_in(&p.file, spec) {
             return p.clone();
         }
         let own: HashSet<&str> = p.file.macros.iter().map(|m| m.name.as_str()).collect();
@@ -460,6 +460,14 @@ impl HeaderCache {
         })
         .clone()
     }
+}
+
+/// True when a function of `file` was parsed with one of `spec` taken for an unknown
+/// specifier (`Function::unseen_specifiers`): parsed again with it, its qualifiers are known.
+fn unseen_in(file: &SourceFile, spec: &HashMap<String, crate::SpecifierMacro>) -> bool {
+    file.functions
+        .iter()
+        .any(|f| f.unseen_specifiers.iter().any(|n| spec.contains_key(n)))
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

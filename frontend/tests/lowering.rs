@@ -116,7 +116,9 @@ __global__ void LAUNCH_BOUNDS(256) after_macro(int n) { while (n--) {} }
         1,
         "loop inside #if inside the body"
     );
-    assert!(f.functions[2].recovered);
+    // `LAUNCH_BOUNDS` is defined nowhere: an unknown specifier, skipped by the parse.
+    assert!(!f.functions[2].recovered);
+    assert_eq!(f.functions[2].unseen_specifiers, ["LAUNCH_BOUNDS"]);
     assert_eq!(f.functions[2].loops[0].kind, LoopKind::While);
 }
 
@@ -966,9 +968,29 @@ fn specifier_macros_of_a_header_are_skipped_too() {
             ("k", FunctionKind::Kernel, 1, Some("KERNEL_LB"))
         ]
     );
-    // Without the header's macros the grammar misreads the first definition.
+    // Without the header's macros they are unknown specifiers: skipped, the functions taken
+    // for `__device__` ones that carry them.
     let alone = parse(src.as_bytes());
-    assert!(!alone.parse_errors.is_empty());
+    let got: Vec<(&str, FunctionKind, usize, &[String])> = alone
+        .functions
+        .iter()
+        .map(|x| {
+            (
+                x.name.as_str(),
+                x.kind,
+                x.loops.len(),
+                x.unseen_specifiers.as_slice(),
+            )
+        })
+        .collect();
+    let (dinline, klb) = (["DINLINE".to_string()], ["KERNEL_LB".to_string()]);
+    assert_eq!(
+        got,
+        [
+            ("add", FunctionKind::Device, 1, &dinline[..]),
+            ("k", FunctionKind::Device, 1, &klb[..])
+        ]
+    );
 }
 
 #[test]
@@ -1075,4 +1097,93 @@ fn a_qualified_template_declaration_read_as_a_comparison_is_a_declaration() {
         .const_ops
         .iter()
         .all(|o| o.constant != 32 && o.constant != 16));
+}
+
+#[test]
+fn function_defining_macros_are_expanded_where_they_are_written() {
+    let src = "#define K(op, T) \\\n\
+               __global__ void op##_kernel(T* p, int n) { \\\n\
+                 for (int i = 0; i < n; ++i) p[i] = 0; \\\n\
+               }\n\
+               #define HEADER(name) __global__ void name(float* p, int n)\n\
+               namespace ns {\n\
+               K(add, float)\n\
+               K(mul, double)\n\
+               }\n\
+               HEADER(after) {\n\
+                 for (int i = 0; i < n; ++i) p[i] = 1.f;\n\
+               }\n\
+               INSTANTIATE(float)\n\
+               __global__ void last(int n) { while (n--) {} }\n";
+    let f = parse(src.as_bytes());
+    assert!(f.parse_errors.is_empty(), "{:?}", f.parse_errors);
+    // Name, id, line of the name, body in the macro, lines of the loops.
+    type Row<'a> = (&'a str, String, u32, Option<bool>, Vec<u32>);
+    let got: Vec<Row> = f
+        .functions
+        .iter()
+        .map(|x| {
+            (
+                x.qualified_name.as_str(),
+                x.id.to_string(),
+                x.name_span.line,
+                x.expansion.as_ref().map(|e| e.body_in_macro),
+                x.loops.iter().map(|l| l.keyword.line).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "ns::add_kernel",
+                "ns::add_kernel".into(),
+                7,
+                Some(true),
+                vec![3]
+            ),
+            (
+                "ns::mul_kernel",
+                "ns::mul_kernel".into(),
+                8,
+                Some(true),
+                vec![3]
+            ),
+            ("after", "after".into(), 10, Some(false), vec![11]),
+            ("last", "last".into(), 14, None, vec![14]),
+        ]
+    );
+    let add = &f.functions[0];
+    assert_eq!(add.kind, FunctionKind::Kernel);
+    let e = add.expansion.as_ref().unwrap();
+    assert_eq!((e.name.as_str(), e.invocation.line), ("K", 7));
+}
+
+#[test]
+fn pragma_macros_are_the_loops_pragmas() {
+    let src = "#define UNROLL_4 _Pragma(\"unroll 4\")\n\
+               __global__ void k(float* a, int n) {\n\
+                 UNROLL_4\n\
+                 for (int i = 0; i < n; ++i) a[i] = 0.f;\n\
+                 CUTLASS_PRAGMA_NO_UNROLL\n\
+                 for (int i = 0; i < n; ++i) a[i] = 1.f;\n\
+               }\n";
+    let f = parse(src.as_bytes());
+    assert!(f.parse_errors.is_empty(), "{:?}", f.parse_errors);
+    let k = func(&f, "k");
+    let p: Vec<(UnrollHint, Option<&str>, u32)> = k
+        .loops
+        .iter()
+        .map(|l| {
+            let p = l.pragma.as_ref().unwrap();
+            (p.hint, p.macro_name.as_deref(), p.span.line)
+        })
+        .collect();
+    assert_eq!(
+        p,
+        [
+            (UnrollHint::Unroll(Some(4)), Some("UNROLL_4"), 3),
+            (UnrollHint::NoUnroll, Some("CUTLASS_PRAGMA_NO_UNROLL"), 5)
+        ]
+    );
 }

@@ -7,18 +7,20 @@
 //! [`Reaches`] (what a function body or a macro's replacement list does by itself, which calls
 //! and inline assembly do it) and the graph carries it to every caller, in
 //! O(functions + macros + edges) per blocker by a backwards breadth-first search from the
-//! nodes that do it directly. Calls are resolved by name (overloads and same-named members
-//! merged, conservative), and also through the callables of a function: local variables,
-//! parameters and assignments that hold a function (`auto fp = &helper;`, `void (*fp)() =
-//! helper;`, `auto& r = helper;`) or a functor (a variable of a class type with an
-//! `operator()`, or initialised from one).
+//! nodes that do it directly. Calls are resolved by `resolve` (the receiver's static type,
+//! qualified names, constructors and destructors, `operator()` of functor temporaries and
+//! variables; by name, to every candidate, only where the type is unknown), and also through
+//! the callables of a function: local variables, parameters and assignments that hold a
+//! function (`auto fp = &helper;`, `void (*fp)() = helper;`, `auto& r = helper;`) or a functor
+//! (a variable of a class type with an `operator()`, or initialised from one).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
 use frontend::tu::TranslationUnit;
-use frontend::{Call, Function, FunctionKind, MacroDef, SourceFile, Span};
+use frontend::{Call, CallForm, Function, FunctionKind, MacroDef, SourceFile, Span, TypeDef};
 
+use crate::resolve::{Index, Outcome, TypeRes};
 use crate::util::display_callee;
 
 /// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
@@ -93,19 +95,23 @@ pub(crate) const MAX_UNRESOLVED: usize = 16;
 
 pub(crate) struct Reach<'f> {
     pub unit: Unit<'f>,
-    /// Function nodes: `(file, index)`; the analysed file's functions come first, so node `i`
-    /// is its function `i`.
+    /// Function nodes `0..nf`: `(file, index)`; the analysed file's functions come first, so
+    /// node `i` is its function `i`. Nodes `nf..nf + nm` are the macros, then come the
+    /// specialisations (`specs`).
     fn_at: Vec<(usize, usize)>,
     /// Macro nodes: `(file, index)`.
     mac_at: Vec<(usize, usize)>,
+    /// Specialisations of template functions, node `nf + nm + s`: the function node and the
+    /// template parameters a call binds (`apply(hs, s)` binds `F` of `apply(F f, ...)`).
+    specs: Vec<(usize, Binding)>,
     /// The blockers' predicates, by slot.
     reaches: Vec<Reaches>,
-    /// `funcs[node * reaches.len() + slot]`: what function `node` reaches for that blocker.
-    funcs: Vec<Option<Witness>>,
-    /// The same for macro nodes.
-    macros: Vec<Option<Witness>>,
-    func_by_name: HashMap<&'f str, Vec<usize>>,
+    /// `reach[node * reaches.len() + slot]`: what node `node` reaches for that blocker.
+    reach: Vec<Option<Witness>>,
     macro_by_name: HashMap<&'f str, Vec<usize>>,
+    /// Per function node (`0..nf`), per call (index in `Function::calls`): the nodes
+    /// (functions or specialisations) it may reach.
+    resolved: Vec<Vec<Box<[usize]>>>,
     /// Per function of the analysed file: its local callables (name -> function nodes).
     callables: Vec<HashMap<&'f str, Vec<usize>>>,
     /// Per function of the analysed file: the functions of the unit it names as values (not
@@ -116,13 +122,16 @@ pub(crate) struct Reach<'f> {
     /// Per function of the analysed file: the indices (in `Function::calls`) of the calls that
     /// nothing visible answers (no function, callable, lambda or macro of the unit, not known).
     unresolved_calls: Vec<Vec<usize>>,
-    /// Per function node, then per macro node: calls no visible body answers, transitively.
-    unresolved_fn: Vec<Vec<String>>,
-    unresolved_mac: Vec<Vec<String>>,
-    /// Per function node: the function nodes that call it (the edges the reach follows
-    /// backwards; macros left out).
-    fn_callers: Vec<Vec<usize>>,
+    /// Per function of the analysed file: the indices of the calls resolved by name.
+    by_name: Vec<Vec<usize>>,
+    /// Per node: calls no visible body answers, transitively.
+    unresolved: Vec<Vec<String>>,
+    /// Per node (functions, macros, specialisations): the nodes that call or use it.
+    callers: Vec<Vec<usize>>,
 }
+
+/// Template parameters bound to classes of the unit, sorted by name.
+pub(crate) type Binding = Vec<(String, TypeRes)>;
 
 /// The class a functor's `operator()` belongs to (`ns::Op::operator()` -> `Op`).
 fn functor_class(f: &Function) -> Option<&str> {
@@ -144,6 +153,51 @@ fn type_base(t: &str) -> &str {
         .trim_start_matches("class ")
         .trim();
     t.rsplit("::").next().unwrap_or(t).trim()
+}
+
+/// At most this many specialisations per unit, and per function.
+const MAX_SPECS: usize = 2048;
+const MAX_SPECS_PER_FUNCTION: usize = 32;
+
+/// What one function node's body calls, resolved (for a specialisation: under its binding).
+struct Calls<'f> {
+    /// Per call: the nodes it may reach.
+    targets: Vec<Box<[usize]>>,
+    callables: HashMap<&'f str, Vec<usize>>,
+    values: Vec<(Span, usize)>,
+    /// Indices of the calls nothing visible answers.
+    unresolved: Vec<usize>,
+    /// Indices of the calls resolved by name (their receiver's or qualifier's type unknown).
+    by_name: Vec<usize>,
+}
+
+/// The specialisations made so far, and those still to resolve.
+#[derive(Default)]
+struct Specs {
+    list: Vec<(usize, Binding)>,
+    ids: HashMap<(usize, Binding), usize>,
+    per_function: HashMap<usize, usize>,
+    pending: Vec<usize>,
+}
+
+impl Specs {
+    /// The node of function `j` under `binding` (`base` is the first specialisation's node
+    /// id), made on first use; `j` itself when the caps are reached.
+    fn node(&mut self, j: usize, binding: Binding, base: usize) -> usize {
+        if let Some(&s) = self.ids.get(&(j, binding.clone())) {
+            return base + s;
+        }
+        let count = self.per_function.entry(j).or_default();
+        if self.list.len() >= MAX_SPECS || *count >= MAX_SPECS_PER_FUNCTION {
+            return j;
+        }
+        *count += 1;
+        let s = self.list.len();
+        self.list.push((j, binding.clone()));
+        self.ids.insert((j, binding), s);
+        self.pending.push(s);
+        base + s
+    }
 }
 
 impl<'f> Reach<'f> {
@@ -173,12 +227,11 @@ impl<'f> Reach<'f> {
             let (k, i) = mac_at[m];
             &unit.files[k].macros[i]
         };
-        let mut func_by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+        let types: Vec<&'f TypeDef> = unit.files.iter().flat_map(|f| f.types.iter()).collect();
+        let index = Index::new((0..nf).map(func).collect(), &types);
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {
-            let f = func(n);
-            func_by_name.entry(f.name.as_str()).or_default().push(n);
-            if let Some(c) = functor_class(f) {
+            if let Some(c) = functor_class(func(n)) {
                 functors.entry(c).or_default().push(n);
             }
         }
@@ -194,16 +247,119 @@ impl<'f> Reach<'f> {
             .iter()
             .map(|f| f.macros.iter().map(|m| m.name.as_str()).collect())
             .collect();
+        let base = nf + nm;
 
-        // Nodes: functions 0..nf, macros nf..nf+nm. Reverse edges: callee -> callers.
+        // Resolves the calls of function node `n` (under `binding`), making the
+        // specialisations its calls bind.
+        let resolve_calls = |n: usize, binding: &Binding, specs: &mut Specs| -> Calls<'f> {
+            let f = func(n);
+            let mut scope = index.scope_of(n);
+            scope.bound = binding.clone();
+            let mut callables = callables_of(f, &index, &functors);
+            let lambda_vars: HashSet<&str> = f
+                .decls
+                .iter()
+                .filter(|d| {
+                    d.init
+                        .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)))
+                })
+                .map(|d| d.name.as_str())
+                .collect();
+            // Each call's targets by type and name (local callables are added below).
+            let mut outcomes: Vec<(Vec<usize>, Outcome)> = f
+                .calls
+                .iter()
+                .map(|c| {
+                    let mut v = Vec::new();
+                    let o = index.call(&scope, c, &mut v);
+                    (v, o)
+                })
+                .collect();
+            // Functions named as values escape into pointers, references and arguments: a
+            // call that nothing else answers (`fp()`, `(*table[k])()`) may reach any of them.
+            let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
+            let values: Vec<(Span, usize)> = f
+                .idents
+                .iter()
+                .filter(|u| {
+                    u.access != frontend::Access::Decl && !callee_at.contains(&u.span.start)
+                })
+                .flat_map(|u| index.named(&u.name).iter().map(move |&j| (u.span, j)))
+                .collect();
+            if !values.is_empty() {
+                let mut escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
+                escaped.sort_unstable();
+                escaped.dedup();
+                for (c, (v, o)) in f.calls.iter().zip(&outcomes) {
+                    let plain = matches!(c.form, CallForm::Plain | CallForm::Variable)
+                        && c.qualifier.is_none();
+                    let answered = !v.is_empty()
+                        || *o == Outcome::Resolved
+                        || callables.contains_key(c.callee.as_str())
+                        || macro_by_name.contains_key(c.callee.as_str())
+                        || lambda_vars.contains(c.callee.as_str())
+                        || known(c);
+                    if plain && !answered {
+                        callables.insert(c.callee.as_str(), escaped.clone());
+                    }
+                }
+            }
+            let mut targets = Vec::with_capacity(f.calls.len());
+            let mut unresolved = Vec::new();
+            let mut by_name = Vec::new();
+            for (ci, c) in f.calls.iter().enumerate() {
+                let (mut ts, outcome) = std::mem::take(&mut outcomes[ci]);
+                let held =
+                    matches!(c.form, CallForm::Plain | CallForm::Variable) && c.qualifier.is_none();
+                if held {
+                    if let Some(v) = callables.get(c.callee.as_str()) {
+                        ts.extend(v.iter().copied());
+                    }
+                }
+                ts.sort_unstable();
+                ts.dedup();
+                for t in ts.iter_mut() {
+                    if let Some(b) = index.binding(&scope, f, c, *t) {
+                        *t = specs.node(*t, b, base);
+                    }
+                }
+                let resolved = !ts.is_empty()
+                    || matches!(outcome, Outcome::Resolved | Outcome::NotACall)
+                    || macro_by_name.contains_key(c.callee.as_str())
+                    || (c.receiver.is_none() && lambda_vars.contains(c.callee.as_str()))
+                    || known(c);
+                if !resolved && f.kind != FunctionKind::Host {
+                    unresolved.push(ci);
+                }
+                if outcome == Outcome::ByName && !ts.is_empty() {
+                    by_name.push(ci);
+                }
+                targets.push(ts.into_boxed_slice());
+            }
+            Calls {
+                targets,
+                callables,
+                values,
+                unresolved,
+                by_name,
+            }
+        };
+
+        // Nodes: functions 0..nf, macros nf..nf+nm, specialisations after. Reverse edges:
+        // callee -> callers.
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); nf + nm];
         let mut direct: Vec<Option<Witness>> = vec![None; (nf + nm) * nb];
         let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); nf + nm];
+        let mut specs = Specs::default();
         let mut callables_main = Vec::new();
+        let mut resolved_main = Vec::new();
         let mut values_main = Vec::new();
         let mut uses_main = Vec::new();
         let mut unresolved_calls_main = Vec::new();
+        let mut by_name_main = Vec::new();
         let n_main = main.functions.len();
+        // Per function node: the macro nodes its body uses.
+        let mut fn_macros: Vec<Vec<usize>> = Vec::with_capacity(nf);
         for n in 0..nf {
             let (k, _) = fn_at[n];
             let f = func(n);
@@ -216,69 +372,23 @@ impl<'f> Reach<'f> {
                     });
                 }
             }
-            let mut callables = callables_of(f, &func_by_name, &functors);
-            let lambda_vars: HashSet<&str> = f
-                .decls
-                .iter()
-                .filter(|d| {
-                    d.init
-                        .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)))
-                })
-                .map(|d| d.name.as_str())
-                .collect();
-            // Functions named as values escape into pointers, references and arguments: a
-            // call that nothing else answers (`fp()`, `(*table[k])()`) may reach any of them.
-            let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
-            let values: Vec<(Span, usize)> = f
-                .idents
-                .iter()
-                .filter(|u| {
-                    u.access != frontend::Access::Decl && !callee_at.contains(&u.span.start)
-                })
-                .flat_map(|u| {
-                    func_by_name
-                        .get(u.name.as_str())
-                        .into_iter()
-                        .flatten()
-                        .map(move |&j| (u.span, j))
-                })
-                .collect();
-            if !values.is_empty() {
-                let mut escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
-                escaped.sort_unstable();
-                escaped.dedup();
-                for c in &f.calls {
-                    let plain = c.receiver.is_none() && c.qualifier.is_none();
-                    let answered = func_by_name.contains_key(c.callee.as_str())
-                        || callables.contains_key(c.callee.as_str())
-                        || macro_by_name.contains_key(c.callee.as_str())
-                        || lambda_vars.contains(c.callee.as_str())
-                        || known(c);
-                    if plain && !answered {
-                        callables.insert(c.callee.as_str(), escaped.clone());
-                    }
-                }
-            }
+            let calls = resolve_calls(n, &Vec::new(), &mut specs);
             let mut seen: HashSet<usize> = HashSet::new();
-            let mut unresolved_calls = Vec::new();
-            for (ci, c) in f.calls.iter().enumerate() {
-                let mut any = false;
-                for j in targets(&func_by_name, &callables, func, c) {
-                    any = true;
-                    let gpu_edge =
-                        f.kind != FunctionKind::Host || func(j).kind != FunctionKind::Host;
-                    if gpu_edge && seen.insert(j) {
+            for ts in &calls.targets {
+                for &j in ts.iter() {
+                    let g = if j >= base { specs.list[j - base].0 } else { j };
+                    let host_edge =
+                        f.kind == FunctionKind::Host && func(g).kind == FunctionKind::Host;
+                    if !host_edge && seen.insert(j) {
+                        if callers.len() <= j {
+                            callers.resize(j + 1, Vec::new());
+                        }
                         callers[j].push(n);
                     }
                 }
-                let resolved = any
-                    || macro_by_name.contains_key(c.callee.as_str())
-                    || (c.receiver.is_none() && lambda_vars.contains(c.callee.as_str()))
-                    || known(c);
-                if !resolved && f.kind != FunctionKind::Host {
-                    push_capped(&mut unresolved[n], display_callee(c));
-                    unresolved_calls.push(ci);
-                }
+            }
+            for &ci in &calls.unresolved {
+                push_capped(&mut unresolved[n], display_callee(&f.calls[ci]));
             }
             // Macro uses: the lowering's (this file's macros) and, in a unit, the names of
             // other files' macros among the identifiers and callees.
@@ -307,20 +417,70 @@ impl<'f> Reach<'f> {
                 uses.sort_by_key(|u| u.span.start);
                 uses.dedup_by_key(|u| u.span.start);
             }
+            let mut used = Vec::new();
             for u in &uses {
                 for &m in macro_by_name.get(u.name).into_iter().flatten() {
                     if seen.insert(nf + m) {
                         callers[nf + m].push(n);
+                        used.push(nf + m);
                     }
                 }
             }
+            fn_macros.push(used);
+            resolved_main.push(calls.targets);
             if n < n_main {
-                callables_main.push(callables);
-                values_main.push(values);
+                callables_main.push(calls.callables);
+                values_main.push(calls.values);
                 uses_main.push(uses);
-                unresolved_calls_main.push(unresolved_calls);
+                unresolved_calls_main.push(calls.unresolved);
+                by_name_main.push(calls.by_name);
             }
         }
+        // Specialisations: the generic function's body under the binding (macro uses are the
+        // generic function's: they do not depend on it).
+        while let Some(s) = specs.pending.pop() {
+            let node = base + s;
+            let (n, binding) = specs.list[s].clone();
+            let f = func(n);
+            let grow = node + 1;
+            if direct.len() < grow * nb {
+                direct.resize(grow * nb, None);
+            }
+            if unresolved.len() < grow {
+                unresolved.resize(grow, Vec::new());
+            }
+            if callers.len() < grow {
+                callers.resize(grow, Vec::new());
+            }
+            for slot in 0..nb {
+                direct[node * nb + slot] = direct[n * nb + slot].clone();
+            }
+            let calls = resolve_calls(n, &binding, &mut specs);
+            let mut seen: HashSet<usize> = HashSet::new();
+            for ts in &calls.targets {
+                for &j in ts.iter() {
+                    if seen.insert(j) {
+                        if callers.len() <= j {
+                            callers.resize(j + 1, Vec::new());
+                        }
+                        callers[j].push(node);
+                    }
+                }
+            }
+            for &ci in &calls.unresolved {
+                push_capped(&mut unresolved[node], display_callee(&f.calls[ci]));
+            }
+            // The generic function's macro uses.
+            for &m in &fn_macros[n] {
+                if seen.insert(m) {
+                    callers[m].push(node);
+                }
+            }
+        }
+        let total = base + specs.list.len();
+        callers.resize(total, Vec::new());
+        direct.resize(total * nb, None);
+        unresolved.resize(total, Vec::new());
         for (m, &(k, _)) in mac_at.iter().enumerate() {
             let node = nf + m;
             let md = mac(m);
@@ -342,7 +502,7 @@ impl<'f> Reach<'f> {
                         callers[nf + m2].push(node);
                     }
                 }
-                for &j in func_by_name.get(name.as_str()).into_iter().flatten() {
+                for &j in index.named(name) {
                     any = true;
                     if seen.insert(j) {
                         callers[j].push(node);
@@ -357,16 +517,17 @@ impl<'f> Reach<'f> {
         }
 
         // Backwards BFS per blocker from the direct sites.
+        let is_macro = |n: usize| (nf..base).contains(&n);
         let mut reach = direct;
         for (slot, r) in reaches.iter().enumerate() {
             let through_functions = r.function.is_some();
-            let mut queue: VecDeque<usize> = (0..nf + nm)
+            let mut queue: VecDeque<usize> = (0..total)
                 .filter(|&n| reach[n * nb + slot].is_some())
                 .collect();
             while let Some(n) = queue.pop_front() {
                 let w = reach[n * nb + slot].clone();
                 for &c in &callers[n] {
-                    if (through_functions || c >= nf) && reach[c * nb + slot].is_none() {
+                    if (through_functions || is_macro(c)) && reach[c * nb + slot].is_none() {
                         reach[c * nb + slot] = w.clone();
                         queue.push_back(c);
                     }
@@ -375,9 +536,8 @@ impl<'f> Reach<'f> {
         }
         // Unresolved names travel to callers too (each node keeps at most MAX_UNRESOLVED, so
         // this ends after O(MAX_UNRESOLVED * edges) steps).
-        let mut queue: VecDeque<usize> = (0..nf + nm)
-            .filter(|&n| !unresolved[n].is_empty())
-            .collect();
+        let mut queue: VecDeque<usize> =
+            (0..total).filter(|&n| !unresolved[n].is_empty()).collect();
         while let Some(n) = queue.pop_front() {
             let names = unresolved[n].clone();
             for &c in &callers[n] {
@@ -390,68 +550,67 @@ impl<'f> Reach<'f> {
                 }
             }
         }
-        let macros = reach.split_off(nf * nb);
-        let unresolved_mac = unresolved.split_off(nf);
-        // Function -> function edges, also through a macro a function uses that names or
-        // calls another function (callers of a macro node are its users).
-        let mut fn_callers: Vec<Vec<usize>> = vec![Vec::new(); nf];
-        for (callee, list) in callers.iter().enumerate().take(nf) {
-            let mut seen: HashSet<usize> = HashSet::new();
-            let mut stack: Vec<usize> = list.clone();
-            while let Some(c) = stack.pop() {
-                if !seen.insert(c) {
-                    continue;
-                }
-                if c < nf {
-                    fn_callers[callee].push(c);
-                } else {
-                    stack.extend(callers[c].iter().copied());
-                }
-            }
-        }
         Reach {
             unit,
             reaches: reaches.to_vec(),
             fn_at,
             mac_at,
-            funcs: reach,
-            macros,
-            func_by_name,
+            specs: specs.list,
+            reach,
             macro_by_name,
+            resolved: resolved_main,
             callables: callables_main,
             values: values_main,
             uses: uses_main,
             unresolved_calls: unresolved_calls_main,
-            unresolved_fn: unresolved,
-            unresolved_mac,
-            fn_callers,
+            by_name: by_name_main,
+            unresolved,
+            callers,
         }
     }
 
     /// For every kernel of the analysed file: the functions of the unit it reaches through
     /// calls (itself first), as `(file, function index)` with file 0 the analysed one and `k`
-    /// the unit's header `k - 1`. Calls resolve as for the blockers (by name, overloads merged,
-    /// callables followed): a superset of what runs, never less.
+    /// the unit's header `k - 1`. The edges are the blockers' (receiver types, functors,
+    /// specialisations, macros a body uses, by name where the type is unknown): a superset of
+    /// what runs, never less. A specialisation counts as its generic function.
     pub(crate) fn kernel_reach(&self) -> Vec<(usize, Vec<(usize, usize)>)> {
+        let total = self.callers.len();
         let nf = self.fn_at.len();
-        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); nf];
-        for (callee, callers) in self.fn_callers.iter().enumerate() {
+        let base = nf + self.mac_at.len();
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); total];
+        for (callee, callers) in self.callers.iter().enumerate() {
             for &c in callers {
                 callees[c].push(callee);
             }
         }
+        let function_of = |n: usize| -> Option<usize> {
+            if n < nf {
+                Some(n)
+            } else if n >= base {
+                self.specs.get(n - base).map(|s| s.0)
+            } else {
+                None
+            }
+        };
         let main = self.unit.files[0];
         let mut out = Vec::new();
         for (i, f) in main.functions.iter().enumerate() {
             if f.kind != FunctionKind::Kernel {
                 continue;
             }
-            let mut seen = vec![false; nf];
+            let mut seen = vec![false; total];
+            let mut listed = vec![false; nf];
             let mut order = Vec::new();
             let mut queue: VecDeque<usize> = VecDeque::from([i]);
             seen[i] = true;
             while let Some(n) = queue.pop_front() {
-                order.push(self.fn_at[n]);
+                if let Some(g) = function_of(n) {
+                    if !listed[g] {
+                        listed[g] = true;
+                        order.push(self.fn_at[g]);
+                    }
+                }
                 for &m in &callees[n] {
                     if !seen[m] {
                         seen[m] = true;
@@ -471,12 +630,13 @@ impl<'f> Reach<'f> {
 
     /// What function node `n` reaches for the blocker in `slot`.
     pub(crate) fn fn_witness(&self, n: usize, slot: usize) -> Option<&Witness> {
-        self.funcs[n * self.reaches.len() + slot].as_ref()
+        self.reach[n * self.reaches.len() + slot].as_ref()
     }
 
     /// What macro node `m` reaches for the blocker in `slot`.
     pub(crate) fn macro_witness(&self, m: usize, slot: usize) -> Option<&Witness> {
-        self.macros[m * self.reaches.len() + slot].as_ref()
+        let node = self.fn_at.len() + m;
+        self.reach[node * self.reaches.len() + slot].as_ref()
     }
 
     /// True when some blocker recognises `c` by itself (a barrier, an atomic: a primitive).
@@ -485,16 +645,35 @@ impl<'f> Reach<'f> {
     }
 
     /// The function nodes a call of function `fi` of the analysed file may reach.
-    pub(crate) fn call_targets<'a>(
-        &'a self,
-        fi: usize,
-        c: &'a Call,
-    ) -> impl Iterator<Item = usize> + use<'a, 'f> {
-        let func = move |n: usize| -> &'f Function {
-            let (k, i) = self.fn_at[n];
-            &self.unit.files[k].functions[i]
-        };
-        targets(&self.func_by_name, &self.callables[fi], func, c)
+    pub(crate) fn call_targets(&self, fi: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
+        self.node_call_targets(fi, c)
+    }
+
+    /// When call `c` of function `fi` of the analysed file was resolved by name (the type of
+    /// its receiver or qualifier is unknown): the qualified names of its candidates, sorted.
+    pub(crate) fn by_name_candidates(&self, fi: usize, c: &Call) -> Option<Vec<&'f str>> {
+        let f = &self.unit.files[0].functions[fi];
+        let ci = call_index(f, c)?;
+        self.by_name[fi].binary_search(&ci).ok()?;
+        let mut names: Vec<&'f str> = self
+            .call_targets(fi, c)
+            .map(|j| self.function(j).qualified_name.as_str())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
+    /// The nodes a call of the function of node `n` may reach (for a specialisation, as the
+    /// generic function resolves it).
+    pub(crate) fn node_call_targets(&self, n: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
+        let base = self.fn_at.len() + self.mac_at.len();
+        let g = if n >= base { self.specs[n - base].0 } else { n };
+        let f = self.function(g);
+        let targets: &[usize] = call_index(f, c)
+            .and_then(|i| self.resolved.get(g)?.get(i))
+            .map_or(&[], |v| &v[..]);
+        targets.iter().copied()
     }
 
     /// The functions of the unit that function `fi` of the analysed file names as values
@@ -546,10 +725,18 @@ impl<'f> Reach<'f> {
 
     /// Unresolved calls reached through function node `n` / macro node `m`.
     pub(crate) fn unresolved_of_fn(&self, n: usize) -> &[String] {
-        &self.unresolved_fn[n]
+        &self.unresolved[n]
     }
     pub(crate) fn unresolved_of_macro(&self, m: usize) -> &[String] {
-        &self.unresolved_mac[m]
+        &self.unresolved[self.fn_at.len() + m]
+    }
+
+    /// The function of node `n` (a function node or a specialisation of one).
+    pub(crate) fn function(&self, n: usize) -> &'f Function {
+        let base = self.fn_at.len() + self.mac_at.len();
+        let g = if n >= base { self.specs[n - base].0 } else { n };
+        let (k, i) = self.fn_at[g];
+        &self.unit.files[k].functions[i]
     }
 
     /// Every identifier a macro expands to, through nested macros (bounded).
@@ -571,29 +758,15 @@ impl<'f> Reach<'f> {
     }
 }
 
-/// The function nodes a call may reach: by name (any function for a free or qualified call,
-/// only member functions for a method call), and for a plain call of a local callable, what
-/// it holds.
-fn targets<'a, 'f: 'a>(
-    by_name: &'a HashMap<&'f str, Vec<usize>>,
-    callables: &'a HashMap<&'f str, Vec<usize>>,
-    func: impl Fn(usize) -> &'f Function + 'a,
-    c: &'a Call,
-) -> impl Iterator<Item = usize> + 'a {
-    let method = c.receiver.is_some();
-    let by_callee = by_name
-        .get(c.callee.as_str())
-        .into_iter()
-        .flatten()
-        .copied()
-        .filter(move |&j| !method || func(j).qualified_name.contains("::"));
-    let held = (!method && c.qualifier.is_none())
-        .then(|| callables.get(c.callee.as_str()))
-        .flatten()
-        .into_iter()
-        .flatten()
-        .copied();
-    by_callee.chain(held)
+/// The index of `c` in `f.calls` (the calls are in source order of their start).
+fn call_index(f: &Function, c: &Call) -> Option<usize> {
+    let lo = f.calls.partition_point(|x| x.span.start < c.span.start);
+    let found = f.calls[lo..]
+        .iter()
+        .take_while(|x| x.span.start == c.span.start)
+        .position(|x| std::ptr::eq(x, c))
+        .map(|k| lo + k);
+    found.or_else(|| f.calls.iter().position(|x| std::ptr::eq(x, c)))
 }
 
 /// The local callables of `f`: parameters, variables and assignments holding a function of the
@@ -602,7 +775,7 @@ fn targets<'a, 'f: 'a>(
 /// nodes.
 fn callables_of<'f>(
     f: &'f Function,
-    by_name: &HashMap<&'f str, Vec<usize>>,
+    index: &Index<'_>,
     functors: &HashMap<&'f str, Vec<usize>>,
 ) -> HashMap<&'f str, Vec<usize>> {
     let mut out: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -623,7 +796,7 @@ fn callables_of<'f>(
         let mut v = Vec::new();
         for u in crate::util::within(&f.idents, |u| u.span.start, span) {
             if !callee_at.contains(&u.span.start) {
-                v.extend(by_name.get(u.name.as_str()).into_iter().flatten());
+                v.extend(index.named(&u.name));
             }
             v.extend(functors.get(u.name.as_str()).into_iter().flatten());
         }
@@ -673,6 +846,10 @@ fn known_name(reaches: &[Reaches], name: &str) -> bool {
         args: Span::default(),
         arg_spans: Vec::new(),
         arg_ints: Vec::new(),
+        form: CallForm::Plain,
+        receiver_span: None,
+        receiver_type: None,
+        template_args: None,
     };
     is_known_call(reaches, &c)
         || reaches

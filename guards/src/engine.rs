@@ -67,7 +67,8 @@ pub struct LoopVerdict {
     pub evidence: Vec<Evidence>,
     /// Calls in the loop (directly, or through the functions and macros of the unit it calls)
     /// to functions whose body nothing visible holds, as written (`ext_helper`, `ns::f`,
-    /// `obj.m`), sorted, at most 16: what the verdict could not look into.
+    /// `obj.m`), sorted, at most 16: what the verdict could not look into (callees only: no
+    /// cast, type or variable).
     pub unresolved: Vec<String>,
 }
 
@@ -135,8 +136,26 @@ impl Cx<'_> {
         let reach = self.reach;
         let reaching = |j: usize| reach.fn_witness(j, slot);
         if let Some(w) = reach.call_targets(self.fi, c).find_map(reaching) {
+            // A call resolved by name says so, with its candidates.
+            let how = match reach.by_name_candidates(self.fi, c) {
+                Some(names) => {
+                    let shown: Vec<String> =
+                        names.iter().take(4).map(|n| format!("`{n}`")).collect();
+                    let more = names.len().saturating_sub(4);
+                    let more = if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        " (its type is unknown here: any of {}{more})",
+                        shown.join(", ")
+                    )
+                }
+                None => String::new(),
+            };
             return Some(format!(
-                "`{}()`, which reaches `{}` ({})",
+                "`{}()`{how}, which reaches `{}` ({})",
                 display_callee(c),
                 w.what,
                 reach.unit.at(w)

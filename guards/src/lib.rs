@@ -11,6 +11,7 @@ pub mod fix;
 pub mod hsaco;
 mod lint;
 pub mod report;
+mod resolve;
 pub mod rules;
 mod suppress;
 mod util;

@@ -71,8 +71,10 @@ pub struct LoopReport {
     pub blockers: Vec<String>,
     /// Calls in the loop (directly or through the helpers and macros it uses) to functions
     /// whose body is not visible in the file or its headers, as written (`ext_helper`,
-    /// `ns::f`, `obj.m`), sorted, at most 16: what the verdict could not look into. Absent
-    /// from the JSON when empty.
+    /// `ns::f`, `obj.m`: a method the receiver's class only declares counts), sorted, at most
+    /// 16: what the verdict could not look into. Callees only: never a cast (`float(x)`,
+    /// `static_cast<T>(x)`), a type or a call through a variable. Absent from the JSON when
+    /// empty.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub unresolved: Vec<String>,
 }

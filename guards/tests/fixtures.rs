@@ -15,6 +15,9 @@ struct Expect {
     trips: BTreeMap<u32, Option<u64>>,
     /// line -> expected sorted `unresolved` calls of the loop on that line (none when absent).
     unresolved: BTreeMap<u32, Vec<String>>,
+    /// line -> expected unroll pragma of the loop on that line (`unroll 8`, `nounroll`;
+    /// `None` for `pragma: none`), checked only where annotated.
+    pragmas: BTreeMap<u32, Option<String>>,
     /// `// hip-unroll-test: include-dir DIR` (relative to the fixture's directory).
     include_dirs: Vec<String>,
     hints: bool,
@@ -69,6 +72,14 @@ fn expectations(src: &str) -> Result<Expect, String> {
                     "line {lineno}: two `unresolved:` annotations for line {target}"
                 ));
             }
+        } else if let Some(p) = rest.strip_prefix("pragma:") {
+            let p = p.trim();
+            let want = (p != "none").then(|| p.to_string());
+            if e.pragmas.insert(target, want).is_some() {
+                return Err(format!(
+                    "line {lineno}: two `pragma:` annotations for line {target}"
+                ));
+            }
         } else if let Some(t) = rest.strip_prefix("trip:") {
             let t = t.trim();
             let want = match t {
@@ -85,7 +96,7 @@ fn expectations(src: &str) -> Result<Expect, String> {
             }
         } else {
             return Err(format!(
-                "line {lineno}: unknown annotation `{rest}` (want `blockers:`, `diag:`, `trip:` or `unresolved:`)"
+                "line {lineno}: unknown annotation `{rest}` (want `blockers:`, `diag:`, `trip:`, `pragma:` or `unresolved:`)"
             ));
         }
     }
@@ -153,6 +164,14 @@ fn run_fixture(
                     l.line, l.id, l.unresolved, want
                 ));
             }
+            if let Some(want) = exp.pragmas.get(&l.line) {
+                if *want != l.unroll_pragma {
+                    errs.push(format!(
+                        "line {}: loop {} pragma {:?}, expected {:?}",
+                        l.line, l.id, l.unroll_pragma, want
+                    ));
+                }
+            }
             if let Some(want) = exp.trips.get(&l.line) {
                 if *want != l.trip_count {
                     errs.push(format!(
@@ -167,6 +186,13 @@ fn run_fixture(
         if !seen_lines.contains(line) {
             errs.push(format!(
                 "line {line}: `trip:` annotation but no reported loop starts there"
+            ));
+        }
+    }
+    for line in exp.pragmas.keys() {
+        if !seen_lines.contains(line) {
+            errs.push(format!(
+                "line {line}: `pragma:` annotation but no reported loop starts there"
             ));
         }
     }

@@ -1369,6 +1369,20 @@ impl Ctx<'_> {
             "typename",
             "operator",
         ];
+        // The function's own unknown specifier macros (`CUTLASS_DEVICE void f()`): defined
+        // nowhere visible, they may expand to anything.
+        if let Some(name) = self
+            .func
+            .unseen_specifiers
+            .iter()
+            .find(|n| self.macro_def(n).is_none())
+        {
+            return Err(Refusal::UnseenMacro {
+                name: name.clone(),
+                line: self.func.span.line,
+                why: self.unseen_why(),
+            });
+        }
         let missing = self.tu.has_missing();
         for range in std::iter::once(self.body.clone())
             .chain(std::iter::once(bound))

@@ -132,6 +132,15 @@ pub fn unroll_in(
             count: func.loops.len(),
             candidates: Vec::new(),
         })?;
+    // A loop of a function that a macro invocation defines, written in the macro's
+    // replacement list: its text is the macro's, shared by every invocation.
+    if let Some(e) = func.expansion.as_ref().filter(|e| e.body_in_macro) {
+        return Err(Refusal::InMacroDefinition {
+            name: e.name.clone(),
+            line: lp.keyword.line,
+        }
+        .into());
+    }
     let edits = match mode {
         Mode::Pragma if factor == FULL && lp.trip_count.is_none() => {
             let kind = match lp.kind {

@@ -81,6 +81,8 @@ pub enum Refusal {
         line: u32,
         why: &'static str,
     },
+    #[error("the loop is written in the replacement list of macro `{name}` (line {line}), which every invocation of the macro shares: rewriting it would rewrite them all")]
+    InMacroDefinition { name: String, line: u32 },
     #[error("`__shared__` declaration inside the body would be duplicated (line {line})")]
     SharedDeclInBody { line: u32 },
     #[error("`static` local inside the body would be duplicated (line {line})")]
@@ -154,6 +156,7 @@ impl Refusal {
             Refusal::PreprocessorInBody { .. } => "preprocessor-in-body",
             Refusal::MacroInBody { .. } => "macro-in-body",
             Refusal::UnseenMacro { .. } => "unseen-macro",
+            Refusal::InMacroDefinition { .. } => "in-macro-definition",
             Refusal::SharedDeclInBody { .. } => "shared-decl-in-body",
             Refusal::StaticLocalInBody { .. } => "static-local-in-body",
             Refusal::LambdaInBody { .. } => "lambda-in-body",

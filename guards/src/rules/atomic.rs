@@ -5,8 +5,15 @@
 //! (atomicCAS(...) != old)`) calls an atomic: `atomicAdd`, `atomicCAS`, `atomicExch`, ... and
 //! their scoped `_system`/`_block` forms, `unsafeAtomicAdd`/`safeAtomicAdd`, the `__hip_atomic_*`,
 //! `__atomic_*`, `__c11_atomic_*` and `__sync_*` builtins, `__builtin_amdgcn_*atomic*`, and
-//! `fetch_*`/`compare_exchange_*` methods of atomic objects. Atomics reached through `__device__`
-//! functions or macros of the same file count too.
+//! `fetch_*`/`compare_exchange_*` methods of atomic objects, and atomics written in inline
+//! assembly: PTX `atom.*`, `red.*`, `multimem.red.*`, `cp.reduce.async.*`; AMDGPU
+//! `global_atomic_*`, `flat_atomic_*`, `buffer_atomic_*`, `image_atomic_*`, `s_atomic_*`,
+//! `s_buffer_atomic_*` and the LDS atomics `ds_add_*`, `ds_sub_*`, `ds_rsub_*`, `ds_inc_*`,
+//! `ds_dec_*`, `ds_min_*`, `ds_max_*`, `ds_and_*`, `ds_or_*`, `ds_xor_*`, `ds_mskor_*`,
+//! `ds_cmpst_*`, `ds_cmpswap*`, `ds_wrxchg*`, `ds_condxchg*`, `ds_pk_add_*`, `ds_append`,
+//! `ds_consume` (plain `ds_read*`/`ds_write*`/`ds_swizzle`/`ds_bpermute` are not atomics).
+//! Atomics reached through `__device__` functions, methods, constructors and destructors, or
+//! macros of the translation unit count too (an asm atomic inside a macro as well).
 //!
 //! ## Why
 //! Atomics are ordered, contended memory operations: unrolling does not remove them or let the
@@ -42,7 +49,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         macro_def: in_macro,
         call: Some(is_atomic_call),
         macro_call: None,
-        asm: None,
+        asm: Some(asm_atomic),
     },
     evidence,
 };
@@ -52,9 +59,17 @@ fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
         .iter()
         .find(|c| is_atomic_call(c) && !is_barrier_call(c))
         .map(|c| (c.callee.clone(), c.span))
+        .or_else(|| {
+            f.asm
+                .iter()
+                .find_map(|a| asm_atomic(&a.template).map(|w| (format!("asm(\"{w}\")"), a.span)))
+        })
 }
 
 fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
+    if let Some(w) = m.asm.as_deref().and_then(asm_atomic) {
+        return Some((format!("asm(\"{w}\")"), m.span));
+    }
     m.calls
         .iter()
         .chain(m.idents.iter())
@@ -89,6 +104,64 @@ pub fn is_atomic_name(name: &str) -> bool {
         || (name.starts_with("__builtin_amdgcn_") && name.contains("atomic"))
 }
 
+/// Prefixes of AMDGPU atomic instructions.
+const AMD_ATOMICS: &[&str] = &[
+    "global_atomic_",
+    "flat_atomic_",
+    "buffer_atomic_",
+    "image_atomic_",
+    "s_atomic_",
+    "s_buffer_atomic_",
+    "ds_add_",
+    "ds_sub_",
+    "ds_rsub_",
+    "ds_inc_",
+    "ds_dec_",
+    "ds_min_",
+    "ds_max_",
+    "ds_and_",
+    "ds_or_",
+    "ds_xor_",
+    "ds_mskor_",
+    "ds_cmpst_",
+    "ds_cmpswap",
+    "ds_wrxchg",
+    "ds_condxchg",
+    "ds_pk_add_",
+];
+
+/// Prefixes of PTX atomic instructions (`atom.global.add.u32`, `red.global.add.f32`).
+const PTX_ATOMICS: &[&str] = &["atom.", "red.", "multimem.red.", "cp.reduce.async."];
+
+/// The atomic instruction in an inline-assembly template, if any (see the rule's
+/// documentation for the instructions).
+pub fn asm_atomic(template: &str) -> Option<String> {
+    // Escapes are kept as written: `\n`, `\t` separate instructions.
+    let t = template.replace("\\n", "\n").replace("\\t", "\t");
+    let b = t.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'.';
+    let mut i = 0;
+    while i < b.len() {
+        if !word(b[i]) || (i > 0 && (word(b[i - 1]) || b[i - 1] == b'%')) {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && word(b[i]) {
+            i += 1;
+        }
+        let w = &t[s..i];
+        let amd = AMD_ATOMICS.iter().any(|p| w.starts_with(p) && w.len() > p.len())
+            || w == "ds_append"
+            || w == "ds_consume";
+        let ptx = PTX_ATOMICS.iter().any(|p| w.starts_with(p) && w.len() > p.len());
+        if amd || ptx {
+            return Some(w.to_string());
+        }
+    }
+    None
+}
+
 /// True when `call` is an atomic operation.
 pub fn is_atomic_call(call: &Call) -> bool {
     if call.receiver.is_none() {
@@ -119,6 +192,45 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             sink.push(c.span, label, Spread::All, None);
         }
     }
+    for a in &cx.f.asm {
+        if let Some(w) = asm_atomic(&a.template) {
+            sink.push(a.span, format!("`asm(\"{w}\")`"), Spread::All, None);
+        }
+    }
     cx.via_lambdas(sink);
     cx.via_macros(sink);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asm_templates() {
+        for (t, w) in [
+            ("red.global.add.f32 [%0], %1;", "red.global.add.f32"),
+            ("atom.shared.cas.b32 %0, [%1], %2, %3;", "atom.shared.cas.b32"),
+            ("global_atomic_add_f32 %0, %1, off", "global_atomic_add_f32"),
+            ("flat_atomic_cmpswap v0, v[1:2], v[3:4]", "flat_atomic_cmpswap"),
+            ("buffer_atomic_add %0, %1, 0 offen", "buffer_atomic_add"),
+            ("s_waitcnt lgkmcnt(0)\\n ds_add_u32 %0, %1", "ds_add_u32"),
+            ("ds_cmpst_rtn_b32 %0, %1, %2, %3", "ds_cmpst_rtn_b32"),
+            ("ds_append %0", "ds_append"),
+        ] {
+            assert_eq!(asm_atomic(t).as_deref(), Some(w), "{t}");
+        }
+        for clean in [
+            "ds_read_b32 %0, %1",
+            "ds_write_b128 %0, %1",
+            "ds_bpermute_b32 %0, %1, %2",
+            "ds_swizzle_b32 %0, %1 offset:0x1f",
+            "redux.sync.add.s32 %0, %1, 0xffffffff;",
+            "ld.global.red_count.u32 %0, [%1];",
+            "mov.u32 %0, %%red.x;",
+            "v_add_f32 %0, %1, %2",
+            "global_load_dword %0, %1, off",
+        ] {
+            assert_eq!(asm_atomic(clean), None, "{clean}");
+        }
+    }
 }

@@ -21,10 +21,17 @@
 //!   object counts, whatever its scope: the scope (`thread_scope_block`, `_thread`) is a
 //!   template argument of a type the tool does not resolve.
 //!
-//! The synchronisation is also found when it is reached through a `__device__` function defined
-//! in the same file (at any depth of calls, recursion included), through an object-like or
-//! function-like macro of the same file (macros that expand to other macros too), or through a
-//! lambda called in the loop.
+//! The synchronisation is also found when it is reached through a `__device__` function of the
+//! translation unit (at any depth of calls, recursion included): a free function, a method
+//! resolved by its receiver's static type (a warp reducer's `allreduce` that only shuffles does
+//! not block where a block reducer's that syncs does), a member template called with the
+//! `template` keyword, a static member of a class template, a functor (a variable, a temporary
+//! `F{}(p)`, a struct defined in the function), the constructor or destructor of a local object
+//! or temporary (`Guard g;` in the loop body), a function with an unknown specifier macro
+//! (`CUTLASS_DEVICE void f()`), a kernel defined by a macro invocation; through an object-like or
+//! function-like macro of the unit (macros that expand to other macros too), or through a
+//! lambda called in the loop. A call whose receiver's type is unknown reaches every function of
+//! its name.
 //!
 //! Not synchronisation, so not reported: fences (`__threadfence*`, `__builtin_amdgcn_fence`)
 //! order only the calling thread's own memory accesses and wait for no other thread;

@@ -5,10 +5,13 @@
 //! array (file scope or local, also with `HIP_DYNAMIC_SHARED_ATTRIBUTE`), a
 //! `HIP_DYNAMIC_SHARED(type, name)` declaration, or a pointer/reference initialised from one of
 //! them, transitively (`float* a = smem; float* b = a + 4;`), or assigned from one later
-//! (`float* p; p = smem + off;`). Uses inside macros of the same file and inside `__device__`
-//! helpers that touch file-scope dynamic shared memory count too. The message names the dynamic
-//! array itself (`row`, a pointer into dynamic shared memory `smem`). Static `__shared__ T x[N]`
-//! arrays, and pointers into them, do not block.
+//! (`float* p; p = smem + off;`), or from what a function or method returns when it returns a
+//! pointer into dynamic shared memory (`T* s = smem.getPointer();`, `T* s = SharedMemory<T>();`
+//! through its conversion operator, `float* p = (float*)get_smem() + off;`: the pattern of the
+//! CUDA samples' reductions, `extern __shared__` declared inside the helper). Uses inside macros
+//! of the translation unit and inside `__device__` helpers that touch dynamic shared memory
+//! count too. The message names the dynamic array itself (`row`, a pointer into dynamic shared
+//! memory `smem`). Static `__shared__ T x[N]` arrays, and pointers into them, do not block.
 //!
 //! ## Why
 //! Unrolling touches exactly the addresses the loop touched before, so this is not about
@@ -37,9 +40,10 @@
 
 use std::collections::HashMap;
 
-use frontend::{Access, Function, MacroDef, SharedDecl, SharedKind, Span};
+use frontend::{Access, Function, JumpKind, MacroDef, SharedDecl, SharedKind, Span};
 
-use crate::callgraph::{Reaches, Unit};
+use crate::callgraph::{Reach, Reaches, Unit};
+use crate::util::within;
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
 
 /// The rule's registry entry. How dynamic shared memory travels: a function that uses a name
@@ -111,6 +115,13 @@ pub fn dynamic_names<'s>(
     if names.is_empty() {
         return names;
     }
+    extend_aliases(f, &mut names);
+    names
+}
+
+/// Adds to `names` the local pointers and references of `f` initialised or assigned from one
+/// of them (transitively).
+fn extend_aliases(f: &Function, names: &mut HashMap<String, String>) {
     // Aliases: iterate to a fixpoint (declarations are in source order, so one or two passes).
     loop {
         let mut grew = false;
@@ -151,7 +162,88 @@ pub fn dynamic_names<'s>(
             break;
         }
     }
-    names
+}
+
+/// How deep a returned pointer is followed through functions that return what they call.
+const MAX_RETURN_DEPTH: usize = 4;
+
+/// Adds to `names` (see [`dynamic_names`]) the local pointers of `f` (function `fi` of the
+/// analysed file) initialised or assigned from a call whose target returns a pointer into
+/// dynamic shared memory, and their aliases.
+fn returned_aliases(reach: &Reach<'_>, fi: usize, f: &Function, names: &mut HashMap<String, String>) {
+    let mut grew = false;
+    let returned = |span: Span| -> Option<String> {
+        within(&f.calls, |c| c.span.start, span).iter().find_map(|c| {
+            reach
+                .call_targets(fi, c)
+                .find_map(|j| returns_dynamic(reach, j, 0))
+        })
+    };
+    for d in &f.decls {
+        let aliasing = d.is_pointer_or_ref || d.type_text.contains("auto");
+        if names.contains_key(&d.name) || !aliasing {
+            continue;
+        }
+        if let Some(root) = d.init.and_then(returned) {
+            names.insert(d.name.clone(), root);
+            grew = true;
+        }
+    }
+    for a in &f.assigns {
+        if names.contains_key(&a.target) {
+            continue;
+        }
+        let is_pointer = f
+            .decls
+            .iter()
+            .any(|d| d.name == a.target && d.is_pointer_or_ref);
+        if !is_pointer {
+            continue;
+        }
+        if let Some(root) = returned(a.span) {
+            names.insert(a.target.clone(), root);
+            grew = true;
+        }
+    }
+    if grew {
+        extend_aliases(f, names);
+    }
+}
+
+/// When function node `j` returns a pointer into dynamic shared memory (a `return` whose
+/// expression names it, or returns what a call of such a function returns): the dynamic array.
+fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> {
+    if depth > MAX_RETURN_DEPTH {
+        return None;
+    }
+    let g = reach.function(j);
+    let returns: Vec<Span> = g
+        .jumps
+        .iter()
+        .filter(|x| x.kind == JumpKind::Return)
+        .map(|x| x.span)
+        .collect();
+    if returns.is_empty() {
+        return None;
+    }
+    let dynamic = dynamic_names(unit_shared(&reach.unit), g);
+    for r in &returns {
+        if let Some(root) = within(&g.idents, |u| u.span.start, *r)
+            .iter()
+            .find_map(|u| dynamic.get(&u.name))
+        {
+            return Some(root.clone());
+        }
+        for c in within(&g.calls, |c| c.span.start, *r) {
+            if let Some(root) = reach
+                .node_call_targets(j, c)
+                .find_map(|k| returns_dynamic(reach, k, depth + 1))
+            {
+                return Some(root);
+            }
+        }
+    }
+    None
 }
 
 /// The dynamic-LDS evidence of one function: calls of same-file functions that touch dynamic
@@ -166,7 +258,8 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         }
     }
     cx.via_macros(sink);
-    let dynamic = dynamic_names(unit_shared(&cx.reach.unit), cx.f);
+    let mut dynamic = dynamic_names(unit_shared(&cx.reach.unit), cx.f);
+    returned_aliases(cx.reach, cx.fi, cx.f, &mut dynamic);
     if dynamic.is_empty() {
         return;
     }

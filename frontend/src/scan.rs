@@ -1,0 +1,949 @@
+//! Token-level reading of declarations and statements that the grammar cannot parse without
+//! the preprocessor (see `elide`): unknown specifier macros in front of a function
+//! declarator (`CUTLASS_DEVICE void f()`), macro calls at file scope written without `;`
+//! (`INSTANTIATE(float)` then `__global__ void k()`), invocations of the file's macros that
+//! define functions (`DEFINE_KERNEL(k, float)`, `DEFINE_KERNEL(k, float) { ... }`), and pragma
+//! macros before a loop (`UNROLL_8 for (...)`, `__pragma(unroll) for (...)`).
+//!
+//! One forward pass over the tokens outside directives, with a stack of scopes (namespace,
+//! class, block) told apart by the tokens that open them; a declaration or statement is looked
+//! at only where one starts. Bounded: a head is at most [`MAX_HEAD`] tokens.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use crate::ir::{PragmaSyntax, UnrollHint};
+use crate::lex::{self, Tok, Token};
+use crate::pragma::parse_pragma_text;
+
+/// The most tokens a declaration head is read over before giving up on it.
+const MAX_HEAD: usize = 64;
+
+/// What a macro of the file is, for this pass.
+#[derive(Debug, Clone)]
+pub(crate) enum Shape {
+    /// `_Pragma("...")` / `__pragma(...)`: the unroll hint it gives, if it is an unroll pragma.
+    Pragma(Option<(UnrollHint, PragmaSyntax)>),
+    /// Function-like, and its replacement list defines a `__global__`/`__device__` function,
+    /// body included: `params`, and the replacement list's bytes in the file.
+    Definition {
+        params: Vec<String>,
+        body: Range<usize>,
+    },
+    /// Function-like, and its replacement list is a function header without a body (the body
+    /// follows the invocation).
+    Header {
+        params: Vec<String>,
+        body: Range<usize>,
+    },
+    /// Anything else.
+    Other,
+}
+
+/// What the pass found.
+#[derive(Debug, Clone)]
+pub(crate) enum Found {
+    /// An identifier defined nowhere (in the file or as an outer specifier macro) in
+    /// declaration-specifier position, or such a name with its argument list.
+    Unknown { range: Range<usize>, name: String },
+    /// A pragma macro (or `__pragma(...)`) right before a loop; `unknown` when nothing defines
+    /// it.
+    Pragma {
+        range: Range<usize>,
+        name: String,
+        hint: Option<(UnrollHint, PragmaSyntax)>,
+        unknown: bool,
+    },
+    /// A macro call at file or namespace scope not followed by `;`, which the grammar would
+    /// read as the start of the next declaration.
+    Invocation { range: Range<usize>, name: String },
+    /// An invocation of a macro of the file that defines a function (`range` is the
+    /// invocation, and the block after it for a [`Shape::Header`]).
+    Expansion {
+        range: Range<usize>,
+        name: String,
+        invocation: Range<usize>,
+        args: Vec<Range<usize>>,
+        block: Option<Range<usize>>,
+        namespaces: Vec<String>,
+    },
+}
+
+/// Names that are followed by `(` without being a macro call.
+const NOT_MACRO_CALLS: &[&str] = &[
+    "__attribute__",
+    "__declspec",
+    "__launch_bounds__",
+    "alignas",
+    "__align__",
+    "__builtin_align__",
+    "decltype",
+    "static_assert",
+    "_Pragma",
+    "__pragma",
+    "sizeof",
+    "alignof",
+    "noexcept",
+    "operator",
+    "asm",
+    "__asm__",
+    "__asm",
+];
+
+/// Words that may follow a function declarator's parameter list (so `NAME(...) WORD` is a
+/// declaration, not a macro call).
+const POST_DECLARATOR: &[&str] = &[
+    "const", "volatile", "noexcept", "override", "final", "throw", "try", "requires",
+];
+
+/// Declaration specifiers that name no type.
+const SPECIFIERS: &[&str] = &[
+    "static",
+    "inline",
+    "constexpr",
+    "consteval",
+    "constinit",
+    "virtual",
+    "explicit",
+    "friend",
+    "extern",
+    "__device__",
+    "__host__",
+    "__global__",
+    "__forceinline__",
+    "__noinline__",
+    "__inline__",
+    "__inline",
+    "__always_inline__",
+    "const",
+    "volatile",
+    "mutable",
+    "thread_local",
+    "register",
+    "typename",
+    "__restrict__",
+    "__shared__",
+    "__constant__",
+    "__managed__",
+];
+
+/// Type keywords.
+const PRIMITIVES: &[&str] = &[
+    "void", "bool", "char", "char8_t", "char16_t", "char32_t", "wchar_t", "short", "int", "long",
+    "float", "double", "signed", "unsigned", "auto", "__int128", "_Float16", "__fp16", "__bf16",
+];
+
+/// Statement keywords after which no declaration head is read.
+const NOT_HEADS: &[&str] = &[
+    "namespace",
+    "using",
+    "typedef",
+    "static_assert",
+    "enum",
+    "return",
+    "public",
+    "private",
+    "protected",
+    "template",
+    "case",
+    "default",
+    "goto",
+    "break",
+    "continue",
+    "if",
+    "else",
+    "switch",
+    "for",
+    "while",
+    "do",
+    "asm",
+    "__asm__",
+    "__asm",
+    "struct",
+    "class",
+    "union",
+    "concept",
+    "requires",
+    "delete",
+    "new",
+    "throw",
+    "co_return",
+    "co_await",
+    "co_yield",
+    "sizeof",
+];
+
+#[derive(Debug, Clone)]
+enum ScopeKind {
+    Namespace(String),
+    /// A class body, with the class's name (constructors are named after it).
+    Class(String),
+    Block,
+}
+
+struct Scope {
+    kind: ScopeKind,
+    paren: u32,
+}
+
+/// The pass's view of the tokens.
+struct Cursor<'a> {
+    src: &'a [u8],
+    toks: &'a [Token],
+    code: &'a [usize],
+}
+
+impl Cursor<'_> {
+    fn tok(&self, i: usize) -> Option<&Tok> {
+        self.code.get(i).map(|&j| &self.toks[j].tok)
+    }
+
+    fn ident(&self, i: usize) -> Option<&str> {
+        match self.tok(i) {
+            Some(Tok::Ident(w)) => Some(w.as_str()),
+            _ => None,
+        }
+    }
+
+    fn is(&self, i: usize, p: &str) -> bool {
+        matches!(self.tok(i), Some(Tok::Punct(x)) if *x == p)
+    }
+
+    fn range(&self, i: usize) -> Range<usize> {
+        self.toks[self.code[i]].range.clone()
+    }
+
+    fn span(&self, a: usize, b: usize) -> Range<usize> {
+        self.range(a).start..self.range(b).end
+    }
+
+    /// The index of the token closing the group opened at `open` (`(`, `[`, `{`, `<`), or
+    /// `None` when it is never closed. Angle brackets count only themselves and stop at `;`,
+    /// `{` and `}` (a comparison is not a template argument list).
+    fn closing(&self, open: usize) -> Option<usize> {
+        let (o, c) = match self.tok(open)? {
+            Tok::Punct("(") => ("(", ")"),
+            Tok::Punct("[") => ("[", "]"),
+            Tok::Punct("{") => ("{", "}"),
+            Tok::Punct("<") => ("<", ">"),
+            _ => return None,
+        };
+        let mut depth = 0usize;
+        for k in open..self.code.len() {
+            match self.tok(k)? {
+                Tok::Punct(p) if *p == o => depth += 1,
+                Tok::Punct(p) if *p == c => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                }
+                Tok::Punct(">>") if o == "<" => {
+                    depth = depth.saturating_sub(2);
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                }
+                Tok::Punct(";" | "{" | "}") if o == "<" => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// The byte ranges of the top-level comma-separated items between `open` and `close`.
+    fn args(&self, open: usize, close: usize) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut depth = 0usize;
+        let mut first = open + 1;
+        for k in open + 1..=close {
+            match self.tok(k) {
+                Some(Tok::Punct("(" | "[" | "{" | "<")) => depth += 1,
+                Some(Tok::Punct(")" | "]" | "}" | ">")) if k != close => {
+                    depth = depth.saturating_sub(1)
+                }
+                _ => {}
+            }
+            if k == close || (depth == 0 && self.is(k, ",")) {
+                if first < k {
+                    out.push(self.range(first).start..self.range(k - 1).end);
+                }
+                first = k + 1;
+            }
+        }
+        out
+    }
+}
+
+/// Reads the tokens `toks` of `src` (`code`: the indexes of those outside directives).
+/// `defined` names every macro the file defines and every outer specifier macro; `shapes` says
+/// what the file's own macros are; `spec` names the specifier macros (elided elsewhere).
+pub(crate) fn scan(
+    src: &[u8],
+    toks: &[Token],
+    code: &[usize],
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    shapes: &HashMap<&str, Shape>,
+) -> Vec<Found> {
+    let cur = Cursor { src, toks, code };
+    let mut out = Vec::new();
+    let mut scopes = vec![Scope {
+        kind: ScopeKind::Namespace(String::new()),
+        paren: 0,
+    }];
+    let mut at_start = true;
+    let mut stmt_start = 0usize;
+    let mut i = 0usize;
+    while i < code.len() {
+        let top = scopes.last().map_or(0, |s| s.paren);
+        if at_start && top == 0 {
+            let kind = scopes.last().map(|s| s.kind.clone());
+            let next = match kind {
+                Some(ScopeKind::Block) => pragma(&cur, i, defined, shapes, &mut out),
+                Some(ref k) => {
+                    let namespaces: Vec<String> = scopes
+                        .iter()
+                        .filter_map(|s| match &s.kind {
+                            ScopeKind::Namespace(n) if !n.is_empty() => Some(n.clone()),
+                            _ => None,
+                        })
+                        .collect();
+                    head(&cur, i, k, &namespaces, defined, spec, shapes, &mut out)
+                }
+                None => None,
+            };
+            if let Some(n) = next {
+                if n > i {
+                    i = n;
+                    stmt_start = n;
+                    continue;
+                }
+            }
+            stmt_start = i;
+        }
+        at_start = false;
+        match cur.tok(i) {
+            Some(Tok::Punct("(")) => {
+                if let Some(s) = scopes.last_mut() {
+                    s.paren += 1;
+                }
+            }
+            Some(Tok::Punct(")")) => {
+                if let Some(s) = scopes.last_mut() {
+                    s.paren = s.paren.saturating_sub(1);
+                }
+            }
+            Some(Tok::Punct(";")) if top == 0 => at_start = true,
+            Some(Tok::Punct(":"))
+                if top == 0
+                    && i > 0
+                    && matches!(cur.ident(i - 1), Some("public" | "private" | "protected")) =>
+            {
+                at_start = true;
+            }
+            Some(Tok::Punct("{")) => {
+                let in_block = matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block));
+                let kind = if top > 0 {
+                    ScopeKind::Block
+                } else {
+                    brace_kind(&cur, stmt_start, i, in_block)
+                };
+                scopes.push(Scope { kind, paren: 0 });
+                at_start = true;
+            }
+            Some(Tok::Punct("}")) => {
+                if scopes.len() > 1 {
+                    scopes.pop();
+                }
+                at_start = true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What the `{` at `open` opens, from the statement that began at `start`.
+fn brace_kind(cur: &Cursor<'_>, start: usize, open: usize, in_block: bool) -> ScopeKind {
+    let mut k = start;
+    // Template headers.
+    while cur.ident(k) == Some("template") && cur.is(k + 1, "<") {
+        match cur.closing(k + 1) {
+            Some(c) if c < open => k = c + 1,
+            _ => break,
+        }
+    }
+    match cur.ident(k) {
+        Some("namespace") if !in_block => {
+            let mut name = String::new();
+            for j in k + 1..open {
+                match cur.tok(j) {
+                    Some(Tok::Ident(w)) => name.push_str(w),
+                    Some(Tok::Punct("::")) => name.push_str("::"),
+                    _ => {}
+                }
+            }
+            if name.is_empty() {
+                name = "(anonymous namespace)".into();
+            }
+            return ScopeKind::Namespace(name);
+        }
+        Some("extern") if !in_block && matches!(cur.tok(k + 1), Some(Tok::Str)) => {
+            return ScopeKind::Namespace(String::new());
+        }
+        Some("enum") => return ScopeKind::Block,
+        _ => {}
+    }
+    let mut angle = 0i32;
+    let mut class_name = None;
+    let mut is_class = false;
+    for j in k..open {
+        match cur.tok(j) {
+            Some(Tok::Punct("(")) if angle == 0 => return ScopeKind::Block,
+            Some(Tok::Punct("=")) if angle == 0 => return ScopeKind::Block,
+            Some(Tok::Punct("<")) => angle += 1,
+            Some(Tok::Punct(">")) => angle -= 1,
+            Some(Tok::Punct(">>")) => angle -= 2,
+            Some(Tok::Punct(":")) if angle == 0 => break, // base clause
+            Some(Tok::Ident(w)) if angle == 0 => {
+                if matches!(w.as_str(), "struct" | "class" | "union") {
+                    is_class = true;
+                } else if is_class && !NOT_MACRO_CALLS.contains(&w.as_str()) {
+                    class_name = Some(w.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    if is_class {
+        ScopeKind::Class(class_name.unwrap_or_default())
+    } else {
+        ScopeKind::Block
+    }
+}
+
+/// A unit of a declaration head.
+#[derive(Debug)]
+enum Unit {
+    /// A declaration specifier that names no type (`static`, `__device__`).
+    Specifier,
+    /// A type keyword, `decltype(...)` or an elaborated type (`struct S`).
+    Type,
+    /// A plain identifier (token index).
+    Word(usize),
+    /// A qualified name or a name with template arguments: a type.
+    Named,
+    /// `NAME(...)`: first and last token.
+    Call(usize, usize),
+}
+
+/// At the start of a declaration in a namespace or class (`i`): a macro invocation to elide or
+/// expand, or the unknown specifiers of a function declaration. Returns where to go on (past
+/// an elided invocation), or `None`.
+#[allow(clippy::too_many_arguments)]
+fn head(
+    cur: &Cursor<'_>,
+    i: usize,
+    scope: &ScopeKind,
+    namespaces: &[String],
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    shapes: &HashMap<&str, Shape>,
+    out: &mut Vec<Found>,
+) -> Option<usize> {
+    let mut j = i;
+    while cur.ident(j) == Some("template") && cur.is(j + 1, "<") {
+        j = cur.closing(j + 1)? + 1;
+    }
+    let first = cur.ident(j)?;
+    if NOT_HEADS.contains(&first) {
+        return None;
+    }
+    let in_namespace = matches!(scope, ScopeKind::Namespace(_));
+    if in_namespace && j == i && cur.is(j + 1, "(") && !NOT_MACRO_CALLS.contains(&first) {
+        if let Some(close) = cur.closing(j + 1) {
+            let expansion = |block: Option<Range<usize>>, end: usize| Found::Expansion {
+                range: cur.span(j, end),
+                name: first.to_string(),
+                invocation: cur.span(j, close),
+                args: cur.args(j + 1, close),
+                block,
+                namespaces: namespaces.to_vec(),
+            };
+            match shapes.get(first) {
+                Some(Shape::Definition { .. }) => {
+                    out.push(expansion(None, close));
+                    return Some(close + 1);
+                }
+                Some(Shape::Header { .. }) if cur.is(close + 1, "{") => {
+                    let end = cur.closing(close + 1)?;
+                    out.push(expansion(Some(cur.span(close + 1, end)), end));
+                    return Some(end + 1);
+                }
+                _ => {}
+            }
+            let starts_declaration = match cur.tok(close + 1) {
+                None => true,
+                Some(Tok::Punct("}")) => true,
+                Some(Tok::Punct("[")) => cur.is(close + 2, "["),
+                Some(Tok::Ident(w)) => !POST_DECLARATOR.contains(&w.as_str()),
+                _ => false,
+            };
+            // (A specifier macro's use is elided by the first pass, arguments included.) A
+            // macro of the file is a call (`INSTANTIATE(float)`); a name defined nowhere may
+            // as well be a specifier of the declaration that follows (`KERNEL_LB(256) void
+            // k()`): unknown, it qualifies it.
+            if starts_declaration && !spec.contains(first) {
+                let range = cur.span(j, close);
+                let name = first.to_string();
+                out.push(if defined.contains(first) {
+                    Found::Invocation { range, name }
+                } else {
+                    Found::Unknown { range, name }
+                });
+                return Some(close + 1);
+            }
+        }
+    }
+    // The declaration's specifiers, up to the declarator's name and its `(`.
+    let mut units: Vec<Unit> = Vec::new();
+    let mut k = j;
+    let mut ctor_like = false;
+    let mut name_at = None;
+    while k < cur.code.len() && k - j < MAX_HEAD {
+        match cur.tok(k)? {
+            Tok::Ident(w) if w == "operator" => {
+                ctor_like = is_conversion(cur, k); // no return type
+                name_at = Some(k);
+                break;
+            }
+            Tok::Punct("~") if cur.ident(k + 1).is_some() && cur.is(k + 2, "(") => {
+                ctor_like = true;
+                name_at = Some(k + 1);
+                break;
+            }
+            Tok::Punct("*" | "&" | "&&") | Tok::Str => k += 1,
+            Tok::Punct("[") if cur.is(k + 1, "[") => k = cur.closing(k)? + 1,
+            Tok::Punct("::") => {
+                // `::ns::T`: a qualified type.
+                k = qualified_end(cur, k + 1);
+                units.push(Unit::Named);
+            }
+            Tok::Ident(w) => {
+                let w = w.as_str();
+                if cur.is(k + 1, "(") {
+                    let close = cur.closing(k + 1)?;
+                    if NOT_MACRO_CALLS.contains(&w) || spec.contains(w) {
+                        if w == "decltype" {
+                            units.push(Unit::Type);
+                        } else {
+                            units.push(Unit::Specifier);
+                        }
+                        k = close + 1;
+                        continue;
+                    }
+                    // `MACRO(args) void f(...)`: a function-like specifier; else the name.
+                    let continues = matches!(cur.tok(close + 1), Some(Tok::Ident(x))
+                        if !POST_DECLARATOR.contains(&x.as_str()));
+                    if continues {
+                        units.push(Unit::Call(k, close));
+                        k = close + 1;
+                        continue;
+                    }
+                    name_at = Some(k);
+                    break;
+                }
+                if cur.is(k + 1, "::") || cur.is(k + 1, "<") {
+                    let end = qualified_end(cur, k);
+                    if cur.is(end, "(") && end > k {
+                        // The declarator: `S::m(`, `f<T>(`; `S::S(` and `S::~S(` are an
+                        // out-of-line constructor and destructor.
+                        let leaf_at = end - 1;
+                        let leaf = cur.ident(leaf_at);
+                        let dtor = leaf_at > 0 && cur.is(leaf_at - 1, "~");
+                        let ctor = leaf.is_some() && (k..leaf_at).any(|x| cur.ident(x) == leaf);
+                        ctor_like |= dtor || ctor;
+                        name_at = Some(leaf_at);
+                        break;
+                    }
+                    if cur.is(end, "::") && cur.ident(end + 1) == Some("operator") {
+                        ctor_like = is_conversion(cur, end + 1);
+                        name_at = Some(end + 1);
+                        break;
+                    }
+                    units.push(Unit::Named);
+                    k = end;
+                    continue;
+                }
+                if SPECIFIERS.contains(&w) || spec.contains(w) {
+                    units.push(Unit::Specifier);
+                } else if PRIMITIVES.contains(&w) {
+                    units.push(Unit::Type);
+                } else if matches!(w, "struct" | "class" | "union" | "enum") {
+                    units.push(Unit::Type);
+                    k = qualified_end(cur, k + 1);
+                    continue;
+                } else {
+                    units.push(Unit::Word(k));
+                }
+                k += 1;
+            }
+            _ => return None,
+        }
+    }
+    let name_at = name_at?;
+    if cur.is(name_at + 1, "(") {
+        if let Some(close) = cur.closing(name_at + 1) {
+            parameter_unknowns(cur, name_at + 1, close, defined, spec, out);
+        }
+    }
+    if let ScopeKind::Class(c) = scope {
+        ctor_like |= !c.is_empty() && cur.ident(name_at) == Some(c.as_str());
+    }
+    let type_seen = units.iter().any(|u| matches!(u, Unit::Type | Unit::Named));
+    // Without a type keyword the last plain word is the return type (`Foo f()`), unless the
+    // function has none (constructors, destructors, conversion operators).
+    let return_type = if type_seen || ctor_like {
+        None
+    } else {
+        units.iter().rposition(|u| matches!(u, Unit::Word(_)))
+    };
+    for (n, u) in units.iter().enumerate() {
+        if Some(n) == return_type {
+            continue;
+        }
+        let (a, b) = match *u {
+            Unit::Word(a) => (a, a),
+            Unit::Call(a, b) => (a, b),
+            _ => continue,
+        };
+        let Some(name) = cur.ident(a) else { continue };
+        if defined.contains(name) {
+            continue;
+        }
+        out.push(Found::Unknown {
+            range: cur.span(a, b),
+            name: name.to_string(),
+        });
+    }
+    None
+}
+
+/// True when the `operator` at `k` names a conversion operator (`operator T*`, `operator
+/// const T&`), which has no return type, rather than an operator symbol (`operator=`,
+/// `operator()`, `operator new`).
+fn is_conversion(cur: &Cursor<'_>, k: usize) -> bool {
+    matches!(cur.ident(k + 1), Some(w) if !matches!(w, "new" | "delete" | "co_await"))
+}
+
+/// Unknown qualifier macros in the parameters between `open` and `close` (`real* RESTRICT
+/// a`, `MY_CONST float b`): in a parameter whose last word is its name, a plain word of its
+/// type beyond the type itself (the first plain word when no type keyword is written).
+fn parameter_unknowns(
+    cur: &Cursor<'_>,
+    open: usize,
+    close: usize,
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    out: &mut Vec<Found>,
+) {
+    let mut k = open + 1;
+    while k < close {
+        // One parameter: up to the next top-level `,` or the `)`.
+        let mut end = k;
+        let mut depth = 0usize;
+        while end < close {
+            match cur.tok(end) {
+                Some(Tok::Punct("(" | "[" | "<" | "{")) => depth += 1,
+                Some(Tok::Punct(")" | "]" | ">" | "}")) => depth = depth.saturating_sub(1),
+                Some(Tok::Punct(",")) if depth == 0 => break,
+                Some(Tok::Punct("=")) if depth == 0 => break, // a default value follows
+                _ => {}
+            }
+            end += 1;
+        }
+        let mut words = Vec::new();
+        let mut typed = false;
+        let mut plain = true;
+        let mut j = k;
+        while j < end {
+            match cur.tok(j) {
+                Some(Tok::Ident(w)) if cur.is(j + 1, "::") || cur.is(j + 1, "<") => {
+                    typed = true;
+                    j = qualified_end(cur, j);
+                    continue;
+                }
+                Some(Tok::Ident(w)) => {
+                    let w = w.as_str();
+                    if matches!(w, "struct" | "class" | "union" | "enum" | "typename") {
+                        // The name after it is the type.
+                        typed = true;
+                        j = qualified_end(cur, j + 1);
+                        continue;
+                    } else if PRIMITIVES.contains(&w) {
+                        typed = true;
+                    } else if !SPECIFIERS.contains(&w) && !spec.contains(w) {
+                        words.push(j);
+                    }
+                }
+                Some(Tok::Punct("*" | "&" | "&&")) => {}
+                _ => plain = false, // arrays, function pointers, packs: left alone
+            }
+            j += 1;
+        }
+        // The last word is the parameter's name; before it, the type (unless a keyword or a
+        // qualified name typed it) and then the unknown qualifiers.
+        if plain && words.len() >= 2 {
+            let first = usize::from(!typed);
+            for &w in &words[first..words.len() - 1] {
+                let Some(name) = cur.ident(w) else { continue };
+                if !defined.contains(name) {
+                    out.push(Found::Unknown {
+                        range: cur.range(w),
+                        name: name.to_string(),
+                    });
+                }
+            }
+        }
+        k = end + 1;
+        // Skip a default value.
+        if cur.is(end, "=") {
+            let mut depth = 0usize;
+            while k < close {
+                match cur.tok(k) {
+                    Some(Tok::Punct("(" | "[" | "<" | "{")) => depth += 1,
+                    Some(Tok::Punct(")" | "]" | ">" | "}")) => depth = depth.saturating_sub(1),
+                    Some(Tok::Punct(",")) if depth == 0 => break,
+                    _ => {}
+                }
+                k += 1;
+            }
+            k += 1;
+        }
+    }
+}
+
+/// The index just past a qualified name starting at `k` (`a::b<T>::c`), template argument
+/// lists included.
+fn qualified_end(cur: &Cursor<'_>, k: usize) -> usize {
+    let mut k = k;
+    for _ in 0..MAX_HEAD {
+        if cur.ident(k).is_none() {
+            return k;
+        }
+        k += 1;
+        if cur.is(k, "<") {
+            match cur.closing(k) {
+                Some(c) => k = c + 1,
+                None => return k,
+            }
+        }
+        if cur.is(k, "::") && cur.ident(k + 1).is_some_and(|w| w != "operator") {
+            k += 1;
+        } else if cur.is(k, "::") && cur.is(k + 1, "~") && cur.ident(k + 2).is_some() {
+            k += 2;
+        } else {
+            return k;
+        }
+    }
+    k
+}
+
+/// At the start of a statement in a block (`i`): a pragma macro (or `__pragma(...)`) right
+/// before a loop. Returns where the loop starts.
+fn pragma(
+    cur: &Cursor<'_>,
+    i: usize,
+    defined: &HashSet<&str>,
+    shapes: &HashMap<&str, Shape>,
+    out: &mut Vec<Found>,
+) -> Option<usize> {
+    let name = cur.ident(i)?;
+    if NOT_HEADS.contains(&name)
+        || SPECIFIERS.contains(&name)
+        || PRIMITIVES.contains(&name)
+        || name == "_Pragma"
+    {
+        return None;
+    }
+    let end = if cur.is(i + 1, "(") {
+        cur.closing(i + 1)?
+    } else {
+        i
+    };
+    let before_loop = matches!(cur.ident(end + 1), Some("for" | "while" | "do"));
+    // Two pragma macros in a row: the second is read next.
+    let before_pragma = !before_loop
+        && matches!(cur.ident(end + 1), Some(w) if !NOT_HEADS.contains(&w))
+        && matches!(cur.ident(end + 2), Some("for" | "while" | "do"));
+    if !before_loop && !before_pragma {
+        return None;
+    }
+    let range = cur.span(i, end);
+    if name == "__pragma" && end > i {
+        let inner = cur.range(i + 1).end..cur.range(end).start;
+        let text = String::from_utf8_lossy(&cur.src[inner]).into_owned();
+        out.push(Found::Pragma {
+            range,
+            name: name.into(),
+            hint: parse_pragma_text(&text, |_| None),
+            unknown: false,
+        });
+        return Some(end + 1);
+    }
+    match shapes.get(name) {
+        Some(Shape::Pragma(h)) => out.push(Found::Pragma {
+            range,
+            name: name.into(),
+            hint: *h,
+            unknown: false,
+        }),
+        Some(_) => return None,
+        None if defined.contains(name) => return None,
+        None => {
+            let upper = name.to_ascii_uppercase();
+            let hint = if upper.contains("NO_UNROLL") || upper.contains("NOUNROLL") {
+                UnrollHint::NoUnroll
+            } else {
+                UnrollHint::Unroll(None)
+            };
+            out.push(Found::Pragma {
+                range,
+                name: name.into(),
+                hint: Some((hint, PragmaSyntax::Unroll)),
+                unknown: true,
+            });
+        }
+    }
+    Some(end + 1)
+}
+
+/// The [`Shape`] of a macro with these parameters (`None`: object-like) and replacement
+/// tokens (of `src`, a whole-file tokenization); `device` tells a device qualifier (a
+/// specifier macro that gives one included).
+pub(crate) fn shape(
+    src: &[u8],
+    params: Option<&[String]>,
+    body: &[Token],
+    device: impl Fn(&str) -> bool,
+) -> Shape {
+    let Some(first) = body.first() else {
+        return Shape::Other;
+    };
+    if let Tok::Ident(w) = &first.tok {
+        if (w == "_Pragma" || w == "__pragma")
+            && body.get(1).map(|t| &t.tok) == Some(&Tok::Punct("("))
+        {
+            let text = if w == "_Pragma" {
+                body.iter()
+                    .find_map(|t| lex::literal_contents(src, t))
+                    .map(|(_, r)| String::from_utf8_lossy(&src[r]).replace("\\\"", "\""))
+            } else {
+                let last = body.len() - 1;
+                (last > 1).then(|| {
+                    String::from_utf8_lossy(&src[body[1].range.end..body[last].range.start])
+                        .into_owned()
+                })
+            };
+            return Shape::Pragma(text.and_then(|t| parse_pragma_text(&t, |_| None)));
+        }
+    }
+    let Some(params) = params else {
+        return Shape::Other;
+    };
+    let qualified = body
+        .iter()
+        .any(|t| matches!(&t.tok, Tok::Ident(w) if device(w)));
+    let Some(paren) = body.iter().position(|t| t.tok == Tok::Punct("(")) else {
+        return Shape::Other;
+    };
+    if !qualified || paren == 0 {
+        return Shape::Other;
+    }
+    let range = first.range.start..body[body.len() - 1].range.end;
+    let brace = body.iter().position(|t| t.tok == Tok::Punct("{"));
+    let last = &body[body.len() - 1].tok;
+    match brace {
+        Some(b) if b > paren && *last == Tok::Punct("}") => Shape::Definition {
+            params: params.to_vec(),
+            body: range,
+        },
+        None if matches!(last, Tok::Punct(")"))
+            || matches!(last, Tok::Ident(w) if w == "const") =>
+        {
+            Shape::Header {
+                params: params.to_vec(),
+                body: range,
+            }
+        }
+        _ => Shape::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(src: &str) -> Vec<String> {
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let code: Vec<usize> = (0..toks.len()).collect();
+        let out = scan(
+            src.as_bytes(),
+            &toks,
+            &code,
+            &HashSet::new(),
+            &HashSet::new(),
+            &HashMap::new(),
+        );
+        out.iter()
+            .map(|f| match f {
+                Found::Unknown { name, .. } => format!("unknown {name}"),
+                Found::Pragma { name, .. } => format!("pragma {name}"),
+                Found::Invocation { name, .. } => format!("invocation {name}"),
+                Found::Expansion { name, .. } => format!("expansion {name}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unknown_specifiers() {
+        assert_eq!(
+            found("CUTLASS_DEVICE void f(float* p, int n) {\n}\n"),
+            ["unknown CUTLASS_DEVICE"]
+        );
+        assert_eq!(
+            found("template <class T> DS_D_INLINE T g(T v) { return v; }"),
+            ["unknown DS_D_INLINE"]
+        );
+        assert_eq!(
+            found("struct M { CUTLASS_DEVICE M(int x) {} CUTLASS_DEVICE ~M() {} };"),
+            ["unknown CUTLASS_DEVICE", "unknown CUTLASS_DEVICE"]
+        );
+        assert!(found("Foo f(int x); ns::T g(); const Foo& h() { return x; }").is_empty());
+        assert!(found(
+            "struct S { __host__ __device__ S& operator=(const S& t) { return *this; }\n\
+             __device__ bool operator==(const S& t) const; };"
+        )
+        .is_empty());
+        assert_eq!(
+            found("struct S { CUTLASS_DEVICE operator float*() { return 0; } };"),
+            ["unknown CUTLASS_DEVICE"]
+        );
+        assert_eq!(
+            found("void a() {\n  UNROLL_8\n  for (;;) {}\n}"),
+            ["pragma UNROLL_8"]
+        );
+        assert_eq!(
+            found("INSTANTIATE(float)\n__global__ void k() {}"),
+            ["unknown INSTANTIATE"]
+        );
+        assert_eq!(
+            found("__global__ void k(real* RESTRICT a, MY_CONST float b, const int* __restrict__ c, T d, ns::V<int> e) {}"),
+            ["unknown RESTRICT", "unknown MY_CONST"]
+        );
+        assert!(found("void f(Foo, Bar*, unsigned long n, int (*cb)(int)) {}").is_empty());
+        assert!(found("__global__ void k(struct Cx *a, typename T::v b, enum E e) {}").is_empty());
+    }
+}

@@ -1,0 +1,943 @@
+//! Names and types of a translation unit: which functions a call may reach, by the receiver's
+//! static type where the unit shows it (a variable's or parameter's declared type, `auto x =
+//! T(...)`, a data member's type, `this`, an alias), by qualified name in namespaces and
+//! classes (`lib::copy` never reaches `mine::copy`), through base classes; by name, to every
+//! candidate, only where the type is unknown (a template parameter, a class no visible text
+//! defines, a receiver expression that is not a name). Indexed once per unit: a lookup is a
+//! hash probe per enclosing scope, never a scan of the unit.
+
+use std::collections::HashMap;
+
+use frontend::{Call, CallForm, Function, TypeDef, TypeKind};
+
+/// How deep aliases, bases and members are followed.
+const MAX_DEPTH: usize = 8;
+
+/// `(anonymous namespace)::` left out, no leading `::`, template arguments left out: the key of
+/// a qualified name in the index.
+pub(crate) fn norm(q: &str) -> String {
+    let q = q.trim().trim_start_matches("::");
+    if !q.contains(['<', '(', ' ']) && !q.contains("::::") {
+        return q.to_string();
+    }
+    let stripped = strip_args(q);
+    stripped
+        .split("::")
+        .filter(|s| !s.is_empty() && !s.starts_with("(anonymous"))
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// `ns::T<a, b<c>>::U<d>` -> `ns::T::U`.
+fn strip_args(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut depth = 0usize;
+    for ch in s.chars() {
+        match ch {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The top-level arguments of the last template argument list of `t` (`ns::T<A, B<C>>` ->
+/// `A`, `B<C>`; none without one).
+pub(crate) fn template_args(t: &str) -> Vec<String> {
+    let Some(open) = t.find('<') else {
+        return Vec::new();
+    };
+    let inner = t[open + 1..].trim_end();
+    let inner = inner.strip_suffix('>').unwrap_or(inner);
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut cur = String::new();
+    for ch in inner.chars() {
+        match ch {
+            '<' | '(' => {
+                depth += 1;
+                cur.push(ch);
+            }
+            '>' | ')' => {
+                depth = depth.saturating_sub(1);
+                cur.push(ch);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur).trim().to_string()),
+            _ => cur.push(ch),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+/// What a type as written denotes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum TypeRes {
+    /// Classes of the unit (qualified, normalised): one, or every class of that name a `using
+    /// namespace` could make it.
+    Classes(Vec<String>),
+    /// A template parameter of the function or its class.
+    Param(String),
+    /// A type that is no class (`int`, `float4`, an enum).
+    NotClass,
+    /// A lambda's closure type, bound to a template parameter by a call that passes a lambda:
+    /// its `operator()` is the lambda's body, which the caller's own reach holds (a lambda
+    /// written in the loop is in the loop; one held by a variable is looked into where it is
+    /// passed).
+    Lambda,
+    /// Nothing visible says.
+    Unknown,
+}
+
+/// The outcome of resolving one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Outcome {
+    /// The call's targets are known (possibly none: an implicit constructor).
+    #[default]
+    Resolved,
+    /// The type is unknown: every function of that name (members for a method) is a target.
+    ByName,
+    /// A callee no visible body answers (`lib::copy` with no `lib::copy` defined, a method the
+    /// receiver's class only declares).
+    Unresolved,
+    /// Not a call of a function: a cast (`float(x)`, `uint32_t(x)`, `static_cast<T>(x)`), a
+    /// type, a call through a variable of unknown type.
+    NotACall,
+}
+
+/// Where a function's body looks names up.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scope {
+    /// Enclosing scopes, innermost first, the global one (`""`) last.
+    pub scopes: Vec<String>,
+    /// Its class (normalised), if it is a member.
+    pub class: Option<String>,
+    /// Template parameters of the function and of its class.
+    pub params: Vec<String>,
+    /// Those of `params` a call binds to classes (a specialisation's view).
+    pub bound: Vec<(String, TypeRes)>,
+}
+
+/// The unit's functions and types, indexed.
+pub(crate) struct Index<'f> {
+    funcs: Vec<&'f Function>,
+    by_name: HashMap<&'f str, Vec<usize>>,
+    by_qname: HashMap<String, Vec<usize>>,
+    /// Per function node: its class (normalised), if it is a member.
+    member_of: Vec<Option<String>>,
+    types: HashMap<String, Vec<&'f TypeDef>>,
+    type_by_name: HashMap<&'f str, Vec<String>>,
+    methods: HashMap<(String, &'f str), Vec<usize>>,
+}
+
+/// Type words that are never classes of the unit.
+fn is_builtin_type(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "void",
+        "bool",
+        "char",
+        "short",
+        "int",
+        "long",
+        "float",
+        "double",
+        "signed",
+        "unsigned",
+        "wchar_t",
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "half",
+        "half2",
+        "__half",
+        "__half2",
+        "__nv_bfloat16",
+        "__nv_bfloat162",
+        "__hip_bfloat16",
+        "__hip_bfloat162",
+        "hip_bfloat16",
+        "bfloat16",
+        "bf16",
+        "dim3",
+        "__fp16",
+        "__bf16",
+        "_Float16",
+    ];
+    if WORDS.contains(&name) || frontend::ints::parse(name).is_some() {
+        return true;
+    }
+    // CUDA/HIP vector types: `float4`, `uchar2`, `longlong1`, `double3`.
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[base.len()..];
+    matches!(digits, "1" | "2" | "3" | "4")
+        && matches!(
+            base,
+            "char"
+                | "uchar"
+                | "short"
+                | "ushort"
+                | "int"
+                | "uint"
+                | "long"
+                | "ulong"
+                | "longlong"
+                | "ulonglong"
+                | "float"
+                | "double"
+        )
+}
+
+/// Casts written like calls.
+const CASTS: &[&str] = &[
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "dynamic_cast",
+    "bit_cast",
+    "__builtin_bit_cast",
+];
+
+impl<'f> Index<'f> {
+    /// The index of `funcs` (function node `n` is `funcs[n]`) and `types` (every type of the
+    /// unit, with the scopes of its file).
+    pub(crate) fn new(funcs: Vec<&'f Function>, types: &[&'f TypeDef]) -> Self {
+        let mut ix = Index {
+            by_name: HashMap::new(),
+            by_qname: HashMap::new(),
+            member_of: Vec::with_capacity(funcs.len()),
+            types: HashMap::new(),
+            type_by_name: HashMap::new(),
+            methods: HashMap::new(),
+            funcs,
+        };
+        for t in types {
+            let q = norm(&t.qualified_name);
+            let defs = ix.types.entry(q.clone()).or_default();
+            if defs.is_empty() {
+                ix.type_by_name.entry(t.name.as_str()).or_default().push(q);
+            }
+            defs.push(t);
+        }
+        for (n, f) in ix.funcs.iter().enumerate() {
+            ix.by_name.entry(f.name.as_str()).or_default().push(n);
+            let q = norm(&f.qualified_name);
+            let class = match &f.class_name {
+                Some(c) => Some(norm(c)),
+                None => q
+                    .rsplit_once("::")
+                    .map(|(p, _)| p.to_string())
+                    .filter(|p| ix.is_class(p)),
+            };
+            if let Some(c) = &class {
+                ix.methods
+                    .entry((c.clone(), f.name.as_str()))
+                    .or_default()
+                    .push(n);
+            }
+            ix.member_of.push(class);
+            ix.by_qname.entry(q).or_default().push(n);
+        }
+        ix
+    }
+
+    fn is_class(&self, q: &str) -> bool {
+        self.types
+            .get(q)
+            .is_some_and(|d| d.iter().any(|t| t.kind == TypeKind::Class))
+    }
+
+    /// Function nodes named `name` (any scope).
+    pub(crate) fn named(&self, name: &str) -> &[usize] {
+        self.by_name.get(name).map_or(&[], |v| v.as_slice())
+    }
+
+    /// True for a member function.
+    pub(crate) fn is_member(&self, n: usize) -> bool {
+        self.member_of[n].is_some()
+    }
+
+    /// Where function node `n` looks names up.
+    pub(crate) fn scope_of(&self, n: usize) -> Scope {
+        let f = self.funcs[n];
+        let q = norm(&f.qualified_name);
+        let prefix = q.rsplit_once("::").map_or("", |(p, _)| p);
+        let mut scopes = Vec::new();
+        let mut p = prefix;
+        loop {
+            scopes.push(p.to_string());
+            match p.rsplit_once("::") {
+                Some((a, _)) => p = a,
+                None if !p.is_empty() => p = "",
+                None => break,
+            }
+        }
+        let class = self.member_of[n].clone();
+        let mut params = f.template_params.clone();
+        if let Some(c) = &class {
+            for t in self.types.get(c).into_iter().flatten() {
+                params.extend(t.template_params.iter().cloned());
+            }
+        }
+        Scope {
+            scopes,
+            class,
+            params,
+            bound: Vec::new(),
+        }
+    }
+
+    /// The scopes of a type's own definition (for its bases, members and aliased text).
+    fn scope_of_type(&self, q: &str, t: &TypeDef) -> Scope {
+        let mut scopes = Vec::new();
+        if t.kind == TypeKind::Class {
+            scopes.push(q.to_string());
+        }
+        let mut p = q.rsplit_once("::").map_or("", |(a, _)| a);
+        loop {
+            scopes.push(p.to_string());
+            match p.rsplit_once("::") {
+                Some((a, _)) => p = a,
+                None if !p.is_empty() => p = "",
+                None => break,
+            }
+        }
+        Scope {
+            scopes,
+            class: (t.kind == TypeKind::Class).then(|| q.to_string()),
+            params: t.template_params.clone(),
+            bound: Vec::new(),
+        }
+    }
+
+    /// The qualified names a (possibly qualified) type name denotes from `scope`: the first
+    /// enclosing scope where it is defined, else every type whose qualified name ends with it.
+    fn lookup_type(&self, name: &str, scope: &Scope) -> Vec<String> {
+        let leaf = name.rsplit("::").next().unwrap_or(name);
+        if !self.type_by_name.contains_key(leaf) {
+            return Vec::new(); // no type of the unit has that name
+        }
+        for s in &scope.scopes {
+            let key = if s.is_empty() {
+                name.to_string()
+            } else {
+                format!("{s}::{name}")
+            };
+            if self.types.contains_key(&key) {
+                return vec![key];
+            }
+        }
+        let suffix = format!("::{name}");
+        let mut out: Vec<String> = self
+            .type_by_name
+            .get(leaf)
+            .into_iter()
+            .flatten()
+            .filter(|q| q.ends_with(&suffix) || *q == name)
+            .cloned()
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// What the type written `text` denotes from `scope`.
+    pub(crate) fn resolve_type(&self, text: &str, scope: &Scope) -> TypeRes {
+        self.resolve_type_at(text, scope, 0)
+    }
+
+    fn resolve_type_at(&self, text: &str, scope: &Scope, depth: usize) -> TypeRes {
+        if depth > MAX_DEPTH {
+            return TypeRes::Unknown;
+        }
+        let simple = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':');
+        let base = if simple {
+            if matches!(text, "auto" | "decltype") {
+                return TypeRes::Unknown;
+            }
+            norm(text)
+        } else {
+            let Some(t) = frontend::types::normal_type(text) else {
+                return TypeRes::Unknown;
+            };
+            norm(&t)
+        };
+        if base.is_empty() {
+            return TypeRes::Unknown;
+        }
+        if !base.contains("::") && scope.params.contains(&base) {
+            if let Some((_, t)) = scope.bound.iter().find(|(p, _)| *p == base) {
+                return t.clone();
+            }
+            return TypeRes::Param(base);
+        }
+        // `T::type`, `typename T::value_type`: a member of a parameter.
+        if let Some((head, _)) = base.split_once("::") {
+            if scope.params.iter().any(|p| p == head) {
+                return TypeRes::Unknown;
+            }
+        }
+        let found = self.lookup_type(&base, scope);
+        if found.is_empty() {
+            if is_builtin_type(&base) || base.split_whitespace().count() > 1 {
+                return TypeRes::NotClass;
+            }
+            return TypeRes::Unknown;
+        }
+        let mut classes = Vec::new();
+        let mut unknown = false;
+        let mut not_class = false;
+        for q in found {
+            for def in self.types.get(&q).into_iter().flatten() {
+                match def.kind {
+                    TypeKind::Class => {
+                        if !classes.contains(&q) {
+                            classes.push(q.clone());
+                        }
+                    }
+                    TypeKind::Enum => not_class = true,
+                    TypeKind::Alias => {
+                        let s = self.scope_of_type(&q, def);
+                        match def
+                            .aliased
+                            .as_deref()
+                            .map(|a| self.resolve_type_at(a, &s, depth + 1))
+                        {
+                            Some(TypeRes::Classes(cs)) => {
+                                for c in cs {
+                                    if !classes.contains(&c) {
+                                        classes.push(c);
+                                    }
+                                }
+                            }
+                            Some(TypeRes::NotClass) => not_class = true,
+                            _ => unknown = true,
+                        }
+                    }
+                }
+            }
+        }
+        if !classes.is_empty() {
+            classes.sort();
+            TypeRes::Classes(classes)
+        } else if unknown {
+            TypeRes::Unknown
+        } else if not_class {
+            TypeRes::NotClass
+        } else {
+            TypeRes::Unknown
+        }
+    }
+
+    /// The member functions named `name` of class `class` or of its bases (nearest first), and
+    /// whether every base is visible (`false`: an unknown base may hold it).
+    pub(crate) fn methods(&self, class: &str, name: &str) -> (Vec<usize>, bool) {
+        let mut out = Vec::new();
+        let complete = self.methods_at(class, name, 0, &mut out);
+        (out, complete)
+    }
+
+    fn methods_at(&self, class: &str, name: &str, depth: usize, out: &mut Vec<usize>) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        if let Some(v) = self.methods.get(&(class.to_string(), name)) {
+            out.extend(v.iter().copied());
+            return true;
+        }
+        let mut complete = true;
+        for def in self.types.get(class).into_iter().flatten() {
+            if def.kind != TypeKind::Class {
+                continue;
+            }
+            let s = self.scope_of_type(class, def);
+            for b in &def.bases {
+                match self.resolve_type_at(b, &s, depth + 1) {
+                    TypeRes::Classes(cs) => {
+                        for c in cs {
+                            if c != class {
+                                complete &= self.methods_at(&c, name, depth + 1, out);
+                            }
+                        }
+                    }
+                    _ => complete = false,
+                }
+            }
+        }
+        complete
+    }
+
+    /// The declared type of data member `name` of `class` (or of a base), with the scope to
+    /// read it in.
+    fn field_type(&self, class: &str, name: &str, depth: usize) -> Option<(String, Scope)> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        for def in self.types.get(class).into_iter().flatten() {
+            if def.kind != TypeKind::Class {
+                continue;
+            }
+            let s = self.scope_of_type(class, def);
+            if let Some(f) = def.fields.iter().find(|f| f.name == name) {
+                return Some((f.type_text.clone(), s));
+            }
+            for b in &def.bases {
+                if let TypeRes::Classes(cs) = self.resolve_type_at(b, &s, depth + 1) {
+                    for c in cs {
+                        if let Some(x) = self.field_type(&c, name, depth + 1) {
+                            return Some(x);
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The constructors (or, with `dtor`, destructors) a `class` object runs: its own, its
+    /// bases' and its class-typed data members' (bounded).
+    fn lifetime(&self, class: &str, dtor: bool, depth: usize, out: &mut Vec<usize>) {
+        if depth > 2 {
+            return;
+        }
+        let leaf = class.rsplit("::").next().unwrap_or(class);
+        let name = if dtor {
+            format!("~{leaf}")
+        } else {
+            leaf.to_string()
+        };
+        if let Some(v) = self.methods.get(&(class.to_string(), name.as_str())) {
+            out.extend(v.iter().copied());
+        }
+        for def in self.types.get(class).into_iter().flatten() {
+            if def.kind != TypeKind::Class {
+                continue;
+            }
+            let s = self.scope_of_type(class, def);
+            for t in def.bases.iter().chain(
+                def.fields
+                    .iter()
+                    .filter(|f| !f.is_pointer_or_ref)
+                    .map(|f| &f.type_text),
+            ) {
+                if let TypeRes::Classes(cs) = self.resolve_type_at(t, &s, depth + 1) {
+                    for c in cs {
+                        if c != class {
+                            self.lifetime(&c, dtor, depth + 1, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The conversion operators of `class` (`operator T*`).
+    fn conversions(&self, class: &str, out: &mut Vec<usize>) {
+        for def in self.types.get(class).into_iter().flatten() {
+            for m in def.methods.iter().filter(|m| m.starts_with("operator ")) {
+                if let Some(v) = self.methods.get(&(class.to_string(), m.as_str())) {
+                    out.extend(v.iter().copied());
+                }
+            }
+        }
+    }
+
+    /// The static type of a call's receiver, from function node `n`'s view: what the lowering
+    /// wrote (`Call::receiver_type`), else a data member of its class (`red.f()`,
+    /// `this->red.f()`).
+    fn receiver(&self, scope: &Scope, c: &Call) -> TypeRes {
+        if let Some(t) = &c.receiver_type {
+            return self.resolve_type(t, scope);
+        }
+        let Some(r) = c.receiver.as_deref() else {
+            return TypeRes::Unknown;
+        };
+        let r = r.trim();
+        let member = r
+            .strip_prefix("this->")
+            .or_else(|| r.strip_prefix("(*this)."))
+            .unwrap_or(r);
+        let plain = !member.is_empty()
+            && member
+                .chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+        match (&scope.class, plain) {
+            (Some(class), true) => match self.field_type(class, member, 0) {
+                Some((t, s)) => {
+                    let mut s = s;
+                    s.params.extend(scope.params.iter().cloned());
+                    s.bound.extend(scope.bound.iter().cloned());
+                    self.resolve_type(&t, &s)
+                }
+                None => TypeRes::Unknown,
+            },
+            _ => TypeRes::Unknown,
+        }
+    }
+
+    /// The methods named `name` of the classes of `t`, or by name when `t` is not known.
+    fn call_on(&self, t: &TypeRes, name: &str, out: &mut Vec<usize>) -> Outcome {
+        match t {
+            TypeRes::Classes(cs) => {
+                let mut complete = true;
+                for c in cs {
+                    let (v, comp) = self.methods(c, name);
+                    out.extend(v);
+                    complete &= comp;
+                }
+                if !out.is_empty() {
+                    Outcome::Resolved
+                } else if complete {
+                    Outcome::Unresolved
+                } else {
+                    self.members_named(name, out)
+                }
+            }
+            TypeRes::NotClass => Outcome::Unresolved,
+            TypeRes::Lambda => Outcome::Resolved,
+            TypeRes::Param(_) | TypeRes::Unknown => self.members_named(name, out),
+        }
+    }
+
+    /// Every member function named `name` (a method call whose receiver's type is unknown).
+    fn members_named(&self, name: &str, out: &mut Vec<usize>) -> Outcome {
+        let before = out.len();
+        out.extend(
+            self.named(name)
+                .iter()
+                .copied()
+                .filter(|&j| self.is_member(j)),
+        );
+        if out.len() > before {
+            Outcome::ByName
+        } else {
+            Outcome::Unresolved
+        }
+    }
+
+    /// The function nodes call `c` of a function whose scope is `scope` may reach (local
+    /// callables aside: the caller looks them up first), and how they were found.
+    pub(crate) fn call(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
+        match c.form {
+            CallForm::Construct | CallForm::Destroy => {
+                let ty = c.receiver_type.as_deref().unwrap_or(&c.callee);
+                if let TypeRes::Classes(cs) = self.resolve_type(ty, scope) {
+                    for class in cs {
+                        self.lifetime(&class, c.form == CallForm::Destroy, 0, out);
+                    }
+                }
+                // Never unresolved: most local objects have implicit constructors.
+                Outcome::Resolved
+            }
+            CallForm::Temporary => {
+                let t = c
+                    .receiver_type
+                    .as_deref()
+                    .map_or(TypeRes::Unknown, |t| self.resolve_type(t, scope));
+                self.call_on(&t, "operator()", out)
+            }
+            CallForm::Variable => {
+                let t = c
+                    .receiver_type
+                    .as_deref()
+                    .map_or(TypeRes::Unknown, |t| self.resolve_type(t, scope));
+                match t {
+                    // A variable is never listed as unresolved: its class's `operator()` is
+                    // what is called.
+                    TypeRes::Classes(_) | TypeRes::Param(_) | TypeRes::Lambda => {
+                        match self.call_on(&t, "operator()", out) {
+                            Outcome::Unresolved => Outcome::NotACall,
+                            o => o,
+                        }
+                    }
+                    // A function pointer, a lambda, or a variable shadowing a function's
+                    // name (`float max = max(a, b)`): the caller's callables, else the name.
+                    _ => match self.plain(scope, c, out) {
+                        Outcome::Unresolved => Outcome::NotACall,
+                        o => o,
+                    },
+                }
+            }
+            CallForm::Method => {
+                let t = self.receiver(scope, c);
+                self.call_on(&t, &c.callee, out)
+            }
+            CallForm::Plain => self.plain(scope, c, out),
+        }
+    }
+
+    /// The template parameters of function node `j` that call `c` (in `caller`, whose scope
+    /// is `scope`) binds to classes of the unit: explicit template arguments (`f<Op>(...)`),
+    /// deduced from an argument that is a variable of a known type (`apply(hs, s)` for
+    /// `apply(F f, ...)`), and a class template's parameters from the receiver's or the
+    /// qualifier's template arguments (`Block<Warp> b; b.run()`, `S<Warp>::f()`). `None`
+    /// when it binds none.
+    pub(crate) fn binding(
+        &self,
+        scope: &Scope,
+        caller: &Function,
+        c: &Call,
+        j: usize,
+    ) -> Option<Vec<(String, TypeRes)>> {
+        let g = self.funcs.get(j)?;
+        let class_params: &[String] = match &self.member_of[j] {
+            Some(cl) => self
+                .types
+                .get(cl)
+                .and_then(|d| d.iter().find(|t| !t.template_params.is_empty()))
+                .map_or(&[], |t| t.template_params.as_slice()),
+            None => &[],
+        };
+        if g.template_params.is_empty() && class_params.is_empty() {
+            return None;
+        }
+        let mut out: Vec<(String, TypeRes)> = Vec::new();
+        let mut bind = |p: &str, t: TypeRes| {
+            let bindable = matches!(t, TypeRes::Classes(_) | TypeRes::Lambda);
+            if bindable && !out.iter().any(|(q, _)| q == p) {
+                out.push((p.to_string(), t));
+            }
+        };
+        if let Some(args) = c.template_args.as_deref() {
+            for (p, a) in g.template_params.iter().zip(template_args(args)) {
+                bind(p, self.resolve_type(&a, scope));
+            }
+        }
+        for (p, a) in g.params.iter().zip(&c.arg_spans) {
+            if !g
+                .template_params
+                .iter()
+                .any(|tp| p.type_text.contains(tp.as_str()))
+            {
+                continue;
+            }
+            let Some(pt) = frontend::types::normal_type(&p.type_text) else {
+                continue;
+            };
+            if !g.template_params.contains(&pt) {
+                continue;
+            }
+            match argument_type(caller, *a, c.span.start) {
+                Some(Argument::Type(t)) => bind(&pt, self.resolve_type(&t, scope)),
+                Some(Argument::Lambda) => bind(&pt, TypeRes::Lambda),
+                None => {}
+            }
+        }
+        if !class_params.is_empty() {
+            let written = match c.form {
+                CallForm::Method => c.receiver_type.clone().or_else(|| {
+                    let r = c.receiver.as_deref()?.trim();
+                    let member = r.strip_prefix("this->").unwrap_or(r);
+                    let class = scope.class.as_deref()?;
+                    self.field_type(class, member, 0).map(|x| x.0)
+                }),
+                CallForm::Plain => c.qualifier.clone(),
+                _ => c.receiver_type.clone(),
+            };
+            if let Some(w) = written {
+                for (p, a) in class_params.iter().zip(template_args(&w)) {
+                    bind(p, self.resolve_type(&a, scope));
+                }
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        (!out.is_empty()).then_some(out)
+    }
+
+    fn plain(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
+        let name = c.callee.as_str();
+        if CASTS.contains(&name) {
+            return Outcome::NotACall;
+        }
+        if let Some(q) = c.qualifier.as_deref() {
+            // `S<T>::f()`, `T::template f<N>()`, `Alias::f()`: a static member; else a
+            // namespace function.
+            match self.resolve_type(q, scope) {
+                t @ TypeRes::Classes(_) => return self.call_on(&t, name, out),
+                TypeRes::Param(_) => return self.members_named(name, out),
+                _ => {}
+            }
+            let q = norm(q);
+            let key = |s: &str| {
+                if s.is_empty() {
+                    format!("{q}::{name}")
+                } else {
+                    format!("{s}::{q}::{name}")
+                }
+            };
+            let global = c
+                .qualifier
+                .as_deref()
+                .is_some_and(|x| x.trim().starts_with("::"));
+            let scopes: &[String] = if global { &[] } else { &scope.scopes };
+            for s in scopes.iter().map(String::as_str).chain(std::iter::once("")) {
+                if let Some(v) = self.by_qname.get(&key(s)) {
+                    out.extend(v.iter().copied());
+                    return Outcome::Resolved;
+                }
+            }
+            // Through a `using namespace`: any namespace path that ends with it.
+            let suffix = format!("::{q}::{name}");
+            out.extend(self.named(name).iter().copied().filter(|&j| {
+                let fq = norm(&self.funcs[j].qualified_name);
+                fq.ends_with(&suffix)
+            }));
+            return if out.is_empty() {
+                Outcome::Unresolved
+            } else {
+                Outcome::Resolved
+            };
+        }
+        // A class named as a function: a temporary (its constructor and destructor run, and
+        // a conversion operator when it converts: `T* p = SharedMemory<T>();`).
+        let as_type =
+            if self.type_by_name.contains_key(name) || scope.params.iter().any(|p| p == name) {
+                self.resolve_type(name, scope)
+            } else if is_builtin_type(name) {
+                TypeRes::NotClass
+            } else {
+                TypeRes::Unknown
+            };
+        match as_type {
+            TypeRes::Classes(cs) => {
+                for class in cs {
+                    self.lifetime(&class, false, 0, out);
+                    self.lifetime(&class, true, 0, out);
+                    self.conversions(&class, out);
+                }
+                return Outcome::Resolved;
+            }
+            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda => return Outcome::NotACall,
+            TypeRes::Unknown => {}
+        }
+        if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
+            return Outcome::NotACall;
+        }
+        // A member of the caller's class (and bases) hides the functions outside.
+        if let Some(class) = &scope.class {
+            let (v, complete) = self.methods(class, name);
+            if !v.is_empty() {
+                out.extend(v);
+                return Outcome::Resolved;
+            }
+            if !complete {
+                // An unknown base may define it: members of that name anywhere, and free
+                // functions below.
+                self.members_named(name, out);
+            }
+        }
+        // Free functions: those of an enclosing namespace, else any (a `using` directive or
+        // argument-dependent lookup may find them).
+        let before = out.len();
+        for s in &scope.scopes {
+            let key = if s.is_empty() {
+                name.to_string()
+            } else {
+                format!("{s}::{name}")
+            };
+            if let Some(v) = self.by_qname.get(&key) {
+                out.extend(v.iter().copied().filter(|&j| !self.is_member(j)));
+                if out.len() > before {
+                    return Outcome::Resolved;
+                }
+            }
+        }
+        out.extend(
+            self.named(name)
+                .iter()
+                .copied()
+                .filter(|&j| !self.is_member(j)),
+        );
+        if out.is_empty() {
+            Outcome::Unresolved
+        } else {
+            Outcome::Resolved
+        }
+    }
+}
+
+/// What an argument's type is, where the call shows it.
+enum Argument {
+    /// As written (a variable's declared type, a temporary's class).
+    Type(String),
+    /// A lambda, written in the call or held by a variable.
+    Lambda,
+}
+
+/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
+/// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
+fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
+    if f.lambdas.contains(&arg) {
+        return Some(Argument::Lambda);
+    }
+    let lo = f.idents.partition_point(|u| u.span.start < arg.start);
+    if let Some(u) = f.idents.get(lo).filter(|u| u.span == arg) {
+        let holds_lambda = f
+            .decls
+            .iter()
+            .rfind(|d| d.name == u.name && d.span.start < at)
+            .and_then(|d| d.init)
+            .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)));
+        if holds_lambda {
+            return Some(Argument::Lambda);
+        }
+    }
+    if let Some(t) = variable_type(f, arg, at) {
+        return Some(Argument::Type(t));
+    }
+    let lo = f.calls.partition_point(|c| c.span.start < arg.start);
+    f.calls[lo..]
+        .iter()
+        .take_while(|c| c.span.start == arg.start)
+        .find(|c| c.span.end == arg.end)
+        .and_then(|c| match c.form {
+            CallForm::Construct => c.receiver_type.clone(),
+            CallForm::Plain => Some(match &c.qualifier {
+                Some(q) => format!("{q}::{}", c.callee),
+                None => c.callee.clone(),
+            }),
+            _ => None,
+        })
+        .map(Argument::Type)
+}
+
+/// The declared type of the variable that the argument at `arg` of a call at `at` of `f` is
+/// (`x`, `&x`, `*x`): a parameter or a local declared before the call.
+fn variable_type(f: &Function, arg: frontend::Span, at: usize) -> Option<String> {
+    let lo = f.idents.partition_point(|u| u.span.start < arg.start);
+    let u = f.idents.get(lo)?;
+    // The whole argument, or the name behind one `&` or `*`.
+    if u.span.end != arg.end || u.span.start > arg.start + 1 {
+        return None;
+    }
+    if let Some(d) = f
+        .decls
+        .iter()
+        .rfind(|d| d.name == u.name && d.span.start < at)
+    {
+        return frontend::types::normal_type(&d.type_text).or_else(|| d.init_type.clone());
+    }
+    f.params
+        .iter()
+        .find(|p| p.name == u.name)
+        .and_then(|p| frontend::types::normal_type(&p.type_text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_arguments() {
+        assert_eq!(norm("::a::(anonymous namespace)::S<int>::f"), "a::S::f");
+        assert_eq!(template_args("ns::T<A, B<C, D>>"), ["A", "B<C, D>"]);
+        assert!(template_args("T").is_empty());
+        assert!(is_builtin_type("float4") && is_builtin_type("uint32_t"));
+        assert!(!is_builtin_type("float5") && !is_builtin_type("Reducer"));
+    }
+}

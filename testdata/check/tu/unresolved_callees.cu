@@ -1,0 +1,39 @@
+// `unresolved` lists callees only, each once: never casts (`static_cast`, functional casts
+// such as `float(x)`, `uint32_t(x)`, `compute_t(x)`), types (`float4`, a template
+// parameter), or variables; a method the receiver's class only declares is unresolved, a
+// function of a header that is not there too.
+typedef float compute_t;
+using index_type = int;
+
+struct Counter {
+  int* c;
+  __device__ void bump();                 // declared, no body visible
+  __device__ int get() const { return *c; }
+};
+
+__device__ float ext_scale(float v);      // declared, no body visible
+
+template <class T, class Op>
+__device__ T convert_all(T v, Op op) {
+  T w = T(v);
+  return static_cast<T>(w) + op(w);
+}
+
+__global__ void hygiene(float* a, const int* idx, Counter cnt, int n) {
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    a[i] = static_cast<float>(i) + float(idx[i]) + compute_t(i) + (unsigned)i;
+    a[i] += float(uint32_t(idx[i])) + float(index_type(i)) + reinterpret_cast<float*>(a)[0];
+    float4 v = make_float4(a[i], 0.f, 0.f, 0.f);
+    a[i] += v.x + float(cnt.get());
+  }
+  for (int i = 0; i < n; ++i) a[i] = convert_all(a[i], [](float x) { return 2.f * x; });  // ~ blockers: none
+  for (int i = 0; i < n; ++i) cnt.bump();  // ~ blockers: none
+  // ~^ unresolved: cnt.bump
+  for (int i = 0; i < n; ++i) a[i] = ext_scale(a[i]);  // ~ blockers: none
+  // ~^ unresolved: ext_scale
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    // ~^ unresolved: cnt.bump, ext_scale
+    cnt.bump();
+    a[i] = ext_scale(a[i]) + ext_scale(1.f);
+  }
+}
