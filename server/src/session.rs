@@ -22,7 +22,6 @@ use lsp_types::notification::{self as note, Notification as _};
 use lsp_types::request::{self as req, Request as _};
 use lsp_types::Uri;
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -109,7 +108,6 @@ pub fn serve(
     malformed: Receiver<crate::transport::Malformed>,
     mut options: Options,
 ) -> Result<Exit, Error> {
-    install_panic_hook();
     let mut malformed = Some(malformed);
     let params = loop {
         let msg = match from_client.recv() {
@@ -808,44 +806,10 @@ impl Query {
     }
 }
 
-/// `f()`, its panic caught (with where it happened, from the hook).
+/// `f()`, its panic caught (with where it happened).
 fn catch<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
-    std::panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        Panic {
-            message,
-            at: LAST_PANIC.with(|l| l.borrow_mut().take()),
-        }
+    workspace::panics::catch(f).map_err(|c| Panic {
+        message: c.message,
+        at: c.at,
     })
-}
-
-thread_local! {
-    /// Where the last panic on this worker happened (set by the panic hook).
-    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Panics on the workers are caught and logged to the client, so the default hook's message
-/// (on stderr) is replaced by recording the location; panics elsewhere keep the default.
-fn install_panic_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if std::thread::current()
-                .name()
-                .is_some_and(|n| n.starts_with(WORKER_PREFIX))
-            {
-                let loc = info
-                    .location()
-                    .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-                LAST_PANIC.with(|l| *l.borrow_mut() = loc);
-            } else {
-                default(info);
-            }
-        }));
-    });
 }

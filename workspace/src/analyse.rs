@@ -6,7 +6,6 @@ use crate::resolve::Resolved;
 use crate::FileError;
 use guards::{Diagnostic, FileReport, Settings};
 use rayon::prelude::*;
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -43,7 +42,6 @@ pub(crate) fn analyse_all(
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
-    install_panic_hook();
     let threads = threads
         .or_else(|| std::thread::available_parallelism().ok())
         .map_or(1, |n| n.get())
@@ -66,9 +64,7 @@ fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, Fi
         error,
     })?;
     let settings = &job.resolved.settings;
-    let result =
-        std::panic::catch_unwind(AssertUnwindSafe(|| checker(&job.display, &bytes, settings)));
-    match result {
+    match crate::panics::catch(|| checker(&job.display, &bytes, settings)) {
         Ok((report, diagnostics)) => {
             let source = (keep_source && !diagnostics.is_empty()).then_some(bytes);
             Ok(Outcome {
@@ -77,47 +73,12 @@ fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, Fi
                 source,
             })
         }
-        Err(payload) => {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            let at = LAST_PANIC.with(|l| l.borrow_mut().take());
-            Err(FileError::Panic {
-                display: job.display.clone(),
-                at,
-                message,
-            })
-        }
+        Err(caught) => Err(FileError::Panic {
+            display: job.display.clone(),
+            at: caught.at,
+            message: caught.message,
+        }),
     }
-}
-
-thread_local! {
-    /// Where the last panic on this analysis thread happened (set by the panic hook).
-    static LAST_PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Panics on analysis threads are caught and reported per file, so the default hook's message
-/// is replaced by recording the location; panics elsewhere keep the default behaviour.
-fn install_panic_hook() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let default = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if std::thread::current()
-                .name()
-                .is_some_and(|n| n.starts_with(WORKER_PREFIX))
-            {
-                let loc = info
-                    .location()
-                    .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-                LAST_PANIC.with(|l| *l.borrow_mut() = loc);
-            } else {
-                default(info);
-            }
-        }));
-    });
 }
 
 #[cfg(test)]

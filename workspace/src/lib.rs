@@ -8,6 +8,7 @@
 mod analyse;
 mod discover;
 mod fix;
+pub mod panics;
 mod resolve;
 
 pub use discover::{display_path, has_source_extension, EXTENSIONS};
