@@ -1,9 +1,10 @@
 //! End-to-end tests of `hip-unroll unroll` on the constructs of issue 26 items 1-3 (member
 //! templates, functor temporaries, local structs, constructors and destructors, unknown
 //! specifier macros, macro-defined kernels, pragma macros, asm atomics, dynamic shared memory
-//! through returned pointers): each barrier, atomic or dynamic-LDS loop that an earlier version
-//! rewrote with exit 0 is now refused (exit 1, `guard-blocked`), and the new refusals
-//! (`in-macro-definition`, `unseen-macro`, `user-pragma` for a pragma macro) hold.
+//! through returned pointers, statement macros with a block): each barrier, atomic or
+//! dynamic-LDS loop that an earlier version rewrote with exit 0 is now refused (exit 1,
+//! `guard-blocked`), and the new refusals (`in-macro-definition`, `unseen-macro`,
+//! `user-pragma` for a pragma macro) hold.
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 use std::path::PathBuf;
@@ -119,6 +120,16 @@ const BLOCKED: &[(&str, &str, &str, &str)] = &[
            for (int i = 0; i < n; ++i) p[i] = in[i];\n}\n",
         "k:0",
         "dynamic-lds",
+    ),
+    (
+        "statement macro with a block (`CUDA_KERNEL_LOOP(i, n) { ... }`)",
+        "#define CUDA_KERNEL_LOOP(i, n) for (int i = threadIdx.x; i < (n); i += blockDim.x)\n\
+         __global__ void k(float* a, int n) {\n\
+           for (int j = 0; j < 4; ++j) {\n\
+             CUDA_KERNEL_LOOP(i, n) { a[i] += 1.f; __syncthreads(); }\n\
+           }\n}\n",
+        "k:0",
+        "barrier",
     ),
 ];
 

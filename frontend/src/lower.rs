@@ -415,6 +415,27 @@ impl<'s> Lowerer<'s> {
                 self.child_comments(node);
                 return false;
             }
+            // C++ has no function defined inside a function body: the grammar's reading of a
+            // statement macro with a block (`CUDA_KERNEL_LOOP(i, n) { ... }`).
+            // (A member function of a local class is a definition: its parent is the class's
+            // field list.)
+            // Only a head that is `NAME(args)` alone: a definition with a type or specifiers
+            // inside a body is a real function that an unbalanced `#if` nested there.
+            K::FunctionDefinition
+                if self.in_body(node)
+                    && is_statement_macro(node)
+                    && parent.is_some_and(|p| {
+                        !matches!(
+                            p.kind(),
+                            "field_declaration_list"
+                                | "template_declaration"
+                                | "declaration_list"
+                                | "linkage_specification"
+                        )
+                    }) =>
+            {
+                self.macro_block(node)
+            }
             K::FunctionDefinition => self.start_function(node, parent),
             K::NamespaceDefinition | K::ClassSpecifier => {
                 let name = match node.child_by_field_id(fields().name) {
@@ -1317,6 +1338,57 @@ impl<'s> Lowerer<'s> {
             receiver_span: receiver_node.map(span_of),
             receiver_type,
             template_args,
+        });
+    }
+
+    /// `NAME(args) { ... }` inside a function body, which the grammar reads as a nested
+    /// function definition: a statement macro (`CUDA_KERNEL_LOOP(i, n) { ... }`, often a loop
+    /// header) and its block. The block is the enclosing function's code (its barriers, atomics,
+    /// loops and jumps are the function's and its loops'; a `break` in it is taken as leaving
+    /// the enclosing loop, which is on the safe side when the macro is itself a loop), and the
+    /// macro is a call to `NAME` (what its replacement list calls is reached through it).
+    fn macro_block(&mut self, node: Node<'_>) {
+        let src = self.src;
+        let declarator = node.child_by_field_id(fields().declarator);
+        let Some(parts) = declarator.and_then(|d| function_parts(d, src)) else {
+            return;
+        };
+        let mut arg_spans = Vec::new();
+        if let Some(params) = parts.params {
+            let mut c = params.walk();
+            for ch in params.named_children(&mut c) {
+                if ch.kind() != "comment" {
+                    arg_spans.push(span_of(ch));
+                }
+            }
+        }
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.extra_refs.push(MacroRef {
+            name: parts.leaf.clone(),
+            span: parts.leaf_span,
+        });
+        let head = Span {
+            start: node.start_byte(),
+            end: node
+                .child_by_field_id(fields().body)
+                .map_or(node.end_byte(), |b| b.start_byte()),
+            ..span_of(node)
+        };
+        fc.f.calls.push(Call {
+            callee: parts.leaf,
+            receiver: None,
+            qualifier: None,
+            span: head,
+            callee_span: parts.leaf_span,
+            args: parts.params.map_or(head, span_of),
+            arg_ints: vec![None; arg_spans.len()],
+            arg_spans,
+            form: CallForm::Plain,
+            receiver_span: None,
+            receiver_type: None,
+            template_args: None,
         });
     }
 
@@ -2230,4 +2302,23 @@ fn blank_function(
         unseen_specifiers: Vec::new(),
         expansion: None,
     }
+}
+
+/// A function definition inside a body that is a statement macro with a block: its head is
+/// `NAME(args)` alone (no type, no specifier; the name a plain identifier).
+fn is_statement_macro(node: Node<'_>) -> bool {
+    if node.child_by_field_id(fields().ty).is_some() {
+        return false;
+    }
+    let Some(d) = node.child_by_field_id(fields().declarator) else {
+        return false;
+    };
+    if d.kind() != "function_declarator"
+        || d.child_by_field_id(fields().declarator)
+            .is_none_or(|n| n.kind() != "identifier")
+    {
+        return false;
+    }
+    // Nothing before the declarator (`__device__`, `static`, attributes).
+    node.child(0).is_some_and(|c| c.id() == d.id())
 }
