@@ -990,6 +990,18 @@ impl<'s> Lowerer<'s> {
             loop_span.end = last.end_byte();
             end_line = last.end_position().row as u32 + 1;
         }
+        // `for (...) MACRO(args) { ... }`: the grammar ends the loop at the macro call with a
+        // MISSING `;` and leaves the block as the next statement. The body runs to its end.
+        let macro_block = match (repaired, body) {
+            (None, Some(b)) => recover::statement_macro_block(b),
+            _ => None,
+        };
+        let mut body_span = body.map(span_of).unwrap_or_else(|| span_of(node));
+        if let Some(block) = macro_block {
+            body_span.end = block.end_byte();
+            loop_span.end = block.end_byte();
+            end_line = block.end_position().row as u32 + 1;
+        }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
                 let init = node.child_by_field_id(fields().initializer).map(|i| {
@@ -1081,7 +1093,7 @@ impl<'s> Lowerer<'s> {
             init,
             condition,
             update,
-            body: body.map(span_of).unwrap_or_else(|| span_of(node)),
+            body: body_span,
             body_is_block: body.is_some_and(|b| b.kind() == "compound_statement"),
             pragma,
             header,
@@ -1089,7 +1101,11 @@ impl<'s> Lowerer<'s> {
         });
         fc.scopes.push(Scope::Loop(idx));
         fc.loop_stack.push(idx);
-        let close = repaired.map_or(node.id(), |(_, last)| last.id());
+        let close = match (repaired, macro_block) {
+            (Some((_, last)), _) => last.id(),
+            (None, Some(block)) => block.id(),
+            (None, None) => node.id(),
+        };
         self.pops.push((close, Pop::Loop(idx)));
     }
 

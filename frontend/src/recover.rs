@@ -324,6 +324,32 @@ pub(crate) fn is_missing_statement(n: Node<'_>) -> bool {
     n.kind() == "expression_statement" && n.start_byte() == n.end_byte()
 }
 
+/// For a loop whose body `b` is a statement macro without its `;` (`MACRO(args)` then a MISSING
+/// `;`): the block that follows the loop (comments between), which the macro heads.
+pub(crate) fn statement_macro_block(b: Node<'_>) -> Option<Node<'_>> {
+    if b.kind() != "expression_statement" || b.named_child_count() == 0 {
+        return None;
+    }
+    let call = b.named_child(0)?;
+    let semi = b.child(b.child_count().checked_sub(1)?)?;
+    if call.kind() != "call_expression"
+        || !semi.is_missing()
+        || call
+            .child_by_field_id(fields().function)
+            .is_none_or(|f| f.kind() != "identifier")
+    {
+        return None;
+    }
+    let mut s = b.parent()?.next_sibling();
+    while let Some(x) = s {
+        if x.kind() != "comment" {
+            break;
+        }
+        s = x.next_sibling();
+    }
+    s.filter(|x| x.kind() == "compound_statement")
+}
+
 /// For a loop whose body is a MISSING `;`: the statement after the pragmas that follow it (the
 /// real body), and the node where the chain of such loops ends (`for ... #pragma for ... stmt`).
 pub(crate) fn repaired_body<'t>(node: Node<'t>, kinds: &Kinds) -> Option<(Node<'t>, Node<'t>)> {

@@ -33,3 +33,15 @@ __global__ void macro_syncs(float* p) {
     }
   }
 }
+
+// Without braces around it, the grammar ends the loop at the macro (a missing `;`) and leaves
+// the block after it: the loop's body still runs to the block's end.
+__global__ void braceless(float* p, int n) {
+  for (int j = 0; j < 4; ++j)  // ~ blockers: barrier
+    CUDA_KERNEL_LOOP(i, n) { p[i] += j; __syncthreads(); }
+  for (int j = 0; j < 4; ++j)  // ~ blockers: none
+    CUDA_KERNEL_LOOP(i, n) {
+      for (int k = 0; k < 8; ++k) p[i] += k;  // ~ blockers: none
+    }
+  __syncthreads();
+}
