@@ -1103,6 +1103,76 @@ fn host_only_files_are_skipped_unless_parse_all() {
     assert_eq!(parsed["functions"], serde_json::json!([]));
 }
 
+/// A file whose only GPU qualifier is a macro defined in another file of the run (a header it
+/// does not include: `DS_D_INLINE`) or a well-known library's macro that nothing defines
+/// (`CUTLASS_DEVICE`) is parsed and its loops are guarded, without `--parse-all`; a file that
+/// uses the name only inside a longer identifier, or that is checked without the defining
+/// header, is skipped as before.
+#[test]
+fn files_qualified_by_macros_from_elsewhere_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    w(
+        "defs.h",
+        "#pragma once\n#define DS_D_INLINE \\\n  __device__ __forceinline__\n",
+    );
+    w(
+        "reduce.cuh",
+        "DS_D_INLINE float sum(float* p) {\n  float s = 0;\n  for (int i = 0; i < 8; ++i) { s += p[i]; __syncthreads(); }\n  return s;\n}\n",
+    );
+    w(
+        "epilogue.h",
+        "CUTLASS_DEVICE void scale(float* p) {\n  for (int i = 0; i < 4; ++i) p[i] *= 2.f;\n}\n",
+    );
+    w(
+        "host.cpp",
+        "int NOT_DS_D_INLINE_AT_ALL(int* p) {\n  for (int i = 0; i < 4; ++i) p[i] = 0;\n  return 0;\n}\n",
+    );
+    let loops = |v: &Value, file: &str| -> Vec<(String, String)> {
+        let f = v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"].as_str().unwrap().ends_with(file))
+            .unwrap_or_else(|| panic!("{file} not reported: {v}"));
+        f["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["loops"].as_array().unwrap().iter())
+            .map(|l| {
+                (
+                    l["id"].as_str().unwrap().to_string(),
+                    l["verdict"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let o = run_in(dir.path(), &["check", "--format", "json", "."]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(
+        loops(&v, "reduce.cuh"),
+        [("sum:0".to_string(), "blocked".to_string())]
+    );
+    assert_eq!(
+        loops(&v, "epilogue.h"),
+        [("scale:0".to_string(), "candidate".to_string())]
+    );
+    let host = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with("host.cpp"))
+        .unwrap();
+    assert_eq!(host["parsed"], false, "{v}");
+    // Without the header that defines it, the name says nothing: the file is skipped.
+    let o = run_in(dir.path(), &["check", "--format", "json", "reduce.cuh"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["files"][0]["parsed"], false, "{v}");
+}
+
 /// `explain` says that suppressions quiet the lint but never open a loop to rewriting, and
 /// gives dynamic-lds's real reason (unrolling touches the same addresses).
 #[test]

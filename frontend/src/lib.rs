@@ -78,14 +78,109 @@ pub unsafe fn use_mimalloc_for_tree_sitter() {
     });
 }
 
+/// The qualifiers that make a function GPU code.
+const GPU_QUALIFIERS: [&[u8]; 3] = [b"__global__", b"__device__", b"__launch_bounds__"];
+
+/// Specifier macros of libraries whose headers a kernel repository uses without shipping them
+/// (CUTLASS, CuTe: `CUTLASS_DEVICE void f()`), so that no file of the run defines them: a file
+/// that uses one holds device code.
+pub const LIBRARY_GPU_SPECIFIERS: [&str; 5] = [
+    "CUTLASS_DEVICE",
+    "CUTLASS_HOST_DEVICE",
+    "CUTLASS_GLOBAL",
+    "CUTE_DEVICE",
+    "CUTE_HOST_DEVICE",
+];
+
 /// True when `source` may hold kernel or `__device__` code: it mentions `__global__`,
 /// `__device__` or `__launch_bounds__` (also inside a `#define`, which is how macro-qualified
-/// kernels of the same file get their qualifier). A file for which this is false has no function
-/// any rule looks at, so a caller may skip parsing it (its parse errors are then unknown).
+/// kernels of the same file get their qualifier), or one of [`LIBRARY_GPU_SPECIFIERS`]. A file
+/// for which this is false has no function any rule looks at unless it uses a specifier macro
+/// defined elsewhere ([`gpu_specifier_defines`] finds those), so a caller may skip parsing it
+/// (its parse errors are then unknown).
 pub fn may_contain_gpu_code(source: &[u8]) -> bool {
-    [&b"__global__"[..], b"__device__", b"__launch_bounds__"]
+    GPU_QUALIFIERS
         .iter()
+        .copied()
+        .chain(LIBRARY_GPU_SPECIFIERS.iter().map(|n| n.as_bytes()))
         .any(|needle| memchr::memmem::find(source, needle).is_some())
+}
+
+/// The names of the `#define`s of `source` whose replacement list holds a GPU qualifier
+/// (`#define DS_D_INLINE __device__ __forceinline__`, `#define KERNEL(n) __global__ void n()`),
+/// in the order written. A file that uses one of these names holds device code even where it
+/// does not include the header that defines it (a unit built with `-include`, or a header
+/// included by its includer): a directory check learns them from every file of the run.
+pub fn gpu_specifier_defines(source: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if !GPU_QUALIFIERS
+        .iter()
+        .any(|q| memchr::memmem::find(source, q).is_some())
+    {
+        return out;
+    }
+    for hash in memchr::memchr_iter(b'#', source) {
+        // `#` first on its line (blanks before it).
+        let line_start = source[..hash]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        if !source[line_start..hash]
+            .iter()
+            .all(|&b| b == b' ' || b == b'\t')
+        {
+            continue;
+        }
+        let mut i = hash + 1;
+        while source.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
+            i += 1;
+        }
+        let Some(rest) = source[i..].strip_prefix(b"define") else {
+            continue;
+        };
+        i += 6;
+        if !rest.first().is_some_and(|&b| b == b' ' || b == b'\t') {
+            continue;
+        }
+        while source.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
+            i += 1;
+        }
+        let name_end = i + source[i..]
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
+            .count();
+        if name_end == i || source[i].is_ascii_digit() {
+            continue;
+        }
+        // The replacement list runs to the first newline not after a backslash.
+        let mut end = name_end;
+        loop {
+            let Some(k) = memchr::memchr(b'\n', &source[end..]) else {
+                end = source.len();
+                break;
+            };
+            let line = &source[end..end + k];
+            let continued = line
+                .iter()
+                .rposition(|&b| !matches!(b, b'\r' | b' ' | b'\t'))
+                .is_some_and(|p| line[p] == b'\\');
+            end += k + 1;
+            if !continued {
+                break;
+            }
+        }
+        let body = &source[name_end..end];
+        if GPU_QUALIFIERS
+            .iter()
+            .any(|q| memchr::memmem::find(body, q).is_some())
+        {
+            let name = String::from_utf8_lossy(&source[i..name_end]).into_owned();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
 }
 
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.
@@ -208,5 +303,38 @@ fn no_tree(parser: &mut tree_sitter::Parser) -> SourceFile {
             message: "parser gave no tree".into(),
         }],
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_specifier_defines_reads_define_lines() {
+        let src = b"#include <x.h>\n\
+#define DS_D_INLINE __device__ __forceinline__\n\
+  #  define HD \\\r\n  __host__ __device__\n\
+#define KERNEL(n) __global__ void n(float* p)\n\
+#define PLAIN inline\n\
+int x = 1; #define NOT_AT_LINE_START __device__\n\
+#define LATER \\\n  int \\\n  __launch_bounds__(256)\n\
+#define DS_D_INLINE __device__\n\
+#defineX __device__\n";
+        assert_eq!(
+            gpu_specifier_defines(src),
+            ["DS_D_INLINE", "HD", "KERNEL", "LATER"]
+        );
+        // No GPU qualifier anywhere: nothing (and nothing scanned).
+        assert!(gpu_specifier_defines(b"#define A inline\n").is_empty());
+        // The replacement list stops at its line's end.
+        assert!(gpu_specifier_defines(b"#define A inline\n__device__ void f();\n").is_empty());
+    }
+
+    #[test]
+    fn library_specifiers_count_as_gpu_code() {
+        assert!(may_contain_gpu_code(b"CUTLASS_DEVICE void f() {}"));
+        assert!(may_contain_gpu_code(b"CUTE_HOST_DEVICE auto g() {}"));
+        assert!(!may_contain_gpu_code(b"inline void f() {}"));
     }
 }

@@ -1,6 +1,11 @@
 //! Parallel analysis with per-file isolation: every file is read (bounded, regular files only)
 //! and analysed on a pool of large-stack threads; a panic while analysing one file becomes an
 //! error for that file, and every other file is still analysed.
+//!
+//! Before the analysis, one pass over the files learns the run's GPU specifier macros
+//! (`#define DS_D_INLINE __device__ __forceinline__` in one header, `DS_D_INLINE float f()` in a
+//! file that does not include it): a file that uses one is parsed although it names no GPU
+//! qualifier itself (without it, the skip of files with no GPU code would hide its loops).
 
 use crate::resolve::Resolved;
 use crate::FileError;
@@ -52,18 +57,77 @@ pub(crate) fn analyse_all(
         .thread_name(|i| format!("{WORKER_PREFIX}{i}"))
         .build()?;
     Ok(pool.install(|| {
+        let learned = GpuMacros::learn(jobs);
         jobs.par_iter()
-            .map(|job| analyse(job, keep_source, checker))
+            .map(|job| analyse(job, keep_source, checker, learned.as_ref()))
             .collect()
     }))
 }
 
-fn analyse(job: &Job, keep_source: bool, checker: Checker) -> Result<Outcome, FileError> {
+/// The GPU specifier macros defined by the files of a run ([`frontend::gpu_specifier_defines`]),
+/// found as whole identifiers in one pass over a file.
+pub(crate) struct GpuMacros {
+    names: Vec<String>,
+    finder: aho_corasick::AhoCorasick,
+}
+
+impl GpuMacros {
+    /// From every job's file (read once more by the analysis; a file that cannot be read here
+    /// is reported there). `None` when no file defines one.
+    pub(crate) fn learn(jobs: &[Job]) -> Option<GpuMacros> {
+        let mut names: Vec<String> = jobs
+            .par_iter()
+            .flat_map_iter(|job| {
+                fsio::read_source(&job.path)
+                    .map(|b| frontend::gpu_specifier_defines(&b))
+                    .unwrap_or_default()
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        GpuMacros::new(names)
+    }
+
+    pub(crate) fn new(names: Vec<String>) -> Option<GpuMacros> {
+        if names.is_empty() {
+            return None;
+        }
+        let finder = aho_corasick::AhoCorasick::new(&names).ok()?;
+        Some(GpuMacros { names, finder })
+    }
+
+    /// The first of these names that `source` uses as a whole identifier.
+    pub(crate) fn used_in(&self, source: &[u8]) -> Option<&str> {
+        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        self.finder
+            .find_overlapping_iter(source)
+            .find(|m| {
+                let before = m.start().checked_sub(1).map(|i| source[i]);
+                let after = source.get(m.end()).copied();
+                !before.is_some_and(ident) && !after.is_some_and(ident)
+            })
+            .map(|m| self.names[m.pattern().as_usize()].as_str())
+    }
+}
+
+fn analyse(
+    job: &Job,
+    keep_source: bool,
+    checker: Checker,
+    learned: Option<&GpuMacros>,
+) -> Result<Outcome, FileError> {
     let bytes = fsio::read_source(&job.path).map_err(|error| FileError::Read {
         display: job.display.clone(),
         error,
     })?;
-    let settings = &job.resolved.settings;
+    let mut settings = std::borrow::Cow::Borrowed(&job.resolved.settings);
+    if !settings.parse_all
+        && !frontend::may_contain_gpu_code(&bytes)
+        && learned.is_some_and(|l| l.used_in(&bytes).is_some())
+    {
+        settings.to_mut().parse_all = true;
+    }
+    let settings = settings.as_ref();
     match crate::panics::catch(|| checker(&job.display, &bytes, settings)) {
         Ok((report, diagnostics)) => {
             let source = (keep_source && !diagnostics.is_empty()).then_some(bytes);
