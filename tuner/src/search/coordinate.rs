@@ -1798,8 +1798,26 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         };
         let pairs = pairs_of(&samples, &key);
         let finals: Vec<f64> = pairs.iter().map(|p| p.variant).collect();
-        let figure = stats::median(&finals);
-        let faster = assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0;
+        let confirmed = Confirmed {
+            faster: assessment.verdict == Verdict::Accept || assessment.ci.0 > 1.0,
+            speedup: assessment.speedup,
+            ci: assessment.ci,
+            p_value: Some(assessment.p_value),
+            runs: assessment.n,
+            figure: stats::median(&finals),
+            device: Some(self.info[lane].device.clone()),
+        };
+        self.record_confirmation(key, final_state, confirmed)
+    }
+
+    /// The confirmation's decision (the final tree against the original) recorded in the
+    /// ledger, and the final figure it gives the report.
+    pub(super) fn record_confirmation(
+        &mut self,
+        key: String,
+        final_state: String,
+        c: Confirmed,
+    ) -> Result<(report::Final, bool), Error> {
         self.s.ledger.record_decision(
             self.s.session,
             &ledger::Decision {
@@ -1807,14 +1825,14 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 settings_hash: self.s.settings_hash.clone(),
                 base_state: self.s.tree.hash.clone(),
                 variant_state: final_state,
-                status: if faster { "accepted" } else { "rejected" }.into(),
-                speedup: Some(assessment.speedup),
-                ci: Some(assessment.ci),
-                p_value: Some(assessment.p_value),
-                runs: Some(assessment.n as u32),
+                status: if c.faster { "accepted" } else { "rejected" }.into(),
+                speedup: Some(c.speedup),
+                ci: Some(c.ci),
+                p_value: c.p_value,
+                runs: Some(c.runs as u32),
                 reason: Some("confirmation".into()),
-                figure: Some(figure),
-                device: Some(self.info[lane].device.clone()),
+                figure: Some(c.figure),
+                device: c.device,
                 occupancy: None,
                 same_as: None,
             },
@@ -1822,13 +1840,27 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         fsio::testpoint::hit("tuner.search.decided");
         Ok((
             report::Final {
-                figure,
-                speedup: assessment.speedup,
-                ci: Some([assessment.ci.0, assessment.ci.1]),
+                figure: c.figure,
+                speedup: c.speedup,
+                ci: Some([c.ci.0, c.ci.1]),
             },
-            faster,
+            c.faster,
         ))
     }
+}
+
+/// What a confirmation found ([`Coordinator::record_confirmation`]).
+pub(super) struct Confirmed {
+    /// Accepted: the final tree is faster than the original.
+    pub faster: bool,
+    pub speedup: f64,
+    pub ci: (f64, f64),
+    /// `None` where several specs' pairs were judged together (no one test's p-value).
+    pub p_value: Option<f64>,
+    pub runs: usize,
+    /// The final tree's median figure.
+    pub figure: f64,
+    pub device: Option<Device>,
 }
 
 /// The pairs of `comparison` from the samples recorded, in rounds (warm-up runs are not

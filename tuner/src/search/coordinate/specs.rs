@@ -756,37 +756,17 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             })
             .collect();
         let j = stats::judge(&sp, &plan);
-        let faster = each.iter().all(|a| a.verdict == Verdict::Accept) || j.ci.0 > 1.0;
         let finals: Vec<f64> = got[0].1.iter().map(|p| p.variant).collect();
-        let figure = stats::median(&finals);
-        self.s.ledger.record_decision(
-            self.s.session,
-            &ledger::Decision {
-                key,
-                settings_hash: self.s.settings_hash.clone(),
-                base_state: self.s.tree.hash.clone(),
-                variant_state: final_state,
-                status: if faster { "accepted" } else { "rejected" }.into(),
-                speedup: Some(j.speedup),
-                ci: Some(j.ci),
-                p_value: None,
-                runs: Some(j.n as u32),
-                reason: Some("confirmation".into()),
-                figure: Some(figure),
-                device: lane.map(|l| self.info[l].device.clone()),
-                occupancy: None,
-                same_as: None,
-            },
-        )?;
-        fsio::testpoint::hit("tuner.search.decided");
-        Ok((
-            report::Final {
-                figure,
-                speedup: j.speedup,
-                ci: Some([j.ci.0, j.ci.1]),
-            },
-            faster,
-        ))
+        let confirmed = super::Confirmed {
+            faster: each.iter().all(|a| a.verdict == Verdict::Accept) || j.ci.0 > 1.0,
+            speedup: j.speedup,
+            ci: j.ci,
+            p_value: None,
+            runs: j.n,
+            figure: stats::median(&finals),
+            device: lane.map(|l| self.info[l].device.clone()),
+        };
+        self.record_confirmation(key, final_state, confirmed)
     }
 
     /// One note per failed spec, for the human report (the JSON has them in `specs`).
