@@ -67,9 +67,10 @@ pub struct CheckArgs {
     /// Do not honour .gitignore, .ignore and git exclude files.
     #[arg(long)]
     pub no_ignore: bool,
-    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__` and
-    /// no `warp`/`wave` beside a `32` (skipped by default and listed with `"parsed": false`),
-    /// e.g. to count parse errors.
+    /// Parse every file, also those with no `__global__`/`__device__`/`__launch_bounds__`, no
+    /// GPU specifier macro (`CUTLASS_DEVICE`, or one another file of the run defines) and no
+    /// `warp`/`wave` beside a `32` (skipped by default and listed with `"parsed": false`), e.g.
+    /// to count parse errors.
     #[arg(long)]
     pub parse_all: bool,
     /// Analyse files on N threads [default: one per core]; the report is the same at any count.
