@@ -494,3 +494,85 @@ fn command_line_macros_for_check_unroll_and_tune() {
         text(&o.stderr)
     );
 }
+
+/// `-D`/`-U` reach the bodies of kernels that a function-like macro defines (`DEFINE_KERNEL(k,
+/// float) { ... }`): a barrier macro given on the command line blocks the loop in `check` and
+/// `unroll`, and its undefinition (`-U`) takes it back; without it the call is `unresolved`.
+#[test]
+fn command_line_macros_reach_macro_defined_kernels() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("k.cu"),
+        "#define DEFINE_KERNEL(name, T) __global__ void name(T* p)\n\
+         DEFINE_KERNEL(k, float) {\n  for (int i = 0; i < 8; ++i) { p[i] = 0; SYNC(); }\n}\n\
+         DEFINE_KERNEL(j, int) {\n  for (int i = 0; i < 8; ++i) p[i] = 0;\n}\n",
+    )
+    .unwrap();
+    let verdicts = |extra: &[&str]| -> Vec<(String, String, String)> {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push("k.cu");
+        let o = run_in(d, &args);
+        assert!(code(&o) <= 1, "{}", text(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["files"][0]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["loops"].as_array().unwrap().iter())
+            .map(|l| {
+                (
+                    l["id"].as_str().unwrap().to_string(),
+                    l["verdict"].as_str().unwrap().to_string(),
+                    l["unresolved"].to_string(),
+                )
+            })
+            .collect()
+    };
+    let row = |id: &str, verdict: &str, unresolved: &str| {
+        (id.to_string(), verdict.to_string(), unresolved.to_string())
+    };
+    assert_eq!(
+        verdicts(&[]),
+        [
+            row("k:0", "candidate", "[\"SYNC\"]"),
+            row("j:0", "candidate", "null")
+        ]
+    );
+    let sync = ["-D", "SYNC()=__syncthreads()"];
+    assert_eq!(
+        verdicts(&sync),
+        [
+            row("k:0", "blocked", "null"),
+            row("j:0", "candidate", "null")
+        ]
+    );
+    let undone = ["-D", "SYNC()=__syncthreads()", "-U", "SYNC"];
+    assert_eq!(
+        verdicts(&undone),
+        [
+            row("k:0", "candidate", "[\"SYNC\"]"),
+            row("j:0", "candidate", "null")
+        ]
+    );
+    let o = run_in(
+        d,
+        &[
+            "unroll",
+            "k.cu",
+            "--loop",
+            "k:0",
+            "--factor",
+            "2",
+            "-D",
+            "SYNC()=__syncthreads()",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("blocked by barrier") && text(&o.stderr).contains("`SYNC`"),
+        "{}",
+        text(&o.stderr)
+    );
+}
