@@ -119,16 +119,20 @@ pub fn gpu_specifier_defines(source: &[u8]) -> Vec<String> {
     {
         return out;
     }
+    // Linear in the text: each `#` looks back over the blanks before it only, and the text of
+    // a definition is not searched again for `#`s.
+    let mut done = 0;
     for hash in memchr::memchr_iter(b'#', source) {
+        if hash < done {
+            continue;
+        }
         // `#` first on its line (blanks before it).
-        let line_start = source[..hash]
+        let blanks = source[..hash]
             .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        if !source[line_start..hash]
-            .iter()
-            .all(|&b| b == b' ' || b == b'\t')
-        {
+            .rev()
+            .take_while(|&&b| b == b' ' || b == b'\t')
+            .count();
+        if hash > blanks && source[hash - blanks - 1] != b'\n' {
             continue;
         }
         let mut i = hash + 1;
@@ -169,6 +173,7 @@ pub fn gpu_specifier_defines(source: &[u8]) -> Vec<String> {
                 break;
             }
         }
+        done = end;
         let body = &source[name_end..end];
         if GPU_QUALIFIERS
             .iter()
@@ -329,6 +334,16 @@ int x = 1; #define NOT_AT_LINE_START __device__\n\
         assert!(gpu_specifier_defines(b"#define A inline\n").is_empty());
         // The replacement list stops at its line's end.
         assert!(gpu_specifier_defines(b"#define A inline\n__device__ void f();\n").is_empty());
+    }
+
+    /// One 4 MB line of `#`s (hostile input): each `#` looks back over its blanks only (a
+    /// look back to the line's start made this quadratic: hours, not milliseconds).
+    #[test]
+    fn gpu_specifier_defines_is_linear_in_a_line_of_hashes() {
+        let mut src = b"__device__ void f();\n".to_vec();
+        src.extend(b"x # ".repeat(1 << 20));
+        src.extend(b"\n#define D __device__\n");
+        assert_eq!(gpu_specifier_defines(&src), ["D"]);
     }
 
     #[test]
