@@ -71,20 +71,80 @@ pub fn compare(a: &CodeObject, b: &CodeObject) -> Vec<Difference> {
 
 /// As [`compare`], over kernel metadata lists.
 pub fn compare_kernels(a: &[&KernelMeta], b: &[&KernelMeta]) -> Vec<Difference> {
+    compare_layouts(
+        &a.iter().map(|k| Layout::of_meta(k)).collect::<Vec<_>>(),
+        &b.iter().map(|k| Layout::of_meta(k)).collect::<Vec<_>>(),
+    )
+}
+
+/// As [`compare`], for the kernels of two NVIDIA cubins (by mangled name): the parameter
+/// block's size (as `kernarg size`), the parameter count, and each parameter's offset and size.
+pub fn compare_cubins(a: &[CubinKernel], b: &[CubinKernel]) -> Vec<Difference> {
+    compare_layouts(
+        &a.iter().map(Layout::of_cubin).collect::<Vec<_>>(),
+        &b.iter().map(Layout::of_cubin).collect::<Vec<_>>(),
+    )
+}
+
+/// A kernel's argument layout as the comparison sees it, whatever the code object's format:
+/// per argument, its fields in the order they are reported.
+struct Layout<'k> {
+    name: &'k str,
+    kernarg_size: u32,
+    args: Vec<Vec<(&'static str, String)>>,
+}
+
+impl<'k> Layout<'k> {
+    /// AMDGPU metadata: each argument's name, offset, size and value kind.
+    fn of_meta(k: &'k KernelMeta) -> Layout<'k> {
+        Layout {
+            name: &k.name,
+            kernarg_size: k.kernarg_segment_size,
+            args: k
+                .args
+                .iter()
+                .map(|x| {
+                    vec![
+                        ("name", x.name.clone().unwrap_or_default()),
+                        ("offset", x.offset.to_string()),
+                        ("size", x.size.to_string()),
+                        ("value_kind", x.value_kind.clone()),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// A cubin's parameters: offset and size (no name, no value kind).
+    fn of_cubin(k: &'k CubinKernel) -> Layout<'k> {
+        Layout {
+            name: &k.name,
+            kernarg_size: k.param_bytes,
+            args: k
+                .params
+                .iter()
+                .map(|&(_, offset, size)| {
+                    vec![("offset", offset.to_string()), ("size", size.to_string())]
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The differences of two layout lists, kernels matched by name.
+fn compare_layouts(a: &[Layout<'_>], b: &[Layout<'_>]) -> Vec<Difference> {
     let mut out = Vec::new();
     for ka in a {
+        let kernel = ka.name.to_string();
         let Some(kb) = b.iter().find(|k| k.name == ka.name) else {
-            out.push(Difference::MissingKernel {
-                kernel: ka.name.clone(),
-            });
+            out.push(Difference::MissingKernel { kernel });
             continue;
         };
-        let kernel = ka.name.clone();
-        if ka.kernarg_segment_size != kb.kernarg_segment_size {
+        if ka.kernarg_size != kb.kernarg_size {
             out.push(Difference::KernargSize {
                 kernel: kernel.clone(),
-                a: ka.kernarg_segment_size,
-                b: kb.kernarg_segment_size,
+                a: ka.kernarg_size,
+                b: kb.kernarg_size,
             });
         }
         if ka.args.len() != kb.args.len() {
@@ -95,72 +155,14 @@ pub fn compare_kernels(a: &[&KernelMeta], b: &[&KernelMeta]) -> Vec<Difference> 
             });
         }
         for (index, (x, y)) in ka.args.iter().zip(&kb.args).enumerate() {
-            let mut field = |field: &'static str, a: String, b: String| {
-                if a != b {
-                    out.push(Difference::Arg {
-                        kernel: kernel.clone(),
-                        index,
-                        field,
-                        a,
-                        b,
-                    });
-                }
-            };
-            field(
-                "name",
-                x.name.clone().unwrap_or_default(),
-                y.name.clone().unwrap_or_default(),
-            );
-            field("offset", x.offset.to_string(), y.offset.to_string());
-            field("size", x.size.to_string(), y.size.to_string());
-            field("value_kind", x.value_kind.clone(), y.value_kind.clone());
-        }
-    }
-    for kb in b {
-        if !a.iter().any(|k| k.name == kb.name) {
-            out.push(Difference::ExtraKernel {
-                kernel: kb.name.clone(),
-            });
-        }
-    }
-    out
-}
-
-/// As [`compare`], for the kernels of two NVIDIA cubins (by mangled name): the parameter
-/// block's size (as `kernarg size`), the parameter count, and each parameter's offset and size.
-pub fn compare_cubins(a: &[CubinKernel], b: &[CubinKernel]) -> Vec<Difference> {
-    let mut out = Vec::new();
-    for ka in a {
-        let Some(kb) = b.iter().find(|k| k.name == ka.name) else {
-            out.push(Difference::MissingKernel {
-                kernel: ka.name.clone(),
-            });
-            continue;
-        };
-        let kernel = ka.name.clone();
-        if ka.param_bytes != kb.param_bytes {
-            out.push(Difference::KernargSize {
-                kernel: kernel.clone(),
-                a: ka.param_bytes,
-                b: kb.param_bytes,
-            });
-        }
-        if ka.params.len() != kb.params.len() {
-            out.push(Difference::ArgCount {
-                kernel: kernel.clone(),
-                a: ka.params.len(),
-                b: kb.params.len(),
-            });
-        }
-        for (index, (x, y)) in ka.params.iter().zip(&kb.params).enumerate() {
-            for (field, p, q) in [("offset", x.1, y.1), ("size", x.2, y.2)] {
+            for ((field, p), (_, q)) in x.iter().zip(y) {
                 if p != q {
                     out.push(Difference::Arg {
                         kernel: kernel.clone(),
                         index,
                         field,
-                        a: p.to_string(),
-                        b: q.to_string(),
+                        a: p.clone(),
+                        b: q.clone(),
                     });
                 }
             }
@@ -169,7 +171,7 @@ pub fn compare_cubins(a: &[CubinKernel], b: &[CubinKernel]) -> Vec<Difference> {
     for kb in b {
         if !a.iter().any(|k| k.name == kb.name) {
             out.push(Difference::ExtraKernel {
-                kernel: kb.name.clone(),
+                kernel: kb.name.to_string(),
             });
         }
     }
