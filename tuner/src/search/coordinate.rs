@@ -1286,17 +1286,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             kernels,
             spec: None,
         };
-        if self.s.exec.send(lane, task) {
-            self.timeline.sent(id, Instant::now());
+        if self.send_baseline(lane, id, task) {
             self.aa.task = Some(id);
-            self.tasks.insert(
-                id,
-                TaskInfo {
-                    lane,
-                    kind: TaskKind::Baseline,
-                },
-            );
-            self.lanes[lane].busy += 1;
             self.lanes[lane].last_base = Some(self.s.tree.hash.clone());
             Ok(())
         } else {
@@ -1304,22 +1295,44 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         }
     }
 
+    /// Send the baseline task `id` to `lane` and count it there; false when the lane no longer
+    /// takes tasks.
+    pub(super) fn send_baseline(&mut self, lane: usize, id: u64, task: Task) -> bool {
+        if !self.s.exec.send(lane, task) {
+            return false;
+        }
+        self.timeline.sent(id, Instant::now());
+        self.tasks.insert(
+            id,
+            TaskInfo {
+                lane,
+                kind: TaskKind::Baseline,
+            },
+        );
+        self.lanes[lane].busy += 1;
+        true
+    }
+
+    /// The ledger's record of a baseline that passed its A/A check.
+    pub(super) fn baseline_record(&self, noise: &stats::Noise) -> ledger::Baseline {
+        ledger::Baseline {
+            figure: noise.median,
+            unit: self.unit().to_string(),
+            runs: (2 * self.s.settings.plan.min_runs) as u32,
+            spread: noise.spread,
+        }
+    }
+
     /// The A/A check of the finished repeats (a noisy machine stops the tune here, before any
     /// decision is stored), the baseline recorded, then the decisions that waited for it.
     fn finish_aa(&mut self) -> Result<(), Error> {
-        let n = 2 * self.s.settings.plan.min_runs;
         let noise = stats::aa_check(
             &self.aa.samples,
             &self.s.settings.plan,
             self.s.settings.max_noise,
         )
         .map_err(|e| Error::Baseline(e.to_string()))?;
-        let b = ledger::Baseline {
-            figure: noise.median,
-            unit: self.unit().to_string(),
-            runs: n as u32,
-            spread: noise.spread,
-        };
+        let b = self.baseline_record(&noise);
         self.s.ledger.record_baseline(
             self.s.session,
             &self.s.settings_hash,

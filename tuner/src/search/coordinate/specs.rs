@@ -12,10 +12,7 @@
 //! compile) has nothing to say about it: the variant is judged by the specs it changes, and it
 //! is `same-code` only when it changes none.
 
-use super::{
-    pairs_of, Batch, Coordinator, Decided, Ended, Finding, Flight, Job, Pending, Sample, TaskInfo,
-    TaskKind,
-};
+use super::{pairs_of, Batch, Coordinator, Decided, Ended, Finding, Flight, Job, Pending, Sample};
 use crate::devices::Device;
 use crate::discover::{Discovery, LoopInfo};
 use crate::error::Error;
@@ -28,7 +25,6 @@ use crate::workcopy::Overlay;
 use pipeline::Mode;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::Instant;
 
 /// A spec's baseline and A/A check in this tune.
 #[derive(Debug, Default)]
@@ -351,21 +347,12 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 kernels: false,
                 spec: Some(i),
             };
-            if !self.s.exec.send(lane, task) {
+            if !self.send_baseline(lane, id, task) {
                 return self.lost(lane, "it stopped taking tasks".into());
             }
-            self.timeline.sent(id, Instant::now());
             let r = &mut self.spec_runs[i];
             r.task = Some(id);
             r.samples.clear();
-            self.tasks.insert(
-                id,
-                TaskInfo {
-                    lane,
-                    kind: TaskKind::Baseline,
-                },
-            );
-            self.lanes[lane].busy += 1;
         }
         Ok(())
     }
@@ -374,7 +361,6 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     /// baseline is recorded and its comparisons may go.
     fn finish_spec_aa(&mut self, i: usize) -> Result<(), Error> {
         let plan = self.s.settings.plan;
-        let n = 2 * plan.min_runs;
         let samples = std::mem::take(&mut self.spec_runs[i].samples);
         self.spec_runs[i].task = None;
         match stats::aa_check(&samples, &plan, self.s.settings.max_noise) {
@@ -382,12 +368,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 self.spec_runs[i].failed = Some(one_line(&format!("its baseline: {e}")));
             }
             Ok(noise) => {
-                let b = ledger::Baseline {
-                    figure: noise.median,
-                    unit: self.unit().to_string(),
-                    runs: n as u32,
-                    spread: noise.spread,
-                };
+                let b = self.baseline_record(&noise);
                 self.s.ledger.record_baseline(
                     self.s.session,
                     &self.spec_settings(i),
