@@ -528,25 +528,6 @@ fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
         .unwrap_or_default();
     let toks = tokenize_macro_body(&m.body);
     let tok = |i: usize| toks.get(i).map(|t| &t.tok);
-    let is_assign = |t: Option<&Tok>| {
-        matches!(
-            t,
-            Some(Tok::Punct(
-                "=" | "+="
-                    | "-="
-                    | "*="
-                    | "/="
-                    | "%="
-                    | "&="
-                    | "|="
-                    | "^="
-                    | "<<="
-                    | ">>="
-                    | "++"
-                    | "--"
-            ))
-        )
-    };
     // The end of the lvalue that starts with the name at `i` (`N`, `N[..][..]`, `N->f`,
     // `N.f`), and whether it goes through the memory (an index, `->`, or a `*` before it).
     let lvalue_end = |i: usize| {
@@ -555,21 +536,7 @@ fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
         loop {
             match tok(j) {
                 Some(Tok::Punct("[")) => {
-                    let mut depth = 0;
-                    while let Some(t) = tok(j) {
-                        match t {
-                            Tok::Punct("[") => depth += 1,
-                            Tok::Punct("]") => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    j += 1;
+                    j = after_brackets(&toks, j);
                     through = true;
                 }
                 Some(Tok::Punct("->")) => {
@@ -598,7 +565,7 @@ fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
             continue;
         }
         let (end, through) = lvalue_end(i);
-        if through && is_assign(tok(end)) {
+        if through && is_assign_tok(tok(end)) {
             push(name);
         }
     }
@@ -626,6 +593,48 @@ fn macro_free_stores(m: &MacroDef, target: bool) -> Vec<String> {
     out
 }
 
+/// An assignment operator: `=`, a compound assignment, `++` or `--`.
+fn is_assign_tok(t: Option<&frontend::lex::Tok>) -> bool {
+    use frontend::lex::Tok;
+    matches!(
+        t,
+        Some(Tok::Punct(
+            "=" | "+="
+                | "-="
+                | "*="
+                | "/="
+                | "%="
+                | "&="
+                | "|="
+                | "^="
+                | "<<="
+                | ">>="
+                | "++"
+                | "--"
+        ))
+    )
+}
+
+/// The index after the `[...]` (nested brackets included) that opens at `toks[j]`.
+fn after_brackets(toks: &[frontend::lex::Token], mut j: usize) -> usize {
+    use frontend::lex::Tok;
+    let mut depth = 0;
+    while let Some(t) = toks.get(j).map(|t| &t.tok) {
+        match t {
+            Tok::Punct("[") => depth += 1,
+            Tok::Punct("]") => {
+                depth -= 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    j + 1
+}
+
 /// Whether a function-like macro stores through its parameter `arg`: `Some(true)` when its
 /// replacement assigns through it (`P[i] = v`, `*P += v`, `P->x++`) or hands it to an atomic
 /// or store intrinsic, `Some(false)` (maybe) when the parameter reaches a call hip-unroll does
@@ -635,25 +644,6 @@ fn macro_writes(m: &MacroDef, arg: usize) -> Option<bool> {
     let name = m.params.as_ref()?.get(arg)?.trim().to_string();
     let toks = tokenize_macro_body(&m.body);
     let tok = |i: usize| toks.get(i).map(|t| &t.tok);
-    let is_assign = |t: Option<&Tok>| {
-        matches!(
-            t,
-            Some(Tok::Punct(
-                "=" | "+="
-                    | "-="
-                    | "*="
-                    | "/="
-                    | "%="
-                    | "&="
-                    | "|="
-                    | "^="
-                    | "<<="
-                    | ">>="
-                    | "++"
-                    | "--"
-            ))
-        )
-    };
     let mut uses = false;
     for i in 0..toks.len() {
         if !matches!(tok(i), Some(Tok::Ident(s)) if *s == name) {
@@ -668,21 +658,7 @@ fn macro_writes(m: &MacroDef, arg: usize) -> Option<bool> {
         loop {
             match tok(j) {
                 Some(Tok::Punct("[")) => {
-                    let mut depth = 0;
-                    while let Some(t) = tok(j) {
-                        match t {
-                            Tok::Punct("[") => depth += 1,
-                            Tok::Punct("]") => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        j += 1;
-                    }
-                    j += 1;
+                    j = after_brackets(&toks, j);
                     through = true;
                 }
                 Some(Tok::Punct("->")) | Some(Tok::Punct(".")) => {
@@ -693,7 +669,7 @@ fn macro_writes(m: &MacroDef, arg: usize) -> Option<bool> {
                 _ => break,
             }
         }
-        if through && is_assign(tok(j)) {
+        if through && is_assign_tok(tok(j)) {
             return Some(true);
         }
         // An atomic or store intrinsic whose first argument starts with `P` or `&P`.
