@@ -119,73 +119,58 @@ pub fn gpu_specifier_defines(source: &[u8]) -> Vec<String> {
     {
         return out;
     }
-    // Linear in the text: each `#` looks back over the blanks before it only, and the text of
-    // a definition is not searched again for `#`s.
-    let mut done = 0;
-    for hash in memchr::memchr_iter(b'#', source) {
-        if hash < done {
-            continue;
-        }
-        // `#` first on its line (blanks before it).
-        let blanks = source[..hash]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b' ' || b == b'\t')
-            .count();
-        if hash > blanks && source[hash - blanks - 1] != b'\n' {
-            continue;
-        }
-        let mut i = hash + 1;
-        while source.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
-            i += 1;
-        }
-        let Some(rest) = source[i..].strip_prefix(b"define") else {
-            continue;
-        };
-        i += 6;
-        if !rest.first().is_some_and(|&b| b == b' ' || b == b'\t') {
-            continue;
-        }
-        while source.get(i).is_some_and(|&b| b == b' ' || b == b'\t') {
-            i += 1;
-        }
-        let name_end = i + source[i..]
-            .iter()
-            .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
-            .count();
-        if name_end == i || source[i].is_ascii_digit() {
-            continue;
-        }
-        // The replacement list runs to the first newline not after a backslash.
-        let mut end = name_end;
-        loop {
-            let Some(k) = memchr::memchr(b'\n', &source[end..]) else {
-                end = source.len();
-                break;
-            };
-            let line = &source[end..end + k];
-            let continued = line
-                .iter()
-                .rposition(|&b| !matches!(b, b'\r' | b' ' | b'\t'))
-                .is_some_and(|p| line[p] == b'\\');
-            end += k + 1;
-            if !continued {
-                break;
-            }
-        }
-        done = end;
-        let body = &source[name_end..end];
-        if GPU_QUALIFIERS
-            .iter()
-            .any(|q| memchr::memmem::find(body, q).is_some())
-        {
-            let name = String::from_utf8_lossy(&source[i..name_end]).into_owned();
+    // The directive being read: after `#define` (no name yet), or its name and whether its
+    // replacement list holds a qualifier so far.
+    enum At {
+        Outside,
+        Define,
+        Body(std::ops::Range<usize>, bool),
+    }
+    let mut at = At::Outside;
+    let mut prev_end = 0;
+    let mut finish = |at: &mut At| {
+        if let At::Body(name, true) = std::mem::replace(at, At::Outside) {
+            let name = String::from_utf8_lossy(&source[name]).into_owned();
             if !out.contains(&name) {
                 out.push(name);
             }
         }
-    }
+    };
+    lex::scan(source, 0..source.len(), |kind, r| {
+        // A directive ends at a newline that no backslash continues (the lexer skips those).
+        if !matches!(at, At::Outside) && ends_line(&source[prev_end..r.start]) {
+            finish(&mut at);
+        }
+        prev_end = r.end;
+        at = match (std::mem::replace(&mut at, At::Outside), kind) {
+            (_, lex::Kind::Directive) => {
+                let word = source[r].trim_ascii_start();
+                let word = word.strip_prefix(b"#").unwrap_or(word).trim_ascii_start();
+                if word == b"define" {
+                    At::Define
+                } else {
+                    At::Outside
+                }
+            }
+            (At::Define, lex::Kind::Ident) => At::Body(r, false),
+            (At::Body(name, found), lex::Kind::Ident) => {
+                let q = GPU_QUALIFIERS.contains(&&source[r]);
+                At::Body(name, found || q)
+            }
+            (At::Body(name, found), _) => At::Body(name, found),
+            _ => At::Outside,
+        };
+    });
+    finish(&mut at);
     out
+}
+
+/// Whether the text between two tokens holds a newline that no backslash continues.
+fn ends_line(gap: &[u8]) -> bool {
+    memchr::memchr_iter(b'\n', gap).any(|nl| {
+        let before = gap[..nl].iter().rposition(|&b| b != b'\r');
+        before.is_none_or(|p| gap[p] != b'\\')
+    })
 }
 
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.
