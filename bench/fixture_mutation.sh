@@ -28,6 +28,9 @@ testdata/check/barrier/asm_reach.cu
 testdata/check/atomic/inline_asm.cu
 testdata/check/dynamic-lds/returned_pointers.cu
 testdata/check/tu/unresolved_callees.cu
+testdata/check/barrier/template_parameters.cu
+testdata/check/barrier/template_lambdas.cu
+testdata/check/dynamic-lds/template_lambdas.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

@@ -191,6 +191,20 @@ pub struct TranslationUnit {
     /// The names the command line undefines (`-U NAME`, see [`Defines`]): the compiler's
     /// predefined platform macros among them count as not defined.
     pub undefined: Vec<String>,
+    /// True when the main file is a source file (`.cu`, `.hip`, `.cpp`, ..., not a header):
+    /// the templates it defines are instantiated by the unit's own code only, so a template
+    /// parameter is what its calls bind. False for a header (any file may instantiate its
+    /// templates) and for a unit built without a path.
+    pub closed: bool,
+}
+
+/// True for a path whose extension names a source file rather than a header (`.cu`, `.hip`,
+/// `.cc`, `.cpp`, `.cxx`, `.c`, `.C`).
+pub fn is_source_path(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("cu" | "hip" | "cc" | "cpp" | "cxx" | "c" | "C" | "c++")
+    )
 }
 
 impl TranslationUnit {
@@ -707,6 +721,7 @@ impl Includes {
             );
         }
         unit.undefined = self.undefined.clone();
+        unit.closed = is_source_path(path);
         unit
     }
 

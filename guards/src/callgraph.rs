@@ -32,8 +32,9 @@ pub struct Witness {
     pub file: usize,
 }
 
-/// What a blocker finds by itself in a function body: what and where.
-pub(crate) type InFunction = fn(&Unit<'_>, &Function) -> Option<(String, Span)>;
+/// What a blocker finds by itself in a function body (or, given a span, in the part of it
+/// inside that span: a lambda's body): what and where.
+pub(crate) type InFunction = fn(&Unit<'_>, &Function, Option<Span>) -> Option<(String, Span)>;
 
 /// What a blocker's detection finds by itself in one function body or one macro, for the
 /// graph to carry to callers: the predicates each blocker supplies (the model knows no rule).
@@ -97,20 +98,31 @@ pub(crate) struct Reach<'f> {
     pub unit: Unit<'f>,
     /// Function nodes `0..nf`: `(file, index)`; the analysed file's functions come first, so
     /// node `i` is its function `i`. Nodes `nf..nf + nm` are the macros, then come the
-    /// specialisations (`specs`).
+    /// lambdas (`lambdas`), then the specialisations (`specs`).
     fn_at: Vec<(usize, usize)>,
     /// Macro nodes: `(file, index)`.
     mac_at: Vec<(usize, usize)>,
-    /// Specialisations of template functions, node `nf + nm + s`: the function node and the
-    /// template parameters a call binds (`apply(hs, s)` binds `F` of `apply(F f, ...)`).
+    /// Lambda nodes, node `nf + nm + l`: the function node a lambda is written in and its
+    /// body's span. A lambda's node is what calling it reaches: the calls, macros and inline
+    /// assembly of its body. It is reached where a specialisation binds it (`each(F f)` called
+    /// as `each([&](int i) { ... })` calls the lambda where `each` calls `f`).
+    lambdas: Vec<(usize, Span)>,
+    /// Specialisations of template functions, node `nf + nm + nl + s`: the function node and
+    /// the template parameters a call binds (`apply(hs, s)` binds `F` of `apply(F f, ...)`).
     specs: Vec<(usize, Binding)>,
+    /// Per specialisation: what each call of its function's body reaches under its binding.
+    spec_resolved: Vec<Box<[Box<[usize]>]>>,
     /// The blockers' predicates, by slot.
     reaches: Vec<Reaches>,
     /// `reach[node * reaches.len() + slot]`: what node `node` reaches for that blocker.
     reach: Vec<Option<Witness>>,
     macro_by_name: HashMap<&'f str, Vec<usize>>,
     /// Per function node (`0..nf`), per call (index in `Function::calls`): the nodes
-    /// (functions or specialisations) it may reach.
+    /// (functions, lambdas or specialisations) it may reach. For a template function of the
+    /// analysed file, what its specialisations' calls reach joins; and where every call of it
+    /// in the unit binds its parameters (a template of a source file, not a kernel, never
+    /// named as a value), only that: `f(x)` on a template parameter `F` then reaches what the
+    /// calls bind `F` to, not every `operator()` of the unit.
     resolved: Vec<Vec<Box<[usize]>>>,
     /// Per function of the analysed file: its local callables (name -> function nodes).
     callables: Vec<HashMap<&'f str, Vec<usize>>>,
@@ -228,7 +240,12 @@ impl<'f> Reach<'f> {
             &unit.files[k].macros[i]
         };
         let types: Vec<&'f TypeDef> = unit.files.iter().flat_map(|f| f.types.iter()).collect();
-        let index = Index::new((0..nf).map(func).collect(), &types);
+        let mut index = Index::new((0..nf).map(func).collect(), &types);
+        let lam0 = nf + nm;
+        let lambdas: Vec<(usize, Span)> = index.lambdas().to_vec();
+        let nl = lambdas.len();
+        index.set_lambda_base(lam0);
+        let index = index;
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {
             if let Some(c) = functor_class(func(n)) {
@@ -247,7 +264,7 @@ impl<'f> Reach<'f> {
             .iter()
             .map(|f| f.macros.iter().map(|m| m.name.as_str()).collect())
             .collect();
-        let base = nf + nm;
+        let base = lam0 + nl;
 
         // Resolves the calls of function node `n` (under `binding`), making the
         // specialisations its calls bind.
@@ -319,7 +336,7 @@ impl<'f> Reach<'f> {
                 ts.sort_unstable();
                 ts.dedup();
                 for t in ts.iter_mut() {
-                    if let Some(b) = index.binding(&scope, f, c, *t) {
+                    if let Some(b) = index.binding(&scope, n, c, *t) {
                         *t = specs.node(*t, b, base);
                     }
                 }
@@ -345,11 +362,14 @@ impl<'f> Reach<'f> {
             }
         };
 
-        // Nodes: functions 0..nf, macros nf..nf+nm, specialisations after. Reverse edges:
-        // callee -> callers.
-        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); nf + nm];
-        let mut direct: Vec<Option<Witness>> = vec![None; (nf + nm) * nb];
-        let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); nf + nm];
+        // Nodes: functions 0..nf, macros nf..nf+nm, lambdas, specialisations after. Reverse
+        // edges: callee -> callers.
+        let mut callers: Vec<Vec<usize>> = vec![Vec::new(); base];
+        let mut direct: Vec<Option<Witness>> = vec![None; base * nb];
+        let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); base];
+        // Functions named as values anywhere (they escape: any call may reach them).
+        let mut escaped: HashSet<usize> = HashSet::new();
+        let mut next_lambda = 0;
         let mut specs = Specs::default();
         let mut callables_main = Vec::new();
         let mut resolved_main = Vec::new();
@@ -364,7 +384,7 @@ impl<'f> Reach<'f> {
             let (k, _) = fn_at[n];
             let f = func(n);
             for (slot, r) in reaches.iter().enumerate() {
-                if let Some(found) = r.function.and_then(|d| d(&unit, f)) {
+                if let Some(found) = r.function.and_then(|d| d(&unit, f, None)) {
                     direct[n * nb + slot] = Some(Witness {
                         what: found.0,
                         span: found.1,
@@ -377,8 +397,9 @@ impl<'f> Reach<'f> {
             for ts in &calls.targets {
                 for &j in ts.iter() {
                     let g = if j >= base { specs.list[j - base].0 } else { j };
-                    let host_edge =
-                        f.kind == FunctionKind::Host && func(g).kind == FunctionKind::Host;
+                    let host_edge = f.kind == FunctionKind::Host
+                        && g < nf
+                        && func(g).kind == FunctionKind::Host;
                     if !host_edge && seen.insert(j) {
                         if callers.len() <= j {
                             callers.resize(j + 1, Vec::new());
@@ -427,6 +448,47 @@ impl<'f> Reach<'f> {
                 }
             }
             fn_macros.push(used);
+            // The lambdas written in this function: what their bodies do and call.
+            while next_lambda < nl && lambdas[next_lambda].0 == n {
+                let span = lambdas[next_lambda].1;
+                let node = lam0 + next_lambda;
+                next_lambda += 1;
+                for (slot, r) in reaches.iter().enumerate() {
+                    if let Some(found) = r.function.and_then(|d| d(&unit, f, Some(span))) {
+                        direct[node * nb + slot] = Some(Witness {
+                            what: found.0,
+                            span: found.1,
+                            file: k,
+                        });
+                    }
+                }
+                let mut inner: HashSet<usize> = HashSet::new();
+                for (c, ts) in f.calls.iter().zip(&calls.targets) {
+                    if !span.contains(&c.span) {
+                        continue;
+                    }
+                    for &j in ts.iter() {
+                        let g = if j >= base { specs.list[j - base].0 } else { j };
+                        let host_edge = f.kind == FunctionKind::Host
+                            && g < nf
+                            && func(g).kind == FunctionKind::Host;
+                        if !host_edge && j != node && inner.insert(j) {
+                            if callers.len() <= j {
+                                callers.resize(j + 1, Vec::new());
+                            }
+                            callers[j].push(node);
+                        }
+                    }
+                }
+                for u in uses.iter().filter(|u| span.contains(&u.span)) {
+                    for &m in macro_by_name.get(u.name).into_iter().flatten() {
+                        if inner.insert(nf + m) {
+                            callers[nf + m].push(node);
+                        }
+                    }
+                }
+            }
+            escaped.extend(calls.values.iter().map(|v| v.1));
             resolved_main.push(calls.targets);
             if n < n_main {
                 callables_main.push(calls.callables);
@@ -438,6 +500,8 @@ impl<'f> Reach<'f> {
         }
         // Specialisations: the generic function's body under the binding (macro uses are the
         // generic function's: they do not depend on it).
+        let mut spec_resolved: Vec<Box<[Box<[usize]>]>> = Vec::new();
+        let mut spec_unresolved: Vec<Vec<usize>> = Vec::new();
         while let Some(s) = specs.pending.pop() {
             let node = base + s;
             let (n, binding) = specs.list[s].clone();
@@ -475,6 +539,53 @@ impl<'f> Reach<'f> {
                 if seen.insert(m) {
                     callers[m].push(node);
                 }
+            }
+            if spec_resolved.len() <= s {
+                spec_resolved.resize_with(s + 1, Default::default);
+                spec_unresolved.resize_with(s + 1, Vec::new);
+            }
+            spec_resolved[s] = calls.targets.into_boxed_slice();
+            spec_unresolved[s] = calls.unresolved;
+        }
+        spec_resolved.resize_with(specs.list.len(), Default::default);
+        spec_unresolved.resize_with(specs.list.len(), Vec::new);
+        // The analysed file's template functions: their calls as their specialisations
+        // resolve them too (a loop of `each(F f)` calls what `each`'s callers pass as `f`),
+        // and only so where every call of the function binds it (see `narrowed`).
+        let mut spec_of: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (s, (g, _)) in specs.list.iter().enumerate() {
+            if *g < n_main {
+                spec_of.entry(*g).or_default().push(s);
+            }
+        }
+        for (fi, ss) in &spec_of {
+            let (fi, f) = (*fi, func(*fi));
+            let narrow = tu.closed
+                && f.kind != FunctionKind::Kernel
+                && callers[fi].is_empty()
+                && !escaped.contains(&fi);
+            for ci in 0..f.calls.len() {
+                let mut v: Vec<usize> = if narrow {
+                    Vec::new()
+                } else {
+                    resolved_main[fi][ci].to_vec()
+                };
+                for &s in ss {
+                    v.extend(spec_resolved[s].get(ci).into_iter().flat_map(|t| t.iter()));
+                }
+                v.sort_unstable();
+                v.dedup();
+                resolved_main[fi][ci] = v.into_boxed_slice();
+            }
+            if narrow {
+                by_name_main[fi].clear();
+                let mut u: Vec<usize> = ss
+                    .iter()
+                    .flat_map(|&s| spec_unresolved[s].iter().copied())
+                    .collect();
+                u.sort_unstable();
+                u.dedup();
+                unresolved_calls_main[fi] = u;
             }
         }
         let total = base + specs.list.len();
@@ -517,7 +628,7 @@ impl<'f> Reach<'f> {
         }
 
         // Backwards BFS per blocker from the direct sites.
-        let is_macro = |n: usize| (nf..base).contains(&n);
+        let is_macro = |n: usize| (nf..lam0).contains(&n);
         let mut reach = direct;
         for (slot, r) in reaches.iter().enumerate() {
             let through_functions = r.function.is_some();
@@ -555,7 +666,9 @@ impl<'f> Reach<'f> {
             reaches: reaches.to_vec(),
             fn_at,
             mac_at,
+            lambdas,
             specs: specs.list,
+            spec_resolved,
             reach,
             macro_by_name,
             resolved: resolved_main,
@@ -577,7 +690,7 @@ impl<'f> Reach<'f> {
     pub(crate) fn kernel_reach(&self) -> Vec<(usize, Vec<(usize, usize)>)> {
         let total = self.callers.len();
         let nf = self.fn_at.len();
-        let base = nf + self.mac_at.len();
+        let base = self.spec_base();
         let mut callees: Vec<Vec<usize>> = vec![Vec::new(); total];
         for (callee, callers) in self.callers.iter().enumerate() {
             for &c in callers {
@@ -623,6 +736,11 @@ impl<'f> Reach<'f> {
         out
     }
 
+    /// The node of the first specialisation (functions, macros and lambdas come before).
+    fn spec_base(&self) -> usize {
+        self.fn_at.len() + self.mac_at.len() + self.lambdas.len()
+    }
+
     /// The predicates of the blocker in `slot`.
     pub(crate) fn reaches(&self, slot: usize) -> &Reaches {
         &self.reaches[slot]
@@ -651,29 +769,71 @@ impl<'f> Reach<'f> {
 
     /// When call `c` of function `fi` of the analysed file was resolved by name (the type of
     /// its receiver or qualifier is unknown): the qualified names of its candidates, sorted.
-    pub(crate) fn by_name_candidates(&self, fi: usize, c: &Call) -> Option<Vec<&'f str>> {
+    pub(crate) fn by_name_candidates(&self, fi: usize, c: &Call) -> Option<Vec<String>> {
         let f = &self.unit.files[0].functions[fi];
         let ci = call_index(f, c)?;
         self.by_name[fi].binary_search(&ci).ok()?;
-        let mut names: Vec<&'f str> = self
+        let mut names: Vec<String> = self
             .call_targets(fi, c)
-            .map(|j| self.function(j).qualified_name.as_str())
+            .map(|j| self.node_name(j))
             .collect();
         names.sort_unstable();
         names.dedup();
         Some(names)
     }
 
-    /// The nodes a call of the function of node `n` may reach (for a specialisation, as the
-    /// generic function resolves it).
+    /// The nodes a call of the function of node `n` may reach (for a specialisation, under
+    /// its binding; for a lambda, as its function resolves it).
     pub(crate) fn node_call_targets(&self, n: usize, c: &Call) -> impl Iterator<Item = usize> + '_ {
-        let base = self.fn_at.len() + self.mac_at.len();
-        let g = if n >= base { self.specs[n - base].0 } else { n };
-        let f = self.function(g);
-        let targets: &[usize] = call_index(f, c)
-            .and_then(|i| self.resolved.get(g)?.get(i))
-            .map_or(&[], |v| &v[..]);
+        let (f, _) = self.body(n);
+        let base = self.spec_base();
+        let targets: &[usize] = match call_index(f, c) {
+            Some(i) if n >= base => self.spec_resolved[n - base].get(i).map_or(&[], |v| &v[..]),
+            Some(i) => {
+                let g = self.function_node(n);
+                self.resolved
+                    .get(g)
+                    .and_then(|r| r.get(i))
+                    .map_or(&[], |v| &v[..])
+            }
+            None => &[],
+        };
         targets.iter().copied()
+    }
+
+    /// The function node of node `n`: itself, a lambda's enclosing function, a
+    /// specialisation's generic function (`n` must not be a macro node).
+    fn function_node(&self, n: usize) -> usize {
+        let nf = self.fn_at.len();
+        let lam0 = nf + self.mac_at.len();
+        let base = self.spec_base();
+        if n >= base {
+            self.specs[n - base].0
+        } else if n >= lam0 {
+            self.lambdas[n - lam0].0
+        } else {
+            n
+        }
+    }
+
+    /// What node `n` (not a macro) is called in a message: a function's qualified name, or
+    /// `lambda (line N)`.
+    pub(crate) fn node_name(&self, n: usize) -> String {
+        match self.body(n) {
+            (_, Some(span)) => format!("lambda (line {})", span.line),
+            (f, None) => f.qualified_name.clone(),
+        }
+    }
+
+    /// The code of node `n` (not a macro): its function, and for a lambda the span of its body
+    /// within it.
+    pub(crate) fn body(&self, n: usize) -> (&'f Function, Option<Span>) {
+        let lam0 = self.fn_at.len() + self.mac_at.len();
+        let lambda = (lam0..self.spec_base())
+            .contains(&n)
+            .then(|| self.lambdas[n - lam0].1);
+        let (k, i) = self.fn_at[self.function_node(n)];
+        (&self.unit.files[k].functions[i], lambda)
     }
 
     /// The functions of the unit that function `fi` of the analysed file names as values
@@ -729,14 +889,6 @@ impl<'f> Reach<'f> {
     }
     pub(crate) fn unresolved_of_macro(&self, m: usize) -> &[String] {
         &self.unresolved[self.fn_at.len() + m]
-    }
-
-    /// The function of node `n` (a function node or a specialisation of one).
-    pub(crate) fn function(&self, n: usize) -> &'f Function {
-        let base = self.fn_at.len() + self.mac_at.len();
-        let g = if n >= base { self.specs[n - base].0 } else { n };
-        let (k, i) = self.fn_at[g];
-        &self.unit.files[k].functions[i]
     }
 
     /// Every identifier a macro expands to, through nested macros (bounded).

@@ -135,25 +135,36 @@ impl Cx<'_> {
         let slot = self.slot;
         let reach = self.reach;
         let reaching = |j: usize| reach.fn_witness(j, slot);
-        if let Some(w) = reach.call_targets(self.fi, c).find_map(reaching) {
-            // A call resolved by name says so, with its candidates.
-            let how = match reach.by_name_candidates(self.fi, c) {
-                Some(names) => {
-                    let shown: Vec<String> =
-                        names.iter().take(4).map(|n| format!("`{n}`")).collect();
-                    let more = names.len().saturating_sub(4);
-                    let more = if more > 0 {
-                        format!(" and {more} more")
-                    } else {
-                        String::new()
-                    };
-                    format!(
-                        " (its type is unknown here: any of {}{more})",
-                        shown.join(", ")
-                    )
-                }
-                None => String::new(),
-            };
+        let hit = reach
+            .call_targets(self.fi, c)
+            .find_map(|j| reaching(j).map(|w| (j, w)));
+        if let Some((j, w)) = hit {
+            // A call resolved by name says so, with its candidates; a lambda that a call of
+            // this template passes, with its line.
+            let lambda = reach.body(j).1.map(|l| {
+                format!(
+                    " (the lambda of line {} that a call of `{}` passes)",
+                    l.line, self.f.name
+                )
+            });
+            let how = lambda
+                .or_else(|| {
+                    reach.by_name_candidates(self.fi, c).map(|names| {
+                        let shown: Vec<String> =
+                            names.iter().take(4).map(|n| format!("`{n}`")).collect();
+                        let more = names.len().saturating_sub(4);
+                        let more = if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            " (its type is unknown here: any of {}{more})",
+                            shown.join(", ")
+                        )
+                    })
+                })
+                .unwrap_or_default();
             return Some(format!(
                 "`{}()`{how}, which reaches `{}` ({})",
                 display_callee(c),

@@ -228,12 +228,17 @@ pub fn check_source(
     }
     let (file, tu) = match &settings.includes {
         Some(inc) => inc.open(Path::new(path), source),
-        None => (
-            std::sync::Arc::new(frontend::parse(source)),
-            TranslationUnit::empty(),
-        ),
+        None => (std::sync::Arc::new(frontend::parse(source)), alone(path)),
     };
     check_unit(path, source, &file, &tu, settings)
+}
+
+/// The unit of the file at `path` alone: no header, closed when `path` names a source file.
+fn alone(path: &str) -> TranslationUnit {
+    TranslationUnit {
+        closed: frontend::tu::is_source_path(Path::new(path)),
+        ..TranslationUnit::empty()
+    }
 }
 
 /// [`check_source`] for a file that is already parsed (alone: no include is followed).
@@ -243,7 +248,7 @@ pub fn check_parsed(
     file: &SourceFile,
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
-    check_unit(path, source, file, &TranslationUnit::empty(), settings)
+    check_unit(path, source, file, &alone(path), settings)
 }
 
 /// [`check_source`] for a file that is already parsed, in its translation unit: the helpers

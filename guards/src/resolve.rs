@@ -87,8 +87,8 @@ pub(crate) enum TypeRes {
     /// A lambda's closure type, bound to a template parameter by a call that passes a lambda:
     /// its `operator()` is the lambda's body, which the caller's own reach holds (a lambda
     /// written in the loop is in the loop; one held by a variable is looked into where it is
-    /// passed).
-    Lambda,
+    /// passed). The index is the lambda's in [`Index::lambdas`]: calling it reaches its node.
+    Lambda(usize),
     /// Nothing visible says.
     Unknown,
 }
@@ -132,6 +132,12 @@ pub(crate) struct Index<'f> {
     types: HashMap<String, Vec<&'f TypeDef>>,
     type_by_name: HashMap<&'f str, Vec<String>>,
     methods: HashMap<(String, &'f str), Vec<usize>>,
+    /// Every lambda of the unit: the function node it is written in and its span.
+    lambdas: Vec<(usize, frontend::Span)>,
+    /// `(function node, span start)` -> index in `lambdas`.
+    lambda_ids: HashMap<(usize, usize), usize>,
+    /// The graph node of lambda 0 (the others follow).
+    lambda_base: usize,
 }
 
 /// Type words that are never classes of the unit.
@@ -212,6 +218,9 @@ impl<'f> Index<'f> {
             types: HashMap::new(),
             type_by_name: HashMap::new(),
             methods: HashMap::new(),
+            lambdas: Vec::new(),
+            lambda_ids: HashMap::new(),
+            lambda_base: 0,
             funcs,
         };
         for t in types {
@@ -240,8 +249,23 @@ impl<'f> Index<'f> {
             }
             ix.member_of.push(class);
             ix.by_qname.entry(q).or_default().push(n);
+            for l in &f.lambdas {
+                ix.lambda_ids.insert((n, l.start), ix.lambdas.len());
+                ix.lambdas.push((n, *l));
+            }
         }
         ix
+    }
+
+    /// Every lambda of the unit: the function node it is written in and its span, in node
+    /// order (lambda `l` is graph node `lambda_base + l`).
+    pub(crate) fn lambdas(&self) -> &[(usize, frontend::Span)] {
+        &self.lambdas
+    }
+
+    /// Where the graph numbers its lambda nodes: lambda `l` is node `base + l`.
+    pub(crate) fn set_lambda_base(&mut self, base: usize) {
+        self.lambda_base = base;
     }
 
     fn is_class(&self, q: &str) -> bool {
@@ -599,7 +623,11 @@ impl<'f> Index<'f> {
                 }
             }
             TypeRes::NotClass => Outcome::Unresolved,
-            TypeRes::Lambda => Outcome::Resolved,
+            TypeRes::Lambda(l) if name == "operator()" => {
+                out.push(self.lambda_base + l);
+                Outcome::Resolved
+            }
+            TypeRes::Lambda(_) => Outcome::Resolved,
             TypeRes::Param(_) | TypeRes::Unknown => self.members_named(name, out),
         }
     }
@@ -649,7 +677,7 @@ impl<'f> Index<'f> {
                 match t {
                     // A variable is never listed as unresolved: its class's `operator()` is
                     // what is called.
-                    TypeRes::Classes(_) | TypeRes::Param(_) | TypeRes::Lambda => {
+                    TypeRes::Classes(_) | TypeRes::Param(_) | TypeRes::Lambda(_) => {
                         match self.call_on(&t, "operator()", out) {
                             Outcome::Unresolved => Outcome::NotACall,
                             o => o,
@@ -680,11 +708,12 @@ impl<'f> Index<'f> {
     pub(crate) fn binding(
         &self,
         scope: &Scope,
-        caller: &Function,
+        caller: usize,
         c: &Call,
         j: usize,
     ) -> Option<Vec<(String, TypeRes)>> {
         let g = self.funcs.get(j)?;
+        let caller_fn = self.funcs[caller];
         let class_params: &[String] = match &self.member_of[j] {
             Some(cl) => self
                 .types
@@ -698,7 +727,7 @@ impl<'f> Index<'f> {
         }
         let mut out: Vec<(String, TypeRes)> = Vec::new();
         let mut bind = |p: &str, t: TypeRes| {
-            let bindable = matches!(t, TypeRes::Classes(_) | TypeRes::Lambda);
+            let bindable = matches!(t, TypeRes::Classes(_) | TypeRes::Lambda(_));
             if bindable && !out.iter().any(|(q, _)| q == p) {
                 out.push((p.to_string(), t));
             }
@@ -722,9 +751,13 @@ impl<'f> Index<'f> {
             if !g.template_params.contains(&pt) {
                 continue;
             }
-            match argument_type(caller, *a, c.span.start) {
+            match argument_type(caller_fn, *a, c.span.start) {
                 Some(Argument::Type(t)) => bind(&pt, self.resolve_type(&t, scope)),
-                Some(Argument::Lambda) => bind(&pt, TypeRes::Lambda),
+                Some(Argument::Lambda(l)) => {
+                    if let Some(&id) = self.lambda_ids.get(&(caller, l.start)) {
+                        bind(&pt, TypeRes::Lambda(id));
+                    }
+                }
                 None => {}
             }
         }
@@ -812,7 +845,7 @@ impl<'f> Index<'f> {
                 }
                 return Outcome::Resolved;
             }
-            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda => return Outcome::NotACall,
+            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda(_) => return Outcome::NotACall,
             TypeRes::Unknown => {}
         }
         if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
@@ -865,26 +898,26 @@ impl<'f> Index<'f> {
 enum Argument {
     /// As written (a variable's declared type, a temporary's class).
     Type(String),
-    /// A lambda, written in the call or held by a variable.
-    Lambda,
+    /// A lambda (its span), written in the call or held by a variable.
+    Lambda(frontend::Span),
 }
 
 /// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
 /// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
 fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
     if f.lambdas.contains(&arg) {
-        return Some(Argument::Lambda);
+        return Some(Argument::Lambda(arg));
     }
     let lo = f.idents.partition_point(|u| u.span.start < arg.start);
     if let Some(u) = f.idents.get(lo).filter(|u| u.span == arg) {
-        let holds_lambda = f
+        let held = f
             .decls
             .iter()
             .rfind(|d| d.name == u.name && d.span.start < at)
             .and_then(|d| d.init)
-            .is_some_and(|i| f.lambdas.iter().any(|l| i.contains(l)));
-        if holds_lambda {
-            return Some(Argument::Lambda);
+            .and_then(|i| f.lambdas.iter().find(|l| i.contains(l)));
+        if let Some(l) = held {
+            return Some(Argument::Lambda(*l));
         }
     }
     if let Some(t) = variable_type(f, arg, at) {

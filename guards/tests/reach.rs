@@ -18,6 +18,9 @@ const FIXTURES: &[&str] = &[
     "atomic/inline_asm.cu",
     "dynamic-lds/returned_pointers.cu",
     "tu/unresolved_callees.cu",
+    "barrier/template_parameters.cu",
+    "barrier/template_lambdas.cu",
+    "dynamic-lds/template_lambdas.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.
@@ -78,4 +81,38 @@ fn a_call_by_name_lists_its_candidates() {
         ),
         "{out}"
     );
+}
+
+/// The blockers of loop `id` when `src` is checked as the file `path`.
+fn blockers_as(path: &str, src: &[u8], id: &str) -> Vec<String> {
+    let (r, _) = guards::check_source(path, src, &guards::Settings::default());
+    r.functions
+        .iter()
+        .flat_map(|f| &f.loops)
+        .find(|l| l.id == id)
+        .unwrap_or_else(|| panic!("{path}: no loop {id}"))
+        .blockers
+        .clone()
+}
+
+#[test]
+fn a_template_of_a_header_is_what_any_includer_binds() {
+    // In a source file, `op` is what the file's calls bind: `Sum`. In a header, any file that
+    // includes it may bind `Op` to the syncing functor: by name, blocked.
+    let src = b"struct Sum { __device__ float operator()(float a, float b) const { return a + b; } };\n\
+        struct SyncSum { __device__ float operator()(float a, float b) const { __syncthreads(); return a; } };\n\
+        template <class Op> __device__ float fold(const float* a, Op op) {\n\
+          float v = 0.f;\n\
+          for (int i = 0; i < 4; ++i) v = op(v, a[i]);\n\
+          return v;\n\
+        }\n\
+        __global__ void k(float* a) { a[0] = fold(a, Sum{}); }\n";
+    assert!(blockers_as("fold.cu", src, "fold:0").is_empty());
+    assert!(blockers_as("fold.hip", src, "fold:0").is_empty());
+    assert_eq!(blockers_as("fold.cuh", src, "fold:0"), ["barrier"]);
+    assert_eq!(blockers_as("fold.h", src, "fold:0"), ["barrier"]);
+    // The library without a path (no unit) cannot know: by name too.
+    let file = frontend::parse(src);
+    let a = guards::analyze_for_rewrite(&file);
+    assert!(!a.loops[2][0].evidence.is_empty());
 }

@@ -54,15 +54,16 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
     evidence,
 };
 
-fn in_function(_: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
+fn in_function(_: &Unit<'_>, f: &Function, part: Option<Span>) -> Option<(String, Span)> {
+    let inside = |s: &Span| part.is_none_or(|p| p.contains(s));
     f.calls
         .iter()
-        .find(|c| is_atomic_call(c) && !is_barrier_call(c))
+        .find(|c| inside(&c.span) && is_atomic_call(c) && !is_barrier_call(c))
         .map(|c| (c.callee.clone(), c.span))
         .or_else(|| {
-            f.asm
-                .iter()
-                .find_map(|a| asm_atomic(&a.template).map(|w| (format!("asm(\"{w}\")"), a.span)))
+            f.asm.iter().filter(|a| inside(&a.span)).find_map(|a| {
+                asm_atomic(&a.template).map(|w| (format!("asm(\"{w}\")"), a.span))
+            })
         })
 }
 

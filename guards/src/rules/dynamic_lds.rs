@@ -64,13 +64,14 @@ fn unit_shared<'a, 'f>(unit: &'a Unit<'f>) -> impl Iterator<Item = &'f SharedDec
     unit.files.iter().flat_map(|f| f.shared.iter())
 }
 
-fn in_function(unit: &Unit<'_>, f: &Function) -> Option<(String, Span)> {
+fn in_function(unit: &Unit<'_>, f: &Function, part: Option<Span>) -> Option<(String, Span)> {
     let dynamic = dynamic_names(unit_shared(unit), f);
     if dynamic.is_empty() {
         return None;
     }
     f.idents
         .iter()
+        .filter(|u| part.is_none_or(|p| p.contains(&u.span)))
         .find_map(|u| dynamic.get(&u.name).map(|root| (root.clone(), u.span)))
 }
 
@@ -216,11 +217,12 @@ fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> 
     if depth > MAX_RETURN_DEPTH {
         return None;
     }
-    let g = reach.function(j);
+    // A lambda's node: the returns of its body only.
+    let (g, part) = reach.body(j);
     let returns: Vec<Span> = g
         .jumps
         .iter()
-        .filter(|x| x.kind == JumpKind::Return)
+        .filter(|x| x.kind == JumpKind::Return && part.is_none_or(|p| p.contains(&x.span)))
         .map(|x| x.span)
         .collect();
     if returns.is_empty() {

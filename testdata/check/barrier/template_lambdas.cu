@@ -1,0 +1,63 @@
+// Loops inside a template that call a lambda its callers pass (`f(i)` on `F f`): the lambda's
+// body is what the loop calls, through the call that binds it: written in the call, held by a
+// variable, or forwarded by another template. A lambda that only stores does not block; each
+// call of the template is judged with its own lambda. No functor of this file syncs, so
+// nothing here is blocked by name.
+#include <hip/hip_runtime.h>
+
+// A lambda that syncs, passed by one call.
+template <class F>
+__device__ void each(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+
+// Lambdas that only store, passed written in the call and held by a variable.
+template <class F>
+__device__ void each_quiet(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: none
+}
+
+// A lambda held by a variable, that syncs.
+template <class F>
+__device__ void each_held(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+
+// Forwarded: `outer` passes its `g` on to `inner`, whose loop calls it.
+template <class F>
+__device__ void inner(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+template <class G>
+__device__ void outer(G g) { inner(g); }
+
+__global__ void uses(float* out) {
+  each([&](int i) { out[i] = 0.f; __syncthreads(); });
+  each_quiet([&](int i) { out[i] = 1.f; });
+  auto store = [&](int i) { out[i] = 2.f; };
+  each_quiet(store);
+  auto sync_store = [&](int i) { __syncthreads(); out[i] = 3.f; };
+  each_held(sync_store);
+  outer([&](int i) { __syncthreads(); out[i] = 4.f; });
+  // This call's `each` is the one of this lambda, which does not sync.
+  for (int i = 0; i < 4; ++i) each([&](int j) { out[j] = 5.f; });  // ~ blockers: none
+}
+
+// A lambda that syncs on the device's `__syncthreads` through a helper, and one that adds
+// atomically: both reach the template's loop.
+__device__ void sync_all() { __syncthreads(); }
+
+template <class F>
+__device__ void each_helper(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+
+template <class F>
+__device__ void each_atomic(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: atomic
+}
+
+__global__ void more(float* out, int* count) {
+  each_helper([&](int i) { out[i] = 6.f; sync_all(); });
+  each_atomic([&](int i) { atomicAdd(count, i); });
+}
