@@ -190,6 +190,9 @@ struct Specs {
     ids: HashMap<(usize, Binding), usize>,
     per_function: HashMap<usize, usize>,
     pending: Vec<usize>,
+    /// Per function: the lambdas (indices) bound by calls that reached the generic function
+    /// because a cap was reached; its calls of its parameters may call any of them.
+    overflow: HashMap<usize, Vec<usize>>,
 }
 
 impl Specs {
@@ -201,6 +204,14 @@ impl Specs {
         }
         let count = self.per_function.entry(j).or_default();
         if self.list.len() >= MAX_SPECS || *count >= MAX_SPECS_PER_FUNCTION {
+            let lambdas = self.overflow.entry(j).or_default();
+            for (_, t) in &binding {
+                if let TypeRes::Lambda(l) = t {
+                    if !lambdas.contains(l) {
+                        lambdas.push(*l);
+                    }
+                }
+            }
             return j;
         }
         *count += 1;
@@ -552,14 +563,31 @@ impl<'f> Reach<'f> {
         // The analysed file's template functions: their calls as their specialisations
         // resolve them too (a loop of `each(F f)` calls what `each`'s callers pass as `f`),
         // and only so where every call of the function binds it (see `narrowed`).
+        // Lambdas bound by calls beyond the caps reach the generic function: any call of one
+        // of its parameters may call them.
+        let mut overflow: Vec<(usize, Vec<usize>)> = specs.overflow.drain().collect();
+        overflow.sort_unstable();
+        for (j, ls) in &overflow {
+            for &l in ls {
+                callers[lam0 + l].push(*j);
+            }
+        }
         let mut spec_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (s, (g, _)) in specs.list.iter().enumerate() {
             if *g < n_main {
                 spec_of.entry(*g).or_default().push(s);
             }
         }
+        for (j, _) in overflow.iter().filter(|(j, _)| *j < n_main) {
+            spec_of.entry(*j).or_default();
+        }
         for (fi, ss) in &spec_of {
             let (fi, f) = (*fi, func(*fi));
+            let spilled: Vec<usize> = overflow
+                .iter()
+                .find(|(j, _)| *j == fi)
+                .map(|(_, ls)| ls.iter().map(|&l| lam0 + l).collect())
+                .unwrap_or_default();
             let narrow = tu.closed
                 && f.kind != FunctionKind::Kernel
                 && callers[fi].is_empty()
@@ -572,6 +600,14 @@ impl<'f> Reach<'f> {
                 };
                 for &s in ss {
                     v.extend(spec_resolved[s].get(ci).into_iter().flat_map(|t| t.iter()));
+                }
+                let c = &f.calls[ci];
+                let on_param = c.qualifier.is_none()
+                    && f.params.iter().any(|p| {
+                        p.name == c.callee || Some(p.name.as_str()) == c.receiver.as_deref()
+                    });
+                if on_param {
+                    v.extend(spilled.iter().copied());
                 }
                 v.sort_unstable();
                 v.dedup();

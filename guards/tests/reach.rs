@@ -116,3 +116,32 @@ fn a_template_of_a_header_is_what_any_includer_binds() {
     let a = guards::analyze_for_rewrite(&file);
     assert!(!a.loops[2][0].evidence.is_empty());
 }
+
+#[test]
+fn lambdas_beyond_the_specialisation_cap_still_reach_the_template_loop() {
+    // 40 calls of one template, each with its own lambda: beyond the cap on specialisations
+    // per function, the calls reach the generic template; the last lambda syncs, and the
+    // template's loop must still see it.
+    let mut src = String::from(
+        "template <class F> __device__ void each(F f) {\n  for (int i = 0; i < 4; ++i) f(i);\n}\n\
+         __global__ void k(float* out) {\n",
+    );
+    for n in 0..40 {
+        let body = if n == 39 { "__syncthreads();" } else { "" };
+        src.push_str(&format!(
+            "  each([&](int i) {{ out[i] = {n}.f; {body} }});\n"
+        ));
+    }
+    src.push_str("}\n");
+    assert_eq!(
+        blockers_as("many.cu", src.as_bytes(), "each:0"),
+        ["barrier"]
+    );
+    // And below the cap, the same with the syncing lambda first.
+    let few = src.replace("__syncthreads();", "").replacen(
+        "out[i] = 0.f; ",
+        "out[i] = 0.f; __syncthreads();",
+        1,
+    );
+    assert_eq!(blockers_as("few.cu", few.as_bytes(), "each:0"), ["barrier"]);
+}
