@@ -1193,6 +1193,8 @@ impl<'s> Lowerer<'s> {
         let Some(func) = node.child_by_field_id(fields().function) else {
             return;
         };
+        // `std::forward<F>(f)(i)`, `std::move(f)(i)`, `static_cast<F&&>(f)(i)`: a call of `f`.
+        let func = forwarded(func, src).unwrap_or(func);
         if matches!(
             func.kind(),
             "compound_literal_expression" | "call_expression"
@@ -1212,6 +1214,21 @@ impl<'s> Lowerer<'s> {
                 "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => {
                     callee_node = Some(cur);
                     break;
+                }
+                // `(f)(i)`, `(*f)(i)`: a call of `f` (a pointer to a function or a callable).
+                "parenthesized_expression" => match cur.named_child(0) {
+                    Some(n) if n.kind() != "comment" => cur = n,
+                    _ => break,
+                },
+                "pointer_expression"
+                    if cur
+                        .child_by_field_id(fields().operator)
+                        .is_some_and(|o| o.kind() == "*") =>
+                {
+                    match cur.child_by_field_id(fields().argument) {
+                        Some(n) => cur = n,
+                        None => break,
+                    }
                 }
                 // `x.template f<N>()`, `T::template f<N>()`.
                 "dependent_name" => match cur.named_child(0) {
@@ -1251,6 +1268,13 @@ impl<'s> Lowerer<'s> {
         }
         let Some(cn) = callee_node else { return };
         let callee = text_of(cn, src);
+        // `(x)(...)` and `(*x)(...)` are calls of `x` only where `x` is a local or a parameter:
+        // else a cast (`(ulong)(v)`) or a global pointer nothing here resolves.
+        let through_parens = func.kind() == "parenthesized_expression";
+        if through_parens && (cn.kind() != "identifier" || self.type_of_variable(&callee).is_none())
+        {
+            return;
+        }
         if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
             let q = join_tokens(tokens(&String::from_utf8_lossy(&src[q0..cn.start_byte()])));
             let q = q.strip_suffix("template").unwrap_or(&q).trim_end();
@@ -2337,4 +2361,36 @@ fn is_statement_macro(node: Node<'_>) -> bool {
     }
     // Nothing before the declarator (`__device__`, `static`, attributes).
     node.child(0).is_some_and(|c| c.id() == d.id())
+}
+
+/// The identifier `x` of `std::forward<T>(x)`, `std::move(x)`, `forward<T>(x)`, `move(x)` or
+/// `static_cast<T&&>(x)` (the function of a call `std::forward<F>(f)(i)`): calling the result
+/// calls `x`.
+fn forwarded<'t>(func: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
+    if func.kind() != "call_expression" {
+        return None;
+    }
+    let name = func.child_by_field_id(fields().function)?;
+    let text = text_of(name, src);
+    let base = text.split('<').next().unwrap_or(&text).trim();
+    let base = base.strip_prefix("::").unwrap_or(base);
+    if !matches!(
+        base,
+        "std::forward"
+            | "std::move"
+            | "forward"
+            | "move"
+            | "static_cast"
+            | "std::ref"
+            | "std::cref"
+    ) {
+        return None;
+    }
+    let args = func.child_by_field_id(fields().arguments)?;
+    let mut c = args.walk();
+    let mut named = args
+        .named_children(&mut c)
+        .filter(|n| n.kind() != "comment");
+    let only = named.next()?;
+    (named.next().is_none() && only.kind() == "identifier").then_some(only)
 }

@@ -1187,3 +1187,56 @@ fn pragma_macros_are_the_loops_pragmas() {
         ]
     );
 }
+
+#[test]
+fn calls_of_forwarded_dereferenced_and_parenthesised_callables() {
+    let src = r#"
+typedef unsigned long ulong;
+__device__ int (*global_fp)(int);
+template <class F> __device__ void g(F&& f, F* p, const F& r, float v) {
+  std::forward<F>(f)(1);
+  std::move(f)(2);
+  static_cast<F&&>(f)(3);
+  (*p)(4);
+  (r)(5);
+  ulong u = (ulong)(v);
+  int w = (*global_fp)(6);
+}
+"#;
+    let file = parse(src.as_bytes());
+    let f = func(&file, "g");
+    let of = |name: &str| -> Vec<(CallForm, u32)> {
+        f.calls
+            .iter()
+            .filter(|c| c.callee == name)
+            .map(|c| (c.form, c.span.line))
+            .collect()
+    };
+    // The forwarded, moved and cast `f` is what is called, a variable of type `F`.
+    assert_eq!(
+        of("f"),
+        [
+            (CallForm::Variable, 5),
+            (CallForm::Variable, 6),
+            (CallForm::Variable, 7)
+        ]
+    );
+    assert!(f
+        .calls
+        .iter()
+        .filter(|c| c.callee == "f")
+        .all(|c| c.receiver_type.as_deref() == Some("F")));
+    assert_eq!(of("p"), [(CallForm::Variable, 8)]);
+    assert_eq!(of("r"), [(CallForm::Variable, 9)]);
+    // A cast is no call (the declaration's constructor and destructor aside), and a global
+    // pointer is not read as one here.
+    assert!(
+        of("ulong")
+            .iter()
+            .all(|(form, _)| matches!(form, CallForm::Construct | CallForm::Destroy)),
+        "{:?}",
+        f.calls
+    );
+    assert!(of("global_fp").is_empty());
+    assert!(!f.calls.iter().any(|c| c.form == CallForm::Temporary));
+}

@@ -908,8 +908,13 @@ fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argumen
     if f.lambdas.contains(&arg) {
         return Some(Argument::Lambda(arg));
     }
+    // The variable is the whole argument or behind one `&` (`apply(&op)` for `apply(F* f)`).
     let lo = f.idents.partition_point(|u| u.span.start < arg.start);
-    if let Some(u) = f.idents.get(lo).filter(|u| u.span == arg) {
+    if let Some(u) = f
+        .idents
+        .get(lo)
+        .filter(|u| u.span.end == arg.end && u.span.start <= arg.start + 1)
+    {
         let held = f
             .decls
             .iter()

@@ -4,6 +4,7 @@
 // call of the template is judged with its own lambda. No functor of this file syncs, so
 // nothing here is blocked by name.
 #include <hip/hip_runtime.h>
+#include <utility>
 
 // A lambda that syncs, passed by one call.
 template <class F>
@@ -57,7 +58,44 @@ __device__ void each_atomic(F f) {
   for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: atomic
 }
 
+// The ways a template calls what it is passed: forwarded (`std::forward<F>(f)(i)`, moved),
+// through a pointer (`(*f)(i)`, passed `&lambda`), by const reference, as a member template
+// with an explicit argument before the deduced one.
+template <class F>
+__device__ void each_forwarded(F&& f) {
+  for (int i = 0; i < 4; ++i) std::forward<F>(f)(i);  // ~ blockers: barrier
+}
+
+template <class F>
+__device__ void each_moved(F f) {
+  for (int i = 0; i < 4; ++i) std::move(f)(i);  // ~ blockers: barrier
+}
+
+template <class F>
+__device__ void each_pointer(F* f) {
+  for (int i = 0; i < 4; ++i) (*f)(i);  // ~ blockers: barrier
+}
+
+template <class F>
+__device__ void each_cref(const F& f) {
+  for (int i = 0; i < 4; ++i) (f)(i);  // ~ blockers: barrier
+}
+
+struct Tile {
+  template <int N, class F>
+  __device__ void each(F f) {
+    for (int i = 0; i < N; ++i) f(i);  // ~ blockers: barrier
+  }
+};
+
 __global__ void more(float* out, int* count) {
   each_helper([&](int i) { out[i] = 6.f; sync_all(); });
   each_atomic([&](int i) { atomicAdd(count, i); });
+  auto sync = [&](int i) { __syncthreads(); out[i] = 7.f; };
+  each_forwarded(sync);
+  each_moved(sync);
+  each_pointer(&sync);
+  each_cref(sync);
+  Tile t;
+  t.each<4>([&](int i) { __syncthreads(); });
 }
