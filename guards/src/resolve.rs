@@ -89,6 +89,9 @@ pub(crate) enum TypeRes {
     /// written in the loop is in the loop; one held by a variable is looked into where it is
     /// passed). The index is the lambda's in [`Index::lambdas`]: calling it reaches its node.
     Lambda(usize),
+    /// Functions of the unit named as a value (`each(&helper)`, `each(helper)`), bound to a
+    /// template parameter: calling it calls one of them (function nodes).
+    Functions(Vec<usize>),
     /// Nothing visible says.
     Unknown,
 }
@@ -628,6 +631,12 @@ impl<'f> Index<'f> {
                 Outcome::Resolved
             }
             TypeRes::Lambda(_) => Outcome::Resolved,
+            TypeRes::Functions(v) => {
+                if name == "operator()" {
+                    out.extend(v.iter().copied());
+                }
+                Outcome::Resolved
+            }
             TypeRes::Param(_) | TypeRes::Unknown => self.members_named(name, out),
         }
     }
@@ -674,10 +683,22 @@ impl<'f> Index<'f> {
                     .receiver_type
                     .as_deref()
                     .map_or(TypeRes::Unknown, |t| self.resolve_type(t, scope));
+                // A parameter declared `auto` (an abbreviated template): what the call binds.
+                let t = match t {
+                    TypeRes::Unknown => scope
+                        .bound
+                        .iter()
+                        .find(|(p, _)| p.strip_prefix("auto@") == Some(c.callee.as_str()))
+                        .map_or(TypeRes::Unknown, |(_, t)| t.clone()),
+                    t => t,
+                };
                 match t {
                     // A variable is never listed as unresolved: its class's `operator()` is
                     // what is called.
-                    TypeRes::Classes(_) | TypeRes::Param(_) | TypeRes::Lambda(_) => {
+                    TypeRes::Classes(_)
+                    | TypeRes::Param(_)
+                    | TypeRes::Lambda(_)
+                    | TypeRes::Functions(_) => {
                         match self.call_on(&t, "operator()", out) {
                             Outcome::Unresolved => Outcome::NotACall,
                             o => o,
@@ -722,12 +743,22 @@ impl<'f> Index<'f> {
                 .map_or(&[], |t| t.template_params.as_slice()),
             None => &[],
         };
-        if g.template_params.is_empty() && class_params.is_empty() {
+        // Parameters declared `auto` (`void each(auto f)`): each its own template parameter,
+        // named `auto@NAME` in a binding.
+        let is_auto = |t: &str| {
+            t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                .any(|w| w == "auto")
+        };
+        let has_auto = g.params.iter().any(|p| is_auto(&p.type_text));
+        if g.template_params.is_empty() && class_params.is_empty() && !has_auto {
             return None;
         }
         let mut out: Vec<(String, TypeRes)> = Vec::new();
         let mut bind = |p: &str, t: TypeRes| {
-            let bindable = matches!(t, TypeRes::Classes(_) | TypeRes::Lambda(_));
+            let bindable = matches!(
+                t,
+                TypeRes::Classes(_) | TypeRes::Lambda(_) | TypeRes::Functions(_)
+            );
             if bindable && !out.iter().any(|(q, _)| q == p) {
                 out.push((p.to_string(), t));
             }
@@ -738,24 +769,40 @@ impl<'f> Index<'f> {
             }
         }
         for (p, a) in g.params.iter().zip(&c.arg_spans) {
-            if !g
-                .template_params
-                .iter()
-                .any(|tp| p.type_text.contains(tp.as_str()))
-            {
-                continue;
-            }
-            let Some(pt) = frontend::types::normal_type(&p.type_text) else {
-                continue;
+            let pt = if is_auto(&p.type_text) {
+                format!("auto@{}", p.name)
+            } else {
+                if !g
+                    .template_params
+                    .iter()
+                    .any(|tp| p.type_text.contains(tp.as_str()))
+                {
+                    continue;
+                }
+                let Some(pt) = frontend::types::normal_type(&p.type_text) else {
+                    continue;
+                };
+                if !g.template_params.contains(&pt) {
+                    continue;
+                }
+                pt
             };
-            if !g.template_params.contains(&pt) {
-                continue;
-            }
             match argument_type(caller_fn, *a, c.span.start) {
                 Some(Argument::Type(t)) => bind(&pt, self.resolve_type(&t, scope)),
                 Some(Argument::Lambda(l)) => {
                     if let Some(&id) = self.lambda_ids.get(&(caller, l.start)) {
                         bind(&pt, TypeRes::Lambda(id));
+                    }
+                }
+                Some(Argument::Function(name)) => {
+                    let v: Vec<usize> = self
+                        .named(&name)
+                        .iter()
+                        .copied()
+                        .filter(|&j| !self.is_member(j))
+                        .collect();
+                    if !v.is_empty() {
+                        bind(&pt, TypeRes::Functions(v));
                     }
                 }
                 None => {}
@@ -845,7 +892,9 @@ impl<'f> Index<'f> {
                 }
                 return Outcome::Resolved;
             }
-            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda(_) => return Outcome::NotACall,
+            TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda(_) | TypeRes::Functions(_) => {
+                return Outcome::NotACall
+            }
             TypeRes::Unknown => {}
         }
         if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
@@ -900,6 +949,9 @@ enum Argument {
     Type(String),
     /// A lambda (its span), written in the call or held by a variable.
     Lambda(frontend::Span),
+    /// A name that is no variable of the caller (`helper`, `&helper`): a function named as a
+    /// value, if the unit has one of that name.
+    Function(String),
 }
 
 /// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
@@ -927,6 +979,17 @@ fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argumen
     }
     if let Some(t) = variable_type(f, arg, at) {
         return Some(Argument::Type(t));
+    }
+    if let Some(u) = f
+        .idents
+        .get(lo)
+        .filter(|u| u.span.end == arg.end && u.span.start <= arg.start + 1)
+    {
+        let declared = f.params.iter().any(|p| p.name == u.name)
+            || f.decls.iter().any(|d| d.name == u.name && d.span.start < at);
+        if !declared {
+            return Some(Argument::Function(u.name.clone()));
+        }
     }
     let lo = f.calls.partition_point(|c| c.span.start < arg.start);
     f.calls[lo..]

@@ -99,3 +99,35 @@ __global__ void more(float* out, int* count) {
   Tile t;
   t.each<4>([&](int i) { __syncthreads(); });
 }
+
+// A function named as a value (`&f` or `f`) binds the parameter to that function; a parameter
+// declared `auto` (an abbreviated template) is bound like a template parameter.
+__device__ void sync_step(int) { __syncthreads(); }
+__device__ void quiet_step(int) {}
+
+template <class F>
+__device__ void each_fn(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+
+template <class F>
+__device__ void each_fn_quiet(F f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: none
+}
+
+__device__ void each_auto(auto f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: barrier
+}
+
+__device__ void each_auto_quiet(auto f) {
+  for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: none
+}
+
+__global__ void values(float* out) {
+  each_fn(&sync_step);
+  each_fn(quiet_step);
+  each_fn_quiet(&quiet_step);
+  each_auto([&](int i) { __syncthreads(); out[i] = 8.f; });
+  each_auto_quiet([&](int i) { out[i] = 9.f; });
+  each_auto_quiet(quiet_step);
+}
