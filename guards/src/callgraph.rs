@@ -303,6 +303,8 @@ impl<'f> Reach<'f> {
                     (v, o)
                 })
                 .collect();
+            // Calls of a generic lambda's parameters: what the lambda's callers pass.
+            let mut passed = lambda_param_targets(f, n, &index);
             // Functions named as values escape into pointers, references and arguments: a
             // call that nothing else answers (`fp()`, `(*table[k])()`) may reach any of them.
             let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
@@ -318,10 +320,11 @@ impl<'f> Reach<'f> {
                 let mut escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
                 escaped.sort_unstable();
                 escaped.dedup();
-                for (c, (v, o)) in f.calls.iter().zip(&outcomes) {
+                for (ci, (c, (v, o))) in f.calls.iter().zip(&outcomes).enumerate() {
                     let plain = matches!(c.form, CallForm::Plain | CallForm::Variable)
                         && c.qualifier.is_none();
                     let answered = !v.is_empty()
+                        || passed.contains_key(&ci)
                         || *o == Outcome::Resolved
                         || callables.contains_key(c.callee.as_str())
                         || macro_by_name.contains_key(c.callee.as_str())
@@ -337,6 +340,9 @@ impl<'f> Reach<'f> {
             let mut by_name = Vec::new();
             for (ci, c) in f.calls.iter().enumerate() {
                 let (mut ts, outcome) = std::mem::take(&mut outcomes[ci]);
+                if let Some(v) = passed.remove(&ci) {
+                    ts.extend(v);
+                }
                 let held =
                     matches!(c.form, CallForm::Plain | CallForm::Variable) && c.qualifier.is_none();
                 if held {
@@ -955,6 +961,99 @@ fn call_index(f: &Function, c: &Call) -> Option<usize> {
         .position(|x| std::ptr::eq(x, c))
         .map(|k| lo + k);
     found.or_else(|| f.calls.iter().position(|x| std::ptr::eq(x, c)))
+}
+
+/// The calls of a lambda's own parameters inside its body (`op(i)` in
+/// `auto apply = [&](auto op) { ... op(i); ... };`), each with what the calls of the variable
+/// holding the lambda pass at that parameter's position (`apply([&](int i) { ... })`,
+/// `apply(held)`, `apply(&helper)`): lambda and function nodes, by call index in `f.calls`.
+fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<usize, Vec<usize>> {
+    let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
+    if f.lambdas.is_empty() {
+        return out;
+    }
+    // What an argument passes: a lambda written there or held by a variable, or functions.
+    let passed = |arg: Span, at: usize| -> Vec<usize> {
+        if let Some(node) = f
+            .lambdas
+            .iter()
+            .find(|l| **l == arg)
+            .and_then(|l| index.lambda_node(n, l.start))
+        {
+            return vec![node];
+        }
+        let lo = f.idents.partition_point(|u| u.span.start < arg.start);
+        let Some(u) = f
+            .idents
+            .get(lo)
+            .filter(|u| u.span.end == arg.end && u.span.start <= arg.start + 1)
+        else {
+            return Vec::new();
+        };
+        match f
+            .decls
+            .iter()
+            .rfind(|d| d.name == u.name && d.span.start < at)
+        {
+            Some(d) => d
+                .init
+                .and_then(|i| f.lambdas.iter().find(|l| i.contains(l)))
+                .and_then(|l| index.lambda_node(n, l.start))
+                .into_iter()
+                .collect(),
+            None => index
+                .named(&u.name)
+                .iter()
+                .copied()
+                .filter(|&j| !index.is_member(j))
+                .collect(),
+        }
+    };
+    for l in &f.lambdas {
+        // Its parameters: names declared inside it that no declaration statement declares.
+        let params: Vec<&str> = crate::util::within(&f.idents, |u| u.span.start, *l)
+            .iter()
+            .filter(|u| {
+                u.access == frontend::Access::Decl && !f.decls.iter().any(|d| d.name_span == u.span)
+            })
+            .map(|u| u.name.as_str())
+            .collect();
+        if params.is_empty() {
+            continue;
+        }
+        let holders: Vec<&str> = f
+            .decls
+            .iter()
+            .filter(|d| d.init.is_some_and(|i| i.contains(l)))
+            .map(|d| d.name.as_str())
+            .collect();
+        if holders.is_empty() {
+            continue;
+        }
+        let mut bound: HashMap<&str, Vec<usize>> = HashMap::new();
+        for c in &f.calls {
+            let holder_call = c.receiver.is_none()
+                && c.qualifier.is_none()
+                && holders.contains(&c.callee.as_str());
+            if !holder_call {
+                continue;
+            }
+            for (p, a) in params.iter().zip(&c.arg_spans) {
+                let v = passed(*a, c.span.start);
+                bound.entry(p).or_default().extend(v);
+            }
+        }
+        for (ci, c) in f.calls.iter().enumerate() {
+            let on_param = l.contains(&c.span)
+                && c.receiver.is_none()
+                && c.qualifier.is_none()
+                && matches!(c.form, CallForm::Plain | CallForm::Variable);
+            if let Some(v) = bound.get(c.callee.as_str()).filter(|_| on_param) {
+                out.entry(ci).or_default().extend(v.iter().copied());
+            }
+        }
+    }
+    out
 }
 
 /// The local callables of `f`: parameters, variables and assignments holding a function of the

@@ -139,14 +139,13 @@ impl Cx<'_> {
             .call_targets(self.fi, c)
             .find_map(|j| reaching(j).map(|w| (j, w)));
         if let Some((j, w)) = hit {
-            // A call resolved by name says so, with its candidates; a lambda that a call of
-            // this template passes, with its line.
-            let lambda = reach.body(j).1.map(|l| {
-                format!(
-                    " (the lambda of line {} that a call of `{}` passes)",
-                    l.line, self.f.name
-                )
-            });
+            // A call resolved by name says so, with its candidates; a parameter bound to a
+            // lambda (by a call of this template, or of the generic lambda it is written in),
+            // with the lambda's line.
+            let lambda = reach
+                .body(j)
+                .1
+                .map(|l| format!(" (bound to the lambda of line {})", l.line));
             let how = lambda
                 .or_else(|| {
                     reach.by_name_candidates(self.fi, c).map(|names| {

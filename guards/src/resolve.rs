@@ -266,6 +266,13 @@ impl<'f> Index<'f> {
         &self.lambdas
     }
 
+    /// The graph node of the lambda written at `start` in function node `n`.
+    pub(crate) fn lambda_node(&self, n: usize, start: usize) -> Option<usize> {
+        self.lambda_ids
+            .get(&(n, start))
+            .map(|l| self.lambda_base + l)
+    }
+
     /// Where the graph numbers its lambda nodes: lambda `l` is node `base + l`.
     pub(crate) fn set_lambda_base(&mut self, base: usize) {
         self.lambda_base = base;
@@ -698,12 +705,10 @@ impl<'f> Index<'f> {
                     TypeRes::Classes(_)
                     | TypeRes::Param(_)
                     | TypeRes::Lambda(_)
-                    | TypeRes::Functions(_) => {
-                        match self.call_on(&t, "operator()", out) {
-                            Outcome::Unresolved => Outcome::NotACall,
-                            o => o,
-                        }
-                    }
+                    | TypeRes::Functions(_) => match self.call_on(&t, "operator()", out) {
+                        Outcome::Unresolved => Outcome::NotACall,
+                        o => o,
+                    },
                     // A function pointer, a lambda, or a variable shadowing a function's
                     // name (`float max = max(a, b)`): the caller's callables, else the name.
                     _ => match self.plain(scope, c, out) {
@@ -986,7 +991,9 @@ fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argumen
         .filter(|u| u.span.end == arg.end && u.span.start <= arg.start + 1)
     {
         let declared = f.params.iter().any(|p| p.name == u.name)
-            || f.decls.iter().any(|d| d.name == u.name && d.span.start < at);
+            || f.decls
+                .iter()
+                .any(|d| d.name == u.name && d.span.start < at);
         if !declared {
             return Some(Argument::Function(u.name.clone()));
         }

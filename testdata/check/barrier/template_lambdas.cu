@@ -131,3 +131,23 @@ __global__ void values(float* out) {
   each_auto_quiet([&](int i) { out[i] = 9.f; });
   each_auto_quiet(quiet_step);
 }
+
+// A generic lambda whose loop calls its own parameter: what the calls of the variable holding
+// it pass there (a lambda written in the call or held by a variable, a function).
+__global__ void generic_lambdas(float* out) {
+  auto apply = [&](auto op) {
+    for (int i = 0; i < 4; ++i) op(i);  // ~ blockers: barrier
+  };
+  apply([&](int i) { out[i] = 10.f; });
+  apply([&](int i) { __syncthreads(); });
+  auto apply_quiet = [&](auto op, int n) {
+    for (int i = 0; i < n; ++i) op(i);  // ~ blockers: none
+  };
+  auto store = [&](int i) { out[i] = 11.f; };
+  apply_quiet(store, 4);
+  apply_quiet(quiet_step, 2);
+  auto apply_fn = [&](auto op) {
+    for (int i = 0; i < 4; ++i) op(i);  // ~ blockers: barrier
+  };
+  apply_fn(&sync_step);
+}
