@@ -614,6 +614,32 @@ impl<'f> Index<'f> {
         }
     }
 
+    /// A call of data member `name` of `class` (seen from `scope`) that holds a callable: its
+    /// type's `operator()` (a functor class, a bound template parameter, a lambda, functions);
+    /// `None` when `class` has no such member or its type is not known here.
+    fn field_call(
+        &self,
+        scope: &Scope,
+        class: &str,
+        name: &str,
+        out: &mut Vec<usize>,
+    ) -> Option<Outcome> {
+        let (t, mut s) = self.field_type(class, name, 0)?;
+        s.params.extend(scope.params.iter().cloned());
+        s.bound.extend(scope.bound.iter().cloned());
+        match self.resolve_type(&t, &s) {
+            t @ (TypeRes::Classes(_)
+            | TypeRes::Param(_)
+            | TypeRes::Lambda(_)
+            | TypeRes::Functions(_)) => Some(match self.call_on(&t, "operator()", out) {
+                // A variable is never listed as unresolved.
+                Outcome::Unresolved => Outcome::NotACall,
+                o => o,
+            }),
+            TypeRes::NotClass | TypeRes::Unknown => None,
+        }
+    }
+
     /// The methods named `name` of the classes of `t`, or by name when `t` is not known.
     fn call_on(&self, t: &TypeRes, name: &str, out: &mut Vec<usize>) -> Outcome {
         match t {
@@ -719,7 +745,18 @@ impl<'f> Index<'f> {
             }
             CallForm::Method => {
                 let t = self.receiver(scope, c);
-                self.call_on(&t, &c.callee, out)
+                let o = self.call_on(&t, &c.callee, out);
+                // `this->op(x)`: a data member of the class holding a callable.
+                let on_this = c
+                    .receiver
+                    .as_deref()
+                    .is_some_and(|r| matches!(r.trim(), "this" | "(*this)"));
+                match (&scope.class, o) {
+                    (Some(class), Outcome::Unresolved) if on_this => self
+                        .field_call(scope, class, &c.callee, out)
+                        .unwrap_or(Outcome::Unresolved),
+                    _ => o,
+                }
             }
             CallForm::Plain => self.plain(scope, c, out),
         }
@@ -905,12 +942,16 @@ impl<'f> Index<'f> {
         if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
             return Outcome::NotACall;
         }
-        // A member of the caller's class (and bases) hides the functions outside.
+        // A member of the caller's class (and bases) hides the functions outside: a method, or
+        // a data member holding a callable (`op(x)` for a member `Op op;`).
         if let Some(class) = &scope.class {
             let (v, complete) = self.methods(class, name);
             if !v.is_empty() {
                 out.extend(v);
                 return Outcome::Resolved;
+            }
+            if let Some(o) = self.field_call(scope, class, name, out) {
+                return o;
             }
             if !complete {
                 // An unknown base may define it: members of that name anywhere, and free

@@ -50,6 +50,42 @@ __global__ void reduce_kernel(float* a, Op op) {
   a[0] = v;
 }
 
+// A data member holding a functor, called as `op(x)` or `this->op(x)`: its type's
+// `operator()`, with the class template's parameter bound by the object's type.
+template <class Op>
+struct Folder {
+  Op op;
+  __device__ float run(const float* a) {
+    float v = 0.f;
+    for (int i = 0; i < 4; ++i) v = op(v, a[i]);  // ~ blockers: none
+    return v;
+  }
+};
+template <class Op>
+struct SyncFolder {
+  Op op;
+  __device__ float run(const float* a) {
+    float v = 0.f;
+    for (int i = 0; i < 4; ++i) v = this->op(v, a[i]);  // ~ blockers: barrier
+    return v;
+  }
+};
+struct Plain {
+  SyncSum op;
+  __device__ float run(const float* a) {
+    float v = 0.f;
+    for (int i = 0; i < 4; ++i) v = op(v, a[i]);  // ~ blockers: barrier
+    return v;
+  }
+};
+
+__global__ void members(float* a) {
+  Folder<Sum> f;
+  SyncFolder<SyncSum> g;
+  Plain p;
+  a[0] = f.run(a) + g.run(a) + p.run(a);
+}
+
 __global__ void uses(float* a, float* out) {
   out[0] = warp_reduce(a[threadIdx.x], Sum{});
   Sum s;
