@@ -598,12 +598,8 @@ impl<'f> Reach<'f> {
                 && f.kind != FunctionKind::Kernel
                 && callers[fi].is_empty()
                 && !escaped.contains(&fi);
-            for ci in 0..f.calls.len() {
-                let mut v: Vec<usize> = if narrow {
-                    Vec::new()
-                } else {
-                    resolved_main[fi][ci].to_vec()
-                };
+            for (ci, slot) in resolved_main[fi].iter_mut().enumerate() {
+                let mut v: Vec<usize> = if narrow { Vec::new() } else { slot.to_vec() };
                 for &s in ss {
                     v.extend(spec_resolved[s].get(ci).into_iter().flat_map(|t| t.iter()));
                 }
@@ -617,7 +613,7 @@ impl<'f> Reach<'f> {
                 }
                 v.sort_unstable();
                 v.dedup();
-                resolved_main[fi][ci] = v.into_boxed_slice();
+                *slot = v.into_boxed_slice();
             }
             if narrow {
                 by_name_main[fi].clear();
