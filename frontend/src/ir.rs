@@ -529,6 +529,12 @@ pub enum CallForm {
     /// The destructor of that object (`callee` is `~Guard`), run when its scope ends: recorded
     /// at the same span, since the scope ends inside every loop the declaration is in.
     Destroy,
+    /// An operator that may be overloaded, applied to a local variable or parameter whose
+    /// declared type is no scalar, pointer or vector type: `c += v`, `++c`, `c[i]`, `a + b`
+    /// (`callee` is `operator+=`, `operator++`, `operator[]`, `operator+`; `receiver` the
+    /// variable, `receiver_type` its declared type; the span is the expression's). The guards
+    /// look it up in that type only: never by name, never unresolved (most are built in).
+    Operator,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -532,6 +532,11 @@ impl<'s> Lowerer<'s> {
                 self.pops.push((node.id(), Pop::ArrayDeclarator));
             }
             K::SubscriptArgumentList if self.in_body(node) => {
+                if let Some(p) = parent {
+                    if let Some(operand) = p.child_by_field_id(fields().argument) {
+                        self.operator_call(p, operand, "[]");
+                    }
+                }
                 if let Some(open) = parent.and_then(|p| open_subscript(p, node, self.src)) {
                     self.subscripts.push(open);
                     self.pops.push((node.id(), Pop::Subscript));
@@ -540,14 +545,23 @@ impl<'s> Lowerer<'s> {
             K::BinaryExpression => {
                 if self.in_body(node) {
                     self.misparsed_decl(node, parent);
+                    self.operator_of(node, &[fields().left, fields().right]);
                 }
                 self.const_op(node)
             }
             K::AssignmentExpression => {
+                if self.in_body(node) {
+                    self.operator_of(node, &[fields().left]);
+                }
                 self.assignment(node);
                 self.assignment_addresses(node);
             }
-            K::UpdateExpression => self.update_addresses(node),
+            K::UpdateExpression => {
+                if self.in_body(node) {
+                    self.operator_of(node, &[fields().argument]);
+                }
+                self.update_addresses(node)
+            }
             _ => {}
         }
         true
@@ -1428,6 +1442,85 @@ impl<'s> Lowerer<'s> {
             form: CallForm::Plain,
             receiver_span: None,
             receiver_type: None,
+            template_args: None,
+        });
+    }
+
+    /// The operator of `node` (a binary, compound-assignment or update expression) applied to
+    /// its operands in `operand_fields`: see [`Self::operator_call`]. Plain `=` is left out.
+    fn operator_of(&mut self, node: Node<'_>, operand_fields: &[u16]) {
+        let Some(op) = node.child_by_field_id(fields().operator) else {
+            return;
+        };
+        let op = text_of(op, self.src);
+        if op == "=" {
+            return;
+        }
+        for &f in operand_fields {
+            if let Some(operand) = node.child_by_field_id(f) {
+                self.operator_call(node, operand, &op);
+            }
+        }
+    }
+
+    /// Records `operator<op>` of the variable `operand` (an identifier naming a local or a
+    /// parameter whose declared type may be a class) as a [`CallForm::Operator`] call at
+    /// `node`'s span.
+    fn operator_call(&mut self, node: Node<'_>, operand: Node<'_>, op: &str) {
+        if self.kinds.of(operand.kind_id()) != K::Identifier {
+            return;
+        }
+        let name = text_of(operand, self.src);
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.decl_names.sync(&fc.f.decls);
+        let src = self.src;
+        // The declared type, and the declaration's text before and after the name (a `*` or
+        // an array bound there: no class object).
+        let (written, before, after) = match fc.decl_names.get(&name) {
+            Some(i) => {
+                let d = &fc.f.decls[i];
+                (
+                    d.type_text.clone(),
+                    &src[d.span.start..d.name_span.start],
+                    &src[d.name_span.end..d.span.end.max(d.name_span.end)],
+                )
+            }
+            None => match fc.f.params.iter().find(|p| p.name == name) {
+                Some(p) => {
+                    let text = &src[p.span.start..p.span.end];
+                    let at = find_word(text, name.as_bytes()).unwrap_or(text.len());
+                    (
+                        p.type_text.clone(),
+                        &text[..at],
+                        &text[(at + name.len()).min(text.len())..],
+                    )
+                }
+                None => return,
+            },
+        };
+        if written.contains('*') || written.contains('[') || !is_object(before, after) {
+            return;
+        }
+        let Some(t) = normal_type(&written) else {
+            return;
+        };
+        if !may_overload(&t) {
+            return;
+        }
+        fc.f.calls.push(Call {
+            callee: format!("operator{op}"),
+            receiver: Some(name),
+            qualifier: None,
+            span: span_of(node),
+            callee_span: span_of(operand),
+            args: span_of(node),
+            arg_spans: Vec::new(),
+            arg_ints: Vec::new(),
+            form: CallForm::Operator,
+            receiver_span: Some(span_of(operand)),
+            receiver_type: Some(t),
             template_args: None,
         });
     }
@@ -2393,4 +2486,89 @@ fn forwarded<'t>(func: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
         .filter(|n| n.kind() != "comment");
     let only = named.next()?;
     (named.next().is_none() && only.kind() == "identifier").then_some(only)
+}
+
+/// True when a variable of type `t` (normalised) may have overloaded operators: not a scalar,
+/// a CUDA/HIP vector or half type, `auto`, or a standard integer alias (`size_t`, `int32_t`).
+fn may_overload(t: &str) -> bool {
+    let base = t.rsplit("::").next().unwrap_or(t);
+    if base.ends_with("_t") || base.contains("auto") || base.contains("decltype") {
+        return false;
+    }
+    let scalar = |w: &str| {
+        matches!(
+            w,
+            "bool"
+                | "char"
+                | "short"
+                | "int"
+                | "long"
+                | "float"
+                | "double"
+                | "unsigned"
+                | "signed"
+                | "void"
+                | "half"
+                | "__half"
+                | "__half2"
+                | "half2"
+                | "uchar"
+                | "ushort"
+                | "uint"
+                | "ulong"
+                | "longlong"
+                | "ulonglong"
+                | "__nv_bfloat16"
+                | "__nv_bfloat162"
+                | "__hip_bfloat16"
+                | "hip_bfloat16"
+                | "bfloat16"
+                | "__bf16"
+                | "_Float16"
+                | "__fp16"
+                | "const"
+                | "volatile"
+        )
+    };
+    let words: Vec<&str> = base.split_whitespace().collect();
+    if words.iter().all(|w| scalar(w)) {
+        return false;
+    }
+    // `float4`, `int2`, `uchar3`, `double1`: vector types.
+    let stem = base.trim_end_matches(|ch: char| ch.is_ascii_digit());
+    !(stem.len() < base.len() && (scalar(stem) || stem.ends_with("long")))
+}
+
+/// The first occurrence of `word` in `text` as a whole identifier.
+fn find_word(text: &[u8], word: &[u8]) -> Option<usize> {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    (0..text.len().saturating_sub(word.len() - 1)).find(|&i| {
+        text[i..].starts_with(word)
+            && (i == 0 || !ident(text[i - 1]))
+            && text.get(i + word.len()).is_none_or(|&b| !ident(b))
+    })
+}
+
+/// True when a declarator whose text before the name is `before` (from the declaration's
+/// start) and after it is `after` declares an object or a reference: no `*` right before the
+/// name (qualifiers aside) and no array bound after it.
+fn is_object(before: &[u8], after: &[u8]) -> bool {
+    let mut b = String::from_utf8_lossy(before).trim_end().to_string();
+    loop {
+        let trimmed = [
+            "const",
+            "volatile",
+            "__restrict__",
+            "__restrict",
+            "restrict",
+        ]
+        .iter()
+        .find_map(|q| b.strip_suffix(q).map(|r| r.trim_end().to_string()));
+        match trimmed {
+            Some(t) => b = t,
+            None => break,
+        }
+    }
+    let array = String::from_utf8_lossy(after).trim_start().starts_with('[');
+    !b.ends_with('*') && !array
 }

@@ -1240,3 +1240,63 @@ template <class F> __device__ void g(F&& f, F* p, const F& r, float v) {
     assert!(of("global_fp").is_empty());
     assert!(!f.calls.iter().any(|c| c.form == CallForm::Temporary));
 }
+
+#[test]
+fn operators_on_class_objects_are_calls() {
+    let src = r#"
+struct Counter { int* p; };
+__device__ void g(Counter& byref, Counter* ptr, const float* in, float4 v4, int n) {
+  Counter c;
+  Counter arr[4];
+  float x = 0.f;
+  c += 1;
+  ++c;
+  x = c[n] + in[n];
+  byref -= 2;
+  ptr[0] += 3;
+  arr[1] += 4;
+  x += 1.f;
+  v4 = v4 + v4;
+  c = byref;
+  bool lt = c < byref;
+}
+"#;
+    let file = parse(src.as_bytes());
+    let f = func(&file, "g");
+    let ops: Vec<(String, String, u32)> = f
+        .calls
+        .iter()
+        .filter(|c| c.form == CallForm::Operator)
+        .map(|c| {
+            (
+                c.callee.clone(),
+                c.receiver.clone().unwrap_or_default(),
+                c.span.line,
+            )
+        })
+        .collect();
+    let want = [
+        ("operator+=", "c", 7),
+        ("operator++", "c", 8),
+        ("operator[]", "c", 9),
+        ("operator-=", "byref", 10),
+        ("operator<", "c", 16),
+        ("operator<", "byref", 16),
+    ];
+    let want: Vec<(String, String, u32)> = want
+        .iter()
+        .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
+        .collect();
+    // Pointers, arrays, scalars, vector types and plain `=` are never operator calls.
+    assert_eq!(ops, want);
+    assert!(f
+        .calls
+        .iter()
+        .filter(|c| c.form == CallForm::Operator)
+        .all(|c| c.receiver_type.as_deref() == Some("Counter")));
+    // Still sorted by start (the guards look calls up by position).
+    assert!(f
+        .calls
+        .windows(2)
+        .all(|w| w[0].span.start <= w[1].span.start));
+}

@@ -759,6 +759,36 @@ impl<'f> Index<'f> {
                 }
             }
             CallForm::Plain => self.plain(scope, c, out),
+            CallForm::Operator => {
+                // The class's operator (its bases' too), or a free operator of the unit that
+                // takes the class; never by name, never unresolved (most are built in).
+                if let Some(TypeRes::Classes(cs)) = c
+                    .receiver_type
+                    .as_deref()
+                    .map(|t| self.resolve_type(t, scope))
+                {
+                    for class in &cs {
+                        out.extend(self.methods(class, &c.callee).0);
+                        let leaf = class.rsplit("::").next().unwrap_or(class);
+                        out.extend(self.named(&c.callee).iter().copied().filter(|&j| {
+                            !self.is_member(j)
+                                && self.funcs[j].params.iter().any(|p| {
+                                    frontend::types::normal_type(&p.type_text).is_some_and(|t| {
+                                        let t = norm(&t);
+                                        t.rsplit("::").next() == Some(leaf)
+                                    })
+                                })
+                        }));
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                if out.is_empty() {
+                    Outcome::NotACall
+                } else {
+                    Outcome::Resolved
+                }
+            }
         }
     }
 
@@ -940,6 +970,11 @@ impl<'f> Index<'f> {
             TypeRes::Unknown => {}
         }
         if self.types.contains_key(name) || is_builtin_type(name) || name.ends_with("_t") {
+            return Outcome::NotACall;
+        }
+        // A type of the unit that is no function anywhere (a member alias seen from outside
+        // its class, `reference(x)`): a cast or a construction, never an unresolved callee.
+        if self.type_by_name.contains_key(name) && self.named(name).is_empty() {
             return Outcome::NotACall;
         }
         // A member of the caller's class (and bases) hides the functions outside: a method, or

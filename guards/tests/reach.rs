@@ -21,6 +21,7 @@ const FIXTURES: &[&str] = &[
     "barrier/template_parameters.cu",
     "barrier/template_lambdas.cu",
     "dynamic-lds/template_lambdas.cu",
+    "atomic/operators.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

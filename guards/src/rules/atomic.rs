@@ -34,7 +34,7 @@
 //! `// hip-unroll: allow(atomic)` silences the lint (`check`) only; `unroll` and the tuner apply
 //! every blocker whatever the suppressions, `--select` or `--ignore` say.
 
-use frontend::{Call, Function, MacroDef, Span};
+use frontend::{Call, CallForm, Function, MacroDef, Span};
 
 use crate::callgraph::{Reaches, Unit};
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
@@ -165,6 +165,18 @@ pub fn asm_atomic(template: &str) -> Option<String> {
 
 /// True when `call` is an atomic operation.
 pub fn is_atomic_call(call: &Call) -> bool {
+    if call.form == CallForm::Operator {
+        // `a += 1`, `++a` on a `cuda::atomic`, `cuda::atomic_ref`, `std::atomic`: read-modify-
+        // write operators of atomic objects.
+        let t = call.receiver_type.as_deref().unwrap_or_default();
+        let leaf = t.split('<').next().unwrap_or(t).rsplit("::").next().unwrap_or(t);
+        let rmw = matches!(
+            call.callee.as_str(),
+            "operator+=" | "operator-=" | "operator&=" | "operator|=" | "operator^=" | "operator++"
+                | "operator--"
+        );
+        return rmw && matches!(leaf.trim(), "atomic" | "atomic_ref");
+    }
     if call.receiver.is_none() {
         return is_atomic_name(&call.callee);
     }
