@@ -141,6 +141,8 @@ pub(crate) struct Index<'f> {
     lambda_ids: HashMap<(usize, usize), usize>,
     /// The graph node of lambda 0 (the others follow).
     lambda_base: usize,
+    /// Class -> the classes that name it as a base (directly).
+    derived: HashMap<String, Vec<String>>,
 }
 
 /// Type words that are never classes of the unit.
@@ -224,6 +226,7 @@ impl<'f> Index<'f> {
             lambdas: Vec::new(),
             lambda_ids: HashMap::new(),
             lambda_base: 0,
+            derived: HashMap::new(),
             funcs,
         };
         for t in types {
@@ -257,7 +260,44 @@ impl<'f> Index<'f> {
                 ix.lambdas.push((n, *l));
             }
         }
+        let mut derived: HashMap<String, Vec<String>> = HashMap::new();
+        let mut classes: Vec<&String> = ix.types.keys().collect();
+        classes.sort_unstable();
+        for q in classes {
+            for def in &ix.types[q] {
+                if def.kind != TypeKind::Class || def.bases.is_empty() {
+                    continue;
+                }
+                let s = ix.scope_of_type(q, def);
+                for b in &def.bases {
+                    if let TypeRes::Classes(cs) = ix.resolve_type_at(b, &s, 1) {
+                        for c in cs.into_iter().filter(|c| c != q) {
+                            let v = derived.entry(c).or_default();
+                            if !v.contains(q) {
+                                v.push(q.clone());
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        ix.derived = derived;
         ix
+    }
+
+    /// The classes derived from `class`, transitively (bounded), in a stable order.
+    fn derived_from(&self, class: &str) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut stack: Vec<&str> = vec![class];
+        while let Some(c) = stack.pop() {
+            for d in self.derived.get(c).into_iter().flatten() {
+                if out.len() < 256 && d != class && !out.contains(d) {
+                    out.push(d.clone());
+                    stack.push(d);
+                }
+            }
+        }
+        out
     }
 
     /// Every lambda of the unit: the function node it is written in and its span, in node
@@ -649,7 +689,14 @@ impl<'f> Index<'f> {
                     let (v, comp) = self.methods(c, name);
                     out.extend(v);
                     complete &= comp;
+                    // Through a pointer or reference the object may be of a derived class
+                    // that overrides it (a `virtual` method): its overriders too.
+                    for d in self.derived_from(c) {
+                        out.extend(self.methods.get(&(d, name)).into_iter().flatten().copied());
+                    }
                 }
+                out.sort_unstable();
+                out.dedup();
                 if !out.is_empty() {
                     Outcome::Resolved
                 } else if complete {
@@ -746,17 +793,26 @@ impl<'f> Index<'f> {
             CallForm::Method => {
                 let t = self.receiver(scope, c);
                 let o = self.call_on(&t, &c.callee, out);
-                // `this->op(x)`: a data member of the class holding a callable.
+                if o != Outcome::Unresolved {
+                    return o;
+                }
+                // A data member holding a callable: `p.op(x)`, `this->op(x)`.
                 let on_this = c
                     .receiver
                     .as_deref()
                     .is_some_and(|r| matches!(r.trim(), "this" | "(*this)"));
-                match (&scope.class, o) {
-                    (Some(class), Outcome::Unresolved) if on_this => self
-                        .field_call(scope, class, &c.callee, out)
-                        .unwrap_or(Outcome::Unresolved),
-                    _ => o,
+                let classes: Vec<String> = match t {
+                    TypeRes::Classes(cs) => cs,
+                    _ if on_this => scope.class.clone().into_iter().collect(),
+                    _ => Vec::new(),
+                };
+                let mut found = None;
+                for class in &classes {
+                    if let Some(o) = self.field_call(scope, class, &c.callee, out) {
+                        found = Some(o);
+                    }
                 }
+                found.unwrap_or(Outcome::Unresolved)
             }
             CallForm::Plain => self.plain(scope, c, out),
             CallForm::Operator => {

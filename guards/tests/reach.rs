@@ -22,6 +22,7 @@ const FIXTURES: &[&str] = &[
     "barrier/template_lambdas.cu",
     "dynamic-lds/template_lambdas.cu",
     "atomic/operators.cu",
+    "barrier/virtual_and_fields.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.
