@@ -56,6 +56,10 @@ pub struct SourceFile {
     /// text: tree-sitter parses every branch; `frontend::cond::inactive` says which a compile
     /// never sees).
     pub conditionals: Vec<CondBranch>,
+    /// Names of the functions the file explicitly instantiates (`template float f<Op>(...);`,
+    /// `extern template ...`): templates instantiated with arguments no call shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instantiated: Vec<String>,
 }
 
 /// One branch of a preprocessor conditional: its directive (`#if`, `#ifdef`, `#ifndef`,

@@ -59,6 +59,8 @@ pub(crate) enum K {
     AliasDeclaration,
     /// `enum [class] E { ... }`
     EnumSpecifier,
+    /// `template float f<Op>(...);`, `extern template ...`: an explicit instantiation.
+    TemplateInstantiation,
     Error,
 }
 
@@ -197,6 +199,7 @@ impl Kinds {
                 "type_definition" => K::TypeDefinition,
                 "alias_declaration" => K::AliasDeclaration,
                 "enum_specifier" => K::EnumSpecifier,
+                "template_instantiation" => K::TemplateInstantiation,
                 "pointer_declarator"
                 | "reference_declarator"
                 | "function_declarator"

@@ -458,6 +458,15 @@ impl<'s> Lowerer<'s> {
                 self.class_stack.push(class);
                 self.pops.push((node.id(), Pop::Ns));
             }
+            K::TemplateInstantiation => {
+                let d = node.child_by_field_id(fields().declarator);
+                if let Some(parts) = d.and_then(|d| function_parts(d, self.src)) {
+                    if !self.out.instantiated.contains(&parts.leaf) {
+                        self.out.instantiated.push(parts.leaf);
+                    }
+                }
+                return false;
+            }
             K::EnumSpecifier => {
                 let src = self.src;
                 if let Some(t) = types::enum_def(node, |n| self.qualify(n), src) {

@@ -578,6 +578,12 @@ impl<'f> Reach<'f> {
                 callers[lam0 + l].push(*j);
             }
         }
+        // Explicitly instantiated templates: with arguments no call shows.
+        let instantiated: HashSet<&str> = unit
+            .files
+            .iter()
+            .flat_map(|f| f.instantiated.iter().map(String::as_str))
+            .collect();
         let mut spec_of: HashMap<usize, Vec<usize>> = HashMap::new();
         for (s, (g, _)) in specs.list.iter().enumerate() {
             if *g < n_main {
@@ -597,7 +603,8 @@ impl<'f> Reach<'f> {
             let narrow = tu.closed
                 && f.kind != FunctionKind::Kernel
                 && callers[fi].is_empty()
-                && !escaped.contains(&fi);
+                && !escaped.contains(&fi)
+                && !instantiated.contains(f.name.as_str());
             for (ci, slot) in resolved_main[fi].iter_mut().enumerate() {
                 let mut v: Vec<usize> = if narrow { Vec::new() } else { slot.to_vec() };
                 for &s in ss {

@@ -42,6 +42,14 @@ __device__ float escapes(float v, Op op) {
   return v;
 }
 
+// Called with `Sum` only, but explicitly instantiated with the syncing functor too.
+template <class Op>
+__device__ float instantiated(float v, Op op) {
+  for (int i = 0; i < 4; ++i) v = op(v, 1.f);  // ~ blockers: barrier
+  return v;
+}
+template __device__ float instantiated<SyncSum>(float, SyncSum);
+
 // A template kernel: launches elsewhere may bind `Op` to anything.
 template <class Op>
 __global__ void reduce_kernel(float* a, Op op) {
@@ -93,6 +101,7 @@ __global__ void uses(float* a, float* out) {
   out[2] = fold(a, Sum{});
   out[3] = fold(a, SyncSum{});
   out[4] = unknown_op(a[0], *reinterpret_cast<Sum*>(out));
+  out[6] = instantiated(a[0], Sum{});
   auto fp = &escapes<Sum>;
   out[5] = escapes(a[0], Sum{}) + fp(a[1], Sum{});
   for (int i = 0; i < 4; ++i) out[i] = warp_reduce(out[i], s);  // ~ blockers: none
