@@ -593,6 +593,46 @@ impl<'f> Reach<'f> {
         for (j, _) in overflow.iter().filter(|(j, _)| *j < n_main) {
             spec_of.entry(*j).or_default();
         }
+        // The analysed file's templates whose generic body never runs as such: in a closed
+        // unit, a template (not a kernel, never named as a value, never explicitly
+        // instantiated) runs only as the specialisations its calls make, so a call of it that
+        // binds nothing counts only when its caller's body runs (a caller that is itself such
+        // a template, or a lambda written in one, does not). The greatest fixpoint.
+        let mut dead: Vec<bool> = (0..n_main)
+            .map(|g| {
+                let f = func(g);
+                tu.closed
+                    && !index.scope_of(g).params.is_empty()
+                    && f.kind != FunctionKind::Kernel
+                    && !escaped.contains(&g)
+                    && !instantiated.contains(f.name.as_str())
+            })
+            .collect();
+        loop {
+            let mut changed = false;
+            for g in 0..n_main {
+                if !dead[g] {
+                    continue;
+                }
+                let live_caller = callers[g].iter().any(|&c| {
+                    let enclosing = if c < nf {
+                        Some(c)
+                    } else if (lam0..base).contains(&c) {
+                        Some(lambdas[c - lam0].0)
+                    } else {
+                        None
+                    };
+                    !enclosing.is_some_and(|e| e < n_main && dead[e])
+                });
+                if live_caller {
+                    dead[g] = false;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
         for (fi, ss) in &spec_of {
             let (fi, f) = (*fi, func(*fi));
             let spilled: Vec<usize> = overflow
@@ -600,11 +640,7 @@ impl<'f> Reach<'f> {
                 .find(|(j, _)| *j == fi)
                 .map(|(_, ls)| ls.iter().map(|&l| lam0 + l).collect())
                 .unwrap_or_default();
-            let narrow = tu.closed
-                && f.kind != FunctionKind::Kernel
-                && callers[fi].is_empty()
-                && !escaped.contains(&fi)
-                && !instantiated.contains(f.name.as_str());
+            let narrow = dead[fi];
             for (ci, slot) in resolved_main[fi].iter_mut().enumerate() {
                 let mut v: Vec<usize> = if narrow { Vec::new() } else { slot.to_vec() };
                 for &s in ss {

@@ -42,6 +42,29 @@ __device__ float escapes(float v, Op op) {
   return v;
 }
 
+// Static members of the parameter (`Op::apply`), reached through another template that
+// forwards its own parameter (`relay<Op>` calls `apply_all<Op>`): what the outermost calls bind.
+struct SumStatic {
+  __device__ static float apply(float v) { return v + 1.f; }
+};
+struct SyncStatic {
+  __device__ static float apply(float v) { __syncthreads(); return v; }
+};
+template <class Op>
+__device__ float apply_all(float v) {
+  for (int i = 0; i < 4; ++i) v = Op::apply(v);  // ~ blockers: none
+  return v;
+}
+template <class Op>
+__device__ float relay(float v) { return apply_all<Op>(v); }
+template <class Op>
+__device__ float apply_all_sync(float v) {
+  for (int i = 0; i < 4; ++i) v = Op::apply(v);  // ~ blockers: barrier
+  return v;
+}
+template <class Op>
+__device__ float relay_sync(float v) { return apply_all_sync<Op>(v); }
+
 // Called with `Sum` only, but explicitly instantiated with the syncing functor too.
 template <class Op>
 __device__ float instantiated(float v, Op op) {
@@ -102,6 +125,7 @@ __global__ void uses(float* a, float* out) {
   out[3] = fold(a, SyncSum{});
   out[4] = unknown_op(a[0], *reinterpret_cast<Sum*>(out));
   out[6] = instantiated(a[0], Sum{});
+  out[7] = relay<SumStatic>(a[0]) + relay_sync<SyncStatic>(a[1]) + relay_sync<SumStatic>(a[2]);
   auto fp = &escapes<Sum>;
   out[5] = escapes(a[0], Sum{}) + fp(a[1], Sum{});
   for (int i = 0; i < 4; ++i) out[i] = warp_reduce(out[i], s);  // ~ blockers: none
