@@ -454,6 +454,8 @@ impl<'f> Reach<'f> {
                 }
                 uses.sort_by_key(|u| u.span.start);
                 uses.dedup_by_key(|u| u.span.start);
+            } else if !uses.is_sorted_by_key(|u| u.span.start) {
+                uses.sort_by_key(|u| u.span.start);
             }
             let mut used = Vec::new();
             for u in &uses {
@@ -480,7 +482,9 @@ impl<'f> Reach<'f> {
                     }
                 }
                 let mut inner: HashSet<usize> = HashSet::new();
-                for (c, ts) in f.calls.iter().zip(&calls.targets) {
+                let lo = f.calls.partition_point(|c| c.span.start < span.start);
+                let hi = f.calls.partition_point(|c| c.span.start < span.end).max(lo);
+                for (c, ts) in f.calls[lo..hi].iter().zip(&calls.targets[lo..hi]) {
                     if !span.contains(&c.span) {
                         continue;
                     }
@@ -497,7 +501,10 @@ impl<'f> Reach<'f> {
                         }
                     }
                 }
-                for u in uses.iter().filter(|u| span.contains(&u.span)) {
+                for u in crate::util::within(&uses, |u| u.span.start, span)
+                    .iter()
+                    .filter(|u| span.contains(&u.span))
+                {
                     for &m in macro_by_name.get(u.name).into_iter().flatten() {
                         if inner.insert(nf + m) {
                             callers[nf + m].push(node);
@@ -1011,12 +1018,43 @@ fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<us
     if f.lambdas.is_empty() {
         return out;
     }
+    // Indexed once (linear in the function: a generated body may hold thousands of lambdas).
+    let declared: HashSet<usize> = f.decls.iter().map(|d| d.name_span.start).collect();
+    let mut decls_named: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, d) in f.decls.iter().enumerate() {
+        decls_named.entry(d.name.as_str()).or_default().push(i);
+    }
+    // The first lambda inside a span (the lambdas are in source order).
+    let lambda_in = |span: Span| -> Option<Span> {
+        crate::util::within(&f.lambdas, |l| l.start, span)
+            .iter()
+            .find(|l| span.contains(l))
+            .copied()
+    };
+    // Lambda start -> the variables whose initialiser holds it.
+    let mut holders_of: HashMap<usize, Vec<&str>> = HashMap::new();
+    for d in &f.decls {
+        if let Some(l) = d.init.and_then(lambda_in) {
+            holders_of.entry(l.start).or_default().push(d.name.as_str());
+        }
+    }
+    if holders_of.is_empty() {
+        return out;
+    }
+    // Plain calls by callee name.
+    let mut calls_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (ci, c) in f.calls.iter().enumerate() {
+        if c.receiver.is_none() && c.qualifier.is_none() {
+            calls_of.entry(c.callee.as_str()).or_default().push(ci);
+        }
+    }
     // What an argument passes: a lambda written there or held by a variable, or functions.
     let passed = |arg: Span, at: usize| -> Vec<usize> {
+        let lo = f.lambdas.partition_point(|l| l.start < arg.start);
         if let Some(node) = f
             .lambdas
-            .iter()
-            .find(|l| **l == arg)
+            .get(lo)
+            .filter(|l| **l == arg)
             .and_then(|l| index.lambda_node(n, l.start))
         {
             return vec![node];
@@ -1029,14 +1067,16 @@ fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<us
         else {
             return Vec::new();
         };
-        match f
-            .decls
-            .iter()
-            .rfind(|d| d.name == u.name && d.span.start < at)
-        {
+        let decl = decls_named.get(u.name.as_str()).and_then(|v| {
+            v.iter()
+                .rev()
+                .map(|&i| &f.decls[i])
+                .find(|d| d.span.start < at)
+        });
+        match decl {
             Some(d) => d
                 .init
-                .and_then(|i| f.lambdas.iter().find(|l| i.contains(l)))
+                .and_then(lambda_in)
                 .and_then(|l| index.lambda_node(n, l.start))
                 .into_iter()
                 .collect(),
@@ -1049,40 +1089,35 @@ fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<us
         }
     };
     for l in &f.lambdas {
+        let Some(holders) = holders_of.get(&l.start) else {
+            continue;
+        };
         // Its parameters: names declared inside it that no declaration statement declares.
         let params: Vec<&str> = crate::util::within(&f.idents, |u| u.span.start, *l)
             .iter()
-            .filter(|u| {
-                u.access == frontend::Access::Decl && !f.decls.iter().any(|d| d.name_span == u.span)
-            })
+            .filter(|u| u.access == frontend::Access::Decl && !declared.contains(&u.span.start))
             .map(|u| u.name.as_str())
             .collect();
         if params.is_empty() {
             continue;
         }
-        let holders: Vec<&str> = f
-            .decls
-            .iter()
-            .filter(|d| d.init.is_some_and(|i| i.contains(l)))
-            .map(|d| d.name.as_str())
-            .collect();
-        if holders.is_empty() {
+        let mut bound: HashMap<&str, Vec<usize>> = HashMap::new();
+        for h in holders {
+            for &ci in calls_of.get(h).into_iter().flatten() {
+                let c = &f.calls[ci];
+                for (p, a) in params.iter().zip(&c.arg_spans) {
+                    let v = passed(*a, c.span.start);
+                    bound.entry(p).or_default().extend(v);
+                }
+            }
+        }
+        if bound.is_empty() {
             continue;
         }
-        let mut bound: HashMap<&str, Vec<usize>> = HashMap::new();
-        for c in &f.calls {
-            let holder_call = c.receiver.is_none()
-                && c.qualifier.is_none()
-                && holders.contains(&c.callee.as_str());
-            if !holder_call {
-                continue;
-            }
-            for (p, a) in params.iter().zip(&c.arg_spans) {
-                let v = passed(*a, c.span.start);
-                bound.entry(p).or_default().extend(v);
-            }
-        }
-        for (ci, c) in f.calls.iter().enumerate() {
+        let lo = f.calls.partition_point(|c| c.span.start < l.start);
+        let hi = f.calls.partition_point(|c| c.span.start < l.end);
+        for ci in lo..hi.max(lo) {
+            let c = &f.calls[ci];
             let on_param = l.contains(&c.span)
                 && c.receiver.is_none()
                 && c.qualifier.is_none()
