@@ -140,6 +140,8 @@ pub(crate) struct Reach<'f> {
     unresolved: Vec<Vec<String>>,
     /// Per node (functions, macros, specialisations): the nodes that call or use it.
     callers: Vec<Vec<usize>>,
+    /// Per-unit facts a rule computes once (`dynamic_lds::holders`), filled on first use.
+    pub memo: std::sync::OnceLock<Vec<(String, String, Witness)>>,
 }
 
 /// Template parameters bound to classes of the unit, sorted by name.
@@ -767,6 +769,7 @@ impl<'f> Reach<'f> {
             by_name: by_name_main,
             unresolved,
             callers,
+            memo: std::sync::OnceLock::new(),
         }
     }
 

@@ -23,6 +23,7 @@ const FIXTURES: &[&str] = &[
     "dynamic-lds/template_lambdas.cu",
     "atomic/operators.cu",
     "barrier/virtual_and_fields.cu",
+    "dynamic-lds/held_objects.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

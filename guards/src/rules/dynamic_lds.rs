@@ -8,7 +8,10 @@
 //! (`float* p; p = smem + off;`), or from what a function or method returns when it returns a
 //! pointer into dynamic shared memory (`T* s = smem.getPointer();`, `T* s = SharedMemory<T>();`
 //! through its conversion operator, `float* p = (float*)get_smem() + off;`: the pattern of the
-//! CUDA samples' reductions, `extern __shared__` declared inside the helper). Uses inside macros
+//! CUDA samples' reductions, `extern __shared__` declared inside the helper). An object of a
+//! class whose constructor touches dynamic shared memory (`Tile() { extern __shared__ char
+//! raw[]; p = (T*)raw; }`) holds a pointer into it: every use of the object counts (`t[i]`,
+//! `t.p[i]`). Uses inside macros
 //! of the translation unit and inside `__device__` helpers that touch dynamic shared memory
 //! count too. The message names the dynamic array itself (`row`, a pointer into dynamic shared
 //! memory `smem`). Static `__shared__ T x[N]` arrays, and pointers into them, do not block.
@@ -42,7 +45,7 @@ use std::collections::HashMap;
 
 use frontend::{Access, Function, JumpKind, MacroDef, SharedDecl, SharedKind, Span};
 
-use crate::callgraph::{Reach, Reaches, Unit};
+use crate::callgraph::{Reach, Reaches, Unit, Witness};
 use crate::util::within;
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
 
@@ -248,6 +251,83 @@ fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> 
     None
 }
 
+/// Classes of the unit whose constructor touches dynamic shared memory (`Smem() { extern
+/// __shared__ char raw[]; p = (T*)raw; }`): an object of one holds a pointer into it, so every
+/// use of the object may touch it. `(class leaf name, dynamic array, where)`, computed once per
+/// unit.
+fn holders<'r>(reach: &'r Reach<'_>) -> &'r [(String, String, Witness)] {
+    reach.memo.get_or_init(|| {
+        let mut out = Vec::new();
+        for (k, file) in reach.unit.files.iter().enumerate() {
+            for g in &file.functions {
+                let class = g
+                    .class_name
+                    .clone()
+                    .or_else(|| g.qualified_name.rsplit_once("::").map(|x| x.0.to_string()));
+                let Some(class) = class else { continue };
+                let class = class.split('<').next().unwrap_or(&class);
+                let leaf = class.rsplit("::").next().unwrap_or(class).trim();
+                if g.name != leaf {
+                    continue; // not a constructor
+                }
+                if let Some((root, span)) = in_function(&reach.unit, g, None) {
+                    let w = Witness {
+                        what: root.clone(),
+                        span,
+                        file: k,
+                    };
+                    out.push((leaf.to_string(), root, w));
+                }
+            }
+        }
+        out
+    })
+}
+
+/// Uses of local objects and parameters of a class whose constructor stores a pointer into
+/// dynamic shared memory (see [`holders`]).
+fn held_objects(cx: &Cx<'_>, sink: &mut Sink<'_>) {
+    let hs = holders(cx.reach);
+    if hs.is_empty() {
+        return;
+    }
+    let f = cx.f;
+    let leaf_of = |t: &str| -> String {
+        let t = t.split('<').next().unwrap_or(t);
+        let t = t.trim().trim_start_matches("const ").trim_end_matches(['&', ' ']);
+        t.rsplit("::").next().unwrap_or(t).trim().to_string()
+    };
+    let mut objects: HashMap<&str, &(String, String, Witness)> = HashMap::new();
+    for (name, ty) in f
+        .decls
+        .iter()
+        .filter(|d| !d.is_pointer_or_ref || d.type_text.contains('&'))
+        .map(|d| (d.name.as_str(), d.type_text.as_str()))
+        .chain(f.params.iter().map(|p| (p.name.as_str(), p.type_text.as_str())))
+    {
+        let leaf = leaf_of(ty);
+        if let Some(h) = hs.iter().find(|h| h.0 == leaf) {
+            objects.insert(name, h);
+        }
+    }
+    if objects.is_empty() {
+        return;
+    }
+    for u in &f.idents {
+        if u.access == Access::Decl {
+            continue;
+        }
+        if let Some((class, root, w)) = objects.get(u.name.as_str()) {
+            let label = format!(
+                "`{}` (a `{class}`, whose constructor points it into dynamic shared memory `{root}`, {})",
+                u.name,
+                cx.reach.unit.at(w)
+            );
+            sink.push(u.span, label, Spread::All, None);
+        }
+    }
+}
+
 /// The dynamic-LDS evidence of one function: calls of same-file functions that touch dynamic
 /// shared memory, macros that do (or that name a local pointer into it), and every use of a
 /// name that denotes it.
@@ -260,6 +340,7 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         }
     }
     cx.via_macros(sink);
+    held_objects(cx, sink);
     let mut dynamic = dynamic_names(unit_shared(&cx.reach.unit), cx.f);
     returned_aliases(cx.reach, cx.fi, cx.f, &mut dynamic);
     if dynamic.is_empty() {
