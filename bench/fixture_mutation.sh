@@ -34,6 +34,7 @@ testdata/check/dynamic-lds/template_lambdas.cu
 testdata/check/atomic/operators.cu
 testdata/check/barrier/virtual_and_fields.cu
 testdata/check/dynamic-lds/held_objects.cu
+testdata/check/barrier/block_collectives.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

@@ -54,6 +54,10 @@ pub(crate) struct Reaches {
     pub macro_call: Option<fn(&str) -> bool>,
     /// What an inline-assembly template does, as a witness (looked for in lambda bodies).
     pub asm: Option<fn(&str) -> Option<String>>,
+    /// A call that nothing visible answers but that does it by what it names (a block-wide
+    /// collective of CUB, hipCUB or rocPRIM: `BlockReduce(temp).Sum(x)`, `block_reduce(v)`):
+    /// it still is listed as `unresolved`.
+    pub unseen: Option<fn(&Call) -> bool>,
 }
 
 /// The files of a translation unit: the analysed file first, then its headers in unit order.
@@ -412,6 +416,21 @@ impl<'f> Reach<'f> {
                 }
             }
             let calls = resolve_calls(n, &Vec::new(), &mut specs);
+            // Unresolved calls that do it by what they name.
+            for (slot, r) in reaches.iter().enumerate() {
+                let Some(unseen) = r.unseen else { continue };
+                if direct[n * nb + slot].is_some() {
+                    continue;
+                }
+                if let Some(&ci) = calls.unresolved.iter().find(|&&ci| unseen(&f.calls[ci])) {
+                    let c = &f.calls[ci];
+                    direct[n * nb + slot] = Some(Witness {
+                        what: display_callee(c),
+                        span: c.span,
+                        file: k,
+                    });
+                }
+            }
             let mut seen: HashSet<usize> = HashSet::new();
             for ts in &calls.targets {
                 for &j in ts.iter() {
@@ -481,6 +500,19 @@ impl<'f> Reach<'f> {
                             span: found.1,
                             file: k,
                         });
+                    } else if let Some(unseen) = r.unseen {
+                        let c = calls
+                            .unresolved
+                            .iter()
+                            .map(|&ci| &f.calls[ci])
+                            .find(|c| span.contains(&c.span) && unseen(c));
+                        if let Some(c) = c {
+                            direct[node * nb + slot] = Some(Witness {
+                                what: display_callee(c),
+                                span: c.span,
+                                file: k,
+                            });
+                        }
                     }
                 }
                 let mut inner: HashSet<usize> = HashSet::new();

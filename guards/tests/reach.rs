@@ -24,6 +24,7 @@ const FIXTURES: &[&str] = &[
     "atomic/operators.cu",
     "barrier/virtual_and_fields.cu",
     "dynamic-lds/held_objects.cu",
+    "barrier/block_collectives.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

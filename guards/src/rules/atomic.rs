@@ -50,6 +50,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: Some(is_atomic_call),
         macro_call: None,
         asm: Some(asm_atomic),
+        unseen: None,
     },
     evidence,
 };

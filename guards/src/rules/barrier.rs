@@ -19,7 +19,13 @@
 //!   `consumer_wait*()`, `consumer_release()`, `cuda::pipeline_producer_commit(pipe, bar)`,
 //!   `cuda::pipeline_consumer_wait_prior<N>(pipe)`. Every operation of a barrier or pipeline
 //!   object counts, whatever its scope: the scope (`thread_scope_block`, `_thread`) is a
-//!   template argument of a type the tool does not resolve.
+//!   template argument of a type the tool does not resolve;
+//! - block-wide collectives of CUB, hipCUB and rocPRIM, whose bodies (in system headers) are not
+//!   read: methods of `BlockReduce`, `BlockScan`, `BlockLoad`, `BlockStore`, `BlockRadixSort`,
+//!   `BlockExchange`, ... (`block_reduce`, `block_scan`, ... in rocPRIM) objects and
+//!   temporaries, `rocprim::syncthreads()`, and unseen functions named `block_reduce*`,
+//!   `blockReduce*`, `*_block_reduce`, `block_scan*` (a visible function of such a name is judged
+//!   by its body). They stay listed as `unresolved`.
 //!
 //! The synchronisation is also found when it is reached through a `__device__` function of the
 //! translation unit (at any depth of calls, recursion included): a free function, a method
@@ -172,6 +178,65 @@ fn is_cuda_namespace(q: &str) -> bool {
     q == "cuda" || q.starts_with("cuda::")
 }
 
+/// The block-wide collectives of CUB, hipCUB and rocPRIM (and of the kernels that write their
+/// own): each synchronises the thread block (`__syncthreads()` between its phases).
+const COLLECTIVES: &[&str] = &[
+    "BlockReduce",
+    "BlockScan",
+    "BlockLoad",
+    "BlockStore",
+    "BlockRadixSort",
+    "BlockMergeSort",
+    "BlockExchange",
+    "BlockHistogram",
+    "BlockDiscontinuity",
+    "BlockAdjacentDifference",
+    "BlockShuffle",
+    "BlockRunLengthDecode",
+    "block_reduce",
+    "block_scan",
+    "block_load",
+    "block_store",
+    "block_sort",
+    "block_radix_sort",
+    "block_exchange",
+    "block_histogram",
+    "block_discontinuity",
+    "block_adjacent_difference",
+    "block_shuffle",
+];
+
+/// True for a call of a block-wide collective whose body is not visible (the guards ask only
+/// for unresolved calls): a method of a collective object (`BlockReduce(temp).Sum(x)`,
+/// `scan.InclusiveSum(...)` on a `hipcub::BlockScan<...>`, `rocprim::block_reduce<...>{}`), or
+/// a function named as one (`block_reduce(v)`, `blockReduceSum(v)`,
+/// `ar_fusion_epilogue_block_reduce(v)`), or rocPRIM's `syncthreads()` wrapper.
+pub fn is_block_collective(call: &Call) -> bool {
+    let leaf = |t: &str| -> bool {
+        let t = t.split(['<', '(', '{']).next().unwrap_or(t).trim();
+        let t = t.rsplit("::").next().unwrap_or(t).trim();
+        COLLECTIVES.contains(&t)
+    };
+    if call.receiver.is_some() {
+        return call.receiver_type.as_deref().is_some_and(leaf)
+            || call.receiver.as_deref().is_some_and(leaf);
+    }
+    if call.qualifier.as_deref().is_some_and(leaf) {
+        return true;
+    }
+    let name: String = call
+        .callee
+        .chars()
+        .filter(|ch| *ch != '_')
+        .map(|ch| ch.to_ascii_lowercase())
+        .collect();
+    // `rocprim::syncthreads()` (through any namespace alias) is the block barrier itself.
+    name == "syncthreads"
+        || ["blockreduce", "blockscan", "blockallreduce"]
+            .iter()
+            .any(|w| name.starts_with(w) || name.ends_with(w))
+}
+
 /// True for a name called in a macro body that reaches a synchronisation (methods included:
 /// the lexer cannot tell `g.sync()` from `sync(g)` there).
 pub fn is_barrier_macro_call(name: &str) -> bool {
@@ -218,6 +283,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: Some(is_barrier_call),
         macro_call: Some(is_barrier_macro_call),
         asm: Some(asm_barrier),
+        unseen: Some(is_block_collective),
     },
     evidence,
 };
@@ -252,11 +318,23 @@ fn in_macro(_: &Unit<'_>, m: &MacroDef) -> Option<(String, Span)> {
 /// local callables) that reach one, inline assembly, lambdas and macros that synchronise. A
 /// call another blocker recognises by itself (an atomic) is not looked through.
 fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for c in &cx.f.calls {
+    let unresolved = cx.reach.unresolved_calls(cx.fi);
+    for (ci, c) in cx.f.calls.iter().enumerate() {
         if is_barrier_call(c) {
             sink.push(
                 c.span,
                 format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if unresolved.binary_search(&ci).is_ok() && is_block_collective(c) {
+            sink.push(
+                c.span,
+                format!(
+                    "`{}()` (a block-wide collective: it synchronises the thread block; no body \
+                     of it is visible here)",
+                    display_callee(c)
+                ),
                 Spread::All,
                 None,
             );

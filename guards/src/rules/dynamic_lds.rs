@@ -58,6 +58,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: None,
         macro_call: None,
         asm: None,
+        unseen: None,
     },
     evidence,
 };

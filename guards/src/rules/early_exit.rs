@@ -43,6 +43,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: None,
         macro_call: None,
         asm: None,
+        unseen: None,
     },
     evidence,
 };
