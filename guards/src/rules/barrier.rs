@@ -36,7 +36,11 @@
 //! or temporary (`Guard g;` in the loop body), a function with an unknown specifier macro
 //! (`CUTLASS_DEVICE void f()`), a kernel defined by a macro invocation; through an object-like or
 //! function-like macro of the unit (macros that expand to other macros too), or through a
-//! lambda called in the loop. A call whose receiver's type is unknown reaches every function of
+//! lambda called in the loop; through what a template's caller passes (in `each(F f)`, `f(i)`
+//! reaches the lambda, functor or function each call of `each` passes, also for `auto`
+//! parameters and a generic lambda's own parameters), a data member holding a functor, the
+//! overrides of a method called through a base class, and overloaded operators of the unit's
+//! classes (`c += v`, `c[i]`). A call whose receiver's type is unknown reaches every function of
 //! its name.
 //!
 //! Not synchronisation, so not reported: fences (`__threadfence*`, `__builtin_amdgcn_fence`)
