@@ -2504,53 +2504,15 @@ fn may_overload(t: &str) -> bool {
     if base.ends_with("_t") || base.contains("auto") || base.contains("decltype") {
         return false;
     }
-    let scalar = |w: &str| {
-        matches!(
-            w,
-            "bool"
-                | "char"
-                | "short"
-                | "int"
-                | "long"
-                | "float"
-                | "double"
-                | "unsigned"
-                | "signed"
-                | "void"
-                | "half"
-                | "__half"
-                | "__half2"
-                | "half2"
-                | "uchar"
-                | "ushort"
-                | "uint"
-                | "ulong"
-                | "longlong"
-                | "ulonglong"
-                | "__nv_bfloat16"
-                | "__nv_bfloat162"
-                | "__hip_bfloat16"
-                | "hip_bfloat16"
-                | "bfloat16"
-                | "__bf16"
-                | "_Float16"
-                | "__fp16"
-                | "const"
-                | "volatile"
-        )
-    };
-    let words: Vec<&str> = base.split_whitespace().collect();
-    if words.iter().all(|w| scalar(w)) {
-        return false;
-    }
-    // `float4`, `int2`, `uchar3`, `double1`: vector types.
-    let stem = base.trim_end_matches(|ch: char| ch.is_ascii_digit());
-    !(stem.len() < base.len() && (scalar(stem) || stem.ends_with("long")))
+    !base
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile"))
+        .all(crate::types::is_builtin_type)
 }
 
 /// The first occurrence of `word` in `text` as a whole identifier.
 fn find_word(text: &[u8], word: &[u8]) -> Option<usize> {
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let ident = crate::lex::is_ident_char;
     (0..text.len().saturating_sub(word.len() - 1)).find(|&i| {
         text[i..].starts_with(word)
             && (i == 0 || !ident(text[i - 1]))

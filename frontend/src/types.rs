@@ -47,6 +47,70 @@ pub fn normal_type(text: &str) -> Option<String> {
     Some(join_tokens(toks))
 }
 
+/// A type word that is never a class: a scalar (`int`, `unsigned`, `float`, `uint32_t`, the HIP
+/// aliases `uint`, `uchar`, ...), a half or bfloat16 type, `dim3`, or a CUDA/HIP vector type
+/// (`float4`, `uchar2`). The one table, for the lowering and the guards.
+pub fn is_builtin_type(name: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "void",
+        "bool",
+        "char",
+        "short",
+        "int",
+        "long",
+        "float",
+        "double",
+        "signed",
+        "unsigned",
+        "wchar_t",
+        "char8_t",
+        "char16_t",
+        "char32_t",
+        "half",
+        "half2",
+        "__half",
+        "__half2",
+        "__nv_bfloat16",
+        "__nv_bfloat162",
+        "__hip_bfloat16",
+        "__hip_bfloat162",
+        "hip_bfloat16",
+        "bfloat16",
+        "bf16",
+        "dim3",
+        "__fp16",
+        "__bf16",
+        "_Float16",
+        "uchar",
+        "ushort",
+        "ulong",
+        "longlong",
+        "ulonglong",
+    ];
+    if WORDS.contains(&name) || crate::ints::parse(name).is_some() {
+        return true;
+    }
+    // CUDA/HIP vector types: `float4`, `uchar2`, `longlong1`, `double3`.
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[base.len()..];
+    matches!(digits, "1" | "2" | "3" | "4")
+        && matches!(
+            base,
+            "char"
+                | "uchar"
+                | "short"
+                | "ushort"
+                | "int"
+                | "uint"
+                | "long"
+                | "ulong"
+                | "longlong"
+                | "ulonglong"
+                | "float"
+                | "double"
+        )
+}
+
 /// The names of a template header's parameters (`template <class T, int N = 4, typename...
 /// R>` -> `T`, `N`, `R`), from its `parameters` list.
 pub(crate) fn template_param_names(tpl: Node<'_>, src: &[u8]) -> Vec<String> {

@@ -20,7 +20,7 @@ use std::path::Path;
 use frontend::tu::TranslationUnit;
 use frontend::{Call, CallForm, Function, FunctionKind, MacroDef, SourceFile, Span, TypeDef};
 
-use crate::resolve::{Index, Outcome, TypeRes};
+use crate::resolve::{argument_type, Argument, Index, Outcome, TypeRes};
 use crate::util::display_callee;
 
 /// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
@@ -161,7 +161,7 @@ fn functor_class(f: &Function) -> Option<&str> {
 }
 
 /// The class named by a declaration's type (`const ns::Op&` -> `Op`, `Op<float>` -> `Op`).
-fn type_base(t: &str) -> &str {
+pub(crate) fn type_base(t: &str) -> &str {
     let t = t.split('<').next().unwrap_or(t);
     let t = t
         .trim()
@@ -403,46 +403,46 @@ impl<'f> Reach<'f> {
         let n_main = main.functions.len();
         // Per function node: the macro nodes its body uses.
         let mut fn_macros: Vec<Vec<usize>> = Vec::with_capacity(nf);
-        for n in 0..nf {
-            let (k, _) = fn_at[n];
-            let f = func(n);
-            for (slot, r) in reaches.iter().enumerate() {
-                if let Some(found) = r.function.and_then(|d| d(&unit, f, None)) {
-                    direct[n * nb + slot] = Some(Witness {
-                        what: found.0,
-                        span: found.1,
+        // What function `f` of file `k` does by itself for a blocker, in all its body or in
+        // `part` (a lambda's): the blocker's predicate, else an unresolved call that does it by
+        // what it names.
+        let does =
+            |f: &Function, k: usize, part: Option<Span>, unresolved: &[usize], r: &Reaches| {
+                if let Some((what, span)) = r.function.and_then(|d| d(&unit, f, part)) {
+                    return Some(Witness {
+                        what,
+                        span,
                         file: k,
                     });
                 }
-            }
-            let calls = resolve_calls(n, &Vec::new(), &mut specs);
-            // Unresolved calls that do it by what they name.
-            for (slot, r) in reaches.iter().enumerate() {
-                let Some(unseen) = r.unseen else { continue };
-                if direct[n * nb + slot].is_some() {
-                    continue;
-                }
-                if let Some(&ci) = calls.unresolved.iter().find(|&&ci| unseen(&f.calls[ci])) {
-                    let c = &f.calls[ci];
-                    direct[n * nb + slot] = Some(Witness {
+                let unseen = r.unseen?;
+                unresolved
+                    .iter()
+                    .map(|&ci| &f.calls[ci])
+                    .find(|c| part.is_none_or(|p| p.contains(&c.span)) && unseen(c))
+                    .map(|c| Witness {
                         what: display_callee(c),
                         span: c.span,
                         file: k,
-                    });
-                }
+                    })
+            };
+        // An edge between two host functions is not followed (host code runs no loop here).
+        let host_edge = |f: &Function, j: usize, specs: &Specs| {
+            let g = if j >= base { specs.list[j - base].0 } else { j };
+            f.kind == FunctionKind::Host && g < nf && func(g).kind == FunctionKind::Host
+        };
+        for n in 0..nf {
+            let (k, _) = fn_at[n];
+            let f = func(n);
+            let calls = resolve_calls(n, &Vec::new(), &mut specs);
+            for (slot, r) in reaches.iter().enumerate() {
+                direct[n * nb + slot] = does(f, k, None, &calls.unresolved, r);
             }
             let mut seen: HashSet<usize> = HashSet::new();
             for ts in &calls.targets {
                 for &j in ts.iter() {
-                    let g = if j >= base { specs.list[j - base].0 } else { j };
-                    let host_edge = f.kind == FunctionKind::Host
-                        && g < nf
-                        && func(g).kind == FunctionKind::Host;
-                    if !host_edge && seen.insert(j) {
-                        if callers.len() <= j {
-                            callers.resize(j + 1, Vec::new());
-                        }
-                        callers[j].push(n);
+                    if !host_edge(f, j, &specs) && seen.insert(j) {
+                        link(&mut callers, j, n);
                     }
                 }
             }
@@ -494,26 +494,7 @@ impl<'f> Reach<'f> {
                 let node = lam0 + next_lambda;
                 next_lambda += 1;
                 for (slot, r) in reaches.iter().enumerate() {
-                    if let Some(found) = r.function.and_then(|d| d(&unit, f, Some(span))) {
-                        direct[node * nb + slot] = Some(Witness {
-                            what: found.0,
-                            span: found.1,
-                            file: k,
-                        });
-                    } else if let Some(unseen) = r.unseen {
-                        let c = calls
-                            .unresolved
-                            .iter()
-                            .map(|&ci| &f.calls[ci])
-                            .find(|c| span.contains(&c.span) && unseen(c));
-                        if let Some(c) = c {
-                            direct[node * nb + slot] = Some(Witness {
-                                what: display_callee(c),
-                                span: c.span,
-                                file: k,
-                            });
-                        }
-                    }
+                    direct[node * nb + slot] = does(f, k, Some(span), &calls.unresolved, r);
                 }
                 let mut inner: HashSet<usize> = HashSet::new();
                 let lo = f.calls.partition_point(|c| c.span.start < span.start);
@@ -523,15 +504,8 @@ impl<'f> Reach<'f> {
                         continue;
                     }
                     for &j in ts.iter() {
-                        let g = if j >= base { specs.list[j - base].0 } else { j };
-                        let host_edge = f.kind == FunctionKind::Host
-                            && g < nf
-                            && func(g).kind == FunctionKind::Host;
-                        if !host_edge && j != node && inner.insert(j) {
-                            if callers.len() <= j {
-                                callers.resize(j + 1, Vec::new());
-                            }
-                            callers[j].push(node);
+                        if !host_edge(f, j, &specs) && j != node && inner.insert(j) {
+                            link(&mut callers, j, node);
                         }
                     }
                 }
@@ -582,10 +556,7 @@ impl<'f> Reach<'f> {
             for ts in &calls.targets {
                 for &j in ts.iter() {
                     if seen.insert(j) {
-                        if callers.len() <= j {
-                            callers.resize(j + 1, Vec::new());
-                        }
-                        callers[j].push(node);
+                        link(&mut callers, j, node);
                     }
                 }
             }
@@ -1055,21 +1026,15 @@ fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<us
     }
     // Indexed once (linear in the function: a generated body may hold thousands of lambdas).
     let declared: HashSet<usize> = f.decls.iter().map(|d| d.name_span.start).collect();
-    let mut decls_named: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, d) in f.decls.iter().enumerate() {
-        decls_named.entry(d.name.as_str()).or_default().push(i);
-    }
-    // The first lambda inside a span (the lambdas are in source order).
-    let lambda_in = |span: Span| -> Option<Span> {
-        crate::util::within(&f.lambdas, |l| l.start, span)
-            .iter()
-            .find(|l| span.contains(l))
-            .copied()
-    };
-    // Lambda start -> the variables whose initialiser holds it.
+    // Lambda start -> the variables whose initialiser holds it (the lambdas are in source order).
     let mut holders_of: HashMap<usize, Vec<&str>> = HashMap::new();
     for d in &f.decls {
-        if let Some(l) = d.init.and_then(lambda_in) {
+        let held = d.init.and_then(|i| {
+            crate::util::within(&f.lambdas, |l| l.start, i)
+                .iter()
+                .find(|l| i.contains(l))
+        });
+        if let Some(l) = held {
             holders_of.entry(l.start).or_default().push(d.name.as_str());
         }
     }
@@ -1083,44 +1048,13 @@ fn lambda_param_targets(f: &Function, n: usize, index: &Index<'_>) -> HashMap<us
             calls_of.entry(c.callee.as_str()).or_default().push(ci);
         }
     }
-    // What an argument passes: a lambda written there or held by a variable, or functions.
+    // What an argument passes, as `Index::binding` reads it: a lambda (written there or held
+    // by a variable) or the functions it names.
     let passed = |arg: Span, at: usize| -> Vec<usize> {
-        let lo = f.lambdas.partition_point(|l| l.start < arg.start);
-        if let Some(node) = f
-            .lambdas
-            .get(lo)
-            .filter(|l| **l == arg)
-            .and_then(|l| index.lambda_node(n, l.start))
-        {
-            return vec![node];
-        }
-        let lo = f.idents.partition_point(|u| u.span.start < arg.start);
-        let Some(u) = f
-            .idents
-            .get(lo)
-            .filter(|u| u.span.end == arg.end && u.span.start <= arg.start + 1)
-        else {
-            return Vec::new();
-        };
-        let decl = decls_named.get(u.name.as_str()).and_then(|v| {
-            v.iter()
-                .rev()
-                .map(|&i| &f.decls[i])
-                .find(|d| d.span.start < at)
-        });
-        match decl {
-            Some(d) => d
-                .init
-                .and_then(lambda_in)
-                .and_then(|l| index.lambda_node(n, l.start))
-                .into_iter()
-                .collect(),
-            None => index
-                .named(&u.name)
-                .iter()
-                .copied()
-                .filter(|&j| !index.is_member(j))
-                .collect(),
+        match argument_type(f, arg, at) {
+            Some(Argument::Lambda(l)) => index.lambda_node(n, l.start).into_iter().collect(),
+            Some(Argument::Function(name)) => index.free_functions(&name).collect(),
+            Some(Argument::Type(_)) | None => Vec::new(),
         }
     };
     for l in &f.lambdas {
@@ -1251,6 +1185,14 @@ fn known_name(reaches: &[Reaches], name: &str) -> bool {
         || reaches
             .iter()
             .any(|r| r.macro_call.is_some_and(|p| p(name)))
+}
+
+/// Records that node `from` calls or uses node `to`.
+fn link(callers: &mut Vec<Vec<usize>>, to: usize, from: usize) {
+    if callers.len() <= to {
+        callers.resize(to + 1, Vec::new());
+    }
+    callers[to].push(from);
 }
 
 fn push_capped(v: &mut Vec<String>, x: String) {

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use frontend::types::is_builtin_type;
 use frontend::{Call, CallForm, Function, TypeDef, TypeKind};
 
 /// How deep aliases, bases and members are followed.
@@ -145,63 +146,6 @@ pub(crate) struct Index<'f> {
     derived: HashMap<String, Vec<String>>,
 }
 
-/// Type words that are never classes of the unit.
-fn is_builtin_type(name: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "void",
-        "bool",
-        "char",
-        "short",
-        "int",
-        "long",
-        "float",
-        "double",
-        "signed",
-        "unsigned",
-        "wchar_t",
-        "char8_t",
-        "char16_t",
-        "char32_t",
-        "half",
-        "half2",
-        "__half",
-        "__half2",
-        "__nv_bfloat16",
-        "__nv_bfloat162",
-        "__hip_bfloat16",
-        "__hip_bfloat162",
-        "hip_bfloat16",
-        "bfloat16",
-        "bf16",
-        "dim3",
-        "__fp16",
-        "__bf16",
-        "_Float16",
-    ];
-    if WORDS.contains(&name) || frontend::ints::parse(name).is_some() {
-        return true;
-    }
-    // CUDA/HIP vector types: `float4`, `uchar2`, `longlong1`, `double3`.
-    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    let digits = &name[base.len()..];
-    matches!(digits, "1" | "2" | "3" | "4")
-        && matches!(
-            base,
-            "char"
-                | "uchar"
-                | "short"
-                | "ushort"
-                | "int"
-                | "uint"
-                | "long"
-                | "ulong"
-                | "longlong"
-                | "ulonglong"
-                | "float"
-                | "double"
-        )
-}
-
 /// Casts written like calls.
 const CASTS: &[&str] = &[
     "static_cast",
@@ -327,6 +271,14 @@ impl<'f> Index<'f> {
     /// Function nodes named `name` (any scope).
     pub(crate) fn named(&self, name: &str) -> &[usize] {
         self.by_name.get(name).map_or(&[], |v| v.as_slice())
+    }
+
+    /// Function nodes named `name` that are no member functions (any namespace).
+    pub(crate) fn free_functions<'a>(&'a self, name: &str) -> impl Iterator<Item = usize> + 'a {
+        self.named(name)
+            .iter()
+            .copied()
+            .filter(|&j| !self.is_member(j))
     }
 
     /// True for a member function.
@@ -826,14 +778,13 @@ impl<'f> Index<'f> {
                     for class in &cs {
                         out.extend(self.methods(class, &c.callee).0);
                         let leaf = class.rsplit("::").next().unwrap_or(class);
-                        out.extend(self.named(&c.callee).iter().copied().filter(|&j| {
-                            !self.is_member(j)
-                                && self.funcs[j].params.iter().any(|p| {
-                                    frontend::types::normal_type(&p.type_text).is_some_and(|t| {
-                                        let t = norm(&t);
-                                        t.rsplit("::").next() == Some(leaf)
-                                    })
+                        out.extend(self.free_functions(&c.callee).filter(|&j| {
+                            self.funcs[j].params.iter().any(|p| {
+                                frontend::types::normal_type(&p.type_text).is_some_and(|t| {
+                                    let t = norm(&t);
+                                    t.rsplit("::").next() == Some(leaf)
                                 })
+                            })
                         }));
                     }
                 }
@@ -923,12 +874,7 @@ impl<'f> Index<'f> {
                     }
                 }
                 Some(Argument::Function(name)) => {
-                    let v: Vec<usize> = self
-                        .named(&name)
-                        .iter()
-                        .copied()
-                        .filter(|&j| !self.is_member(j))
-                        .collect();
+                    let v: Vec<usize> = self.free_functions(&name).collect();
                     if !v.is_empty() {
                         bind(&pt, TypeRes::Functions(v));
                     }
@@ -1066,12 +1012,7 @@ impl<'f> Index<'f> {
                 }
             }
         }
-        out.extend(
-            self.named(name)
-                .iter()
-                .copied()
-                .filter(|&j| !self.is_member(j)),
-        );
+        out.extend(self.free_functions(name));
         if out.is_empty() {
             Outcome::Unresolved
         } else {
@@ -1081,7 +1022,7 @@ impl<'f> Index<'f> {
 }
 
 /// What an argument's type is, where the call shows it.
-enum Argument {
+pub(crate) enum Argument {
     /// As written (a variable's declared type, a temporary's class).
     Type(String),
     /// A lambda (its span), written in the call or held by a variable.
@@ -1093,7 +1034,7 @@ enum Argument {
 
 /// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
 /// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
-fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
+pub(crate) fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
     if f.lambdas.contains(&arg) {
         return Some(Argument::Lambda(arg));
     }

@@ -36,7 +36,7 @@
 
 use frontend::{Call, CallForm, Function, MacroDef, Span};
 
-use crate::callgraph::{Reaches, Unit};
+use crate::callgraph::{type_base, Reaches, Unit};
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
 use crate::rules::barrier::is_barrier_call;
 use crate::util::display_callee;
@@ -169,14 +169,13 @@ pub fn is_atomic_call(call: &Call) -> bool {
     if call.form == CallForm::Operator {
         // `a += 1`, `++a` on a `cuda::atomic`, `cuda::atomic_ref`, `std::atomic`: read-modify-
         // write operators of atomic objects.
-        let t = call.receiver_type.as_deref().unwrap_or_default();
-        let leaf = t.split('<').next().unwrap_or(t).rsplit("::").next().unwrap_or(t);
+        let leaf = type_base(call.receiver_type.as_deref().unwrap_or_default());
         let rmw = matches!(
             call.callee.as_str(),
             "operator+=" | "operator-=" | "operator&=" | "operator|=" | "operator^=" | "operator++"
                 | "operator--"
         );
-        return rmw && matches!(leaf.trim(), "atomic" | "atomic_ref");
+        return rmw && matches!(leaf, "atomic" | "atomic_ref");
     }
     if call.receiver.is_none() {
         return is_atomic_name(&call.callee);

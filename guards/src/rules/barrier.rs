@@ -79,7 +79,7 @@
 
 use frontend::{Call, Function, MacroDef, Span};
 
-use crate::callgraph::{Reaches, Unit};
+use crate::callgraph::{type_base, Reaches, Unit};
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
 use crate::util::display_callee;
 
@@ -216,11 +216,8 @@ const COLLECTIVES: &[&str] = &[
 /// a function named as one (`block_reduce(v)`, `blockReduceSum(v)`,
 /// `ar_fusion_epilogue_block_reduce(v)`), or rocPRIM's `syncthreads()` wrapper.
 pub fn is_block_collective(call: &Call) -> bool {
-    let leaf = |t: &str| -> bool {
-        let t = t.split(['<', '(', '{']).next().unwrap_or(t).trim();
-        let t = t.rsplit("::").next().unwrap_or(t).trim();
-        COLLECTIVES.contains(&t)
-    };
+    // `hipcub::BlockReduce<float, 256>(temp)` -> `BlockReduce`.
+    let leaf = |t: &str| COLLECTIVES.contains(&type_base(t.split(['(', '{']).next().unwrap_or(t)));
     if call.receiver.is_some() {
         return call.receiver_type.as_deref().is_some_and(leaf)
             || call.receiver.as_deref().is_some_and(leaf);

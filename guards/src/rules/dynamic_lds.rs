@@ -45,7 +45,7 @@ use std::collections::HashMap;
 
 use frontend::{Access, Function, JumpKind, MacroDef, SharedDecl, SharedKind, Span};
 
-use crate::callgraph::{Reach, Reaches, Unit, Witness};
+use crate::callgraph::{type_base, Reach, Reaches, Unit, Witness};
 use crate::util::within;
 use crate::engine::{BlockerRule, Cx, Sink, Spread};
 
@@ -266,8 +266,7 @@ fn holders<'r>(reach: &'r Reach<'_>) -> &'r [(String, String, Witness)] {
                     .clone()
                     .or_else(|| g.qualified_name.rsplit_once("::").map(|x| x.0.to_string()));
                 let Some(class) = class else { continue };
-                let class = class.split('<').next().unwrap_or(&class);
-                let leaf = class.rsplit("::").next().unwrap_or(class).trim();
+                let leaf = type_base(&class);
                 if g.name != leaf {
                     continue; // not a constructor
                 }
@@ -293,11 +292,6 @@ fn held_objects(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         return;
     }
     let f = cx.f;
-    let leaf_of = |t: &str| -> String {
-        let t = t.split('<').next().unwrap_or(t);
-        let t = t.trim().trim_start_matches("const ").trim_end_matches(['&', ' ']);
-        t.rsplit("::").next().unwrap_or(t).trim().to_string()
-    };
     let mut objects: HashMap<&str, &(String, String, Witness)> = HashMap::new();
     for (name, ty) in f
         .decls
@@ -306,7 +300,7 @@ fn held_objects(cx: &Cx<'_>, sink: &mut Sink<'_>) {
         .map(|d| (d.name.as_str(), d.type_text.as_str()))
         .chain(f.params.iter().map(|p| (p.name.as_str(), p.type_text.as_str())))
     {
-        let leaf = leaf_of(ty);
+        let leaf = type_base(ty);
         if let Some(h) = hs.iter().find(|h| h.0 == leaf) {
             objects.insert(name, h);
         }
