@@ -35,6 +35,9 @@ testdata/check/atomic/operators.cu
 testdata/check/barrier/virtual_and_fields.cu
 testdata/check/dynamic-lds/held_objects.cu
 testdata/check/barrier/block_collectives.cu
+testdata/check/atomic/function_pointers.cu
+testdata/check/barrier/member_pointers.cu
+testdata/check/candidate/indirect_unresolved.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

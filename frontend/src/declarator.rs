@@ -22,6 +22,22 @@ pub(crate) fn declarator_name(d: Option<Node<'_>>) -> (Option<Node<'_>>, Option<
         }
         match x.kind() {
             "identifier" | "field_identifier" => return (Some(x), value, is_ptr),
+            // A pointer to member, `void (S::*pm)() = &S::f;`: the grammar reads `S::*pm` as a
+            // qualified name around a pointer type declarator whose name is a type identifier.
+            "qualified_identifier" => {
+                d = x
+                    .child_by_field_id(fields().name)
+                    .filter(|n| n.kind() == "pointer_type_declarator");
+            }
+            "pointer_type_declarator" => {
+                is_ptr = true;
+                return (
+                    x.child_by_field_id(fields().declarator)
+                        .filter(|n| matches!(n.kind(), "type_identifier" | "identifier")),
+                    value,
+                    is_ptr,
+                );
+            }
             "init_declarator" => {
                 value = x.child_by_field_id(fields().value);
                 d = x.child_by_field_id(fields().declarator);

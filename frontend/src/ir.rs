@@ -46,7 +46,9 @@ pub struct SourceFile {
     /// True when the file uses CRLF line endings.
     pub crlf: bool,
     /// File-scope (and namespace/class-scope) variables with an initialiser
-    /// (`constexpr int WARP_SIZE = 32;`), in source order. Their `init_idents` are not filled.
+    /// (`constexpr int WARP_SIZE = 32;`), in source order. Their `init_idents` hold only the
+    /// names that may be functions named as values: the whole initialiser, a braced list's
+    /// elements, a name behind `&` (`Op table[] = {f, &g};`).
     pub globals: Vec<VarDecl>,
     /// Classes, structs, unions and enums defined in the file (at any scope, inside functions
     /// too) and type aliases (`typedef`, `using X = ...;`), in source order: what a call's
@@ -60,6 +62,15 @@ pub struct SourceFile {
     /// `extern template ...`): templates instantiated with arguments no call shows.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instantiated: Vec<String>,
+    /// Namespace aliases (`namespace cg = cooperative_groups;`, `namespace L = a::b;`), at any
+    /// scope, in source order: `(alias, namespace as written)`, a leading `::` kept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespace_aliases: Vec<(String, String)>,
+    /// Names of the file- and namespace-scope variables declared without an initialiser
+    /// (`__device__ Op table[4];`: a call of one is a call of a pointer), deduplicated, in
+    /// source order; `__shared__` ones are in `shared`, initialised ones in `globals`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub file_variables: Vec<String>,
 }
 
 /// One branch of a preprocessor conditional: its directive (`#if`, `#ifdef`, `#ifndef`,
@@ -539,6 +550,12 @@ pub enum CallForm {
     /// variable, `receiver_type` its declared type; the span is the expression's). The guards
     /// look it up in that type only: never by name, never unresolved (most are built in).
     Operator,
+    /// A call of a pointer that no name answers: a pointer to member (`(o.*pm)(x)`,
+    /// `(p->*pm)(x)`), a choice (`(c ? f : g)(x)`), an element of an expression that is no
+    /// variable (`s.table[k](x)`). `callee` is the expression as written (shortened). The
+    /// guards take it to reach every function of the unit named as a value (its address
+    /// taken), and list it as unresolved when there is none.
+    Indirect,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

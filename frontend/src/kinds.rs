@@ -59,6 +59,7 @@ pub(crate) enum K {
     AliasDeclaration,
     /// `enum [class] E { ... }`
     EnumSpecifier,
+    NamespaceAlias,
     /// `template float f<Op>(...);`, `extern template ...`: an explicit instantiation.
     TemplateInstantiation,
     Error,
@@ -199,6 +200,7 @@ impl Kinds {
                 "type_definition" => K::TypeDefinition,
                 "alias_declaration" => K::AliasDeclaration,
                 "enum_specifier" => K::EnumSpecifier,
+                "namespace_alias_definition" => K::NamespaceAlias,
                 "template_instantiation" => K::TemplateInstantiation,
                 "pointer_declarator"
                 | "reference_declarator"

@@ -37,6 +37,56 @@ const CONST_OPS: &[&[u8]] = &[
 /// How many enclosing collectors (const-op operands, declaration initialisers) an identifier is
 /// added to: bounds the work on pathological nesting while covering real code.
 const COLLECT_FANOUT: usize = 3;
+/// At most this many bytes of an indirect call's callee expression are kept as its name.
+const INDIRECT_TEXT: usize = 48;
+/// At most this many names are kept from one file-scope initialiser (`Op table[] = {f, g};`).
+const GLOBAL_INIT_NAMES: usize = 1024;
+
+/// The names in a file-scope initialiser that may be functions named as values: the whole
+/// initialiser (`= f`, `= ns::f`), a name behind `&` (`= &f`, `= &S::m`), the elements of
+/// braced lists (`{f, &g}`, `{.op = f}`, nested). Operands of arithmetic and arguments are
+/// left out: tables of numbers stay cheap.
+fn value_names(node: Node<'_>, src: &[u8], depth: usize, out: &mut Vec<String>) {
+    if depth > 8 || out.len() >= GLOBAL_INIT_NAMES {
+        return;
+    }
+    match node.kind() {
+        "identifier" => {
+            let name = text_of(node, src);
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        "qualified_identifier" => {
+            if let Some(n) = node.child_by_field_id(fields().name) {
+                value_names(n, src, depth + 1, out);
+            }
+        }
+        "pointer_expression" => {
+            let address = node
+                .child_by_field_id(fields().operator)
+                .is_some_and(|o| o.kind() == "&");
+            if let (true, Some(a)) = (address, node.child_by_field_id(fields().argument)) {
+                value_names(a, src, depth + 1, out);
+            }
+        }
+        "initializer_pair" => {
+            if let Some(v) = node.child_by_field_id(fields().value) {
+                value_names(v, src, depth + 1, out);
+            }
+        }
+        "initializer_list" | "parenthesized_expression" => {
+            let mut c = node.walk();
+            for ch in node.named_children(&mut c) {
+                value_names(ch, src, depth + 1, out);
+                if out.len() >= GLOBAL_INIT_NAMES {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
 
 enum Scope {
     Loop(usize),
@@ -463,6 +513,27 @@ impl<'s> Lowerer<'s> {
                 if let Some(parts) = d.and_then(|d| function_parts(d, self.src)) {
                     if !self.out.instantiated.contains(&parts.leaf) {
                         self.out.instantiated.push(parts.leaf);
+                    }
+                }
+                return false;
+            }
+            K::NamespaceAlias => {
+                let src = self.src;
+                let name = node.child_by_field_id(fields().name);
+                let mut c = node.walk();
+                let target = node
+                    .named_children(&mut c)
+                    .filter(|n| Some(*n) != name)
+                    .find(|n| {
+                        matches!(
+                            n.kind(),
+                            "namespace_identifier" | "nested_namespace_specifier" | "identifier"
+                        )
+                    });
+                if let (Some(n), Some(t)) = (name, target) {
+                    let pair = (text_of(n, src), join_tokens(tokens(&text_of(t, src))));
+                    if !self.out.namespace_aliases.contains(&pair) {
+                        self.out.namespace_aliases.push(pair);
                     }
                 }
                 return false;
@@ -1232,6 +1303,9 @@ impl<'s> Lowerer<'s> {
         let mut qual_start = None;
         let mut cur = func;
         let mut callee_node = None;
+        let mut indirect = false;
+        let mut subscripted = false;
+        let mut deref = false;
         for _ in 0..64 {
             match cur.kind() {
                 "identifier" | "field_identifier" | "type_identifier" | "primitive_type" => {
@@ -1248,6 +1322,7 @@ impl<'s> Lowerer<'s> {
                         .child_by_field_id(fields().operator)
                         .is_some_and(|o| o.kind() == "*") =>
                 {
+                    deref = true;
                     match cur.child_by_field_id(fields().argument) {
                         Some(n) => cur = n,
                         None => break,
@@ -1278,6 +1353,34 @@ impl<'s> Lowerer<'s> {
                         None => break,
                     }
                 }
+                // `(o.*pm)(x)`, `(p->*pm)(x)` (the latter an ERROR to the grammar), `(c ? f :
+                // g)(x)`, `table[k](x)` on no local: a call of a pointer no name answers.
+                "field_expression"
+                    if cur
+                        .child_by_field_id(fields().operator)
+                        .is_some_and(|o| matches!(o.kind(), ".*" | "->*")) =>
+                {
+                    indirect = true;
+                    break;
+                }
+                "conditional_expression" | "ERROR" => {
+                    indirect = true;
+                    break;
+                }
+                "subscript_expression" => {
+                    // `ops[k](x)` on a local or parameter array: a call of that variable
+                    // (its element type is its declared type); else of the array's name.
+                    match cur.child_by_field_id(fields().argument) {
+                        Some(a) if a.kind() == "identifier" => {
+                            subscripted = true;
+                            cur = a;
+                        }
+                        _ => {
+                            indirect = true;
+                            break;
+                        }
+                    }
+                }
                 "field_expression" => {
                     receiver_node = cur.child_by_field_id(fields().argument);
                     receiver = receiver_node.map(|a| text_of(a, src));
@@ -1289,13 +1392,23 @@ impl<'s> Lowerer<'s> {
                 _ => break,
             }
         }
+        if indirect {
+            self.indirect_call(node, func);
+            return;
+        }
         let Some(cn) = callee_node else { return };
         let callee = text_of(cn, src);
-        // `(x)(...)` and `(*x)(...)` are calls of `x` only where `x` is a local or a parameter:
-        // else a cast (`(ulong)(v)`) or a global pointer nothing here resolves.
+        // `(x)(...)` is a call of `x` only where `x` is a local or a parameter: else a cast
+        // (`(ulong)(v)`) or a global pointer nothing here resolves. `(*x)(...)` is always a
+        // call (of a pointer: a global one is a plain call of its name).
         let through_parens = func.kind() == "parenthesized_expression";
-        if through_parens && (cn.kind() != "identifier" || self.type_of_variable(&callee).is_none())
+        if through_parens
+            && !deref
+            && (cn.kind() != "identifier" || self.type_of_variable(&callee).is_none())
         {
+            return;
+        }
+        if subscripted && cn.kind() != "identifier" {
             return;
         }
         if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
@@ -1589,6 +1702,54 @@ impl<'s> Lowerer<'s> {
         });
     }
 
+    /// A call of a pointer that no name answers (`(o.*pm)(x)`, `(c ? f : g)(x)`, `(*s.tbl[k])(x)`):
+    /// [`CallForm::Indirect`], `callee` the expression as written (tokens joined, at most
+    /// [`INDIRECT_TEXT`] bytes).
+    fn indirect_call(&mut self, node: Node<'_>, func: Node<'_>) {
+        if !self.in_body(node) {
+            return;
+        }
+        let src = self.src;
+        let mut callee = join_tokens(tokens(&text_of(func, src)));
+        if callee.len() > INDIRECT_TEXT {
+            let mut cut = INDIRECT_TEXT;
+            while !callee.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            callee.truncate(cut);
+            callee.push_str("...");
+        }
+        let args_node = node.child_by_field_id(fields().arguments);
+        let mut arg_spans = Vec::new();
+        let mut arg_ints = Vec::new();
+        if let Some(a) = args_node {
+            let mut c = a.walk();
+            for ch in a.named_children(&mut c) {
+                if ch.kind() != "comment" {
+                    arg_spans.push(span_of(ch));
+                    arg_ints.push(int_value(ch, src));
+                }
+            }
+        }
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.calls.push(Call {
+            callee,
+            receiver: None,
+            qualifier: None,
+            span: span_of(node),
+            callee_span: span_of(func),
+            args: args_node.map(span_of).unwrap_or_else(|| span_of(node)),
+            arg_spans,
+            arg_ints,
+            form: CallForm::Indirect,
+            receiver_span: None,
+            receiver_type: None,
+            template_args: None,
+        });
+    }
+
     /// A temporary `T{...}` in a body: its constructor and destructor run there.
     fn temporary(&mut self, node: Node<'_>) {
         if let Some(ty) = node.child_by_field_id(fields().ty) {
@@ -1871,6 +2032,11 @@ impl<'s> Lowerer<'s> {
                 self.construct(&type_text, span_of(node));
             }
             if !in_fn && value.is_none() {
+                // A file-scope variable without an initialiser (`__device__ Op table[4];`,
+                // filled by the host): its name only.
+                if k == K::Declaration && !shared && !self.out.file_variables.contains(&name) {
+                    self.out.file_variables.push(name);
+                }
                 continue;
             }
             let init_type = value.and_then(|v| init_type_of(v, src));
@@ -1893,6 +2059,10 @@ impl<'s> Lowerer<'s> {
                 fc.f.decls.push(decl);
                 DeclRef::Local(fc.f.decls.len() - 1)
             } else {
+                let mut decl = decl;
+                if let Some(v) = value {
+                    value_names(v, src, 0, &mut decl.init_idents);
+                }
                 self.out.globals.push(decl);
                 DeclRef::Global(self.out.globals.len() - 1)
             };

@@ -1228,8 +1228,8 @@ template <class F> __device__ void g(F&& f, F* p, const F& r, float v) {
         .all(|c| c.receiver_type.as_deref() == Some("F")));
     assert_eq!(of("p"), [(CallForm::Variable, 8)]);
     assert_eq!(of("r"), [(CallForm::Variable, 9)]);
-    // A cast is no call (the declaration's constructor and destructor aside), and a global
-    // pointer is not read as one here.
+    // A cast is no call (the declaration's constructor and destructor aside); a global pointer
+    // behind `*` is a call of its name.
     assert!(
         of("ulong")
             .iter()
@@ -1237,7 +1237,7 @@ template <class F> __device__ void g(F&& f, F* p, const F& r, float v) {
         "{:?}",
         f.calls
     );
-    assert!(of("global_fp").is_empty());
+    assert_eq!(of("global_fp"), [(CallForm::Plain, 11)]);
     assert!(!f.calls.iter().any(|c| c.form == CallForm::Temporary));
 }
 
@@ -1299,4 +1299,65 @@ __device__ void g(Counter& byref, Counter* ptr, const float* in, float4 v4, int 
         .calls
         .windows(2)
         .all(|w| w[0].span.start <= w[1].span.start));
+}
+
+#[test]
+fn calls_of_pointers_no_name_answers() {
+    let src = r#"
+typedef void (*Op)(float*);
+struct S { void m(); };
+namespace L = lib::detail;
+__device__ Op g_table[2] = {f0, &f1};
+__device__ void (S::*g_pm)() = &S::m;
+__device__ int scale = 4 * K;
+__device__ void g(S s, S* p, Op* ops, int i, float* a) {
+  Op local[2] = {f0, f0};
+  g_table[i](a);
+  local[i](a);
+  (s.*g_pm)();
+  (p->*g_pm)();
+  (i ? f0 : f1)(a);
+  ops[i](a);
+  namespace cg = cooperative_groups;
+}
+"#;
+    let file = parse(src.as_bytes());
+    let f = func(&file, "g");
+    let forms: Vec<(&str, CallForm)> = f
+        .calls
+        .iter()
+        .filter(|c| !matches!(c.form, CallForm::Construct | CallForm::Destroy))
+        .map(|c| (c.callee.as_str(), c.form))
+        .collect();
+    assert_eq!(
+        forms,
+        [
+            ("g_table", CallForm::Plain),
+            ("local", CallForm::Variable),
+            ("(s.*g_pm)", CallForm::Indirect),
+            ("(p->*g_pm)", CallForm::Indirect),
+            ("(i?f0:f1)", CallForm::Indirect),
+            ("ops", CallForm::Variable),
+        ],
+        "{:?}",
+        f.calls
+    );
+    // File-scope initialisers keep the names that may be functions named as values, nothing
+    // of arithmetic; a pointer to member is a variable.
+    let init = |name: &str| {
+        file.globals
+            .iter()
+            .find(|g| g.name == name)
+            .map(|g| g.init_idents.clone())
+    };
+    assert_eq!(init("g_table"), Some(vec!["f0".to_string(), "f1".to_string()]));
+    assert_eq!(init("g_pm"), Some(vec!["m".to_string()]));
+    assert_eq!(init("scale"), Some(Vec::new()));
+    assert_eq!(
+        file.namespace_aliases,
+        [
+            ("L".to_string(), "lib::detail".to_string()),
+            ("cg".to_string(), "cooperative_groups".to_string())
+        ]
+    );
 }

@@ -262,6 +262,7 @@ impl<'f> Reach<'f> {
         let lambdas: Vec<(usize, Span)> = index.lambdas().to_vec();
         let nl = lambdas.len();
         index.set_lambda_base(lam0);
+        index.set_namespace_aliases(unit.files.iter().flat_map(|f| f.namespace_aliases.iter()));
         let index = index;
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {
@@ -282,6 +283,57 @@ impl<'f> Reach<'f> {
             .map(|f| f.macros.iter().map(|m| m.name.as_str()).collect())
             .collect();
         let base = lam0 + nl;
+
+        // Per function node: the functions of the unit its body names as values (not calls:
+        // `fp = helper`, `apply(helper)`, `&S::m`), with the span of the name; and every
+        // function named as a value anywhere, file-scope initialisers included (`Op table[]
+        // = {f, g};`), sorted.
+        let values_of: Vec<Vec<(Span, usize)>> = (0..nf)
+            .map(|n| {
+                let f = func(n);
+                let callee_at: HashSet<usize> =
+                    f.calls.iter().map(|c| c.callee_span.start).collect();
+                f.idents
+                    .iter()
+                    .filter(|u| {
+                        u.access != frontend::Access::Decl && !callee_at.contains(&u.span.start)
+                    })
+                    .flat_map(|u| index.named(&u.name).iter().map(move |&j| (u.span, j)))
+                    .collect()
+            })
+            .collect();
+        let mut escaped_all: Vec<usize> = values_of
+            .iter()
+            .flat_map(|v| v.iter().map(|x| x.1))
+            .chain(
+                unit.files
+                    .iter()
+                    .flat_map(|f| f.globals.iter())
+                    .flat_map(|g| g.init_idents.iter())
+                    .flat_map(|name| index.named(name).iter().copied()),
+            )
+            .collect();
+        escaped_all.sort_unstable();
+        escaped_all.dedup();
+        // File-scope variables of the unit: a call of one is a call of a pointer.
+        let global_vars: HashSet<&str> = unit
+            .files
+            .iter()
+            .flat_map(|f| {
+                f.globals
+                    .iter()
+                    .map(|g| g.name.as_str())
+                    .chain(f.file_variables.iter().map(String::as_str))
+            })
+            .collect();
+        // A call that a local callable, or else any escaped function, may answer: unqualified
+        // by name, of a variable, or of a pointer no name answers.
+        let held_form = |c: &Call| {
+            matches!(
+                c.form,
+                CallForm::Plain | CallForm::Variable | CallForm::Indirect
+            ) && c.qualifier.is_none()
+        };
 
         // Resolves the calls of function node `n` (under `binding`), making the
         // specialisations its calls bind.
@@ -311,24 +363,17 @@ impl<'f> Reach<'f> {
                 .collect();
             // Calls of a generic lambda's parameters: what the lambda's callers pass.
             let mut passed = lambda_param_targets(f, n, &index);
-            // Functions named as values escape into pointers, references and arguments: a
-            // call that nothing else answers (`fp()`, `(*table[k])()`) may reach any of them.
-            let callee_at: HashSet<usize> = f.calls.iter().map(|c| c.callee_span.start).collect();
-            let values: Vec<(Span, usize)> = f
-                .idents
-                .iter()
-                .filter(|u| {
-                    u.access != frontend::Access::Decl && !callee_at.contains(&u.span.start)
-                })
-                .flat_map(|u| index.named(&u.name).iter().map(move |&j| (u.span, j)))
-                .collect();
-            if !values.is_empty() {
-                let mut escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
-                escaped.sort_unstable();
-                escaped.dedup();
+            // Functions named as values escape into pointers, references and arguments. A call
+            // of a pointer that nothing else answers (a variable or parameter `fp()`, a global
+            // `g_table[k]()`, `(o.*pm)()`) may reach any function named as a value anywhere in
+            // the unit; a call of an unknown name (`ext(x)`, perhaps a pointer declared
+            // elsewhere) those this function names.
+            let values = values_of[n].clone();
+            let mut local_escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
+            local_escaped.sort_unstable();
+            local_escaped.dedup();
+            if !escaped_all.is_empty() {
                 for (ci, (c, (v, o))) in f.calls.iter().zip(&outcomes).enumerate() {
-                    let plain = matches!(c.form, CallForm::Plain | CallForm::Variable)
-                        && c.qualifier.is_none();
                     let answered = !v.is_empty()
                         || passed.contains_key(&ci)
                         || *o == Outcome::Resolved
@@ -336,8 +381,18 @@ impl<'f> Reach<'f> {
                         || macro_by_name.contains_key(c.callee.as_str())
                         || lambda_vars.contains(c.callee.as_str())
                         || known(c);
-                    if plain && !answered {
-                        callables.insert(c.callee.as_str(), escaped.clone());
+                    if !held_form(c) || answered {
+                        continue;
+                    }
+                    let pointer = c.form != CallForm::Plain
+                        || global_vars.contains(c.callee.as_str());
+                    let set = if pointer {
+                        &escaped_all
+                    } else {
+                        &local_escaped
+                    };
+                    if !set.is_empty() {
+                        callables.insert(c.callee.as_str(), set.clone());
                     }
                 }
             }
@@ -349,9 +404,7 @@ impl<'f> Reach<'f> {
                 if let Some(v) = passed.remove(&ci) {
                     ts.extend(v);
                 }
-                let held =
-                    matches!(c.form, CallForm::Plain | CallForm::Variable) && c.qualifier.is_none();
-                if held {
+                if held_form(c) {
                     if let Some(v) = callables.get(c.callee.as_str()) {
                         ts.extend(v.iter().copied());
                     }
@@ -390,8 +443,6 @@ impl<'f> Reach<'f> {
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); base];
         let mut direct: Vec<Option<Witness>> = vec![None; base * nb];
         let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); base];
-        // Functions named as values anywhere (they escape: any call may reach them).
-        let mut escaped: HashSet<usize> = HashSet::new();
         let mut next_lambda = 0;
         let mut specs = Specs::default();
         let mut callables_main = Vec::new();
@@ -520,7 +571,6 @@ impl<'f> Reach<'f> {
                     }
                 }
             }
-            escaped.extend(calls.values.iter().map(|v| v.1));
             resolved_main.push(calls.targets);
             if n < n_main {
                 callables_main.push(calls.callables);
@@ -616,7 +666,7 @@ impl<'f> Reach<'f> {
                 tu.closed
                     && !index.scope_of(g).params.is_empty()
                     && f.kind != FunctionKind::Kernel
-                    && !escaped.contains(&g)
+                    && escaped_all.binary_search(&g).is_err()
                     && !instantiated.contains(f.name.as_str())
             })
             .collect();

@@ -144,6 +144,8 @@ pub(crate) struct Index<'f> {
     lambda_base: usize,
     /// Class -> the classes that name it as a base (directly).
     derived: HashMap<String, Vec<String>>,
+    /// Namespace alias -> the namespace (normalised): `namespace L = lib;`.
+    ns_aliases: HashMap<String, String>,
 }
 
 /// Casts written like calls.
@@ -171,6 +173,7 @@ impl<'f> Index<'f> {
             lambda_ids: HashMap::new(),
             lambda_base: 0,
             derived: HashMap::new(),
+            ns_aliases: HashMap::new(),
             funcs,
         };
         for t in types {
@@ -374,6 +377,43 @@ impl<'f> Index<'f> {
         self.resolve_type_at(text, scope, 0)
     }
 
+    /// Records the unit's namespace aliases (`(alias, namespace)` pairs, every file's); the
+    /// first definition of an alias wins.
+    pub(crate) fn set_namespace_aliases<'a>(
+        &mut self,
+        aliases: impl IntoIterator<Item = &'a (String, String)>,
+    ) {
+        for (a, t) in aliases {
+            let t = norm(t);
+            if !t.is_empty() && *a != t {
+                self.ns_aliases.entry(a.clone()).or_insert(t);
+            }
+        }
+    }
+
+    /// `q` (normalised) with a leading namespace alias replaced by its namespace (`L::f` ->
+    /// `lib::f`), aliases of aliases too.
+    fn unalias(&self, q: &str) -> String {
+        let mut q = q.to_string();
+        if self.ns_aliases.is_empty() {
+            return q;
+        }
+        for _ in 0..8 {
+            let (head, rest) = match q.split_once("::") {
+                Some((h, r)) => (h, Some(r)),
+                None => (q.as_str(), None),
+            };
+            let Some(t) = self.ns_aliases.get(head) else {
+                break;
+            };
+            q = match rest {
+                Some(r) => format!("{t}::{r}"),
+                None => t.clone(),
+            };
+        }
+        q
+    }
+
     fn resolve_type_at(&self, text: &str, scope: &Scope, depth: usize) -> TypeRes {
         if depth > MAX_DEPTH {
             return TypeRes::Unknown;
@@ -396,6 +436,11 @@ impl<'f> Index<'f> {
         if base.is_empty() {
             return TypeRes::Unknown;
         }
+        let base = if base.contains("::") {
+            self.unalias(&base)
+        } else {
+            base
+        };
         if !base.contains("::") && scope.params.contains(&base) {
             if let Some((_, t)) = scope.bound.iter().find(|(p, _)| *p == base) {
                 return t.clone();
@@ -767,6 +812,8 @@ impl<'f> Index<'f> {
                 found.unwrap_or(Outcome::Unresolved)
             }
             CallForm::Plain => self.plain(scope, c, out),
+            // What it may call is every escaped function (the call graph adds them).
+            CallForm::Indirect => Outcome::Unresolved,
             CallForm::Operator => {
                 // The class's operator (its bases' too), or a free operator of the unit that
                 // takes the class; never by name, never unresolved (most are built in).
@@ -916,7 +963,7 @@ impl<'f> Index<'f> {
                 TypeRes::Param(_) => return self.members_named(name, out),
                 _ => {}
             }
-            let q = norm(q);
+            let q = self.unalias(&norm(q));
             let key = |s: &str| {
                 if s.is_empty() {
                     format!("{q}::{name}")

@@ -25,6 +25,9 @@ const FIXTURES: &[&str] = &[
     "barrier/virtual_and_fields.cu",
     "dynamic-lds/held_objects.cu",
     "barrier/block_collectives.cu",
+    "atomic/function_pointers.cu",
+    "barrier/member_pointers.cu",
+    "candidate/indirect_unresolved.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -13,7 +13,10 @@
 //! `ds_cmpst_*`, `ds_cmpswap*`, `ds_wrxchg*`, `ds_condxchg*`, `ds_pk_add_*`, `ds_append`,
 //! `ds_consume` (plain `ds_read*`/`ds_write*`/`ds_swizzle`/`ds_bpermute` are not atomics).
 //! Atomics reached through `__device__` functions, methods, constructors and destructors, or
-//! macros of the translation unit count too (an asm atomic inside a macro as well).
+//! macros of the translation unit count too (an asm atomic inside a macro as well), and so do
+//! those a function pointer, a table of them or a pointer to member may reach (`table[k](p)`,
+//! `(*fp)(p)`: every function of the unit whose address is taken, file-scope initialisers
+//! included).
 //!
 //! ## Why
 //! Atomics are ordered, contended memory operations: unrolling does not remove them or let the

@@ -40,8 +40,11 @@
 //! reaches the lambda, functor or function each call of `each` passes, also for `auto`
 //! parameters and a generic lambda's own parameters), a data member holding a functor, the
 //! overrides of a method called through a base class, and overloaded operators of the unit's
-//! classes (`c += v`, `c[i]`). A call whose receiver's type is unknown reaches every function of
-//! its name.
+//! classes (`c += v`, `c[i]`); through a function pointer, a table of them or a pointer to
+//! member (`table[k](p)`, `(*fp)(p)`, `(o.*pm)()`), which may reach every function of the unit
+//! whose address is taken (in a body or a file-scope initialiser). A call whose receiver's type
+//! is unknown reaches every function of its name; a namespace alias (`namespace B = ns;`)
+//! resolves to its namespace.
 //!
 //! Not synchronisation, so not reported: fences (`__threadfence*`, `__builtin_amdgcn_fence`)
 //! order only the calling thread's own memory accesses and wait for no other thread;
