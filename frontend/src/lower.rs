@@ -1569,15 +1569,13 @@ impl<'s> Lowerer<'s> {
     }
 
     /// The operator of `node` (a binary, compound-assignment or update expression) applied to
-    /// its operands in `operand_fields`: see [`Self::operator_call`]. Plain `=` is left out.
+    /// its operands in `operand_fields`: see [`Self::operator_call`]. Plain `=` counts on its
+    /// left operand (a class's copy or converting assignment, `c = v`).
     fn operator_of(&mut self, node: Node<'_>, operand_fields: &[u16]) {
         let Some(op) = node.child_by_field_id(fields().operator) else {
             return;
         };
         let op = text_of(op, self.src);
-        if op == "=" {
-            return;
-        }
         for &f in operand_fields {
             if let Some(operand) = node.child_by_field_id(f) {
                 self.operator_call(node, operand, &op);

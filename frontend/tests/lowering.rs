@@ -1280,6 +1280,7 @@ __device__ void g(Counter& byref, Counter* ptr, const float* in, float4 v4, int 
         ("operator++", "c", 8),
         ("operator[]", "c", 9),
         ("operator-=", "byref", 10),
+        ("operator=", "c", 15),
         ("operator<", "c", 16),
         ("operator<", "byref", 16),
     ];
@@ -1287,7 +1288,8 @@ __device__ void g(Counter& byref, Counter* ptr, const float* in, float4 v4, int 
         .iter()
         .map(|(a, b, l)| (a.to_string(), b.to_string(), *l))
         .collect();
-    // Pointers, arrays, scalars, vector types and plain `=` are never operator calls.
+    // Pointers, arrays, scalars and vector types are never operator calls; `=` is one on its
+    // left operand only.
     assert_eq!(ops, want);
     assert!(f
         .calls

@@ -891,7 +891,18 @@ impl<'f> Index<'f> {
         };
         if let Some(args) = c.template_args.as_deref() {
             for (p, a) in g.template_params.iter().zip(template_args(args)) {
-                bind(p, self.resolve_type(&a, scope));
+                match self.resolve_type(&a, scope) {
+                    // A function as a non-type argument (`run<step>()`, `run<&step>()`).
+                    TypeRes::Unknown | TypeRes::NotClass => {
+                        let name = a.trim().trim_start_matches('&').trim();
+                        let leaf = name.rsplit("::").next().unwrap_or(name);
+                        let v: Vec<usize> = self.named(leaf).to_vec();
+                        if !v.is_empty() && !name.contains(['<', '(', ' ']) {
+                            bind(p, TypeRes::Functions(v));
+                        }
+                    }
+                    t => bind(p, t),
+                }
             }
         }
         for (p, a) in g.params.iter().zip(&c.arg_spans) {
@@ -1012,6 +1023,16 @@ impl<'f> Index<'f> {
                     self.conversions(&class, out);
                 }
                 return Outcome::Resolved;
+            }
+            // A template parameter bound to functions (`template <void (*F)()> ... F()` called
+            // as `run<step>()`) or to a lambda: a call of them.
+            t @ (TypeRes::Lambda(_) | TypeRes::Functions(_))
+                if scope.params.iter().any(|p| p == name) =>
+            {
+                return match self.call_on(&t, "operator()", out) {
+                    Outcome::Unresolved => Outcome::NotACall,
+                    o => o,
+                };
             }
             TypeRes::NotClass | TypeRes::Param(_) | TypeRes::Lambda(_) | TypeRes::Functions(_) => {
                 return Outcome::NotACall

@@ -28,6 +28,7 @@ const FIXTURES: &[&str] = &[
     "atomic/function_pointers.cu",
     "barrier/member_pointers.cu",
     "candidate/indirect_unresolved.cu",
+    "barrier/function_template_arguments.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -1,4 +1,4 @@
-// Overloaded operators are calls: `c += v`, `++c` and `c[i]` on a variable of a class of the
+// Overloaded operators are calls: `c += v`, `++c`, `c[i]` and `c = v` on a variable of a class of the
 // unit run that class's operators (an atomic, a barrier behind them); read-modify-write
 // operators of `cuda::atomic_ref` / `cuda::std::atomic` are atomics. Operators of scalars,
 // vector types and classes whose operators only compute do not block.
@@ -14,6 +14,11 @@ struct Counter {
 struct Synced {
   const float* p;
   __device__ float operator[](int i) const { __syncthreads(); return p[i]; }
+};
+
+struct Exchanger {
+  int* p;
+  __device__ Exchanger& operator=(int v) { atomicExch(p, v); return *this; }
 };
 
 struct Acc {
@@ -52,5 +57,7 @@ __global__ void operators(int* q, const float* in, float* out, int n) {
   for (int i = 0; i < n; ++i) r += i;  // ~ blockers: atomic
   cuda::std::atomic<int> flag;
   for (int i = 0; i < n; ++i) flag++;  // ~ blockers: atomic
+  Exchanger x{q};
+  for (int i = 0; i < n; ++i) x = i;  // ~ blockers: atomic
   out[0] = sum + a.v + v.x;
 }
