@@ -193,6 +193,40 @@ fn instantiate(src: &[u8], e: &Expansion, f: &Function, parts: &IdParts) -> (Fun
         ))
     };
     let mut g = f.clone();
+    // Calls and names that are the macro's parameters are what the invocation passes
+    // (`#define DEF(name, OP) ... OP(x) ...` then `DEF(k, ns::step)`: a call of `ns::step`),
+    // where that is a name.
+    let name_arg = |name: &str| -> Option<String> {
+        let (text, _) = arg(name)?;
+        let is_name = !text.is_empty()
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':')
+            && !text.starts_with(|c: char| c.is_ascii_digit());
+        is_name.then_some(text)
+    };
+    if !e.params.is_empty() {
+        for c in g.calls.iter_mut() {
+            if c.receiver.is_none() && c.qualifier.is_none() {
+                if let Some(t) = name_arg(&c.callee) {
+                    match t.trim_start_matches("::").rsplit_once("::") {
+                        Some((q, leaf)) => {
+                            c.qualifier = Some(q.to_string());
+                            c.callee = leaf.to_string();
+                        }
+                        None => c.callee = t.trim_start_matches("::").to_string(),
+                    }
+                }
+            } else if let Some(t) = c.qualifier.as_deref().and_then(|q| name_arg(q)) {
+                c.qualifier = Some(t);
+            }
+        }
+        for u in g.idents.iter_mut() {
+            if let Some(t) = name_arg(&u.name) {
+                u.name = t.rsplit("::").next().unwrap_or(&t).to_string();
+            }
+        }
+    }
     let mut with_args = parts.with_args.clone();
     let pasted = pasted_name(src, e, &f.name, f.name_span.end);
     if let Some((name, span)) = arg(&f.name) {

@@ -153,3 +153,36 @@ fn lambdas_beyond_the_specialisation_cap_still_reach_the_template_loop() {
     );
     assert_eq!(blockers_as("few.cu", few.as_bytes(), "each:0"), ["barrier"]);
 }
+
+#[test]
+fn a_macro_kernel_calls_what_its_invocation_passes() {
+    // `OP(a[i])` in the replacement list is a call of the invocation's argument: the kernel
+    // given the syncing function is blocked, the one given a pure function is not, a
+    // qualified argument resolves in its namespace, an unknown one is listed as written.
+    let src = b"__device__ float syncing(float x) { __syncthreads(); return x; }\n\
+        __device__ float pure(float x) { return x * 2.f; }\n\
+        namespace ns { __device__ float step(float x) { __syncthreads(); return x; } }\n\
+        namespace other { __device__ float step(float x) { return x; } }\n\
+        #define DEF(name, OP) \\\n\
+          __global__ void name(float* a, int n) { \\\n\
+            for (int i = 0; i < n; ++i) a[i] = OP(a[i]); \\\n\
+          }\n\
+        DEF(k_sync, syncing)\n\
+        DEF(k_pure, pure)\n\
+        DEF(k_ns, ns::step)\n\
+        DEF(k_other, other::step)\n\
+        DEF(k_ext, external_fn)\n";
+    assert_eq!(blockers_as("def.cu", src, "k_sync:0"), ["barrier"]);
+    assert!(blockers_as("def.cu", src, "k_pure:0").is_empty());
+    assert_eq!(blockers_as("def.cu", src, "k_ns:0"), ["barrier"]);
+    assert!(blockers_as("def.cu", src, "k_other:0").is_empty());
+    let (r, _) = guards::check_source("def.cu", src, &guards::Settings::default());
+    let ext = r
+        .functions
+        .iter()
+        .flat_map(|f| &f.loops)
+        .find(|l| l.id == "k_ext:0")
+        .unwrap();
+    assert!(ext.blockers.is_empty());
+    assert_eq!(ext.unresolved, ["external_fn"]);
+}
