@@ -29,6 +29,12 @@ pub(crate) fn norm(q: &str) -> String {
         .join("::")
 }
 
+/// A name that by convention names a type (`value_type`, `type`, `index_t`): a call of it is
+/// a cast or a construction.
+fn type_like(name: &str) -> bool {
+    name == "type" || name.ends_with("_type") || name.ends_with("_t")
+}
+
 /// `ns::T<a, b<c>>::U<d>` -> `ns::T::U`.
 fn strip_args(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -971,6 +977,8 @@ impl<'f> Index<'f> {
             // namespace function.
             match self.resolve_type(q, scope) {
                 t @ TypeRes::Classes(_) => return self.call_on(&t, name, out),
+                // `T::value_type(x)`, `T::index_t(i)`: a member type named as one, a cast.
+                TypeRes::Param(_) if type_like(name) => return Outcome::NotACall,
                 TypeRes::Param(_) => return self.members_named(name, out),
                 _ => {}
             }

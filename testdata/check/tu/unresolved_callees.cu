@@ -1,7 +1,9 @@
 // `unresolved` lists callees only, each once: never casts (`static_cast`, functional casts
 // such as `float(x)`, `uint32_t(x)`, `compute_t(x)`), types (`float4`, a template
 // parameter), or variables; a method the receiver's class only declares is unresolved, a
-// function of a header that is not there too.
+// function of a header that is not there too. Keywords in a macro's body (`if constexpr(...)`,
+// `asm(...)`) and a member type of a template parameter named as one (`T::value_type(x)`) are
+// no callees either.
 typedef float compute_t;
 using index_type = int;
 
@@ -12,6 +14,17 @@ struct Counter {
 };
 
 __device__ float ext_scale(float v);      // declared, no body visible
+
+#define MAC_STEP(x) \
+  do { if constexpr (sizeof(x) == 4) { asm volatile("" : "+v"(x)); } } while (0)
+
+template <class T>
+__device__ void scale_all(T* p, int n) {
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    p[i] = p[i] * typename T::value_type(2) + T::index_t(i);
+    MAC_STEP(p[i]);
+  }
+}
 
 template <class T, class Op>
 __device__ T convert_all(T v, Op op) {
