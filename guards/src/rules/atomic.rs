@@ -4,7 +4,8 @@
 //! Blocks unrolling of a loop whose body or header (the condition included: `while
 //! (atomicCAS(...) != old)`) calls an atomic: `atomicAdd`, `atomicCAS`, `atomicExch`, ... and
 //! their scoped `_system`/`_block` forms, `unsafeAtomicAdd`/`safeAtomicAdd`, the `__hip_atomic_*`,
-//! `__atomic_*`, `__c11_atomic_*` and `__sync_*` builtins, `__builtin_amdgcn_*atomic*`, and
+//! `__atomic_*`, `__c11_atomic_*`, `__nv_atomic_*` (CUDA 12.8), `__nvvm_atom_*` and `__sync_*`
+//! builtins, `__builtin_amdgcn_*atomic*`, and
 //! `fetch_*`/`compare_exchange_*` methods of atomic objects, and atomics written in inline
 //! assembly: PTX `atom.*`, `red.*`, `multimem.red.*`, `cp.reduce.async.*`; AMDGPU
 //! `global_atomic_*`, `flat_atomic_*`, `buffer_atomic_*`, `image_atomic_*`, `s_atomic_*`,
@@ -100,6 +101,8 @@ pub fn is_atomic_name(name: &str) -> bool {
         || name.starts_with("__hip_atomic")
         || name.starts_with("__atomic_")
         || name.starts_with("__c11_atomic_")
+        || name.starts_with("__nv_atomic_")
+        || name.starts_with("__nvvm_atom_")
         || name.starts_with("__sync_fetch_and_")
         || name.starts_with("__sync_add_and_fetch")
         || name.starts_with("__sync_sub_and_fetch")

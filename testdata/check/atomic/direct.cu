@@ -12,6 +12,8 @@ __global__ void atomics(int* counters, float* sums, unsigned long long* wide, in
   for (int i = 0; i < n; ++i) atomicExch(wide, 0ull);  // ~ blockers: atomic
   for (int i = 0; i < n; ++i) atomicMax(&counters[3], i);  // ~ blockers: atomic
   for (int i = 0; i < n; ++i) counter_ref.fetch_add(1);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) __nv_atomic_fetch_add(&counters[4], 1, __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);  // ~ blockers: atomic
+  for (int i = 0; i < n; ++i) __nvvm_atom_add_gen_i(&counters[5], 1);  // ~ blockers: atomic
   // Clean: a variable named like an atomic, a method named like one, and a plain function.
   for (int i = 0; i < n; ++i) {  // ~ blockers: none
   // ~^ unresolved: layout.atomic_local_m, nonatomic_add
