@@ -217,7 +217,7 @@ fn instantiate(src: &[u8], e: &Expansion, f: &Function, parts: &IdParts) -> (Fun
                         None => c.callee = t.trim_start_matches("::").to_string(),
                     }
                 }
-            } else if let Some(t) = c.qualifier.as_deref().and_then(|q| name_arg(q)) {
+            } else if let Some(t) = c.qualifier.as_deref().and_then(&name_arg) {
                 c.qualifier = Some(t);
             }
         }
