@@ -681,3 +681,91 @@ fn state_is_bounded_by_the_open_documents() {
     }
     assert_eq!(c.shutdown().code(), Some(0));
 }
+
+/// A header whose only GPU qualifier is a specifier macro defined in another header it does not
+/// include (its includer does): `check DIR` learns the macro from the files of its run and
+/// checks the header; the server learns it from its workspace folder (and from the open
+/// documents), and publishes what `check DIR` reports. Without either it is skipped, as by
+/// `check FILE`.
+#[test]
+fn specifier_macros_of_the_workspace_are_learned_as_check_learns_them() {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    let defs = "#pragma once\n#define DS_D_INLINE __device__ __forceinline__\n";
+    let ops = "DS_D_INLINE float warp_sum(float v) {\n  \
+               for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, 32);\n  \
+               return v;\n}\n";
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    std::fs::write(root.join("include/defs.cuh"), defs).unwrap();
+    std::fs::write(root.join("ops.cuh"), ops).unwrap();
+    // `check .` on the tree: the header's findings; `check ops.cuh` alone: none.
+    let out = cli(&root, &["check", "--format", "json", "."]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut expected: Vec<Row> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "ops.cuh")
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap() as u32,
+                d["column"].as_u64().unwrap() as u32,
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(expected.len(), 3, "{v}");
+    assert!(check_json(&root, "ops.cuh").0.is_empty());
+    let uri = file_uri(&root.join("ops.cuh"));
+
+    // A workspace folder: learned in the background, then the open header is checked again.
+    let mut c = Client::start(&root, &[]);
+    #[allow(deprecated)]
+    let params = lsp_types::InitializeParams {
+        root_uri: Some(file_uri(&root)),
+        ..lsp_types::InitializeParams::default()
+    };
+    c.request::<lsp_types::request::Initialize>(params);
+    c.notify::<lsp_types::notification::Initialized>(lsp_types::InitializedParams {});
+    c.open(&uri, 1, ops);
+    let mut from = 0;
+    let rows = loop {
+        let (i, p) = c.diagnostics_after(from, &uri, Some(1));
+        if !p.diagnostics.is_empty() {
+            break lsp_rows(&p.diagnostics);
+        }
+        from = i + 1;
+    };
+    assert_eq!(rows, expected);
+    assert_eq!(c.status()["specifierMacros"], serde_json::json!(["DS_D_INLINE"]));
+    assert_eq!(c.shutdown().code(), Some(0));
+
+    // No workspace: skipped as by `check ops.cuh`, until the header that defines the macro is
+    // opened; closing it forgets the macro again.
+    let mut c = Client::start(&root, &[]);
+    c.initialize();
+    c.open(&uri, 1, ops);
+    assert!(c.diagnostics(&uri, 1).diagnostics.is_empty());
+    assert_eq!(c.status()["specifierMacros"], serde_json::json!([]));
+    let defs_uri = file_uri(&root.join("include/defs.cuh"));
+    let (seen, _) = c.diagnostics_after(0, &uri, Some(1));
+    c.open(&defs_uri, 1, defs);
+    let mut from = seen + 1;
+    let (seen, rows) = loop {
+        let (i, p) = c.diagnostics_after(from, &uri, Some(1));
+        if !p.diagnostics.is_empty() {
+            break (i, lsp_rows(&p.diagnostics));
+        }
+        from = i + 1;
+    };
+    assert_eq!(rows, expected);
+    assert_eq!(c.status()["specifierMacros"], serde_json::json!(["DS_D_INLINE"]));
+    c.close(&defs_uri);
+    let (_, p) = c.diagnostics_after(seen + 1, &uri, Some(1));
+    assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);
+    assert_eq!(c.status()["specifierMacros"], serde_json::json!([]));
+    assert_eq!(c.shutdown().code(), Some(0));
+}

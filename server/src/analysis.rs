@@ -28,6 +28,9 @@ pub struct Snapshot {
     pub text: Arc<[u8]>,
     pub overlay: Arc<Overlay>,
     pub headers: Arc<HeaderCache>,
+    /// The GPU specifier macros the workspace and the open documents define: a text that uses
+    /// one is analysed though it mentions no GPU qualifier (as `check DIR` does).
+    pub learned: Option<Arc<workspace::GpuMacros>>,
 }
 
 /// What analysing a document gave.
@@ -44,6 +47,13 @@ pub struct Analysis {
     pub missing: bool,
     /// Why the config could not be used (then nothing was analysed).
     pub config_error: Option<String>,
+    /// The GPU specifier macros this text defines (`frontend::gpu_specifier_defines`): other
+    /// open documents that use one are analysed as `check DIR` would.
+    pub defines: Vec<String>,
+    /// True when the byte pre-filter found no GPU code and nothing was analysed, or when it
+    /// was analysed only because it uses a learned specifier macro: a change of the learned
+    /// macros may change its result.
+    pub by_learned: bool,
 }
 
 /// The settings of the document's file and the search directories of its includes.
@@ -122,6 +132,8 @@ pub fn analyse(snap: &Snapshot, cancel: &AtomicBool) -> Option<Analysis> {
         headers: Vec::new(),
         missing: false,
         config_error: None,
+        defines: frontend::gpu_specifier_defines(&snap.text),
+        by_learned: false,
     };
     let resolved = match resolve(snap) {
         Ok(r) => r,
@@ -141,7 +153,14 @@ pub fn analyse(snap: &Snapshot, cancel: &AtomicBool) -> Option<Analysis> {
         && !frontend::may_contain_gpu_code(text)
         && !guards::rules::wave_size::may_define_warp_size(text)
     {
-        return Some(out);
+        out.by_learned = true;
+        if snap
+            .learned
+            .as_ref()
+            .is_none_or(|g| g.used_in(text).is_none())
+        {
+            return Some(out);
+        }
     }
     if cancel.load(Ordering::Relaxed) {
         return None;
@@ -191,6 +210,7 @@ mod tests {
             text: Arc::from(text.as_bytes()),
             overlay: Arc::new(overlay),
             headers: Arc::new(HeaderCache::new()),
+            learned: None,
         }
     }
 

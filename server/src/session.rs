@@ -73,6 +73,9 @@ enum Done {
         generation: Option<u64>,
         source: Arc<pipeline::Source>,
     },
+    /// The GPU specifier macros the workspace's files define (learned once, in the
+    /// background, after `initialize`).
+    Learned(Option<workspace::GpuMacros>),
 }
 
 struct Session {
@@ -98,6 +101,14 @@ struct Session {
     done_tx: Sender<Done>,
     done_rx: Receiver<Done>,
     shutdown: bool,
+    /// The GPU specifier macros (`#define DS_D_INLINE __device__ __forceinline__`) defined by
+    /// the workspace's files on disk (as `check DIR` learns them from the files of its run)...
+    learned_disk: Option<Arc<workspace::GpuMacros>>,
+    /// ... by each open source document's text ...
+    doc_defines: HashMap<Uri, Vec<String>>,
+    /// ... and both together: a document that uses one is analysed even when it includes no
+    /// header that defines it (a header included by its includer).
+    learned: Option<Arc<workspace::GpuMacros>>,
 }
 
 /// Serve one client: the `initialize` handshake, then messages until `exit` (or the end of
@@ -206,7 +217,26 @@ pub fn serve(
         done_tx,
         done_rx,
         shutdown: false,
+        learned_disk: None,
+        doc_defines: HashMap::new(),
+        learned: None,
     };
+    // The workspace's specifier macros, learned off the session's thread.
+    let roots = workspace_roots(&params);
+    if !roots.is_empty() {
+        let tx = s.done_tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("{WORKER_PREFIX}learn"))
+            .spawn(move || {
+                let _ = tx.send(Done::Learned(workspace::GpuMacros::learn_dirs(&roots)));
+            });
+        if let Err(e) = spawned {
+            s.log(
+                lsp_types::MessageType::WARNING,
+                format!("hip-unroll: the workspace's specifier macros are not learned: {e}"),
+            );
+        }
+    }
     loop {
         let timer = match s.pending.values().min() {
             Some(t) => crossbeam_channel::at(*t),
@@ -237,6 +267,25 @@ pub fn serve(
             recv(timer) -> _ => s.fire_due(),
         }
     }
+}
+
+/// The workspace folders of `initialize` (else its root), as directories.
+fn workspace_roots(params: &lsp_types::InitializeParams) -> Vec<std::path::PathBuf> {
+    let mut roots: Vec<std::path::PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| crate::documents::file_path(&f.uri))
+        .collect();
+    if roots.is_empty() {
+        #[allow(deprecated)]
+        let root = params.root_uri.as_ref();
+        roots.extend(root.and_then(crate::documents::file_path));
+    }
+    roots.retain(|r| r.is_dir());
+    roots.sort();
+    roots.dedup();
+    roots
 }
 
 impl Session {
@@ -309,6 +358,7 @@ impl Session {
                     "generations": self.generations.len(),
                     "headerParses": self.headers.parses(),
                     "debounceMs": self.options.debounce.as_millis() as u64,
+                    "specifierMacros": self.learned.as_ref().map_or(Vec::new(), |g| g.names().to_vec()),
                 });
                 self.send(Response::new_ok(r.id, status));
             }
@@ -411,7 +461,9 @@ impl Session {
                 ) {
                     let uri = p.text_document.uri;
                     self.forget(&uri);
-                    if let Some(doc) = self.docs.close(&uri) {
+                    let closed = self.docs.close(&uri);
+                    self.note_defines(&uri, Vec::new());
+                    if let Some(doc) = closed {
                         // The disk's copy stands in again.
                         self.headers = Arc::new(HeaderCache::new());
                         if doc.kind == Kind::Source {
@@ -581,6 +633,7 @@ impl Session {
             text: doc.text.clone(),
             overlay: self.docs.overlay(),
             headers: self.headers.clone(),
+            learned: self.learned.clone(),
         })
     }
 
@@ -644,7 +697,11 @@ impl Session {
                 let version = doc.version;
                 let path = doc.path.clone();
                 match result {
-                    Ok(Some(a)) if a.version == version => self.publish(&uri, a),
+                    Ok(Some(a)) if a.version == version => {
+                        let defines = a.defines.clone();
+                        self.publish(&uri, a);
+                        self.note_defines(&uri, defines);
+                    }
                     Ok(_) => {} // cancelled or stale: a newer analysis is scheduled
                     Err(p) => {
                         let what = format!(
@@ -681,6 +738,53 @@ impl Session {
                     self.sources.insert(uri, (version, generation, source));
                 }
             }
+            Done::Learned(g) => {
+                self.learned_disk = g.map(Arc::new);
+                self.relearn();
+            }
+        }
+    }
+
+    /// Record the specifier macros that the open document `uri` defines now (read by its
+    /// analysis; none once it is closed); when what the session knows changes, every open
+    /// source is checked again.
+    fn note_defines(&mut self, uri: &Uri, now: Vec<String>) {
+        let before = self.doc_defines.get(uri).map_or(&[][..], |v| v.as_slice());
+        if before == now.as_slice() {
+            return;
+        }
+        if now.is_empty() {
+            self.doc_defines.remove(uri);
+        } else {
+            self.doc_defines.insert(uri.clone(), now);
+        }
+        self.relearn();
+    }
+
+    /// Join the disk's and the open documents' specifier macros; when the set changed,
+    /// re-check the open sources it may concern: those the pre-filter skipped or let through
+    /// only for a learned macro, and those whose analysis has not been published yet.
+    fn relearn(&mut self) {
+        let mut extra: Vec<String> = self.doc_defines.values().flatten().cloned().collect();
+        extra.sort();
+        extra.dedup();
+        let joined = workspace::GpuMacros::with(self.learned_disk.as_deref(), &extra);
+        let names = |g: Option<&workspace::GpuMacros>| g.map(|g| g.names().to_vec());
+        let changed = names(joined.as_ref()) != names(self.learned.as_deref());
+        self.learned = joined.map(Arc::new);
+        if !changed {
+            return;
+        }
+        let uris: Vec<Uri> = self
+            .docs
+            .iter()
+            .filter(|d| d.kind == Kind::Source)
+            .filter(|d| self.analyses.get(&d.uri).is_none_or(|a| a.by_learned))
+            .map(|d| d.uri.clone())
+            .collect();
+        for u in uris {
+            self.cancel(&u);
+            self.debounce(&u);
         }
     }
 

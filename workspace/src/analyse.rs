@@ -64,9 +64,15 @@ pub(crate) fn analyse_all(
     }))
 }
 
+/// At most this many files of a workspace are read by [`GpuMacros::learn_dirs`].
+pub const LEARN_MAX_FILES: usize = 50_000;
+/// Files larger than this are not read by [`GpuMacros::learn_dirs`].
+pub const LEARN_MAX_BYTES: u64 = 4 << 20;
+
 /// The GPU specifier macros defined by the files of a run ([`frontend::gpu_specifier_defines`]),
 /// found as whole identifiers in one pass over a file.
-pub(crate) struct GpuMacros {
+#[derive(Debug)]
+pub struct GpuMacros {
     names: Vec<String>,
     finder: aho_corasick::AhoCorasick,
 }
@@ -88,6 +94,45 @@ impl GpuMacros {
         GpuMacros::new(names)
     }
 
+    /// From the source files of `dirs` walked as `check DIR` walks them (ignore files
+    /// honoured, `check`'s extensions; files over [`LEARN_MAX_BYTES`] left out), at most
+    /// [`LEARN_MAX_FILES`] of them: what a language server learns of its workspace. `None`
+    /// when no file defines one.
+    pub fn learn_dirs(dirs: &[std::path::PathBuf]) -> Option<GpuMacros> {
+        let mut errors = Vec::new();
+        let (mut files, _) = crate::discover::collect_files(dirs, false, &mut errors);
+        files.sort();
+        files.truncate(LEARN_MAX_FILES);
+        let mut names: Vec<String> = files
+            .par_iter()
+            .filter(|(p, _)| {
+                std::fs::metadata(p).is_ok_and(|m| m.len() <= LEARN_MAX_BYTES)
+            })
+            .flat_map_iter(|(p, _)| {
+                fsio::read_source(p)
+                    .map(|b| frontend::gpu_specifier_defines(&b))
+                    .unwrap_or_default()
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        GpuMacros::new(names)
+    }
+
+    /// These and `more`, deduplicated.
+    pub fn with(this: Option<&GpuMacros>, more: &[String]) -> Option<GpuMacros> {
+        let mut names: Vec<String> = this.map(|g| g.names.clone()).unwrap_or_default();
+        names.extend(more.iter().cloned());
+        names.sort();
+        names.dedup();
+        GpuMacros::new(names)
+    }
+
+    /// The names, sorted.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
     pub(crate) fn new(names: Vec<String>) -> Option<GpuMacros> {
         if names.is_empty() {
             return None;
@@ -97,7 +142,7 @@ impl GpuMacros {
     }
 
     /// The first of these names that `source` uses as a whole identifier.
-    pub(crate) fn used_in(&self, source: &[u8]) -> Option<&str> {
+    pub fn used_in(&self, source: &[u8]) -> Option<&str> {
         let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         self.finder
             .find_overlapping_iter(source)

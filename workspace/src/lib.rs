@@ -11,6 +11,7 @@ mod fix;
 pub mod panics;
 mod resolve;
 
+pub use analyse::{GpuMacros, LEARN_MAX_BYTES, LEARN_MAX_FILES};
 pub use discover::{display_path, has_source_extension, EXTENSIONS};
 pub use fix::{Edited, FileChange, FixMode, FixSummary};
 pub use resolve::{file_settings, rule_ids, severity, validate_rules, FileSettings};
