@@ -259,7 +259,8 @@ pub struct Function {
     pub expansion: Option<MacroExpansion>,
 }
 
-/// `target = value` where `target` is a plain name.
+/// `target = value` where `target` is a plain name, or a data member through `this` (kept as
+/// `this->name`).
 #[derive(Debug, Clone, Serialize)]
 pub struct Assign {
     pub target: String,

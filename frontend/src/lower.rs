@@ -2252,10 +2252,23 @@ impl<'s> Lowerer<'s> {
         ) else {
             return;
         };
-        if l.kind() != "identifier" || bytes_of(o, self.src) != b"=" {
+        if bytes_of(o, self.src) != b"=" {
             return;
         }
-        let target = text_of(l, self.src);
+        // `x = ...`, and `this->x = ...` (a data member, kept as written: `this->x`).
+        let this_member = l.kind() == "field_expression"
+            && l.child_by_field_id(fields().argument)
+                .is_some_and(|a| bytes_of(a, self.src) == b"this")
+            && l.child_by_field_id(fields().field)
+                .is_some_and(|f| f.kind() == "field_identifier");
+        if l.kind() != "identifier" && !this_member {
+            return;
+        }
+        let target = if this_member {
+            join_tokens(tokens(&text_of(l, self.src)))
+        } else {
+            text_of(l, self.src)
+        };
         let Some(fc) = self.fns.last_mut() else {
             return;
         };

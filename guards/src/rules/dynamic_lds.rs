@@ -10,8 +10,9 @@
 //! through its conversion operator, `float* p = (float*)get_smem() + off;`: the pattern of the
 //! CUDA samples' reductions, `extern __shared__` declared inside the helper). An object of a
 //! class whose constructor touches dynamic shared memory (`Tile() { extern __shared__ char
-//! raw[]; p = (T*)raw; }`) holds a pointer into it: every use of the object counts (`t[i]`,
-//! `t.p[i]`). Uses inside macros
+//! raw[]; p = (T*)raw; }`), or one of whose methods stores a pointer into it in a data member
+//! (`void bind() { ...; this->p = (T*)raw + off; }`), holds a pointer into it: every use of the
+//! object counts (`t[i]`, `t.p[i]`). Uses inside macros
 //! of the translation unit and inside `__device__` helpers that touch dynamic shared memory
 //! count too. The message names the dynamic array itself (`row`, a pointer into dynamic shared
 //! memory `smem`). Static `__shared__ T x[N]` arrays, and pointers into them, do not block.
@@ -253,8 +254,9 @@ fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> 
 }
 
 /// Classes of the unit whose constructor touches dynamic shared memory (`Smem() { extern
-/// __shared__ char raw[]; p = (T*)raw; }`): an object of one holds a pointer into it, so every
-/// use of the object may touch it. `(class leaf name, dynamic array, where)`, computed once per
+/// __shared__ char raw[]; p = (T*)raw; }`), or one of whose methods stores a pointer into it in
+/// a data member (`void bind() { ...; p = (T*)raw; }`): an object of one holds a pointer into
+/// it, so every use of the object may touch it. `(class leaf name, dynamic array, where)`, computed once per
 /// unit.
 fn holders<'r>(reach: &'r Reach<'_>) -> &'r [(String, String, Witness)] {
     reach.memo.get_or_init(|| {
@@ -267,10 +269,12 @@ fn holders<'r>(reach: &'r Reach<'_>) -> &'r [(String, String, Witness)] {
                     .or_else(|| g.qualified_name.rsplit_once("::").map(|x| x.0.to_string()));
                 let Some(class) = class else { continue };
                 let leaf = type_base(&class);
-                if g.name != leaf {
-                    continue; // not a constructor
-                }
-                if let Some((root, span)) = in_function(&reach.unit, g, None) {
+                let found = if g.name == leaf {
+                    in_function(&reach.unit, g, None)
+                } else {
+                    stored_in_member(&reach.unit, g, leaf)
+                };
+                if let Some((root, span)) = found {
                     let w = Witness {
                         what: root.clone(),
                         span,
@@ -281,6 +285,39 @@ fn holders<'r>(reach: &'r Reach<'_>) -> &'r [(String, String, Witness)] {
             }
         }
         out
+    })
+}
+
+/// A method `g` of class `leaf` that stores a pointer into dynamic shared memory in a data
+/// member (`void bind() { extern __shared__ char raw[]; p = (T*)raw; }`, `this->p = smem +
+/// off;`): the dynamic array and the assignment.
+fn stored_in_member(unit: &Unit<'_>, g: &Function, leaf: &str) -> Option<(String, Span)> {
+    if g.assigns.is_empty() {
+        return None;
+    }
+    let dynamic = dynamic_names(unit_shared(unit), g);
+    if dynamic.is_empty() {
+        return None;
+    }
+    let fields: Vec<&str> = unit
+        .files
+        .iter()
+        .flat_map(|f| f.types.iter())
+        .filter(|t| t.name == leaf)
+        .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
+        .collect();
+    g.assigns.iter().find_map(|a| {
+        let target = a.target.trim();
+        let target = target.strip_prefix("this->").unwrap_or(target);
+        let local = g.decls.iter().any(|d| d.name == target)
+            || g.params.iter().any(|p| p.name == target);
+        if local || !fields.contains(&target) {
+            return None;
+        }
+        a.value_idents
+            .iter()
+            .find_map(|n| dynamic.get(n))
+            .map(|root| (root.clone(), a.span))
     })
 }
 
