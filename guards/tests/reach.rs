@@ -29,6 +29,7 @@ const FIXTURES: &[&str] = &[
     "barrier/member_pointers.cu",
     "candidate/indirect_unresolved.cu",
     "barrier/function_template_arguments.cu",
+    "barrier/cutlass_barriers.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -25,7 +25,12 @@
 //!   `BlockExchange`, ... (`block_reduce`, `block_scan`, ... in rocPRIM) objects and
 //!   temporaries, `rocprim::syncthreads()`, and unseen functions named `block_reduce*`,
 //!   `blockReduce*`, `*_block_reduce`, `block_scan*` (a visible function of such a name is judged
-//!   by its body). They stay listed as `unresolved`.
+//!   by its body). They stay listed as `unresolved`;
+//! - CUTLASS and CuTe barriers whose bodies are not read: static operations of barrier and
+//!   pipeline classes (`cutlass::arch::NamedBarrier::sync(n, id)`, `NamedBarrier::arrive`,
+//!   `ClusterBarrier::wait`) and the cluster barriers `cute::cluster_sync()`,
+//!   `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()` (also listed as
+//!   `unresolved`).
 //!
 //! The synchronisation is also found when it is reached through a `__device__` function of the
 //! translation unit (at any depth of calls, recursion included): a free function, a method
@@ -241,6 +246,34 @@ pub fn is_block_collective(call: &Call) -> bool {
             .any(|w| name.starts_with(w) || name.ends_with(w))
 }
 
+/// True for a barrier of CUTLASS or CuTe whose body is not visible (the guards ask only for
+/// unresolved calls): a static operation of a barrier or pipeline class
+/// (`cutlass::arch::NamedBarrier::sync(n, id)`, `NamedBarrier::arrive(...)`,
+/// `ClusterBarrier::wait(bar, phase)`), and the cluster barriers (`cute::cluster_sync()`,
+/// `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()`).
+pub fn is_library_barrier(call: &Call) -> bool {
+    if call.receiver.is_some() {
+        return false; // methods on objects: `is_barrier_call` (by name, any receiver)
+    }
+    let name = call.callee.as_str();
+    if let Some(q) = call.qualifier.as_deref() {
+        let class = type_base(q).to_ascii_lowercase();
+        if METHODS.contains(&name) && (class.contains("barrier") || class.contains("pipeline")) {
+            return true;
+        }
+    }
+    matches!(
+        name,
+        "cluster_sync" | "cluster_arrive" | "cluster_arrive_relaxed" | "cluster_wait"
+    )
+}
+
+/// A call that nothing visible answers and that synchronises by what it names: a block-wide
+/// collective ([`is_block_collective`]) or a CUTLASS/CuTe barrier ([`is_library_barrier`]).
+pub fn is_unseen_barrier(call: &Call) -> bool {
+    is_block_collective(call) || is_library_barrier(call)
+}
+
 /// True for a name called in a macro body that reaches a synchronisation (methods included:
 /// the lexer cannot tell `g.sync()` from `sync(g)` there).
 pub fn is_barrier_macro_call(name: &str) -> bool {
@@ -287,7 +320,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: Some(is_barrier_call),
         macro_call: Some(is_barrier_macro_call),
         asm: Some(asm_barrier),
-        unseen: Some(is_block_collective),
+        unseen: Some(is_unseen_barrier),
     },
     evidence,
 };
@@ -331,12 +364,16 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
                 Spread::All,
                 None,
             );
-        } else if unresolved.binary_search(&ci).is_ok() && is_block_collective(c) {
+        } else if unresolved.binary_search(&ci).is_ok() && is_unseen_barrier(c) {
+            let what = if is_block_collective(c) {
+                "a block-wide collective: it synchronises the thread block"
+            } else {
+                "a CUTLASS/CuTe barrier"
+            };
             sink.push(
                 c.span,
                 format!(
-                    "`{}()` (a block-wide collective: it synchronises the thread block; no body \
-                     of it is visible here)",
+                    "`{}()` ({what}; no body of it is visible here)",
                     display_callee(c)
                 ),
                 Spread::All,
