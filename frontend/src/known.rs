@@ -231,6 +231,27 @@ const NAMESPACES: &[&str] = &[
     "cg",
     "hip",
     "__gnu_cxx",
+    // CUDA's warp matrix functions (`wmma::load_matrix_sync`, `wmma::mma_sync`): warp-wide
+    // like the shuffles, no barrier. (Not rocWMMA: `rocwmma::synchronize_workgroup` is one.)
+    "nvcuda",
+    "wmma",
+];
+
+/// Prefixes of the device API's texture and surface reads and writes and of the random number
+/// generators of cuRAND, hipRAND and rocRAND (`tex2D`, `surf2Dwrite`, `curand_uniform`,
+/// `rocrand_normal`): neither synchronises nor leaves a loop.
+const PREFIXES: &[&str] = &[
+    "tex1D",
+    "tex2D",
+    "tex3D",
+    "texCubemap",
+    "surf1D",
+    "surf2D",
+    "surf3D",
+    "surfCubemap",
+    "curand_",
+    "hiprand_",
+    "rocrand_",
 ];
 
 /// Object-like macros of the C/C++ system headers (`<cfloat>`, `<climits>`, `<cmath>`,
@@ -334,8 +355,9 @@ pub fn is_system_constant(name: &str) -> bool {
 /// True when a call of `name` (qualified by `qualifier`, a method call when `method`) is a
 /// function of the HIP/CUDA device API or of the C/C++ library, known by name: builtins and
 /// intrinsics (`__` prefix), `hip*`/`cuda*`/`make_*` functions, the math library, `std::`,
-/// `cuda::` (libcu++) and cooperative-groups functions and the methods of their objects; a
-/// one-letter callee (a template parameter, `T(0)`).
+/// `cuda::` (libcu++) and cooperative-groups functions and the methods of their objects,
+/// texture and surface functions, cuRAND/hipRAND/rocRAND generators, `wmma::`; a one-letter
+/// callee (a template parameter, `T(0)`).
 pub fn is_known_function(name: &str, qualifier: Option<&str>, method: bool) -> bool {
     if name.len() < 2 || name.starts_with("__") || name.starts_with("operator") {
         return true;
@@ -353,6 +375,11 @@ pub fn is_known_function(name: &str, qualifier: Option<&str>, method: bool) -> b
         }
     }
     if name.starts_with("hip") || name.starts_with("cuda") || name.starts_with("make_") {
+        return true;
+    }
+    if PREFIXES.iter().any(|p| name.starts_with(p))
+        || matches!(name, "curand" | "rocrand")
+    {
         return true;
     }
     let base = name.strip_suffix('f').filter(|b| MATH.contains(b));

@@ -32,7 +32,9 @@ __device__ T convert_all(T v, Op op) {
   return static_cast<T>(w) + op(w);
 }
 
-__global__ void hygiene(float* a, const int* idx, Counter cnt, int n) {
+__global__ void hygiene(float* a, const int* idx, Counter cnt, int n, cudaTextureObject_t tex,
+                        cudaSurfaceObject_t surf, curandState rng, rocrand_state_xorwow rng2) {
+  nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, nvcuda::wmma::row_major> frag;
   for (int i = 0; i < n; ++i) {  // ~ blockers: none
     a[i] = static_cast<float>(i) + float(idx[i]) + compute_t(i) + (unsigned)i;
     a[i] += float(uint32_t(idx[i])) + float(index_type(i)) + reinterpret_cast<float*>(a)[0];
@@ -40,6 +42,12 @@ __global__ void hygiene(float* a, const int* idx, Counter cnt, int n) {
     a[i] += v.x + float(cnt.get());
   }
   for (int i = 0; i < n; ++i) a[i] = convert_all(a[i], [](float x) { return 2.f * x; });  // ~ blockers: none
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    // The device API's textures, surfaces, random numbers and warp matrix functions are known.
+    a[i] += tex2D<float>(tex, i, 0) + curand_uniform(&rng) + rocrand_normal(&rng2);
+    surf2Dwrite(a[i], surf, i * 4, 0);
+    nvcuda::wmma::load_matrix_sync(frag, a + i, 16);
+  }
   for (int i = 0; i < n; ++i) cnt.bump();  // ~ blockers: none
   // ~^ unresolved: cnt.bump
   for (int i = 0; i < n; ++i) a[i] = ext_scale(a[i]);  // ~ blockers: none
