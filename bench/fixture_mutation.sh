@@ -40,6 +40,7 @@ testdata/check/barrier/member_pointers.cu
 testdata/check/candidate/indirect_unresolved.cu
 testdata/check/barrier/function_template_arguments.cu
 testdata/check/barrier/cutlass_barriers.cu
+testdata/check/barrier/library_wrappers.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

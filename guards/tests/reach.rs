@@ -30,6 +30,7 @@ const FIXTURES: &[&str] = &[
     "candidate/indirect_unresolved.cu",
     "barrier/function_template_arguments.cu",
     "barrier/cutlass_barriers.cu",
+    "barrier/library_wrappers.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -26,11 +26,13 @@
 //!   temporaries, `rocprim::syncthreads()`, and unseen functions named `block_reduce*`,
 //!   `blockReduce*`, `*_block_reduce`, `block_scan*` (a visible function of such a name is judged
 //!   by its body). They stay listed as `unresolved`;
-//! - CUTLASS and CuTe barriers whose bodies are not read: static operations of barrier and
-//!   pipeline classes (`cutlass::arch::NamedBarrier::sync(n, id)`, `NamedBarrier::arrive`,
-//!   `ClusterBarrier::wait`) and the cluster barriers `cute::cluster_sync()`,
-//!   `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()` (also listed as
-//!   `unresolved`).
+//! - other libraries' barriers whose bodies are not read: static operations of barrier and
+//!   pipeline classes (CUTLASS's `cutlass::arch::NamedBarrier::sync(n, id)`,
+//!   `NamedBarrier::arrive`, `ClusterBarrier::wait`), CuTe's cluster barriers
+//!   `cute::cluster_sync()`, `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()`,
+//!   CUB's `global_barrier.Sync()`, and the wrappers `synchronize_workgroup()` (rocWMMA),
+//!   `block_sync_lds()` (composable_kernel), `wave_barrier()` (rocPRIM), `CTA_SYNC()`/
+//!   `WARP_SYNC()` (CUB), `gms_barrier()`, `s_barrier()` (also listed as `unresolved`).
 //!
 //! The synchronisation is also found when it is reached through a `__device__` function of the
 //! translation unit (at any depth of calls, recursion included): a free function, a method
@@ -246,16 +248,41 @@ pub fn is_block_collective(call: &Call) -> bool {
             .any(|w| name.starts_with(w) || name.ends_with(w))
 }
 
-/// True for a barrier of CUTLASS or CuTe whose body is not visible (the guards ask only for
-/// unresolved calls): a static operation of a barrier or pipeline class
-/// (`cutlass::arch::NamedBarrier::sync(n, id)`, `NamedBarrier::arrive(...)`,
-/// `ClusterBarrier::wait(bar, phase)`), and the cluster barriers (`cute::cluster_sync()`,
-/// `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()`).
+/// True for a library's barrier whose body is not visible (the guards ask only for unresolved
+/// calls): a static operation of a barrier or pipeline class (CUTLASS's
+/// `cutlass::arch::NamedBarrier::sync(n, id)`, `NamedBarrier::arrive(...)`,
+/// `ClusterBarrier::wait(bar, phase)`), CuTe's cluster barriers (`cute::cluster_sync()`,
+/// `cluster_arrive()`, `cluster_arrive_relaxed()`, `cluster_wait()`), CUB's grid barrier
+/// (`global_barrier.Sync()`), and the wrappers of rocWMMA, composable_kernel, rocPRIM and CUB
+/// (`synchronize_workgroup()`, `block_sync_lds()`, `wave_barrier()`, `CTA_SYNC()`).
 pub fn is_library_barrier(call: &Call) -> bool {
-    if call.receiver.is_some() {
-        return false; // methods on objects: `is_barrier_call` (by name, any receiver)
-    }
     let name = call.callee.as_str();
+    if let Some(r) = call.receiver.as_deref() {
+        // CUB's `GridBarrier::Sync()` (`global_barrier.Sync()`); the lower-case methods are
+        // `is_barrier_call`'s, on any receiver.
+        let on_barrier = |t: &str| t.to_ascii_lowercase().contains("barrier");
+        return matches!(name, "Sync" | "Wait" | "Arrive" | "ArriveAndWait")
+            && (on_barrier(r) || call.receiver_type.as_deref().is_some_and(on_barrier));
+    }
+    // Wrappers of the barrier in other libraries: rocWMMA's `synchronize_workgroup()`,
+    // composable_kernel's `block_sync_lds()` (`s_waitcnt` + `s_barrier` in assembly), rocPRIM's
+    // `wave_barrier()`, CUB's `CTA_SYNC()`/`WARP_SYNC()`, a grid barrier `gms_barrier()`, a
+    // function named `s_barrier()`.
+    if matches!(
+        name,
+        "synchronize_workgroup"
+            | "block_sync_lds"
+            | "block_sync_lds_direct_load"
+            | "wave_barrier"
+            | "gms_barrier"
+            | "s_barrier"
+            | "CTA_SYNC"
+            | "CTA_SYNC_AND"
+            | "CTA_SYNC_OR"
+            | "WARP_SYNC"
+    ) {
+        return true;
+    }
     if let Some(q) = call.qualifier.as_deref() {
         let class = type_base(q).to_ascii_lowercase();
         if METHODS.contains(&name) && (class.contains("barrier") || class.contains("pipeline")) {
@@ -368,7 +395,7 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             let what = if is_block_collective(c) {
                 "a block-wide collective: it synchronises the thread block"
             } else {
-                "a CUTLASS/CuTe barrier"
+                "a library's barrier"
             };
             sink.push(
                 c.span,
