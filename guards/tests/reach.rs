@@ -31,6 +31,7 @@ const FIXTURES: &[&str] = &[
     "barrier/function_template_arguments.cu",
     "barrier/cutlass_barriers.cu",
     "barrier/library_wrappers.cu",
+    "atomic/unseen_wrappers.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

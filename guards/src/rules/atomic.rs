@@ -15,6 +15,9 @@
 //! `ds_consume` (plain `ds_read*`/`ds_write*`/`ds_swizzle`/`ds_bpermute` are not atomics).
 //! Atomics reached through `__device__` functions, methods, constructors and destructors, or
 //! macros of the translation unit count too (an asm atomic inside a macro as well), and so do
+//! atomics whose bodies are not visible, known by their names (PyTorch's `gpuAtomicAdd`, an
+//! intrinsic declaration `llvm_amdgcn_raw_buffer_atomic_add_fp32`: still listed as
+//! `unresolved`), and
 //! those a function pointer, a table of them or a pointer to member may reach (`table[k](p)`,
 //! `(*fp)(p)`: every function of the unit whose address is taken, file-scope initialisers
 //! included).
@@ -54,7 +57,7 @@ pub(crate) const BLOCKER: BlockerRule = BlockerRule {
         call: Some(is_atomic_call),
         macro_call: None,
         asm: Some(asm_atomic),
-        unseen: None,
+        unseen: Some(is_unseen_atomic),
     },
     evidence,
 };
@@ -193,10 +196,26 @@ pub fn is_atomic_call(call: &Call) -> bool {
         || call.callee == "exchange"
 }
 
+/// True for an atomic whose body is not visible (the guards ask only for unresolved calls),
+/// known by its name: a wrapper such as PyTorch's `gpuAtomicAdd` or `fastAtomicAdd` (`Atomic`
+/// in a camel-case name), or a name with an `atomic` part (`llvm_amdgcn_raw_buffer_atomic_add`,
+/// `atomic_add_g`; not `nonatomic_add`). Methods are left to [`is_atomic_call`].
+pub fn is_unseen_atomic(call: &Call) -> bool {
+    if call.receiver.is_some() {
+        return false;
+    }
+    let name = call.callee.as_str();
+    name.contains("Atomic")
+        || name
+            .split('_')
+            .any(|part| part.eq_ignore_ascii_case("atomic"))
+}
+
 /// The atomic evidence of one function: atomic calls (a barrier call is the barrier rule's),
 /// calls of functions of the unit (and of local callables) that reach one, lambdas and macros that do.
 fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
-    for c in &cx.f.calls {
+    let unresolved = cx.reach.unresolved_calls(cx.fi);
+    for (ci, c) in cx.f.calls.iter().enumerate() {
         if is_barrier_call(c) {
             continue;
         }
@@ -204,6 +223,16 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             sink.push(
                 c.span,
                 format!("`{}()`", display_callee(c)),
+                Spread::All,
+                None,
+            );
+        } else if unresolved.binary_search(&ci).is_ok() && is_unseen_atomic(c) {
+            sink.push(
+                c.span,
+                format!(
+                    "`{}()` (an atomic by its name; no body of it is visible here)",
+                    display_callee(c)
+                ),
                 Spread::All,
                 None,
             );

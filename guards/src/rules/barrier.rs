@@ -207,6 +207,12 @@ const COLLECTIVES: &[&str] = &[
     "BlockAdjacentDifference",
     "BlockShuffle",
     "BlockRunLengthDecode",
+    // composable_kernel's block-wide reductions (`block_sync_lds()` between their steps).
+    "PartitionedBlockwiseReduction",
+    "PartitionedBlockwiseReductionWithIndex",
+    "BlockwiseReduce",
+    "BlockwiseReduceWithIndex",
+    "BlockwiseWelford",
     "block_reduce",
     "block_scan",
     "block_load",
@@ -218,7 +224,13 @@ const COLLECTIVES: &[&str] = &[
     "block_discontinuity",
     "block_adjacent_difference",
     "block_shuffle",
+    "block_run_length_decode",
 ];
+
+/// Methods of block-wide collectives that do not synchronise (the object's constructor does):
+/// a run-length decoder's decode step ("calling __syncthreads() between any two calls ... is
+/// not required", rocPRIM's and CUB's documentation).
+const NOT_SYNCING: &[&str] = &["RunLengthDecode", "run_length_decode"];
 
 /// True for a call of a block-wide collective whose body is not visible (the guards ask only
 /// for unresolved calls): a method of a collective object (`BlockReduce(temp).Sum(x)`,
@@ -228,6 +240,9 @@ const COLLECTIVES: &[&str] = &[
 pub fn is_block_collective(call: &Call) -> bool {
     // `hipcub::BlockReduce<float, 256>(temp)` -> `BlockReduce`.
     let leaf = |t: &str| COLLECTIVES.contains(&type_base(t.split(['(', '{']).next().unwrap_or(t)));
+    if NOT_SYNCING.contains(&call.callee.as_str()) {
+        return false;
+    }
     if call.receiver.is_some() {
         return call.receiver_type.as_deref().is_some_and(leaf)
             || call.receiver.as_deref().is_some_and(leaf);

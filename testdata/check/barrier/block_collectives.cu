@@ -18,8 +18,10 @@ __device__ float warp_block_reduce_local(float v) {
   return v;
 }
 
-__global__ void collectives(const float* in, float* out, int* offsets, int rows) {
+__global__ void collectives(const float* in, float* out, int* offsets, int rows,
+                            hipcub::BlockRunLengthDecode<int, 256, 1, 4>& decoder, int* items) {
   __shared__ BlockReduce::TempStorage temp;
+  __shared__ float work[256];
   __shared__ BlockScan::TempStorage scan_temp;
   for (int r = 0; r < rows; ++r) {  // ~ blockers: barrier
     // ~^ unresolved: BlockReduce(temp).Sum
@@ -39,4 +41,10 @@ __global__ void collectives(const float* in, float* out, int* offsets, int rows)
   for (int r = 0; r < rows; ++r) out[r] = warp_block_reduce_local(in[r]);  // ~ blockers: none
   for (int r = 0; r < rows; ++r) { out[r] = in[r]; rocprim::syncthreads(); }  // ~ blockers: barrier
   // ~^ unresolved: rocprim::syncthreads
+  // composable_kernel's block-wide reduction (its header not found).
+  for (int r = 0; r < rows; ++r) { float v = in[r]; ck::BlockwiseReduce::Reduce(work, v); out[r] = v; }  // ~ blockers: barrier
+  // ~^ unresolved: ck::BlockwiseReduce::Reduce
+  // A run-length decoder's decode step does not synchronise (its constructor does).
+  for (int r = 0; r < rows; ++r) decoder.RunLengthDecode(items, r * 256);  // ~ blockers: none
+  // ~^ unresolved: decoder.RunLengthDecode
 }
