@@ -52,10 +52,16 @@ fn check_json(cwd: &Path, file: &str) -> (Vec<Row>, serde_json::Value) {
     let out = cli(cwd, &["check", "--format", "json", file]);
     assert!(out.status.code().unwrap() <= 1, "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = v["diagnostics"]
+    (json_rows(&v, None), v)
+}
+
+/// The rows of a `check --format json` document (of the file `path` only, when given).
+fn json_rows(v: &serde_json::Value, path: Option<&str>) -> Vec<Row> {
+    v["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|d| path.is_none_or(|p| d["path"] == p))
         .map(|d| {
             (
                 d["line"].as_u64().unwrap() as u32,
@@ -65,8 +71,7 @@ fn check_json(cwd: &Path, file: &str) -> (Vec<Row>, serde_json::Value) {
                 d["message"].as_str().unwrap().to_string(),
             )
         })
-        .collect();
-    (rows, v)
+        .collect()
 }
 
 /// The same rows from published LSP diagnostics (ASCII fixtures: UTF-16 column = byte column).
@@ -701,21 +706,7 @@ fn specifier_macros_of_the_workspace_are_learned_as_check_learns_them() {
     // `check .` on the tree: the header's findings; `check ops.cuh` alone: none.
     let out = cli(&root, &["check", "--format", "json", "."]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let mut expected: Vec<Row> = v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["path"] == "ops.cuh")
-        .map(|d| {
-            (
-                d["line"].as_u64().unwrap() as u32,
-                d["column"].as_u64().unwrap() as u32,
-                d["rule"].as_str().unwrap().to_string(),
-                d["severity"].as_str().unwrap().to_string(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let mut expected = json_rows(&v, Some("ops.cuh"));
     expected.sort();
     assert_eq!(expected.len(), 3, "{v}");
     assert!(check_json(&root, "ops.cuh").0.is_empty());
@@ -740,7 +731,10 @@ fn specifier_macros_of_the_workspace_are_learned_as_check_learns_them() {
         from = i + 1;
     };
     assert_eq!(rows, expected);
-    assert_eq!(c.status()["specifierMacros"], serde_json::json!(["DS_D_INLINE"]));
+    assert_eq!(
+        c.status()["specifierMacros"],
+        serde_json::json!(["DS_D_INLINE"])
+    );
     assert_eq!(c.shutdown().code(), Some(0));
 
     // No workspace: skipped as by `check ops.cuh`, until the header that defines the macro is
@@ -762,7 +756,10 @@ fn specifier_macros_of_the_workspace_are_learned_as_check_learns_them() {
         from = i + 1;
     };
     assert_eq!(rows, expected);
-    assert_eq!(c.status()["specifierMacros"], serde_json::json!(["DS_D_INLINE"]));
+    assert_eq!(
+        c.status()["specifierMacros"],
+        serde_json::json!(["DS_D_INLINE"])
+    );
     c.close(&defs_uri);
     let (_, p) = c.diagnostics_after(seen + 1, &uri, Some(1));
     assert!(p.diagnostics.is_empty(), "{:?}", p.diagnostics);

@@ -377,9 +377,7 @@ pub fn is_known_function(name: &str, qualifier: Option<&str>, method: bool) -> b
     if name.starts_with("hip") || name.starts_with("cuda") || name.starts_with("make_") {
         return true;
     }
-    if PREFIXES.iter().any(|p| name.starts_with(p))
-        || matches!(name, "curand" | "rocrand")
-    {
+    if PREFIXES.iter().any(|p| name.starts_with(p)) || matches!(name, "curand" | "rocrand") {
         return true;
     }
     let base = name.strip_suffix('f').filter(|b| MATH.contains(b));

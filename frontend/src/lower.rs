@@ -42,6 +42,24 @@ const INDIRECT_TEXT: usize = 48;
 /// At most this many names are kept from one file-scope initialiser (`Op table[] = {f, g};`).
 const GLOBAL_INIT_NAMES: usize = 1024;
 
+/// A call's argument list, its arguments' spans and their values when integer literals
+/// (comments left out).
+fn arguments<'t>(call: Node<'t>, src: &[u8]) -> (Option<Node<'t>>, Vec<Span>, Vec<Option<i128>>) {
+    let args_node = call.child_by_field_id(fields().arguments);
+    let mut spans = Vec::new();
+    let mut ints = Vec::new();
+    if let Some(a) = args_node {
+        let mut c = a.walk();
+        for ch in a.named_children(&mut c) {
+            if ch.kind() != "comment" {
+                spans.push(span_of(ch));
+                ints.push(int_value(ch, src));
+            }
+        }
+    }
+    (args_node, spans, ints)
+}
+
 /// The names in a file-scope initialiser that may be functions named as values: the whole
 /// initialiser (`= f`, `= ns::f`), a name behind `&` (`= &f`, `= &S::m`), the elements of
 /// braced lists (`{f, &g}`, `{.op = f}`, nested). Operands of arithmetic and arguments are
@@ -1304,7 +1322,6 @@ impl<'s> Lowerer<'s> {
         let mut cur = func;
         let mut callee_node = None;
         let mut indirect = false;
-        let mut subscripted = false;
         let mut deref = false;
         for _ in 0..64 {
             match cur.kind() {
@@ -1371,10 +1388,7 @@ impl<'s> Lowerer<'s> {
                     // `ops[k](x)` on a local or parameter array: a call of that variable
                     // (its element type is its declared type); else of the array's name.
                     match cur.child_by_field_id(fields().argument) {
-                        Some(a) if a.kind() == "identifier" => {
-                            subscripted = true;
-                            cur = a;
-                        }
+                        Some(a) if a.kind() == "identifier" => cur = a,
                         _ => {
                             indirect = true;
                             break;
@@ -1406,9 +1420,6 @@ impl<'s> Lowerer<'s> {
             && !deref
             && (cn.kind() != "identifier" || self.type_of_variable(&callee).is_none())
         {
-            return;
-        }
-        if subscripted && cn.kind() != "identifier" {
             return;
         }
         if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
@@ -1669,18 +1680,7 @@ impl<'s> Lowerer<'s> {
                 )
             })
             .and_then(|t| normal_type(&text_of(t, src)));
-        let args_node = node.child_by_field_id(fields().arguments);
-        let mut arg_spans = Vec::new();
-        let mut arg_ints = Vec::new();
-        if let Some(a) = args_node {
-            let mut c = a.walk();
-            for ch in a.named_children(&mut c) {
-                if ch.kind() != "comment" {
-                    arg_spans.push(span_of(ch));
-                    arg_ints.push(int_value(ch, src));
-                }
-            }
-        }
+        let (args_node, arg_spans, arg_ints) = arguments(node, src);
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
@@ -1717,18 +1717,7 @@ impl<'s> Lowerer<'s> {
             callee.truncate(cut);
             callee.push_str("...");
         }
-        let args_node = node.child_by_field_id(fields().arguments);
-        let mut arg_spans = Vec::new();
-        let mut arg_ints = Vec::new();
-        if let Some(a) = args_node {
-            let mut c = a.walk();
-            for ch in a.named_children(&mut c) {
-                if ch.kind() != "comment" {
-                    arg_spans.push(span_of(ch));
-                    arg_ints.push(int_value(ch, src));
-                }
-            }
-        }
+        let (args_node, arg_spans, arg_ints) = arguments(node, src);
         let Some(fc) = self.fns.last_mut() else {
             return;
         };

@@ -1352,7 +1352,10 @@ __device__ void g(S s, S* p, Op* ops, int i, float* a) {
             .find(|g| g.name == name)
             .map(|g| g.init_idents.clone())
     };
-    assert_eq!(init("g_table"), Some(vec!["f0".to_string(), "f1".to_string()]));
+    assert_eq!(
+        init("g_table"),
+        Some(vec!["f0".to_string(), "f1".to_string()])
+    );
     assert_eq!(init("g_pm"), Some(vec!["m".to_string()]));
     assert_eq!(init("scale"), Some(Vec::new()));
     assert_eq!(

@@ -384,8 +384,8 @@ impl<'f> Reach<'f> {
                     if !held_form(c) || answered {
                         continue;
                     }
-                    let pointer = c.form != CallForm::Plain
-                        || global_vars.contains(c.callee.as_str());
+                    let pointer =
+                        c.form != CallForm::Plain || global_vars.contains(c.callee.as_str());
                     let set = if pointer {
                         &escaped_all
                     } else {

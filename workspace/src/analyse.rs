@@ -11,7 +11,7 @@ use crate::resolve::Resolved;
 use crate::FileError;
 use guards::{Diagnostic, FileReport, Settings};
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Stack of each analysis thread: deeply nested input must not overflow it.
@@ -81,50 +81,45 @@ impl GpuMacros {
     /// From every job's file (read once more by the analysis; a file that cannot be read here
     /// is reported there). `None` when no file defines one.
     pub(crate) fn learn(jobs: &[Job]) -> Option<GpuMacros> {
-        let mut names: Vec<String> = jobs
-            .par_iter()
-            .flat_map_iter(|job| {
-                fsio::read_source(&job.path)
-                    .map(|b| frontend::gpu_specifier_defines(&b))
-                    .unwrap_or_default()
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        GpuMacros::new(names)
+        let paths: Vec<&Path> = jobs.iter().map(|j| j.path.as_path()).collect();
+        GpuMacros::defined_in(&paths)
     }
 
     /// From the source files of `dirs` walked as `check DIR` walks them (ignore files
     /// honoured, `check`'s extensions; files over [`LEARN_MAX_BYTES`] left out), at most
     /// [`LEARN_MAX_FILES`] of them: what a language server learns of its workspace. `None`
     /// when no file defines one.
-    pub fn learn_dirs(dirs: &[std::path::PathBuf]) -> Option<GpuMacros> {
+    pub fn learn_dirs(dirs: &[PathBuf]) -> Option<GpuMacros> {
         let mut errors = Vec::new();
         let (mut files, _) = crate::discover::collect_files(dirs, false, &mut errors);
         files.sort();
         files.truncate(LEARN_MAX_FILES);
-        let mut names: Vec<String> = files
+        let paths: Vec<&Path> = files
+            .iter()
+            .map(|(p, _)| p.as_path())
+            .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= LEARN_MAX_BYTES))
+            .collect();
+        GpuMacros::defined_in(&paths)
+    }
+
+    /// The specifier macros the files at `paths` define (a file that cannot be read defines
+    /// none), read in parallel.
+    fn defined_in(paths: &[&Path]) -> Option<GpuMacros> {
+        let names: Vec<String> = paths
             .par_iter()
-            .filter(|(p, _)| {
-                std::fs::metadata(p).is_ok_and(|m| m.len() <= LEARN_MAX_BYTES)
-            })
-            .flat_map_iter(|(p, _)| {
+            .flat_map_iter(|p| {
                 fsio::read_source(p)
                     .map(|b| frontend::gpu_specifier_defines(&b))
                     .unwrap_or_default()
             })
             .collect();
-        names.sort();
-        names.dedup();
         GpuMacros::new(names)
     }
 
-    /// These and `more`, deduplicated.
+    /// These and `more`.
     pub fn with(this: Option<&GpuMacros>, more: &[String]) -> Option<GpuMacros> {
         let mut names: Vec<String> = this.map(|g| g.names.clone()).unwrap_or_default();
         names.extend(more.iter().cloned());
-        names.sort();
-        names.dedup();
         GpuMacros::new(names)
     }
 
@@ -133,7 +128,10 @@ impl GpuMacros {
         &self.names
     }
 
-    pub(crate) fn new(names: Vec<String>) -> Option<GpuMacros> {
+    /// From these names (sorted and deduplicated here).
+    pub(crate) fn new(mut names: Vec<String>) -> Option<GpuMacros> {
+        names.sort();
+        names.dedup();
         if names.is_empty() {
             return None;
         }
