@@ -1,5 +1,6 @@
 //! Compiling kernels (the `vgpr-pressure` guard, `unroll --verify`, `bench`): runs a compile
-//! command template (`{src}`, `{out}`, `{arch}` placeholders) plus extra arguments (defines,
+//! command template (`{src}`, `{out}`, `{arch}` placeholders; `{keep}`, a private directory for
+//! the compiler's intermediate files) plus extra arguments (defines,
 //! include directories), in parallel, and caches each output under a content hash.
 //!
 //! The key never holds a path, so a cache serves a working copy, another directory or another
@@ -12,7 +13,9 @@
 //! identity ([`Compiler::identity`]: its `--version` without install paths; for nvcc also the
 //! digest of the `cicc` it runs, which `--version` does not show).
 //! The output is a code object (read back with [`crate::load`]), text such as PTX, or an NVIDIA
-//! cubin with the assembler's `-v` report kept beside it ([`Output::Cubin`]).
+//! cubin with the assembler's `-v` report kept beside it ([`Output::Cubin`]), and the PTX it was
+//! assembled from when the command keeps it (`--keep --keep-dir {keep}`): one nvcc run gives the
+//! gates their cubin and the runner its PTX and loadable machine code.
 //!
 //! A second index, `by-source/<key without the compiler identity>`, names the object last built
 //! from those inputs, so that a cache carried to a machine without the compiler (a GPU machine
@@ -176,6 +179,9 @@ pub struct Compiled {
     /// [`Output::Cubin`]: the compiler's diagnostic output of the build (ptxas `-v`), when the
     /// cache holds it.
     pub log: Option<String>,
+    /// [`Output::Cubin`] of a command with the `{keep}` placeholder: the PTX the cubin was
+    /// assembled from, kept beside it in the cache ([`ptx_path`]), when the cache holds it.
+    pub ptx: Option<PathBuf>,
 }
 
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
@@ -630,7 +636,25 @@ impl Compiler {
                 self.output.extension()
             ));
             let src_abs = std::fs::canonicalize(src).map_err(io(src))?;
-            let argv = self.argv(&src_abs, &tmp)?;
+            let mut argv = self.argv(&src_abs, &tmp)?;
+            // `{keep}`: a private directory for the compiler's intermediate files (nvcc's
+            // `--keep-dir`), from which the PTX is kept beside a cubin.
+            let keep = if self.command.contains("{keep}") {
+                let dir = tempfile::Builder::new()
+                    .prefix(&format!("{TMPDIR_PREFIX}{}-", std::process::id()))
+                    .tempdir()
+                    .map_err(|error| CompileError::Io {
+                        path: std::env::temp_dir().display().to_string(),
+                        error,
+                    })?;
+                let at = dir.path().display().to_string();
+                for w in &mut argv {
+                    *w = w.replace("{keep}", &at);
+                }
+                Some(dir)
+            } else {
+                None
+            };
             let shown = argv.join(" ");
             let program = argv[0].clone();
             let result = self.job(&program, &argv[1..])?.run();
@@ -678,8 +702,14 @@ impl Compiler {
                 });
             }
             if self.output == Output::Cubin {
-                // The report first: an object in the cache always has its log.
+                // The report (and the PTX) first: an object in the cache always has its log.
                 write_atomic(&log_path(&object), output.stderr.as_bytes())?;
+                if let Some(keep) = &keep {
+                    if let Some(ptx) = kept_ptx(keep.path()) {
+                        let text = std::fs::read(&ptx).map_err(io(&ptx))?;
+                        write_atomic(&ptx_path(&object), &text)?;
+                    }
+                }
             }
             std::fs::rename(&tmp, &object).map_err(io(&object))?;
         }
@@ -695,6 +725,7 @@ impl Compiler {
         Ok(Compiled {
             source: src.to_path_buf(),
             log: self.log_of(&object),
+            ptx: self.ptx_of(&object),
             object,
             cached,
             code_objects,
@@ -708,6 +739,13 @@ impl Compiler {
             .then(|| std::fs::read(log_path(object)).ok())
             .flatten()
             .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// The kept PTX of an [`Output::Cubin`] object, when the cache holds it.
+    fn ptx_of(&self, object: &Path) -> Option<PathBuf> {
+        (self.output == Output::Cubin)
+            .then(|| ptx_path(object))
+            .filter(|p| p.is_file())
     }
 
     fn read_back(&self, object: &Path) -> Result<Vec<CodeObject>, CompileError> {
@@ -731,6 +769,7 @@ impl Compiler {
         Some(self.read_back(&object).map(|code_objects| Compiled {
             source: src.to_path_buf(),
             log: self.log_of(&object),
+            ptx: self.ptx_of(&object),
             object,
             cached: true,
             code_objects,
@@ -823,6 +862,24 @@ const NVCC_VERSIONED_HEADERS: &[&str] = &[
 /// Whether `program` is NVIDIA's compiler driver.
 fn is_nvcc(program: &str) -> bool {
     file_name_of(program) == "nvcc"
+}
+
+/// Where the PTX of an [`Output::Cubin`] object is kept (`<object>.ptx`).
+pub fn ptx_path(object: &Path) -> PathBuf {
+    let mut name = object.as_os_str().to_owned();
+    name.push(".ptx");
+    PathBuf::from(name)
+}
+
+/// The one PTX file a compile left in its `{keep}` directory; none when there is not exactly
+/// one (a compile for several virtual architectures: nothing is kept).
+fn kept_ptx(dir: &Path) -> Option<PathBuf> {
+    let mut found = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"));
+    let one = found.next()?;
+    found.next().is_none().then_some(one)
 }
 
 /// Where the diagnostic output of an [`Output::Cubin`] object is kept.

@@ -21,8 +21,12 @@ pub const HIP_COMMAND: &str = codeobj::compile::DEFAULT_COMMAND;
 /// nvcc's arguments for PTX, after the program (the device code only; `-O3` is nvcc's default
 /// for device code).
 pub const NVCC_PTX_ARGS: &str = "-ptx -arch={arch} {src} -o {out}";
-/// nvcc's arguments for a cubin with ptxas's register and spill report (the tuner's gates).
-pub const NVCC_CUBIN_ARGS: &str = "-cubin -arch={arch} -Xptxas -v {src} -o {out}";
+/// nvcc's arguments for a cubin with ptxas's register and spill report, the PTX it was
+/// assembled from kept beside it (`{keep}`): the tuner's gates read the cubin and its report,
+/// the runner loads the cubin and reads the kernel's signature from the PTX, so a variant the
+/// gates compiled is built for the GPU without a second compile.
+pub const NVCC_CUBIN_ARGS: &str =
+    "-cubin -arch={arch} -Xptxas -v --keep --keep-dir {keep} {src} -o {out}";
 /// clang's command for PTX when there is no nvcc (no CUDA toolkit: the prelude supplies what
 /// the headers would).
 pub const CLANG_COMMAND: &str = "clang++-19 -x cuda --cuda-device-only --cuda-gpu-arch={arch} -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx78 -O3 -S {src} -o {out}";
@@ -181,10 +185,15 @@ pub struct Built {
     pub target: Target,
     /// What compiled it, for NVIDIA targets (`None` for AMD).
     pub compiler: Option<CudaCompiler>,
-    /// The cached object (code object or PTX).
+    /// The cached object (code object, PTX, or nvcc's cubin).
     pub object: PathBuf,
+    /// The code object (AMD) or the PTX (NVIDIA).
     #[serde(skip)]
     pub image: Vec<u8>,
+    /// nvcc's machine code for the target (NVIDIA): loaded instead of the PTX on a device of
+    /// the target's own architecture (no JIT at load), and what `same code` compares.
+    #[serde(skip)]
+    pub cubin: Option<Vec<u8>>,
     pub signature: KernelSig,
     /// Taken from the cache without compiling.
     pub cached: bool,
@@ -198,14 +207,25 @@ pub struct Built {
 }
 
 impl Built {
-    /// Whether `other` is the same code: the same code object, or the same PTX once comments are
-    /// left out (a variant that compiles to this has nothing to time).
+    /// Whether `other` is the same code: the same code object, the same cubin (the same
+    /// machine code), or else the same PTX once comments are left out (a variant that compiles
+    /// to this has nothing to time).
     pub fn same_code(&self, other: &Built) -> bool {
         self.target == other.target
-            && match self.target {
-                Target::Hip(_) => self.image == other.image,
-                Target::Cuda(_) => ptx_code(&self.image) == ptx_code(&other.image),
+            && match (&self.target, &self.cubin, &other.cubin) {
+                (Target::Hip(_), _, _) => self.image == other.image,
+                (Target::Cuda(_), Some(a), Some(b)) => a == b,
+                (Target::Cuda(_), _, _) => ptx_code(&self.image) == ptx_code(&other.image),
             }
+    }
+
+    /// What to load on a device of architecture `device_arch` (`sm_90`): the cubin when it was
+    /// assembled for that very architecture, else the code object or PTX.
+    pub fn loadable(&self, device_arch: Option<&str>) -> &[u8] {
+        match (&self.target, &self.cubin, device_arch) {
+            (Target::Cuda(arch), Some(cubin), Some(dev)) if arch == dev => cubin,
+            _ => &self.image,
+        }
     }
 }
 
@@ -349,7 +369,8 @@ fn compilers(
             None,
         )],
         Target::Cuda(arch) => {
-            let nvcc = |p: &Path| nvcc_compiler(p, arch, &opts.cache_dir, false, args.clone());
+            // The gates' compiler (cubin, its PTX kept): one compile serves both.
+            let nvcc = |p: &Path| nvcc_compiler(p, arch, &opts.cache_dir, true, args.clone());
             let clang = || clang_compiler(&opts.clang_command, arch, &opts.cache_dir, args.clone());
             match &opts.nvcc {
                 Some(p) => vec![(nvcc(p)?, Some(CudaCompiler::Nvcc(p.clone())))],
@@ -444,7 +465,8 @@ pub fn build(
             });
         }
     }
-    let (mut compiled, mut image, mut compiler) = compile(spec, target, opts, source, &[])?;
+    let (mut compiled, mut image, mut cubin, mut compiler) =
+        compile(spec, target, opts, source, &[])?;
     let mut found = kernels(&compiled, target, &image)?;
     let symbols = |found: &[(KernelSig, u32)]| {
         found
@@ -462,7 +484,7 @@ pub fn build(
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let inc = ["-I".to_string(), dir.display().to_string()];
-        (compiled, image, compiler) = compile(spec, target, opts, &wrapper, &inc)?;
+        (compiled, image, cubin, compiler) = compile(spec, target, opts, &wrapper, &inc)?;
         found = kernels(&compiled, target, &image)?;
         symbol = signature::resolve(&symbols(&found), &spec.kernel);
     }
@@ -490,6 +512,7 @@ pub fn build(
         compiler,
         object: compiled.object.clone(),
         image,
+        cubin,
         signature: sig,
         cached: compiled.cached,
         precompiled: compiled.precompiled,
@@ -498,7 +521,13 @@ pub fn build(
     })
 }
 
-type Compiled = (codeobj::compile::Compiled, Vec<u8>, Option<CudaCompiler>);
+/// The compile, its image (code object or PTX), nvcc's cubin, and what compiled it.
+type Compiled = (
+    codeobj::compile::Compiled,
+    Vec<u8>,
+    Option<Vec<u8>>,
+    Option<CudaCompiler>,
+);
 
 /// Compile `src` with the first compiler that can serve it (see [`compilers`]).
 fn compile(
@@ -514,8 +543,18 @@ fn compile(
     for (c, which) in candidates {
         match c.compile(src) {
             Ok(done) => {
-                let image = std::fs::read(&done.object).map_err(io_at(&done.object))?;
-                return Ok((done, image, which));
+                let object = std::fs::read(&done.object).map_err(io_at(&done.object))?;
+                if c.output != Output::Cubin {
+                    return Ok((done, object, None, which));
+                }
+                let Some(ptx) = &done.ptx else {
+                    return Err(RunnerError::Build(format!(
+                        "{}: no PTX beside this cubin in the cache (built by an older hip-unroll?): remove it and build again",
+                        done.object.display()
+                    )));
+                };
+                let image = std::fs::read(ptx).map_err(io_at(ptx))?;
+                return Ok((done, image, Some(object), which));
             }
             Err(e @ CompileError::CompilerMissing { .. }) => {
                 missing.get_or_insert(e);

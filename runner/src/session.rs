@@ -365,8 +365,9 @@ impl Session {
             }
         }
         let offsets: Vec<u32> = built.signature.params.iter().map(|p| p.offset).collect();
+        let arch = self.device.info().arch.clone();
         let handle = self.device.load(
-            &built.image,
+            built.loadable(arch.as_deref()),
             &built.signature.symbol,
             &offsets,
             built.signature.kernarg_size,
@@ -513,6 +514,7 @@ impl Session {
             .map(|k| {
                 std::mem::size_of::<Prepared>()
                     + k.built.image.capacity()
+                    + k.built.cubin.as_ref().map_or(0, Vec::capacity)
                     + k.outputs
                         .iter()
                         .map(|o| {

@@ -1,5 +1,6 @@
 //! Real compiles of the testdata kernels (testdata/bench): nvcc (the NVIDIA route) and clang-19
-//! (its fallback) to PTX, hipcc to gfx90a code objects, all through codeobj's cache; the kernel
+//! (its fallback) to PTX (nvcc: a cubin and the PTX kept beside it), hipcc to gfx90a code
+//! objects, all through codeobj's cache; the kernel
 //! found by name (templates instantiated when the source does not), checked against its real
 //! parameters. Every shipped spec and the unrolled variants of its loops compile for sm_80 and
 //! sm_90 with nvcc; CUDA sources written like llm.c's and SGEMM_CUDA's compile as they are; a
@@ -49,8 +50,9 @@ fn hip() -> Target {
     Target::Hip("gfx90a".into())
 }
 
-fn ptx_of(object: &Path) -> ptx::PtxModule {
-    ptx::parse(&std::fs::read_to_string(object).unwrap()).unwrap()
+/// The PTX of a build (nvcc's: the one kept beside its cubin).
+fn ptx_of(image: &[u8]) -> ptx::PtxModule {
+    ptx::parse(std::str::from_utf8(image).unwrap()).unwrap()
 }
 
 #[test]
@@ -58,7 +60,7 @@ fn dot_compiles_to_ptx_with_its_entry_and_params() {
     let spec = Spec::load(&data("dot.toml")).unwrap();
     for src in ["dot.cu", "dot.unrolled.cu"] {
         let b = build(&spec, &data(src), &cuda(), opts()).unwrap_or_else(|e| panic!("{e}"));
-        let m = ptx_of(&b.object);
+        let m = ptx_of(&b.image);
         assert_eq!(m.target.as_deref(), Some("sm_80"));
         assert_eq!(m.version.as_deref(), Some("7.8"));
         let e = m
@@ -159,7 +161,7 @@ fn prelude_maps_hip_names_to_ptx() {
         opts(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let ptx = std::fs::read_to_string(&b.object).unwrap();
+    let ptx = String::from_utf8(b.image.clone()).unwrap();
     for needle in [
         "shfl.sync.down.b32",
         "shfl.sync.bfly.b32",
@@ -306,13 +308,13 @@ fn shipped_specs() -> Vec<PathBuf> {
 }
 
 /// The spec's arguments against the PTX entry's `.param`s: one each, of the same size.
-fn check_ptx_params(spec: &Spec, object: &Path, symbol: &str) {
-    let m = ptx_of(object);
+fn check_ptx_params(spec: &Spec, ptx: &[u8], symbol: &str) {
+    let m = ptx_of(ptx);
     let e = m
         .entries
         .iter()
         .find(|e| e.name == symbol)
-        .unwrap_or_else(|| panic!("{symbol} not in {}", object.display()));
+        .unwrap_or_else(|| panic!("{symbol} not in the PTX of {}", spec.path.display()));
     assert_eq!(e.params.len(), spec.args.len(), "{}", spec.path.display());
     for (a, p) in spec.args.iter().zip(&e.params) {
         let want = match &a.kind {
@@ -365,8 +367,8 @@ fn every_shipped_spec_and_its_variants_compile_for_sm_80_and_sm_90_with_nvcc() {
                     match build(spec, src, &Target::Cuda(arch.into()), nvcc_opts()) {
                         Ok(b) => {
                             assert!(matches!(b.compiler, Some(CudaCompiler::Nvcc(_))));
-                            assert_eq!(ptx_of(&b.object).target.as_deref(), Some(arch));
-                            check_ptx_params(spec, &b.object, &b.signature.symbol);
+                            assert_eq!(ptx_of(&b.image).target.as_deref(), Some(arch));
+                            check_ptx_params(spec, &b.image, &b.signature.symbol);
                         }
                         Err(e) => failures
                             .lock()
@@ -417,7 +419,7 @@ fn cuda_sources_compile_unchanged_with_nvcc() {
             nvcc_opts(),
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let text = std::fs::read_to_string(&b.object).unwrap();
+        let text = String::from_utf8(b.image.clone()).unwrap();
         for n in needles {
             assert!(text.contains(n), "{}: {n} missing", spec.path.display());
         }
@@ -450,7 +452,7 @@ fn nvcc_compiles_hip_names_through_the_mapping_header() {
         nvcc_opts(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let ptx = std::fs::read_to_string(&b.object).unwrap();
+    let ptx = String::from_utf8(b.image.clone()).unwrap();
     for needle in [
         "shfl.sync.down.b32",
         "shfl.sync.bfly.b32",
@@ -476,7 +478,7 @@ fn a_float_fma_stays_fma_rn_f32_on_both_compilers() {
     let spec = Spec::load(&data("cuda/adamw.toml")).unwrap();
     for o in [nvcc_opts(), opts()] {
         let b = build(&spec, &spec.source, &cuda(), o).unwrap_or_else(|e| panic!("{e}"));
-        let ptx = std::fs::read_to_string(&b.object).unwrap();
+        let ptx = String::from_utf8(b.image.clone()).unwrap();
         let who = format!("{:?}", b.compiler);
         assert!(ptx.contains("fma.rn.f32"), "{who}");
         assert!(
@@ -557,4 +559,44 @@ fn the_same_code_is_recognised() {
     let hip_same = build(&spec, &copy, &hip(), opts()).unwrap();
     assert!(hip_base.same_code(&hip_same));
     assert!(!hip_base.same_code(&base), "another target");
+}
+
+/// With nvcc, one compile serves the tuner's gates and the runner: the build is the gates'
+/// cubin (with ptxas's report) and the PTX it was assembled from, kept beside it in the cache;
+/// the signature is read from that PTX, the cubin is what a GPU of the target's architecture
+/// loads (another architecture gets the PTX, for the driver to JIT), and the gates' compile of
+/// the same source afterwards runs no compiler.
+#[test]
+fn one_nvcc_compile_serves_the_gates_and_the_runner() {
+    let cache = tempfile::tempdir().unwrap();
+    let spec = Spec::load(&data("dot.toml")).unwrap();
+    let o = BuildOptions::new(cache.path()).with_nvcc(Some(support::nvcc()));
+    let target = Target::Cuda("sm_90".into());
+    let b = build(&spec, &data("dot.cu"), &target, &o).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!b.cached);
+    let cubin = b.cubin.as_deref().expect("nvcc's cubin");
+    assert!(cubin.starts_with(b"\x7fELF"), "a cubin is an ELF file");
+    assert_eq!(std::fs::read(&b.object).unwrap(), cubin);
+    let ptx = String::from_utf8(b.image.clone()).unwrap();
+    assert!(ptx.contains(".entry _Z3dotPKfS0_Pfi"), "{ptx}");
+    assert!(codeobj::compile::ptx_path(&b.object).is_file());
+    assert_eq!(b.signature.symbol, "_Z3dotPKfS0_Pfi");
+    assert_eq!(b.loadable(Some("sm_90")), cubin);
+    assert_eq!(b.loadable(Some("sm_100")), b.image.as_slice());
+    assert_eq!(b.loadable(None), b.image.as_slice());
+    let gates = runner::build::nvcc_compiler(
+        &support::nvcc(),
+        "sm_90",
+        cache.path(),
+        true,
+        runner::build::spec_args(&spec),
+    )
+    .unwrap();
+    let g = gates.compile(&data("dot.cu")).unwrap();
+    assert!(g.cached, "the gates' compile is the build's");
+    assert_eq!(g.object, b.object);
+    assert!(g.log.unwrap().contains("registers"));
+    // Built again: from the cache, the same machine code.
+    let again = build(&spec, &data("dot.cu"), &target, &o).unwrap();
+    assert!(again.cached && again.same_code(&b));
 }
