@@ -1,6 +1,8 @@
 //! NVIDIA GPUs through the CUDA driver API (`libcuda.so.1`), loaded at run time by `cudarc`
-//! (dynamic loading, CUDA 12.0 symbols): PTX is loaded with `cuModuleLoadData` and JIT-compiled
-//! by the driver, so the GPU machine needs the driver only (no toolkit, no compiler).
+//! (dynamic loading, CUDA 12.0 symbols): a cubin or PTX is loaded with `cuModuleLoadData` (PTX
+//! JIT-compiled by the driver), so the GPU machine needs the driver only. Buffers are compared
+//! on the device by a small kernel of hip-unroll's own (`cuda/differ.ptx`), checked on known
+//! buffers before its first answer is trusted.
 
 use crate::device::{
     bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
@@ -63,6 +65,16 @@ struct Loaded {
     params: usize,
 }
 
+/// The on-device comparison kernel ([`Device::differ`]): its PTX, sm_50 and later.
+pub const DIFFER_PTX: &str = include_str!("cuda/differ.ptx");
+
+/// The loaded comparison kernel and its 4-byte result flag.
+#[derive(Clone, Copy)]
+struct Differ {
+    kernel: KernelHandle,
+    flag: DevicePtr,
+}
+
 /// One CUDA device (its primary context), its modules, allocations and timing events.
 pub struct CudaDevice {
     info: DeviceInfo,
@@ -74,6 +86,9 @@ pub struct CudaDevice {
     allocations: Vec<sys::CUdeviceptr>,
     events: (sys::CUevent, sys::CUevent),
     poisoned: bool,
+    /// `None`: not loaded yet; `Some(None)`: it could not be loaded or failed its self-check
+    /// (buffers are then read back by the caller).
+    differ: Option<Option<Differ>>,
 }
 
 impl CudaDevice {
@@ -134,6 +149,7 @@ impl CudaDevice {
             allocations: Vec::new(),
             events,
             poisoned: false,
+            differ: None,
         })
     }
 
@@ -145,6 +161,77 @@ impl CudaDevice {
         }
         // SAFETY: the retained primary context; current on whichever thread drives the device.
         unsafe { result::ctx::set_current(self.ctx) }.map_err(call("cuCtxSetCurrent"))
+    }
+}
+
+impl CudaDevice {
+    /// The comparison kernel, loaded and self-checked on first use: known buffers (equal; one
+    /// differing word; one differing byte after the last whole word) must give the known
+    /// answers, else it is never used.
+    fn differ_kernel(&mut self) -> Result<Option<Differ>, DeviceError> {
+        if let Some(d) = self.differ {
+            return Ok(d);
+        }
+        let loaded = (|| -> Result<Option<Differ>, DeviceError> {
+            let kernel = self.load(
+                DIFFER_PTX.as_bytes(),
+                "hip_unroll_differ",
+                &[0, 8, 16, 24],
+                32,
+            )?;
+            let flag = self.alloc(4)?;
+            let d = Differ { kernel, flag };
+            let a: Vec<u8> = (0..4099u32).map(|i| (i % 251) as u8).collect();
+            let mut word = a.clone();
+            word[2048] ^= 0x10;
+            let mut tail = a.clone();
+            tail[4098] ^= 1;
+            let pa = self.alloc(a.len())?;
+            let pb = self.alloc(a.len())?;
+            self.upload(pa, &a)?;
+            for (b, want) in [(&a, false), (&word, true), (&tail, true)] {
+                self.upload(pb, b)?;
+                if self.compare(d, pa, pb, a.len())? != want {
+                    return Ok(None);
+                }
+            }
+            Ok(Some(d))
+        })();
+        match loaded {
+            Ok(d) => {
+                self.differ = Some(d);
+                Ok(d)
+            }
+            // A device that timed out is not used again; any other failure: no comparison.
+            Err(e) if self.poisoned => Err(e),
+            Err(_) => {
+                self.differ = Some(None);
+                Ok(None)
+            }
+        }
+    }
+
+    /// One launch of the comparison kernel over `bytes` bytes of `a` and `b`.
+    fn compare(
+        &mut self,
+        d: Differ,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<bool, DeviceError> {
+        self.upload(d.flag, &[0; 4])?;
+        let words = (bytes / 4).max(1);
+        let blocks = u32::try_from(words.div_ceil(256).min(16_384)).unwrap_or(16_384);
+        let launch = Launch {
+            grid: [blocks, 1, 1],
+            block: [256, 1, 1],
+            shared_bytes: 0,
+        };
+        let args = [a.0, b.0, bytes as u64, d.flag.0].map(|v| v.to_le_bytes().to_vec());
+        self.launch_timed(d.kernel, &launch, &args)?;
+        let mut flag = [0u8; 4];
+        self.download(d.flag, &mut flag)?;
+        Ok(flag != [0; 4])
     }
 }
 
@@ -205,6 +292,28 @@ impl Device for CudaDevice {
         self.live()?;
         // SAFETY: as `upload`.
         unsafe { result::memcpy_dtod_sync(dst.0, src.0, bytes) }.map_err(call("cuMemcpyDtoD"))
+    }
+
+    fn differ(
+        &mut self,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<Option<bool>, DeviceError> {
+        self.live()?;
+        let Some(d) = self.differ_kernel()? else {
+            return Ok(None);
+        };
+        if bytes == 0 {
+            return Ok(Some(false));
+        }
+        self.compare(d, a, b, bytes).map(Some)
+    }
+
+    fn memory(&self) -> Option<(u64, u64)> {
+        self.live().ok()?;
+        let (free, total) = result::mem_get_info().ok()?;
+        Some((free as u64, total as u64))
     }
 
     fn launch_timed(

@@ -151,6 +151,23 @@ pub trait Device {
         launch: &Launch,
         args: &[Vec<u8>],
     ) -> Result<f64, DeviceError>;
+    /// Whether the first `bytes` of `a` and `b` differ, compared on the device at its own
+    /// memory speed (nothing is copied to the host); `None` where the device cannot compare
+    /// (the caller reads the buffers back instead). `bytes == 0` asks whether it can.
+    fn differ(
+        &mut self,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<Option<bool>, DeviceError> {
+        let _ = (a, b, bytes);
+        Ok(None)
+    }
+    /// Free and total device memory in bytes, where the device says: what the session's
+    /// optional device copies (for [`Device::differ`]) may take.
+    fn memory(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Run `f` on another thread and give up after `timeout`: for runtime entry points that could

@@ -358,6 +358,38 @@ impl Device for SimDevice {
         Ok(())
     }
 
+    /// Compared where the memory is, in the device's time: both buffers read at the model's
+    /// device-copy bandwidth.
+    fn differ(
+        &mut self,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<Option<bool>, DeviceError> {
+        if bytes == 0 {
+            return Ok(Some(false));
+        }
+        let start = (Instant::now(), thread_cpu());
+        let x = self.memory.get(a)?;
+        SimDevice::fits("a comparison", a, x.len(), bytes)?;
+        let y = self.memory.get(b)?;
+        SimDevice::fits("a comparison", b, y.len(), bytes)?;
+        let differ = x[..bytes] != y[..bytes];
+        self.ledger
+            .on_device
+            .fetch_add(2 * bytes as u64, Ordering::Relaxed);
+        self.account(
+            start,
+            self.model.transfer(2 * bytes, self.model.device_copy),
+        );
+        Ok(Some(differ))
+    }
+
+    /// A simulated device's memory is the host's: as much as asked for.
+    fn memory(&self) -> Option<(u64, u64)> {
+        Some((1 << 40, 1 << 40))
+    }
+
     fn launch_timed(
         &mut self,
         kernel: KernelHandle,

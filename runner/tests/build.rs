@@ -600,3 +600,39 @@ fn one_nvcc_compile_serves_the_gates_and_the_runner() {
     let again = build(&spec, &data("dot.cu"), &target, &o).unwrap();
     assert!(again.cached && again.same_code(&b));
 }
+
+/// The on-device comparison kernel (`runner::cuda::DIFFER_PTX`, loaded by the CUDA device and
+/// JIT-compiled by its driver) is valid PTX: ptxas, beside nvcc, assembles it for every
+/// architecture from Turing to Hopper, and its one entry takes the four 8-byte parameters the
+/// device passes (a, b, bytes, flag).
+#[test]
+fn the_comparison_kernel_assembles_with_ptxas() {
+    let ptxas = support::nvcc().with_file_name("ptxas");
+    let d = tempfile::tempdir().unwrap();
+    let src = d.path().join("differ.ptx");
+    std::fs::write(&src, runner::cuda::DIFFER_PTX).unwrap();
+    for arch in ["sm_75", "sm_80", "sm_86", "sm_90"] {
+        let out = std::process::Command::new(&ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg(&src)
+            .arg("-o")
+            .arg(d.path().join(format!("{arch}.cubin")))
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", ptxas.display()));
+        assert!(
+            out.status.success(),
+            "{arch}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let m = ptx::parse(runner::cuda::DIFFER_PTX).unwrap();
+    let e = m
+        .entries
+        .iter()
+        .find(|e| e.name == "hip_unroll_differ")
+        .expect("its entry");
+    assert_eq!(
+        e.params.iter().map(|p| p.size).collect::<Vec<_>>(),
+        [8, 8, 8, 8]
+    );
+}

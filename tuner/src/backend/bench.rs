@@ -70,6 +70,17 @@ impl Device for Shared {
     ) -> Result<f64, DeviceError> {
         self.device.borrow_mut().launch_timed(kernel, launch, args)
     }
+    fn differ(
+        &mut self,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<Option<bool>, DeviceError> {
+        self.device.borrow_mut().differ(a, b, bytes)
+    }
+    fn memory(&self) -> Option<(u64, u64)> {
+        self.device.borrow().memory()
+    }
 }
 
 /// One spec's session, on the session thread.
