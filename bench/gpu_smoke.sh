@@ -213,14 +213,17 @@ for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):
         continue
     if not r.get("specs"):
         continue
-    print("\n| spec | kernel | status | loops judged | variants accepted |")
-    print("|---|---|---|---:|---:|")
+    print("\n| spec | kernel | status | baseline | final | loops judged | variants accepted |")
+    print("|---|---|---|---:|---:|---:|---:|")
     for s in r["specs"]:
         judged = [c for c in r["candidates"] if any(j["spec"] == s["spec"] for j in c.get("judged_by", []))]
         loops = len({(c["file"], c["loop"]) for c in judged})
         accepted = sum(1 for c in judged if c["status"] == "accepted")
         status = s["status"] + (": " + s["reason"] if s.get("reason") else "")
-        print(f"| {s['spec']} | {s['kernel']} | {status} | {loops} | {accepted} |")
+        b, f = s.get("baseline"), s.get("final")
+        base = f"{b['figure']:.2f} {b['unit']}" if b else ""
+        fin = f"{f['figure']:.2f} ({f['speedup']:.3f}x)" if f else ""
+        print(f"| {s['spec']} | {s['kernel']} | {status} | {base} | {fin} | {loops} | {accepted} |")
 # Each tune's timing line, as its human report ends (where the wall time went).
 lines = []
 for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):

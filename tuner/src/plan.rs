@@ -245,6 +245,8 @@ pub fn plan(tune: &Tune, root: &Path) -> Result<TunePlan, Error> {
                     report::SpecOutcome::Ok
                 },
                 reason: o.failed.clone(),
+                baseline: None,
+                final_: None,
             })
             .collect()
     });

@@ -241,7 +241,7 @@ pub struct JudgedBy {
     pub ratios: Vec<f64>,
 }
 
-/// A launch spec of the tune (`specs`): whether its kernel was tuned.
+/// A launch spec of the tune (`specs`): whether its kernel was tuned, and its own figures.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpecStatus {
     /// The spec's path as given.
@@ -251,6 +251,13 @@ pub struct SpecStatus {
     /// Why it failed: one line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Its kernel's baseline (the median of its A/A runs), when measured or recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Baseline>,
+    /// Its kernel with the applied combination, when the spec judged an applied loop and the
+    /// confirmation measured it in this run: figure, speedup against its own baseline, interval.
+    #[serde(rename = "final", skip_serializing_if = "Option::is_none")]
+    pub final_: Option<Final>,
 }
 
 /// Whether a spec could be used.
@@ -512,11 +519,68 @@ fn counts(r: &Report) -> String {
         .join(", ")
 }
 
+/// The head of a multi-spec human report: the combination's speed-up (the geometric mean over
+/// the specs that judged an applied loop), then each spec's own figures, before and after.
+fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
+    let confirmed = specs.iter().filter(|s| s.final_.is_some()).count();
+    if r.applied.is_empty() {
+        let _ = writeln!(o, "final:    nothing applied");
+    } else {
+        let _ = writeln!(
+            o,
+            "final:    {:.3}x, the geometric mean over the {} reaching an applied loop{}",
+            r.final_.speedup,
+            match confirmed {
+                0 => "specs".to_string(),
+                1 => "1 spec".to_string(),
+                n => format!("{n} specs"),
+            },
+            match r.final_.ci {
+                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                None => String::new(),
+            }
+        );
+    }
+    for s in specs {
+        let what = match (&s.status, &s.baseline, &s.final_) {
+            (SpecOutcome::Failed, _, _) => {
+                format!("failed: {}", s.reason.as_deref().unwrap_or("(no reason)"))
+            }
+            (_, Some(b), Some(f)) => format!(
+                "{} {u} -> {} {u} ({:.3}x{})",
+                fig(b.figure),
+                fig(f.figure),
+                f.speedup,
+                match f.ci {
+                    Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                    None => String::new(),
+                },
+                u = b.unit
+            ),
+            (_, Some(b), None) => format!(
+                "{} {} (median of {} runs){}",
+                fig(b.figure),
+                b.unit,
+                b.runs,
+                if r.applied.is_empty() {
+                    ""
+                } else {
+                    ", no applied loop measured with it"
+                }
+            ),
+            (_, None, _) => "not measured".to_string(),
+        };
+        let _ = writeln!(o, "  {} ({}): {what}", s.spec, s.kernel);
+    }
+}
+
 /// `tune --format human`: a summary table for people.
 pub fn human(r: &Report) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
-    if r.baseline.figure.is_nan() && r.candidates.is_empty() {
+    if let Some(specs) = &r.specs {
+        human_specs(&mut o, r, specs);
+    } else if r.baseline.figure.is_nan() && r.candidates.is_empty() {
         let _ = writeln!(o, "baseline: not measured (no loop to tune)");
     } else if r.baseline.figure.is_nan() {
         let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
@@ -536,7 +600,9 @@ pub fn human(r: &Report) -> String {
             }
         );
     }
-    if r.final_.figure.is_nan() {
+    if r.specs.is_some() {
+        // Said per spec above.
+    } else if r.final_.figure.is_nan() {
         let _ = writeln!(o, "final:    not measured");
     } else {
         let _ = writeln!(

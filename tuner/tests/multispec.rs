@@ -440,6 +440,48 @@ fn each_loop_is_judged_by_the_specs_of_the_kernels_reaching_it() {
         .unwrap();
     assert_eq!(helper["judged_by"][1]["kernel"], "b");
     assert!(helper["judged_by"][0]["interval"].as_array().unwrap().len() == 2);
+
+    // Each spec's own figures: a and b reach an applied loop and were measured with the
+    // combination; c's kernel reaches none. The report's baseline and final figures are both
+    // the first spec's (a's kernel), its speed-up the geometric mean of a's and b's.
+    let (a, b, c) = (&specs[0], &specs[1], &specs[2]);
+    let (ab, af) = (a.baseline.as_ref().unwrap(), a.final_.as_ref().unwrap());
+    let bf = b.final_.as_ref().unwrap();
+    assert!(c.baseline.is_some() && c.final_.is_none(), "{c:?}");
+    assert_eq!(r.baseline.figure, ab.figure);
+    assert_eq!(r.final_.figure, af.figure);
+    assert!(af.figure < ab.figure && af.speedup > 1.3, "{a:?}");
+    let geo = (af.speedup * bf.speedup).sqrt();
+    assert!(
+        (r.final_.speedup - geo).abs() < 1e-9,
+        "{:?} {a:?} {b:?}",
+        r.final_
+    );
+    assert!(json["specs"][0]["final"]["speedup"].as_f64().unwrap() > 1.3);
+    assert_eq!(json["specs"][2]["baseline"]["unit"], ab.unit.as_str());
+    assert!(json["specs"][2].get("final").is_none());
+    let human = tuner::report::human(&r);
+    let line = |spec: &str| {
+        human
+            .lines()
+            .find(|l| l.trim_start().starts_with(spec))
+            .unwrap_or_else(|| panic!("{spec} in {human}"))
+            .to_string()
+    };
+    assert!(
+        human.contains("the geometric mean over the 2 specs reaching an applied loop"),
+        "{human}"
+    );
+    assert!(line("specs/a.toml (a): ").contains(" -> "), "{human}");
+    assert!(
+        line("specs/c.toml (c): ").ends_with("no applied loop measured with it"),
+        "{human}"
+    );
+    let md = tuner::report::markdown(&r);
+    assert!(
+        md.contains("| spec | kernel | status | baseline | final | reason |"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -579,4 +621,38 @@ fn the_specs_are_spread_over_two_lanes() {
         judges(cand(&r, "helper:0", "pragma", 2)),
         [pair("specs/a.toml", "a"), pair("specs/b.toml", "b")]
     );
+}
+
+/// When the first spec given reaches no applied loop, the report's baseline and final figures
+/// are both its kernel's (unchanged by the applied edits), never one kernel's baseline against
+/// another kernel's final figure; the speed-up is the geometric mean of the specs that reached
+/// the applied loops, each with its own figures.
+#[test]
+fn the_reports_figures_are_of_one_kernel_whatever_the_specs_order() {
+    let t = tree();
+    let state = tempfile::tempdir().unwrap();
+    let r = run(
+        t.path(),
+        state.path(),
+        &["specs/c.toml", "specs/a.toml", "specs/b.toml"],
+        None,
+    );
+    let specs = r.specs.as_ref().expect("specs");
+    let names: Vec<&str> = specs.iter().map(|s| s.spec.as_str()).collect();
+    assert_eq!(names, ["specs/c.toml", "specs/a.toml", "specs/b.toml"]);
+    let c = &specs[0];
+    let cb = c.baseline.as_ref().expect("c's baseline");
+    assert!(c.final_.is_none(), "{c:?}");
+    assert!(!r.applied.is_empty());
+    assert_eq!(r.baseline.figure, cb.figure);
+    assert_eq!(
+        r.final_.figure, cb.figure,
+        "c's kernel is unchanged: {:?}",
+        r.final_
+    );
+    let (af, bf) = (
+        specs[1].final_.as_ref().unwrap(),
+        specs[2].final_.as_ref().unwrap(),
+    );
+    assert!((r.final_.speedup - (af.speedup * bf.speedup).sqrt()).abs() < 1e-9);
 }

@@ -220,8 +220,9 @@ fn sample() -> Report {
     }
 }
 
-/// The multi-spec fields (the contract with the HTML renderer): top-level `specs`, per
-/// candidate `judged_by`, exactly these keys.
+/// The multi-spec fields (the contract with the HTML renderer): top-level `specs` (each with
+/// its own baseline and final figures when it has them), per candidate `judged_by`, exactly
+/// these keys.
 #[test]
 fn specs_and_judged_by_have_exactly_the_contract_keys() {
     use tuner::report::{JudgedBy, SpecOutcome, SpecStatus};
@@ -232,12 +233,24 @@ fn specs_and_judged_by_have_exactly_the_contract_keys() {
             kernel: "a".into(),
             status: SpecOutcome::Ok,
             reason: None,
+            baseline: Some(report::Baseline {
+                figure: 40.0,
+                unit: "us".into(),
+                runs: 20,
+            }),
+            final_: Some(report::Final {
+                figure: 32.0,
+                speedup: 1.25,
+                ci: Some([1.2, 1.3]),
+            }),
         },
         SpecStatus {
             spec: "bench/c.toml".into(),
             kernel: "c".into(),
             status: SpecOutcome::Failed,
             reason: Some("its baseline it does not build: k.cu:3: error".into()),
+            baseline: None,
+            final_: None,
         },
     ]);
     r.candidates[0].judged_by = Some(vec![JudgedBy {
@@ -251,7 +264,9 @@ fn specs_and_judged_by_have_exactly_the_contract_keys() {
     assert_eq!(
         v["specs"],
         serde_json::json!([
-            {"spec": "bench/a.toml", "kernel": "a", "status": "ok"},
+            {"spec": "bench/a.toml", "kernel": "a", "status": "ok",
+             "baseline": {"figure": 40.0, "unit": "us", "runs": 20},
+             "final": {"figure": 32.0, "speedup": 1.25, "ci": [1.2, 1.3]}},
             {"spec": "bench/c.toml", "kernel": "c", "status": "failed", "reason": "its baseline it does not build: k.cu:3: error"}
         ])
     );

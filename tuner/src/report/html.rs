@@ -79,7 +79,14 @@ fn verdict(r: &Report) -> Markup {
     let u = &r.baseline.unit;
     html! {
         p class="verdict" {
-            @if r.final_.figure.is_nan() || r.baseline.figure.is_nan() {
+            @if r.specs.is_some() {
+                @if r.applied.is_empty() { "Nothing applied (each spec's figures below)." } @else {
+                    strong { (format!("{:.3}x", r.final_.speedup)) }
+                    " faster, the geometric mean over the specs reaching an applied loop"
+                    @if let Some([lo, hi]) = r.final_.ci { (format!(", confirmed [{lo:.3}, {hi:.3}]")) }
+                    " (each spec's figures below)."
+                }
+            } @else if r.final_.figure.is_nan() || r.baseline.figure.is_nan() {
                 "Nothing measured"
                 @if r.candidates.is_empty() { ": no loop to tune" }
                 "."
@@ -157,12 +164,21 @@ fn specs_section(specs: &Specs) -> Markup {
             section id="specs" {
                 h2 { "Specs" }
                 table {
-                    thead { tr { th { "spec" } th { "kernel" } th { "status" } th { "reason" } } }
+                    thead { tr { th { "spec" } th { "kernel" } th { "status" } th { "baseline" } th { "final" } th { "reason" } } }
                     tbody {
                         @for s in &specs.specs {
+                            @let unit = s.baseline.as_ref().and_then(|b| b.unit.clone()).unwrap_or_default();
                             tr class=(format!("spec-{}", s.status)) {
                                 td { code { (s.spec) } } td { code { (s.kernel) } }
-                                td { (s.status) } td class="reason" { (s.reason.as_deref().unwrap_or("")) }
+                                td { (s.status) }
+                                td class="num" { @if let Some(b) = &s.baseline { (format!("{} {unit}", super::fig(b.figure))) } }
+                                td class="num" {
+                                    @if let Some(f) = &s.final_ {
+                                        (format!("{} {unit}", super::fig(f.figure)))
+                                        @if let Some(x) = f.speedup { (format!(" ({x:.3}x)")) }
+                                    }
+                                }
+                                td class="reason" { (s.reason.as_deref().unwrap_or("")) }
                             }
                         }
                     }

@@ -41,7 +41,25 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
     let mut o = String::new();
     let u = &r.baseline.unit;
     let _ = writeln!(o, "### hip-unroll tune\n");
-    if r.final_.figure.is_nan() {
+    if !specs.specs.is_empty() {
+        let _ = writeln!(
+            o,
+            "{} (backend {}; each spec's figures below).\n",
+            if r.applied.is_empty() {
+                "Nothing applied".to_string()
+            } else {
+                format!(
+                    "**{:.3}x** faster, the geometric mean over the specs reaching an applied loop{}",
+                    r.final_.speedup,
+                    match r.final_.ci {
+                        Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+                        None => String::new(),
+                    }
+                )
+            },
+            code(&r.extra.backend)
+        );
+    } else if r.final_.figure.is_nan() {
         let _ = writeln!(
             o,
             "Nothing measured (backend {}){}.\n",
@@ -92,12 +110,33 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
         );
     }
     if !specs.specs.is_empty() {
-        let _ = writeln!(o, "| spec | kernel | status | reason |");
-        let _ = writeln!(o, "|---|---|---|---|");
+        let _ = writeln!(o, "| spec | kernel | status | baseline | final | reason |");
+        let _ = writeln!(o, "|---|---|---|---:|---:|---|");
         for s in &specs.specs {
+            let unit = s
+                .baseline
+                .as_ref()
+                .and_then(|b| b.unit.clone())
+                .unwrap_or_default();
+            let baseline = s
+                .baseline
+                .as_ref()
+                .map(|b| format!("{} {unit}", super::fig(b.figure)))
+                .unwrap_or_default();
+            let final_ = s
+                .final_
+                .as_ref()
+                .map(|f| {
+                    format!(
+                        "{} {unit}{}",
+                        super::fig(f.figure),
+                        f.speedup.map(|x| format!(" ({x:.3}x)")).unwrap_or_default()
+                    )
+                })
+                .unwrap_or_default();
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} | {baseline} | {final_} | {} |",
                 cell(&code(&s.spec)),
                 cell(&code(&s.kernel)),
                 cell(&s.status),
@@ -240,7 +279,7 @@ mod spec_tests {
         let md = document(&fixture::report(), &fixture::specs());
         assert!(
             md.contains(
-                "| `bench/c.toml` | `kc` | failed | bench/c.toml:3: `n` is not a parameter of kc |"
+                "| `bench/c.toml` | `kc` | failed |  |  | bench/c.toml:3: `n` is not a parameter of kc |"
             ),
             "{md}"
         );

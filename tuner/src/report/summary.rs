@@ -82,6 +82,22 @@ pub struct SpecRow {
     pub status: String,
     #[serde(default)]
     pub reason: Option<String>,
+    /// Its kernel's baseline and, where the confirmation measured it, its final figure.
+    #[serde(default)]
+    pub baseline: Option<SpecFigure>,
+    #[serde(default, rename = "final")]
+    pub final_: Option<SpecFigure>,
+}
+
+/// A spec's figure in the JSON report: `figure` and `unit` (baseline), or `figure` and
+/// `speedup` (final).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SpecFigure {
+    pub figure: f64,
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub speedup: Option<f64>,
 }
 
 /// One spec's judgement of a candidate (`judged_by` in the JSON report).

@@ -413,6 +413,10 @@ pub(crate) struct Out {
     pub applied: Vec<(usize, Applied, Mode)>,
     pub baseline: Option<ledger::Baseline>,
     pub noise: Option<(f64, f64)>,
+    /// With several specs: the spec whose baseline is the report's (`baseline`), and each
+    /// confirming spec's final figure (the applied combination against the original).
+    pub baseline_spec: Option<usize>,
+    pub spec_finals: BTreeMap<usize, report::Final>,
     pub compiles: u32,
     pub builds: u32,
     pub reused: u32,

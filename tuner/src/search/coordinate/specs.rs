@@ -394,6 +394,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             if let Some((b, noise)) = &r.baseline {
                 self.out.baseline = Some(b.clone());
                 self.out.noise = Some(*noise);
+                self.out.baseline_spec = Some(i);
                 return;
             }
             let recorded = self
@@ -404,6 +405,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 .flatten();
             if let Some(b) = recorded {
                 self.out.baseline = Some(b);
+                self.out.baseline_spec = Some(i);
                 return;
             }
         }
@@ -737,14 +739,31 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             })
             .collect();
         let j = stats::judge(&sp, &plan);
-        let finals: Vec<f64> = got[0].1.iter().map(|p| p.variant).collect();
+        for ((i, p), a) in got.iter().zip(&each) {
+            let finals: Vec<f64> = p.iter().map(|p| p.variant).collect();
+            self.out.spec_finals.insert(
+                *i,
+                report::Final {
+                    figure: stats::median(&finals),
+                    speedup: a.speedup,
+                    ci: Some([a.ci.0, a.ci.1]),
+                },
+            );
+        }
+        // The report's final figure is of the kernel its baseline figure is of; a spec that
+        // judged no applied loop has its kernel unchanged (NaN: the report takes its baseline).
+        let figure = self
+            .out
+            .baseline_spec
+            .and_then(|i| self.out.spec_finals.get(&i))
+            .map_or(f64::NAN, |f| f.figure);
         let confirmed = super::Confirmed {
             faster: each.iter().all(|a| a.verdict == Verdict::Accept) || j.ci.0 > 1.0,
             speedup: j.speedup,
             ci: j.ci,
             p_value: None,
             runs: j.n,
-            figure: stats::median(&finals),
+            figure,
             device: lane.map(|l| self.info[l].device.clone()),
         };
         self.record_confirmation(key, final_state, confirmed)
@@ -781,7 +800,8 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 .objectives
                 .iter()
                 .zip(&self.spec_runs)
-                .map(|(o, r)| SpecStatus {
+                .enumerate()
+                .map(|(i, (o, r))| SpecStatus {
                     spec: o.name.clone(),
                     kernel: o.kernel.clone(),
                     status: if r.failed.is_some() {
@@ -790,6 +810,24 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                         SpecOutcome::Ok
                     },
                     reason: r.failed.as_deref().map(one_line),
+                    baseline: r
+                        .baseline
+                        .as_ref()
+                        .map(|(b, _)| b.clone())
+                        .or_else(|| {
+                            self.s
+                                .ledger
+                                .baseline(&self.spec_settings(i), &self.s.tree.hash)
+                                .ok()
+                                .flatten()
+                        })
+                        .filter(|_| r.failed.is_none())
+                        .map(|b| report::Baseline {
+                            figure: b.figure,
+                            unit: b.unit,
+                            runs: b.runs,
+                        }),
+                    final_: self.out.spec_finals.get(&i).cloned(),
                 })
                 .collect(),
         )
