@@ -6,8 +6,10 @@
 #
 # The base is an export (`git archive`) of BASE (default: the merge base with main) with this
 # tree's simulated device (runner/src/sim.rs) and benchmark copied in, its view of the old API
-# from bench/session_host_base_api.rs; it builds into this tree's target/ (its path crates get
-# their own hashes there; the registry crates are shared, not rebuilt).
+# from bench/session_host_base_api.rs; it builds into target-session-base/ (not this tree's
+# target/: cargo names a workspace crate's artifacts by its path relative to the workspace, so
+# the base's runner would overwrite this tree's, and the next build of this tree could take the
+# base's for fresh).
 #
 # Usage: bench/session_host.sh [MB] [VARIANTS] [CHECKPOINTS] [BASE_VARIANTS] [BASE_CHECKPOINTS]
 #   defaults: 1600 10 1,5,10 3 1,2,3 (the base holds a copy of the outputs per variant: 1.6 GB
@@ -35,12 +37,18 @@ echo 'pub mod sim;' >> "$work/runner/src/lib.rs"
 mkdir -p "$work/runner/benches/session_host"
 cp runner/benches/session_host.rs "$work/runner/benches/"
 cp bench/session_host_base_api.rs "$work/runner/benches/session_host/api.rs"
-sed -i "s/^blake3.workspace = true$/blake3.workspace = true\nrayon.workspace = true\nlibc.workspace = true/" "$work/runner/Cargo.toml"
-printf '\n[[bench]]\nname = "session_host"\nharness = false\n' >> "$work/runner/Cargo.toml"
+# A base before issue 27 lacks the benchmark's dependencies and its [[bench]] entry; a later
+# one has them.
+for dep in rayon libc; do
+  grep -q "^$dep.workspace = true$" "$work/runner/Cargo.toml" ||
+    sed -i "s/^blake3.workspace = true$/blake3.workspace = true\n$dep.workspace = true/" "$work/runner/Cargo.toml"
+done
+grep -q '^name = "session_host"$' "$work/runner/Cargo.toml" ||
+  printf '\n[[bench]]\nname = "session_host"\nharness = false\n' >> "$work/runner/Cargo.toml"
 
 echo "== build"
 cargo bench -p runner --bench session_host --no-run --quiet
-(cd "$work" && CARGO_TARGET_DIR="$repo/target" cargo bench -p runner --bench session_host --no-run --quiet)
+(cd "$work" && CARGO_TARGET_DIR="$repo/target-session-base" cargo bench -p runner --bench session_host --no-run --quiet)
 
 echo "== this tree ($(git rev-parse --short HEAD)$(git diff --quiet || echo ', with changes'))"
 load
@@ -48,7 +56,7 @@ cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$VA
 load
 echo "== base ($(git rev-parse --short "$BASE"))"
 load
-(cd "$work" && CARGO_TARGET_DIR="$repo/target" cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$BASE_VARIANTS" --checkpoints "$BASE_CHECKPOINTS") | tee "$work/base.txt"
+(cd "$work" && CARGO_TARGET_DIR="$repo/target-session-base" cargo bench -p runner --bench session_host --quiet -- --mb "$MB" --variants "$BASE_VARIANTS" --checkpoints "$BASE_CHECKPOINTS") | tee "$work/base.txt"
 load
 echo "== base / this tree (host seconds: wall less device time; cpu: CPU time less the device's)"
 python3 - "$work/new.txt" "$work/base.txt" <<'PY'
