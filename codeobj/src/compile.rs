@@ -589,13 +589,7 @@ impl Compiler {
     ) -> Result<CompilerJob, CompileError> {
         check_timeout(self.timeout)?;
         sweep_stale_tmpdirs(&std::env::temp_dir());
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!("{TMPDIR_PREFIX}{}-", std::process::id()))
-            .tempdir()
-            .map_err(|error| CompileError::Io {
-                path: std::env::temp_dir().display().to_string(),
-                error,
-            })?;
+        let tmp = private_dir()?;
         let mut job = childproc::Job::new(program, self.timeout)
             .args(args)
             .cwd(self.cwd.as_deref())
@@ -640,13 +634,7 @@ impl Compiler {
             // `{keep}`: a private directory for the compiler's intermediate files (nvcc's
             // `--keep-dir`), from which the PTX is kept beside a cubin.
             let keep = if self.command.contains("{keep}") {
-                let dir = tempfile::Builder::new()
-                    .prefix(&format!("{TMPDIR_PREFIX}{}-", std::process::id()))
-                    .tempdir()
-                    .map_err(|error| CompileError::Io {
-                        path: std::env::temp_dir().display().to_string(),
-                        error,
-                    })?;
+                let dir = private_dir()?;
                 let at = dir.path().display().to_string();
                 for w in &mut argv {
                     *w = w.replace("{keep}", &at);
@@ -862,6 +850,18 @@ const NVCC_VERSIONED_HEADERS: &[&str] = &[
 /// Whether `program` is NVIDIA's compiler driver.
 fn is_nvcc(program: &str) -> bool {
     file_name_of(program) == "nvcc"
+}
+
+/// A private directory `$TMPDIR/hip-unroll-cc-PID-XXXXXX` (removed when dropped; one left by a
+/// `kill -9` is swept by [`sweep_stale_tmpdirs`]).
+fn private_dir() -> Result<tempfile::TempDir, CompileError> {
+    tempfile::Builder::new()
+        .prefix(&format!("{TMPDIR_PREFIX}{}-", std::process::id()))
+        .tempdir()
+        .map_err(|error| CompileError::Io {
+            path: std::env::temp_dir().display().to_string(),
+            error,
+        })
 }
 
 /// Where the PTX of an [`Output::Cubin`] object is kept (`<object>.ptx`).
