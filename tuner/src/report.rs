@@ -564,14 +564,32 @@ fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
                 b.runs,
                 if r.applied.is_empty() {
                     ""
+                } else if judged_an_applied_loop(r, &s.spec) {
+                    ", its final figure not measured in this run (the confirmation was reused)"
                 } else {
-                    ", no applied loop measured with it"
+                    ", unchanged: its kernel reaches no applied loop"
                 }
             ),
             (_, None, _) => "not measured".to_string(),
         };
         let _ = writeln!(o, "  {} ({}): {what}", s.spec, s.kernel);
     }
+}
+
+/// Whether spec `spec` judged one of the applied variants.
+fn judged_an_applied_loop(r: &Report, spec: &str) -> bool {
+    r.applied.iter().any(|a| {
+        r.candidates.iter().any(|c| {
+            c.file == a.file
+                && c.loop_id == a.loop_id
+                && c.mode.as_deref() == Some(a.mode.as_str())
+                && (c.full || c.factor == Some(a.factor))
+                && c.full == a.full
+                && c.judged_by
+                    .as_ref()
+                    .is_some_and(|j| j.iter().any(|j| j.spec == spec))
+        })
+    })
 }
 
 /// `tune --format human`: a summary table for people.

@@ -474,7 +474,7 @@ fn each_loop_is_judged_by_the_specs_of_the_kernels_reaching_it() {
     );
     assert!(line("specs/a.toml (a): ").contains(" -> "), "{human}");
     assert!(
-        line("specs/c.toml (c): ").ends_with("no applied loop measured with it"),
+        line("specs/c.toml (c): ").ends_with("unchanged: its kernel reaches no applied loop"),
         "{human}"
     );
     let md = tuner::report::markdown(&r);
@@ -655,4 +655,33 @@ fn the_reports_figures_are_of_one_kernel_whatever_the_specs_order() {
         specs[2].final_.as_ref().unwrap(),
     );
     assert!((r.final_.speedup - (af.speedup * bf.speedup).sqrt()).abs() < 1e-9);
+
+    // Run again (a dry run left the tree as it was): every decision and the confirmation come
+    // from the ledger; the specs' final figures are not measured again, and the human report
+    // says which specs that concerns.
+    let again = run(
+        t.path(),
+        state.path(),
+        &["specs/c.toml", "specs/a.toml", "specs/b.toml"],
+        None,
+    );
+    assert_eq!(again.applied.len(), r.applied.len());
+    assert!((again.final_.speedup - r.final_.speedup).abs() < 1e-9);
+    let specs = again.specs.as_ref().unwrap();
+    assert!(specs.iter().all(|s| s.final_.is_none()), "{specs:?}");
+    let human = tuner::report::human(&again);
+    for (spec, says) in [
+        ("specs/a.toml (a): ", "(the confirmation was reused)"),
+        ("specs/b.toml (b): ", "(the confirmation was reused)"),
+        (
+            "specs/c.toml (c): ",
+            "unchanged: its kernel reaches no applied loop",
+        ),
+    ] {
+        let line = human
+            .lines()
+            .find(|l| l.trim_start().starts_with(spec))
+            .unwrap_or_else(|| panic!("{spec} in {human}"));
+        assert!(line.ends_with(says), "{line}");
+    }
 }
