@@ -5,8 +5,8 @@
 //! buffers before its first answer is trusted.
 
 use crate::device::{
-    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
-    Limits,
+    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, Differ, KernelHandle,
+    Launch, Limits,
 };
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys::{self, CUdevice_attribute as A};
@@ -67,13 +67,6 @@ struct Loaded {
 
 /// The on-device comparison kernel ([`Device::differ`]): its PTX, sm_50 and later.
 pub const DIFFER_PTX: &str = include_str!("cuda/differ.ptx");
-
-/// The loaded comparison kernel and its 4-byte result flag.
-#[derive(Clone, Copy)]
-struct Differ {
-    kernel: KernelHandle,
-    flag: DevicePtr,
-}
 
 /// One CUDA device (its primary context), its modules, allocations and timing events.
 pub struct CudaDevice {
@@ -165,39 +158,12 @@ impl CudaDevice {
 }
 
 impl CudaDevice {
-    /// The comparison kernel, loaded and self-checked on first use: known buffers (equal; one
-    /// differing word; one differing byte after the last whole word) must give the known
-    /// answers, else it is never used.
+    /// The comparison kernel, loaded and self-checked on first use ([`Differ::load`]).
     fn differ_kernel(&mut self) -> Result<Option<Differ>, DeviceError> {
         if let Some(d) = self.differ {
             return Ok(d);
         }
-        let loaded = (|| -> Result<Option<Differ>, DeviceError> {
-            let kernel = self.load(
-                DIFFER_PTX.as_bytes(),
-                "hip_unroll_differ",
-                &[0, 8, 16, 24],
-                32,
-            )?;
-            let flag = self.alloc(4)?;
-            let d = Differ { kernel, flag };
-            let a: Vec<u8> = (0..4099u32).map(|i| (i % 251) as u8).collect();
-            let mut word = a.clone();
-            word[2048] ^= 0x10;
-            let mut tail = a.clone();
-            tail[4098] ^= 1;
-            let pa = self.alloc(a.len())?;
-            let pb = self.alloc(a.len())?;
-            self.upload(pa, &a)?;
-            for (b, want) in [(&a, false), (&word, true), (&tail, true)] {
-                self.upload(pb, b)?;
-                if self.compare(d, pa, pb, a.len())? != want {
-                    return Ok(None);
-                }
-            }
-            Ok(Some(d))
-        })();
-        match loaded {
+        match Differ::load(self, DIFFER_PTX.as_bytes()) {
             Ok(d) => {
                 self.differ = Some(d);
                 Ok(d)
@@ -209,29 +175,6 @@ impl CudaDevice {
                 Ok(None)
             }
         }
-    }
-
-    /// One launch of the comparison kernel over `bytes` bytes of `a` and `b`.
-    fn compare(
-        &mut self,
-        d: Differ,
-        a: DevicePtr,
-        b: DevicePtr,
-        bytes: usize,
-    ) -> Result<bool, DeviceError> {
-        self.upload(d.flag, &[0; 4])?;
-        let words = (bytes / 4).max(1);
-        let blocks = u32::try_from(words.div_ceil(256).min(16_384)).unwrap_or(16_384);
-        let launch = Launch {
-            grid: [blocks, 1, 1],
-            block: [256, 1, 1],
-            shared_bytes: 0,
-        };
-        let args = [a.0, b.0, bytes as u64, d.flag.0].map(|v| v.to_le_bytes().to_vec());
-        self.launch_timed(d.kernel, &launch, &args)?;
-        let mut flag = [0u8; 4];
-        self.download(d.flag, &mut flag)?;
-        Ok(flag != [0; 4])
     }
 }
 
@@ -307,7 +250,7 @@ impl Device for CudaDevice {
         if bytes == 0 {
             return Ok(Some(false));
         }
-        self.compare(d, a, b, bytes).map(Some)
+        d.compare(self, a, b, bytes).map(Some)
     }
 
     fn memory(&self) -> Option<(u64, u64)> {

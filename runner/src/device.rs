@@ -170,6 +170,64 @@ pub trait Device {
     }
 }
 
+/// A loaded comparison kernel (`hip_unroll_differ(a, b, bytes, flag)`: sets the 32-bit `*flag`
+/// when the first `bytes` of `a` and `b` differ) and its flag, for [`Device::differ`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Differ {
+    kernel: KernelHandle,
+    flag: DevicePtr,
+}
+
+impl Differ {
+    /// Load `image` (PTX or a code object holding `hip_unroll_differ`) into `dev` and check it
+    /// on known buffers (equal; one differing word; one differing byte after the last whole
+    /// word): `None` when an answer is wrong (then it is never used).
+    pub(crate) fn load(dev: &mut dyn Device, image: &[u8]) -> Result<Option<Differ>, DeviceError> {
+        let kernel = dev.load(image, "hip_unroll_differ", &[0, 8, 16, 24], 32)?;
+        let flag = dev.alloc(4)?;
+        let d = Differ { kernel, flag };
+        let a: Vec<u8> = (0..4099u32).map(|i| (i % 251) as u8).collect();
+        let mut word = a.clone();
+        word[2048] ^= 0x10;
+        let mut tail = a.clone();
+        tail[4098] ^= 1;
+        let pa = dev.alloc(a.len())?;
+        let pb = dev.alloc(a.len())?;
+        dev.upload(pa, &a)?;
+        for (b, want) in [(&a, false), (&word, true), (&tail, true)] {
+            dev.upload(pb, b)?;
+            if d.compare(dev, pa, pb, a.len())? != want {
+                return Ok(None);
+            }
+        }
+        Ok(Some(d))
+    }
+
+    /// One launch over `bytes` bytes of `a` and `b` (grid-stride, at most 16384 blocks of
+    /// 256): whether they differ.
+    pub(crate) fn compare(
+        self,
+        dev: &mut dyn Device,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<bool, DeviceError> {
+        dev.upload(self.flag, &[0; 4])?;
+        let words = (bytes / 4).max(1);
+        let blocks = u32::try_from(words.div_ceil(256).min(16_384)).unwrap_or(16_384);
+        let launch = Launch {
+            grid: [blocks, 1, 1],
+            block: [256, 1, 1],
+            shared_bytes: 0,
+        };
+        let args = [a.0, b.0, bytes as u64, self.flag.0].map(|v| v.to_le_bytes().to_vec());
+        dev.launch_timed(self.kernel, &launch, &args)?;
+        let mut flag = [0u8; 4];
+        dev.download(self.flag, &mut flag)?;
+        Ok(flag != [0; 4])
+    }
+}
+
 /// Run `f` on another thread and give up after `timeout`: for runtime entry points that could
 /// block on a broken driver (initialisation). A thread that never returns is left behind.
 pub(crate) fn bounded<T: Send + 'static>(

@@ -1,10 +1,14 @@
 //! AMD GPUs through the HIP runtime, loaded at run time (`libamdhip64.so`, `.so.6`, `.so.5`):
 //! a small typed FFI over the module API (no link-time dependency, so the binary runs on
 //! machines without ROCm). Every call is checked and its error named (`hipGetErrorName`).
+//! Buffers are compared on the device by a kernel of hip-unroll's own compiled by hiprtc
+//! ([`rtc`]), checked on known buffers before its first answer is used.
+
+pub mod rtc;
 
 use crate::device::{
-    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, KernelHandle, Launch,
-    Limits,
+    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, Differ, KernelHandle,
+    Launch, Limits,
 };
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -72,6 +76,7 @@ struct Api_ {
     malloc: unsafe extern "C" fn(*mut Ptr, usize) -> Err,
     free: unsafe extern "C" fn(Ptr) -> Err,
     memcpy: unsafe extern "C" fn(Ptr, *const c_void, usize, c_int) -> Err,
+    mem_get_info: unsafe extern "C" fn(*mut usize, *mut usize) -> Err,
 }
 
 impl Api_ {
@@ -121,6 +126,7 @@ impl Api_ {
                 malloc: sym!("hipMalloc"),
                 free: sym!("hipFree"),
                 memcpy: sym!("hipMemcpy"),
+                mem_get_info: sym!("hipMemGetInfo"),
                 _lib: lib,
             })
         }
@@ -169,6 +175,9 @@ pub struct HipDevice {
     events: (Ptr, Ptr),
     /// Set after a timeout: nothing may be called on the device again.
     poisoned: bool,
+    /// `None`: not loaded yet; `Some(None)`: it could not be compiled or loaded, or failed its
+    /// self-check (buffers are then read back by the caller).
+    differ: Option<Option<Differ>>,
 }
 
 /// Initialise HIP and count its devices (bounded by `timeout`): `Ok(0)` when the runtime loads
@@ -262,6 +271,7 @@ impl HipDevice {
                 allocations: Vec::new(),
                 events: (start, stop),
                 poisoned: false,
+                differ: None,
             })
         }
     }
@@ -273,6 +283,31 @@ impl HipDevice {
             ));
         }
         Ok(())
+    }
+
+    /// The comparison kernel, compiled by hiprtc for the device's architecture, loaded and
+    /// self-checked on first use ([`Differ::load`]).
+    fn differ_kernel(&mut self) -> Result<Option<Differ>, DeviceError> {
+        if let Some(d) = self.differ {
+            return Ok(d);
+        }
+        let code = self.info.arch.clone().map(|a| rtc::compile_differ(&a));
+        let loaded = match code {
+            Some(Ok(code)) => Differ::load(self, &code),
+            _ => Ok(None),
+        };
+        match loaded {
+            Ok(d) => {
+                self.differ = Some(d);
+                Ok(d)
+            }
+            // A device that timed out is not used again; any other failure: no comparison.
+            Err(e) if self.poisoned => Err(e),
+            Err(_) => {
+                self.differ = Some(None);
+                Ok(None)
+            }
+        }
     }
 }
 
@@ -361,6 +396,30 @@ impl Device for HipDevice {
                 (self.api.memcpy)(dst.0 as Ptr, src.0 as *const c_void, bytes, MEMCPY_DTOD),
             )
         }
+    }
+
+    fn differ(
+        &mut self,
+        a: DevicePtr,
+        b: DevicePtr,
+        bytes: usize,
+    ) -> Result<Option<bool>, DeviceError> {
+        self.live()?;
+        let Some(d) = self.differ_kernel()? else {
+            return Ok(None);
+        };
+        if bytes == 0 {
+            return Ok(Some(false));
+        }
+        d.compare(self, a, b, bytes).map(Some)
+    }
+
+    fn memory(&self) -> Option<(u64, u64)> {
+        self.live().ok()?;
+        let (mut free, mut total) = (0usize, 0usize);
+        // SAFETY: two valid out-pointers.
+        let r = unsafe { (self.api.mem_get_info)(&mut free, &mut total) };
+        (r == SUCCESS).then_some((free as u64, total as u64))
     }
 
     fn launch_timed(

@@ -636,3 +636,33 @@ fn the_comparison_kernel_assembles_with_ptxas() {
         [8, 8, 8, 8]
     );
 }
+
+/// The comparison kernel of AMD GPUs (`runner::hip::rtc`) compiles with hiprtc, the HIP
+/// runtime's own compiler, for gfx90a and gfx908 without a GPU (Debian's ROCm 5.2 here, which
+/// knows no gfx942; a runtime that found a GPU knows its architecture): one kernel,
+/// `hip_unroll_differ`, whose explicit arguments are the four 8-byte values the device passes
+/// (a, b, bytes, flag) at offsets 0, 8, 16, 24, as `Differ::load` lays them out.
+#[test]
+fn the_amd_comparison_kernel_compiles_with_hiprtc() {
+    for arch in ["gfx90a", "gfx908"] {
+        let code = runner::hip::rtc::compile_differ(arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("differ.co");
+        std::fs::write(&path, &code).unwrap();
+        let cos = codeobj::load(&path).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let co = cos
+            .iter()
+            .find(|c| c.arch == arch)
+            .expect("the asked architecture");
+        assert_eq!(co.kernels.len(), 1);
+        let sig = runner::signature::from_amd(&co.kernels[0].meta);
+        assert_eq!(sig.symbol, "hip_unroll_differ");
+        assert_eq!(
+            sig.params
+                .iter()
+                .map(|p| (p.offset, p.size))
+                .collect::<Vec<_>>(),
+            [(0, 8), (8, 8), (16, 8), (24, 8)]
+        );
+    }
+}
