@@ -17,6 +17,7 @@
 # Needs about 10 GB of host memory and 4 GB of GPU memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/gpu_lib.sh
 out=${1:-gpu-large-$(date -u +%Y%m%dT%H%M%SZ)}
 
 fail() {
@@ -26,12 +27,8 @@ fail() {
 
 dev=${GPU_SMOKE_DEV:-/dev}
 [ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0): run it on one that has one"
-nvcc=${NVCC:-}
-if [ -z "$nvcc" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-  nvcc=$CUDA_HOME/bin/nvcc
-fi
-[ -n "$nvcc" ] || nvcc=$(command -v nvcc || true)
-[ -n "$nvcc" ] && [ -x "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+nvcc=$(gpu_nvcc)
+[ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
 command -v python3 >/dev/null || fail "python3 is needed to time the runs and write the summary"
 bin=${HIP_UNROLL:-}
 if [ -z "$bin" ]; then

@@ -19,6 +19,7 @@
 # point it elsewhere).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/gpu_lib.sh
 out=${1:-gpu-smoke-$(date -u +%Y%m%dT%H%M%SZ)}
 iterations=${2:-100}
 
@@ -42,14 +43,8 @@ nvcc_args=()
 backend=(--backend hip)
 if [ "$vendor" = nvidia ]; then
   backend=(--backend cuda)
-  nvcc=${NVCC:-}
-  if [ -z "$nvcc" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-    nvcc=$CUDA_HOME/bin/nvcc
-  fi
+  nvcc=$(gpu_nvcc)
   if [ -z "$nvcc" ]; then
-    nvcc=$(command -v nvcc || true)
-  fi
-  if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
     fail "no nvcc on this NVIDIA machine (NVCC, \$CUDA_HOME/bin, PATH): install the CUDA toolkit, or pip install nvidia-cuda-nvcc==13.0.88 nvidia-cuda-runtime==13.0.96 nvidia-cuda-crt==13.0.88 nvidia-cuda-cccl==13.0.85 nvidia-nvvm==13.0.88 into a venv and set NVCC"
   fi
   nvcc_args=(--nvcc "$nvcc")

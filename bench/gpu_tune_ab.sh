@@ -14,6 +14,7 @@
 # with one line, exit 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/gpu_lib.sh
 fail() {
   echo "gpu_tune_ab: $*" >&2
   exit 2
@@ -25,12 +26,8 @@ out=${3:-gpu-tune-ab-$(date -u +%Y%m%dT%H%M%SZ)}
 rounds=${ROUNDS:-1}
 dev=${GPU_SMOKE_DEV:-/dev}
 [ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0)"
-nvcc=${NVCC:-}
-if [ -z "$nvcc" ] && [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-  nvcc=$CUDA_HOME/bin/nvcc
-fi
-[ -n "$nvcc" ] || nvcc=$(command -v nvcc || true)
-[ -n "$nvcc" ] && [ -x "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+nvcc=$(gpu_nvcc)
+[ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
 [ -x "$base" ] && [ -x "$new" ] || fail "BASE_BINARY and NEW_BINARY must be executables"
 command -v python3 >/dev/null || fail "python3 is needed to read the reports"
 mkdir -p "$out"

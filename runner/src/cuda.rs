@@ -5,8 +5,8 @@
 //! buffers before its first answer is trusted.
 
 use crate::device::{
-    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, Differ, KernelHandle,
-    Launch, Limits,
+    bounded, differ_on, wait_until, Api, Compares, Device, DeviceError, DeviceInfo, DevicePtr,
+    Differ, KernelHandle, Launch, Limits,
 };
 use cudarc::driver::result::{self, DriverError};
 use cudarc::driver::sys::{self, CUdevice_attribute as A};
@@ -157,24 +157,15 @@ impl CudaDevice {
     }
 }
 
-impl CudaDevice {
-    /// The comparison kernel, loaded and self-checked on first use ([`Differ::load`]).
-    fn differ_kernel(&mut self) -> Result<Option<Differ>, DeviceError> {
-        if let Some(d) = self.differ {
-            return Ok(d);
-        }
-        match Differ::load(self, DIFFER_PTX.as_bytes()) {
-            Ok(d) => {
-                self.differ = Some(d);
-                Ok(d)
-            }
-            // A device that timed out is not used again; any other failure: no comparison.
-            Err(e) if self.poisoned => Err(e),
-            Err(_) => {
-                self.differ = Some(None);
-                Ok(None)
-            }
-        }
+impl Compares for CudaDevice {
+    fn differ_slot(&mut self) -> &mut Option<Option<Differ>> {
+        &mut self.differ
+    }
+    fn differ_image(&mut self) -> Option<Vec<u8>> {
+        Some(DIFFER_PTX.as_bytes().to_vec())
+    }
+    fn poisoned(&self) -> bool {
+        self.poisoned
     }
 }
 
@@ -244,13 +235,7 @@ impl Device for CudaDevice {
         bytes: usize,
     ) -> Result<Option<bool>, DeviceError> {
         self.live()?;
-        let Some(d) = self.differ_kernel()? else {
-            return Ok(None);
-        };
-        if bytes == 0 {
-            return Ok(Some(false));
-        }
-        d.compare(self, a, b, bytes).map(Some)
+        differ_on(self, a, b, bytes)
     }
 
     fn memory(&self) -> Option<(u64, u64)> {

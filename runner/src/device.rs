@@ -228,6 +228,53 @@ impl Differ {
     }
 }
 
+/// A device that keeps its own comparison kernel ([`Differ`]) for [`Device::differ`]
+/// ([`differ_on`]).
+pub(crate) trait Compares: Device {
+    /// Where the kernel is kept: `None` before its first use, `Some(None)` when it could not be
+    /// had, loaded, or failed its self-check (then every check reads back).
+    fn differ_slot(&mut self) -> &mut Option<Option<Differ>>;
+    /// The kernel's image for this device (PTX, or a code object for its architecture); `None`
+    /// where it cannot be had.
+    fn differ_image(&mut self) -> Option<Vec<u8>>;
+    /// Set after a timeout: nothing is called on the device again.
+    fn poisoned(&self) -> bool;
+}
+
+/// [`Device::differ`] of a [`Compares`] device (once its own liveness is checked): the kernel
+/// loaded and self-checked on first use, then one launch per comparison.
+pub(crate) fn differ_on<D: Compares>(
+    dev: &mut D,
+    a: DevicePtr,
+    b: DevicePtr,
+    bytes: usize,
+) -> Result<Option<bool>, DeviceError> {
+    let d = match *dev.differ_slot() {
+        Some(d) => d,
+        None => {
+            let loaded = match dev.differ_image() {
+                Some(image) => Differ::load(dev, &image),
+                None => Ok(None),
+            };
+            let d = match loaded {
+                Ok(d) => d,
+                // A device that timed out is not used again; any other failure: no comparison.
+                Err(e) if dev.poisoned() => return Err(e),
+                Err(_) => None,
+            };
+            *dev.differ_slot() = Some(d);
+            d
+        }
+    };
+    let Some(d) = d else {
+        return Ok(None);
+    };
+    if bytes == 0 {
+        return Ok(Some(false));
+    }
+    d.compare(dev, a, b, bytes).map(Some)
+}
+
 /// Run `f` on another thread and give up after `timeout`: for runtime entry points that could
 /// block on a broken driver (initialisation). A thread that never returns is left behind.
 pub(crate) fn bounded<T: Send + 'static>(

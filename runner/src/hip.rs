@@ -7,8 +7,8 @@
 pub mod rtc;
 
 use crate::device::{
-    bounded, wait_until, Api, Device, DeviceError, DeviceInfo, DevicePtr, Differ, KernelHandle,
-    Launch, Limits,
+    bounded, differ_on, wait_until, Api, Compares, Device, DeviceError, DeviceInfo, DevicePtr,
+    Differ, KernelHandle, Launch, Limits,
 };
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
@@ -284,30 +284,18 @@ impl HipDevice {
         }
         Ok(())
     }
+}
 
-    /// The comparison kernel, compiled by hiprtc for the device's architecture, loaded and
-    /// self-checked on first use ([`Differ::load`]).
-    fn differ_kernel(&mut self) -> Result<Option<Differ>, DeviceError> {
-        if let Some(d) = self.differ {
-            return Ok(d);
-        }
-        let code = self.info.arch.clone().map(|a| rtc::compile_differ(&a));
-        let loaded = match code {
-            Some(Ok(code)) => Differ::load(self, &code),
-            _ => Ok(None),
-        };
-        match loaded {
-            Ok(d) => {
-                self.differ = Some(d);
-                Ok(d)
-            }
-            // A device that timed out is not used again; any other failure: no comparison.
-            Err(e) if self.poisoned => Err(e),
-            Err(_) => {
-                self.differ = Some(None);
-                Ok(None)
-            }
-        }
+/// The comparison kernel compiled by hiprtc for the device's architecture ([`rtc`]).
+impl Compares for HipDevice {
+    fn differ_slot(&mut self) -> &mut Option<Option<Differ>> {
+        &mut self.differ
+    }
+    fn differ_image(&mut self) -> Option<Vec<u8>> {
+        rtc::compile_differ(self.info.arch.as_deref()?).ok()
+    }
+    fn poisoned(&self) -> bool {
+        self.poisoned
     }
 }
 
@@ -405,13 +393,7 @@ impl Device for HipDevice {
         bytes: usize,
     ) -> Result<Option<bool>, DeviceError> {
         self.live()?;
-        let Some(d) = self.differ_kernel()? else {
-            return Ok(None);
-        };
-        if bytes == 0 {
-            return Ok(Some(false));
-        }
-        d.compare(self, a, b, bytes).map(Some)
+        differ_on(self, a, b, bytes)
     }
 
     fn memory(&self) -> Option<(u64, u64)> {

@@ -468,6 +468,14 @@ pub fn json(r: &Report) -> String {
     s
 }
 
+/// `, confirmed [lo, hi]` for a confirmation's interval, empty without one.
+fn confirmed(ci: Option<[f64; 2]>) -> String {
+    match ci {
+        Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
+        None => String::new(),
+    }
+}
+
 fn fig(x: f64) -> String {
     if x.abs() >= 100.0 {
         format!("{x:.1}")
@@ -522,7 +530,7 @@ fn counts(r: &Report) -> String {
 /// The head of a multi-spec human report: the combination's speed-up (the geometric mean over
 /// the specs that judged an applied loop), then each spec's own figures, before and after.
 fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
-    let confirmed = specs.iter().filter(|s| s.final_.is_some()).count();
+    let measured = specs.iter().filter(|s| s.final_.is_some()).count();
     if r.applied.is_empty() {
         let _ = writeln!(o, "final:    nothing applied");
     } else {
@@ -530,15 +538,12 @@ fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
             o,
             "final:    {:.3}x, the geometric mean over the {} reaching an applied loop{}",
             r.final_.speedup,
-            match confirmed {
+            match measured {
                 0 => "specs".to_string(),
                 1 => "1 spec".to_string(),
                 n => format!("{n} specs"),
             },
-            match r.final_.ci {
-                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                None => String::new(),
-            }
+            confirmed(r.final_.ci)
         );
     }
     for s in specs {
@@ -551,10 +556,7 @@ fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
                 fig(b.figure),
                 fig(f.figure),
                 f.speedup,
-                match f.ci {
-                    Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                    None => String::new(),
-                },
+                confirmed(f.ci),
                 u = b.unit
             ),
             (_, Some(b), None) => format!(
@@ -592,13 +594,10 @@ fn judged_an_applied_loop(r: &Report, spec: &str) -> bool {
     })
 }
 
-/// `tune --format human`: a summary table for people.
-pub fn human(r: &Report) -> String {
-    let mut o = String::new();
+/// The head of a one-objective human report: the baseline and the final figure.
+fn human_head(o: &mut String, r: &Report) {
     let u = &r.baseline.unit;
-    if let Some(specs) = &r.specs {
-        human_specs(&mut o, r, specs);
-    } else if r.baseline.figure.is_nan() && r.candidates.is_empty() {
+    if r.baseline.figure.is_nan() && r.candidates.is_empty() {
         let _ = writeln!(o, "baseline: not measured (no loop to tune)");
     } else if r.baseline.figure.is_nan() {
         let _ = writeln!(o, "baseline: not measured (no variant needed measuring)");
@@ -618,9 +617,7 @@ pub fn human(r: &Report) -> String {
             }
         );
     }
-    if r.specs.is_some() {
-        // Said per spec above.
-    } else if r.final_.figure.is_nan() {
+    if r.final_.figure.is_nan() {
         let _ = writeln!(o, "final:    not measured");
     } else {
         let _ = writeln!(
@@ -628,11 +625,17 @@ pub fn human(r: &Report) -> String {
             "final:    {} {u} ({:.3}x{})",
             fig(r.final_.figure),
             r.final_.speedup,
-            match r.final_.ci {
-                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                None => String::new(),
-            }
+            confirmed(r.final_.ci)
         );
+    }
+}
+
+/// `tune --format human`: a summary table for people.
+pub fn human(r: &Report) -> String {
+    let mut o = String::new();
+    match &r.specs {
+        Some(specs) => human_specs(&mut o, r, specs),
+        None => human_head(&mut o, r),
     }
     let _ = writeln!(o);
     let rows: Vec<[String; 8]> = r

@@ -83,7 +83,7 @@ fn verdict(r: &Report) -> Markup {
                 @if r.applied.is_empty() { "Nothing applied (each spec's figures below)." } @else {
                     strong { (format!("{:.3}x", r.final_.speedup)) }
                     " faster, the geometric mean over the specs reaching an applied loop"
-                    @if let Some([lo, hi]) = r.final_.ci { (format!(", confirmed [{lo:.3}, {hi:.3}]")) }
+                    (super::confirmed(r.final_.ci))
                     " (each spec's figures below)."
                 }
             } @else if r.final_.figure.is_nan() || r.baseline.figure.is_nan() {
@@ -93,7 +93,7 @@ fn verdict(r: &Report) -> Markup {
             } @else {
                 strong { (format!("{:.3}x", r.final_.speedup)) }
                 (format!(" faster: {} {u} → {} {u}", super::fig(r.baseline.figure), super::fig(r.final_.figure)))
-                @if let Some([lo, hi]) = r.final_.ci { (format!(", confirmed [{lo:.3}, {hi:.3}]")) }
+                (super::confirmed(r.final_.ci))
                 "."
             }
         }
@@ -167,17 +167,11 @@ fn specs_section(specs: &Specs) -> Markup {
                     thead { tr { th { "spec" } th { "kernel" } th { "status" } th { "baseline" } th { "final" } th { "reason" } } }
                     tbody {
                         @for s in &specs.specs {
-                            @let unit = s.baseline.as_ref().and_then(|b| b.unit.clone()).unwrap_or_default();
+                            @let (baseline, final_) = s.figures();
                             tr class=(format!("spec-{}", s.status)) {
                                 td { code { (s.spec) } } td { code { (s.kernel) } }
                                 td { (s.status) }
-                                td class="num" { @if let Some(b) = &s.baseline { (format!("{} {unit}", super::fig(b.figure))) } }
-                                td class="num" {
-                                    @if let Some(f) = &s.final_ {
-                                        (format!("{} {unit}", super::fig(f.figure)))
-                                        @if let Some(x) = f.speedup { (format!(" ({x:.3}x)")) }
-                                    }
-                                }
+                                td class="num" { (baseline) } td class="num" { (final_) }
                                 td class="reason" { (s.reason.as_deref().unwrap_or("")) }
                             }
                         }

@@ -51,10 +51,7 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
                 format!(
                     "**{:.3}x** faster, the geometric mean over the specs reaching an applied loop{}",
                     r.final_.speedup,
-                    match r.final_.ci {
-                        Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                        None => String::new(),
-                    }
+                    super::confirmed(r.final_.ci)
                 )
             },
             code(&r.extra.backend)
@@ -77,10 +74,7 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
             r.final_.speedup,
             super::fig(r.baseline.figure),
             super::fig(r.final_.figure),
-            match r.final_.ci {
-                Some([lo, hi]) => format!(", confirmed [{lo:.3}, {hi:.3}]"),
-                None => String::new(),
-            },
+            super::confirmed(r.final_.ci),
             code(&r.extra.backend),
             r.baseline.runs,
             match r.extra.noise {
@@ -113,27 +107,7 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
         let _ = writeln!(o, "| spec | kernel | status | baseline | final | reason |");
         let _ = writeln!(o, "|---|---|---|---:|---:|---|");
         for s in &specs.specs {
-            let unit = s
-                .baseline
-                .as_ref()
-                .and_then(|b| b.unit.clone())
-                .unwrap_or_default();
-            let baseline = s
-                .baseline
-                .as_ref()
-                .map(|b| format!("{} {unit}", super::fig(b.figure)))
-                .unwrap_or_default();
-            let final_ = s
-                .final_
-                .as_ref()
-                .map(|f| {
-                    format!(
-                        "{} {unit}{}",
-                        super::fig(f.figure),
-                        f.speedup.map(|x| format!(" ({x:.3}x)")).unwrap_or_default()
-                    )
-                })
-                .unwrap_or_default();
+            let (baseline, final_) = s.figures();
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {baseline} | {final_} | {} |",

@@ -89,6 +89,35 @@ pub struct SpecRow {
     pub final_: Option<SpecFigure>,
 }
 
+impl SpecRow {
+    /// Its baseline and final figures as the reports show them (`40.0 us`, `32.0 us
+    /// (1.250x)`), each empty where the report has none.
+    pub fn figures(&self) -> (String, String) {
+        let unit = self
+            .baseline
+            .as_ref()
+            .and_then(|b| b.unit.as_deref())
+            .unwrap_or("");
+        let baseline = self
+            .baseline
+            .as_ref()
+            .map(|b| format!("{} {unit}", super::fig(b.figure)))
+            .unwrap_or_default();
+        let final_ = self
+            .final_
+            .as_ref()
+            .map(|f| {
+                format!(
+                    "{} {unit}{}",
+                    super::fig(f.figure),
+                    f.speedup.map(|x| format!(" ({x:.3}x)")).unwrap_or_default()
+                )
+            })
+            .unwrap_or_default();
+        (baseline, final_)
+    }
+}
+
 /// A spec's figure in the JSON report: `figure` and `unit` (baseline), or `figure` and
 /// `speedup` (final).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
