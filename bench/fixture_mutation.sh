@@ -42,6 +42,8 @@ testdata/check/barrier/function_template_arguments.cu
 testdata/check/barrier/cutlass_barriers.cu
 testdata/check/barrier/library_wrappers.cu
 testdata/check/atomic/unseen_wrappers.cu
+testdata/check/barrier/range_for.cu
+testdata/check/barrier/conversions.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

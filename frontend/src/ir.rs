@@ -257,6 +257,12 @@ pub struct Function {
     /// (`DEFINE_KERNEL(k, float)`): its name is the invocation's argument, its spans those of
     /// the text they are written in (see [`MacroExpansion`]).
     pub expansion: Option<MacroExpansion>,
+    /// The declared return type when it may be a class (normalised as
+    /// [`Call::receiver_type`] is: `Iter`, `Range<T>::iterator`); `None` for `void`, `auto`, a
+    /// pointer or a scalar, a constructor or a recovered function. What a range-for's
+    /// `begin()` returns: the iterator whose `++`, `*` and `!=` every iteration calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub return_type: Option<String>,
 }
 
 /// `target = value` where `target` is a plain name, or a data member through `this` (kept as
@@ -557,6 +563,18 @@ pub enum CallForm {
     /// guards take it to reach every function of the unit named as a value (its address
     /// taken), and list it as unresolved when there is none.
     Indirect,
+    /// What a range-for runs on its range (`for (auto x : r)`): `r.begin()` and `r.end()`
+    /// once, and on the iterator `begin()` returns its `++`, `*` and `!=` every iteration.
+    /// `callee` is `begin`, `receiver` the range expression as written, `receiver_type` its
+    /// type where the function shows it (a variable's declared type, `R` for a temporary
+    /// `R(n)`/`R{n}`); the span is the range expression's.
+    Range,
+    /// A local variable or parameter whose declared type may be a class, read where C++
+    /// converts it (`float x = c;`, `f(c)`, `return c;`, `(float)c`, `if (c)`, `a[c]`):
+    /// its class's conversion operators (`operator float()`) may run. `callee` is
+    /// `operator`, `receiver` the variable, `receiver_type` its declared type; the span is the
+    /// variable's. The guards look in that class only: never by name, never unresolved.
+    Convert,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -944,7 +944,14 @@ impl<'s> Lowerer<'s> {
             param_types.clear(); // `f(void)`
         }
         let signature = format!("({})", param_types.join(", "));
+        // What it returns when that may be an object of a class (a pointer never is).
+        let return_type = node
+            .child_by_field_id(fields().ty)
+            .filter(|_| declarator.is_some_and(|d| d.kind() != "pointer_declarator"))
+            .and_then(|t| normal_type(&text_of(t, src)))
+            .filter(|t| may_overload(t));
         let f = Function {
+            return_type,
             is_template,
             is_static,
             launch_bounds,
@@ -1213,6 +1220,11 @@ impl<'s> Lowerer<'s> {
         });
         fc.scopes.push(Scope::Loop(idx));
         fc.loop_stack.push(idx);
+        if k == K::ForRangeLoop {
+            if let Some(range) = node.child_by_field_id(fields().right) {
+                self.range_call(range);
+            }
+        }
         let close = match (repaired, macro_block) {
             (Some((_, last)), _) => last.id(),
             (None, Some(block)) => block.id(),
@@ -1602,14 +1614,88 @@ impl<'s> Lowerer<'s> {
             return;
         }
         let name = text_of(operand, self.src);
+        let Some(t) = self.object_type(&name) else {
+            return;
+        };
         let Some(fc) = self.fns.last_mut() else {
             return;
         };
+        fc.f.calls.push(Call {
+            callee: format!("operator{op}"),
+            receiver: Some(name),
+            qualifier: None,
+            span: span_of(node),
+            callee_span: span_of(operand),
+            args: span_of(node),
+            arg_spans: Vec::new(),
+            arg_ints: Vec::new(),
+            form: CallForm::Operator,
+            receiver_span: Some(span_of(operand)),
+            receiver_type: Some(t),
+            template_args: None,
+        });
+    }
+
+    /// A read of the variable `ident` where C++ converts it implicitly or by a cast (an
+    /// initialiser, an assignment's value, an argument, a return value, a cast's operand, a
+    /// condition, an index, a braced list's element): when its declared type may be a class,
+    /// a [`CallForm::Convert`] call of that class's conversion operators.
+    fn conversion_call(&mut self, ident: Node<'_>, parent: Option<Node<'_>>, field: u16) {
+        let Some(p) = parent else { return };
+        let converts = match p.kind() {
+            "init_declarator" | "assignment_expression" => {
+                field == fields().value
+                    || (p.kind() == "assignment_expression" && field == fields().right)
+            }
+            "argument_list"
+            | "return_statement"
+            | "condition_clause"
+            | "subscript_argument_list"
+            | "initializer_list"
+            | "cast_expression" => true,
+            _ => false,
+        };
+        if !converts {
+            return;
+        }
+        self.convert_named(ident);
+    }
+
+    /// A [`CallForm::Convert`] call of the variable named by `ident` (an identifier, or a
+    /// type identifier the grammar misread), when it is a local object that may be a class.
+    fn convert_named(&mut self, ident: Node<'_>) {
+        let name = text_of(ident, self.src);
+        let Some(t) = self.object_type(&name) else {
+            return;
+        };
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        fc.f.calls.push(Call {
+            callee: "operator".into(),
+            receiver: Some(name),
+            qualifier: None,
+            span: span_of(ident),
+            callee_span: span_of(ident),
+            args: span_of(ident),
+            arg_spans: Vec::new(),
+            arg_ints: Vec::new(),
+            form: CallForm::Convert,
+            receiver_span: Some(span_of(ident)),
+            receiver_type: Some(t),
+            template_args: None,
+        });
+    }
+
+    /// The declared type of the local variable or parameter `name` when it is an object (no
+    /// pointer, no array) of a type that may be a class (no scalar or vector type).
+    fn object_type(&mut self, name: &str) -> Option<String> {
+        let fc = self.fns.last_mut()?;
         fc.decl_names.sync(&fc.f.decls);
         let src = self.src;
         // The declared type, and the declaration's text before and after the name (a `*` or
         // an array bound there: no class object).
-        let (written, before, after) = match fc.decl_names.get(&name) {
+        let (written, before, after) = match fc.decl_names.get(name) {
             Some(i) => {
                 let d = &fc.f.decls[i];
                 (
@@ -1628,30 +1714,53 @@ impl<'s> Lowerer<'s> {
                         &text[(at + name.len()).min(text.len())..],
                     )
                 }
-                None => return,
+                None => return None,
             },
         };
         if written.contains('*') || written.contains('[') || !is_object(before, after) {
-            return;
+            return None;
         }
-        let Some(t) = normal_type(&written) else {
+        normal_type(&written).filter(|t| may_overload(t))
+    }
+
+    /// The calls a range-for makes on its range expression `range` ([`CallForm::Range`]): its
+    /// type from a variable's declaration, `this`, or a temporary's written type.
+    fn range_call(&mut self, range: Node<'_>) {
+        let src = self.src;
+        let receiver_type = match range.kind() {
+            "identifier" | "this" | "parenthesized_expression" | "pointer_expression" => {
+                self.type_of_receiver(range)
+            }
+            "compound_literal_expression" => range
+                .child_by_field_id(fields().ty)
+                .and_then(|t| normal_type(&text_of(t, src))),
+            // `R(n)` names a class the guards look up; a function's result is not known here.
+            "call_expression" => range
+                .child_by_field_id(fields().function)
+                .filter(|f| {
+                    matches!(
+                        f.kind(),
+                        "identifier" | "qualified_identifier" | "template_function"
+                    )
+                })
+                .and_then(|f| normal_type(&text_of(f, src))),
+            _ => None,
+        };
+        let Some(fc) = self.fns.last_mut() else {
             return;
         };
-        if !may_overload(&t) {
-            return;
-        }
         fc.f.calls.push(Call {
-            callee: format!("operator{op}"),
-            receiver: Some(name),
+            callee: "begin".into(),
+            receiver: Some(text_of(range, src)),
             qualifier: None,
-            span: span_of(node),
-            callee_span: span_of(operand),
-            args: span_of(node),
+            span: span_of(range),
+            callee_span: span_of(range),
+            args: span_of(range),
             arg_spans: Vec::new(),
             arg_ints: Vec::new(),
-            form: CallForm::Operator,
-            receiver_span: Some(span_of(operand)),
-            receiver_type: Some(t),
+            form: CallForm::Range,
+            receiver_span: Some(span_of(range)),
+            receiver_type,
             template_args: None,
         });
     }
@@ -1980,6 +2089,27 @@ impl<'s> Lowerer<'s> {
                 }
                 continue;
             }
+            if in_fn && d.kind() == "function_declarator" {
+                // `float v(b);` reads as a function declaration taking a `b`: where `b` is a
+                // local object, it is `v` initialised from it (a conversion).
+                if let Some(ps) = d.child_by_field_id(fields().parameters) {
+                    let mut pc = ps.walk();
+                    let named: Vec<Node<'_>> = ps.named_children(&mut pc).collect();
+                    for p in named {
+                        if p.kind() != "parameter_declaration"
+                            || p.child_by_field_id(fields().declarator).is_some()
+                        {
+                            continue;
+                        }
+                        if let Some(t) = p
+                            .child_by_field_id(fields().ty)
+                            .filter(|t| t.kind() == "type_identifier")
+                        {
+                            self.convert_named(t);
+                        }
+                    }
+                }
+            }
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
@@ -2157,6 +2287,9 @@ impl<'s> Lowerer<'s> {
             fc.writes.entry(name.clone()).or_default().push(span.start);
         }
         fc.f.idents.push(IdentUse { name, span, access });
+        if access == Access::Read && !bound_to_reference {
+            self.conversion_call(node, parent, field);
+        }
     }
 
     /// Recognises `ns::T<32> name = init;` / `ns::T<32> name(args);` read as comparisons (see
@@ -2613,6 +2746,7 @@ fn blank_function(
         class_name: None,
         unseen_specifiers: Vec::new(),
         expansion: None,
+        return_type: None,
     }
 }
 

@@ -10,7 +10,7 @@ use frontend::{Call, Function, FunctionKind, SourceFile, Span};
 
 use crate::callgraph::{Reach, Reaches, Witness, MAX_UNRESOLVED};
 use crate::suppress::Suppressions;
-use crate::util::{display_callee, within};
+use crate::util::{call_evidence, display_callee, within};
 
 /// A blocker rule, by its registry id (`barrier`, `atomic`, ...). Ordered by id: the order of
 /// a loop's evidence and blockers.
@@ -165,8 +165,8 @@ impl Cx<'_> {
                 })
                 .unwrap_or_default();
             return Some(format!(
-                "`{}()`{how}, which reaches `{}` ({})",
-                display_callee(c),
+                "{}{how}, which reaches `{}` ({})",
+                call_evidence(c),
                 w.what,
                 reach.unit.at(w)
             ));

@@ -613,12 +613,27 @@ impl<'f> Index<'f> {
         }
     }
 
-    /// The conversion operators of `class` (`operator T*`).
+    /// The conversion operators of `class` (`operator T*`), its bases' included.
     fn conversions(&self, class: &str, out: &mut Vec<usize>) {
+        self.conversions_at(class, 0, out);
+    }
+
+    fn conversions_at(&self, class: &str, depth: usize, out: &mut Vec<usize>) {
+        if depth > MAX_DEPTH {
+            return;
+        }
         for def in self.types.get(class).into_iter().flatten() {
             for m in def.methods.iter().filter(|m| m.starts_with("operator ")) {
                 if let Some(v) = self.methods.get(&(class.to_string(), m.as_str())) {
                     out.extend(v.iter().copied());
+                }
+            }
+            let s = self.scope_of_type(class, def);
+            for b in &def.bases {
+                if let TypeRes::Classes(cs) = self.resolve_type_at(b, &s, depth + 1) {
+                    for c in cs.iter().filter(|c| c.as_str() != class) {
+                        self.conversions_at(c, depth + 1, out);
+                    }
                 }
             }
         }
@@ -817,6 +832,25 @@ impl<'f> Index<'f> {
                 }
                 found.unwrap_or(Outcome::Unresolved)
             }
+            CallForm::Range => self.range(scope, c, out),
+            CallForm::Convert => {
+                if let Some(TypeRes::Classes(cs)) = c
+                    .receiver_type
+                    .as_deref()
+                    .map(|t| self.resolve_type(t, scope))
+                {
+                    for class in &cs {
+                        self.conversions(class, out);
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                if out.is_empty() {
+                    Outcome::NotACall
+                } else {
+                    Outcome::Resolved
+                }
+            }
             CallForm::Plain => self.plain(scope, c, out),
             // What it may call is every escaped function (the call graph adds them).
             CallForm::Indirect => Outcome::Unresolved,
@@ -829,7 +863,20 @@ impl<'f> Index<'f> {
                     .map(|t| self.resolve_type(t, scope))
                 {
                     for class in &cs {
+                        let before = out.len();
                         out.extend(self.methods(class, &c.callee).0);
+                        let op = c.callee.as_str();
+                        let assigns = (op.ends_with('=')
+                            && !matches!(
+                                op,
+                                "operator==" | "operator!=" | "operator<=" | "operator>="
+                            ))
+                            || matches!(op, "operator++" | "operator--");
+                        if out.len() == before && !assigns {
+                            // No such operator of the class: the built-in one applies to
+                            // what a conversion operator makes of it (`c + 1.f`, `-c`).
+                            self.conversions(class, out);
+                        }
                         let leaf = class.rsplit("::").next().unwrap_or(class);
                         out.extend(self.free_functions(&c.callee).filter(|&j| {
                             self.funcs[j].params.iter().any(|p| {
@@ -849,6 +896,49 @@ impl<'f> Index<'f> {
                     Outcome::Resolved
                 }
             }
+        }
+    }
+
+    /// A range-for's calls on its range ([`CallForm::Range`]): the range type's `begin` and
+    /// `end`, and on the class each `begin` returns (the iterator) its `++`, `*`, `->`, `!=`,
+    /// `==`, constructors and destructor; by name (`begin`/`end` of every class) when the
+    /// range's type is not known; none for an array.
+    fn range(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
+        let t = self.receiver(scope, c);
+        if t == TypeRes::NotClass {
+            return Outcome::NotACall;
+        }
+        let mut begins = Vec::new();
+        let found = self.call_on(&t, "begin", &mut begins);
+        let _ = self.call_on(&t, "end", out);
+        for &j in &begins {
+            let Some(rt) = self.funcs[j].return_type.as_deref() else {
+                continue;
+            };
+            let mut s = self.scope_of(j);
+            s.bound.extend(scope.bound.iter().cloned());
+            if let TypeRes::Classes(cs) = self.resolve_type(rt, &s) {
+                for class in cs {
+                    for op in [
+                        "operator++",
+                        "operator*",
+                        "operator->",
+                        "operator!=",
+                        "operator==",
+                    ] {
+                        out.extend(self.methods(&class, op).0);
+                    }
+                    self.lifetime(&class, false, 0, out);
+                    self.lifetime(&class, true, 0, out);
+                }
+            }
+        }
+        out.extend(begins);
+        out.sort_unstable();
+        out.dedup();
+        match found {
+            Outcome::Unresolved if !out.is_empty() => Outcome::Resolved,
+            o => o,
         }
     }
 

@@ -1,0 +1,62 @@
+// A conversion operator runs where C++ converts an object implicitly or by a cast: an
+// initialiser (`float v = c;`), an assignment's value, an argument, a return value, a cast,
+// a condition, an index, a braced list, and an operator the class does not define (the
+// built-in one applies to the converted value: `c * 2.f`). A conversion that waits for the
+// block (a value reduced across it, read once all threads wrote it) makes each of those loops
+// a barrier loop; a class whose conversion does nothing of the kind, or an object only used
+// through its members, does not.
+struct BlockValue {
+  float* slot;
+  __device__ operator float() const {
+    __syncthreads();  // every thread's contribution is in
+    return *slot;
+  }
+};
+
+// The conversion is inherited.
+struct NamedBlockValue : BlockValue {
+  int tag;
+};
+
+struct PlainValue {
+  float v;
+  __device__ operator float() const { return v; }
+};
+
+struct Counter {
+  int n;
+  __device__ Counter& operator+=(int k) {
+    n += k;
+    return *this;
+  }
+};
+
+__device__ float twice(float x) { return 2.f * x; }
+
+__device__ float as_float(BlockValue b) {
+  return b;
+}
+
+__global__ void conversions(float* a, float* s, int n, BlockValue param) {
+  BlockValue b{s};
+  for (int i = 0; i < n; ++i) { float v = b; a[i] = v; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { float v(b); a[i] = v; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { a[i] = 0.f; a[i] = twice(b); }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { float v; v = param; a[i] = v; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = static_cast<float>(b);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = (float)b;  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { if (b) a[i] = 1.f; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = b * 2.f;  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { float w[1] = {b}; a[i] = w[0]; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = as_float(b);  // ~ blockers: barrier
+  NamedBlockValue nb{{s}, 1};
+  for (int i = 0; i < n; ++i) { float v = nb; a[i] = v; }  // ~ blockers: barrier
+  PlainValue p{1.f};
+  for (int i = 0; i < n; ++i) { float v = p; a[i] = v * p; }  // ~ blockers: none
+  for (int i = 0; i < n; ++i) a[i] = *b.slot;  // ~ blockers: none
+  BlockValue* q = &b;
+  for (int i = 0; i < n; ++i) a[i] = *q->slot;  // ~ blockers: none
+  Counter c{0};
+  for (int i = 0; i < n; ++i) c += i;  // ~ blockers: none
+  a[0] = static_cast<float>(c.n);
+}
