@@ -166,8 +166,8 @@ import glob, json, os, sys
 out = sys.argv[1]
 print("# gpu_smoke summary\n")
 print("```\n" + open(os.path.join(out, "machine.txt")).read().strip() + "\n```\n")
-print("| run | kernel | target | baseline median ms | variant median ms | ratio | same code | outputs |")
-print("|---|---|---|---:|---:|---:|---|---|")
+print("| run | kernel | target | launches/sample | baseline median ms | rel. MAD | variant median ms | ratio | same code | outputs |")
+print("|---|---|---|---:|---:|---:|---:|---:|---|---|")
 for p in sorted(glob.glob(os.path.join(out, "*.json"))):
     name = os.path.basename(p)[:-5]
     if name.endswith(".tune"):
@@ -175,7 +175,7 @@ for p in sorted(glob.glob(os.path.join(out, "*.json"))):
     try:
         r = json.load(open(p))
     except ValueError:
-        print(f"| {name} | (no report) | | | | | | |")
+        print(f"| {name} | (no report) | | | | | | | | |")
         continue
     ks = r.get("kernels", [])
     med = lambda k: f"{k['summary']['median']:.4f}" if k.get("summary") else ""
@@ -185,7 +185,9 @@ for p in sorted(glob.glob(os.path.join(out, "*.json"))):
     diffs = r.get("differences")
     outputs = "" if diffs is None else ("agree" if not diffs else "DIFFER")
     kernel = (ks[0].get("demangled") or ks[0].get("symbol")) if ks else ""
-    print(f"| {name} | {kernel} | {r.get('target', {}).get('arch', '')} | {base} | {var} | {ratio} | {r.get('same_code', '')} | {outputs} |")
+    mad = f"{100 * ks[0]['summary']['rel_spread']:.1f}%" if ks and ks[0].get("summary") else ""
+    batch = r.get("launches_per_sample", "")
+    print(f"| {name} | {kernel} | {r.get('target', {}).get('arch', '')} | {batch} | {base} | {mad} | {var} | {ratio} | {r.get('same_code', '')} | {outputs} |")
 print("\n| tune | baseline | final | speedup | candidates | applied |")
 print("|---|---:|---:|---:|---|---|")
 for p in sorted(glob.glob(os.path.join(out, "*.tune.json"))):

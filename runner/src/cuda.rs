@@ -249,7 +249,9 @@ impl Device for CudaDevice {
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError> {
+        let count = count.max(1);
         self.live()?;
         let k = self
             .kernels
@@ -281,15 +283,17 @@ impl Device for CudaDevice {
         // SAFETY: a live function and events; parameters outlive the call (the driver copies them).
         unsafe {
             result::event::record(start, stream).map_err(call("cuEventRecord"))?;
-            result::launch_kernel(
-                k.function,
-                (launch.grid[0], launch.grid[1], launch.grid[2]),
-                (launch.block[0], launch.block[1], launch.block[2]),
-                launch.shared_bytes,
-                stream,
-                &mut params,
-            )
-            .map_err(call("cuLaunchKernel"))?;
+            for _ in 0..count {
+                result::launch_kernel(
+                    k.function,
+                    (launch.grid[0], launch.grid[1], launch.grid[2]),
+                    (launch.block[0], launch.block[1], launch.block[2]),
+                    launch.shared_bytes,
+                    stream,
+                    &mut params,
+                )
+                .map_err(call("cuLaunchKernel"))?;
+            }
             result::event::record(stop, stream).map_err(call("cuEventRecord"))?;
         }
         let waited = wait_until("the kernel", self.timeout, || {
@@ -307,7 +311,7 @@ impl Device for CudaDevice {
         // SAFETY: both events completed.
         let ms =
             unsafe { result::event::elapsed(start, stop) }.map_err(call("cuEventElapsedTime"))?;
-        Ok(ms as f64)
+        Ok(ms as f64 / count as f64)
     }
 }
 

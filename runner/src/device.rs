@@ -143,13 +143,16 @@ pub trait Device {
     fn upload(&mut self, dst: DevicePtr, src: &[u8]) -> Result<(), DeviceError>;
     fn download(&mut self, src: DevicePtr, dst: &mut [u8]) -> Result<(), DeviceError>;
     fn copy(&mut self, dst: DevicePtr, src: DevicePtr, bytes: usize) -> Result<(), DeviceError>;
-    /// Launch `kernel` with one byte string per parameter, timed by GPU events around it; waits
-    /// (bounded by the timeout) and returns the elapsed milliseconds.
+    /// Launch `kernel` `count` times back to back (at least once) with one byte string per
+    /// parameter, timed by one pair of GPU events around the batch; waits (bounded by the
+    /// timeout) and returns the mean milliseconds per launch. A batch shares one launch's
+    /// event jitter among its launches: what makes a short kernel's samples steady.
     fn launch_timed(
         &mut self,
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError>;
     /// Whether the first `bytes` of `a` and `b` differ, compared on the device at its own
     /// memory speed (nothing is copied to the host); `None` where the device cannot compare
@@ -221,7 +224,7 @@ impl Differ {
             shared_bytes: 0,
         };
         let args = [a.0, b.0, bytes as u64, self.flag.0].map(|v| v.to_le_bytes().to_vec());
-        dev.launch_timed(self.kernel, &launch, &args)?;
+        dev.launch_timed(self.kernel, &launch, &args, 1)?;
         let mut flag = [0u8; 4];
         dev.download(self.flag, &mut flag)?;
         Ok(flag != [0; 4])

@@ -409,7 +409,9 @@ impl Device for HipDevice {
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError> {
+        let count = count.max(1);
         self.live()?;
         let k = self
             .kernels
@@ -450,22 +452,24 @@ impl Device for HipDevice {
                 "hipEventRecord",
                 (api.event_record)(start, std::ptr::null_mut()),
             )?;
-            api.check(
-                "hipModuleLaunchKernel",
-                (api.module_launch_kernel)(
-                    k.function,
-                    launch.grid[0],
-                    launch.grid[1],
-                    launch.grid[2],
-                    launch.block[0],
-                    launch.block[1],
-                    launch.block[2],
-                    launch.shared_bytes,
-                    std::ptr::null_mut(),
-                    std::ptr::null_mut(),
-                    extra.as_mut_ptr(),
-                ),
-            )?;
+            for _ in 0..count {
+                api.check(
+                    "hipModuleLaunchKernel",
+                    (api.module_launch_kernel)(
+                        k.function,
+                        launch.grid[0],
+                        launch.grid[1],
+                        launch.grid[2],
+                        launch.block[0],
+                        launch.block[1],
+                        launch.block[2],
+                        launch.shared_bytes,
+                        std::ptr::null_mut(),
+                        std::ptr::null_mut(),
+                        extra.as_mut_ptr(),
+                    ),
+                )?;
+            }
             api.check(
                 "hipEventRecord",
                 (api.event_record)(stop, std::ptr::null_mut()),
@@ -491,7 +495,7 @@ impl Device for HipDevice {
                 (api.event_elapsed_time)(&mut ms, start, stop),
             )?
         };
-        Ok(ms as f64)
+        Ok(ms as f64 / count as f64)
     }
 }
 

@@ -41,6 +41,8 @@ pub struct Report<'a> {
     pub target: &'a Target,
     pub iterations: u64,
     pub warmup: u64,
+    /// Launches timed back to back as one sample (each sample is their mean).
+    pub launches_per_sample: u32,
     pub kernels: Vec<KernelReport<'a>>,
     /// Variant median / baseline median (with a variant).
     pub ratio: Option<f64>,
@@ -104,6 +106,7 @@ impl<'a> Report<'a> {
             target: &session.target,
             iterations,
             warmup,
+            launches_per_sample: session.launches_per_sample(),
             kernels,
             ratio: m.ratio,
             differences: m.differences.as_deref(),
@@ -119,6 +122,7 @@ impl<'a> Report<'a> {
             target: &session.target,
             iterations: 0,
             warmup: 0,
+            launches_per_sample: session.launches_per_sample(),
             kernels: vec![
                 kernel("baseline", &session.kernels[0].built),
                 kernel("variant", variant),
@@ -153,9 +157,13 @@ pub fn human(r: &Report, same_code_note: &str) -> String {
         d.ordinal,
         d.arch.as_deref().unwrap_or("?")
     );
+    let timed = match r.launches_per_sample {
+        1 => "timed launches".to_string(),
+        n => format!("timed samples (each the mean of {n} back-to-back launches)"),
+    };
     let _ = writeln!(
         out,
-        "target   {:?}; {} timed launches after {} warm-up, per kernel",
+        "target   {:?}; {} {timed} after {} warm-up, per kernel",
         r.target, r.iterations, r.warmup
     );
     for k in &r.kernels {

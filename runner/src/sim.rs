@@ -395,16 +395,23 @@ impl Device for SimDevice {
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError> {
         let start = (Instant::now(), thread_cpu());
         let loaded = self
             .loaded
             .get(kernel.0)
             .ok_or_else(|| DeviceError::Invalid(format!("no kernel {}", kernel.0)))?;
-        let elapsed = (self.kernel)(loaded, launch, args, &mut self.memory)?;
-        self.ledger.launches.fetch_add(1, Ordering::Relaxed);
+        let count = count.max(1);
+        let mut elapsed = Duration::ZERO;
+        for _ in 0..count {
+            elapsed += (self.kernel)(loaded, launch, args, &mut self.memory)?;
+        }
+        self.ledger
+            .launches
+            .fetch_add(count as u64, Ordering::Relaxed);
         self.account(start, self.model.latency + elapsed);
-        Ok(elapsed.as_secs_f64() * 1000.0)
+        Ok(elapsed.as_secs_f64() * 1000.0 / count as f64)
     }
 }
 
@@ -445,6 +452,7 @@ mod tests {
                     shared_bytes: 0,
                 },
                 &[a.0.to_le_bytes().to_vec(), b.0.to_le_bytes().to_vec()],
+                1,
             )
             .unwrap();
         assert_eq!(ms, 3.0);

@@ -10,6 +10,9 @@
 //! grid = [1024]                # 1 to 3 numbers; a plain number is [n]
 //! block = [256]
 //! shared-bytes = 0             # dynamic shared memory per block
+//! launches-per-sample = 8      # back-to-back launches timed as one sample (optional;
+//!                              # default: as many as make a sample about 100 us, see
+//!                              # `session::auto_batch`; 1 times every launch alone)
 //!
 //! [[args]]                     # in the kernel's parameter order
 //! name = "a"                   # optional; checked against the kernel's name when it has one
@@ -61,7 +64,8 @@ pub struct SpecError {
 pub enum Place {
     /// A 1-based line and column (TOML syntax and type errors, from the parser's span).
     At { line: usize, column: usize },
-    /// A top-level key (`grid`, `block`, `kernel`, `defines`, `shared-bytes`, `version`).
+    /// A top-level key (`grid`, `block`, `kernel`, `defines`, `shared-bytes`,
+    /// `launches-per-sample`, `version`).
     Key(&'static str),
     /// The argument with this 0-based index (its `[[args]]` table).
     Arg(usize),
@@ -82,6 +86,7 @@ struct RawSpec {
     block: toml::Value,
     #[serde(default)]
     shared_bytes: u64,
+    launches_per_sample: Option<i64>,
     #[serde(default)]
     args: Vec<RawArg>,
 }
@@ -122,8 +127,14 @@ pub struct Spec {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub shared_bytes: u32,
+    /// Launches timed back to back as one sample (`launches-per-sample`); `None`: chosen from
+    /// the baseline's time ([`crate::session::auto_batch`]).
+    pub launches_per_sample: Option<u32>,
     pub args: Vec<Arg>,
 }
+
+/// The most launches per sample a spec may ask for.
+pub const MAX_LAUNCHES_PER_SAMPLE: u32 = 4096;
 
 #[derive(Debug, Clone)]
 pub struct Arg {
@@ -264,6 +275,15 @@ impl Spec {
                 raw.shared_bytes
             ))
         })?;
+        let launches_per_sample = match raw.launches_per_sample {
+            None => None,
+            Some(n) if (1..=MAX_LAUNCHES_PER_SAMPLE as i64).contains(&n) => Some(n as u32),
+            Some(n) => {
+                return Err(at(Place::Key("launches-per-sample"))(format!(
+                    "launches-per-sample must be 1 to {MAX_LAUNCHES_PER_SAMPLE} (got {n})"
+                )))
+            }
+        };
         let err = at(Place::Key("defines"));
         let mut defines = Vec::new();
         for (k, v) in raw.defines {
@@ -305,6 +325,7 @@ impl Spec {
             grid,
             block,
             shared_bytes,
+            launches_per_sample,
             args,
         };
         spec.lengths().map_err(|(i, m)| at(Place::Arg(i))(m))?;

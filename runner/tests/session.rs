@@ -94,6 +94,7 @@ impl Device for Sim {
         _: KernelHandle,
         _: &Launch,
         _: &[Vec<u8>],
+        _count: u32,
     ) -> Result<f64, DeviceError> {
         Ok(0.1)
     }
@@ -316,8 +317,9 @@ impl Device for NoCompare {
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError> {
-        self.0.launch_timed(kernel, launch, args)
+        self.0.launch_timed(kernel, launch, args, count)
     }
 }
 
@@ -429,4 +431,168 @@ fn host_memory_is_flat(on_device: bool) {
         per_variant < 64 * 1024,
         "{per_variant} bytes per variant (the code object and a digest)"
     );
+}
+
+/// `scale` whose every launch adds `2 * in` to `out` (an in-place update: a batch's later
+/// launches see the earlier ones' outputs) and takes `micros` microseconds, +-20% by a
+/// deterministic per-launch sequence (the event jitter of a real GPU, without its luck).
+fn jittery_device(micros: f64) -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::{Memory, Model, SimDevice};
+    let mut n: u64 = 0;
+    let d = SimDevice::new(
+        SimDevice::info(Api::Cuda, "sm_90"),
+        Model::instant(),
+        Box::new(move |_, _, args, mem: &mut Memory| {
+            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+            let (a, b) = mem.read_write(src, dst)?;
+            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+                let v = f32::from_le_bytes(y.try_into().unwrap())
+                    + 2.0 * f32::from_le_bytes(x.try_into().unwrap());
+                y.copy_from_slice(&v.to_le_bytes());
+            }
+            // splitmix64 of the launch number -> [-1, 1).
+            n += 1;
+            let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let u = (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+            Ok(std::time::Duration::from_secs_f64(
+                micros * (1.0 + 0.2 * u) * 1e-6,
+            ))
+        }),
+    );
+    let ledger = d.ledger();
+    (Box::new(d), ledger)
+}
+
+/// Median absolute deviation over the median.
+fn relative_mad(v: &[f64]) -> f64 {
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let m = median(&mut v.to_vec());
+    median(&mut v.iter().map(|x| (x - m).abs()).collect()) / m
+}
+
+/// A kernel of a few microseconds is timed in batches of back-to-back launches (the power of
+/// two that makes a batch take 100 us: 32 for 5 us), chosen from warm launches of the
+/// baseline; each sample is the batch's mean per launch, and its spread shrinks as a mean of
+/// independent jitter does (here below a third of single launches'). The outputs checked are
+/// a single launch's even for a kernel that updates them in place. The spec's
+/// `launches-per-sample` overrides the choice (no calibration launch); a kernel of 200 us is
+/// timed alone.
+#[test]
+fn short_kernels_are_timed_in_batches_and_checked_on_one_launch() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scale_tree(dir.path(), 1024);
+    let (device, ledger) = jittery_device(5.0);
+    let mut s = Session::with_device(device, spec.clone(), None, &options(cache.path(), None))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.launches_per_sample(), 32);
+    assert_eq!(
+        ledger.launches(),
+        1 + 3,
+        "the checked launch, then three warm ones"
+    );
+    let input = runner::session::contents(&s.spec, 0).unwrap();
+    let once: Vec<u8> = input
+        .chunks_exact(4)
+        .flat_map(|x| (2.0 * f32::from_le_bytes(x.try_into().unwrap())).to_le_bytes())
+        .collect();
+    assert_eq!(
+        s.kernels[0].outputs[0].checksum,
+        blake3::hash(&once).to_hex().to_string(),
+        "the outputs of one launch on reset outputs"
+    );
+    let before = ledger.launches();
+    let batched: Vec<f64> = (0..41).map(|_| s.sample(0).unwrap()).collect();
+    assert_eq!(ledger.launches() - before, 41 * 32);
+    // A variant is checked on one launch too (and agrees: the same kernel).
+    let source = s.spec.source.clone();
+    let before = ledger.launches();
+    let v = s.prepare(&source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ledger.launches() - before, 1);
+    assert!(s.differences(v).is_empty());
+
+    let text = std::fs::read_to_string(&spec.path)
+        .unwrap()
+        .replace("block = 256\n", "block = 256\nlaunches-per-sample = 1\n");
+    std::fs::write(&spec.path, text).unwrap();
+    let alone = Spec::load(&spec.path).unwrap();
+    assert_eq!(alone.launches_per_sample, Some(1));
+    let (device, ledger) = jittery_device(5.0);
+    let mut s = Session::with_device(device, alone, None, &options(cache.path(), None)).unwrap();
+    assert_eq!(s.launches_per_sample(), 1);
+    assert_eq!(ledger.launches(), 1, "no calibration when the spec says");
+    let single: Vec<f64> = (0..41).map(|_| s.sample(0).unwrap()).collect();
+    for v in [&batched, &single] {
+        let mut m = v.clone();
+        m.sort_by(f64::total_cmp);
+        let median = m[m.len() / 2];
+        assert!((median / 0.005 - 1.0).abs() < 0.1, "{median} ms");
+    }
+    let (b, o) = (relative_mad(&batched), relative_mad(&single));
+    assert!(b * 3.0 < o, "batched {b:.4} vs single {o:.4}");
+
+    let (device, ledger) = jittery_device(200.0);
+    let s = Session::with_device(
+        device,
+        scale_tree(dir.path(), 1024),
+        None,
+        &options(cache.path(), None),
+    )
+    .unwrap();
+    assert_eq!(s.launches_per_sample(), 1);
+    assert_eq!(ledger.launches(), 2, "the checked launch and one warm one");
+}
+
+#[test]
+fn launches_per_sample_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scale_tree(dir.path(), 16);
+    for (value, ok) in [
+        ("0", false),
+        ("4097", false),
+        ("4096", true),
+        ("\"auto\"", false),
+    ] {
+        let text = std::fs::read_to_string(&spec.path).unwrap();
+        let text = text
+            .lines()
+            .filter(|l| !l.starts_with("launches-per-sample"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = text.replace(
+            "block = 256",
+            &format!("block = 256\nlaunches-per-sample = {value}"),
+        );
+        std::fs::write(&spec.path, text).unwrap();
+        match Spec::load(&spec.path) {
+            Ok(s) => assert!(ok, "{value} accepted: {:?}", s.launches_per_sample),
+            Err(e) => {
+                assert!(!ok, "{value}: {e}");
+                // A range error names the key; a type error the key's line.
+                let e = e.to_string();
+                assert!(
+                    e.contains("launches-per-sample must be 1 to 4096")
+                        || e.contains("scale.toml:6:"),
+                    "{e}"
+                );
+            }
+        }
+    }
+    for (ms, n) in [
+        (0.0095, 16),
+        (0.038, 4),
+        (0.0177, 8),
+        (0.05, 1),
+        (0.002, 64),
+        (1e-9, 64),
+        (f64::NAN, 1),
+    ] {
+        assert_eq!(runner::session::auto_batch(ms), n, "{ms} ms");
+    }
 }

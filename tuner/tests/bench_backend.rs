@@ -169,6 +169,7 @@ impl Device for FakeGpu {
         k: KernelHandle,
         _: &Launch,
         args: &[Vec<u8>],
+        _count: u32,
     ) -> Result<f64, DeviceError> {
         let (a, b) = self.images[k.0];
         let (a0, b0) = self.images[0];

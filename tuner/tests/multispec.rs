@@ -210,6 +210,7 @@ impl Device for FakeGpu {
         k: KernelHandle,
         _: &Launch,
         args: &[Vec<u8>],
+        _count: u32,
     ) -> Result<f64, DeviceError> {
         let (symbol, m) = self.images[k.0].clone();
         let kernel = symbol.chars().nth(3).unwrap();

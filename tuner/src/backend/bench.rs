@@ -67,8 +67,11 @@ impl Device for Shared {
         kernel: KernelHandle,
         launch: &Launch,
         args: &[Vec<u8>],
+        count: u32,
     ) -> Result<f64, DeviceError> {
-        self.device.borrow_mut().launch_timed(kernel, launch, args)
+        self.device
+            .borrow_mut()
+            .launch_timed(kernel, launch, args, count)
     }
     fn differ(
         &mut self,
