@@ -639,12 +639,52 @@ impl<'f> Index<'f> {
         }
     }
 
+    /// A receiver's type as the lowering wrote it: a type, or the result of the unit's
+    /// functions of that name (`auto w = make_warp();` records `make_warp`): the classes they
+    /// return when every one returns a class of the unit, else unknown.
+    fn resolve_written(&self, t: &str, scope: &Scope) -> TypeRes {
+        let r = self.resolve_type(t, scope);
+        if r != TypeRes::Unknown {
+            return r;
+        }
+        let bare = strip_args(t);
+        let (qualifier, leaf) = match bare.rsplit_once("::") {
+            Some((q, l)) => (Some(q.trim_start_matches("::")), l),
+            None => (None, bare.as_str()),
+        };
+        let mut classes = Vec::new();
+        let mut any = false;
+        for j in self.free_functions(leaf) {
+            let f = self.funcs[j];
+            if let Some(q) = qualifier {
+                let fq = norm(&f.qualified_name);
+                if !fq.ends_with(&format!("{q}::{leaf}")) {
+                    continue;
+                }
+            }
+            any = true;
+            let Some(rt) = f.return_type.as_deref() else {
+                return TypeRes::Unknown;
+            };
+            match self.resolve_type(rt, &self.scope_of(j)) {
+                TypeRes::Classes(cs) => classes.extend(cs),
+                _ => return TypeRes::Unknown,
+            }
+        }
+        if !any {
+            return TypeRes::Unknown;
+        }
+        classes.sort();
+        classes.dedup();
+        TypeRes::Classes(classes)
+    }
+
     /// The static type of a call's receiver, from function node `n`'s view: what the lowering
     /// wrote (`Call::receiver_type`), else a data member of its class (`red.f()`,
     /// `this->red.f()`).
     fn receiver(&self, scope: &Scope, c: &Call) -> TypeRes {
         if let Some(t) = &c.receiver_type {
-            return self.resolve_type(t, scope);
+            return self.resolve_written(t, scope);
         }
         let Some(r) = c.receiver.as_deref() else {
             return TypeRes::Unknown;
@@ -780,7 +820,7 @@ impl<'f> Index<'f> {
                 let t = c
                     .receiver_type
                     .as_deref()
-                    .map_or(TypeRes::Unknown, |t| self.resolve_type(t, scope));
+                    .map_or(TypeRes::Unknown, |t| self.resolve_written(t, scope));
                 // A parameter declared `auto` (an abbreviated template): what the call binds.
                 let t = match t {
                     TypeRes::Unknown => scope
