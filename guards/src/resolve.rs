@@ -873,69 +873,61 @@ impl<'f> Index<'f> {
                 found.unwrap_or(Outcome::Unresolved)
             }
             CallForm::Range => self.range(scope, c, out),
-            CallForm::Convert => {
-                if let Some(TypeRes::Classes(cs)) = c
-                    .receiver_type
-                    .as_deref()
-                    .map(|t| self.resolve_type(t, scope))
-                {
-                    for class in &cs {
-                        self.conversions(class, out);
-                    }
-                }
-                out.sort_unstable();
-                out.dedup();
-                if out.is_empty() {
-                    Outcome::NotACall
-                } else {
-                    Outcome::Resolved
-                }
-            }
+            CallForm::Convert | CallForm::Operator => self.operator(scope, c, out),
             CallForm::Plain => self.plain(scope, c, out),
             // What it may call is every escaped function (the call graph adds them).
             CallForm::Indirect => Outcome::Unresolved,
-            CallForm::Operator => {
-                // The class's operator (its bases' too), or a free operator of the unit that
-                // takes the class; never by name, never unresolved (most are built in).
-                if let Some(TypeRes::Classes(cs)) = c
-                    .receiver_type
-                    .as_deref()
-                    .map(|t| self.resolve_type(t, scope))
-                {
-                    for class in &cs {
-                        let before = out.len();
-                        out.extend(self.methods(class, &c.callee).0);
-                        let op = c.callee.as_str();
-                        let assigns = (op.ends_with('=')
-                            && !matches!(
-                                op,
-                                "operator==" | "operator!=" | "operator<=" | "operator>="
-                            ))
-                            || matches!(op, "operator++" | "operator--");
-                        if out.len() == before && !assigns {
-                            // No such operator of the class: the built-in one applies to
-                            // what a conversion operator makes of it (`c + 1.f`, `-c`).
-                            self.conversions(class, out);
-                        }
-                        let leaf = class.rsplit("::").next().unwrap_or(class);
-                        out.extend(self.free_functions(&c.callee).filter(|&j| {
-                            self.funcs[j].params.iter().any(|p| {
-                                frontend::types::normal_type(&p.type_text).is_some_and(|t| {
-                                    let t = norm(&t);
-                                    t.rsplit("::").next() == Some(leaf)
-                                })
-                            })
-                        }));
-                    }
-                }
-                out.sort_unstable();
-                out.dedup();
-                if out.is_empty() {
-                    Outcome::NotACall
-                } else {
-                    Outcome::Resolved
-                }
+        }
+    }
+
+    /// An operator applied to a class-typed local ([`CallForm::Operator`]): the class's
+    /// operator (its bases' too) or a free operator of the unit that takes the class; when
+    /// there is neither and the operator is no assignment, the built-in one applies to what a
+    /// conversion operator makes of the object (`c + 1.f`). A conversion
+    /// ([`CallForm::Convert`]): the class's conversion operators. Never by name, never
+    /// unresolved (most operators are built in, most classes convert nothing).
+    fn operator(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
+        let classes = match c
+            .receiver_type
+            .as_deref()
+            .map(|t| self.resolve_written(t, scope))
+        {
+            Some(TypeRes::Classes(cs)) => cs,
+            _ => Vec::new(),
+        };
+        let op = c.callee.as_str();
+        let assigns = (op.ends_with('=')
+            && !matches!(
+                op,
+                "operator==" | "operator!=" | "operator<=" | "operator>="
+            ))
+            || matches!(op, "operator++" | "operator--");
+        for class in &classes {
+            if c.form == CallForm::Convert {
+                self.conversions(class, out);
+                continue;
             }
+            let before = out.len();
+            out.extend(self.methods(class, op).0);
+            let leaf = class.rsplit("::").next().unwrap_or(class);
+            out.extend(self.free_functions(op).filter(|&j| {
+                self.funcs[j].params.iter().any(|p| {
+                    frontend::types::normal_type(&p.type_text).is_some_and(|t| {
+                        let t = norm(&t);
+                        t.rsplit("::").next() == Some(leaf)
+                    })
+                })
+            }));
+            if out.len() == before && !assigns {
+                self.conversions(class, out);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        if out.is_empty() {
+            Outcome::NotACall
+        } else {
+            Outcome::Resolved
         }
     }
 

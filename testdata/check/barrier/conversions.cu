@@ -1,10 +1,10 @@
 // A conversion operator runs where C++ converts an object implicitly or by a cast: an
 // initialiser (`float v = c;`), an assignment's value, an argument, a return value, a cast,
 // a condition, an index, a braced list, and an operator the class does not define (the
-// built-in one applies to the converted value: `c * 2.f`). A conversion that waits for the
-// block (a value reduced across it, read once all threads wrote it) makes each of those loops
-// a barrier loop; a class whose conversion does nothing of the kind, or an object only used
-// through its members, does not.
+// built-in one applies to the converted value: `c * 2.f`; not where a free operator takes
+// it). A conversion that waits for the block (a value reduced across it, read once all
+// threads wrote it) makes each of those loops a barrier loop; a class whose conversion does
+// nothing of the kind, or an object only used through its members, does not.
 struct BlockValue {
   float* slot;
   __device__ operator float() const {
@@ -31,6 +31,16 @@ struct Counter {
   }
 };
 
+// A free operator taking it answers `*`: no conversion there.
+struct ScaledBlockValue {
+  float* slot;
+  __device__ operator float() const {
+    __syncthreads();
+    return *slot;
+  }
+};
+__device__ float operator*(const ScaledBlockValue& v, float k) { return *v.slot * k; }
+
 __device__ float twice(float x) { return 2.f * x; }
 
 __device__ float as_float(BlockValue b) {
@@ -56,6 +66,8 @@ __global__ void conversions(float* a, float* s, int n, BlockValue param) {
   for (int i = 0; i < n; ++i) a[i] = *b.slot;  // ~ blockers: none
   BlockValue* q = &b;
   for (int i = 0; i < n; ++i) a[i] = *q->slot;  // ~ blockers: none
+  ScaledBlockValue sb{s};
+  for (int i = 0; i < n; ++i) a[i] = sb * 2.f;  // ~ blockers: none
   Counter c{0};
   for (int i = 0; i < n; ++i) c += i;  // ~ blockers: none
   a[0] = static_cast<float>(c.n);
