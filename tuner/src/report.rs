@@ -84,6 +84,23 @@ pub struct Baseline {
     pub figure: f64,
     pub unit: String,
     pub runs: u32,
+    /// Launches timed back to back as one run, where the backend batches them (`bench`: a
+    /// short kernel's); each run's figure is their mean per launch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launches_per_sample: Option<u32>,
+}
+
+impl Baseline {
+    /// `median of N runs`, and `, each the mean of K launches` where a run is a batch.
+    pub fn runs_text(&self) -> String {
+        match self.launches_per_sample {
+            Some(k) if k > 1 => format!(
+                "median of {} runs, each the mean of {k} launches",
+                self.runs
+            ),
+            _ => format!("median of {} runs", self.runs),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -552,18 +569,22 @@ fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
                 format!("failed: {}", s.reason.as_deref().unwrap_or("(no reason)"))
             }
             (_, Some(b), Some(f)) => format!(
-                "{} {u} -> {} {u} ({:.3}x{})",
+                "{} {u} -> {} {u} ({:.3}x{}){}",
                 fig(b.figure),
                 fig(f.figure),
                 f.speedup,
                 confirmed(f.ci),
+                match b.launches_per_sample {
+                    Some(k) if k > 1 => format!(", each run the mean of {k} launches"),
+                    _ => String::new(),
+                },
                 u = b.unit
             ),
             (_, Some(b), None) => format!(
-                "{} {} (median of {} runs){}",
+                "{} {} ({}){}",
                 fig(b.figure),
                 b.unit,
-                b.runs,
+                b.runs_text(),
                 if r.applied.is_empty() {
                     ""
                 } else if judged_an_applied_loop(r, &s.spec) {
@@ -604,9 +625,9 @@ fn human_head(o: &mut String, r: &Report) {
     } else {
         let _ = writeln!(
             o,
-            "baseline: {} {u} (median of {} runs{})",
+            "baseline: {} {u} ({}{})",
             fig(r.baseline.figure),
-            r.baseline.runs,
+            r.baseline.runs_text(),
             match r.extra.noise {
                 Some((s, d)) => format!(
                     ", spread {:.1}%, smallest detectable speedup {:.1}%",

@@ -339,6 +339,8 @@ fn bench_backend_accepts_rejects_and_check_fails_on_a_simulated_gpu() {
     // Figures in microseconds, the speed-up of the accepted pragma.
     assert_eq!(r.baseline.unit, "us");
     assert!((r.baseline.figure - 100.0).abs() < 1.0, "{:?}", r.baseline);
+    // A 100 us kernel is timed launch by launch, and the report says what a run was.
+    assert_eq!(r.baseline.launches_per_sample, Some(1), "{:?}", r.baseline);
     assert!(
         (r.final_.speedup - 1.0 / 0.6).abs() < 0.05,
         "{:?}",

@@ -460,6 +460,15 @@ fn each_loop_is_judged_by_the_specs_of_the_kernels_reaching_it() {
     );
     assert!(json["specs"][0]["final"]["speedup"].as_f64().unwrap() > 1.3);
     assert_eq!(json["specs"][2]["baseline"]["unit"], ab.unit.as_str());
+    // Every spec's session timed its 100 us kernel launch by launch, and says so.
+    for s in specs {
+        assert_eq!(
+            s.baseline.as_ref().unwrap().launches_per_sample,
+            Some(1),
+            "{s:?}"
+        );
+    }
+    assert_eq!(r.baseline.launches_per_sample, Some(1));
     assert!(json["specs"][2].get("final").is_none());
     let human = tuner::report::human(&r);
     let line = |spec: &str| {

@@ -53,6 +53,7 @@ fn sample() -> Report {
             figure: 12.3,
             unit: "ms".into(),
             runs: 20,
+            launches_per_sample: None,
         },
         final_: Final {
             figure: 10.1,
@@ -237,6 +238,7 @@ fn specs_and_judged_by_have_exactly_the_contract_keys() {
                 figure: 40.0,
                 unit: "us".into(),
                 runs: 20,
+                launches_per_sample: None,
             }),
             final_: Some(report::Final {
                 figure: 32.0,
@@ -275,6 +277,27 @@ fn specs_and_judged_by_have_exactly_the_contract_keys() {
         serde_json::json!([{"spec": "bench/a.toml", "kernel": "a", "speedup": 1.25, "interval": [1.2, 1.3], "ratios": [1.24, 1.26]}])
     );
     assert!(v["candidates"][1].get("judged_by").is_none());
+}
+
+/// A baseline whose runs are batches of launches (the `bench` backend on a short kernel) says
+/// so in every form; one whose runs are single runs says nothing of it (the snapshots).
+#[test]
+fn a_batched_baseline_says_how_many_launches_a_run_is() {
+    let mut r = sample();
+    r.baseline.launches_per_sample = Some(8);
+    let said = "median of 20 runs, each the mean of 8 launches";
+    assert!(report::human(&r).contains(said), "{}", report::human(&r));
+    assert!(
+        report::markdown(&r).contains(said),
+        "{}",
+        report::markdown(&r)
+    );
+    let v: serde_json::Value = serde_json::from_str(&report::json(&r)).unwrap();
+    assert_eq!(v["baseline"]["launches_per_sample"], 8);
+    let v: serde_json::Value = serde_json::from_str(&report::json(&sample())).unwrap();
+    assert!(v["baseline"].get("launches_per_sample").is_none());
+    r.baseline.launches_per_sample = Some(1);
+    assert!(!report::human(&r).contains("each the mean"));
 }
 
 #[test]

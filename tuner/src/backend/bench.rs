@@ -478,6 +478,17 @@ impl Backend for BenchBackend {
         self.specs.iter().map(|(o, _)| o.clone()).collect()
     }
 
+    fn launches_per_sample(&self, p: &Prepared) -> Option<u32> {
+        let spec = p.spec;
+        self.worker()
+            .ok()?
+            .call(move |st| match st.specs.get(spec) {
+                Some(SpecState::Open(s)) => Some(s.launches_per_sample()),
+                _ => None,
+            })
+            .flatten()
+    }
+
     fn sample(&self, _slot: &Slot<'_>, p: &Prepared) -> Result<Result<f64, Failure>, Error> {
         let Prepared { spec, id } = *p;
         self.worker()?

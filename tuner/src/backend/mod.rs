@@ -182,6 +182,14 @@ pub trait Backend: Sync {
         None
     }
 
+    /// Launches timed back to back as one sample of the prepared baseline (its figures are
+    /// their mean per launch), where the backend batches them (`bench`: the spec's
+    /// `launches-per-sample` or the runner's choice for a short kernel); `None` where each
+    /// sample is one run.
+    fn launches_per_sample(&self, _baseline: &Self::Prepared) -> Option<u32> {
+        None
+    }
+
     /// The objectives of a backend with several ([`crate::objective`]: the `bench` backend's
     /// launch specs), in the order of [`Slot::spec`]; empty for a backend with one.
     fn objectives(&self) -> Vec<crate::objective::Objective> {

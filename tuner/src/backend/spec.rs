@@ -391,6 +391,13 @@ impl Backend for AnyBackend {
         }
     }
 
+    fn launches_per_sample(&self, baseline: &AnyPrepared) -> Option<u32> {
+        match (self, baseline) {
+            (AnyBackend::Bench(b), AnyPrepared::Bench(p)) => b.launches_per_sample(p),
+            _ => None,
+        }
+    }
+
     fn objectives(&self) -> Vec<crate::objective::Objective> {
         match self {
             AnyBackend::Bench(b) => b.objectives(),

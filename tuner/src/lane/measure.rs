@@ -69,8 +69,13 @@ impl<B: Backend> Lane<'_, B> {
                     } else {
                         None
                     };
+                    let launches_per_sample = self.backend.launches_per_sample(&base.prepared);
                     emit(span(Phase::Measure, t0.elapsed().as_secs_f64()));
-                    emit(Event::Baseline { id, kernels });
+                    emit(Event::Baseline {
+                        id,
+                        kernels,
+                        launches_per_sample,
+                    });
                     Ok(())
                 })();
                 self.release(base.entry);

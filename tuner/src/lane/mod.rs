@@ -279,6 +279,10 @@ pub enum Event {
     Baseline {
         id: u64,
         kernels: Option<Vec<KernelShare>>,
+        /// Launches per sample of the baseline where the backend batches them
+        /// ([`crate::backend::Backend::launches_per_sample`]).
+        #[serde(default)]
+        launches_per_sample: Option<u32>,
     },
     /// The baseline of a `baseline` task for objective `spec` failed (it does not build, or
     /// fails its check or a run): that objective alone is not tuned, the tune goes on.

@@ -119,7 +119,7 @@ fn facts(r: &Report) -> Markup {
             dt { "baseline" }
             dd {
                 @if r.baseline.figure.is_nan() { "not measured" } @else {
-                    (format!("{} {} (median of {} runs", super::fig(r.baseline.figure), r.baseline.unit, r.baseline.runs))
+                    (format!("{} {} ({}", super::fig(r.baseline.figure), r.baseline.unit, r.baseline.runs_text()))
                     @if let Some((s, d)) = r.extra.noise {
                         (format!(", spread {:.1}%, smallest detectable speedup {:.1}%", s * 100.0, d * 100.0))
                     }
@@ -377,6 +377,10 @@ mod tests {
         // The loop's judges, and the failed spec with its reason.
         assert!(h.contains("<code>add_one:0</code> (line 7) judged by <code>bench/a.toml</code> (kernel <code>ka</code>), <code>bench/b.toml</code> (kernel <code>kb</code>)"), "{h}");
         assert!(h.contains("bench/c.toml:3: `n` is not a parameter of kc"));
+        assert!(
+            h.contains("(median of 10 runs, each the mean of 16 launches"),
+            "{h}"
+        );
         // Without the judgements the same report has no spec rows.
         let plain = page(&fixture::report(), &Specs::default());
         assert_eq!(plain.matches(r#"data-mark="spec""#).count(), 0);

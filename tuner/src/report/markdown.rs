@@ -70,13 +70,13 @@ pub(super) fn document(r: &Report, specs: &Specs) -> String {
     } else {
         let _ = writeln!(
             o,
-            "**{:.3}x** faster: {} {u} → {} {u}{} (backend {}, baseline median of {} runs{}).\n",
+            "**{:.3}x** faster: {} {u} → {} {u}{} (backend {}, baseline {}{}).\n",
             r.final_.speedup,
             super::fig(r.baseline.figure),
             super::fig(r.final_.figure),
             super::confirmed(r.final_.ci),
             code(&r.extra.backend),
-            r.baseline.runs,
+            r.baseline.runs_text(),
             match r.extra.noise {
                 Some((s, _)) => format!(", spread {:.1}%", s * 100.0),
                 None => String::new(),

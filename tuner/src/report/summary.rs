@@ -330,6 +330,7 @@ pub(super) mod fixture {
                 figure: 10.0,
                 unit: "us".into(),
                 runs: 10,
+                launches_per_sample: Some(16),
             },
             final_: Final {
                 figure: 9.0,

@@ -413,6 +413,8 @@ pub(crate) struct Out {
     pub applied: Vec<(usize, Applied, Mode)>,
     pub baseline: Option<ledger::Baseline>,
     pub noise: Option<(f64, f64)>,
+    /// Launches per sample of the original baseline, where the backend batches them.
+    pub launches_per_sample: Option<u32>,
     /// With several specs: the spec whose baseline is the report's (`baseline`), and each
     /// confirming spec's final figure (the applied combination against the original).
     pub baseline_spec: Option<usize>,
@@ -1466,13 +1468,19 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     code,
                 },
             ),
-            Event::Baseline { id, kernels } => {
+            Event::Baseline {
+                id,
+                kernels,
+                launches_per_sample,
+            } => {
                 if self.aa.task == Some(id) {
                     self.aa.finished = true;
                     self.aa.kernels = kernels;
+                    self.out.launches_per_sample = launches_per_sample;
                 }
                 if let Some(r) = self.spec_runs.iter_mut().find(|r| r.task == Some(id)) {
                     r.finished = true;
+                    r.launches_per_sample = launches_per_sample;
                 }
                 Ok(())
             }

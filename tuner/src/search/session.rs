@@ -320,6 +320,7 @@ impl<'a> Session<'a> {
                 figure: baseline.figure,
                 unit: baseline.unit.clone(),
                 runs: baseline.runs,
+                launches_per_sample: c.out.launches_per_sample,
             },
             final_,
             candidates: c.candidates(),

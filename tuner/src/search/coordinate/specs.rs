@@ -39,6 +39,8 @@ pub(crate) struct SpecRun {
     /// The A/A check passed: its comparisons may go.
     pub done: bool,
     pub baseline: Option<(ledger::Baseline, (f64, f64))>,
+    /// Launches per sample of its baseline where the backend batches them.
+    pub launches_per_sample: Option<u32>,
 }
 
 impl SpecRun {
@@ -395,6 +397,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 self.out.baseline = Some(b.clone());
                 self.out.noise = Some(*noise);
                 self.out.baseline_spec = Some(i);
+                self.out.launches_per_sample = r.launches_per_sample;
                 return;
             }
             let recorded = self
@@ -406,6 +409,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
             if let Some(b) = recorded {
                 self.out.baseline = Some(b);
                 self.out.baseline_spec = Some(i);
+                self.out.launches_per_sample = r.launches_per_sample;
                 return;
             }
         }
@@ -826,6 +830,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                             figure: b.figure,
                             unit: b.unit,
                             runs: b.runs,
+                            launches_per_sample: r.launches_per_sample,
                         }),
                     final_: self.out.spec_finals.get(&i).cloned(),
                 })
