@@ -43,6 +43,9 @@ pub struct Report<'a> {
     pub warmup: u64,
     /// Launches timed back to back as one sample (each sample is their mean).
     pub launches_per_sample: u32,
+    /// Why a short kernel is timed launch by launch (its time depends on its outputs' state).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub launches_per_sample_note: Option<&'a str>,
     pub kernels: Vec<KernelReport<'a>>,
     /// Variant median / baseline median (with a variant).
     pub ratio: Option<f64>,
@@ -107,6 +110,7 @@ impl<'a> Report<'a> {
             iterations,
             warmup,
             launches_per_sample: session.launches_per_sample(),
+            launches_per_sample_note: session.batch_note(),
             kernels,
             ratio: m.ratio,
             differences: m.differences.as_deref(),
@@ -123,6 +127,7 @@ impl<'a> Report<'a> {
             iterations: 0,
             warmup: 0,
             launches_per_sample: session.launches_per_sample(),
+            launches_per_sample_note: session.batch_note(),
             kernels: vec![
                 kernel("baseline", &session.kernels[0].built),
                 kernel("variant", variant),
@@ -166,6 +171,9 @@ pub fn human(r: &Report, same_code_note: &str) -> String {
         "target   {:?}; {} {timed} after {} warm-up, per kernel",
         r.target, r.iterations, r.warmup
     );
+    if let Some(note) = r.launches_per_sample_note {
+        let _ = writeln!(out, "         {note}");
+    }
     for k in &r.kernels {
         let _ = writeln!(
             out,

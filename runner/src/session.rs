@@ -227,7 +227,13 @@ pub struct Session {
     on_device: bool,
     /// Launches timed back to back as one sample ([`Session::launches_per_sample`]).
     batch: u32,
+    /// Why a short kernel is not batched ([`Session::batch_note`]).
+    batch_note: Option<String>,
 }
+
+/// How much longer or shorter (as a factor) a launch on the outputs a launch left may take
+/// than one on reset outputs before a short kernel is not batched.
+pub const BATCH_STATE_TOLERANCE: f64 = 1.25;
 
 /// A kernel whose warm launch takes less than this (milliseconds) is timed in batches of
 /// back-to-back launches ([`auto_batch`]).
@@ -356,22 +362,53 @@ impl Session {
             staging,
             on_device,
             batch: 1,
+            batch_note: None,
         };
         s.add(built)?;
         s.batch = match s.spec.launches_per_sample {
             Some(n) => n,
-            None => {
-                // The output check's launch was the first (cold); time warm ones.
-                let mut ms = s.time(0, 1)?;
-                if ms < AUTO_BATCH_BELOW_MS {
-                    for _ in 0..2 {
-                        ms = ms.min(s.time(0, 1)?);
-                    }
-                }
-                auto_batch(ms)
-            }
+            None => s.choose_batch()?,
         };
         Ok(s)
+    }
+
+    /// [`auto_batch`] of the baseline's warm launches on reset outputs (the output check's
+    /// launch was the first, cold), unless a launch on its own outputs takes another time: a
+    /// kernel whose work depends on what its outputs hold (a flag or counter it leaves set,
+    /// a scan's tile states, an early-out on a filled buffer) is timed launch by launch, each
+    /// on reset outputs, since within a batch the outputs are reset only once.
+    fn choose_batch(&mut self) -> Result<u32, RunnerError> {
+        let mut fresh = self.time(0, 1)?;
+        if fresh >= AUTO_BATCH_BELOW_MS {
+            return Ok(1);
+        }
+        for _ in 0..2 {
+            fresh = fresh.min(self.time(0, 1)?);
+        }
+        let batch = auto_batch(fresh);
+        if batch == 1 {
+            return Ok(1);
+        }
+        // The outputs now hold the last launch's results.
+        let mut again = f64::INFINITY;
+        for _ in 0..3 {
+            again = again.min(self.launch(0, 1)?);
+        }
+        let ratio = again / fresh;
+        self.batch_note = if (1.0 / BATCH_STATE_TOLERANCE..=BATCH_STATE_TOLERANCE).contains(&ratio)
+        {
+            None
+        } else {
+            Some(format!(
+                "timed launch by launch: a launch on its own outputs took {ratio:.2}x the time of one on reset outputs"
+            ))
+        };
+        Ok(if self.batch_note.is_some() { 1 } else { batch })
+    }
+
+    /// Why a short kernel is timed launch by launch although [`auto_batch`] would batch it.
+    pub fn batch_note(&self) -> Option<&str> {
+        self.batch_note.as_deref()
     }
 
     /// Launches timed back to back as one [`Session::sample`]: the spec's
@@ -459,6 +496,11 @@ impl Session {
                 self.device.copy(b.ptr, p, b.bytes)?;
             }
         }
+        self.launch(id, count)
+    }
+
+    /// `count` launches of kernel `id` on the outputs as they are; mean milliseconds.
+    fn launch(&mut self, id: KernelId, count: u32) -> Result<f64, RunnerError> {
         let args = self.args()?;
         let handle = self
             .kernels

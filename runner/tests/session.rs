@@ -494,9 +494,10 @@ fn short_kernels_are_timed_in_batches_and_checked_on_one_launch() {
     assert_eq!(s.launches_per_sample(), 32);
     assert_eq!(
         ledger.launches(),
-        1 + 3,
-        "the checked launch, then three warm ones"
+        1 + 3 + 3,
+        "the checked launch, three warm ones on reset outputs, three on their own outputs"
     );
+    assert_eq!(s.batch_note(), None);
     let input = runner::session::contents(&s.spec, 0).unwrap();
     let once: Vec<u8> = input
         .chunks_exact(4)
@@ -595,4 +596,65 @@ fn launches_per_sample_is_checked() {
     ] {
         assert_eq!(runner::session::auto_batch(ms), n, "{ms} ms");
     }
+}
+
+/// `scale` that works only on outputs not yet written (an early-out on `out[0] != 0`, as a
+/// kernel does that leaves a flag or counter set): 5 us on reset outputs, 1 us on its own.
+fn one_shot_device() -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::{Memory, Model, SimDevice};
+    let d = SimDevice::new(
+        SimDevice::info(Api::Cuda, "sm_90"),
+        Model::instant(),
+        Box::new(move |_, _, args, mem: &mut Memory| {
+            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+            let (a, b) = mem.read_write(src, dst)?;
+            if b[..4] != [0; 4] {
+                return Ok(std::time::Duration::from_micros(1));
+            }
+            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+                let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap()) + 1.0;
+                y.copy_from_slice(&v.to_le_bytes());
+            }
+            Ok(std::time::Duration::from_micros(5))
+        }),
+    );
+    let ledger = d.ledger();
+    (Box::new(d), ledger)
+}
+
+/// A short kernel whose launch on its own outputs takes another time than one on reset outputs
+/// is not batched (within a batch the outputs are reset only once): every sample is one launch
+/// on reset outputs, and the session says why.
+#[test]
+fn a_kernel_that_depends_on_its_outputs_state_is_timed_launch_by_launch() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scale_tree(dir.path(), 64);
+    let (device, ledger) = one_shot_device();
+    let mut s = Session::with_device(device, spec, None, &options(cache.path(), None))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.launches_per_sample(), 1);
+    let note = s.batch_note().expect("a note").to_string();
+    assert!(
+        note.contains("a launch on its own outputs took 0.20x the time of one on reset outputs"),
+        "{note}"
+    );
+    let before = ledger.launches();
+    let t = s.sample(0).unwrap();
+    assert_eq!(ledger.launches() - before, 1);
+    assert!(
+        (t - 0.005).abs() < 1e-9,
+        "{t} ms: the work of a launch on reset outputs"
+    );
+    // `bench`'s report says it, in both forms.
+    let m = runner::measure::interleaved(&mut s, 0, None, 0, 2).unwrap();
+    let r = runner::report::Report::measured("scale.toml".into(), &s, &m, 2, 0, None);
+    let text = runner::report::human(&r, "");
+    assert!(
+        text.contains("2 timed launches after 0 warm-up") && text.contains(&note),
+        "{text}"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["launches_per_sample"], 1);
+    assert_eq!(json["launches_per_sample_note"], note.as_str());
 }
