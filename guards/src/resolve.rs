@@ -613,6 +613,47 @@ impl<'f> Index<'f> {
         }
     }
 
+    /// The copy and move constructors of `class` (a constructor taking one object of the
+    /// class: `G(const G&)`, `G(G&&)`), and those of its bases and data members (an implicit
+    /// copy copies them): what passing or initialising from an object by value may run.
+    fn copies(&self, class: &str, depth: usize, out: &mut Vec<usize>) {
+        if depth > 2 {
+            return;
+        }
+        let leaf = class.rsplit("::").next().unwrap_or(class);
+        for &j in self
+            .methods
+            .get(&(class.to_string(), leaf))
+            .into_iter()
+            .flatten()
+        {
+            let one_of_its_own = self.funcs[j].params.len() == 1
+                && frontend::types::normal_type(&self.funcs[j].params[0].type_text)
+                    .is_some_and(|t| strip_args(&norm(&t)).rsplit("::").next() == Some(leaf));
+            if one_of_its_own {
+                out.push(j);
+            }
+        }
+        for def in self.types.get(class).into_iter().flatten() {
+            if def.kind != TypeKind::Class {
+                continue;
+            }
+            let s = self.scope_of_type(class, def);
+            for t in def.bases.iter().chain(
+                def.fields
+                    .iter()
+                    .filter(|f| !f.is_pointer_or_ref)
+                    .map(|f| &f.type_text),
+            ) {
+                if let TypeRes::Classes(cs) = self.resolve_type_at(t, &s, depth + 1) {
+                    for c in cs.iter().filter(|c| c.as_str() != class) {
+                        self.copies(c, depth + 1, out);
+                    }
+                }
+            }
+        }
+    }
+
     /// The conversion operators of `class` (`operator T*`), its bases' included.
     fn conversions(&self, class: &str, out: &mut Vec<usize>) {
         self.conversions_at(class, 0, out);
@@ -905,6 +946,7 @@ impl<'f> Index<'f> {
         for class in &classes {
             if c.form == CallForm::Convert {
                 self.conversions(class, out);
+                self.copies(class, 0, out);
                 continue;
             }
             let before = out.len();

@@ -41,6 +41,22 @@ struct ScaledBlockValue {
 };
 __device__ float operator*(const ScaledBlockValue& v, float k) { return *v.slot * k; }
 
+// A copy that waits for the block (a snapshot taken once every thread wrote its part), and
+// one held as a member: passing by value or initialising from the object copies it. (An
+// argument taken by reference copies nothing; the guard does not look at the parameter's
+// type there and counts it as a copy: a syncing copy constructor is rare.)
+struct SyncedSnapshot {
+  float* slot;
+  __device__ explicit SyncedSnapshot(float* s) : slot(s) {}
+  __device__ SyncedSnapshot(const SyncedSnapshot& o) : slot(o.slot) { __syncthreads(); }
+};
+struct HoldsSnapshot {
+  SyncedSnapshot snap;
+  int tag;
+};
+__device__ float first(SyncedSnapshot s) { return *s.slot; }
+__device__ float first_of(const HoldsSnapshot& h) { return *h.snap.slot; }
+
 __device__ float twice(float x) { return 2.f * x; }
 
 __device__ float as_float(BlockValue b) {
@@ -68,6 +84,11 @@ __global__ void conversions(float* a, float* s, int n, BlockValue param) {
   for (int i = 0; i < n; ++i) a[i] = *q->slot;  // ~ blockers: none
   ScaledBlockValue sb{s};
   for (int i = 0; i < n; ++i) a[i] = sb * 2.f;  // ~ blockers: none
+  SyncedSnapshot snap(s);
+  for (int i = 0; i < n; ++i) a[i] = first(snap);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { SyncedSnapshot t = snap; a[i] = *t.slot; }  // ~ blockers: barrier
+  HoldsSnapshot hs{SyncedSnapshot(s), 0};
+  for (int i = 0; i < n; ++i) { HoldsSnapshot h2 = hs; a[i] = *h2.snap.slot; }  // ~ blockers: barrier
   Counter c{0};
   for (int i = 0; i < n; ++i) c += i;  // ~ blockers: none
   a[0] = static_cast<float>(c.n);
