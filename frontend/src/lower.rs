@@ -219,6 +219,9 @@ pub(crate) struct Lowerer<'s> {
     /// class without a body).
     class_stack: Vec<Option<usize>>,
     pending_pragma: Option<PendingPragma>,
+    /// The range expression of the range-for being entered: its [`CallForm::Range`] call is
+    /// recorded when the walk reaches it.
+    pending_range: Option<usize>,
     init_map: Vec<(usize, DeclRef)>,
     init_stack: Vec<DeclRef>,
     collect_stack: Vec<usize>,
@@ -256,6 +259,7 @@ impl<'s> Lowerer<'s> {
             ns: Vec::new(),
             class_stack: Vec::new(),
             pending_pragma: None,
+            pending_range: None,
             init_map: Vec::new(),
             init_stack: Vec::new(),
             collect_stack: Vec::new(),
@@ -395,6 +399,10 @@ impl<'s> Lowerer<'s> {
         if self.skip_node == Some(node.id()) {
             self.skip_node = None;
             return false;
+        }
+        if self.pending_range.is_some_and(|r| r == node.id()) {
+            self.pending_range = None;
+            self.range_call(node);
         }
         if let Some(m) = &self.misparsed {
             if m.type_node == node.id() {
@@ -1221,9 +1229,8 @@ impl<'s> Lowerer<'s> {
         fc.scopes.push(Scope::Loop(idx));
         fc.loop_stack.push(idx);
         if k == K::ForRangeLoop {
-            if let Some(range) = node.child_by_field_id(fields().right) {
-                self.range_call(range);
-            }
+            // Recorded when the walk reaches the range expression: calls stay in source order.
+            self.pending_range = node.child_by_field_id(fields().right).map(|r| r.id());
         }
         let close = match (repaired, macro_block) {
             (Some((_, last)), _) => last.id(),
@@ -1640,13 +1647,12 @@ impl<'s> Lowerer<'s> {
     /// initialiser, an assignment's value, an argument, a return value, a cast's operand, a
     /// condition, an index, a braced list's element): when its declared type may be a class,
     /// a [`CallForm::Convert`] call of that class's conversion operators.
-    fn conversion_call(&mut self, ident: Node<'_>, parent: Option<Node<'_>>, field: u16) {
+    fn conversion_call(&mut self, ident: Node<'_>, parent: Option<Node<'_>>) {
         let Some(p) = parent else { return };
+        let is = |f: u16| p.child_by_field_id(f).map(|c| c.id()) == Some(ident.id());
         let converts = match p.kind() {
-            "init_declarator" | "assignment_expression" => {
-                field == fields().value
-                    || (p.kind() == "assignment_expression" && field == fields().right)
-            }
+            "init_declarator" => is(fields().value),
+            "assignment_expression" => is(fields().right),
             "argument_list"
             | "return_statement"
             | "condition_clause"
@@ -2089,27 +2095,6 @@ impl<'s> Lowerer<'s> {
                 }
                 continue;
             }
-            if in_fn && d.kind() == "function_declarator" {
-                // `float v(b);` reads as a function declaration taking a `b`: where `b` is a
-                // local object, it is `v` initialised from it (a conversion).
-                if let Some(ps) = d.child_by_field_id(fields().parameters) {
-                    let mut pc = ps.walk();
-                    let named: Vec<Node<'_>> = ps.named_children(&mut pc).collect();
-                    for p in named {
-                        if p.kind() != "parameter_declaration"
-                            || p.child_by_field_id(fields().declarator).is_some()
-                        {
-                            continue;
-                        }
-                        if let Some(t) = p
-                            .child_by_field_id(fields().ty)
-                            .filter(|t| t.kind() == "type_identifier")
-                        {
-                            self.convert_named(t);
-                        }
-                    }
-                }
-            }
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
@@ -2237,6 +2222,19 @@ impl<'s> Lowerer<'s> {
         };
         if k == K::TypeIdentifier {
             fc.extra_refs.push(MacroRef { name, span });
+            // `float v(b);` reads as a function declaration taking a `b`: where `b` is a local
+            // object, it is `v` initialised from it (a conversion).
+            let misread_argument = parent.is_some_and(|p| {
+                p.kind() == "parameter_declaration"
+                    && p.child_by_field_id(fields().ty).map(|t| t.id()) == Some(node.id())
+                    && p.child_by_field_id(fields().declarator).is_none()
+                    && p.parent()
+                        .and_then(|l| l.parent())
+                        .is_some_and(|d| d.kind() == "function_declarator")
+            });
+            if misread_argument {
+                self.convert_named(node);
+            }
             return;
         }
         if !self.init_stack.is_empty() {
@@ -2288,7 +2286,7 @@ impl<'s> Lowerer<'s> {
         }
         fc.f.idents.push(IdentUse { name, span, access });
         if access == Access::Read && !bound_to_reference {
-            self.conversion_call(node, parent, field);
+            self.conversion_call(node, parent);
         }
     }
 

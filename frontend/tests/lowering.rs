@@ -1366,3 +1366,39 @@ __device__ void g(S s, S* p, Op* ops, int i, float* a) {
         ]
     );
 }
+
+/// A range-for's calls on its range, conversions of class-typed locals and the copies the
+/// grammar misreads (`float v(b);`) are calls like the others: recorded in source order (the
+/// guards find a loop's calls by binary search on their starts), wherever they sit.
+#[test]
+fn range_and_conversion_calls_keep_source_order() {
+    let src = r#"
+struct R { __device__ int* begin(); __device__ int* end(); };
+struct B { float* s; __device__ operator float() const; };
+__device__ float f(float x);
+__global__ void k(float* a, R r, B b) {
+  for (auto g = f(1.f); int i : r) a[i] = f(g);
+  float u = f(a[0]), v(b), w = b;
+  for (int i : R(f(b))) a[i] = u + v + w;
+  a[0] = f(b) + f(static_cast<float>(b));
+}
+"#;
+    let f = parse(src.as_bytes());
+    let k = func(&f, "k");
+    let starts: Vec<usize> = k.calls.iter().map(|c| c.span.start).collect();
+    let mut sorted = starts.clone();
+    sorted.sort_unstable();
+    assert_eq!(starts, sorted, "{:#?}", k.calls);
+    let of = |form: CallForm| -> Vec<&str> {
+        k.calls
+            .iter()
+            .filter(|c| c.form == form)
+            .map(|c| text(src, c.span))
+            .collect()
+    };
+    assert_eq!(of(CallForm::Range), ["r", "R(f(b))"]);
+    // `v(b)`, `w = b`, `f(b)` twice (an argument: its conversion or copy may run) and the cast.
+    assert_eq!(of(CallForm::Convert), ["b", "b", "b", "b", "b"]);
+    let range = k.calls.iter().find(|c| c.form == CallForm::Range).unwrap();
+    assert_eq!(range.receiver_type.as_deref(), Some("R"));
+}
