@@ -361,6 +361,46 @@ impl<'f> Reach<'f> {
                     (v, o)
                 })
                 .collect();
+            // An object passed where the callee takes a reference or pointer to its own class
+            // is neither copied nor converted: its `Convert` reaches nothing.
+            for ci in 0..f.calls.len() {
+                let c = &f.calls[ci];
+                if c.form != CallForm::Convert || outcomes[ci].0.is_empty() {
+                    continue;
+                }
+                let leaf = |t: &str| {
+                    let t = crate::resolve::norm(t);
+                    let t = t.split('<').next().unwrap_or("").to_string();
+                    t.rsplit("::").next().unwrap_or("").to_string()
+                };
+                let Some(own) = c.receiver_type.as_deref().map(leaf) else {
+                    continue;
+                };
+                let Some(cj) = f.calls[..ci]
+                    .iter()
+                    .rposition(|e| e.arg_spans.contains(&c.span))
+                else {
+                    continue;
+                };
+                let pos = f.calls[cj]
+                    .arg_spans
+                    .iter()
+                    .position(|a| *a == c.span)
+                    .expect("found above");
+                let targets = &outcomes[cj].0;
+                let by_reference = !targets.is_empty()
+                    && targets.iter().all(|&j| {
+                        j < nf
+                            && func(j).params.get(pos).is_some_and(|p| {
+                                p.is_pointer_or_ref
+                                    && frontend::types::normal_type(&p.type_text)
+                                        .is_some_and(|t| leaf(&t) == own)
+                            })
+                    });
+                if by_reference {
+                    outcomes[ci] = (Vec::new(), Outcome::NotACall);
+                }
+            }
             // Calls of a generic lambda's parameters: what the lambda's callers pass.
             let mut passed = lambda_param_targets(f, n, &index);
             // Functions named as values escape into pointers, references and arguments. A call

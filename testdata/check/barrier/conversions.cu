@@ -42,9 +42,9 @@ struct ScaledBlockValue {
 __device__ float operator*(const ScaledBlockValue& v, float k) { return *v.slot * k; }
 
 // A copy that waits for the block (a snapshot taken once every thread wrote its part), and
-// one held as a member: passing by value or initialising from the object copies it. (An
-// argument taken by reference copies nothing; the guard does not look at the parameter's
-// type there and counts it as a copy: a syncing copy constructor is rare.)
+// one held as a member: passing by value or initialising from the object copies it; passing
+// it by reference or pointer to its own class copies nothing. A reference to another type
+// (`const float&`) binds a converted temporary: the conversion runs.
 struct SyncedSnapshot {
   float* slot;
   __device__ explicit SyncedSnapshot(float* s) : slot(s) {}
@@ -56,6 +56,9 @@ struct HoldsSnapshot {
 };
 __device__ float first(SyncedSnapshot s) { return *s.slot; }
 __device__ float first_of(const HoldsSnapshot& h) { return *h.snap.slot; }
+__device__ float first_ref(const SyncedSnapshot& s) { return *s.slot; }
+__device__ float first_ptr(const SyncedSnapshot* s) { return *s->slot; }
+__device__ float read_ref(const float& x) { return x; }
 
 __device__ float twice(float x) { return 2.f * x; }
 
@@ -87,7 +90,11 @@ __global__ void conversions(float* a, float* s, int n, BlockValue param) {
   SyncedSnapshot snap(s);
   for (int i = 0; i < n; ++i) a[i] = first(snap);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) { SyncedSnapshot t = snap; a[i] = *t.slot; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = first_ref(snap);  // ~ blockers: none
   HoldsSnapshot hs{SyncedSnapshot(s), 0};
+  for (int i = 0; i < n; ++i) a[i] = first_of(hs);  // ~ blockers: none
+  for (int i = 0; i < n; ++i) a[i] = read_ref(b);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = read_ref(p);  // ~ blockers: none
   for (int i = 0; i < n; ++i) { HoldsSnapshot h2 = hs; a[i] = *h2.snap.slot; }  // ~ blockers: barrier
   Counter c{0};
   for (int i = 0; i < n; ++i) c += i;  // ~ blockers: none
