@@ -52,8 +52,12 @@ fn write_set(dir: &Path, prefix: &str, files: &[(&str, String)]) -> std::io::Res
         }
         let parent = path.parent().expect("has a parent");
         std::fs::create_dir_all(parent)?;
+        // Unique per write: two threads of one process (two tune lanes sharing a cache)
+        // installing the same file must not rename each other's temporary away.
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tmp = parent.join(format!(
-            ".tmp-{}-{}",
+            ".tmp-{}-{n}-{}",
             std::process::id(),
             path.file_name().and_then(|n| n.to_str()).unwrap_or("h")
         ));
@@ -421,6 +425,57 @@ fn wave64(f: &Function, out: &mut Vec<Refusal>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Threads of one process installing the headers into one fresh cache at once (two tune
+    /// lanes sharing a compile cache) all succeed with the same files: each write has its own
+    /// temporary name (with a shared one, a thread's rename could find its temporary already
+    /// renamed by another: `no such file or directory`).
+    #[test]
+    fn concurrent_installs_into_one_cache_all_succeed() {
+        for _ in 0..20 {
+            let d = tempfile::tempdir().unwrap();
+            let start = std::sync::Arc::new(std::sync::Barrier::new(6));
+            let handles: Vec<_> = (0..6)
+                .map(|k| {
+                    let (dir, start) = (d.path().to_path_buf(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        if k % 2 == 0 {
+                            install(&dir).map(|(_, root)| root)
+                        } else {
+                            install_hip_map(&dir)
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                let root = h.join().unwrap().unwrap_or_else(|e| panic!("{e}"));
+                assert!(root.join("hip/hip_runtime.h").is_file());
+            }
+            let left: Vec<_> = walk(d.path())
+                .into_iter()
+                .filter(|p| {
+                    p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with(".tmp-")
+                })
+                .collect();
+            assert!(left.is_empty(), "temporaries left: {left:?}");
+        }
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk(&p));
+            }
+            out.push(p);
+        }
+        out
+    }
 
     fn refused(src: &str) -> Vec<String> {
         refusals(&frontend::parse(src.as_bytes()), "k")
