@@ -176,3 +176,163 @@ fn several_specs_are_tuned_in_one_run() {
         assert_eq!(o.status.code(), Some(1), "{stdout}\n{}", stderr(&o));
     }
 }
+
+fn batch_ab(dev: &Path, out: &Path, env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new("bash");
+    c.arg(root().join("bench/gpu_batch_ab.sh"))
+        .arg(out)
+        .arg("3")
+        .env("GPU_SMOKE_DEV", dev)
+        .env("HIP_UNROLL", BIN);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// `bench/gpu_batch_ab.sh` (launch by launch against batched samples): without a GPU it stops
+/// at once with one line, exit 2; on a machine that looks like one (device nodes elsewhere, no
+/// driver) each spec's two runs are made from a copy of the spec with `launches-per-sample = 1`
+/// and the spec itself (both load: the only failure is the missing driver), and it exits 1.
+#[test]
+fn the_batch_comparison_stops_without_a_gpu_and_runs_both_modes_with_one() {
+    let dev = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = batch_ab(dev.path(), &out.path().join("o"), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).trim(),
+        "gpu_batch_ab: no NVIDIA GPU on this machine (no /dev/nvidia0)"
+    );
+    let nvcc = match runner::build::find_nvcc(None, None) {
+        Ok(Some(p)) => p,
+        other => panic!(
+            "this test needs nvcc ({other:?}): {}",
+            runner::build::NVCC_INSTALL
+        ),
+    };
+    std::fs::write(dev.path().join("nvidia0"), "").unwrap();
+    let o = batch_ab(
+        dev.path(),
+        &out.path().join("o"),
+        &[
+            ("NVCC", nvcc.to_str().unwrap()),
+            ("SPECS", "dot"),
+            ("ROUNDS", "1"),
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let o_dir = out.path().join("o");
+    let log = std::fs::read_to_string(o_dir.join("log.txt")).unwrap_or_default();
+    if Path::new("/dev/nvidia0").exists() && Path::new("/dev/nvidiactl").exists() {
+        assert_eq!(o.status.code(), Some(0), "{stdout}\n{log}");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(1), "{stdout}\n{}", stderr(&o));
+    assert!(
+        stdout.contains("failed: dot single (round 1")
+            && stdout.contains("failed: dot auto (round 1")
+            && stdout.contains("gpu_batch_ab: 2 failed"),
+        "{stdout}"
+    );
+    let errors: Vec<&str> = log.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 2, "{log}");
+    assert!(
+        errors.iter().all(|l| l.contains("no NVIDIA driver")),
+        "only the driver is missing: {log}"
+    );
+    assert!(o_dir.join("summary.md").is_file());
+}
+
+/// bench/batch_summary.py on two rounds of `bench` reports per mode: one row per spec and
+/// mode with the batch, the medians over the rounds, each round's A/A ratio and per-pair range,
+/// and the runner's note.
+#[test]
+fn the_batch_summary_reads_bench_reports() {
+    let d = tempfile::tempdir().unwrap();
+    let report =
+        |batch: u32, base: &[f64], var: &[f64], ratio: f64, rel: f64, note: Option<&str>| {
+            let median = |v: &[f64]| {
+                let mut v = v.to_vec();
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let mut r = serde_json::json!({
+                "launches_per_sample": batch,
+                "ratio": ratio,
+                "kernels": [
+                    {"samples_ms": base, "summary": {"median": median(base), "rel_spread": rel}},
+                    {"samples_ms": var, "summary": {"median": median(var), "rel_spread": rel}},
+                ],
+            });
+            if let Some(n) = note {
+                r["launches_per_sample_note"] = n.into();
+            }
+            r.to_string()
+        };
+    let w = |name: &str, text: String| std::fs::write(d.path().join(name), text).unwrap();
+    w(
+        "dot.single.1.json",
+        report(
+            1,
+            &[0.008, 0.010, 0.009],
+            &[0.010, 0.008, 0.009],
+            1.0,
+            0.064,
+            None,
+        ),
+    );
+    w(
+        "dot.single.2.json",
+        report(
+            1,
+            &[0.009, 0.009, 0.012],
+            &[0.009, 0.0099, 0.006],
+            0.99,
+            0.070,
+            None,
+        ),
+    );
+    w(
+        "dot.auto.1.json",
+        report(
+            16,
+            &[0.0090, 0.0091, 0.0092],
+            &[0.0091, 0.0091, 0.0092],
+            1.001,
+            0.011,
+            None,
+        ),
+    );
+    w(
+        "dot.auto.2.json",
+        report(
+            16,
+            &[0.0090, 0.0090, 0.0090],
+            &[0.0090, 0.0090, 0.0090],
+            1.0,
+            0.009,
+            None,
+        ),
+    );
+    w("scan.auto.1.json", report(1, &[0.005, 0.005], &[0.005, 0.005], 1.0, 0.02, Some("timed launch by launch: a launch on its own outputs took 0.20x the time of one on reset outputs")));
+    w("broken.auto.1.json", String::new());
+    let o = Command::new("python3")
+        .arg(root().join("bench/batch_summary.py"))
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[2..],
+        [
+            "| dot | auto | 16 | 9.05 us | 1.0% | 1.001, 1.000 | 1.00-1.01, 1.00-1.00 |",
+            "| dot | single | 1 | 9.00 us | 6.7% | 1.000, 0.990 | 0.80-1.25, 0.50-1.10 |",
+            "| scan | auto | 1 | 5.00 us | 2.0% | 1.000 | 1.00-1.00 |",
+            "|  | note | timed launch by launch: a launch on its own outputs took 0.20x the time of one on reset outputs | | | | |",
+        ],
+        "{text}"
+    );
+}
