@@ -131,7 +131,47 @@ const BLOCKED: &[(&str, &str, &str, &str)] = &[
         "k:0",
         "barrier",
     ),
+    (
+        "range-for whose iterator syncs",
+        "struct Tiles { struct It { int i; __device__ int operator*() const { return i; }\n\
+           __device__ It& operator++() { __syncthreads(); i += blockDim.x; return *this; }\n\
+           __device__ bool operator!=(const It& o) const { return i < o.i; } };\n\
+           int n; __device__ It begin() const { return It{(int)threadIdx.x}; } __device__ It end() const { return It{n}; } };\n\
+         __global__ void k(float* a, int n) {\n\
+           Tiles t{n};\n\
+           for (int i : t) a[i] = 0.f;\n}\n",
+        "k:0",
+        "barrier",
+    ),
+    (
+        "conversion operator that syncs",
+        "struct BlockValue { float* slot; __device__ operator float() const { __syncthreads(); return *slot; } };\n\
+         __global__ void k(float* a, float* s, int n) {\n\
+           BlockValue b{s};\n\
+           for (int i = 0; i < n; ++i) { float v = b; a[i] = v; }\n}\n",
+        "k:0",
+        "barrier",
+    ),
 ];
+
+#[test]
+fn range_for_and_conversions_name_what_they_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    for (what, said) in [
+        (
+            "range-for whose iterator syncs",
+            "the range-for over `t` (its begin/end and iterator), which reaches `__syncthreads`",
+        ),
+        (
+            "conversion operator that syncs",
+            "the conversion or copy of `b`, which reaches `__syncthreads`",
+        ),
+    ] {
+        let (_, text, id, _) = BLOCKED.iter().find(|b| b.0 == what).unwrap();
+        let o = unroll(&dir, text, &["--loop", id, "--factor", "4"]);
+        assert!(stderr(&o).contains(said), "{what}: {}", stderr(&o));
+    }
+}
 
 #[test]
 fn formerly_rewritten_loops_are_refused() {

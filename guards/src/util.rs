@@ -19,14 +19,14 @@ pub(crate) fn display_callee(c: &frontend::Call) -> String {
 }
 
 /// How a call is quoted in a blocker's evidence: `` `tile.sync()` ``, the range-for over
-/// `` `r` `` (its `begin`, `end` and iterator), the conversion of `` `b` ``.
+/// `` `r` `` (its `begin`, `end` and iterator), the conversion or copy of `` `b` ``.
 pub(crate) fn call_evidence(c: &frontend::Call) -> String {
     let r = c.receiver.as_deref().filter(|r| r.len() <= 40);
     match (c.form, r) {
         (frontend::CallForm::Range, Some(r)) => {
             format!("the range-for over `{r}` (its begin/end and iterator)")
         }
-        (frontend::CallForm::Convert, Some(r)) => format!("the conversion of `{r}`"),
+        (frontend::CallForm::Convert, Some(r)) => format!("the conversion or copy of `{r}`"),
         _ => format!("`{}()`", display_callee(c)),
     }
 }
