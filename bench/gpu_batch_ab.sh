@@ -30,18 +30,10 @@ dev=${GPU_SMOKE_DEV:-/dev}
 nvcc=$(gpu_nvcc)
 [ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
 command -v python3 >/dev/null || fail "python3 is needed to write the spec copies and read the reports"
-bin=${HIP_UNROLL:-}
-if [ -z "$bin" ]; then
-  command -v cargo >/dev/null || fail "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary"
-  cargo build --release -q
-  bin=target/release/hip-unroll
-fi
-bin=$(realpath "$bin")
+bin=$(gpu_binary "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary") || exit 2
 mkdir -p "$out"
 out=$(realpath "$out")
-echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/machine.txt"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tee -a "$out/machine.txt" || true
-"$nvcc" --version | tail -1 | tee -a "$out/machine.txt"
+gpu_machine "$nvcc" "$out/machine.txt"
 
 # A scratch copy of the specs and their sources; beside each spec its launch-by-launch twin.
 work=$(mktemp -d)

@@ -30,13 +30,7 @@ dev=${GPU_SMOKE_DEV:-/dev}
 nvcc=$(gpu_nvcc)
 [ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
 command -v python3 >/dev/null || fail "python3 is needed to time the runs and write the summary"
-bin=${HIP_UNROLL:-}
-if [ -z "$bin" ]; then
-  command -v cargo >/dev/null || fail "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary"
-  cargo build --release -q
-  bin=target/release/hip-unroll
-fi
-bin=$(realpath "$bin")
+bin=$(gpu_binary "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary") || exit 2
 
 mkdir -p "$out"
 out=$(realpath "$out")

@@ -1,4 +1,5 @@
-# Sourced by the GPU scripts of bench/ (gpu_smoke.sh, gpu_large_spec.sh, gpu_tune_ab.sh).
+# Sourced by the GPU scripts of bench/ (gpu_smoke.sh, gpu_large_spec.sh, gpu_tune_ab.sh,
+# gpu_batch_ab.sh).
 
 # gpu_nvcc: the nvcc to use, printed: $NVCC, else $CUDA_HOME/bin/nvcc, else nvcc on PATH;
 # nothing when none of them is an executable.
@@ -13,4 +14,26 @@ gpu_nvcc() {
   if [ -n "$nvcc" ] && [ -x "$nvcc" ]; then
     echo "$nvcc"
   fi
+}
+
+# gpu_binary NO_CARGO_MESSAGE: the hip-unroll to run, printed as an absolute path: $HIP_UNROLL,
+# else built here with `cargo build --release`; else the calling script's `fail` with the
+# message (call it as `bin=$(gpu_binary "...") || exit 2`).
+gpu_binary() {
+  local bin=${HIP_UNROLL:-}
+  if [ -z "$bin" ]; then
+    command -v cargo >/dev/null || fail "$1"
+    cargo build --release -q >&2 || fail "cargo build --release failed"
+    bin=target/release/hip-unroll
+  fi
+  realpath "$bin"
+}
+
+# gpu_machine NVCC FILE: the date, host, cores, load, GPU and nvcc in FILE, and on stdout.
+gpu_machine() {
+  {
+    echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
+    "$1" --version | tail -1
+  } | tee "$2"
 }

@@ -51,13 +51,7 @@ if [ "$vendor" = nvidia ]; then
 fi
 
 # hip-unroll, built here.
-bin=${HIP_UNROLL:-}
-if [ -z "$bin" ]; then
-  command -v cargo >/dev/null || fail "no cargo here to build hip-unroll: install Rust, or set HIP_UNROLL to a built binary"
-  cargo build --release -q
-  bin=target/release/hip-unroll
-fi
-bin=$(realpath "$bin")
+bin=$(gpu_binary "no cargo here to build hip-unroll: install Rust, or set HIP_UNROLL to a built binary") || exit 2
 command -v python3 >/dev/null || fail "python3 is needed to list candidate loops and write the summary"
 
 mkdir -p "$out"

@@ -32,9 +32,7 @@ nvcc=$(gpu_nvcc)
 command -v python3 >/dev/null || fail "python3 is needed to read the reports"
 mkdir -p "$out"
 out=$(realpath "$out")
-echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/machine.txt"
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | tee -a "$out/machine.txt" || true
-"$nvcc" --version | tail -1 | tee -a "$out/machine.txt"
+gpu_machine "$nvcc" "$out/machine.txt"
 # The compiler's own files into the page cache first, so that neither binary pays for that.
 warm=$(mktemp -d)
 "$nvcc" -cubin -arch=sm_90 testdata/bench/dot.cu -o "$warm/w.cubin" >/dev/null 2>&1 || true

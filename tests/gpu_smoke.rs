@@ -271,50 +271,45 @@ fn the_batch_summary_reads_bench_reports() {
             r.to_string()
         };
     let w = |name: &str, text: String| std::fs::write(d.path().join(name), text).unwrap();
-    w(
-        "dot.single.1.json",
-        report(
+    // (file, launches per sample, baseline samples, variant samples, A/A ratio, rel. MAD)
+    type Run<'a> = (&'a str, u32, &'a [f64], &'a [f64], f64, f64);
+    let dot: [Run<'_>; 4] = [
+        (
+            "dot.single.1.json",
             1,
             &[0.008, 0.010, 0.009],
             &[0.010, 0.008, 0.009],
             1.0,
             0.064,
-            None,
         ),
-    );
-    w(
-        "dot.single.2.json",
-        report(
+        (
+            "dot.single.2.json",
             1,
             &[0.009, 0.009, 0.012],
             &[0.009, 0.0099, 0.006],
             0.99,
             0.070,
-            None,
         ),
-    );
-    w(
-        "dot.auto.1.json",
-        report(
+        (
+            "dot.auto.1.json",
             16,
             &[0.0090, 0.0091, 0.0092],
             &[0.0091, 0.0091, 0.0092],
             1.001,
             0.011,
-            None,
         ),
-    );
-    w(
-        "dot.auto.2.json",
-        report(
+        (
+            "dot.auto.2.json",
             16,
             &[0.0090, 0.0090, 0.0090],
             &[0.0090, 0.0090, 0.0090],
             1.0,
             0.009,
-            None,
         ),
-    );
+    ];
+    for (name, batch, base, var, ratio, rel) in dot {
+        w(name, report(batch, base, var, ratio, rel, None));
+    }
     w("scan.auto.1.json", report(1, &[0.005, 0.005], &[0.005, 0.005], 1.0, 0.02, Some("timed launch by launch: a launch on its own outputs took 0.20x the time of one on reset outputs")));
     w("broken.auto.1.json", String::new());
     let o = Command::new("python3")

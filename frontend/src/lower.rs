@@ -1620,27 +1620,12 @@ impl<'s> Lowerer<'s> {
         if self.kinds.of(operand.kind_id()) != K::Identifier {
             return;
         }
-        let name = text_of(operand, self.src);
-        let Some(t) = self.object_type(&name) else {
-            return;
-        };
-        let Some(fc) = self.fns.last_mut() else {
-            return;
-        };
-        fc.f.calls.push(Call {
-            callee: format!("operator{op}"),
-            receiver: Some(name),
-            qualifier: None,
-            span: span_of(node),
-            callee_span: span_of(operand),
-            args: span_of(node),
-            arg_spans: Vec::new(),
-            arg_ints: Vec::new(),
-            form: CallForm::Operator,
-            receiver_span: Some(span_of(operand)),
-            receiver_type: Some(t),
-            template_args: None,
-        });
+        self.object_call(
+            operand,
+            format!("operator{op}"),
+            CallForm::Operator,
+            span_of(node),
+        );
     }
 
     /// A read of the variable `ident` where C++ converts it implicitly or by a cast (an
@@ -1670,6 +1655,12 @@ impl<'s> Lowerer<'s> {
     /// A [`CallForm::Convert`] call of the variable named by `ident` (an identifier, or a
     /// type identifier the grammar misread), when it is a local object that may be a class.
     fn convert_named(&mut self, ident: Node<'_>) {
+        self.object_call(ident, "operator".into(), CallForm::Convert, span_of(ident));
+    }
+
+    /// A `form` call `callee` on the variable `ident` (at `span`) when it is a local object
+    /// that may be a class ([`Self::object_type`]): what the guards look up in its class.
+    fn object_call(&mut self, ident: Node<'_>, callee: String, form: CallForm, span: Span) {
         let name = text_of(ident, self.src);
         let Some(t) = self.object_type(&name) else {
             return;
@@ -1678,15 +1669,15 @@ impl<'s> Lowerer<'s> {
             return;
         };
         fc.f.calls.push(Call {
-            callee: "operator".into(),
+            callee,
             receiver: Some(name),
             qualifier: None,
-            span: span_of(ident),
+            span,
             callee_span: span_of(ident),
-            args: span_of(ident),
+            args: span,
             arg_spans: Vec::new(),
             arg_ints: Vec::new(),
-            form: CallForm::Convert,
+            form,
             receiver_span: Some(span_of(ident)),
             receiver_type: Some(t),
             template_args: None,

@@ -20,7 +20,7 @@ use std::path::Path;
 use frontend::tu::TranslationUnit;
 use frontend::{Call, CallForm, Function, FunctionKind, MacroDef, SourceFile, Span, TypeDef};
 
-use crate::resolve::{argument_type, Argument, Index, Outcome, TypeRes};
+use crate::resolve::{argument_type, type_leaf, Argument, Index, Outcome, TypeRes};
 use crate::util::display_callee;
 
 /// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
@@ -364,40 +364,10 @@ impl<'f> Reach<'f> {
             // An object passed where the callee takes a reference or pointer to its own class
             // is neither copied nor converted: its `Convert` reaches nothing.
             for ci in 0..f.calls.len() {
-                let c = &f.calls[ci];
-                if c.form != CallForm::Convert || outcomes[ci].0.is_empty() {
-                    continue;
-                }
-                let leaf = |t: &str| {
-                    let t = crate::resolve::norm(t);
-                    let t = t.split('<').next().unwrap_or("").to_string();
-                    t.rsplit("::").next().unwrap_or("").to_string()
-                };
-                let Some(own) = c.receiver_type.as_deref().map(leaf) else {
-                    continue;
-                };
-                let Some(cj) = f.calls[..ci]
-                    .iter()
-                    .rposition(|e| e.arg_spans.contains(&c.span))
-                else {
-                    continue;
-                };
-                let pos = f.calls[cj]
-                    .arg_spans
-                    .iter()
-                    .position(|a| *a == c.span)
-                    .expect("found above");
-                let targets = &outcomes[cj].0;
-                let by_reference = !targets.is_empty()
-                    && targets.iter().all(|&j| {
-                        j < nf
-                            && func(j).params.get(pos).is_some_and(|p| {
-                                p.is_pointer_or_ref
-                                    && frontend::types::normal_type(&p.type_text)
-                                        .is_some_and(|t| leaf(&t) == own)
-                            })
-                    });
-                if by_reference {
+                if f.calls[ci].form == CallForm::Convert
+                    && !outcomes[ci].0.is_empty()
+                    && passed_by_reference(f, ci, &outcomes, |j| (j < nf).then(|| func(j)))
+                {
                     outcomes[ci] = (Vec::new(), Outcome::NotACall);
                 }
             }
@@ -1245,6 +1215,40 @@ fn callables_of<'f>(
 
 /// A call known by name (`frontend::known`: the HIP/CUDA device API and the C/C++ library) or
 /// recognised by a blocker (barriers, atomics): never listed as `unresolved`.
+/// Whether call `ci` of `f` (a [`CallForm::Convert`] of an object) is an argument of an
+/// earlier call of `f` whose every target (`outcomes`; `function` gives a target's function,
+/// `None` for a lambda or macro) takes a reference or pointer to the object's own class there.
+fn passed_by_reference<'f>(
+    f: &Function,
+    ci: usize,
+    outcomes: &[(Vec<usize>, Outcome)],
+    function: impl Fn(usize) -> Option<&'f Function>,
+) -> bool {
+    let c = &f.calls[ci];
+    let Some(own) = c.receiver_type.as_deref().map(type_leaf) else {
+        return false;
+    };
+    let Some((cj, pos)) = f.calls[..ci].iter().enumerate().rev().find_map(|(j, e)| {
+        e.arg_spans
+            .iter()
+            .position(|a| *a == c.span)
+            .map(|pos| (j, pos))
+    }) else {
+        return false;
+    };
+    let targets = &outcomes[cj].0;
+    !targets.is_empty()
+        && targets.iter().all(|&j| {
+            function(j)
+                .and_then(|g| g.params.get(pos))
+                .is_some_and(|p| {
+                    p.is_pointer_or_ref
+                        && frontend::types::normal_type(&p.type_text)
+                            .is_some_and(|t| type_leaf(&t) == own)
+                })
+        })
+}
+
 fn is_known_call(reaches: &[Reaches], c: &Call) -> bool {
     reaches.iter().any(|r| r.call.is_some_and(|p| p(c)))
         || frontend::known::is_known_function(

@@ -36,6 +36,13 @@ fn type_like(name: &str) -> bool {
 }
 
 /// `ns::T<a, b<c>>::U<d>` -> `ns::T::U`.
+/// The unqualified name of a type as written, template arguments left out (`ns::Snap<T>` ->
+/// `Snap`).
+pub(crate) fn type_leaf(t: &str) -> String {
+    let t = strip_args(&norm(t));
+    t.rsplit("::").next().unwrap_or("").to_string()
+}
+
 fn strip_args(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut depth = 0usize;
@@ -591,26 +598,33 @@ impl<'f> Index<'f> {
         if let Some(v) = self.methods.get(&(class.to_string(), name.as_str())) {
             out.extend(v.iter().copied());
         }
+        for c in self.parts(class, true, depth) {
+            self.lifetime(&c, dtor, depth + 1, out);
+        }
+    }
+
+    /// The classes a `class` object is made of: its bases and, with `members`, the classes of
+    /// its data members held by value (each resolved where the class is defined); never
+    /// itself.
+    fn parts(&self, class: &str, members: bool, depth: usize) -> Vec<String> {
+        let mut out = Vec::new();
         for def in self.types.get(class).into_iter().flatten() {
             if def.kind != TypeKind::Class {
                 continue;
             }
             let s = self.scope_of_type(class, def);
-            for t in def.bases.iter().chain(
-                def.fields
-                    .iter()
-                    .filter(|f| !f.is_pointer_or_ref)
-                    .map(|f| &f.type_text),
-            ) {
+            let fields = def
+                .fields
+                .iter()
+                .filter(|f| members && !f.is_pointer_or_ref)
+                .map(|f| &f.type_text);
+            for t in def.bases.iter().chain(fields) {
                 if let TypeRes::Classes(cs) = self.resolve_type_at(t, &s, depth + 1) {
-                    for c in cs {
-                        if c != class {
-                            self.lifetime(&c, dtor, depth + 1, out);
-                        }
-                    }
+                    out.extend(cs.into_iter().filter(|c| c != class));
                 }
             }
         }
+        out
     }
 
     /// The copy and move constructors of `class` (a constructor taking one object of the
@@ -627,30 +641,17 @@ impl<'f> Index<'f> {
             .into_iter()
             .flatten()
         {
-            let one_of_its_own = self.funcs[j].params.len() == 1
-                && frontend::types::normal_type(&self.funcs[j].params[0].type_text)
-                    .is_some_and(|t| strip_args(&norm(&t)).rsplit("::").next() == Some(leaf));
+            let one_of_its_own = match &self.funcs[j].params[..] {
+                [p] => frontend::types::normal_type(&p.type_text)
+                    .is_some_and(|t| type_leaf(&t) == leaf),
+                _ => false,
+            };
             if one_of_its_own {
                 out.push(j);
             }
         }
-        for def in self.types.get(class).into_iter().flatten() {
-            if def.kind != TypeKind::Class {
-                continue;
-            }
-            let s = self.scope_of_type(class, def);
-            for t in def.bases.iter().chain(
-                def.fields
-                    .iter()
-                    .filter(|f| !f.is_pointer_or_ref)
-                    .map(|f| &f.type_text),
-            ) {
-                if let TypeRes::Classes(cs) = self.resolve_type_at(t, &s, depth + 1) {
-                    for c in cs.iter().filter(|c| c.as_str() != class) {
-                        self.copies(c, depth + 1, out);
-                    }
-                }
-            }
+        for c in self.parts(class, true, depth) {
+            self.copies(&c, depth + 1, out);
         }
     }
 
@@ -669,14 +670,9 @@ impl<'f> Index<'f> {
                     out.extend(v.iter().copied());
                 }
             }
-            let s = self.scope_of_type(class, def);
-            for b in &def.bases {
-                if let TypeRes::Classes(cs) = self.resolve_type_at(b, &s, depth + 1) {
-                    for c in cs.iter().filter(|c| c.as_str() != class) {
-                        self.conversions_at(c, depth + 1, out);
-                    }
-                }
-            }
+        }
+        for c in self.parts(class, false, depth) {
+            self.conversions_at(&c, depth + 1, out);
         }
     }
 

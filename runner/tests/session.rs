@@ -253,33 +253,50 @@ fn scale_tree(dir: &std::path::Path, length: usize) -> Spec {
     Spec::load(&path).unwrap()
 }
 
-/// `scale` on a simulated device: kernel `k` (in load order) computes `2 * in` exactly when `k`
-/// is even, and adds 1 to `out[13 k]` when it is odd; kernel `WRITER` also writes its input.
-fn scale_device() -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
-    use runner::sim::{Memory, Model, SimDevice};
+/// An instant simulated sm_90 device whose launches run `kernel`, and its ledger.
+fn sim_device(kernel: runner::sim::Kernel) -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::{Model, SimDevice};
     let d = SimDevice::new(
         SimDevice::info(Api::Cuda, "sm_90"),
         Model::instant(),
-        Box::new(|k, _, args, mem: &mut Memory| {
-            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
-            let (a, b) = mem.read_write(src, dst)?;
-            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
-                let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap());
-                y.copy_from_slice(&v.to_le_bytes());
-            }
-            if k.index % 2 == 1 {
-                let at = 13 * k.index * 4;
-                let v = f32::from_le_bytes(b[at..at + 4].try_into().unwrap()) + 1.0;
-                b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-            }
-            if k.index == WRITER {
-                mem.get_mut(src)?[0] ^= 1;
-            }
-            Ok(std::time::Duration::from_micros(100))
-        }),
+        kernel,
     );
     let ledger = d.ledger();
     (Box::new(d), ledger)
+}
+
+/// The outputs `scale` gives from the spec's input in one launch (`2 * in`), hashed as the
+/// session hashes outputs.
+fn doubled_checksum(s: &Session) -> String {
+    let input = runner::session::contents(&s.spec, 0).unwrap();
+    let out: Vec<u8> = input
+        .chunks_exact(4)
+        .flat_map(|x| (2.0 * f32::from_le_bytes(x.try_into().unwrap())).to_le_bytes())
+        .collect();
+    blake3::hash(&out).to_hex().to_string()
+}
+
+/// `scale` on a simulated device: kernel `k` (in load order) computes `2 * in` exactly when `k`
+/// is even, and adds 1 to `out[13 k]` when it is odd; kernel `WRITER` also writes its input.
+fn scale_device() -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::Memory;
+    sim_device(Box::new(|k, _, args, mem: &mut Memory| {
+        let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+        let (a, b) = mem.read_write(src, dst)?;
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+            let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap());
+            y.copy_from_slice(&v.to_le_bytes());
+        }
+        if k.index % 2 == 1 {
+            let at = 13 * k.index * 4;
+            let v = f32::from_le_bytes(b[at..at + 4].try_into().unwrap()) + 1.0;
+            b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        if k.index == WRITER {
+            mem.get_mut(src)?[0] ^= 1;
+        }
+        Ok(std::time::Duration::from_micros(100))
+    }))
 }
 
 const WRITER: usize = 11;
@@ -400,15 +417,7 @@ fn host_memory_is_flat(on_device: bool) {
             held.push(s.host_bytes());
         }
         // The baseline's checksum is blake3 of its output.
-        let input = runner::session::contents(&s.spec, 0).unwrap();
-        let out: Vec<u8> = input
-            .chunks_exact(4)
-            .flat_map(|x| (2.0 * f32::from_le_bytes(x.try_into().unwrap())).to_le_bytes())
-            .collect();
-        assert_eq!(
-            s.kernels[0].outputs[0].checksum,
-            blake3::hash(&out).to_hex().to_string()
-        );
+        assert_eq!(s.kernels[0].outputs[0].checksum, doubled_checksum(&s));
         assert!(
             matches!(
                 s.prepare(&source),
@@ -437,33 +446,27 @@ fn host_memory_is_flat(on_device: bool) {
 /// launches see the earlier ones' outputs) and takes `micros` microseconds, +-20% by a
 /// deterministic per-launch sequence (the event jitter of a real GPU, without its luck).
 fn jittery_device(micros: f64) -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
-    use runner::sim::{Memory, Model, SimDevice};
+    use runner::sim::Memory;
     let mut n: u64 = 0;
-    let d = SimDevice::new(
-        SimDevice::info(Api::Cuda, "sm_90"),
-        Model::instant(),
-        Box::new(move |_, _, args, mem: &mut Memory| {
-            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
-            let (a, b) = mem.read_write(src, dst)?;
-            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
-                let v = f32::from_le_bytes(y.try_into().unwrap())
-                    + 2.0 * f32::from_le_bytes(x.try_into().unwrap());
-                y.copy_from_slice(&v.to_le_bytes());
-            }
-            // splitmix64 of the launch number -> [-1, 1).
-            n += 1;
-            let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^= z >> 31;
-            let u = (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-            Ok(std::time::Duration::from_secs_f64(
-                micros * (1.0 + 0.2 * u) * 1e-6,
-            ))
-        }),
-    );
-    let ledger = d.ledger();
-    (Box::new(d), ledger)
+    sim_device(Box::new(move |_, _, args, mem: &mut Memory| {
+        let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+        let (a, b) = mem.read_write(src, dst)?;
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+            let v = f32::from_le_bytes(y.try_into().unwrap())
+                + 2.0 * f32::from_le_bytes(x.try_into().unwrap());
+            y.copy_from_slice(&v.to_le_bytes());
+        }
+        // splitmix64 of the launch number -> [-1, 1).
+        n += 1;
+        let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        let u = (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+        Ok(std::time::Duration::from_secs_f64(
+            micros * (1.0 + 0.2 * u) * 1e-6,
+        ))
+    }))
 }
 
 /// Median absolute deviation over the median.
@@ -498,14 +501,9 @@ fn short_kernels_are_timed_in_batches_and_checked_on_one_launch() {
         "the checked launch, three warm ones on reset outputs, three on their own outputs"
     );
     assert_eq!(s.batch_note(), None);
-    let input = runner::session::contents(&s.spec, 0).unwrap();
-    let once: Vec<u8> = input
-        .chunks_exact(4)
-        .flat_map(|x| (2.0 * f32::from_le_bytes(x.try_into().unwrap())).to_le_bytes())
-        .collect();
     assert_eq!(
         s.kernels[0].outputs[0].checksum,
-        blake3::hash(&once).to_hex().to_string(),
+        doubled_checksum(&s),
         "the outputs of one launch on reset outputs"
     );
     let before = ledger.launches();
@@ -601,25 +599,19 @@ fn launches_per_sample_is_checked() {
 /// `scale` that works only on outputs not yet written (an early-out on `out[0] != 0`, as a
 /// kernel does that leaves a flag or counter set): 5 us on reset outputs, 1 us on its own.
 fn one_shot_device() -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
-    use runner::sim::{Memory, Model, SimDevice};
-    let d = SimDevice::new(
-        SimDevice::info(Api::Cuda, "sm_90"),
-        Model::instant(),
-        Box::new(move |_, _, args, mem: &mut Memory| {
-            let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
-            let (a, b) = mem.read_write(src, dst)?;
-            if b[..4] != [0; 4] {
-                return Ok(std::time::Duration::from_micros(1));
-            }
-            for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
-                let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap()) + 1.0;
-                y.copy_from_slice(&v.to_le_bytes());
-            }
-            Ok(std::time::Duration::from_micros(5))
-        }),
-    );
-    let ledger = d.ledger();
-    (Box::new(d), ledger)
+    use runner::sim::Memory;
+    sim_device(Box::new(move |_, _, args, mem: &mut Memory| {
+        let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+        let (a, b) = mem.read_write(src, dst)?;
+        if b[..4] != [0; 4] {
+            return Ok(std::time::Duration::from_micros(1));
+        }
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+            let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap()) + 1.0;
+            y.copy_from_slice(&v.to_le_bytes());
+        }
+        Ok(std::time::Duration::from_micros(5))
+    }))
 }
 
 /// A short kernel whose launch on its own outputs takes another time than one on reset outputs

@@ -91,14 +91,19 @@ pub struct Baseline {
 }
 
 impl Baseline {
+    /// The launches a run is the mean of, where a run is a batch of more than one.
+    pub fn batched(&self) -> Option<u32> {
+        self.launches_per_sample.filter(|&k| k > 1)
+    }
+
     /// `median of N runs`, and `, each the mean of K launches` where a run is a batch.
     pub fn runs_text(&self) -> String {
-        match self.launches_per_sample {
-            Some(k) if k > 1 => format!(
+        match self.batched() {
+            Some(k) => format!(
                 "median of {} runs, each the mean of {k} launches",
                 self.runs
             ),
-            _ => format!("median of {} runs", self.runs),
+            None => format!("median of {} runs", self.runs),
         }
     }
 }
@@ -574,10 +579,9 @@ fn human_specs(o: &mut String, r: &Report, specs: &[SpecStatus]) {
                 fig(f.figure),
                 f.speedup,
                 confirmed(f.ci),
-                match b.launches_per_sample {
-                    Some(k) if k > 1 => format!(", each run the mean of {k} launches"),
-                    _ => String::new(),
-                },
+                b.batched()
+                    .map(|k| format!(", each run the mean of {k} launches"))
+                    .unwrap_or_default(),
                 u = b.unit
             ),
             (_, Some(b), None) => format!(
