@@ -249,6 +249,32 @@ pub(crate) fn strip_template_args(s: &str) -> String {
     out
 }
 
+/// `with_args` (a qualified name with its template arguments as written) when the classes
+/// before its last name carry template arguments (`Traits<float>::Reducer::run`,
+/// `Box<T>::get`); `None` otherwise (`ns::f<T>`, `S::m`).
+pub(crate) fn class_args_written(with_args: &str) -> Option<String> {
+    let head = match with_args.find("operator") {
+        Some(i) if with_args[..i].ends_with("::") => &with_args[..i - 2],
+        Some(0) => return None,
+        _ => {
+            // The last `::` outside template arguments.
+            let mut depth = 0usize;
+            let mut cut = None;
+            let b = with_args.as_bytes();
+            for (i, &ch) in b.iter().enumerate() {
+                match ch {
+                    b'<' => depth += 1,
+                    b'>' if depth > 0 => depth -= 1,
+                    b':' if depth == 0 && b.get(i + 1) == Some(&b':') => cut = Some(i),
+                    _ => {}
+                }
+            }
+            &with_args[..cut?]
+        }
+    };
+    head.contains('<').then(|| with_args.to_string())
+}
+
 /// What the lowering knows of one function for its id.
 pub(crate) struct IdParts {
     /// Qualified name with the template arguments as written (`S<T>::m`, `k<float>`).
@@ -328,6 +354,21 @@ pub(crate) fn assign_ids(functions: &mut [Function], parts: &[IdParts]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn class_arguments_as_written() {
+        let w = |s: &str| class_args_written(s);
+        assert_eq!(
+            w("Traits<float>::Reducer::run").as_deref(),
+            Some("Traits<float>::Reducer::run")
+        );
+        assert_eq!(w("Box<T>::get").as_deref(), Some("Box<T>::get"));
+        assert_eq!(w("S<int>::operator<").as_deref(), Some("S<int>::operator<"));
+        assert_eq!(w("ns::k<a::B>"), None);
+        assert_eq!(w("ns::S::m"), None);
+        assert_eq!(w("S::operator<"), None);
+        assert_eq!(w("f"), None);
+    }
 
     #[test]
     fn parses_loop_refs() {

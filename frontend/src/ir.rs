@@ -263,6 +263,13 @@ pub struct Function {
     /// `begin()` returns: the iterator whose `++`, `*` and `!=` every iteration calls.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub return_type: Option<String>,
+    /// The qualified name with the template arguments of its classes as written, set only
+    /// where a class it belongs to is written with arguments: a member of an explicit or
+    /// partial specialisation (`Traits<float>::Reducer::run`), an out-of-line definition
+    /// (`Box<T>::get`). What tells `Traits<float>::Reducer::run` from
+    /// `Traits<int>::Reducer::run`, which [`Function::qualified_name`] merges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialised_name: Option<String>,
 }
 
 /// `target = value` where `target` is a plain name, or a data member through `this` (kept as

@@ -996,6 +996,8 @@ impl<'s> Lowerer<'s> {
         qual_candidates: Vec<String>,
         id_parts: IdParts,
     ) {
+        let mut f = f;
+        f.specialised_name = crate::identity::class_args_written(&id_parts.with_args);
         self.fns.push(FnCtx {
             f,
             body_start,
@@ -2736,6 +2738,7 @@ fn blank_function(
         unseen_specifiers: Vec::new(),
         expansion: None,
         return_type: None,
+        specialised_name: None,
     }
 }
 

@@ -88,6 +88,109 @@ pub(crate) fn template_args(t: &str) -> Vec<String> {
     out
 }
 
+/// `a::B<c::D, 2>::e` -> `a`, `B<c::D, 2>`, `e`: the names of a qualified name, split at the
+/// `::` outside template arguments (an operator name kept whole), a leading `::` and
+/// `typename` left out.
+fn split_segments(q: &str) -> Vec<&str> {
+    let q = q.trim();
+    let q = q
+        .strip_prefix("typename ")
+        .unwrap_or(q)
+        .trim_start_matches("::");
+    let (head, op) = match q.find("operator") {
+        Some(i) if q[..i].ends_with("::") => (&q[..i - 2], Some(&q[i..])),
+        _ => (q, None),
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let b = head.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' if depth > 0 => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
+                out.push(head[start..i].trim());
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(head[start..].trim());
+    out.extend(op);
+    out
+}
+
+/// A template argument that names one type or one value whatever the unit's typedefs are:
+/// its canonical spelling (`unsigned` -> `unsigned int`, `4u` -> `4`); `None` for a typedef, a
+/// parameter, an expression (`int32_t`, `T`, `N * 2`).
+fn exact_arg(a: &str) -> Option<String> {
+    let words: Vec<&str> = a.split_whitespace().collect();
+    const KEYWORDS: &[&str] = &[
+        "signed", "unsigned", "long", "short", "char", "int", "float", "double", "bool",
+    ];
+    if words.is_empty() {
+        return None;
+    }
+    if words.iter().all(|w| KEYWORDS.contains(w)) {
+        let has = |w: &str| words.contains(&w);
+        let longs = words.iter().filter(|w| **w == "long").count();
+        let canon = if has("float") && words.len() == 1 {
+            "float".to_string()
+        } else if has("double") {
+            if longs == 1 && words.len() == 2 {
+                "long double".to_string()
+            } else if words.len() == 1 {
+                "double".to_string()
+            } else {
+                return None;
+            }
+        } else if has("bool") && words.len() == 1 {
+            "bool".to_string()
+        } else if has("char") {
+            // `char`, `signed char` and `unsigned char` are three types.
+            match (has("signed"), has("unsigned"), words.len()) {
+                (false, false, 1) => "char".to_string(),
+                (true, false, 2) => "signed char".to_string(),
+                (false, true, 2) => "unsigned char".to_string(),
+                _ => return None,
+            }
+        } else {
+            let sign = if has("unsigned") { "unsigned " } else { "" };
+            let size = match (has("short"), longs) {
+                (true, 0) => "short",
+                (false, 0) => "int",
+                (false, 1) => "long",
+                (false, 2) => "long long",
+                _ => return None,
+            };
+            format!("{sign}{size}")
+        };
+        return Some(canon);
+    }
+    match a.trim() {
+        "true" => return Some("1".into()),
+        "false" => return Some("0".into()),
+        _ => {}
+    }
+    frontend::lex::parse_int_literal(a.trim()).map(|v| v.to_string())
+}
+
+/// True when template arguments `a` and `b` certainly differ: two distinct built-in types or
+/// values ([`exact_arg`]), or two integer types of different range (`int32_t` is not `long
+/// long`).
+fn args_differ(a: &str, b: &str) -> bool {
+    if let (Some(x), Some(y)) = (exact_arg(a), exact_arg(b)) {
+        return x != y;
+    }
+    match (frontend::ints::parse(a), frontend::ints::parse(b)) {
+        (Some(x), Some(y)) => x.name != y.name,
+        _ => false,
+    }
+}
+
 /// What a type as written denotes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum TypeRes {
@@ -137,6 +240,10 @@ pub(crate) struct Scope {
     pub params: Vec<String>,
     /// Those of `params` a call binds to classes (a specialisation's view).
     pub bound: Vec<(String, TypeRes)>,
+    /// Its class with the template arguments as written, where they are written: a member
+    /// of a specialisation (`Traits<float>::Reducer`). Its unqualified calls of members are
+    /// calls of that specialisation's members.
+    pub written_class: Option<String>,
 }
 
 /// The unit's functions and types, indexed.
@@ -324,11 +431,16 @@ impl<'f> Index<'f> {
                 params.extend(t.template_params.iter().cloned());
             }
         }
+        let written_class = f
+            .specialised_name
+            .as_deref()
+            .and_then(|w| split_segments(w).split_last().map(|(_, c)| c.join("::")));
         Scope {
             scopes,
             class,
             params,
             bound: Vec::new(),
+            written_class,
         }
     }
 
@@ -352,6 +464,7 @@ impl<'f> Index<'f> {
             class: (t.kind == TypeKind::Class).then(|| q.to_string()),
             params: t.template_params.clone(),
             bound: Vec::new(),
+            written_class: None,
         }
     }
 
@@ -833,8 +946,110 @@ impl<'f> Index<'f> {
     }
 
     /// The function nodes call `c` of a function whose scope is `scope` may reach (local
-    /// callables aside: the caller looks them up first), and how they were found.
+    /// callables aside: the caller looks them up first), and how they were found. Where the
+    /// call names its class with template arguments (`Traits<float>::Reducer r; r.run(x)`,
+    /// `Box<int>::get()`, an unqualified call in a member of a specialisation), the members of
+    /// the specialisations it cannot be are left out (see [`Index::specialise`]).
     pub(crate) fn call(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
+        let from = out.len();
+        let o = self.call_unspecialised(scope, c, out);
+        let on_this = || {
+            c.receiver
+                .as_deref()
+                .is_none_or(|r| matches!(r.trim(), "this" | "(*this)"))
+        };
+        let written = match c.form {
+            CallForm::Plain => c.qualifier.as_deref().or(scope.written_class.as_deref()),
+            CallForm::Method if c.receiver_type.is_none() && on_this() => {
+                scope.written_class.as_deref()
+            }
+            CallForm::Indirect => None,
+            _ => c.receiver_type.as_deref(),
+        };
+        if let Some(w) = written.filter(|w| w.contains('<')) {
+            self.specialise(w, out, from);
+        }
+        o
+    }
+
+    /// Leaves out of `out[from..]` the members of specialisations that the class written `w`
+    /// (`ns::Traits<float>::Reducer`) cannot be: the classes named alike, right to left, whose
+    /// template arguments differ from `w`'s in a place where both are certain (built-in types,
+    /// integer literals: `Traits<int>` is not `Traits<float>`; `Traits<real_t>` may be), and,
+    /// where an explicit specialisation's arguments are exactly `w`'s, every other member of
+    /// that template (the primary's, a partial specialisation's). Nothing is left out when it
+    /// would leave none, or when a class of that name derives from its own template (its
+    /// members may be inherited from another specialisation).
+    fn specialise(&self, w: &str, out: &mut Vec<usize>, from: usize) {
+        if out.len() <= from + 1 {
+            return;
+        }
+        let wsegs = split_segments(w);
+        for seg in &wsegs {
+            let name = strip_args(seg);
+            let self_derived = self.type_by_name.get(name.trim()).is_some_and(|qs| {
+                qs.iter().any(|q| {
+                    self.types[q]
+                        .iter()
+                        .any(|d| d.bases.iter().any(|b| type_leaf(b) == d.name))
+                })
+            });
+            if self_derived {
+                return;
+            }
+        }
+        // Per candidate, per place right to left: None (not aligned), Some(exact).
+        let places = |n: usize| -> Option<Vec<Option<bool>>> {
+            let f = self.funcs[n];
+            let q = f.specialised_name.as_deref().unwrap_or(&f.qualified_name);
+            let csegs = split_segments(q);
+            let (_, class) = csegs.split_last()?;
+            let mut v = Vec::new();
+            for (ws, cs) in wsegs.iter().rev().zip(class.iter().rev()) {
+                if strip_args(ws).trim() != strip_args(cs).trim() {
+                    break;
+                }
+                let (wa, ca) = (template_args(ws), template_args(cs));
+                if wa.len() == ca.len() && wa.iter().zip(&ca).any(|(a, b)| args_differ(a, b)) {
+                    return None; // cannot be this class
+                }
+                let exact = !wa.is_empty()
+                    && wa.len() == ca.len()
+                    && wa
+                        .iter()
+                        .zip(&ca)
+                        .all(|(a, b)| exact_arg(a).is_some() && exact_arg(a) == exact_arg(b));
+                v.push(Some(exact));
+            }
+            Some(v)
+        };
+        let seen: Vec<(usize, Option<Vec<Option<bool>>>)> =
+            out[from..].iter().map(|&n| (n, places(n))).collect();
+        let mut keep: Vec<bool> = seen.iter().map(|(_, p)| p.is_some()).collect();
+        for k in 0..wsegs.len() {
+            let exact_at = |p: &Option<Vec<Option<bool>>>| {
+                p.as_ref().and_then(|v| v.get(k).copied().flatten())
+            };
+            if seen.iter().any(|(_, p)| exact_at(p) == Some(true)) {
+                for (i, (_, p)) in seen.iter().enumerate() {
+                    if exact_at(p) == Some(false) {
+                        keep[i] = false;
+                    }
+                }
+            }
+        }
+        if !keep.iter().any(|&k| k) {
+            return;
+        }
+        let mut i = 0;
+        out.retain(|_| {
+            let pos = i;
+            i += 1;
+            pos < from || keep[pos - from]
+        });
+    }
+
+    fn call_unspecialised(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
         match c.form {
             CallForm::Construct | CallForm::Destroy => {
                 let ty = c.receiver_type.as_deref().unwrap_or(&c.callee);
@@ -1356,5 +1571,40 @@ mod tests {
         assert!(template_args("T").is_empty());
         assert!(is_builtin_type("float4") && is_builtin_type("uint32_t"));
         assert!(!is_builtin_type("float5") && !is_builtin_type("Reducer"));
+    }
+
+    #[test]
+    fn specialisation_arguments() {
+        assert_eq!(
+            split_segments("::a::B<c::D, 2>::e"),
+            ["a", "B<c::D, 2>", "e"]
+        );
+        assert_eq!(split_segments("S<int>::operator<"), ["S<int>", "operator<"]);
+        assert_eq!(split_segments("typename T<U>::V"), ["T<U>", "V"]);
+        // Spellings of one type are one type; distinct built-in types differ.
+        assert_eq!(exact_arg("unsigned"), exact_arg("unsigned  int"));
+        assert_eq!(exact_arg("signed"), exact_arg("int"));
+        assert_eq!(exact_arg("long int"), Some("long".into()));
+        assert_eq!(exact_arg("0x8"), exact_arg("8u"));
+        assert_eq!(exact_arg("true"), exact_arg("1"));
+        assert!(args_differ("long", "long long"));
+        assert!(args_differ("char", "signed char"));
+        assert!(args_differ("float", "double"));
+        assert!(args_differ("4", "8"));
+        assert!(args_differ("int64_t", "int"));
+        // A typedef, a parameter or an expression may be anything.
+        for (a, b) in [
+            ("int32_t", "int"),
+            ("real_t", "float"),
+            ("T", "int"),
+            ("2 * 4", "8"),
+            ("float", "int32_t"),
+            ("unsigned", "unsigned int"),
+        ] {
+            assert!(!args_differ(a, b), "{a} / {b}");
+        }
+        for a in ["int32_t", "T", "N + 1", "float*", "const int", "long short"] {
+            assert_eq!(exact_arg(a), None, "{a}");
+        }
     }
 }

@@ -32,6 +32,7 @@ const FIXTURES: &[&str] = &[
     "barrier/cutlass_barriers.cu",
     "barrier/library_wrappers.cu",
     "atomic/unseen_wrappers.cu",
+    "barrier/specialisations.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.
