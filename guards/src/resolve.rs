@@ -966,10 +966,36 @@ impl<'f> Index<'f> {
             CallForm::Indirect => None,
             _ => c.receiver_type.as_deref(),
         };
-        if let Some(w) = written.filter(|w| w.contains('<')) {
-            self.specialise(w, out, from);
+        if let Some(w) = written.and_then(|w| self.with_arguments(w, scope)) {
+            self.specialise(&w, out, from);
         }
         o
+    }
+
+    /// The class written `w` with its template arguments: `w` itself when it has some, else
+    /// what the alias it names stands for (`using R = Traits<float>::Reducer;`, aliases of
+    /// aliases), where that has some; `None` otherwise.
+    fn with_arguments(&self, w: &str, scope: &Scope) -> Option<String> {
+        let mut w = w.trim().to_string();
+        let mut scope = scope.clone();
+        for _ in 0..MAX_DEPTH {
+            if w.contains('<') {
+                return Some(w);
+            }
+            let found = self.lookup_type(&norm(&w), &scope);
+            let [q] = found.as_slice() else {
+                return None;
+            };
+            let [def] = self.types.get(q)?.as_slice() else {
+                return None;
+            };
+            if def.kind != TypeKind::Alias {
+                return None;
+            }
+            scope = self.scope_of_type(q, def);
+            w = def.aliased.clone()?;
+        }
+        None
     }
 
     /// Leaves out of `out[from..]` the members of specialisations that the class written `w`

@@ -85,6 +85,29 @@ template <> struct Vec<float> {
 template <> struct Vec<int> : Vec<float> {};
 
 using real_t = int;
+using FloatReducer = Traits<float>::Reducer;
+using IntReducer = Traits<int>::Reducer;
+using Reducer2 = FloatReducer;
+
+// A parameter's declared type.
+__device__ float by_parameter(const Box<float>& b, Box<int>* p, float v) {
+  for (int i = 0; i < 4; ++i) v = b.get(v);  // ~ blockers: none
+  for (int i = 0; i < 4; ++i) v += p->get(1);  // ~ blockers: barrier
+  return v;
+}
+
+// Aliases of specialisations, and `auto` from a temporary.
+__device__ float by_alias(float v, int w) {
+  FloatReducer r;
+  for (int i = 0; i < 4; ++i) v = r.run(v);  // ~ blockers: none
+  Reducer2 r2;
+  for (int i = 0; i < 4; ++i) v = r2.run(v);  // ~ blockers: none
+  IntReducer ri;
+  for (int i = 0; i < 4; ++i) w = ri.run(w);  // ~ blockers: barrier
+  auto t = Traits<float>::Reducer{};
+  for (int i = 0; i < 4; ++i) v = t.run(v);  // ~ blockers: none
+  return v + w;
+}
 
 template <typename T>
 __device__ T generic(T v) {
