@@ -242,6 +242,11 @@ pub const AUTO_BATCH_BELOW_MS: f64 = 0.05;
 pub const AUTO_BATCH_TARGET_MS: f64 = 0.1;
 /// The most launches [`auto_batch`] puts in a batch.
 pub const AUTO_BATCH_MAX: u32 = 64;
+/// How a session takes a sample, named for the tuner's settings fingerprint: it changes when
+/// that way changes (here: short kernels timed as batches of back-to-back launches,
+/// [`auto_batch`]), so that a tune never reuses decisions measured another way (an earlier
+/// binary's launch-by-launch samples of an 8 us kernel).
+pub const SAMPLING: &str = "auto-batch below 50 us, one event pair per batch";
 
 /// Launches per sample for a kernel whose warm launch takes `ms` milliseconds: 1 from
 /// [`AUTO_BATCH_BELOW_MS`] up; below, the power of two that makes a batch take at least

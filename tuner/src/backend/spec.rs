@@ -249,15 +249,33 @@ impl BackendSpec {
                 gates.compiler.identity().ok()
             }
         };
-        let mut extra = serde_json::Map::new();
-        extra.insert("target".into(), serde_json::json!(target));
-        extra.insert(
-            "gates".into(),
+        let extra = device_fingerprint(
+            serde_json::json!(target),
             serde_json::json!(gates.compiler.key_words()),
+            serde_json::json!(identity),
         );
-        extra.insert("compiler".into(), serde_json::json!(identity));
         Ok((gates, Some(extra)))
     }
+}
+
+/// What a bench lane's device adds to the settings fingerprint: its target, the gates'
+/// compile, the compiler's identity and the runner's way of taking samples
+/// ([`runner::session::SAMPLING`]): decisions measured with another of any of them are not
+/// reused.
+fn device_fingerprint(
+    target: serde_json::Value,
+    gates: serde_json::Value,
+    compiler: serde_json::Value,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut extra = serde_json::Map::new();
+    extra.insert("target".into(), target);
+    extra.insert("gates".into(), gates);
+    extra.insert("compiler".into(), compiler);
+    extra.insert(
+        "sampling".into(),
+        serde_json::json!(runner::session::SAMPLING),
+    );
+    extra
 }
 
 /// The defines and flags every spec of `b` compiles with, when they all agree; else none.
@@ -413,6 +431,23 @@ impl Backend for AnyBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_device_fingerprint_names_the_way_samples_are_taken() {
+        let fp = |sampling: &str| {
+            let mut m = device_fingerprint(
+                serde_json::json!({"cuda": "sm_90"}),
+                serde_json::json!(["nvcc", "-cubin"]),
+                serde_json::json!("nvcc 13.0"),
+            );
+            assert_eq!(m["sampling"], serde_json::json!(runner::session::SAMPLING));
+            m.insert("sampling".into(), serde_json::json!(sampling));
+            serde_json::Value::Object(m).to_string()
+        };
+        // Another way of sampling gives other settings, hence other decision keys.
+        assert_ne!(fp(runner::session::SAMPLING), fp("one launch per sample"));
+        assert_eq!(fp(runner::session::SAMPLING), fp(runner::session::SAMPLING));
+    }
 
     fn specs() -> Vec<BackendSpec> {
         vec![
