@@ -976,13 +976,16 @@ impl<'f> Index<'f> {
     /// what the alias it names stands for (`using R = Traits<float>::Reducer;`, aliases of
     /// aliases), where that has some; `None` otherwise.
     fn with_arguments(&self, w: &str, scope: &Scope) -> Option<String> {
+        if w.contains('<') {
+            return Some(w.trim().to_string());
+        }
         let mut w = w.trim().to_string();
-        let mut scope = scope.clone();
+        let mut inner: Option<Scope> = None;
         for _ in 0..MAX_DEPTH {
             if w.contains('<') {
                 return Some(w);
             }
-            let found = self.lookup_type(&norm(&w), &scope);
+            let found = self.lookup_type(&norm(&w), inner.as_ref().unwrap_or(scope));
             let [q] = found.as_slice() else {
                 return None;
             };
@@ -992,7 +995,7 @@ impl<'f> Index<'f> {
             if def.kind != TypeKind::Alias {
                 return None;
             }
-            scope = self.scope_of_type(q, def);
+            inner = Some(self.scope_of_type(q, def));
             w = def.aliased.clone()?;
         }
         None
