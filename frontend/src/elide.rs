@@ -126,6 +126,9 @@ pub(crate) struct Plan {
     pub(crate) expansions: Vec<Expansion>,
     /// The file's tokens as [`plan`] read them, for [`extend`] (not read twice).
     lexed: Option<Box<Lexed>>,
+    /// What lies between the braces of host functions' bodies (`scan`'s
+    /// [`Found::HostBody`]), in source order: skipped by the parse as well, never lowered.
+    pub(crate) host_bodies: Vec<Range<usize>>,
 }
 
 /// A file's tokens, its `#define`s, the indexes of the tokens outside directives, and the
@@ -173,28 +176,50 @@ impl Plan {
             elided: self.elided.clone(),
             expansions: Vec::new(),
             lexed: None,
+            host_bodies: self.host_bodies.clone(),
         }
     }
 
-    /// The included ranges for tree-sitter: the complement of the elided ranges (empty when
-    /// nothing is elided: the whole text).
+    /// What the parse skips: the elided ranges and the host bodies, sorted, overlaps joined.
+    pub(crate) fn skipped(&self) -> Vec<Range<usize>> {
+        let mut all: Vec<Range<usize>> = self
+            .elided
+            .iter()
+            .map(|e| e.span.start..e.span.end)
+            .chain(self.host_bodies.iter().cloned())
+            .filter(|r| r.end > r.start)
+            .collect();
+        all.sort_by_key(|r| (r.start, r.end));
+        let mut out: Vec<Range<usize>> = Vec::with_capacity(all.len());
+        for r in all {
+            match out.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => out.push(r),
+            }
+        }
+        out
+    }
+
+    /// The included ranges for tree-sitter: the complement of [`Plan::skipped`] (empty when
+    /// nothing is skipped: the whole text).
     pub(crate) fn included_ranges(&self, src: &[u8]) -> Vec<tree_sitter::Range> {
-        if self.elided.is_empty() {
+        let skipped = self.skipped();
+        if skipped.is_empty() {
             return Vec::new();
         }
         let mut pos = Positions::new(src);
-        let mut out = Vec::with_capacity(self.elided.len() + 1);
+        let mut out = Vec::with_capacity(skipped.len() + 1);
         let mut start = 0usize;
-        for e in &self.elided {
-            if e.span.start > start {
+        for e in &skipped {
+            if e.start > start {
                 out.push(tree_sitter::Range {
                     start_byte: start,
-                    end_byte: e.span.start,
+                    end_byte: e.start,
                     start_point: pos.point(start),
-                    end_point: pos.point(e.span.start),
+                    end_point: pos.point(e.start),
                 });
             }
-            start = e.span.end;
+            start = e.end;
         }
         out.push(tree_sitter::Range {
             start_byte: start,
@@ -359,6 +384,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         elided,
         expansions: Vec::new(),
         lexed: Some(Box::new(lexed)),
+        host_bodies: Vec::new(),
     }
 }
 
@@ -420,12 +446,36 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
             skip.peek().is_none_or(|r| r.start > at)
         })
         .collect();
-    let found = scan::scan(src, toks, &code, &defined, &spec, &shapes);
+    // Macros that may make device code: specifier macros, and macros whose replacement list
+    // names a GPU qualifier or such a macro (through a few levels).
+    let mut gpu: HashSet<&str> = spec.clone();
+    for _ in 0..8 {
+        let before = gpu.len();
+        for d in defines {
+            if !gpu.contains(d.name.as_str())
+                && d.body.iter().any(|t| {
+                    matches!(&t.tok, Tok::Ident(w)
+                        if scan::GPU_WORDS.contains(&w.as_str()) || gpu.contains(w.as_str()))
+                })
+            {
+                gpu.insert(d.name.as_str());
+            }
+        }
+        if gpu.len() == before {
+            break;
+        }
+    }
+    let found = scan::scan(src, toks, &code, &defined, &spec, &shapes, &gpu);
     let mut pos = Positions::new(src);
     let mut extra: Vec<Elided> = Vec::new();
     let mut expansions = Vec::new();
+    let mut host: Vec<(Range<usize>, Range<usize>)> = Vec::new();
     for f in found {
         let (range, name, role) = match f {
+            Found::HostBody { head, body } => {
+                host.push((head, body));
+                continue;
+            }
             Found::Unknown { range, name } => (range, name, Role::Unknown),
             Found::Pragma {
                 range,
@@ -488,10 +538,21 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
         e.span.line = p.row as u32 + 1;
         e.span.column = p.column as u32 + 1;
     }
+    // A head holding an elided name (a specifier macro, an unknown one) is no plain host
+    // function's: its body is parsed.
+    let host_bodies = host
+        .into_iter()
+        .filter(|(head, _)| {
+            let i = kept.partition_point(|e| e.span.end <= head.start);
+            kept.get(i).is_none_or(|e| e.span.start >= head.end)
+        })
+        .map(|(_, body)| body)
+        .collect();
     Plan {
         elided: kept,
         expansions,
         lexed: None,
+        host_bodies,
     }
 }
 

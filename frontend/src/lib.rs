@@ -193,14 +193,17 @@ fn parse_planned(
         plan.included_ranges(source)
     } else {
         // Long flat expressions (`bulk.rs`) are left out of the parse with the elided text.
-        let mut skip: Vec<std::ops::Range<usize>> = plan
-            .elided
-            .iter()
-            .map(|e| e.span.start..e.span.end)
-            .chain(bulk)
-            .collect();
-        skip.sort_by_key(|r| r.start);
-        bulk::included(source, &skip)
+        let mut skip: Vec<std::ops::Range<usize>> = plan.skipped();
+        skip.extend(bulk);
+        skip.sort_by_key(|r| (r.start, r.end));
+        let mut joined: Vec<std::ops::Range<usize>> = Vec::with_capacity(skip.len());
+        for r in skip {
+            match joined.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => joined.push(r),
+            }
+        }
+        bulk::included(source, &joined)
     };
     if ranges.is_empty() {
         return (parser.parse(source, None), plan);
@@ -219,6 +222,37 @@ fn parse_planned(
 /// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
+    // Host functions' bodies are skipped by the parse (`scan`'s `HostBody`: the lowering
+    // never reads them, and they are about a third of a CUDA file's bytes). What the tokens
+    // took for a host function must be one for the lowering too (a host function, its body
+    // the skipped one); where it is not, the file is parsed again whole.
+    let (file, host) = parse_once(source, outer, true);
+    if host.is_empty() || host_bodies_hold(&file, &host) {
+        return file;
+    }
+    parse_once(source, outer, false).0
+}
+
+/// True when every range of `host` lies between the braces of a host function's body of
+/// `file` (a function defined where it is written, not recovered from an error).
+fn host_bodies_hold(file: &SourceFile, host: &[std::ops::Range<usize>]) -> bool {
+    let bodies: std::collections::HashSet<(usize, usize)> = file
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Host && !f.recovered && f.expansion.is_none())
+        .map(|f| (f.body.start, f.body.end))
+        .collect();
+    host.iter()
+        .all(|r| r.start > 0 && bodies.contains(&(r.start - 1, r.end + 1)))
+}
+
+/// [`parse_with`]'s one parse and lowering, skipping host bodies or not; with the host bodies
+/// it skipped.
+fn parse_once(
+    source: &[u8],
+    outer: &HashMap<String, SpecifierMacro>,
+    skip_host: bool,
+) -> (SourceFile, Vec<std::ops::Range<usize>>) {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         let tp = slot.get_or_insert_with(|| {
@@ -232,29 +266,44 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
                 parser,
             }
         });
-        let plan = elide::plan(source, outer);
+        let mut plan = elide::plan(source, outer);
         // What the grammar cannot read without the preprocessor (unknown specifier macros,
         // pragma macros, macro calls without `;`, function-defining macros; see
         // `elide::extend`), found from the tokens before the one parse. Each of those is a
         // syntax error for the grammar where it is found (the file would not parse as C++
         // without its macros), so skipping it loses no code the grammar could read.
-        let more = elide::extend(source, outer, &plan);
+        let mut more = elide::extend(source, outer, &plan);
+        if !skip_host {
+            more.host_bodies.clear();
+        }
+        let host = more.host_bodies.clone();
         let extended = more.elided.len() > plan.elided.len() || !more.expansions.is_empty();
         if !extended {
+            plan.host_bodies = std::mem::take(&mut more.host_bodies);
             let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
+            let host = if plan.host_bodies.is_empty() {
+                Vec::new()
+            } else {
+                host
+            };
             return match tree {
                 Some(tree) => {
                     let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
                     file.conditionals = cond::scan(source, &file.inert);
                     constctx::mark(source, &mut file);
-                    file
+                    (file, host)
                 }
-                None => no_tree(&mut tp.parser),
+                None => (no_tree(&mut tp.parser), Vec::new()),
             };
         }
         let (tree, more) = parse_planned(&mut tp.parser, source, more);
+        let host = if more.host_bodies.is_empty() {
+            Vec::new()
+        } else {
+            host
+        };
         let Some(tree) = tree else {
-            return no_tree(&mut tp.parser);
+            return (no_tree(&mut tp.parser), Vec::new());
         };
         let lowerer = lower::Lowerer::new(source, &tp.kinds, more.clone_ranges());
         let (mut with, mut parts) = lowerer.run_parts(&tree);
@@ -279,7 +328,7 @@ pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Sou
         identity::assign_ids(&mut with.functions, &parts);
         with.conditionals = cond::scan(source, &with.inert);
         constctx::mark(source, &mut with);
-        with
+        (with, host)
     })
 }
 

@@ -57,6 +57,15 @@ pub(crate) enum Found {
     /// A macro call at file or namespace scope not followed by `;`, which the grammar would
     /// read as the start of the next declaration.
     Invocation { range: Range<usize>, name: String },
+    /// The body of a function definition at namespace or class scope whose head names no
+    /// GPU qualifier, no macro of the file or the unit and nothing unknown: host code, which
+    /// the lowering never analyses. `body` is what lies between its braces, `head` the
+    /// declaration before them. The parse skips `body` (the lowering checks afterwards that
+    /// each such body is a host function's, else the file is parsed again without skipping).
+    HostBody {
+        head: Range<usize>,
+        body: Range<usize>,
+    },
     /// An invocation of a macro of the file that defines a function (`range` is the
     /// invocation, and the block after it for a [`Shape::Header`]).
     Expansion {
@@ -278,6 +287,9 @@ impl Cursor<'_> {
 /// Reads the tokens `toks` of `src` (`code`: the indexes of those outside directives).
 /// `defined` names every macro the file defines and every outer specifier macro; `shapes` says
 /// what the file's own macros are; `spec` names the specifier macros (elided elsewhere).
+/// `gpu` names the macros that may make device code (specifier macros, macros whose
+/// replacement list names a GPU qualifier or such a macro): a body that uses one is no host
+/// body.
 pub(crate) fn scan(
     src: &[u8],
     toks: &[Token],
@@ -285,6 +297,7 @@ pub(crate) fn scan(
     defined: &HashSet<&str>,
     spec: &HashSet<&str>,
     shapes: &HashMap<&str, Shape>,
+    gpu: &HashSet<&str>,
 ) -> Vec<Found> {
     let cur = Cursor { src, toks, code };
     let mut out = Vec::new();
@@ -349,6 +362,11 @@ pub(crate) fn scan(
                 } else {
                     brace_kind(&cur, stmt_start, i, in_block)
                 };
+                if top == 0 && !in_block && matches!(kind, ScopeKind::Block) {
+                    if let Some(found) = host_body(&cur, stmt_start, i, defined, spec, gpu) {
+                        out.push(found);
+                    }
+                }
                 scopes.push(Scope { kind, paren: 0 });
                 at_start = true;
             }
@@ -363,6 +381,204 @@ pub(crate) fn scan(
         i += 1;
     }
     out
+}
+
+/// Identifiers that make a function GPU code, or may.
+pub(crate) const GPU_WORDS: &[&str] = &[
+    "__device__",
+    "__global__",
+    "__host__",
+    "__launch_bounds__",
+    "__shared__",
+    "__constant__",
+];
+
+/// Names before `(` that are no function's.
+const NOT_FUNCTION_NAMES: &[&str] = &[
+    "if", "while", "for", "switch", "catch", "return", "throw", "case", "new", "delete",
+];
+
+/// The `{` at `open`, at namespace or class scope, opening the statement that began at
+/// `start`: a host function's body ([`Found::HostBody`]) when the head is `... NAME(...)`
+/// followed only by `const`, `volatile`, `&`, `&&`, `override`, `final` (no constructor
+/// initialisers, no trailing return type, no `noexcept(...)`), names no GPU qualifier, no
+/// macro of the file or the unit (`defined`, `spec`), has no `=` outside parentheses, and
+/// the body holds no `#` (a directive could unbalance its braces) and no device code: no GPU
+/// qualifier or macro that may make one (`gpu`: a `[] __device__ (...)` lambda, a local class
+/// with device members), no lambda qualified by an unknown name (`[] DEVICE_FN (...)`).
+fn host_body(
+    cur: &Cursor<'_>,
+    start: usize,
+    open: usize,
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    gpu: &HashSet<&str>,
+) -> Option<Found> {
+    let mut k = open.checked_sub(1)?;
+    while k > start
+        && (matches!(
+            cur.ident(k),
+            Some("const" | "volatile" | "override" | "final")
+        ) || cur.is(k, "&")
+            || cur.is(k, "&&"))
+    {
+        k -= 1;
+    }
+    if k <= start || !cur.is(k, ")") {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut p = k;
+    loop {
+        if cur.is(p, ")") {
+            depth += 1;
+        } else if cur.is(p, "(") {
+            depth -= 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        if p == start {
+            return None;
+        }
+        p -= 1;
+    }
+    let name_at = p.checked_sub(1).filter(|&n| n >= start)?;
+    let name = cur.ident(name_at)?;
+    if NOT_FUNCTION_NAMES.contains(&name) || NOT_MACRO_CALLS.contains(&name) {
+        return None;
+    }
+    let mut from = start;
+    while cur.ident(from) == Some("template") && cur.is(from + 1, "<") {
+        from = cur.closing(from + 1).filter(|&c| c < name_at)? + 1;
+    }
+    // A string in the parameters: a macro call (`TEST_CASE("name") { ... }`).
+    if (p..k).any(|j| matches!(cur.tok(j), Some(Tok::Str))) {
+        return None;
+    }
+    // The declaration specifiers name one type at most: `MACRO void f()`, `OPUS_D
+    // opus::index_t f()` and `DS_D_INLINE T g()` name two, of which one is a macro.
+    let mut decl = name_at;
+    while decl > from + 1 && cur.is(decl - 1, "::") {
+        let mut q = decl - 2;
+        if cur.is(q, ">") || cur.is(q, ">>") {
+            let mut depth = 0i32;
+            loop {
+                match cur.tok(q)? {
+                    Tok::Punct(">") => depth += 1,
+                    Tok::Punct(">>") => depth += 2,
+                    Tok::Punct("<") => depth -= 1,
+                    _ => {}
+                }
+                if depth <= 0 || q <= from {
+                    break;
+                }
+                q -= 1;
+            }
+            q = q.checked_sub(1)?;
+        }
+        if cur.ident(q).is_none() || q < from {
+            break;
+        }
+        decl = q;
+    }
+    if type_units(cur, from, decl)? > 1 {
+        return None;
+    }
+    let mut paren = 0usize;
+    for j in from..=k {
+        match cur.tok(j)? {
+            Tok::Ident(w) => {
+                let w = w.as_str();
+                if GPU_WORDS.contains(&w) || defined.contains(w) || spec.contains(w) {
+                    return None;
+                }
+            }
+            Tok::Punct("(") => paren += 1,
+            Tok::Punct(")") => paren = paren.saturating_sub(1),
+            Tok::Punct("=" | ":" | "{" | "}" | ";" | "[" | "]") if paren == 0 => return None,
+            _ => {}
+        }
+    }
+    let close = cur.closing(open)?;
+    for j in open + 1..close {
+        match cur.tok(j)? {
+            Tok::Ident(w) if GPU_WORDS.contains(&w.as_str()) || gpu.contains(w.as_str()) => {
+                return None
+            }
+            // `] NAME`: a lambda's introducer then a qualifier (`delete[] p` aside).
+            Tok::Punct("]")
+                if matches!(cur.tok(j + 1), Some(Tok::Ident(w))
+                    if !matches!(w.as_str(), "mutable" | "constexpr" | "consteval" | "noexcept"))
+                    && !(cur.is(j - 1, "[")
+                        && cur.ident(j.saturating_sub(2)) == Some("delete")) =>
+            {
+                return None
+            }
+            _ => {}
+        }
+    }
+    let body = cur.range(open).end..cur.range(close).start;
+    if memchr::memchr(b'#', &cur.src[body.clone()]).is_some() {
+        return None;
+    }
+    // The head from the end of what precedes it: specifier macros elided before the first
+    // token this pass sees (`ROCPRIM_DEVICE unsigned f()`) are in it.
+    let head_start = start.checked_sub(1).map_or(0, |b| cur.range(b).end);
+    Some(Found::HostBody {
+        head: head_start..cur.range(open).start,
+        body,
+    })
+}
+
+/// How many types the declaration specifiers `from..end` name (type keywords together are
+/// one, a qualified or templated name is one; specifiers, `*`, `&` and strings none); `None`
+/// when they hold anything else.
+fn type_units(cur: &Cursor<'_>, from: usize, end: usize) -> Option<usize> {
+    let mut units = 0usize;
+    let mut in_primitive = false;
+    let mut j = from;
+    while j < end {
+        match cur.tok(j)? {
+            Tok::Ident(w) if SPECIFIERS.contains(&w.as_str()) => in_primitive = false,
+            Tok::Ident(w) if matches!(w.as_str(), "struct" | "class" | "union" | "enum") => {
+                in_primitive = false
+            }
+            Tok::Ident(w) if PRIMITIVES.contains(&w.as_str()) => {
+                if !in_primitive {
+                    units += 1;
+                }
+                in_primitive = true;
+            }
+            Tok::Ident(_) | Tok::Punct("::") => {
+                in_primitive = false;
+                units += 1;
+                // The rest of a qualified or templated name.
+                // `q` is the last token of it read.
+                let mut q = j;
+                loop {
+                    let closed = cur.is(q, ">") || cur.is(q, ">>");
+                    if cur.is(q, "::") && cur.ident(q + 1).is_some() {
+                        q += 1;
+                    } else if (cur.ident(q).is_some() || closed) && cur.is(q + 1, "::") {
+                        q += 1;
+                    } else if cur.ident(q).is_some() && cur.is(q + 1, "<") {
+                        q = cur.closing(q + 1)?;
+                    } else {
+                        break;
+                    }
+                    if q + 1 >= end {
+                        break;
+                    }
+                }
+                j = q;
+            }
+            Tok::Punct("*" | "&" | "&&") | Tok::Str => in_primitive = false,
+            _ => return None,
+        }
+        j += 1;
+    }
+    Some(units)
 }
 
 /// What the `{` at `open` opens, from the statement that began at `start`.
@@ -390,7 +606,10 @@ fn brace_kind(cur: &Cursor<'_>, start: usize, open: usize, in_block: bool) -> Sc
             }
             return ScopeKind::Namespace(name);
         }
-        Some("extern") if !in_block && matches!(cur.tok(k + 1), Some(Tok::Str)) => {
+        // `extern "C" { ... }`, not `extern "C" void f() { ... }`.
+        Some("extern")
+            if !in_block && matches!(cur.tok(k + 1), Some(Tok::Str)) && open == k + 2 =>
+        {
             return ScopeKind::Namespace(String::new());
         }
         Some("enum") => return ScopeKind::Block,
@@ -896,15 +1115,113 @@ mod tests {
             &HashSet::new(),
             &HashSet::new(),
             &HashMap::new(),
+            &HashSet::new(),
         );
         out.iter()
-            .map(|f| match f {
-                Found::Unknown { name, .. } => format!("unknown {name}"),
-                Found::Pragma { name, .. } => format!("pragma {name}"),
-                Found::Invocation { name, .. } => format!("invocation {name}"),
-                Found::Expansion { name, .. } => format!("expansion {name}"),
+            .filter_map(|f| match f {
+                Found::Unknown { name, .. } => Some(format!("unknown {name}")),
+                Found::Pragma { name, .. } => Some(format!("pragma {name}")),
+                Found::Invocation { name, .. } => Some(format!("invocation {name}")),
+                Found::Expansion { name, .. } => Some(format!("expansion {name}")),
+                Found::HostBody { .. } => None,
             })
             .collect()
+    }
+
+    /// The host bodies `scan` finds in `src` (`defined`: the macros it knows), as text.
+    fn host(src: &str, defined: &[&str]) -> Vec<String> {
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let code: Vec<usize> = (0..toks.len()).collect();
+        let defined: HashSet<&str> = defined.iter().copied().collect();
+        let gpu: HashSet<&str> = ["DEV_LAMBDA"].into_iter().collect();
+        scan(
+            src.as_bytes(),
+            &toks,
+            &code,
+            &defined,
+            &HashSet::new(),
+            &HashMap::new(),
+            &gpu,
+        )
+        .into_iter()
+        .filter_map(|f| match f {
+            Found::HostBody { body, .. } => Some(src[body].trim().to_string()),
+            _ => None,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn host_bodies() {
+        // Plain host functions, members, templates, `extern "C"`, in namespaces.
+        assert_eq!(
+            host(
+                "int main(int argc, char** argv) { return run(argc); }\n\
+                 namespace a { static void f(float* p) const & { p[0] = 1; } }\n\
+                 struct S { void m() { x++; } int x; };\n\
+                 template <class T, int N = 4> T g(T v) { return v * N; }\n\
+                 extern \"C\" void c() { z(); }",
+                &[]
+            ),
+            [
+                "return run(argc);",
+                "p[0] = 1;",
+                "x++;",
+                "return v * N;",
+                "z();"
+            ]
+        );
+        // Qualified declarators, qualified and templated return types.
+        assert_eq!(
+            host(
+                "const std::vector<int>& a::S<T>::m() { return v; }\n\
+                 unsigned long long ns::f(int x) { return x; }\n\
+                 static inline ::ns::T<int, 2>* g() { return nullptr; }",
+                &[]
+            ),
+            ["return v;", "return x;", "return nullptr;"]
+        );
+        // GPU code, macros, initialisers, lambdas, constructors with initialisers, trailing
+        // return types, noexcept(...), operators, directives in the body: not host bodies.
+        for src in [
+            "__global__ void k(float* p) { p[0] = 1; }",
+            "__host__ __device__ float f(float x) { return x; }",
+            "__launch_bounds__(256) void k() { }",
+            "template <class T> __device__ T g(T v) { return v; }",
+            "DEV float f(float x) { return x; }",
+            "float DEV f(float x) { return x; }",
+            "auto f = [](int x) { return x; };",
+            "S::S(int v) : x(v) { y(); }",
+            "auto f() -> int { return 1; }",
+            "void f() noexcept(true) { g(); }",
+            "bool operator()(int a) const { return a; }",
+            "void f() {\n#if X\n  g();\n#endif\n}",
+            "int x[] = { 1, 2 };",
+            "struct T { int a; };",
+            "[[nodiscard]] int f() { return 1; }",
+            "if (x) { y(); }",
+            "TEST_CASE(\"Unit_x\") { run(); }",
+            "DEVICE_FUNCTION void ldg(int* p) { p[0] = 1; }",
+            "OPUS_D opus::index_t calc(int a) const { return a; }",
+            "template <class T> DS_D_INLINE T g(T v) { return v; }",
+            "int main() { auto f = [] __device__ (float x) { return x; }; k<<<1, 1>>>(f); }",
+            "int main() { auto f = [] __host__ __device__ (float x) { return x; }; }",
+            "int main() { auto f = [=] DEVICE_FN (float x) { return x; }; }",
+            "int main() { auto f = [] DEV_LAMBDA (float x) { return x; }; }",
+            "void f() { struct L { __device__ void g() {} }; }",
+        ] {
+            assert!(host(src, &["DEV"]).is_empty(), "{src}");
+        }
+        // A function inside a function body is not looked for (a block, not a declaration).
+        assert_eq!(host("void f() { { g(); } }", &[]), ["{ g(); }"]);
+        // Host lambdas, `delete[]`, subscripts.
+        assert_eq!(
+            host(
+                "void f(int* p) { auto g = [&](int i) mutable { return p[i] + 1; }; delete[] p; }",
+                &[]
+            ),
+            ["auto g = [&](int i) mutable { return p[i] + 1; }; delete[] p;"]
+        );
     }
 
     #[test]
