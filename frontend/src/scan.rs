@@ -558,9 +558,9 @@ fn type_units(cur: &Cursor<'_>, from: usize, end: usize) -> Option<usize> {
                 let mut q = j;
                 loop {
                     let closed = cur.is(q, ">") || cur.is(q, ">>");
-                    if cur.is(q, "::") && cur.ident(q + 1).is_some() {
-                        q += 1;
-                    } else if (cur.ident(q).is_some() || closed) && cur.is(q + 1, "::") {
+                    let name_follows = cur.is(q, "::") && cur.ident(q + 1).is_some();
+                    let colons_follow = (cur.ident(q).is_some() || closed) && cur.is(q + 1, "::");
+                    if name_follows || colons_follow {
                         q += 1;
                     } else if cur.ident(q).is_some() && cur.is(q + 1, "<") {
                         q = cur.closing(q + 1)?;
