@@ -349,6 +349,124 @@ fn no_tree(parser: &mut tree_sitter::Parser) -> SourceFile {
 mod tests {
     use super::*;
 
+    /// `file` as JSON without its parse errors and what the lowering took from inside the
+    /// bodies of host functions (their contents: it reads them only when they hold a syntax
+    /// error, and never analyses them; the comments and strings there).
+    fn without_errors(file: &SourceFile) -> serde_json::Value {
+        let host: Vec<Span> = file
+            .functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Host)
+            .map(|f| f.body)
+            .collect();
+        let mut v = serde_json::to_value(file).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("parse_errors");
+        for f in o["functions"].as_array_mut().unwrap() {
+            if f["kind"] == "host" {
+                let f = f.as_object_mut().unwrap();
+                for k in [
+                    "loops",
+                    "calls",
+                    "idents",
+                    "decls",
+                    "shared",
+                    "jumps",
+                    "labels",
+                    "lambdas",
+                    "assigns",
+                    "macro_refs",
+                    "asm",
+                    "const_ops",
+                    "address_uses",
+                ] {
+                    f.remove(k);
+                }
+            }
+        }
+        let inert: Vec<&Span> = file
+            .inert
+            .iter()
+            .filter(|s| !host.iter().any(|b| b.start < s.start && s.end <= b.end))
+            .collect();
+        o["inert"] = serde_json::to_value(inert).unwrap();
+        v
+    }
+
+    /// Differential: every source of testdata/ parses to the same IR with host bodies skipped
+    /// as parsed whole, but for parse errors inside the skipped bodies (never one outside).
+    #[test]
+    fn skipping_host_bodies_changes_nothing_the_lowering_keeps() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata");
+        let mut stack = vec![root];
+        let (mut files, mut skipped) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+                if !matches!(ext, "cu" | "hip" | "cuh" | "h" | "hpp" | "cpp" | "cc") {
+                    continue;
+                }
+                let src = std::fs::read(&p).unwrap();
+                let (fast, host) = parse_once(&src, &HashMap::new(), true);
+                let whole = parse_once(&src, &HashMap::new(), false).0;
+                let got = parse(&src);
+                files += 1;
+                if !host.is_empty() && host_bodies_hold(&fast, &host) {
+                    skipped += 1;
+                }
+                assert_eq!(
+                    without_errors(&got),
+                    without_errors(&whole),
+                    "{}",
+                    p.display()
+                );
+                for e in &got.parse_errors {
+                    assert!(
+                        whole
+                            .parse_errors
+                            .iter()
+                            .any(|w| w.span.start == e.span.start),
+                        "{}: a parse error the whole parse has not: {e:?}",
+                        p.display()
+                    );
+                }
+            }
+        }
+        assert!(
+            files > 200 && skipped >= 8,
+            "{files} files, {skipped} with host bodies skipped"
+        );
+    }
+
+    /// What the tokens take for a host function that the lowering makes a device function (an
+    /// unknown macro call before it qualifies it): the file is parsed again whole, and the
+    /// function's loop is there.
+    #[test]
+    fn a_host_body_the_lowering_disowns_is_parsed() {
+        let src = b"UNKNOWN_DEF(a, b)\n\nstatic float ref(float* x) {\n  for (int i = 0; i < 4; ++i) x[i] += 1;\n  return x[0];\n}\n\
+int main() { for (int i = 0; i < 2; ++i) run(i); return 0; }\n";
+        let (fast, host) = parse_once(src, &HashMap::new(), true);
+        assert_eq!(
+            host.len(),
+            2,
+            "both bodies look like host code to the tokens"
+        );
+        assert!(!host_bodies_hold(&fast, &host));
+        let file = parse(src);
+        let f = file.functions.iter().find(|f| f.name == "ref").unwrap();
+        assert_eq!(f.kind, FunctionKind::Device);
+        assert_eq!(f.loops.len(), 1);
+        // A file of host code alone is not parsed twice: the plain `main` holds.
+        let (fast, host) = parse_once(b"int main() { return run(); }", &HashMap::new(), true);
+        assert_eq!(host.len(), 1);
+        assert!(host_bodies_hold(&fast, &host));
+    }
+
     #[test]
     fn gpu_specifier_defines_reads_define_lines() {
         let src = b"#include <x.h>\n\
