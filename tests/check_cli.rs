@@ -1067,14 +1067,15 @@ fn output_file_and_color_flags() {
 }
 
 /// A file with no GPU code is listed unparsed (`parsed: false`) unless `--parse-all` asks for it:
-/// its syntax error is counted only then.
+/// its syntax error (at file scope: one inside a plain host function's body is never parsed)
+/// is counted only then.
 #[test]
 fn host_only_files_are_skipped_unless_parse_all() {
     let dir = tempfile::tempdir().unwrap();
     let host = dir.path().join("host.cpp");
     std::fs::write(
         &host,
-        "int main() { for (int i = 0; i < 3; ++i) { return ( } }\n",
+        "int main() { for (int i = 0; i < 3; ++i) { return ( } }\nstatic int broken = ( ;\n",
     )
     .unwrap();
     let run = |extra: &[&str]| {
