@@ -976,9 +976,6 @@ impl<'f> Index<'f> {
     /// what the alias it names stands for (`using R = Traits<float>::Reducer;`, aliases of
     /// aliases), where that has some; `None` otherwise.
     fn with_arguments(&self, w: &str, scope: &Scope) -> Option<String> {
-        if w.contains('<') {
-            return Some(w.trim().to_string());
-        }
         let mut w = w.trim().to_string();
         let mut inner: Option<Scope> = None;
         for _ in 0..MAX_DEPTH {
@@ -1027,9 +1024,13 @@ impl<'f> Index<'f> {
                 return;
             }
         }
-        // Per candidate, per place right to left: None (not aligned), Some(exact).
-        let places = |n: usize| -> Option<Vec<Option<bool>>> {
-            let f = self.funcs[n];
+        // Per candidate: `None` when it cannot be a member of `w`; else, for each of `w`'s
+        // names right to left that its own names match, whether the arguments there are
+        // exactly `w`'s (a lambda node matches none: kept).
+        let places = |n: usize| -> Option<Vec<bool>> {
+            let Some(f) = self.funcs.get(n) else {
+                return Some(Vec::new());
+            };
             let q = f.specialised_name.as_deref().unwrap_or(&f.qualified_name);
             let csegs = split_segments(q);
             let (_, class) = csegs.split_last()?;
@@ -1048,19 +1049,16 @@ impl<'f> Index<'f> {
                         .iter()
                         .zip(&ca)
                         .all(|(a, b)| exact_arg(a).is_some() && exact_arg(a) == exact_arg(b));
-                v.push(Some(exact));
+                v.push(exact);
             }
             Some(v)
         };
-        let seen: Vec<(usize, Option<Vec<Option<bool>>>)> =
-            out[from..].iter().map(|&n| (n, places(n))).collect();
-        let mut keep: Vec<bool> = seen.iter().map(|(_, p)| p.is_some()).collect();
+        let seen: Vec<Option<Vec<bool>>> = out[from..].iter().map(|&n| places(n)).collect();
+        let mut keep: Vec<bool> = seen.iter().map(Option::is_some).collect();
         for k in 0..wsegs.len() {
-            let exact_at = |p: &Option<Vec<Option<bool>>>| {
-                p.as_ref().and_then(|v| v.get(k).copied().flatten())
-            };
-            if seen.iter().any(|(_, p)| exact_at(p) == Some(true)) {
-                for (i, (_, p)) in seen.iter().enumerate() {
+            let exact_at = |p: &Option<Vec<bool>>| p.as_ref().and_then(|v| v.get(k).copied());
+            if seen.iter().any(|p| exact_at(p) == Some(true)) {
+                for (i, p) in seen.iter().enumerate() {
                     if exact_at(p) == Some(false) {
                         keep[i] = false;
                     }
