@@ -46,6 +46,7 @@ testdata/check/barrier/range_for.cu
 testdata/check/barrier/conversions.cu
 testdata/check/barrier/function_results.cu
 testdata/check/barrier/specialisations.cu
+testdata/check/barrier/host_code.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

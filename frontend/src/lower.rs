@@ -902,9 +902,12 @@ impl<'s> Lowerer<'s> {
                 qualifier_macro = Some(c.clone());
             }
         }
-        if kind == FunctionKind::Host && !body.has_error() {
+        if kind == FunctionKind::Host && !body.has_error() && !holds_device_code(bytes_of(body, src))
+        {
             // Host code is never analysed: do not lower its body (saves most of the walk on
             // host-heavy files). Its qualifiers could still come from a macro defined later.
+            // A body holding device code is lowered: a `__device__` lambda or a local class
+            // with device members passed to a kernel template is what the kernel calls.
             self.skip_node = Some(body.id());
         }
         let is_template =
@@ -2697,6 +2700,13 @@ fn error_message(text: &[u8]) -> String {
 }
 
 /// A function with no body contents yet.
+/// True when host code text holds device code: a `__device__` (a lambda, a local class's
+/// member) or `__global__`.
+fn holds_device_code(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"__device__").is_some()
+        || memchr::memmem::find(text, b"__global__").is_some()
+}
+
 fn blank_function(
     name: String,
     qualified_name: String,

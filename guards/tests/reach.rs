@@ -33,6 +33,7 @@ const FIXTURES: &[&str] = &[
     "barrier/library_wrappers.cu",
     "atomic/unseen_wrappers.cu",
     "barrier/specialisations.cu",
+    "barrier/host_code.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -1,7 +1,8 @@
 // Host code around kernels: the parse skips the bodies of plain host functions (never
 // analysed), but not a host body that holds device code (a `__device__` lambda passed to a
 // kernel, a local class with device members, a lambda qualified by a macro), nor a function
-// whose head has a macro that may make it device code. Their barriers are seen.
+// whose head has a macro that may make it device code; such a body is lowered. Their
+// barriers are seen.
 #include <hip/hip_runtime.h>
 #include <vector>
 
@@ -16,6 +17,20 @@ __global__ void apply(float* a, F op) {
 template <typename F>
 __global__ void apply2(float* a, F op) {
   for (int i = 0; i < 4; ++i) a[i] = op(a[i]);  // ~ blockers: barrier
+}
+
+// Called with a functor class defined inside a host function (its body parses cleanly: it
+// is lowered because it holds device code).
+template <typename F>
+__global__ void apply3(float* a, F op) {
+  for (int i = 0; i < 4; ++i) a[i] = op(a[i]);  // ~ blockers: barrier
+}
+
+void launch_local(float* d) {
+  struct SyncOp {
+    __device__ float operator()(float x) const { __syncthreads(); return x; }
+  };
+  apply3<<<1, 4>>>(d, SyncOp{});
 }
 
 HD float helper(float x) {
