@@ -902,7 +902,9 @@ impl<'s> Lowerer<'s> {
                 qualifier_macro = Some(c.clone());
             }
         }
-        if kind == FunctionKind::Host && !body.has_error() && !holds_device_code(bytes_of(body, src))
+        if kind == FunctionKind::Host
+            && !body.has_error()
+            && !holds_device_code(bytes_of(body, src))
         {
             // Host code is never analysed: do not lower its body (saves most of the walk on
             // host-heavy files). Its qualifiers could still come from a macro defined later.
