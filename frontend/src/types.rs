@@ -266,6 +266,18 @@ pub(crate) fn class_def(
                 for d in decls {
                     if let Some(fd) = find_function_declarator(d) {
                         if let Some(n) = fd.child_by_field_id(fields().declarator) {
+                            if n.kind() == "parenthesized_declarator" {
+                                // `float (*step)(float);`: a data member holding a pointer to
+                                // a function, not a method.
+                                if let (Some(name), _, _) = declarator_name(Some(n)) {
+                                    fields_out.push(Field {
+                                        name: text_of(name, src),
+                                        type_text: type_text.clone(),
+                                        is_pointer_or_ref: true,
+                                    });
+                                }
+                                continue;
+                            }
                             add_method(join_tokens(tokens(&text_of(n, src))));
                         }
                         continue;

@@ -382,6 +382,9 @@ impl<'f> Reach<'f> {
             let mut local_escaped: Vec<usize> = values.iter().map(|v| v.1).collect();
             local_escaped.sort_unstable();
             local_escaped.dedup();
+            // Calls of a pointer held by a data member (`ops.apply(x)`, `p->fn(x)`): any
+            // function named as a value anywhere in the unit.
+            let mut member_calls: HashMap<usize, Vec<usize>> = HashMap::new();
             if !escaped_all.is_empty() {
                 for (ci, (c, (v, o))) in f.calls.iter().zip(&outcomes).enumerate() {
                     let answered = !v.is_empty()
@@ -391,6 +394,15 @@ impl<'f> Reach<'f> {
                         || macro_by_name.contains_key(c.callee.as_str())
                         || lambda_vars.contains(c.callee.as_str())
                         || known(c);
+                    // (By name too: an unknown receiver may be an object holding a pointer
+                    // as well as one with a method of that name.)
+                    if matches!(*o, Outcome::Unresolved | Outcome::ByName)
+                        && !known(c)
+                        && index.held_by_member(&scope, c)
+                    {
+                        member_calls.insert(ci, escaped_all.clone());
+                        continue;
+                    }
                     if !held_form(c) || answered {
                         continue;
                     }
@@ -412,6 +424,9 @@ impl<'f> Reach<'f> {
             for (ci, c) in f.calls.iter().enumerate() {
                 let (mut ts, outcome) = std::mem::take(&mut outcomes[ci]);
                 if let Some(v) = passed.remove(&ci) {
+                    ts.extend(v);
+                }
+                if let Some(v) = member_calls.remove(&ci) {
                     ts.extend(v);
                 }
                 if held_form(c) {

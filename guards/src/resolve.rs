@@ -266,6 +266,8 @@ pub(crate) struct Index<'f> {
     derived: HashMap<String, Vec<String>>,
     /// Namespace alias -> the namespace (normalised): `namespace L = lib;`.
     ns_aliases: HashMap<String, String>,
+    /// The names of every class's data members.
+    field_names: std::collections::HashSet<&'f str>,
 }
 
 /// Casts written like calls.
@@ -294,6 +296,10 @@ impl<'f> Index<'f> {
             lambda_base: 0,
             derived: HashMap::new(),
             ns_aliases: HashMap::new(),
+            field_names: types
+                .iter()
+                .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
+                .collect(),
             funcs,
         };
         for t in types {
@@ -885,6 +891,23 @@ impl<'f> Index<'f> {
                 o => o,
             }),
             TypeRes::NotClass | TypeRes::Unknown => None,
+        }
+    }
+
+    /// True when method call `c` names a data member rather than a method: of its receiver's
+    /// class (or a base) where the type is known, of any class of the unit where it is not
+    /// (`ops.apply(x)` for `struct Ops { op_t apply; }`). What [`Index::call`] left unresolved
+    /// there is a call of a pointer the member holds.
+    pub(crate) fn held_by_member(&self, scope: &Scope, c: &Call) -> bool {
+        if c.form != CallForm::Method || !self.field_names.contains(c.callee.as_str()) {
+            return false;
+        }
+        match self.receiver(scope, c) {
+            TypeRes::Classes(cs) => cs
+                .iter()
+                .any(|class| self.field_type(class, &c.callee, 0).is_some()),
+            TypeRes::Unknown | TypeRes::Param(_) => true,
+            _ => false,
         }
     }
 

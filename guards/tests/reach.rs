@@ -34,6 +34,7 @@ const FIXTURES: &[&str] = &[
     "atomic/unseen_wrappers.cu",
     "barrier/specialisations.cu",
     "barrier/host_code.cu",
+    "barrier/pointer_members.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.
