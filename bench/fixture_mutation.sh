@@ -48,6 +48,7 @@ testdata/check/barrier/function_results.cu
 testdata/check/barrier/specialisations.cu
 testdata/check/barrier/host_code.cu
 testdata/check/barrier/pointer_members.cu
+testdata/check/barrier/global_objects.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

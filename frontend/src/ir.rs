@@ -71,6 +71,12 @@ pub struct SourceFile {
     /// source order; `__shared__` ones are in `shared`, initialised ones in `globals`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_variables: Vec<String>,
+    /// Every file- and namespace-scope variable but `__shared__` ones (initialised or not), as
+    /// `(name, type as written, pointer or reference)`, in source order: a call of one whose
+    /// type is a class is a call of its `operator()` (`__device__ SyncOp g_op; ... g_op(x)`),
+    /// a method call on one is resolved by that type.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub global_types: Vec<(String, String, bool)>,
 }
 
 /// One branch of a preprocessor conditional: its directive (`#if`, `#ifdef`, `#ifndef`,

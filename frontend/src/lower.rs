@@ -2131,6 +2131,11 @@ impl<'s> Lowerer<'s> {
             if constructs && !is_ptr {
                 self.construct(&type_text, span_of(node));
             }
+            if !in_fn && k == K::Declaration && !shared {
+                self.out
+                    .global_types
+                    .push((name.clone(), type_text.clone(), is_ptr));
+            }
             if !in_fn && value.is_none() {
                 // A file-scope variable without an initialiser (`__device__ Op table[4];`,
                 // filled by the host): its name only.

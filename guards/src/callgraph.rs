@@ -263,6 +263,7 @@ impl<'f> Reach<'f> {
         let nl = lambdas.len();
         index.set_lambda_base(lam0);
         index.set_namespace_aliases(unit.files.iter().flat_map(|f| f.namespace_aliases.iter()));
+        index.set_globals(unit.files.iter().flat_map(|f| f.global_types.iter()));
         let index = index;
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {

@@ -244,6 +244,9 @@ pub(crate) struct Scope {
     /// of a specialisation (`Traits<float>::Reducer`). Its unqualified calls of members are
     /// calls of that specialisation's members.
     pub written_class: Option<String>,
+    /// The names of its parameters and locals (anywhere in it): they hide file-scope
+    /// variables.
+    pub locals: Vec<String>,
 }
 
 /// The unit's functions and types, indexed.
@@ -268,6 +271,9 @@ pub(crate) struct Index<'f> {
     ns_aliases: HashMap<String, String>,
     /// The names of every class's data members.
     field_names: std::collections::HashSet<&'f str>,
+    /// File-scope variables of the unit: name -> (type as written, pointer or reference); a
+    /// name declared twice with different types is left out.
+    globals: HashMap<&'f str, Option<(&'f str, bool)>>,
 }
 
 /// Casts written like calls.
@@ -296,6 +302,7 @@ impl<'f> Index<'f> {
             lambda_base: 0,
             derived: HashMap::new(),
             ns_aliases: HashMap::new(),
+            globals: HashMap::new(),
             field_names: types
                 .iter()
                 .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
@@ -441,12 +448,19 @@ impl<'f> Index<'f> {
             .specialised_name
             .as_deref()
             .and_then(|w| split_segments(w).split_last().map(|(_, c)| c.join("::")));
+        let locals = f
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(f.decls.iter().map(|d| d.name.clone()))
+            .collect();
         Scope {
             scopes,
             class,
             params,
             bound: Vec::new(),
             written_class,
+            locals,
         }
     }
 
@@ -471,6 +485,7 @@ impl<'f> Index<'f> {
             params: t.template_params.clone(),
             bound: Vec::new(),
             written_class: None,
+            locals: Vec::new(),
         }
     }
 
@@ -507,6 +522,41 @@ impl<'f> Index<'f> {
     /// What the type written `text` denotes from `scope`.
     pub(crate) fn resolve_type(&self, text: &str, scope: &Scope) -> TypeRes {
         self.resolve_type_at(text, scope, 0)
+    }
+
+    /// Records the unit's file-scope variables (`(name, type, pointer)`, every file's).
+    pub(crate) fn set_globals(
+        &mut self,
+        globals: impl IntoIterator<Item = &'f (String, String, bool)>,
+    ) {
+        for (name, ty, ptr) in globals {
+            let v = Some((ty.as_str(), *ptr));
+            match self.globals.get(name.as_str()) {
+                None => {
+                    self.globals.insert(name.as_str(), v);
+                }
+                Some(old) if *old != v => {
+                    self.globals.insert(name.as_str(), None);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// The class type of file-scope variable `name` seen from `scope` (not when a local or
+    /// parameter of the caller has that name, or the variable is a pointer or reference).
+    fn global_type(&self, name: &str, scope: &Scope) -> Option<TypeRes> {
+        if scope.locals.iter().any(|l| l == name) {
+            return None;
+        }
+        let (ty, ptr) = (*self.globals.get(name)?)?;
+        if ptr {
+            return None;
+        }
+        match self.resolve_written(ty, scope) {
+            t @ TypeRes::Classes(_) => Some(t),
+            _ => None,
+        }
     }
 
     /// Records the unit's namespace aliases (`(alias, namespace)` pairs, every file's); the
@@ -854,18 +904,24 @@ impl<'f> Index<'f> {
             && member
                 .chars()
                 .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
-        match (&scope.class, plain) {
-            (Some(class), true) => match self.field_type(class, member, 0) {
-                Some((t, s)) => {
-                    let mut s = s;
-                    s.params.extend(scope.params.iter().cloned());
-                    s.bound.extend(scope.bound.iter().cloned());
-                    self.resolve_type(&t, &s)
-                }
-                None => TypeRes::Unknown,
-            },
-            _ => TypeRes::Unknown,
-        }
+        let field = match (&scope.class, plain) {
+            (Some(class), true) => self.field_type(class, member, 0).map(|(t, s)| {
+                let mut s = s;
+                s.params.extend(scope.params.iter().cloned());
+                s.bound.extend(scope.bound.iter().cloned());
+                self.resolve_type(&t, &s)
+            }),
+            _ => None,
+        };
+        // A file-scope object (`g_red.reduce(x)`), unless a member hides it.
+        let on_this = member.len() != r.len();
+        field
+            .or_else(|| {
+                (plain && !on_this)
+                    .then(|| self.global_type(member, scope))
+                    .flatten()
+            })
+            .unwrap_or(TypeRes::Unknown)
     }
 
     /// A call of data member `name` of `class` (seen from `scope`) that holds a callable: its
@@ -1432,6 +1488,15 @@ impl<'f> Index<'f> {
                 let fq = norm(&self.funcs[j].qualified_name);
                 fq.ends_with(&suffix)
             }));
+            if out.is_empty() {
+                // A namespace's object (`ns::g_op(x)`): its class's `operator()`.
+                if let Some(t) = self.global_type(name, scope) {
+                    return match self.call_on(&t, "operator()", out) {
+                        Outcome::Unresolved => Outcome::NotACall,
+                        o => o,
+                    };
+                }
+            }
             return if out.is_empty() {
                 Outcome::Unresolved
             } else {
@@ -1479,6 +1544,20 @@ impl<'f> Index<'f> {
         // its class, `reference(x)`): a cast or a construction, never an unresolved callee.
         if self.type_by_name.contains_key(name) && self.named(name).is_empty() {
             return Outcome::NotACall;
+        }
+        // A file-scope object of a class (`__device__ SyncOp g_op; ... g_op(x)`): its
+        // `operator()`, unless a member of the caller's class hides it.
+        let member_named = scope
+            .class
+            .as_ref()
+            .is_some_and(|class| self.field_type(class, name, 0).is_some());
+        if !member_named {
+            if let Some(t) = self.global_type(name, scope) {
+                return match self.call_on(&t, "operator()", out) {
+                    Outcome::Unresolved => Outcome::NotACall,
+                    o => o,
+                };
+            }
         }
         // A member of the caller's class (and bases) hides the functions outside: a method, or
         // a data member holding a callable (`op(x)` for a member `Op op;`).

@@ -35,6 +35,7 @@ const FIXTURES: &[&str] = &[
     "barrier/specialisations.cu",
     "barrier/host_code.cu",
     "barrier/pointer_members.cu",
+    "barrier/global_objects.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

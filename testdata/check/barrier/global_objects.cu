@@ -1,0 +1,50 @@
+// File-scope objects (`__device__ SyncOp g_op;`): a call of one is its class's `operator()`,
+// a method call on one is resolved by its declared type, as for locals. A local or parameter
+// of the same name hides it (its type unknown here: every candidate), and so does a data member
+// of the caller's class.
+#include <hip/hip_runtime.h>
+
+struct SyncOp {
+  __device__ float operator()(float x) const { __syncthreads(); return x; }
+};
+struct PlainOp {
+  __device__ float operator()(float x) const { return x + 1.f; }
+};
+struct BlockRed {
+  __device__ float reduce(float x) { __syncthreads(); return x; }
+};
+struct WarpRed {
+  __device__ float reduce(float x) { return x + __shfl_xor(x, 1); }
+};
+
+__device__ SyncOp g_op;
+__device__ PlainOp g_plain;
+__device__ BlockRed g_block;
+__device__ WarpRed g_warp;
+namespace ns {
+__device__ SyncOp n_op;
+}
+
+struct Holder {
+  PlainOp g_op;  // hides ::g_op in Holder's members
+  __device__ float run(float v) {
+    for (int i = 0; i < 4; ++i) v = g_op(v);  // ~ blockers: none
+    return v;
+  }
+};
+
+template <class R>
+__device__ float shadowed(R g_warp, float v) {
+  for (int i = 0; i < 4; ++i) v = g_warp.reduce(v);  // ~ blockers: barrier
+  return v;
+}
+
+__global__ void k(float* a) {
+  for (int i = 0; i < 4; ++i) a[i] = g_op(a[i]);  // ~ blockers: barrier
+  for (int i = 0; i < 4; ++i) a[i] = g_plain(a[i]);  // ~ blockers: none
+  for (int i = 0; i < 4; ++i) a[i] = g_block.reduce(a[i]);  // ~ blockers: barrier
+  for (int i = 0; i < 4; ++i) a[i] = g_warp.reduce(a[i]);  // ~ blockers: none
+  for (int i = 0; i < 4; ++i) a[i] = ns::n_op(a[i]);  // ~ blockers: barrier
+  auto f = [&](float x) { return g_op(x); };
+  for (int i = 0; i < 4; ++i) a[i] = f(a[i]);  // ~ blockers: barrier
+}
