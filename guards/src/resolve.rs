@@ -655,7 +655,8 @@ impl<'f> Index<'f> {
                     }
                     TypeKind::Enum => not_class = true,
                     TypeKind::Alias => {
-                        let s = self.scope_of_type(&q, def);
+                        let mut s = self.scope_of_type(&q, def);
+                        self.bind_written_class(text, &q, scope, depth, &mut s);
                         match def
                             .aliased
                             .as_deref()
@@ -684,6 +685,34 @@ impl<'f> Index<'f> {
             TypeRes::NotClass
         } else {
             TypeRes::Unknown
+        }
+    }
+
+    /// For a member alias of a class template written with arguments (`Ident<SyncOp>::type`,
+    /// `typename Traits<float>::acc_t`): the class's template parameters bound, in `s` (the
+    /// alias's scope), to what the arguments denote from `scope`.
+    fn bind_written_class(&self, text: &str, q: &str, scope: &Scope, depth: usize, s: &mut Scope) {
+        let Some((class_q, _)) = q.rsplit_once("::") else {
+            return;
+        };
+        let segs = split_segments(text);
+        let Some(class_seg) = segs.len().checked_sub(2).map(|i| segs[i]) else {
+            return;
+        };
+        let args = template_args(class_seg);
+        if args.is_empty() {
+            return;
+        }
+        let Some(def) = self.types.get(class_q).and_then(|d| {
+            d.iter()
+                .find(|d| d.kind == TypeKind::Class && d.template_params.len() == args.len())
+        }) else {
+            return;
+        };
+        for (p, a) in def.template_params.iter().zip(&args) {
+            let r = self.resolve_type_at(a, scope, depth + 1);
+            s.params.push(p.clone());
+            s.bound.push((p.clone(), r));
         }
     }
 

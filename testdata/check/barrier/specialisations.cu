@@ -84,6 +84,23 @@ template <> struct Vec<float> {
 };
 template <> struct Vec<int> : Vec<float> {};
 
+// A member alias of a class template named with arguments: the class's parameters bound.
+struct SyncFn {
+  __device__ float operator()(float x) const { __syncthreads(); return x; }
+};
+struct QuietFn {
+  __device__ float operator()(float x) const { return x; }
+};
+template <class T> struct Ident { using type = T; };
+
+__device__ float through_member_alias(float v) {
+  typename Ident<SyncFn>::type sync_op;
+  for (int i = 0; i < 4; ++i) v = sync_op(v);  // ~ blockers: barrier
+  Ident<QuietFn>::type quiet_op;
+  for (int i = 0; i < 4; ++i) v = quiet_op(v);  // ~ blockers: none
+  return v;
+}
+
 using real_t = int;
 using FloatReducer = Traits<float>::Reducer;
 using IntReducer = Traits<int>::Reducer;
