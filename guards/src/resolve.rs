@@ -1576,16 +1576,20 @@ impl<'f> Index<'f> {
         }
         // A file-scope object of a class (`__device__ SyncOp g_op; ... g_op(x)`): its
         // `operator()`, unless a member of the caller's class hides it.
-        let member_named = scope
-            .class
-            .as_ref()
-            .is_some_and(|class| self.field_type(class, name, 0).is_some());
+        let member_named = scope.class.as_ref().is_some_and(|class| {
+            self.field_type(class, name, 0).is_some() || !self.methods(class, name).0.is_empty()
+        });
         if !member_named {
             if let Some(t) = self.global_type(name, scope) {
-                return match self.call_on(&t, "operator()", out) {
-                    Outcome::Unresolved => Outcome::NotACall,
-                    o => o,
-                };
+                let o = self.call_on(&t, "operator()", out);
+                // A function of that name elsewhere (another namespace) may be the callee
+                // instead: both count.
+                if self.free_functions(name).next().is_none() {
+                    return match o {
+                        Outcome::Unresolved => Outcome::NotACall,
+                        o => o,
+                    };
+                }
             }
         }
         // A member of the caller's class (and bases) hides the functions outside: a method, or

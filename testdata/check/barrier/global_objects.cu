@@ -1,7 +1,7 @@
 // File-scope objects (`__device__ SyncOp g_op;`): a call of one is its class's `operator()`,
 // a method call on one is resolved by its declared type, as for locals. A local or parameter
-// of the same name hides it (its type unknown here: every candidate), and so does a data member
-// of the caller's class.
+// of the same name hides it (its type unknown here: every candidate), and so do a data member
+// and a method of the caller's class.
 #include <hip/hip_runtime.h>
 
 struct SyncOp {
@@ -24,11 +24,29 @@ __device__ WarpRed g_warp;
 namespace ns {
 __device__ SyncOp n_op;
 }
+namespace other {
+__device__ PlainOp twin;
+}
+namespace mine {
+__device__ float twin(float x) { __syncthreads(); return x; }
+__device__ float use_twin(float v) {
+  for (int i = 0; i < 4; ++i) v = twin(v);  // ~ blockers: barrier
+  return v;
+}
+}
 
 struct Holder {
   PlainOp g_op;  // hides ::g_op in Holder's members
   __device__ float run(float v) {
     for (int i = 0; i < 4; ++i) v = g_op(v);  // ~ blockers: none
+    return v;
+  }
+};
+
+struct Stepper {
+  __device__ float g_plain(float x) { __syncthreads(); return x; }  // hides ::g_plain
+  __device__ float run(float v) {
+    for (int i = 0; i < 4; ++i) v = g_plain(v);  // ~ blockers: barrier
     return v;
   }
 };
