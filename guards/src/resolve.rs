@@ -1246,6 +1246,7 @@ impl<'f> Index<'f> {
                     .receiver
                     .as_deref()
                     .is_some_and(|r| matches!(r.trim(), "this" | "(*this)"));
+                let unknown = matches!(t, TypeRes::Unknown | TypeRes::Param(_));
                 let classes: Vec<String> = match t {
                     TypeRes::Classes(cs) => cs,
                     _ if on_this => scope.class.clone().into_iter().collect(),
@@ -1256,6 +1257,16 @@ impl<'f> Index<'f> {
                     if let Some(o) = self.field_call(scope, class, &c.callee, out) {
                         found = Some(o);
                     }
+                }
+                // A data member (of some class of the unit) of an object whose type is not
+                // known here (`p.op(x)` for `P p` bound to `Params<SyncOp>` by a host launch):
+                // it may hold any functor, by name.
+                if found.is_none()
+                    && unknown
+                    && !on_this
+                    && self.field_names.contains(c.callee.as_str())
+                {
+                    found = Some(self.members_named("operator()", out));
                 }
                 found.unwrap_or(Outcome::Unresolved)
             }

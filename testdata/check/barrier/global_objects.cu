@@ -1,7 +1,7 @@
 // File-scope objects (`__device__ SyncOp g_op;`): a call of one is its class's `operator()`,
 // a method call on one is resolved by its declared type, as for locals. A local or parameter
 // of the same name hides it (its type unknown here: every candidate), and so do a data member
-// and a method of the caller's class.
+// and a method of the caller's class. Last, a data member called on an object of unknown type.
 #include <hip/hip_runtime.h>
 
 struct SyncOp {
@@ -65,4 +65,23 @@ __global__ void k(float* a) {
   for (int i = 0; i < 4; ++i) a[i] = ns::n_op(a[i]);  // ~ blockers: barrier
   auto f = [&](float x) { return g_op(x); };
   for (int i = 0; i < 4; ++i) a[i] = f(a[i]);  // ~ blockers: barrier
+}
+
+// A functor held by a data member of an object whose type this file does not bind (a kernel
+// template launched by the host with `Params<SyncFunctor>`): any functor, by name.
+struct SyncFunctor {
+  __device__ float operator()(float x) const { __syncthreads(); return x; }
+};
+template <typename Op>
+struct Params {
+  Op op;
+  float* data;
+};
+template <class P>
+__global__ void with_params(P p) {
+  for (int i = 0; i < 4; ++i) p.data[i] = p.op(p.data[i]);  // ~ blockers: barrier
+}
+void launch(float* d) {
+  Params<SyncFunctor> p{SyncFunctor{}, d};
+  with_params<<<1, 4>>>(p);
 }
