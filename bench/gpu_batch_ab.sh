@@ -25,10 +25,7 @@ fail() {
 out=${1:-gpu-batch-ab-$(date -u +%Y%m%dT%H%M%SZ)}
 iterations=${2:-60}
 rounds=${ROUNDS:-2}
-dev=${GPU_SMOKE_DEV:-/dev}
-[ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0)"
-nvcc=$(gpu_nvcc)
-[ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+nvcc=$(gpu_nvidia) || exit 2
 command -v python3 >/dev/null || fail "python3 is needed to write the spec copies and read the reports"
 bin=$(gpu_binary "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary") || exit 2
 mkdir -p "$out"

@@ -25,10 +25,7 @@ fail() {
   exit 2
 }
 
-dev=${GPU_SMOKE_DEV:-/dev}
-[ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0): run it on one that has one"
-nvcc=$(gpu_nvcc)
-[ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+nvcc=$(gpu_nvidia ": run it on one that has one") || exit 2
 command -v python3 >/dev/null || fail "python3 is needed to time the runs and write the summary"
 bin=$(gpu_binary "no cargo here to build hip-unroll: set HIP_UNROLL to a built binary") || exit 2
 

@@ -16,6 +16,17 @@ gpu_nvcc() {
   fi
 }
 
+# gpu_nvidia [SUFFIX]: the machine has an NVIDIA GPU (a device node under $GPU_SMOKE_DEV, else
+# /dev) and an nvcc (gpu_nvcc), printed; else the calling script's `fail` (SUFFIX appended to
+# the no-GPU message; call it as `nvcc=$(gpu_nvidia) || exit 2`).
+gpu_nvidia() {
+  local dev=${GPU_SMOKE_DEV:-/dev} nvcc
+  [ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0)${1:-}"
+  nvcc=$(gpu_nvcc)
+  [ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+  echo "$nvcc"
+}
+
 # gpu_binary NO_CARGO_MESSAGE: the hip-unroll to run, printed as an absolute path: $HIP_UNROLL,
 # else built here with `cargo build --release`; else the calling script's `fail` with the
 # message (call it as `bin=$(gpu_binary "...") || exit 2`).

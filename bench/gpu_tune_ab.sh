@@ -24,10 +24,7 @@ base=$(realpath "$1")
 new=$(realpath "$2")
 out=${3:-gpu-tune-ab-$(date -u +%Y%m%dT%H%M%SZ)}
 rounds=${ROUNDS:-1}
-dev=${GPU_SMOKE_DEV:-/dev}
-[ -e "$dev/nvidiactl" ] || [ -e "$dev/nvidia0" ] || fail "no NVIDIA GPU on this machine (no /dev/nvidia0)"
-nvcc=$(gpu_nvcc)
-[ -n "$nvcc" ] || fail "no nvcc on this machine (NVCC, \$CUDA_HOME/bin, PATH)"
+nvcc=$(gpu_nvidia) || exit 2
 [ -x "$base" ] && [ -x "$new" ] || fail "BASE_BINARY and NEW_BINARY must be executables"
 command -v python3 >/dev/null || fail "python3 is needed to read the reports"
 mkdir -p "$out"

@@ -249,30 +249,51 @@ pub(crate) fn strip_template_args(s: &str) -> String {
     out
 }
 
+/// `a::B<c::D, 2>::e` -> `a`, `B<c::D, 2>`, `e`: the names of a qualified name, split at the
+/// `::` outside template arguments (an operator name kept whole), a leading `::` and
+/// `typename` left out.
+pub fn qualified_segments(q: &str) -> Vec<&str> {
+    let q = q.trim();
+    let q = q
+        .strip_prefix("typename ")
+        .unwrap_or(q)
+        .trim_start_matches("::");
+    let (head, op) = match q.find("operator") {
+        Some(i) if q[..i].ends_with("::") => (&q[..i - 2], Some(&q[i..])),
+        _ => (q, None),
+    };
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let b = head.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' if depth > 0 => depth -= 1,
+            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
+                out.push(head[start..i].trim());
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push(head[start..].trim());
+    out.extend(op);
+    out
+}
+
 /// `with_args` (a qualified name with its template arguments as written) when the classes
 /// before its last name carry template arguments (`Traits<float>::Reducer::run`,
 /// `Box<T>::get`); `None` otherwise (`ns::f<T>`, `S::m`).
 pub(crate) fn class_args_written(with_args: &str) -> Option<String> {
-    let head = match with_args.find("operator") {
-        Some(i) if with_args[..i].ends_with("::") => &with_args[..i - 2],
-        Some(0) => return None,
-        _ => {
-            // The last `::` outside template arguments.
-            let mut depth = 0usize;
-            let mut cut = None;
-            let b = with_args.as_bytes();
-            for (i, &ch) in b.iter().enumerate() {
-                match ch {
-                    b'<' => depth += 1,
-                    b'>' if depth > 0 => depth -= 1,
-                    b':' if depth == 0 && b.get(i + 1) == Some(&b':') => cut = Some(i),
-                    _ => {}
-                }
-            }
-            &with_args[..cut?]
-        }
-    };
-    head.contains('<').then(|| with_args.to_string())
+    let segments = qualified_segments(with_args);
+    let (_, classes) = segments.split_last()?;
+    classes
+        .iter()
+        .any(|c| c.contains('<'))
+        .then(|| with_args.to_string())
 }
 
 /// What the lowering knows of one function for its id.

@@ -223,7 +223,7 @@ fn parse_planned(
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
     // Host functions' bodies are skipped by the parse (`scan`'s `HostBody`: the lowering
-    // never reads them, and they are about a third of a CUDA file's bytes). What the tokens
+    // never reads them, and they are a quarter to a third of a CUDA file's bytes). What the tokens
     // took for a host function must be one for the lowering too (a host function, its body
     // the skipped one); where it is not, the file is parsed again whole.
     let (file, host) = parse_once(source, outer, true);
@@ -276,16 +276,13 @@ fn parse_once(
         if !skip_host {
             more.host_bodies.clear();
         }
-        let host = more.host_bodies.clone();
         let extended = more.elided.len() > plan.elided.len() || !more.expansions.is_empty();
+        // (What was skipped is the returned plan's: a parse that could not take the ranges
+        // read the whole text with an empty plan.)
         if !extended {
             plan.host_bodies = std::mem::take(&mut more.host_bodies);
             let (tree, plan) = parse_planned(&mut tp.parser, source, plan);
-            let host = if plan.host_bodies.is_empty() {
-                Vec::new()
-            } else {
-                host
-            };
+            let host = plan.host_bodies.clone();
             return match tree {
                 Some(tree) => {
                     let mut file = lower::Lowerer::new(source, &tp.kinds, plan).run(&tree);
@@ -297,11 +294,7 @@ fn parse_once(
             };
         }
         let (tree, more) = parse_planned(&mut tp.parser, source, more);
-        let host = if more.host_bodies.is_empty() {
-            Vec::new()
-        } else {
-            host
-        };
+        let host = more.host_bodies.clone();
         let Some(tree) = tree else {
             return (no_tree(&mut tp.parser), Vec::new());
         };

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use frontend::identity::qualified_segments as split_segments;
 use frontend::types::is_builtin_type;
 use frontend::{Call, CallForm, Function, TypeDef, TypeKind};
 
@@ -85,41 +86,6 @@ pub(crate) fn template_args(t: &str) -> Vec<String> {
     if !cur.trim().is_empty() {
         out.push(cur.trim().to_string());
     }
-    out
-}
-
-/// `a::B<c::D, 2>::e` -> `a`, `B<c::D, 2>`, `e`: the names of a qualified name, split at the
-/// `::` outside template arguments (an operator name kept whole), a leading `::` and
-/// `typename` left out.
-fn split_segments(q: &str) -> Vec<&str> {
-    let q = q.trim();
-    let q = q
-        .strip_prefix("typename ")
-        .unwrap_or(q)
-        .trim_start_matches("::");
-    let (head, op) = match q.find("operator") {
-        Some(i) if q[..i].ends_with("::") => (&q[..i - 2], Some(&q[i..])),
-        _ => (q, None),
-    };
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    let b = head.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'<' => depth += 1,
-            b'>' if depth > 0 => depth -= 1,
-            b':' if depth == 0 && b.get(i + 1) == Some(&b':') => {
-                out.push(head[start..i].trim());
-                start = i + 2;
-                i += 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    out.push(head[start..].trim());
-    out.extend(op);
     out
 }
 
