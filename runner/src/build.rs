@@ -361,8 +361,10 @@ fn compilers(
     opts: &BuildOptions,
     extra: &[String],
 ) -> Result<Vec<(Compiler, Option<CudaCompiler>)>, RunnerError> {
-    let mut args = extra.to_vec();
-    args.extend(spec_args(spec));
+    // The spec's defines and flags, then `extra` (an instance wrapper's `-I`): in the order the
+    // tuner's gates add them, so that a gate's compile of a wrapper is the runner's.
+    let mut args = spec_args(spec);
+    args.extend(extra.iter().cloned());
     let list = match target {
         Target::Hip(arch) => vec![(
             Compiler::new(opts.hip_command.clone(), arch.clone(), &opts.cache_dir).with_args(args),
@@ -479,11 +481,7 @@ pub fn build(
         // A template kernel the source does not instantiate: instantiate it in a wrapper that
         // includes the source by name, from the source's directory.
         let wrapper = instance_wrapper(source, &spec.kernel, &opts.cache_dir)?;
-        let dir = source
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let inc = ["-I".to_string(), dir.display().to_string()];
+        let inc = instance_args(source);
         (compiled, image, cubin, compiler) = compile(spec, target, opts, &wrapper, &inc)?;
         found = kernels(&compiled, target, &image)?;
         symbol = signature::resolve(&symbols(&found), &spec.kernel);
@@ -519,6 +517,16 @@ pub fn build(
         static_shared,
         ptx_cc,
     })
+}
+
+/// What an [`instance_wrapper`] of `source` is compiled with, after the spec's flags: `-I` the
+/// source's directory.
+pub fn instance_args(source: &Path) -> Vec<String> {
+    let dir = source
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    vec!["-I".to_string(), dir.display().to_string()]
 }
 
 /// The compile, its image (code object or PTX), nvcc's cubin, and what compiled it.
@@ -575,10 +583,12 @@ fn compile(
     })
 }
 
-/// A source that includes `source` by its file name (the caller adds its directory with `-I`)
-/// and takes the address of `kernel` (`stencil<8>`) in host code, which makes hipcc, nvcc and
-/// clang emit that instantiation. Its text, and so its key, holds no directory.
-fn instance_wrapper(source: &Path, kernel: &str, cache: &Path) -> Result<PathBuf, RunnerError> {
+/// A source that includes `source` by its file name (the caller adds its directory with `-I`,
+/// [`instance_args`]) and takes the address of `kernel` (`stencil<8>`) in host code, which makes
+/// hipcc, nvcc and clang emit that instantiation. Its text, and so its key, holds no directory.
+/// Written once into `cache`'s `instances/`; the tuner's gates compile the same wrapper, so
+/// that they judge the code the GPU runs.
+pub fn instance_wrapper(source: &Path, kernel: &str, cache: &Path) -> Result<PathBuf, RunnerError> {
     let name = source
         .file_name()
         .and_then(|n| n.to_str())

@@ -135,6 +135,7 @@ fn main() {
                         state.path().join("objects"),
                     ),
                     max_occupancy_loss: None,
+                    instances: Vec::new(),
                 },
                 apply: ApplyMode::DryRun,
                 skip_same_code: false,

@@ -32,6 +32,7 @@ fn main() {
     let gates = Gates {
         compiler: Compiler::new(DEFAULT_COMMAND, "gfx90a", cache.path()),
         max_occupancy_loss: None,
+        instances: Vec::new(),
     };
     // factor -> (same, compared)
     let mut by_factor: BTreeMap<u32, (u32, u32)> = BTreeMap::new();

@@ -23,6 +23,14 @@
 //! ([`runner::cubin`]), occupancy being the register-limited warps per SM. AMD's gates never
 //! judge an NVIDIA tune.
 //!
+//! **What is compiled is what runs.** A bench spec may launch a template kernel that its file
+//! never instantiates (`sgemm<64, 64, 8, 8>`): the file's own compile holds none of that kernel's
+//! code, and a variant of its loops would look like the baseline (same machine code, no
+//! registers, no spills). For each such spec ([`Gates::instances`]) the gates compile the
+//! runner's instance wrapper instead ([`runner::build::instance_wrapper`]: the whole file and
+//! the instantiation, the very compile the runner launches, shared through the cache), and
+//! judge, compare and digest the kernels of those compiles ([`Units`]).
+//!
 //! When the baseline file itself cannot be compiled with the configured command (the
 //! repository needs flags tune does not know, or the compiler is not installed here), the
 //! code-object gates are `skipped` with the compiler's first error line: recorded, reported,
@@ -32,8 +40,22 @@ use crate::occupancy::{Occupancy, OccupancyUnit, Registers};
 use codeobj::compile::{Compiled, Compiler, Output};
 use codeobj::judge::Thresholds;
 use serde::Serialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// A template kernel a spec launches from a file of the tuned tree (`source`, relative to the
+/// tree), which the gates instantiate where the file does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    pub source: PathBuf,
+    pub kernel: String,
+}
+
+/// The compiles the gates judge a file by: the file's own, or, when a spec's template kernel
+/// is not in it, one instance wrapper per such kernel (each holds the whole file too), in the
+/// order of [`Gates::instances`].
+#[derive(Debug, Clone)]
+pub struct Units(pub Vec<Compiled>);
 
 /// The outcome of one gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -114,6 +136,8 @@ pub struct Gates {
     /// (`[vgpr-pressure] max-occupancy-loss = n`, also 0): a loss of more than `n` waves per SIMD
     /// (AMD) or register-limited warps per SM (NVIDIA) gates the variant.
     pub max_occupancy_loss: Option<u32>,
+    /// The specs' template kernels ([`Instance`]): empty but for a bench tune.
+    pub instances: Vec<Instance>,
 }
 
 fn is_header(p: &Path) -> bool {
@@ -139,7 +163,27 @@ fn first_line(e: &codeobj::compile::CompileError) -> String {
 /// The machine code of a compile, to tell a variant that changed nothing: the `.text` of every
 /// code object after unbundling (with its target id) for AMD, the `.text` sections of a cubin,
 /// or PTX without its comment lines. `None` when there is none to compare.
-pub fn machine_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>)>> {
+pub fn machine_code(units: &Units, output: Output) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut all: Vec<(String, Vec<u8>)> = Vec::new();
+    for (i, c) in units.0.iter().enumerate() {
+        for (name, code) in unit_code(c, output)? {
+            // A wrapper holds the file's other kernels too: each kernel once. PTX is one text
+            // per compile, named by its place.
+            let name = if name == "ptx" {
+                format!("ptx {i}")
+            } else {
+                name
+            };
+            if !all.iter().any(|(n, _)| *n == name) {
+                all.push((name, code));
+            }
+        }
+    }
+    (!all.is_empty()).then_some(all)
+}
+
+/// [`machine_code`] of one compile.
+fn unit_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>)>> {
     let m: Vec<(String, Vec<u8>)> = match output {
         Output::CodeObject => c
             .code_objects
@@ -164,7 +208,31 @@ pub fn machine_code(c: &Compiled, output: Output) -> Option<Vec<(String, Vec<u8>
             vec![("ptx".into(), code)]
         }
     };
-    (!m.is_empty()).then_some(m)
+    Some(m)
+}
+
+/// The kernel symbols of a compile (mangled), `None` when they cannot be read.
+fn kernel_symbols(c: &Compiled, output: Output) -> Option<Vec<String>> {
+    match output {
+        Output::CodeObject => Some(
+            c.code_objects
+                .iter()
+                .flat_map(|o| {
+                    o.kernels
+                        .iter()
+                        .map(|k| runner::signature::from_amd(&k.meta).symbol)
+                })
+                .collect(),
+        ),
+        Output::Cubin => cubin_kernels(c)
+            .ok()
+            .map(|ks| ks.into_iter().map(|k| k.name).collect()),
+        Output::Text(_) => {
+            let text = std::fs::read_to_string(&c.object).ok()?;
+            let m = runner::ptx::parse(&text).ok()?;
+            Some(m.entries.into_iter().map(|e| e.name).collect())
+        }
+    }
 }
 
 /// A digest of machine code as [`machine_code`] gives it.
@@ -204,16 +272,29 @@ fn cubin_kernels(c: &Compiled) -> Result<Vec<runner::cubin::CubinKernel>, String
         .map_err(|e| format!("{}: {e}", c.object.display()))
 }
 
+/// The kernels of every compile of `units`, each name once.
+fn units_kernels(units: &Units) -> Result<Vec<runner::cubin::CubinKernel>, String> {
+    let mut all: Vec<runner::cubin::CubinKernel> = Vec::new();
+    for c in &units.0 {
+        for k in cubin_kernels(c)? {
+            if !all.iter().any(|a| a.name == k.name) {
+                all.push(k);
+            }
+        }
+    }
+    Ok(all)
+}
+
 impl Gates {
     /// The NVIDIA signature and register gates of a variant's cubin against the baseline's;
     /// returns the occupancy prediction.
     fn nvidia(
         &self,
-        base: &Compiled,
-        var: &Compiled,
+        base: &Units,
+        var: &Units,
         gates: &mut Vec<(&'static str, Outcome)>,
     ) -> Option<Occupancy> {
-        let (b, v) = match (cubin_kernels(base), cubin_kernels(var)) {
+        let (b, v) = match (units_kernels(base), units_kernels(var)) {
             (Ok(b), Ok(v)) => (b, v),
             (Err(e), _) | (_, Err(e)) => {
                 gates.push((SIGNATURE, Outcome::Skipped(e.clone())));
@@ -298,22 +379,80 @@ impl Gates {
         worst(predictions)
     }
 
+    /// The same gates, compiling in `dir` (a working copy of the tree: [`Instance::source`] is
+    /// relative to it).
+    pub fn in_dir(&self, dir: &Path) -> Gates {
+        Gates {
+            compiler: self.compiler.in_dir(dir),
+            ..self.clone()
+        }
+    }
+
+    /// The specs' template kernels defined in `file` (a path in the compiler's directory).
+    fn instances_of<'a>(&'a self, file: &'a Path) -> impl Iterator<Item = &'a str> + 'a {
+        let rel = self
+            .compiler
+            .cwd
+            .as_deref()
+            .and_then(|d| file.strip_prefix(d).ok());
+        self.instances
+            .iter()
+            .filter(move |i| rel == Some(i.source.as_path()))
+            .map(|i| i.kernel.as_str())
+    }
+
+    /// Compile `file` as the GPU will run it ([`Units`]): its own compile, or the instance
+    /// wrappers of the specs' template kernels it does not instantiate itself.
+    fn units(&self, file: &Path) -> Result<Units, codeobj::compile::CompileError> {
+        let own = self.compiler.compile(file)?;
+        let out = self.compiler.output;
+        let symbols = kernel_symbols(&own, out);
+        let missing: Vec<&str> = self
+            .instances_of(file)
+            .filter(|k| {
+                symbols
+                    .as_deref()
+                    .is_none_or(|s| runner::signature::resolve(s, k).is_err())
+            })
+            .collect();
+        if missing.is_empty() {
+            return Ok(Units(vec![own]));
+        }
+        let mut units = Vec::with_capacity(missing.len());
+        for kernel in missing {
+            let wrapper = runner::build::instance_wrapper(file, kernel, &self.compiler.cache_dir)
+                .map_err(|e| codeobj::compile::CompileError::Io {
+                path: file.display().to_string(),
+                error: std::io::Error::other(e.to_string()),
+            })?;
+            let c = self
+                .compiler
+                .clone()
+                .with_args(runner::build::instance_args(file));
+            let mut compiled = c.compile(&wrapper)?;
+            // Compiled now: the wrapper's or the file's own compile.
+            compiled.cached &= own.cached;
+            units.push(compiled);
+        }
+        Ok(Units(units))
+    }
+
     /// Compile the baseline's copy of a file: `Err(first error line)` when it cannot be.
-    pub fn baseline(&self, file: &Path) -> Result<Compiled, String> {
+    pub fn baseline(&self, file: &Path) -> Result<Units, String> {
         if is_header(file) {
             return Err(format!(
                 "{} is a header: not compiled on its own",
                 file.display()
             ));
         }
-        self.compiler.compile(file).map_err(|e| first_line(&e))
+        self.units(file).map_err(|e| first_line(&e))
     }
 
     /// Run the code-object gates on a variant's copy of a file, against the baseline's
     /// compile (`Err` = the baseline could not be compiled: every gate is skipped). When every
     /// gate passed, [`Report::same_code`] says whether the variant's machine code is the
     /// baseline's ([`machine_code`]) and [`Report::code`] is its digest.
-    pub fn check(&self, baseline: &Result<Compiled, String>, variant: &Path) -> Report {
+    pub fn check(&self, baseline: &Result<Units, String>, variant: &Path) -> Report {
         let t0 = Instant::now();
         let mut var = None;
         let mut r = self.gates(baseline, variant, &mut var);
@@ -331,9 +470,9 @@ impl Gates {
 
     fn gates(
         &self,
-        baseline: &Result<Compiled, String>,
+        baseline: &Result<Units, String>,
         variant: &Path,
-        out: &mut Option<Compiled>,
+        out: &mut Option<Units>,
     ) -> Report {
         let mut gates = Vec::new();
         let base = match baseline {
@@ -350,7 +489,7 @@ impl Gates {
             }
         };
         let t0 = Instant::now();
-        let compiled = self.compiler.compile(variant);
+        let compiled = self.units(variant);
         let compile_seconds = t0.elapsed().as_secs_f64();
         let var = match compiled {
             Ok(v) => v,
@@ -375,7 +514,7 @@ impl Gates {
                 };
             }
         };
-        let compiled = !var.cached;
+        let compiled = var.0.iter().any(|c| !c.cached);
         let compile_seconds = if compiled { compile_seconds } else { 0.0 };
         *out = Some(var.clone());
         gates.push((COMPILE, Outcome::Pass));
@@ -386,19 +525,37 @@ impl Gates {
             compile_seconds,
             ..Report::default()
         };
+        if base.0.len() != var.0.len() {
+            // A spec's template kernel the variant's file instantiates itself, or no longer.
+            gates.push((
+                SIGNATURE,
+                Outcome::Fail(format!(
+                    "the specs' template kernels need {} instance compiles of the baseline, {} of the variant",
+                    base.0.len(),
+                    var.0.len()
+                )),
+            ));
+            return done(gates, None);
+        }
         if self.compiler.output == Output::Cubin {
             let occupancy = self.nvidia(base, &var, &mut gates);
             return done(gates, occupancy);
         }
+        let objects = |u: &Units| -> Vec<codeobj::CodeObject> {
+            u.0.iter()
+                .flat_map(|c| c.code_objects.iter().cloned())
+                .collect()
+        };
+        let (base_objects, var_objects) = (objects(base), objects(&var));
         let mut diffs = Vec::new();
-        if base.code_objects.len() != var.code_objects.len() {
+        if base_objects.len() != var_objects.len() {
             diffs.push(format!(
                 "{} code objects, the variant {}",
-                base.code_objects.len(),
-                var.code_objects.len()
+                base_objects.len(),
+                var_objects.len()
             ));
         }
-        for (a, b) in base.code_objects.iter().zip(&var.code_objects) {
+        for (a, b) in base_objects.iter().zip(&var_objects) {
             diffs.extend(
                 codeobj::signature::compare(a, b)
                     .into_iter()
@@ -414,7 +571,7 @@ impl Gates {
         let thresholds = Thresholds {
             max_occupancy_loss: self.max_occupancy_loss.unwrap_or(u32::MAX),
         };
-        let j = codeobj::judge::judge(&base.code_objects, &var.code_objects, &thresholds, None);
+        let j = codeobj::judge::judge(&base_objects, &var_objects, &thresholds, None);
         let occupancy = worst(j.kernels.iter().filter_map(|k| {
             let after = k.after.as_ref()?;
             Some(Occupancy {
@@ -442,7 +599,13 @@ impl Gates {
                     let r: Vec<String> = k.reasons.iter().map(|r| r.to_string()).collect();
                     format!("{name} on {}: {}", k.arch, r.join(", "))
                 })
-                .collect();
+                .fold(Vec::new(), |mut all: Vec<String>, w| {
+                    // A kernel in several instance compiles is judged in each: said once.
+                    if !all.contains(&w) {
+                        all.push(w);
+                    }
+                    all
+                });
             gates.push((PRESSURE, Outcome::Fail(why.join("; "))));
         } else {
             gates.push((PRESSURE, Outcome::Pass));

@@ -449,6 +449,8 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
             compiler: codeobj::compile::Compiler::new(compile_command, arch, cache_dir.clone())
                 .with_timeout(compile_timeout),
             max_occupancy_loss,
+            // A bench tune's, once its device is known (`BackendSpec::device_gates`).
+            instances: Vec::new(),
         },
         apply: req.apply.unwrap_or(ApplyMode::Write),
         skip_same_code,

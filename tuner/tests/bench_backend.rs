@@ -233,6 +233,7 @@ fn settings(state: &Path) -> Settings {
                 state.join("objects"),
             ),
             max_occupancy_loss: None,
+            instances: Vec::new(),
         },
         apply: ApplyMode::Write,
         skip_same_code: true,
@@ -534,4 +535,68 @@ fn the_target_is_the_devices_unless_arch_says_otherwise() {
     );
     let e = target(Some("gfx90a")).unwrap_err();
     assert!(e.contains("is not an NVIDIA architecture"), "{e}");
+}
+
+/// A bench tune's gates instantiate the specs' template kernels (each once, with its source
+/// relative to the tree), the plain kernels not; and the settings fingerprint names them, so
+/// that decisions of a tune whose gates did not (its variants of such a kernel `same-code`,
+/// unmeasured) are not reused. Needs nvcc (the gates of an NVIDIA device).
+#[test]
+fn the_gates_of_a_bench_tune_instantiate_the_specs_template_kernels() {
+    let tree = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tree.path().join("sub")).unwrap();
+    std::fs::write(tree.path().join("k.cu"), KERNEL).unwrap();
+    std::fs::write(tree.path().join("k.toml"), SPEC).unwrap();
+    std::fs::write(
+        tree.path().join("sub/t.cu"),
+        "template <int N> __global__ void t(int* out, int n) { for (int k = 0; k < n; ++k) out[k] = N; }\n",
+    )
+    .unwrap();
+    let t_spec = SPEC
+        .replace("source = \"k.cu\"", "source = \"t.cu\"")
+        .replace("kernel = \"fill\"", "kernel = \"t<4>\"");
+    for name in ["t.toml", "t2.toml"] {
+        std::fs::write(tree.path().join("sub").join(name), &t_spec).unwrap();
+    }
+    let specs: Vec<(String, std::path::PathBuf)> = ["k.toml", "sub/t.toml", "sub/t2.toml"]
+        .iter()
+        .map(|n| (n.to_string(), tree.path().join(n)))
+        .collect();
+    let cache = state.path().join("objects");
+    let log = Arc::new(Mutex::new(Log::default()));
+    let loaded = BenchBackend::load_specs(&specs, tree.path());
+    let b = BenchBackend::with_specs(
+        loaded,
+        options(&cache),
+        Arc::new(move || Ok(Box::new(FakeGpu::new(log.clone())) as Box<dyn Device>)),
+    );
+    assert_eq!(
+        b.instances(),
+        vec![tuner::gates::Instance {
+            source: "sub/t.cu".into(),
+            kernel: "t<4>".into()
+        }]
+    );
+    b.preflight().unwrap();
+    let spec = tuner::backend::spec::BackendSpec::Bench {
+        specs,
+        root: tree.path().to_path_buf(),
+        arch: None,
+        timeout_ms: 10_000,
+        cache_dir: cache,
+        nvcc: Some(nvcc()),
+        gate_flags: Vec::new(),
+    };
+    let any = tuner::backend::spec::AnyBackend::Bench(b);
+    let (gates, extra) = spec
+        .device_gates(&any, &settings(state.path()).gates)
+        .unwrap();
+    assert_eq!(gates.instances.len(), 1, "{:?}", gates.instances);
+    let extra = extra.expect("a bench tune's fingerprint");
+    assert_eq!(
+        extra.get("instances"),
+        Some(&serde_json::json!([["sub/t.cu", "t<4>"]])),
+        "{extra:?}"
+    );
 }

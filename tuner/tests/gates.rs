@@ -17,6 +17,7 @@ fn gates(cache: &std::path::Path, extra: &str) -> Gates {
     Gates {
         compiler: Compiler::new(format!("{DEFAULT_COMMAND}{extra}"), "gfx90a", cache),
         max_occupancy_loss: None,
+        instances: Vec::new(),
     }
 }
 

@@ -26,6 +26,7 @@ fn gates(nvcc: &Path, cache: &Path) -> Gates {
     Gates {
         compiler: runner::build::nvcc_compiler(nvcc, "sm_90", cache, true, Vec::new()).unwrap(),
         max_occupancy_loss: None,
+        instances: Vec::new(),
     }
 }
 
@@ -62,7 +63,7 @@ fn spills_are_gated_register_growth_is_measured_and_a_cheap_unroll_passes() {
     // Under __launch_bounds__(1024, 2) the fully unrolled variant spills more.
     let bounded = "__launch_bounds__(1024, 2)";
     let base = g.baseline(&write("a.cu", &heavy("1", bounded)));
-    let c = base.as_ref().expect("the baseline compiles");
+    let c = &base.as_ref().expect("the baseline compiles").0[0];
     assert!(
         c.log.as_deref().unwrap_or("").contains("spill stores"),
         "{:?}",
@@ -161,6 +162,7 @@ fn a_changed_signature_is_gated_and_without_nvcc_the_gates_are_skipped() {
         )
         .unwrap(),
         max_occupancy_loss: None,
+        instances: Vec::new(),
     };
     let base = gone.baseline(&a);
     let r = gone.check(&base, &b);
@@ -175,9 +177,122 @@ fn a_changed_signature_is_gated_and_without_nvcc_the_gates_are_skipped() {
             ..gone.compiler.clone()
         },
         max_occupancy_loss: None,
+        instances: Vec::new(),
     };
     let base = carried.baseline(&a);
-    assert!(base.as_ref().is_ok_and(|c| c.precompiled), "{base:?}");
+    assert!(base.as_ref().is_ok_and(|u| u.0[0].precompiled), "{base:?}");
     let r = carried.check(&base, &b);
     assert_eq!(r.failure().map(|f| f.0), Some(SIGNATURE));
+}
+
+/// A template kernel that only the spec instantiates (`tile<8>`), beside a plain kernel.
+fn templated(unroll: &str, comment: &str) -> String {
+    format!(
+        "template <int TM>\n\
+__global__ void tile(float* out, const float* in, int n) {{\n\
+  float acc[TM] = {{0.0f}};\n\
+  {unroll}\n\
+  for (int k = 0; k < n; ++k) {{\n\
+    {comment}\n\
+    for (int m = 0; m < TM; ++m) acc[m] += in[k * TM + m] * in[k];\n\
+  }}\n\
+  for (int m = 0; m < TM; ++m) out[threadIdx.x * TM + m] = SCALE * acc[m];\n\
+}}\n\
+__global__ void other(float* out, int n) {{\n\
+  for (int i = 0; i < n; ++i) out[i] = i;\n\
+}}\n"
+    )
+}
+
+const TILE_SPEC: &str = "version = 1\nsource = \"k.cu\"\nkernel = \"tile<8>\"\ngrid = [1]\nblock = [32]\ndefines = { SCALE = 2 }\n\n\
+[[args]]\nname = \"out\"\nbuffer = \"f32\"\nlength = 256\noutput = \"exact\"\n\n\
+[[args]]\nname = \"in\"\nbuffer = \"f32\"\nlength = 1024\ninit = \"uniform\"\nseed = 1\n\n\
+[[args]]\nname = \"n\"\nscalar = \"i32\"\nvalue = 64\n";
+
+/// The H200 finding: in a file whose only instantiated kernel is another one, every variant of a
+/// spec's template kernel compiled to the file's own code unchanged, so the gates called it
+/// `same-code` and the tune never measured it. With the spec's kernel among the gates' instances
+/// they compile the runner's instance wrapper: the variant's code differs, a variant that only
+/// moves a comment is still the same code, and the runner's build of the variant is served by
+/// the gates' compile (one compile for both).
+#[test]
+fn a_template_kernel_only_the_spec_instantiates_is_judged_by_its_instance() {
+    let nvcc = nvcc();
+    let d = tempfile::tempdir().unwrap();
+    let cache = d.path().join("cache");
+    let tree = |name: &str, text: &str| {
+        let dir = d.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("k.cu"), text).unwrap();
+        std::fs::write(dir.join("k.toml"), TILE_SPEC).unwrap();
+        dir
+    };
+    let base_dir = tree("base", &templated("", ""));
+    let var_dir = tree("var", &templated("#pragma unroll 4", ""));
+    let moved_dir = tree("moved", &templated("", "// a comment"));
+    // The gates compile with the spec's defines, as a bench tune's do.
+    let spec_gates = || Gates {
+        compiler: runner::build::nvcc_compiler(
+            &nvcc,
+            "sm_90",
+            &cache,
+            true,
+            vec!["-DSCALE=2".to_string()],
+        )
+        .unwrap(),
+        max_occupancy_loss: None,
+        instances: Vec::new(),
+    };
+    let plain = spec_gates();
+    let with = Gates {
+        instances: vec![tuner::gates::Instance {
+            source: "k.cu".into(),
+            kernel: "tile<8>".into(),
+        }],
+        ..spec_gates()
+    };
+    // Without the instance: the file's own cubin holds `other` alone, and the variant of
+    // tile's loop looks like the baseline (what the tune did before).
+    let base = plain.in_dir(&base_dir).baseline(&base_dir.join("k.cu"));
+    let r = plain.in_dir(&var_dir).check(&base, &var_dir.join("k.cu"));
+    assert!(r.failure().is_none(), "{r:?}");
+    assert!(r.same_code, "the file alone has no tile<8>: {r:?}");
+    // With it: the instance wrapper's cubin is judged.
+    let base = with.in_dir(&base_dir).baseline(&base_dir.join("k.cu"));
+    let units = base.as_ref().expect("the baseline compiles");
+    assert_eq!(units.0.len(), 1, "one instance compile");
+    let code = tuner::gates::machine_code(units, codeobj::compile::Output::Cubin).unwrap();
+    assert!(
+        code.iter().any(|(n, _)| n.contains("tile"))
+            && code.iter().any(|(n, _)| n.contains("other")),
+        "{:?}",
+        code.iter().map(|(n, _)| n).collect::<Vec<_>>()
+    );
+    let r = with.in_dir(&var_dir).check(&base, &var_dir.join("k.cu"));
+    assert!(r.failure().is_none(), "{r:?}");
+    assert!(!r.same_code, "tile<8>'s loop was unrolled: {r:?}");
+    assert_ne!(
+        r.code.as_deref(),
+        Some(tuner::gates::code_digest(&code).as_str())
+    );
+    let moved = with
+        .in_dir(&moved_dir)
+        .check(&base, &moved_dir.join("k.cu"));
+    assert!(moved.failure().is_none() && moved.same_code, "{moved:?}");
+    // The runner builds the variant for the GPU from the gates' compiles: nothing compiled.
+    let spec = runner::Spec::load(&var_dir.join("k.toml")).unwrap();
+    let opts = runner::build::BuildOptions::new(&cache).with_nvcc(Some(nvcc.clone()));
+    let built = runner::build::build(
+        &spec,
+        &var_dir.join("k.cu"),
+        &runner::build::Target::Cuda("sm_90".into()),
+        &opts,
+    )
+    .unwrap();
+    assert!(built.cached, "the runner compiled the variant again");
+    assert!(
+        built.signature.symbol.contains("tile"),
+        "{:?}",
+        built.signature
+    );
 }

@@ -279,6 +279,7 @@ fn settings(state: &Path) -> Settings {
                 state.join("objects"),
             ),
             max_occupancy_loss: None,
+            instances: Vec::new(),
         },
         apply: ApplyMode::DryRun,
         skip_same_code: true,

@@ -112,6 +112,7 @@ fn settings(state: &Path, apply: ApplyMode) -> Settings {
                 state.join("objects"),
             ),
             max_occupancy_loss: None,
+            instances: Vec::new(),
         },
         apply,
         skip_same_code: false,

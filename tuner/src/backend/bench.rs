@@ -214,6 +214,22 @@ impl BenchBackend {
             .filter_map(|(_, s)| s.as_ref().map(|(s, _)| s))
     }
 
+    /// The specs' template kernels with their sources relative to the tree: what the gates
+    /// instantiate where a file does not ([`crate::gates::Instance`]).
+    pub fn instances(&self) -> Vec<crate::gates::Instance> {
+        let mut out: Vec<crate::gates::Instance> = Vec::new();
+        for (spec, rel) in self.specs.iter().filter_map(|(_, s)| s.as_ref()) {
+            let i = crate::gates::Instance {
+                source: rel.clone(),
+                kernel: spec.kernel.clone(),
+            };
+            if spec.kernel.contains('<') && !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out
+    }
+
     /// The runner's options (the device it opens: `options().device`).
     pub fn options(&self) -> &Options {
         &self.options

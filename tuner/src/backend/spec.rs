@@ -225,6 +225,7 @@ impl BackendSpec {
             return Ok((gates.clone(), None));
         };
         let mut gates = gates.clone();
+        gates.instances = b.instances();
         let target = b.target()?;
         let build = runner::build::BuildOptions::new(cache_dir).with_nvcc(nvcc.clone());
         let identity = match &target {
@@ -249,11 +250,22 @@ impl BackendSpec {
                 gates.compiler.identity().ok()
             }
         };
-        let extra = device_fingerprint(
+        let mut extra = device_fingerprint(
             serde_json::json!(target),
             serde_json::json!(gates.compiler.key_words()),
             serde_json::json!(identity),
         );
+        // The gates compile a template kernel's instance since they have instances: decisions
+        // of a tune before (its variants `same-code` unmeasured) are not reused. Named only
+        // when there are some, so that other tunes keep theirs.
+        if !gates.instances.is_empty() {
+            let named: Vec<[String; 2]> = gates
+                .instances
+                .iter()
+                .map(|i| [i.source.display().to_string(), i.kernel.clone()])
+                .collect();
+            extra.insert("instances".into(), serde_json::json!(named));
+        }
         Ok((gates, Some(extra)))
     }
 }

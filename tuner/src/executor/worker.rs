@@ -90,6 +90,7 @@ impl CompileSpec {
         Gates {
             compiler,
             max_occupancy_loss: self.max_occupancy_loss,
+            instances: Vec::new(),
         }
     }
 }

@@ -9,10 +9,10 @@
 use super::{Ahead, Emit, Event, Item, ItemResult, Lane, Phase, StateSpec, Task};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
-use crate::gates::{self, Gates};
+use crate::gates;
+use crate::gates::Units;
 use crate::report::{Occupancy, Status};
 use crate::workcopy::Slot;
-use codeobj::compile::Compiled;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The baseline's compiles for the gates, per (state, file).
-pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Compiled, String>>>;
+pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Units, String>>>;
 
 /// One working copy of a lane.
 pub(crate) struct Entry<P> {
@@ -371,7 +371,7 @@ impl<B: Backend> Lane<'_, B> {
         base: &BaseRef<B::Prepared>,
         file: &std::path::Path,
         emit: Emit<'_>,
-    ) -> Arc<Result<Compiled, String>> {
+    ) -> Arc<Result<Units, String>> {
         let k = (base.state.clone(), file.to_path_buf());
         if let Some(o) = self
             .objects
@@ -381,15 +381,12 @@ impl<B: Backend> Lane<'_, B> {
         {
             return o.clone();
         }
-        let gates = Gates {
-            compiler: self.cx.gates.compiler.in_dir(&base.root),
-            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
-        };
+        let gates = self.cx.gates.in_dir(&base.root);
         let t0 = Instant::now();
         let r = gates.baseline(&base.root.join(file));
         fsio::testpoint::hit("tuner.search.baseline-compiled");
         match &r {
-            Ok(c) if !c.cached => {
+            Ok(u) if u.0.iter().any(|c| !c.cached) => {
                 emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
                 emit(Event::Counts {
                     compiles: 1,
@@ -425,7 +422,7 @@ impl<B: Backend> Lane<'_, B> {
         emit: Emit<'_>,
     ) -> Result<Vec<Ready<B::Prepared>>, Error> {
         self.check_stop()?;
-        let objects: Vec<Option<Arc<Result<Compiled, String>>>> = items
+        let objects: Vec<Option<Arc<Result<Units, String>>>> = items
             .iter()
             .map(|it| it.file.as_ref().map(|f| self.base_object(base, f, emit)))
             .collect();
@@ -461,10 +458,7 @@ impl<B: Backend> Lane<'_, B> {
                         let (Some(file), Some(object)) = (&item.file, object) else {
                             return Ok(gates::Report::default());
                         };
-                        let g = Gates {
-                            compiler: self.cx.gates.compiler.in_dir(&slot.root),
-                            max_occupancy_loss: self.cx.gates.max_occupancy_loss,
-                        };
+                        let g = self.cx.gates.in_dir(&slot.root);
                         let report = g.check(object, &slot.root.join(file));
                         if report.compiled {
                             compiles.fetch_add(1, Ordering::Relaxed);
