@@ -232,8 +232,16 @@ pub struct Session {
 }
 
 /// How much longer or shorter (as a factor) a launch on the outputs a launch left may take
-/// than one on reset outputs before a short kernel is not batched.
+/// than one on reset outputs (medians of [`BATCH_STATE_PAIRS`] pairs) before a short kernel is
+/// not batched.
 pub const BATCH_STATE_TOLERANCE: f64 = 1.25;
+/// Pairs of launches (one on reset outputs, one on the outputs it left) whose medians decide
+/// whether a short kernel's time depends on its outputs' state. One launch of a few
+/// microseconds is timed with event jitter of up to 3x (on an H200 an 11 us kernel's per-pair
+/// ratios ran from 0.62 to 2.90): with the least of three launches each way, gelu (which never
+/// reads its outputs) was timed launch by launch in three of six runs (1.32-1.38x) and batched
+/// in the others.
+pub const BATCH_STATE_PAIRS: usize = 7;
 
 /// A kernel whose warm launch takes less than this (milliseconds) is timed in batches of
 /// back-to-back launches ([`auto_batch`]).
@@ -377,29 +385,36 @@ impl Session {
         Ok(s)
     }
 
-    /// [`auto_batch`] of the baseline's warm launches on reset outputs (the output check's
-    /// launch was the first, cold), unless a launch on its own outputs takes another time: a
-    /// kernel whose work depends on what its outputs hold (a flag or counter it leaves set,
-    /// a scan's tile states, an early-out on a filled buffer) is timed launch by launch, each
-    /// on reset outputs, since within a batch the outputs are reset only once.
+    /// [`auto_batch`] of the baseline's warm launches on reset outputs (the least of three; the
+    /// output check's launch was the first, cold), unless a launch on its own outputs takes
+    /// another time: a kernel whose work depends on what its outputs hold (a flag or counter it
+    /// leaves set, a scan's tile states, an early-out on a filled buffer) is timed launch by
+    /// launch, each on reset outputs, since within a batch the outputs are reset only once.
+    /// That is decided on the medians of [`BATCH_STATE_PAIRS`] interleaved pairs (a launch on
+    /// reset outputs, then one on the outputs it left), which one launch's jitter cannot move.
     fn choose_batch(&mut self) -> Result<u32, RunnerError> {
-        let mut fresh = self.time(0, 1)?;
-        if fresh >= AUTO_BATCH_BELOW_MS {
+        let mut least = self.time(0, 1)?;
+        // Twice the bound: a launch of a kernel just under it can take longer once (adamw,
+        // 38 us, was batched in one run and not in the next on an H200); a long kernel is not
+        // launched twice more to see.
+        if least >= 2.0 * AUTO_BATCH_BELOW_MS {
             return Ok(1);
         }
         for _ in 0..2 {
-            fresh = fresh.min(self.time(0, 1)?);
+            least = least.min(self.time(0, 1)?);
         }
-        let batch = auto_batch(fresh);
+        let batch = auto_batch(least);
         if batch == 1 {
             return Ok(1);
         }
-        // The outputs now hold the last launch's results.
-        let mut again = f64::INFINITY;
-        for _ in 0..3 {
-            again = again.min(self.launch(0, 1)?);
+        let mut fresh = Vec::with_capacity(BATCH_STATE_PAIRS);
+        let mut again = Vec::with_capacity(BATCH_STATE_PAIRS);
+        for _ in 0..BATCH_STATE_PAIRS {
+            fresh.push(self.time(0, 1)?);
+            // The outputs now hold that launch's results.
+            again.push(self.launch(0, 1)?);
         }
-        let ratio = again / fresh;
+        let ratio = samplestats::median(&again) / samplestats::median(&fresh);
         self.batch_note = if (1.0 / BATCH_STATE_TOLERANCE..=BATCH_STATE_TOLERANCE).contains(&ratio)
         {
             None

@@ -497,8 +497,9 @@ fn short_kernels_are_timed_in_batches_and_checked_on_one_launch() {
     assert_eq!(s.launches_per_sample(), 32);
     assert_eq!(
         ledger.launches(),
-        1 + 3 + 3,
-        "the checked launch, three warm ones on reset outputs, three on their own outputs"
+        1 + 3 + 2 * runner::session::BATCH_STATE_PAIRS as u64,
+        "the checked launch, three warm ones on reset outputs, then pairs: one on reset \
+         outputs, one on its own"
     );
     assert_eq!(s.batch_note(), None);
     assert_eq!(
@@ -649,4 +650,61 @@ fn a_kernel_that_depends_on_its_outputs_state_is_timed_launch_by_launch() {
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(json["launches_per_sample"], 1);
     assert_eq!(json["launches_per_sample_note"], note.as_str());
+}
+
+/// `scale` of `micros` (an elementwise kernel: its time never depends on its outputs) whose
+/// launches numbered in `odd` are timed at the factor given, as single launches of an 11 us
+/// kernel were (0.6x, 2.9x) on an H200.
+fn outlier_device(
+    micros: f64,
+    odd: Vec<(u64, f64)>,
+) -> (Box<dyn Device>, Arc<runner::sim::Ledger>) {
+    use runner::sim::Memory;
+    let mut n: u64 = 0;
+    sim_device(Box::new(move |_, _, args, mem: &mut Memory| {
+        let (src, dst) = (Memory::pointer(&args[0])?, Memory::pointer(&args[1])?);
+        let (a, b) = mem.read_write(src, dst)?;
+        for (x, y) in a.chunks_exact(4).zip(b.chunks_exact_mut(4)) {
+            let v = 2.0 * f32::from_le_bytes(x.try_into().unwrap());
+            y.copy_from_slice(&v.to_le_bytes());
+        }
+        n += 1;
+        let factor = odd.iter().find(|(k, _)| *k == n).map_or(1.0, |(_, f)| *f);
+        Ok(std::time::Duration::from_secs_f64(micros * 1e-6 * factor))
+    }))
+}
+
+/// Whether a short kernel is batched is decided on medians and minima, not on one jittery
+/// launch: a 0.6x event among the warm launches on reset outputs (the least of three once made
+/// a kernel that never reads its outputs look 1.67x slower on them, and timed it launch by
+/// launch) or a 2.9x one among the pairs leaves an elementwise kernel batched, wherever the
+/// outlier falls; and a 38 us kernel whose first warm launch takes 57 us is still batched (one
+/// launch over 50 us called it long).
+#[test]
+fn one_jittery_launch_does_not_decide_the_batch() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let spec = scale_tree(dir.path(), 64);
+    let pairs = runner::session::BATCH_STATE_PAIRS as u64;
+    // Launch 1 is the checked one, 2-4 the warm ones, then the pairs.
+    for (fast, slow) in [(3, 0), (0, 6), (4, 5 + 2 * pairs - 1), (5, 6), (7, 9)] {
+        let (device, _) = outlier_device(10.0, vec![(fast, 0.6), (slow, 2.9)]);
+        let s = Session::with_device(device, spec.clone(), None, &options(cache.path(), None))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            s.batch_note(),
+            None,
+            "0.6x at launch {fast}, 2.9x at launch {slow}"
+        );
+        assert!(
+            s.launches_per_sample() >= 8,
+            "{}: 0.6x at launch {fast}, 2.9x at launch {slow}",
+            s.launches_per_sample()
+        );
+    }
+    let (device, ledger) = outlier_device(38.0, vec![(2, 1.5)]);
+    let s = Session::with_device(device, spec.clone(), None, &options(cache.path(), None))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(s.launches_per_sample(), 4, "{:?}", s.batch_note());
+    assert_eq!(ledger.launches(), 1 + 3 + 2 * pairs);
 }
