@@ -247,11 +247,17 @@ pub fn code_digest(code: &[(String, Vec<u8>)]) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Of several kernels' predictions, the one to show: the largest occupancy loss, then the
-/// largest register growth, then the first.
+/// Of several kernels' predictions, the one to show: of the kernels the variant changed
+/// (registers or occupancy; all of them when it changed none), the largest occupancy loss, then
+/// the largest register growth, then the first. A kernel the rewrite did not touch says nothing
+/// about it (sgemm2d.cu's other kernel, 120 -> 120, was shown for a variant of sgemm_2d whose
+/// registers fell).
 fn worst(all: impl IntoIterator<Item = Occupancy>) -> Option<Occupancy> {
+    let all: Vec<Occupancy> = all.into_iter().collect();
+    let changed = |o: &Occupancy| o.before != o.after || o.registers.before != o.registers.after;
+    let any_changed = all.iter().any(changed);
     let mut best: Option<Occupancy> = None;
-    for o in all {
+    for o in all.into_iter().filter(|o| !any_changed || changed(o)) {
         let key = |o: &Occupancy| {
             (
                 o.before.saturating_sub(o.after),

@@ -271,6 +271,18 @@ fn a_template_kernel_only_the_spec_instantiates_is_judged_by_its_instance() {
     let r = with.in_dir(&var_dir).check(&base, &var_dir.join("k.cu"));
     assert!(r.failure().is_none(), "{r:?}");
     assert!(!r.same_code, "tile<8>'s loop was unrolled: {r:?}");
+    // The prediction shown is of the kernel the variant changed, not of `other`.
+    let o = r.occupancy.as_ref().expect("a prediction");
+    assert_eq!(o.kernel, "tile<8>", "{o:?}");
+    // Also when its registers fall (the inner loop kept rolled: `acc` in local memory, gated
+    // for its stack), where `other`, unchanged, would rank first by register growth.
+    let rolled_dir = tree("rolled", &templated("", "#pragma unroll 1"));
+    let r = with
+        .in_dir(&rolled_dir)
+        .check(&base, &rolled_dir.join("k.cu"));
+    let o = r.occupancy.as_ref().expect("a prediction");
+    assert_eq!(o.kernel, "tile<8>", "{o:?} {r:?}");
+    assert!(o.registers.after < o.registers.before, "{o:?}");
     assert_ne!(
         r.code.as_deref(),
         Some(tuner::gates::code_digest(&code).as_str())
