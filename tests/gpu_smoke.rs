@@ -331,3 +331,78 @@ fn the_batch_summary_reads_bench_reports() {
         "{text}"
     );
 }
+
+/// bench/gpu_repeat_tune.sh without a GPU: one line, exit 2, nothing written; and
+/// bench/repeat_summary.py on three rounds of a tune's reports where the kept variant of one
+/// loop flips (pragma x2 accepted, then manual x4, then pragma x2 again) and another loop's
+/// decisions hold: one row per variant with each round's status, then the flips counted.
+#[test]
+fn the_repeat_tune_stops_without_a_gpu_and_its_summary_counts_flips() {
+    let dev = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = Command::new("bash")
+        .arg(root().join("bench/gpu_repeat_tune.sh"))
+        .arg(root().join("testdata/bench/dot.toml"))
+        .arg(out.path().join("o"))
+        .env("GPU_SMOKE_DEV", dev.path())
+        .env("HIP_UNROLL", BIN)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o).trim(),
+        "gpu_repeat_tune: no NVIDIA GPU on this machine (no /dev/nvidia0)"
+    );
+    assert!(!out.path().join("o").exists(), "nothing written");
+
+    let d = tempfile::tempdir().unwrap();
+    let cand = |lp: &str, mode: &str, factor: u32, status: &str, speedup: Option<f64>| serde_json::json!({"loop": lp, "mode": mode, "factor": factor, "status": status, "speedup": speedup});
+    for (n, kept) in [(1, "pragma"), (2, "manual"), (3, "pragma")] {
+        let (p2, m4) = if kept == "pragma" {
+            ("accepted", "rejected")
+        } else {
+            ("rejected", "accepted")
+        };
+        let r = serde_json::json!({
+            "candidates": [
+                cand("k:0", "pragma", 2, p2, Some(1.10)),
+                cand("k:0", "manual", 4, m4, Some(1.11)),
+                cand("k:1", "pragma", 2, "rejected", Some(0.98)),
+                {"loop": "k:2", "mode": null, "factor": null, "status": "blocked"},
+            ],
+            "timing": {"wall": 2.5},
+        });
+        std::fs::write(d.path().join(format!("round.{n}.json")), r.to_string()).unwrap();
+    }
+    std::fs::write(d.path().join("round.x.json"), "not a round").unwrap();
+    let o = Command::new("python3")
+        .arg(root().join("bench/repeat_summary.py"))
+        .arg(d.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..6],
+        [
+            "| variant | round 1 | round 2 | round 3 |",
+            "|---|---|---|---|",
+            "| k:0 pragma x2 | accepted 1.100x | rejected 1.100x | accepted 1.100x |",
+            "| k:0 manual x4 | rejected 1.110x | accepted 1.110x | rejected 1.110x |",
+            "| k:1 pragma x2 | rejected 0.980x | rejected 0.980x | rejected 0.980x |",
+            "| k:2 (loop) | blocked | blocked | blocked |",
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("- round 2: accepted k:0 manual x4; 2.5 s wall"),
+        "{text}"
+    );
+    assert!(
+        text.trim_end().ends_with(
+            "3 rounds; status differs between rounds for 2 of 4 variants (k:0 pragma x2, k:0 manual x4); the kept variant differs for 1 of 2 loops (k:0)"
+        ),
+        "{text}"
+    );
+}
