@@ -408,8 +408,9 @@ impl Gates {
     }
 
     /// Compile `file` as the GPU will run it ([`Units`]): its own compile, or the instance
-    /// wrappers of the specs' template kernels it does not instantiate itself.
-    fn units(&self, file: &Path) -> Result<Units, codeobj::compile::CompileError> {
+    /// wrappers of the specs' template kernels it does not instantiate itself. (The gates'
+    /// compiles, also those made ahead of a variant's turn.)
+    pub fn units(&self, file: &Path) -> Result<Units, codeobj::compile::CompileError> {
         let own = self.compiler.compile(file)?;
         let out = self.compiler.output;
         let symbols = kernel_symbols(&own, out);

@@ -778,10 +778,11 @@ impl<B: Backend> Lane<'_, B> {
                         if slot.sync(self.cx.tree, &state.overlay).is_err() {
                             return;
                         }
-                        let c = self.cx.gates.compiler.in_dir(&slot.root);
+                        let g = self.cx.gates.in_dir(&slot.root);
                         let t0 = Instant::now();
-                        if let Ok(o) = c.compile(&slot.root.join(file)) {
-                            if !o.cached {
+                        // As the gates will compile it (a spec's template kernel's instance).
+                        if let Ok(u) = g.units(&slot.root.join(file)) {
+                            if u.0.iter().any(|o| !o.cached) {
                                 compiled.fetch_add(1, Ordering::Relaxed);
                                 emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
                             }
