@@ -689,8 +689,10 @@ impl<'f> Reach<'f> {
         let mut dead: Vec<bool> = (0..n_main)
             .map(|g| {
                 let f = func(g);
+                // (A function with parameters declared `auto` is a template too.)
+                let scope = index.scope_of(g);
                 tu.closed
-                    && !index.scope_of(g).params.is_empty()
+                    && !(scope.params.is_empty() && scope.auto_params.is_empty())
                     && f.kind != FunctionKind::Kernel
                     && escaped_all.binary_search(&g).is_err()
                     && !instantiated.contains(f.name.as_str())
@@ -1267,11 +1269,16 @@ fn passed_by_reference<'f>(
 
 fn is_known_call(reaches: &[Reaches], c: &Call) -> bool {
     reaches.iter().any(|r| r.call.is_some_and(|p| p(c)))
-        || frontend::known::is_known_function(
-            &c.callee,
-            c.qualifier.as_deref(),
-            c.receiver.is_some(),
-        )
+        // A one-letter callee is known as a template parameter's functional cast (`T(0)`),
+        // never as a variable or parameter of the caller: `f(p)` for `fp f` is a call of a
+        // pointer, which may reach every escaped function (it was a candidate calling
+        // `sync_all` through a table while the same loop with `fn(p)` was blocked).
+        || (!(c.form == CallForm::Variable && c.callee.len() < 2)
+            && frontend::known::is_known_function(
+                &c.callee,
+                c.qualifier.as_deref(),
+                c.receiver.is_some(),
+            ))
 }
 
 /// A name called in a macro body that is known (see [`is_known_call`]), or that a blocker

@@ -213,6 +213,8 @@ pub(crate) struct Scope {
     /// The names of its parameters and locals (anywhere in it): they hide file-scope
     /// variables.
     pub locals: Vec<String>,
+    /// Its parameters declared `auto` (an abbreviated template): each a template parameter.
+    pub auto_params: Vec<String>,
 }
 
 /// The unit's functions and types, indexed.
@@ -420,6 +422,12 @@ impl<'f> Index<'f> {
             .map(|p| p.name.clone())
             .chain(f.decls.iter().map(|d| d.name.clone()))
             .collect();
+        let auto_params = f
+            .params
+            .iter()
+            .filter(|p| is_auto(&p.type_text))
+            .map(|p| p.name.clone())
+            .collect();
         Scope {
             scopes,
             class,
@@ -427,6 +435,7 @@ impl<'f> Index<'f> {
             bound: Vec::new(),
             written_class,
             locals,
+            auto_params,
         }
     }
 
@@ -452,6 +461,7 @@ impl<'f> Index<'f> {
             bound: Vec::new(),
             written_class: None,
             locals: Vec::new(),
+            auto_params: Vec::new(),
         }
     }
 
@@ -1170,19 +1180,33 @@ impl<'f> Index<'f> {
                 self.call_on(&t, "operator()", out)
             }
             CallForm::Variable => {
-                let t = c
-                    .receiver_type
-                    .as_deref()
-                    .map_or(TypeRes::Unknown, |t| self.resolve_written(t, scope));
-                // A parameter declared `auto` (an abbreviated template): what the call binds.
-                let t = match t {
-                    TypeRes::Unknown => scope
+                // A pointer parameter of a plain function, bound by the call to the function
+                // passed (`apply(local_plain, s)` for `apply(void (*f)(float*), ...)`).
+                let pointer = scope
+                    .bound
+                    .iter()
+                    .find(|(p, _)| p.strip_prefix("ptr@") == Some(c.callee.as_str()))
+                    .map(|(_, t)| t.clone());
+                // A parameter declared `auto` (an abbreviated template): what the call binds,
+                // else a template parameter no call binds.
+                let auto = || {
+                    let bound = scope
                         .bound
                         .iter()
                         .find(|(p, _)| p.strip_prefix("auto@") == Some(c.callee.as_str()))
-                        .map_or(TypeRes::Unknown, |(_, t)| t.clone()),
-                    t => t,
+                        .map(|(_, t)| t.clone());
+                    bound.or_else(|| {
+                        scope
+                            .auto_params
+                            .contains(&c.callee)
+                            .then(|| TypeRes::Param(format!("auto@{}", c.callee)))
+                    })
                 };
+                let t = pointer.or_else(auto).unwrap_or_else(|| {
+                    c.receiver_type
+                        .as_deref()
+                        .map_or(TypeRes::Unknown, |t| self.resolve_written(t, scope))
+                });
                 match t {
                     // A variable is never listed as unresolved: its class's `operator()` is
                     // what is called.
@@ -1364,15 +1388,32 @@ impl<'f> Index<'f> {
         };
         // Parameters declared `auto` (`void each(auto f)`): each its own template parameter,
         // named `auto@NAME` in a binding.
-        let is_auto = |t: &str| {
-            t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
-                .any(|w| w == "auto")
-        };
         let has_auto = g.params.iter().any(|p| is_auto(&p.type_text));
-        if g.template_params.is_empty() && class_params.is_empty() && !has_auto {
-            return None;
+        // A function passed to a parameter that is neither a template parameter nor `auto`
+        // (a pointer or reference to a function: `apply(local_plain, s)` for
+        // `apply(void (*f)(float*), ...)`): bound as `ptr@NAME`, so that what the parameter
+        // calls is that function, not every function whose address the unit takes.
+        let mut pointers: Vec<(String, TypeRes)> = Vec::new();
+        for (p, a) in g.params.iter().zip(&c.arg_spans) {
+            if is_auto(&p.type_text)
+                || g.template_params
+                    .iter()
+                    .any(|tp| p.type_text.contains(tp.as_str()))
+            {
+                continue;
+            }
+            if let Some(Argument::Function(name)) = argument_type(caller_fn, *a, c.span.start) {
+                let v: Vec<usize> = self.free_functions(&name).collect();
+                if !v.is_empty() {
+                    pointers.push((format!("ptr@{}", p.name), TypeRes::Functions(v)));
+                }
+            }
         }
-        let mut out: Vec<(String, TypeRes)> = Vec::new();
+        if g.template_params.is_empty() && class_params.is_empty() && !has_auto {
+            pointers.sort_by(|a, b| a.0.cmp(&b.0));
+            return (!pointers.is_empty()).then_some(pointers);
+        }
+        let mut out: Vec<(String, TypeRes)> = pointers;
         let mut bind = |p: &str, t: TypeRes| {
             let bindable = matches!(
                 t,
@@ -1624,6 +1665,12 @@ pub(crate) enum Argument {
 
 /// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
 /// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
+/// A parameter type written with `auto` (`auto f`, `const auto& f`).
+fn is_auto(t: &str) -> bool {
+    t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        .any(|w| w == "auto")
+}
+
 pub(crate) fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
     if f.lambdas.contains(&arg) {
         return Some(Argument::Lambda(arg));

@@ -2,7 +2,8 @@
 // pointer may hold any function the unit names as a value (here `sync_fn` and `plain_fn`,
 // named in initialisers and assignments), so such a call reaches all of them. A method of the
 // same name on a class that has it is that method; a method call on an unknown type whose name
-// is no data member of any class stays an unresolved call.
+// is no data member of any class stays an unresolved call. A pointer parameter called by a
+// one-letter name (`f(x)`, not a template parameter's cast `T(0)`) is a pointer call as well.
 #include <hip/hip_runtime.h>
 
 typedef float (*op_t)(float);
@@ -32,4 +33,9 @@ __global__ void k(float* a, const Ops* p, Ops o) {
   for (int i = 0; i < 4; ++i) a[i] = o.apply(a[i]);  // ~ blockers: barrier
   Calc c;
   for (int i = 0; i < 4; ++i) a[i] = c.apply(a[i]);  // ~ blockers: none
+}
+
+__global__ void by_parameter(float* a, op_t f, op_t fn) {
+  for (int i = 0; i < 4; ++i) a[i] = f(a[i]);  // ~ blockers: barrier
+  for (int i = 0; i < 4; ++i) a[i] = fn(a[i]);  // ~ blockers: barrier
 }

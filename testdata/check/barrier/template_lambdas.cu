@@ -123,6 +123,12 @@ __device__ void each_auto_quiet(auto f) {
   for (int i = 0; i < 4; ++i) f(i);  // ~ blockers: none
 }
 
+// (A function with a parameter declared `auto` is a template: its generic body never runs as
+// such, whatever the parameter's name.)
+__device__ void each_auto_quiet_named(auto step) {
+  for (int i = 0; i < 4; ++i) step(i);  // ~ blockers: none
+}
+
 __global__ void values(float* out) {
   each_fn(&sync_step);
   each_fn(quiet_step);
@@ -130,6 +136,7 @@ __global__ void values(float* out) {
   each_auto([&](int i) { __syncthreads(); out[i] = 8.f; });
   each_auto_quiet([&](int i) { out[i] = 9.f; });
   each_auto_quiet(quiet_step);
+  each_auto_quiet_named(quiet_step);
 }
 
 // A generic lambda whose loop calls its own parameter: what the calls of the variable holding

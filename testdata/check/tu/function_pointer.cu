@@ -6,6 +6,8 @@ __device__ void local_sync(float* s) { __syncthreads(); }
 __device__ void local_plain(float* s) { s[0] += 1.0f; }
 
 __device__ void apply(void (*f)(float*), float* s) { f(s); }
+// The same with a longer name: a call of a pointer parameter reaches what the call passes.
+__device__ void apply_named(void (*step)(float*), float* s) { step(s); }
 
 __global__ void pointers(float* a, float* s, int* c, int n) {
   void (*fp)(float*) = local_sync;
@@ -29,6 +31,8 @@ __global__ void plain_pointer(float* a, float* s, int n) {
   void (*fp)(float*) = local_plain;
   for (int i = 0; i < n; i++) { a[i] += 1; fp(s); }  // ~ blockers: none
   for (int i = 0; i < n; i++) { a[i] += 1; apply(local_plain, s); }  // ~ blockers: none
+  for (int i = 0; i < n; i++) { a[i] += 1; apply_named(local_plain, s); }  // ~ blockers: none
+  for (int i = 0; i < n; i++) { a[i] += 1; apply_named(&local_sync, s); }  // ~ blockers: barrier
 }
 
 // A value a synchronising helper returned is no callable: passing it on reaches nothing.
