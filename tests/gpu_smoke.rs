@@ -35,6 +35,17 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// What a summary script of bench/ prints for the reports in `dir` (it must exit 0).
+fn summary_of(script: &str, dir: &Path) -> String {
+    let o = Command::new("python3")
+        .arg(root().join(script))
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 #[test]
 fn without_a_gpu_or_without_nvcc_it_stops_at_once_with_one_line() {
     let dev = tempfile::tempdir().unwrap();
@@ -312,13 +323,7 @@ fn the_batch_summary_reads_bench_reports() {
     }
     w("scan.auto.1.json", report(1, &[0.005, 0.005], &[0.005, 0.005], 1.0, 0.02, Some("timed launch by launch: a launch on its own outputs took 0.20x the time of one on reset outputs")));
     w("broken.auto.1.json", String::new());
-    let o = Command::new("python3")
-        .arg(root().join("bench/batch_summary.py"))
-        .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = summary_of("bench/batch_summary.py", d.path());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[2..],
@@ -375,13 +380,7 @@ fn the_repeat_tune_stops_without_a_gpu_and_its_summary_counts_flips() {
         std::fs::write(d.path().join(format!("round.{n}.json")), r.to_string()).unwrap();
     }
     std::fs::write(d.path().join("round.x.json"), "not a round").unwrap();
-    let o = Command::new("python3")
-        .arg(root().join("bench/repeat_summary.py"))
-        .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let text = String::from_utf8_lossy(&o.stdout);
+    let text = summary_of("bench/repeat_summary.py", d.path());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[..6],

@@ -217,6 +217,16 @@ pub(crate) struct Scope {
     pub auto_params: Vec<String>,
 }
 
+impl Scope {
+    /// What the call binds the parameter `name` to, as a `kind` (`auto@`, `ptr@`) binding.
+    fn bound_as(&self, kind: &str, name: &str) -> Option<TypeRes> {
+        self.bound
+            .iter()
+            .find(|(p, _)| p.strip_prefix(kind) == Some(name))
+            .map(|(_, t)| t.clone())
+    }
+}
+
 /// The unit's functions and types, indexed.
 pub(crate) struct Index<'f> {
     funcs: Vec<&'f Function>,
@@ -1182,20 +1192,11 @@ impl<'f> Index<'f> {
             CallForm::Variable => {
                 // A pointer parameter of a plain function, bound by the call to the function
                 // passed (`apply(local_plain, s)` for `apply(void (*f)(float*), ...)`).
-                let pointer = scope
-                    .bound
-                    .iter()
-                    .find(|(p, _)| p.strip_prefix("ptr@") == Some(c.callee.as_str()))
-                    .map(|(_, t)| t.clone());
+                let pointer = scope.bound_as("ptr@", &c.callee);
                 // A parameter declared `auto` (an abbreviated template): what the call binds,
                 // else a template parameter no call binds.
                 let auto = || {
-                    let bound = scope
-                        .bound
-                        .iter()
-                        .find(|(p, _)| p.strip_prefix("auto@") == Some(c.callee.as_str()))
-                        .map(|(_, t)| t.clone());
-                    bound.or_else(|| {
+                    scope.bound_as("auto@", &c.callee).or_else(|| {
                         scope
                             .auto_params
                             .contains(&c.callee)
@@ -1386,34 +1387,7 @@ impl<'f> Index<'f> {
                 .map_or(&[], |t| t.template_params.as_slice()),
             None => &[],
         };
-        // Parameters declared `auto` (`void each(auto f)`): each its own template parameter,
-        // named `auto@NAME` in a binding.
-        let has_auto = g.params.iter().any(|p| is_auto(&p.type_text));
-        // A function passed to a parameter that is neither a template parameter nor `auto`
-        // (a pointer or reference to a function: `apply(local_plain, s)` for
-        // `apply(void (*f)(float*), ...)`): bound as `ptr@NAME`, so that what the parameter
-        // calls is that function, not every function whose address the unit takes.
-        let mut pointers: Vec<(String, TypeRes)> = Vec::new();
-        for (p, a) in g.params.iter().zip(&c.arg_spans) {
-            if is_auto(&p.type_text)
-                || g.template_params
-                    .iter()
-                    .any(|tp| p.type_text.contains(tp.as_str()))
-            {
-                continue;
-            }
-            if let Some(Argument::Function(name)) = argument_type(caller_fn, *a, c.span.start) {
-                let v: Vec<usize> = self.free_functions(&name).collect();
-                if !v.is_empty() {
-                    pointers.push((format!("ptr@{}", p.name), TypeRes::Functions(v)));
-                }
-            }
-        }
-        if g.template_params.is_empty() && class_params.is_empty() && !has_auto {
-            pointers.sort_by(|a, b| a.0.cmp(&b.0));
-            return (!pointers.is_empty()).then_some(pointers);
-        }
-        let mut out: Vec<(String, TypeRes)> = pointers;
+        let mut out: Vec<(String, TypeRes)> = Vec::new();
         let mut bind = |p: &str, t: TypeRes| {
             let bindable = matches!(
                 t,
@@ -1439,17 +1413,33 @@ impl<'f> Index<'f> {
                 }
             }
         }
+        // The functions of the unit a function argument names (`step`, `&step`).
+        let functions = |name: &str| {
+            let v: Vec<usize> = self.free_functions(name).collect();
+            (!v.is_empty()).then_some(TypeRes::Functions(v))
+        };
         for (p, a) in g.params.iter().zip(&c.arg_spans) {
+            // Parameters declared `auto` (`void each(auto f)`): each its own template parameter,
+            // named `auto@NAME` in a binding.
             let pt = if is_auto(&p.type_text) {
                 format!("auto@{}", p.name)
-            } else {
-                if !g
-                    .template_params
-                    .iter()
-                    .any(|tp| p.type_text.contains(tp.as_str()))
-                {
-                    continue;
+            } else if !g
+                .template_params
+                .iter()
+                .any(|tp| p.type_text.contains(tp.as_str()))
+            {
+                // A function passed to a parameter that is neither a template parameter nor
+                // `auto` (a pointer or reference to a function: `apply(local_plain, s)` for
+                // `apply(void (*f)(float*), ...)`): bound as `ptr@NAME`, so that what the
+                // parameter calls is that function, not every function whose address the unit
+                // takes.
+                if let Some(Argument::Function(name)) = argument_type(caller_fn, *a, c.span.start) {
+                    if let Some(t) = functions(&name) {
+                        bind(&format!("ptr@{}", p.name), t);
+                    }
                 }
+                continue;
+            } else {
                 let Some(pt) = frontend::types::normal_type(&p.type_text) else {
                     continue;
                 };
@@ -1466,9 +1456,8 @@ impl<'f> Index<'f> {
                     }
                 }
                 Some(Argument::Function(name)) => {
-                    let v: Vec<usize> = self.free_functions(&name).collect();
-                    if !v.is_empty() {
-                        bind(&pt, TypeRes::Functions(v));
+                    if let Some(t) = functions(&name) {
+                        bind(&pt, t);
                     }
                 }
                 None => {}
@@ -1663,14 +1652,14 @@ pub(crate) enum Argument {
     Function(String),
 }
 
-/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
-/// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
 /// A parameter type written with `auto` (`auto f`, `const auto& f`).
 fn is_auto(t: &str) -> bool {
     t.split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
         .any(|w| w == "auto")
 }
 
+/// The type of the argument at `arg` of a call at `at` of `f` where it is plain: a lambda, a
+/// variable (see [`variable_type`]) or a temporary (`Op{}`, `Op()`, `ns::Op<4>{...}`).
 pub(crate) fn argument_type(f: &Function, arg: frontend::Span, at: usize) -> Option<Argument> {
     if f.lambdas.contains(&arg) {
         return Some(Argument::Lambda(arg));

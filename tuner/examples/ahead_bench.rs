@@ -14,12 +14,13 @@
 //! one machine (bench/README.md has the figures of the one tried).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
-use rand::{RngExt, SeedableRng};
-use std::path::Path;
+mod support;
+
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tuner::backend::{Backend, Failure, LaneDevice, Slot};
+use support::{repository, Sim};
+use tuner::backend::LaneDevice;
 use tuner::executor::local::LocalLane;
 use tuner::lane::Device;
 use tuner::search::{ApplyMode, Quiet, Settings};
@@ -28,59 +29,6 @@ use tuner::stats::Plan;
 const KERNELS: usize = 2;
 const LOOPS: usize = 6;
 const SAMPLE_MS: u64 = 2;
-const NOISE: f64 = 0.01;
-
-struct Sim {
-    rng: Mutex<rand::rngs::StdRng>,
-}
-
-impl Backend for Sim {
-    type Prepared = ();
-
-    fn name(&self) -> &'static str {
-        "sim"
-    }
-
-    fn unit(&self) -> String {
-        "ms".into()
-    }
-
-    fn preflight(&self) -> Result<(), tuner::Error> {
-        Ok(())
-    }
-
-    fn prepare(
-        &self,
-        _slot: &Slot<'_>,
-        _baseline: Option<&()>,
-    ) -> Result<Result<(), Failure>, tuner::Error> {
-        Ok(Ok(()))
-    }
-
-    fn sample(&self, _slot: &Slot<'_>, _p: &()) -> Result<Result<f64, Failure>, tuner::Error> {
-        std::thread::sleep(Duration::from_millis(SAMPLE_MS));
-        let w = NOISE * 3f64.sqrt();
-        let z: f64 = self.rng.lock().unwrap().random_range(-w..w);
-        Ok(Ok(1.0 + z))
-    }
-
-    fn overlaps(&self) -> bool {
-        true
-    }
-}
-
-fn repository(dir: &Path) {
-    for k in 0..KERNELS {
-        let mut s = format!("__global__ void k{k}(float* a, int n) {{\n");
-        for l in 0..LOOPS {
-            s.push_str(&format!(
-                "    for (int i{l} = 0; i{l} < n; ++i{l}) {{\n        a[i{l}] += {l}.0f;\n    }}\n"
-            ));
-        }
-        s.push_str("}\n");
-        std::fs::write(dir.join(format!("k{k}.cu")), s).unwrap();
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -106,7 +54,7 @@ fn main() {
     let mut last = None;
     for round in 0..rounds {
         let tree = tempfile::tempdir().unwrap();
-        repository(tree.path());
+        repository(tree.path(), KERNELS, LOOPS);
         let state = tempfile::tempdir().unwrap();
         let settings = Settings {
             paths: vec![".".into()],
@@ -132,9 +80,12 @@ fn main() {
             include_dirs: Vec::new(),
             fingerprint: "ahead-bench".into(),
         };
-        let backend = Sim {
-            rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(round as u64 + 1)),
-        };
+        let backend = Sim::new(
+            true,
+            Duration::from_millis(SAMPLE_MS),
+            Duration::ZERO,
+            round as u64 + 1,
+        );
         let local = [LocalLane {
             backend: &backend,
             device: Device {

@@ -17,12 +17,13 @@
 //! 1,2,4,8,16,32,64, both).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
-use rand::{RngExt, SeedableRng};
-use std::path::Path;
+mod support;
+
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tuner::backend::{Backend, Failure, LaneDevice, Slot};
+use support::{repository, Sim, NOISE};
+use tuner::backend::LaneDevice;
 use tuner::executor::local::LocalLane;
 use tuner::lane::Device;
 use tuner::search::{ApplyMode, Quiet, Settings};
@@ -30,65 +31,6 @@ use tuner::stats::Plan;
 
 const KERNELS: usize = 40;
 const LOOPS: usize = 5;
-const NOISE: f64 = 0.01;
-
-struct Sim {
-    overlap: bool,
-    sample: Duration,
-    build: Duration,
-    rng: Mutex<rand::rngs::StdRng>,
-}
-
-impl Backend for Sim {
-    type Prepared = ();
-
-    fn name(&self) -> &'static str {
-        "sim"
-    }
-
-    fn unit(&self) -> String {
-        "ms".into()
-    }
-
-    fn preflight(&self) -> Result<(), tuner::Error> {
-        Ok(())
-    }
-
-    fn prepare(
-        &self,
-        _slot: &Slot<'_>,
-        _baseline: Option<&()>,
-    ) -> Result<Result<(), Failure>, tuner::Error> {
-        std::thread::sleep(self.build);
-        Ok(Ok(()))
-    }
-
-    fn sample(&self, _slot: &Slot<'_>, _p: &()) -> Result<Result<f64, Failure>, tuner::Error> {
-        std::thread::sleep(self.sample);
-        // Uniform noise of standard deviation NOISE (half-width sqrt(3) NOISE).
-        let w = NOISE * 3f64.sqrt();
-        let z: f64 = self.rng.lock().unwrap().random_range(-w..w);
-        Ok(Ok(1.0 + z))
-    }
-
-    fn overlaps(&self) -> bool {
-        self.overlap
-    }
-}
-
-/// The synthetic repository: KERNELS files, one kernel of LOOPS loops each.
-fn repository(dir: &Path) {
-    for k in 0..KERNELS {
-        let mut s = format!("__global__ void k{k}(float* a, int n) {{\n");
-        for l in 0..LOOPS {
-            s.push_str(&format!(
-                "    for (int i{l} = 0; i{l} < n; ++i{l}) {{\n        a[i{l}] += {l}.0f;\n    }}\n"
-            ));
-        }
-        s.push_str("}\n");
-        std::fs::write(dir.join(format!("k{k}.cu")), s).unwrap();
-    }
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -104,7 +46,7 @@ fn main() {
         Some(other) => panic!("overlap mode {other}: off, on or both"),
     };
     let tree = tempfile::tempdir().unwrap();
-    repository(tree.path());
+    repository(tree.path(), KERNELS, LOOPS);
     println!(
         "synthetic repository: {KERNELS} kernels, {} loops; pragma x4 per loop; sample {sample_ms} ms, build {sample_ms} ms, noise {:.0}%",
         KERNELS * LOOPS,
@@ -143,11 +85,9 @@ fn main() {
                 fingerprint: "lanes-bench".into(),
             };
             let backends: Vec<Sim> = (0..n)
-                .map(|i| Sim {
-                    overlap,
-                    sample: Duration::from_millis(sample_ms),
-                    build: Duration::from_millis(sample_ms),
-                    rng: Mutex::new(rand::rngs::StdRng::seed_from_u64(i as u64 + 1)),
+                .map(|i| {
+                    let latency = Duration::from_millis(sample_ms);
+                    Sim::new(overlap, latency, latency, i as u64 + 1)
                 })
                 .collect();
             let local: Vec<LocalLane<'_, Sim>> = backends

@@ -57,6 +57,13 @@ pub struct Instance {
 #[derive(Debug, Clone)]
 pub struct Units(pub Vec<Compiled>);
 
+impl Units {
+    /// Whether a compile ran for them now (none came from the cache alone).
+    pub fn compiled_now(&self) -> bool {
+        self.0.iter().any(|c| !c.cached)
+    }
+}
+
 /// The outcome of one gate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "outcome", content = "detail", rename_all = "kebab-case")]
@@ -521,7 +528,7 @@ impl Gates {
                 };
             }
         };
-        let compiled = var.0.iter().any(|c| !c.cached);
+        let compiled = var.compiled_now();
         let compile_seconds = if compiled { compile_seconds } else { 0.0 };
         *out = Some(var.clone());
         gates.push((COMPILE, Outcome::Pass));

@@ -9,8 +9,7 @@
 use super::{Ahead, Emit, Event, Item, ItemResult, Lane, Phase, StateSpec, Task};
 use crate::backend::{Backend, Failure};
 use crate::error::Error;
-use crate::gates;
-use crate::gates::Units;
+use crate::gates::{self, Units};
 use crate::report::{Occupancy, Status};
 use crate::workcopy::Slot;
 use std::collections::HashMap;
@@ -386,7 +385,7 @@ impl<B: Backend> Lane<'_, B> {
         let r = gates.baseline(&base.root.join(file));
         fsio::testpoint::hit("tuner.search.baseline-compiled");
         match &r {
-            Ok(u) if u.0.iter().any(|c| !c.cached) => {
+            Ok(u) if u.compiled_now() => {
                 emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
                 emit(Event::Counts {
                     compiles: 1,
@@ -782,7 +781,7 @@ impl<B: Backend> Lane<'_, B> {
                         let t0 = Instant::now();
                         // As the gates will compile it (a spec's template kernel's instance).
                         if let Ok(u) = g.units(&slot.root.join(file)) {
-                            if u.0.iter().any(|o| !o.cached) {
+                            if u.compiled_now() {
                                 compiled.fetch_add(1, Ordering::Relaxed);
                                 emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
                             }
