@@ -33,7 +33,7 @@ use crate::{CodeObject, LoadError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use thiserror::Error;
 
@@ -186,6 +186,44 @@ pub struct Compiled {
 
 static VERSIONS: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+/// The compiles of this process in flight, by object path: a second compile of the same key
+/// (another working copy of the same text, a compile sent ahead that the gates now need) waits
+/// for the first and takes its object instead of running the compiler again.
+static IN_FLIGHT: Mutex<Option<HashMap<PathBuf, Arc<Mutex<()>>>>> = Mutex::new(None);
+
+/// Holds the key of one object while its compile runs (see [`IN_FLIGHT`]); forgets the key when
+/// nobody else waits for it.
+struct InFlight {
+    object: PathBuf,
+    lock: Arc<Mutex<()>>,
+}
+
+impl InFlight {
+    fn enter(object: &Path) -> InFlight {
+        let mut map = IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner());
+        let lock = map
+            .get_or_insert_with(HashMap::new)
+            .entry(object.to_path_buf())
+            .or_default()
+            .clone();
+        InFlight {
+            object: object.to_path_buf(),
+            lock,
+        }
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut map = IN_FLIGHT.lock().unwrap_or_else(|p| p.into_inner());
+        // Only clones made under this lock exist: the map's and ours mean nobody waits.
+        if Arc::strong_count(&self.lock) == 2 {
+            if let Some(m) = map.as_mut() {
+                m.remove(&self.object);
+            }
+        }
+    }
+}
 
 /// A compile's private `TMPDIR` is `$TMPDIR/hip-unroll-cc-PID-XXXXXX`: the process id of the
 /// hip-unroll that made it, so that one left by a `kill -9` (no destructor ran) is recognised.
@@ -621,6 +659,10 @@ impl Compiler {
             .cache_dir
             .join(format!("{key}.{}", self.output.extension()));
         let mut cached = true;
+        // One compile per key at a time in this process: a second caller waits here, then
+        // finds the object.
+        let flight = InFlight::enter(&object);
+        let _running = flight.lock.lock().unwrap_or_else(|p| p.into_inner());
         if !object.is_file() {
             cached = false;
             let n = COUNTER.fetch_add(1, Ordering::Relaxed);

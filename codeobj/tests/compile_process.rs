@@ -283,3 +283,52 @@ fn sources_and_headers_past_the_cap_are_refused_before_the_compile() {
     let e = c.compile(&fifo).unwrap_err().to_string();
     assert!(e.contains("fifo.cu"), "{e}");
 }
+
+/// Two compiles of the same text at once (two working copies of one variant, or a compile sent
+/// ahead that the gates now need) run the compiler once: the second waits and takes the object.
+#[test]
+fn concurrent_compiles_of_one_key_run_the_compiler_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs.txt");
+    let cc = script(
+        dir.path(),
+        "counting-cc.sh",
+        &format!(
+            "[ \"$1\" = --version ] && {{ echo counting-cc 1; exit 0; }}\necho run >> {}\nsleep 0.5\ncp \"$1\" \"$3\"\n",
+            runs.display()
+        ),
+    );
+    let c = Compiler::new(
+        format!("{} {{src}} -o {{out}}", cc.display()),
+        "sm_90",
+        dir.path().join("cache"),
+    )
+    .with_output(codeobj::compile::Output::Text("ptx"));
+    // The same bytes in two directories.
+    let copies: Vec<PathBuf> = (0..4)
+        .map(|i| {
+            let d = dir.path().join(format!("copy{i}"));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("k.cu"), "__global__ void k() {}\n").unwrap();
+            d.join("k.cu")
+        })
+        .collect();
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = copies
+            .iter()
+            .map(|p| {
+                let c = c.clone();
+                s.spawn(move || c.compile(p).unwrap())
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let ran = std::fs::read_to_string(&runs).unwrap();
+    assert_eq!(ran.lines().count(), 1, "the compiler ran {ran:?}");
+    assert_eq!(results.iter().filter(|r| !r.cached).count(), 1);
+    assert!(results.iter().all(|r| r.object == results[0].object));
+    // Another text is another key: it compiles.
+    std::fs::write(&copies[0], "__global__ void k2() {}\n").unwrap();
+    assert!(!c.compile(&copies[0]).unwrap().cached);
+    assert_eq!(std::fs::read_to_string(&runs).unwrap().lines().count(), 2);
+}

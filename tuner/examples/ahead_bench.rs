@@ -11,7 +11,7 @@
 //! Usage: `ahead_bench [COMPILE_MS] [JOBS] [ROUNDS]` (defaults 400, 8, 3). Prints each round's
 //! wall time, the median, and the timing split of the last round. Compare two builds of the
 //! coordinator's compile-ahead (`Coordinator::ahead`, `Lane::compile_ahead`) in one session on
-//! one machine (bench/README.md has the figures of the one tried).
+//! one machine (bench/README.md has the figures: a chunked lookahead that lost, the compile pool that won).
 #![allow(clippy::print_stdout, clippy::print_stderr, clippy::exit)]
 
 mod support;

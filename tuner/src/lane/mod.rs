@@ -10,9 +10,11 @@
 //! ([`prepare`]: working copies, the baseline's build, the code-object gates, the same-code
 //! check, the variants' builds in parallel) and measurement ([`measure`]: interleaved pairs,
 //! the A/A repeats) are the two halves of a task. With a GPU backend the next task is prepared
-//! while the current one is measured ([`Lane::run`]), and so are the gate compiles of the next
-//! loop's variants a task carries (`ahead`); with the CPU's `command` backend nothing is
-//! prepared or compiled while a sample is taken.
+//! while the current one is measured ([`Lane::run`]), and the gate compiles of the next
+//! loops' variants a task carries (`ahead`) go to the lane's compile workers (`--jobs` threads
+//! beside the preparing one, [`prepare::AheadQueue`]), which the gates wait on only for the
+//! variants at hand (one compile per key in flight, `codeobj::compile`); with the CPU's
+//! `command` backend nothing is prepared or compiled while a sample is taken.
 //!
 //! A variant whose machine code (the gates' digest) is that of another variant measured
 //! against the same baseline, on this lane or (as the task says, `known`) on another, is not
@@ -325,6 +327,9 @@ pub struct Lane<'a, B: Backend> {
     /// Machine-code digests of the variants this lane measured, per baseline state: (state,
     /// digest) -> the comparison's key.
     pub(crate) codes: std::sync::Mutex<std::collections::HashMap<(String, String), String>>,
+    /// Gate compiles sent ahead, waiting for the compile workers (overlapping lanes only).
+    pub(crate) ahead: std::sync::Mutex<prepare::AheadQueue>,
+    pub(crate) ahead_ready: std::sync::Condvar,
 }
 
 /// Where a lane's events go.
@@ -348,6 +353,8 @@ impl<'a, B: Backend> Lane<'a, B> {
             pool: std::sync::Mutex::new(pool),
             objects: std::sync::Mutex::new(Default::default()),
             codes: std::sync::Mutex::new(Default::default()),
+            ahead: std::sync::Mutex::new(Default::default()),
+            ahead_ready: std::sync::Condvar::new(),
         }
     }
 
@@ -423,12 +430,15 @@ impl<'a, B: Backend> Lane<'a, B> {
             }
             return;
         }
-        // Overlap: one thread prepares the next task while this one measures, then compiles
-        // what the task asks to compile ahead (the next loop's variants).
+        // Overlap: one thread prepares the next task while this one measures, and hands what
+        // the task asks to compile ahead (the next loops' variants) to the compile workers.
         type Handed<P> = (u64, Option<usize>, Result<prepare::Prepared<P>, Error>);
         let (tx, rx) = std::sync::mpsc::sync_channel::<Handed<B::Prepared>>(0);
         std::thread::scope(|s| {
-            s.spawn(move || {
+            for _ in 0..self.cx.jobs.max(1) {
+                s.spawn(|| self.ahead_worker(emit));
+            }
+            let preparing = s.spawn(move || {
                 for task in tasks {
                     let id = task.id();
                     let ahead = match &task {
@@ -443,7 +453,7 @@ impl<'a, B: Backend> Lane<'a, B> {
                     }
                     // Handed over: the task is being measured now.
                     if let (true, Some((base, ahead))) = (ok, ahead) {
-                        self.compile_ahead(&base, &ahead, emit);
+                        self.compile_ahead(&base, &ahead);
                     }
                 }
             });
@@ -452,6 +462,13 @@ impl<'a, B: Backend> Lane<'a, B> {
                     emit(fatal(id, failed, e));
                 }
                 emit(Event::Done { id });
+            }
+            // The preparing thread is done: so is the work it sent ahead (a compile running
+            // ends first).
+            let joined = preparing.join();
+            self.close_ahead();
+            if let Err(p) = joined {
+                std::panic::resume_unwind(p);
             }
         });
     }

@@ -4,7 +4,8 @@
 //! and the same-code check against the baseline's compile, and the variants' builds, one
 //! thread per working copy. The variants ready to measure go in order of predicted risk: the
 //! lowest occupancy loss first (stable: otherwise in the order of `--mode` and `--factors`).
-//! Also the gate compiles ahead of the next loop ([`Lane::compile_ahead`]).
+//! Also the gate compiles ahead of the next loops ([`Lane::compile_ahead`]), done by the lane's
+//! compile workers ([`Lane::ahead_worker`]) while the preparing thread goes on.
 
 use super::{Ahead, Emit, Event, Item, ItemResult, Lane, Phase, StateSpec, Task};
 use crate::backend::{Backend, Failure};
@@ -20,6 +21,21 @@ use std::time::Instant;
 
 /// The baseline's compiles for the gates, per (state, file).
 pub(crate) type Objects = HashMap<(String, PathBuf), Arc<Result<Units, String>>>;
+
+/// One gate compile sent ahead: `state`'s `file`, asked for by a task measured against `base`.
+struct AheadWork {
+    base: String,
+    state: StateSpec,
+    file: PathBuf,
+}
+
+/// The gate compiles sent ahead that no compile worker has taken yet, oldest first.
+#[derive(Default)]
+pub(crate) struct AheadQueue {
+    work: std::collections::VecDeque<AheadWork>,
+    /// The lane's tasks are over: the workers stop.
+    closed: bool,
+}
 
 /// One working copy of a lane.
 pub(crate) struct Entry<P> {
@@ -240,6 +256,7 @@ impl<B: Backend> Lane<'_, B> {
                 spec,
                 ..
             } => {
+                self.drop_stale_ahead(&base.hash);
                 for it in &mut items {
                     it.variant.hash = super::state_for(&it.variant.hash, spec);
                 }
@@ -741,64 +758,98 @@ impl<B: Backend> Lane<'_, B> {
         }
     }
 
-    /// The gate compiles of `ahead` (the next loop's variants, made on `base`'s text): each
-    /// synced into a free working copy and compiled, with the baseline's compile of its file,
-    /// into the content-addressed cache; nothing is judged, built or reported but the compiles'
-    /// counts and spans. Stops at a halt; a failure is left for the variant's own gates.
-    pub(crate) fn compile_ahead(&self, base: &StateSpec, ahead: &[Ahead], emit: Emit<'_>) {
+    /// Send the gate compiles of `ahead` (the next loops' variants, made on `base`'s text) to
+    /// the compile workers: the baseline's compile of each file first (once per state and
+    /// file), then the variants', in order. They replace what an earlier task sent and no
+    /// worker has taken yet (the loops it named are prepared by now); the preparing thread
+    /// goes on at once.
+    pub(crate) fn compile_ahead(&self, base: &StateSpec, ahead: &[Ahead]) {
         let mut files: Vec<&std::path::Path> = ahead.iter().map(|a| a.file.as_path()).collect();
         files.sort();
         files.dedup();
-        let jobs = self.cx.jobs.max(1);
-        // The baseline's compiles of the files first (once per state and file), then the
-        // variants', at most `jobs` at a time.
-        let mut work: Vec<(&StateSpec, &std::path::Path)> =
-            files.iter().map(|f| (base, *f)).collect();
-        work.extend(ahead.iter().map(|a| (&a.variant, a.file.as_path())));
-        for chunk in work.chunks(jobs) {
-            if self.check_stop().is_err() {
-                return;
-            }
-            let mut taken = Vec::new();
-            {
-                let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-                for _ in chunk {
-                    match pool.take_free() {
-                        Ok(x) => taken.push(x),
-                        Err(_) => break,
+        let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        q.work.clear();
+        let work = |state: &StateSpec, file: &std::path::Path| AheadWork {
+            base: base.hash.clone(),
+            state: state.clone(),
+            file: file.to_path_buf(),
+        };
+        q.work.extend(files.iter().map(|f| work(base, f)));
+        q.work
+            .extend(ahead.iter().map(|a| work(&a.variant, &a.file)));
+        drop(q);
+        self.ahead_ready.notify_all();
+    }
+
+    /// A task against `base` is being prepared: the compiles sent ahead for another baseline
+    /// are of text that will not be measured (the loop before accepted an edit).
+    fn drop_stale_ahead(&self, base: &str) {
+        let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        q.work.retain(|w| w.base == base);
+    }
+
+    /// The lane's tasks are over: the compile workers stop after the compile they run.
+    pub(crate) fn close_ahead(&self) {
+        let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+        q.closed = true;
+        q.work.clear();
+        drop(q);
+        self.ahead_ready.notify_all();
+    }
+
+    /// One compile worker: takes the compiles sent ahead one by one, each synced into a free
+    /// working copy and compiled into the content-addressed cache as the gates will compile
+    /// it (a spec's template kernel's instance included); nothing is judged, built or
+    /// reported but the compiles' counts and spans. A compile the gates start meanwhile for
+    /// the same text waits for this one (`codeobj::compile`), and a failure is left for the
+    /// variant's own gates. Ends when the lane's tasks are over or it is halted.
+    pub(crate) fn ahead_worker(&self, emit: Emit<'_>) {
+        loop {
+            let w = {
+                let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
+                loop {
+                    if q.closed || self.check_stop().is_err() {
+                        return;
+                    }
+                    if let Some(w) = q.work.pop_front() {
+                        break w;
+                    }
+                    q = self
+                        .ahead_ready
+                        .wait_timeout(q, std::time::Duration::from_millis(200))
+                        .unwrap_or_else(|p| p.into_inner())
+                        .0;
+                }
+            };
+            let taken = self
+                .pool
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take_free();
+            let Ok((entry, mut slot)) = taken else {
+                continue;
+            };
+            let mut compiled = false;
+            if slot.sync(self.cx.tree, &w.state.overlay).is_ok() {
+                let g = self.cx.gates.in_dir(&slot.root);
+                let t0 = Instant::now();
+                if let Ok(u) = g.units(&slot.root.join(&w.file)) {
+                    if u.compiled_now() {
+                        compiled = true;
+                        emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
                     }
                 }
             }
-            let compiled = AtomicU32::new(0);
-            std::thread::scope(|sc| {
-                for ((_, slot), (state, file)) in taken.iter_mut().zip(chunk) {
-                    let compiled = &compiled;
-                    sc.spawn(move || {
-                        if slot.sync(self.cx.tree, &state.overlay).is_err() {
-                            return;
-                        }
-                        let g = self.cx.gates.in_dir(&slot.root);
-                        let t0 = Instant::now();
-                        // As the gates will compile it (a spec's template kernel's instance).
-                        if let Ok(u) = g.units(&slot.root.join(file)) {
-                            if u.compiled_now() {
-                                compiled.fetch_add(1, Ordering::Relaxed);
-                                emit(super::span(Phase::Compile, t0.elapsed().as_secs_f64()));
-                            }
-                        }
-                    });
-                }
-            });
             let mut pool = self.pool.lock().unwrap_or_else(|p| p.into_inner());
-            for (entry, slot) in taken {
-                pool.put_back(entry, slot, None);
-                pool.unpin(entry);
-            }
+            pool.put_back(entry, slot, None);
+            pool.unpin(entry);
             drop(pool);
-            emit(Event::Counts {
-                compiles: compiled.load(Ordering::Relaxed),
-                builds: 0,
-            });
+            if compiled {
+                emit(Event::Counts {
+                    compiles: 1,
+                    builds: 0,
+                });
+            }
         }
     }
 }

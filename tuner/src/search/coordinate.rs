@@ -15,12 +15,14 @@
 //! significantly faster than: the others are a `tie` or `superseded`).
 //!
 //! **Compile ahead.** A lane that prepares while it measures (GPU backends) is sent, with the
-//! last batch of a loop, the gate compiles of the chain's next loop made on the text the
-//! current loop is measured against: most loops accept nothing, and then the next loop's
-//! variants are exactly those, compiled by the time their turn comes (content-addressed cache).
-//! When the current loop accepts an edit, the next loop's variants are made again from the new
-//! text and compiled then; what was compiled ahead is only left in the cache. A CPU lane
-//! (`command`) compiles nothing while it measures.
+//! last batch of a loop, the gate compiles of the chain's next loops made on the text the
+//! current loop is measured against: most loops accept nothing, and then the next loops'
+//! variants are exactly those, compiled by the time their turn comes (content-addressed cache;
+//! the lane's compile workers do them beside its preparing thread, and a gate that needs one
+//! still running waits for it). When the current loop accepts an edit, the next loops'
+//! variants are made again from the new text and compiled then; what was compiled ahead is only
+//! left in the cache, and what was not started is dropped. A CPU lane (`command`) compiles
+//! nothing while it measures.
 
 mod specs;
 
@@ -45,6 +47,13 @@ use std::time::{Duration, Instant};
 
 /// How long the search waits for a lane's message before it looks at the stop flag again.
 const POLL: Duration = Duration::from_millis(100);
+/// Variants compiled ahead per `--jobs` (the lane's compile workers): two loops' worth for
+/// the usual six variants a loop and `--jobs` 4-8, so that the workers never wait for a loop
+/// to be decided.
+const AHEAD_PER_JOB: usize = 2;
+/// Loops compiled ahead at most: the ones after a loop that accepts an edit are compiled
+/// again from the new text, so a deeper lookahead only wastes compiles.
+const AHEAD_LOOPS: usize = 3;
 
 pub(crate) fn mode_str(m: Mode) -> &'static str {
     match m {
@@ -910,14 +919,27 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         Ok(())
     }
 
-    /// The gate compiles of chain `c`'s next loop, made on the chain's current text (see the
-    /// module documentation): every variant not decided in the ledger already.
+    /// The gate compiles of chain `c`'s next loops, made on the chain's current text (see the
+    /// module documentation): every variant not decided in the ledger already, of the next
+    /// loop and of the ones after it until there are [`AHEAD_PER_JOB`] per `--jobs` (at most
+    /// [`AHEAD_LOOPS`] loops), so that the lane's compile workers stay busy while a loop is
+    /// measured.
     fn ahead(&self, c: usize, disc: &Discovery) -> Vec<Ahead> {
         let chain = &self.chains[c];
-        let Some(&(_, l)) = chain.loops.get(chain.next) else {
-            return Vec::new();
-        };
+        let want = AHEAD_PER_JOB * self.s.settings.jobs.max(1);
         let mut out: Vec<Ahead> = Vec::new();
+        for &(_, l) in chain.loops.iter().skip(chain.next).take(AHEAD_LOOPS) {
+            if out.len() >= want {
+                break;
+            }
+            self.ahead_of(c, l, disc, &mut out);
+        }
+        out
+    }
+
+    /// The variants of loop `l` of chain `c` to compile ahead, added to `out`.
+    fn ahead_of(&self, c: usize, l: &LoopInfo, disc: &Discovery, out: &mut Vec<Ahead>) {
+        let chain = &self.chains[c];
         for (_, _, rw) in self.rewrites(c, l, disc) {
             let Ok(rw) = rw else { continue };
             if rw.edits.is_empty() {
@@ -940,7 +962,6 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                 file: l.file.clone(),
             });
         }
-        out
     }
 
     /// Report the loop's decisions (in the order of --mode and --factors); with `partial`
