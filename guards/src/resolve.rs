@@ -332,8 +332,11 @@ pub(crate) struct Index<'f> {
     /// File-scope variables of the unit: name -> (type as written, pointer or reference); a
     /// name declared twice with different types is left out.
     globals: HashMap<&'f str, Option<(&'f str, bool)>>,
-    /// Types resolved without a cut (by depth or budget): what they denote whatever the order
-    /// of the walks, so every walk of the unit reuses them.
+    /// Types resolved without a cut (by depth or budget): what they denote whatever walk meets
+    /// them, so every walk of the unit reuses them. A hit saves a walk steps and depth, so
+    /// where a later walk is cut can depend on the walks before it: an index serves one
+    /// unit's analysis on one thread, in the unit's order (the same every run; the
+    /// determinism tests run it with 1 and N threads).
     exact_types: std::sync::Mutex<TypeMemo>,
 }
 
