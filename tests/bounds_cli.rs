@@ -324,7 +324,11 @@ fn kill_9_during_a_fake_compile(args: &[&str], compiles: usize) {
         ),
     )
     .unwrap();
-    std::fs::copy(d.path().join("rowsum.cu"), d.path().join("v.cu")).unwrap();
+    // Other bytes than the baseline's: two compiles (one text is compiled once, the second
+    // compile of it waiting for the first).
+    let mut v = std::fs::read_to_string(d.path().join("rowsum.cu")).unwrap();
+    v.push_str("// the variant\n");
+    std::fs::write(d.path().join("v.cu"), v).unwrap();
     std::fs::write(
         d.path().join("loop.cu"),
         "#include <hip/hip_runtime.h>\n__global__ void k(float* p) {\n  for (int i = 0; i < 16; ++i) p[i] += 1.0f;\n}\n",
@@ -420,7 +424,12 @@ fn kill_9_during_a_real_compile(config: &str, header: &str) {
     }
     let marker = d.path().join("slow_compile_marker.cu");
     std::fs::write(&marker, slow_source(header)).unwrap();
-    std::fs::copy(&marker, d.path().join("v.cu")).unwrap();
+    // Other bytes: both compile at once (the marker's compile is the one awaited below).
+    std::fs::write(
+        d.path().join("v.cu"),
+        format!("{}// the variant\n", slow_source(header)),
+    )
+    .unwrap();
     let mut child = Command::new(BIN)
         .args(["pressure", "slow_compile_marker.cu", "v.cu"])
         .current_dir(d.path())
