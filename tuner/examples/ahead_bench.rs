@@ -20,11 +20,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{repository, Sim};
-use tuner::backend::LaneDevice;
-use tuner::executor::local::LocalLane;
-use tuner::lane::Device;
-use tuner::search::{ApplyMode, Quiet, Settings};
-use tuner::stats::Plan;
+use tuner::search::Quiet;
 
 const KERNELS: usize = 2;
 const LOOPS: usize = 6;
@@ -56,45 +52,29 @@ fn main() {
         let tree = tempfile::tempdir().unwrap();
         repository(tree.path(), KERNELS, LOOPS);
         let state = tempfile::tempdir().unwrap();
-        let settings = Settings {
-            paths: vec![".".into()],
-            factors: vec![2, 4, 8],
-            modes: vec![pipeline::Mode::Pragma, pipeline::Mode::Manual],
-            jobs,
-            plan: Plan::default(),
-            max_noise: 0.5,
-            state_dir: state.path().to_path_buf(),
-            resume: false,
-            gates: tuner::gates::Gates {
-                compiler: codeobj::compile::Compiler::new(
-                    format!("{} {{src}} {{out}}", cc.display()),
-                    "sm_90",
-                    state.path().join("objects"),
-                )
-                .with_output(codeobj::compile::Output::Text("ptx")),
-                max_occupancy_loss: None,
-                instances: Vec::new(),
-            },
-            apply: ApplyMode::DryRun,
-            skip_same_code: true,
-            include_dirs: Vec::new(),
-            fingerprint: "ahead-bench".into(),
-        };
+        let settings = support::settings(
+            state.path(),
+            codeobj::compile::Compiler::new(
+                format!("{} {{src}} {{out}}", cc.display()),
+                "sm_90",
+                state.path().join("objects"),
+            )
+            .with_output(codeobj::compile::Output::Text("ptx")),
+            (
+                vec![2, 4, 8],
+                vec![pipeline::Mode::Pragma, pipeline::Mode::Manual],
+                jobs,
+            ),
+            true,
+            "ahead-bench",
+        );
         let backend = Sim::new(
             true,
             Duration::from_millis(SAMPLE_MS),
             Duration::ZERO,
             round as u64 + 1,
         );
-        let local = [LocalLane {
-            backend: &backend,
-            device: Device {
-                model: "simulated".into(),
-                id: Some("0".into()),
-                host: "bench".into(),
-            },
-            lane: LaneDevice::local("0"),
-        }];
+        let local = [support::lane(&backend, 0)];
         let disc = tuner::search::discover(&settings, tree.path()).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let t0 = Instant::now();

@@ -23,11 +23,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{repository, Sim, NOISE};
-use tuner::backend::LaneDevice;
 use tuner::executor::local::LocalLane;
-use tuner::lane::Device;
-use tuner::search::{ApplyMode, Quiet, Settings};
-use tuner::stats::Plan;
+use tuner::search::Quiet;
 
 const KERNELS: usize = 40;
 const LOOPS: usize = 5;
@@ -61,29 +58,17 @@ fn main() {
         let mut without = None;
         for &overlap in &modes {
             let state = tempfile::tempdir().unwrap();
-            let settings = Settings {
-                paths: vec![".".into()],
-                factors: vec![4],
-                modes: vec![pipeline::Mode::Pragma],
-                jobs: 1,
-                plan: Plan::default(),
-                max_noise: 0.5,
-                state_dir: state.path().to_path_buf(),
-                resume: false,
-                gates: tuner::gates::Gates {
-                    compiler: codeobj::compile::Compiler::new(
-                        "false {src} -o {out}",
-                        "gfx90a",
-                        state.path().join("objects"),
-                    ),
-                    max_occupancy_loss: None,
-                    instances: Vec::new(),
-                },
-                apply: ApplyMode::DryRun,
-                skip_same_code: false,
-                include_dirs: Vec::new(),
-                fingerprint: "lanes-bench".into(),
-            };
+            let settings = support::settings(
+                state.path(),
+                codeobj::compile::Compiler::new(
+                    "false {src} -o {out}",
+                    "gfx90a",
+                    state.path().join("objects"),
+                ),
+                (vec![4], vec![pipeline::Mode::Pragma], 1),
+                false,
+                "lanes-bench",
+            );
             let backends: Vec<Sim> = (0..n)
                 .map(|i| {
                     let latency = Duration::from_millis(sample_ms);
@@ -93,15 +78,7 @@ fn main() {
             let local: Vec<LocalLane<'_, Sim>> = backends
                 .iter()
                 .enumerate()
-                .map(|(i, b)| LocalLane {
-                    backend: b,
-                    device: Device {
-                        model: "simulated".into(),
-                        id: Some(i.to_string()),
-                        host: "bench".into(),
-                    },
-                    lane: LaneDevice::local(&i.to_string()),
-                })
+                .map(|(i, b)| support::lane(b, i))
                 .collect();
             let disc = tuner::search::discover(&settings, tree.path()).unwrap();
             let stop = Arc::new(AtomicBool::new(false));

@@ -1,11 +1,15 @@
-//! What the simulated-backend benchmarks (`lanes_bench`, `ahead_bench`) share: the backend and
-//! the synthetic repository.
+//! What the simulated-backend benchmarks (`lanes_bench`, `ahead_bench`) share: the backend, its
+//! lanes, the synthetic repository and the settings of a dry-run tune.
 
 use rand::{RngExt, SeedableRng};
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
-use tuner::backend::{Backend, Failure, Slot};
+use tuner::backend::{Backend, Failure, LaneDevice, Slot};
+use tuner::executor::local::LocalLane;
+use tuner::lane::Device;
+use tuner::search::{ApplyMode, Settings};
+use tuner::stats::Plan;
 
 /// The relative standard deviation of a sample (seeded uniform noise).
 pub const NOISE: f64 = 0.01;
@@ -80,5 +84,49 @@ pub fn repository(dir: &Path, kernels: usize, loops: usize) {
         }
         s.push_str("}\n");
         std::fs::write(dir.join(format!("k{k}.cu")), s).unwrap();
+    }
+}
+
+/// The lane of simulated device `i` with `backend`.
+pub fn lane(backend: &Sim, i: usize) -> LocalLane<'_, Sim> {
+    LocalLane {
+        backend,
+        device: Device {
+            model: "simulated".into(),
+            id: Some(i.to_string()),
+            host: "bench".into(),
+        },
+        lane: LaneDevice::local(&i.to_string()),
+    }
+}
+
+/// A dry-run tune of the repository (`.`), its state in `state`, its gates compiling with
+/// `compiler`.
+pub fn settings(
+    state: &Path,
+    compiler: codeobj::compile::Compiler,
+    search: (Vec<u32>, Vec<pipeline::Mode>, usize),
+    skip_same_code: bool,
+    fingerprint: &str,
+) -> Settings {
+    let (factors, modes, jobs) = search;
+    Settings {
+        paths: vec![".".into()],
+        factors,
+        modes,
+        jobs,
+        plan: Plan::default(),
+        max_noise: 0.5,
+        state_dir: state.to_path_buf(),
+        resume: false,
+        gates: tuner::gates::Gates {
+            compiler,
+            max_occupancy_loss: None,
+            instances: Vec::new(),
+        },
+        apply: ApplyMode::DryRun,
+        skip_same_code,
+        include_dirs: Vec::new(),
+        fingerprint: fingerprint.into(),
     }
 }
