@@ -574,7 +574,18 @@ impl<'s> Lowerer<'s> {
                 let template =
                     parent.filter(|p| self.kinds.of(p.kind_id()) == K::TemplateDeclaration);
                 let src = self.src;
-                let found = types::alias_defs(node, template, |n| self.qualify(n), src);
+                // An alias declared in a function body (`using T = typename RV::dtype;`) is the
+                // function's own, qualified by it (`ns::f::T`): never a type of the namespace,
+                // which every other function's `T` would find.
+                let local = self
+                    .fns
+                    .last()
+                    .filter(|_| self.in_body(node))
+                    .map(|f| f.f.qualified_name.clone());
+                let found = match local {
+                    Some(fq) => types::alias_defs(node, template, |n| format!("{fq}::{n}"), src),
+                    None => types::alias_defs(node, template, |n| self.qualify(n), src),
+                };
                 self.out.types.extend(found);
             }
             K::CompoundLiteral if self.in_body(node) => self.temporary(node),

@@ -25,7 +25,32 @@ const TYPE_STEPS: u32 = 4096;
 /// Resolved types: (text, scope) -> result, by hash. The same alias of a class template with
 /// the same arguments is met again and again (in one walk and across the unit's calls); each
 /// is resolved once.
-type TypeMemo = HashMap<u64, Vec<(String, Scope, TypeRes)>>;
+type TypeMemo = HashMap<u64, Vec<(String, TypeScope, TypeRes)>>;
+
+/// The parts of a [`Scope`] that a type's resolution reads: where names are looked up, the
+/// template parameters and what a call binds them to. Not the function's locals or class: a
+/// type written the same way in two functions of one namespace is one memo entry, and a key
+/// is cheap to hash.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct TypeScope {
+    scopes: Vec<String>,
+    params: Vec<String>,
+    bound: Vec<(String, TypeRes)>,
+}
+
+impl TypeScope {
+    fn of(s: &Scope) -> Self {
+        TypeScope {
+            scopes: s.scopes.clone(),
+            params: s.params.clone(),
+            bound: s.bound.clone(),
+        }
+    }
+
+    fn is(&self, s: &Scope) -> bool {
+        self.scopes == s.scopes && self.params == s.params && self.bound == s.bound
+    }
+}
 
 thread_local! {
     /// The resolutions of types running on this thread (nested), the types the outermost one
@@ -41,6 +66,8 @@ thread_local! {
 thread_local! {
     /// Every step of every walk on this thread (what a test reads).
     static TYPE_STEPS_SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Every [`Index::parts_walk`] on this thread.
+    static PARTS_WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// One step of a type resolution: false when the resolution it belongs to is over budget.
@@ -77,14 +104,16 @@ fn memo_hash(text: &str, scope: &Scope) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut h);
-    scope.hash(&mut h);
+    scope.scopes.hash(&mut h);
+    scope.params.hash(&mut h);
+    scope.bound.hash(&mut h);
     h.finish()
 }
 
 fn memo_get(memo: &TypeMemo, h: u64, text: &str, scope: &Scope) -> Option<TypeRes> {
     memo.get(&h)?
         .iter()
-        .find(|(t, s, _)| t == text && s == scope)
+        .find(|(t, s, _)| t == text && s.is(scope))
         .map(|(_, _, r)| r.clone())
 }
 
@@ -343,7 +372,22 @@ pub(crate) struct Index<'f> {
     /// unit's analysis on one thread, in the unit's order (the same every run; the
     /// determinism tests run it with 1 and N threads).
     exact_types: std::sync::Mutex<TypeMemo>,
+    /// [`Index::parts`] by `(class, members, depth)`: what a class object is made of, resolved
+    /// once per unit (the first time it is asked, in the unit's order). A library's small
+    /// class (`vector_type`, `Sequence`) is declared as a local object in hundreds of loops,
+    /// and each declaration asks for its constructors and destructors; its fields' types were
+    /// walked again every time (composable_kernel: 490 times one class, 3 ms each).
+    parts_memo: std::sync::Mutex<HashMap<PartsKey, Parts>>,
+    /// Functions (qualified, normalised) whose bodies declare types (`using T = ...;`): the
+    /// innermost scope of their own lookups.
+    local_types: std::collections::HashSet<String>,
 }
+
+/// [`Index::parts`]' arguments: class, its parameters' binding, members, depth.
+type PartsKey = (String, Vec<(String, TypeRes)>, bool, usize);
+
+/// What a class object is made of: classes, each with its parameters' binding.
+type Parts = Vec<(String, Vec<(String, TypeRes)>)>;
 
 /// Casts written like calls.
 const CASTS: &[&str] = &[
@@ -373,6 +417,8 @@ impl<'f> Index<'f> {
             ns_aliases: HashMap::new(),
             globals: HashMap::new(),
             exact_types: std::sync::Mutex::new(HashMap::new()),
+            parts_memo: std::sync::Mutex::new(HashMap::new()),
+            local_types: Default::default(),
             field_names: types
                 .iter()
                 .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
@@ -432,6 +478,14 @@ impl<'f> Index<'f> {
             }
         }
         ix.derived = derived;
+        let local_types: std::collections::HashSet<String> = ix
+            .types
+            .keys()
+            .filter_map(|q| q.rsplit_once("::").map(|(p, _)| p))
+            .filter(|p| ix.by_qname.contains_key(*p))
+            .map(str::to_string)
+            .collect();
+        ix.local_types = local_types;
         ix
     }
 
@@ -498,6 +552,9 @@ impl<'f> Index<'f> {
         let q = norm(&f.qualified_name);
         let prefix = q.rsplit_once("::").map_or("", |(p, _)| p);
         let mut scopes = Vec::new();
+        if self.local_types.contains(&q) {
+            scopes.push(q.clone());
+        }
         let mut p = prefix;
         loop {
             scopes.push(p.to_string());
@@ -591,10 +648,28 @@ impl<'f> Index<'f> {
             .into_iter()
             .flatten()
             .filter(|q| q.ends_with(&suffix) || *q == name)
+            .filter(|q| name.contains("::") || self.member_visible(q, scope))
             .cloned()
             .collect();
         out.sort();
         out
+    }
+
+    /// Whether an unqualified name found nowhere in `scope`'s enclosing scopes may denote the
+    /// type `q`: a namespace's type (a `using namespace` can make it visible), or a member
+    /// type of a class that one of those scopes derives from. A member of an unrelated class
+    /// never (ThunderKittens' functions declare `using T = typename RV::dtype;` in their
+    /// bodies, and a lookup of that `T` walked every class's member `T`: 112 million steps,
+    /// most of its check).
+    fn member_visible(&self, q: &str, scope: &Scope) -> bool {
+        let Some((parent, _)) = q.rsplit_once("::") else {
+            return true;
+        };
+        if !self.is_class(parent) {
+            return true;
+        }
+        let derived = self.derived_from(parent);
+        scope.scopes.iter().any(|s| derived.contains(s))
     }
 
     /// What the type written `text` denotes from `scope`.
@@ -692,7 +767,7 @@ impl<'f> Index<'f> {
         }
         let cuts = type_cuts();
         let r = self.resolve_type_walk(text, scope, depth);
-        let entry = (text.to_string(), scope.clone(), r.clone());
+        let entry = (text.to_string(), TypeScope::of(scope), r.clone());
         if type_cuts() == cuts {
             let mut exact = self.exact_types.lock().unwrap_or_else(|p| p.into_inner());
             exact.entry(h).or_default().push(entry);
@@ -887,6 +962,19 @@ impl<'f> Index<'f> {
     /// The constructors (or, with `dtor`, destructors) a `class` object runs: its own, its
     /// bases' and its class-typed data members' (bounded).
     fn lifetime(&self, class: &str, dtor: bool, depth: usize, out: &mut Vec<usize>) {
+        self.lifetime_of(class, &[], dtor, depth, out);
+    }
+
+    /// [`Index::lifetime`] of an object of class template `class` whose parameters are
+    /// `bound` (`Box<Sync>`: `T` bound to `Sync`; a data member `T v;` is a `Sync`).
+    fn lifetime_of(
+        &self,
+        class: &str,
+        bound: &[(String, TypeRes)],
+        dtor: bool,
+        depth: usize,
+        out: &mut Vec<usize>,
+    ) {
         if depth > 2 {
             return;
         }
@@ -899,21 +987,50 @@ impl<'f> Index<'f> {
         if let Some(v) = self.methods.get(&(class.to_string(), name.as_str())) {
             out.extend(v.iter().copied());
         }
-        for c in self.parts(class, true, depth) {
-            self.lifetime(&c, dtor, depth + 1, out);
+        for (c, b) in self.parts(class, bound, true, depth) {
+            self.lifetime_of(&c, &b, dtor, depth + 1, out);
         }
     }
 
     /// The classes a `class` object is made of: its bases and, with `members`, the classes of
-    /// its data members held by value (each resolved where the class is defined); never
-    /// itself.
-    fn parts(&self, class: &str, members: bool, depth: usize) -> Vec<String> {
+    /// its data members held by value (each resolved where the class is defined, its template
+    /// parameters `bound`), each with its own template parameters bound to the arguments
+    /// written (`Box<Sync> s;`); never itself.
+    fn parts(
+        &self,
+        class: &str,
+        bound: &[(String, TypeRes)],
+        members: bool,
+        depth: usize,
+    ) -> Parts {
+        let key = (class.to_string(), bound.to_vec(), members, depth);
+        let memo = self.parts_memo.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = memo.get(&key) {
+            return v.clone();
+        }
+        drop(memo);
+        let out = self.parts_walk(class, bound, members, depth);
+        let mut memo = self.parts_memo.lock().unwrap_or_else(|p| p.into_inner());
+        memo.entry(key).or_insert_with(|| out.clone());
+        out
+    }
+
+    fn parts_walk(
+        &self,
+        class: &str,
+        bound: &[(String, TypeRes)],
+        members: bool,
+        depth: usize,
+    ) -> Parts {
+        #[cfg(test)]
+        PARTS_WALKS.with(|n| n.set(n.get() + 1));
         let mut out = Vec::new();
         for def in self.types.get(class).into_iter().flatten() {
             if def.kind != TypeKind::Class {
                 continue;
             }
-            let s = self.scope_of_type(class, def);
+            let mut s = self.scope_of_type(class, def);
+            s.bound = bound.to_vec();
             let fields = def
                 .fields
                 .iter()
@@ -921,8 +1038,46 @@ impl<'f> Index<'f> {
                 .map(|f| &f.type_text);
             for t in def.bases.iter().chain(fields) {
                 if let TypeRes::Classes(cs) = self.resolve_type_at(t, &s, depth + 1) {
-                    out.extend(cs.into_iter().filter(|c| c != class));
+                    for c in cs.into_iter().filter(|c| c != class) {
+                        let b = self.written_binding(t, &c, &s, depth + 1);
+                        out.push((c, b));
+                    }
                 }
+            }
+        }
+        out
+    }
+
+    /// What the template arguments written in `written` (`lib::Box<Sync, 4>`) bind the
+    /// parameters of class template `class` to, seen from `scope`: the arguments that denote
+    /// classes (what constructors and destructors of members of those types need).
+    fn written_binding(
+        &self,
+        written: &str,
+        class: &str,
+        scope: &Scope,
+        depth: usize,
+    ) -> Vec<(String, TypeRes)> {
+        let Some(last) = frontend::types::normal_type(written)
+            .map(|t| split_segments(&t).last().map(|l| l.to_string()))
+            .unwrap_or_default()
+        else {
+            return Vec::new();
+        };
+        let args = template_args(&last);
+        if args.is_empty() {
+            return Vec::new();
+        }
+        let Some(def) = self.types.get(class).and_then(|d| {
+            d.iter()
+                .find(|d| d.kind == TypeKind::Class && d.template_params.len() >= args.len())
+        }) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (p, a) in def.template_params.iter().zip(&args) {
+            if let r @ TypeRes::Classes(_) = self.resolve_type_at(a, scope, depth + 1) {
+                out.push((p.clone(), r));
             }
         }
         out
@@ -951,7 +1106,7 @@ impl<'f> Index<'f> {
                 out.push(j);
             }
         }
-        for c in self.parts(class, true, depth) {
+        for (c, _) in self.parts(class, &[], true, depth) {
             self.copies(&c, depth + 1, out);
         }
     }
@@ -972,7 +1127,7 @@ impl<'f> Index<'f> {
                 }
             }
         }
-        for c in self.parts(class, false, depth) {
+        for (c, _) in self.parts(class, &[], false, depth) {
             self.conversions_at(&c, depth + 1, out);
         }
     }
@@ -1293,7 +1448,8 @@ impl<'f> Index<'f> {
                 let ty = c.receiver_type.as_deref().unwrap_or(&c.callee);
                 if let TypeRes::Classes(cs) = self.resolve_type(ty, scope) {
                     for class in cs {
-                        self.lifetime(&class, c.form == CallForm::Destroy, 0, out);
+                        let bound = self.written_binding(ty, &class, scope, 0);
+                        self.lifetime_of(&class, &bound, c.form == CallForm::Destroy, 0, out);
                     }
                 }
                 // Never unresolved: most local objects have implicit constructors.
@@ -1906,6 +2062,43 @@ mod tests {
             "{report:?}"
         );
         assert!(steps < 1_000, "{steps} type steps");
+    }
+
+    /// A class declared as a local object in many loops is taken apart once per unit: its
+    /// constructors and destructors (and its members') are found in every loop, by the first
+    /// walk's parts. composable_kernel declares `vector_type` in hundreds of loops: its
+    /// fields were resolved again for each (61 s for the repository's headers, 11 s now).
+    #[test]
+    fn a_class_is_taken_apart_once_per_unit() {
+        let mut src = String::from(
+            "namespace lib {\nstruct Sync { __device__ Sync() { __syncthreads(); } };\n\
+             template <typename T> struct Box { T v; };\n\
+             struct Guard { Box<Sync> s; float x; };\n}\n",
+        );
+        for i in 0..30 {
+            src += &format!(
+                "__global__ void k{i}(float* out) {{\n\
+                 for (int i = 0; i < 8; ++i) {{ lib::Guard g; out[i] = i; }}\n\
+                 for (int i = 0; i < 8; ++i) {{ out[i] = i; }}\n}}\n"
+            );
+        }
+        let (report, walks) = std::thread::spawn(move || {
+            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
+            (report, PARTS_WALKS.with(|n| n.get()))
+        })
+        .join()
+        .unwrap();
+        let verdicts: Vec<_> = report
+            .functions
+            .iter()
+            .flat_map(|f| &f.loops)
+            .map(|l| l.verdict)
+            .collect();
+        let expected: Vec<_> = (0..30)
+            .flat_map(|_| [crate::Verdict::Blocked, crate::Verdict::Candidate])
+            .collect();
+        assert_eq!(verdicts, expected, "{report:?}");
+        assert!(walks < 10, "{walks} walks of a class's parts");
     }
 
     #[test]

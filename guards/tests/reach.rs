@@ -36,6 +36,7 @@ const FIXTURES: &[&str] = &[
     "barrier/host_code.cu",
     "barrier/pointer_members.cu",
     "barrier/global_objects.cu",
+    "barrier/local_aliases.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

@@ -719,3 +719,57 @@ fn a_gpu_lane_compiles_the_next_loops_variants_while_it_measures() {
 fn a_cpu_lane_compiles_nothing_ahead() {
     assert_eq!(compile_ahead(false), Some(false));
 }
+
+/// Loop 0's variant is accepted while loop 1's variant, made on the text before that edit,
+/// was sent to the compile workers: loop 1 is then measured on the accepted text (its variant
+/// remade with both edits), never as the stale variant, and the tune ends with both loops
+/// accepted. What was compiled ahead of the edit is at most wasted work (the compile cache is
+/// keyed by content).
+#[test]
+fn an_accepted_edit_remakes_the_next_loops_variants_compiled_ahead() {
+    let d = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("fast_two.cu"),
+        "__global__ void two(int* a, int n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    for (int j = 0; j < n; ++j) {\n        a[j] *= 2;\n    }\n}\n",
+    )
+    .unwrap();
+    let (cc, log) = logging_compiler(tools.path());
+    let mut s = settings(state.path());
+    s.factors = vec![2];
+    s.gates.compiler = codeobj::compile::Compiler::new(
+        format!("{} {{src}} -o {{out}}", cc.display()),
+        "gfx90a",
+        state.path().join("objects"),
+    );
+    let mut probe = Probe::new(true);
+    // Loop 0's variant is measured once loop 1's stale variant (loop 0 as it was) has been
+    // compiled ahead.
+    let stale_loop1 =
+        "n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    #pragma unroll 2\n    for (int j";
+    probe.hold_until_log = Some((log.clone(), stale_loop1.into(), HANG));
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = tune(&probe, &s, d.path(), &stop, &Quiet).unwrap();
+    let seen = probe.seen.into_inner().unwrap();
+    assert_eq!(seen.logged_while_held, Some(true), "nothing compiled ahead");
+    let accepted: Vec<_> = r
+        .report
+        .candidates
+        .iter()
+        .filter(|c| c.status == tuner::report::Status::Accepted)
+        .map(|c| c.loop_id.as_str())
+        .collect();
+    assert_eq!(accepted, ["two:0", "two:1"], "{:?}", r.report.candidates);
+    let both = "#pragma unroll 2\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    #pragma unroll 2\n    for (int j";
+    assert!(
+        seen.prepared.iter().any(|t| t.contains(both)),
+        "loop 1 never measured on the accepted text: {:?}",
+        seen.prepared
+    );
+    assert!(
+        !seen.prepared.iter().any(|t| t.contains(stale_loop1)),
+        "the stale variant was measured: {:?}",
+        seen.prepared
+    );
+}

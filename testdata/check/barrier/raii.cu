@@ -24,6 +24,11 @@ struct Plain {
   __device__ ~Plain() {}
 };
 
+// Members and bases whose type is a template parameter: what the object's type binds it to.
+template <typename T> struct Box { T v; int tag; };
+template <typename T, int N> struct Over : T { float w[N]; };
+struct Nest { Box<SyncOnEnter> b; };
+
 __global__ void raii(float* a, float* s, int n) {
   for (int i = 0; i < n; ++i) { SyncOnEnter g; a[i] = 0.f; }  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) { SyncOnEnter g(i); a[i] = 0.f; }  // ~ blockers: barrier
@@ -38,4 +43,8 @@ __global__ void raii(float* a, float* s, int n) {
   for (int i = 0; i < n; ++i) { SyncOnExit& r = outer; a[i] = r.s[i]; }  // ~ blockers: none
   for (int i = 0; i < n; ++i) { SyncOnEnter f(); a[i] = 0.f; }  // ~ blockers: none
   for (int i = 0; i < n; ++i) { Plain p; a[i] = p.v; }  // ~ blockers: none
+  for (int i = 0; i < n; ++i) { Box<SyncOnEnter> b; a[i] = 0.f; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { Over<SyncOnEnter, 2> o; a[i] = o.w[0]; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { Nest t; a[i] = 0.f; }  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) { Box<Plain> b; a[i] = b.v.v; }  // ~ blockers: none
 }
