@@ -264,6 +264,20 @@ impl<'f> Reach<'f> {
         index.set_lambda_base(lam0);
         index.set_namespace_aliases(unit.files.iter().flat_map(|f| f.namespace_aliases.iter()));
         index.set_globals(unit.files.iter().flat_map(|f| f.global_types.iter()));
+        index.set_open_classes(tu.headers.iter().flat_map(|h| {
+            let types = &h.file().types;
+            h.parsed.includes.iter().filter_map(move |inc| {
+                types
+                    .iter()
+                    .filter(|t| {
+                        t.kind == frontend::TypeKind::Class
+                            && t.span.start < inc.span.start
+                            && inc.span.start < t.span.end
+                    })
+                    .min_by_key(|t| t.span.end - t.span.start)
+                    .map(|t| t.qualified_name.clone())
+            })
+        }));
         let index = index;
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {

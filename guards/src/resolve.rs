@@ -381,6 +381,10 @@ pub(crate) struct Index<'f> {
     /// Functions (qualified, normalised) whose bodies declare types (`using T = ...;`): the
     /// innermost scope of their own lookups.
     local_types: std::collections::HashSet<String>,
+    /// Classes (qualified, normalised) whose body holds an `#include`: the included header's
+    /// functions are their members, which the header's own parse names as free functions
+    /// (ThunderKittens' `struct group { struct tma { struct cluster { #include ... } } }`).
+    open_classes: std::collections::HashSet<String>,
 }
 
 /// [`Index::parts`]' arguments: class, its parameters' binding, members, depth.
@@ -419,6 +423,7 @@ impl<'f> Index<'f> {
             exact_types: std::sync::Mutex::new(HashMap::new()),
             parts_memo: std::sync::Mutex::new(HashMap::new()),
             local_types: Default::default(),
+            open_classes: Default::default(),
             field_names: types
                 .iter()
                 .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
@@ -648,33 +653,45 @@ impl<'f> Index<'f> {
             .into_iter()
             .flatten()
             .filter(|q| q.ends_with(&suffix) || *q == name)
-            .filter(|q| name.contains("::") || self.member_visible(q, scope))
+            .filter(|q| self.member_visible(q, name, scope))
             .cloned()
             .collect();
         out.sort();
         out
     }
 
-    /// Whether an unqualified name found nowhere in `scope`'s enclosing scopes may denote the
-    /// type `q`: a namespace's type (a `using namespace` can make it visible), or a member
-    /// type of a class that one of those scopes derives from. A member of an unrelated class
-    /// never (ThunderKittens' functions declare `using T = typename RV::dtype;` in their
-    /// bodies, and a lookup of that `T` walked every class's member `T`: 112 million steps,
-    /// most of its check).
-    fn member_visible(&self, q: &str, scope: &Scope) -> bool {
-        let Some((parent, _)) = q.rsplit_once("::") else {
+    /// Whether a type name (`T`, `tma::cluster`) found nowhere in `scope`'s enclosing scopes
+    /// may denote the type `q` whose qualified name ends with it: one in a namespace (a
+    /// `using namespace` can make it visible), or a member of a class that one of those
+    /// scopes derives from. A member of an unrelated class never: ThunderKittens' functions
+    /// declare `using T = typename RV::dtype;` in their bodies, and a lookup of that `T`
+    /// walked every class's member `T` (112 million steps, most of its check); its
+    /// `tma::cluster::wait(...)` named the namespace `kittens::tma::cluster`, not the struct
+    /// `kittens::group::tma::cluster`, and the barrier it waits on was missed.
+    fn member_visible(&self, q: &str, name: &str, scope: &Scope) -> bool {
+        let Some(container) = q
+            .strip_suffix(name)
+            .and_then(|p| p.strip_suffix("::"))
+            .filter(|p| !p.is_empty())
+        else {
             return true;
         };
-        if !self.is_class(parent) {
+        if !self.is_class(container) {
             return true;
         }
-        let derived = self.derived_from(parent);
+        let derived = self.derived_from(container);
         scope.scopes.iter().any(|s| derived.contains(s))
     }
 
     /// What the type written `text` denotes from `scope`.
     pub(crate) fn resolve_type(&self, text: &str, scope: &Scope) -> TypeRes {
         self.resolve_type_at(text, scope, 0)
+    }
+
+    /// Records the classes whose bodies include a header (see [`Index::open_classes`]).
+    pub(crate) fn set_open_classes(&mut self, classes: impl IntoIterator<Item = String>) {
+        self.open_classes
+            .extend(classes.into_iter().map(|c| norm(&c)));
     }
 
     /// Records the unit's file-scope variables (`(name, type, pointer)`, every file's).
@@ -813,7 +830,28 @@ impl<'f> Index<'f> {
                 return TypeRes::Unknown;
             }
         }
-        let found = self.lookup_type(&base, scope);
+        let mut found = self.lookup_type(&base, scope);
+        if found.is_empty() {
+            // `warpgroup::tma::cluster` with `using warpgroup = group<4>;`: a member of the
+            // class its head denotes.
+            // (`lib::warpgroup::sync`: the head is `lib::warpgroup`.)
+            let cuts: Vec<usize> = base.match_indices("::").map(|(i, _)| i).collect();
+            for i in cuts {
+                let (head, rest) = (&base[..i], &base[i + 2..]);
+                if head.is_empty() {
+                    continue;
+                }
+                if let TypeRes::Classes(cs) = self.resolve_type_at(head, scope, depth + 1) {
+                    for c in cs {
+                        let key = format!("{c}::{rest}");
+                        if self.types.contains_key(&key) && !found.contains(&key) {
+                            found.push(key);
+                        }
+                    }
+                    break;
+                }
+            }
+        }
         if found.is_empty() {
             if is_builtin_type(&base) || base.split_whitespace().count() > 1 {
                 return TypeRes::NotClass;
@@ -1273,6 +1311,15 @@ impl<'f> Index<'f> {
                 out.dedup();
                 if !out.is_empty() {
                     Outcome::Resolved
+                } else if cs.iter().any(|c| self.open_classes.contains(c)) {
+                    // A member from the header its body includes: every function of that
+                    // name (the header's parse names them as free functions).
+                    out.extend(self.named(name).iter().copied());
+                    if out.is_empty() {
+                        Outcome::Unresolved
+                    } else {
+                        Outcome::ByName
+                    }
                 } else if complete {
                     Outcome::Unresolved
                 } else {

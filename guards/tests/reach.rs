@@ -37,6 +37,7 @@ const FIXTURES: &[&str] = &[
     "barrier/pointer_members.cu",
     "barrier/global_objects.cu",
     "barrier/local_aliases.cu",
+    "tu/included_members.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

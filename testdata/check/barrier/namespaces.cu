@@ -42,3 +42,30 @@ __global__ void qualified(float* a, const float* b, float* s, int n) {
   for (int i = 0; i < n; ++i) Ops::step(s);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) a[i] = other::twice(a[i]);  // ~ blockers: none
 }
+
+// A namespace and a class nested in another class with the same path (`tk::tma::cluster`, the
+// namespace; `tk::group::tma::cluster`, a struct of `group`): `tma::cluster::wait` written in
+// `tk` (or under `using namespace tk;`) is the namespace's function, never the struct's.
+namespace tk {
+namespace tma {
+namespace cluster {
+__device__ void wait(float* s) { __syncthreads(); }
+}  // namespace cluster
+}  // namespace tma
+struct group {
+  struct tma {
+    struct cluster {
+      __device__ static void wait(float* s) { s[0] = 1.f; }
+    };
+  };
+};
+__global__ void nested(float* s, int n) {
+  for (int i = 0; i < n; ++i) tma::cluster::wait(s);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) group::tma::cluster::wait(s);  // ~ blockers: none
+}
+}  // namespace tk
+
+using namespace tk;
+__global__ void directive(float* s, int n) {
+  for (int i = 0; i < n; ++i) tma::cluster::wait(s);  // ~ blockers: barrier
+}

@@ -1,0 +1,11 @@
+// A library's group-scoped operations: a class template whose nested structs take their
+// members from headers included in their bodies.
+namespace lib {
+template <int N> struct group {
+  __device__ static inline int laneid() { return threadIdx.x % 32; }
+  struct sync {
+#include "group_sync.cuh"
+  };
+};
+using warpgroup = group<4>;
+}  // namespace lib
