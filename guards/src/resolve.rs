@@ -6,7 +6,9 @@
 //! defines, a receiver expression that is not a name). Indexed once per unit: a lookup is a
 //! hash probe per enclosing scope, never a scan of the unit.
 
-use std::collections::HashMap;
+/// The index's maps and memos: keyed by names and type texts, looked up millions of times on a
+/// header-only template library (SipHash was a tenth of a check there).
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 use frontend::identity::qualified_segments as split_segments;
 use frontend::types::is_builtin_type;
@@ -59,7 +61,7 @@ thread_local! {
     static TYPE_WALK: std::cell::Cell<(u32, u32, u64)> = const { std::cell::Cell::new((0, 0, 0)) };
     /// The results of the outermost walk that a cut may have changed: they depend on where the
     /// walk met them, so they serve that walk only ([`Index::exact_types`] keeps the others).
-    static WALK_MEMO: std::cell::RefCell<TypeMemo> = std::cell::RefCell::new(HashMap::new());
+    static WALK_MEMO: std::cell::RefCell<TypeMemo> = std::cell::RefCell::new(HashMap::default());
 }
 
 #[cfg(test)]
@@ -101,8 +103,8 @@ fn type_cuts() -> u64 {
 }
 
 fn memo_hash(text: &str, scope: &Scope) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = foldhash::fast::FixedState::default().build_hasher();
     text.hash(&mut h);
     scope.scopes.hash(&mut h);
     scope.params.hash(&mut h);
@@ -408,20 +410,20 @@ impl<'f> Index<'f> {
     /// unit, with the scopes of its file).
     pub(crate) fn new(funcs: Vec<&'f Function>, types: &[&'f TypeDef]) -> Self {
         let mut ix = Index {
-            by_name: HashMap::new(),
-            by_qname: HashMap::new(),
+            by_name: HashMap::default(),
+            by_qname: HashMap::default(),
             member_of: Vec::with_capacity(funcs.len()),
-            types: HashMap::new(),
-            type_by_name: HashMap::new(),
-            methods: HashMap::new(),
+            types: HashMap::default(),
+            type_by_name: HashMap::default(),
+            methods: HashMap::default(),
             lambdas: Vec::new(),
-            lambda_ids: HashMap::new(),
+            lambda_ids: HashMap::default(),
             lambda_base: 0,
-            derived: HashMap::new(),
-            ns_aliases: HashMap::new(),
-            globals: HashMap::new(),
-            exact_types: std::sync::Mutex::new(HashMap::new()),
-            parts_memo: std::sync::Mutex::new(HashMap::new()),
+            derived: HashMap::default(),
+            ns_aliases: HashMap::default(),
+            globals: HashMap::default(),
+            exact_types: std::sync::Mutex::new(HashMap::default()),
+            parts_memo: std::sync::Mutex::new(HashMap::default()),
             local_types: Default::default(),
             open_classes: Default::default(),
             field_names: types
@@ -461,7 +463,7 @@ impl<'f> Index<'f> {
                 ix.lambdas.push((n, *l));
             }
         }
-        let mut derived: HashMap<String, Vec<String>> = HashMap::new();
+        let mut derived: HashMap<String, Vec<String>> = HashMap::default();
         let mut classes: Vec<&String> = ix.types.keys().collect();
         classes.sort_unstable();
         for q in classes {
