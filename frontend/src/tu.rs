@@ -185,6 +185,8 @@ impl Header {
 #[derive(Debug, Clone, Default)]
 pub struct TranslationUnit {
     pub headers: Vec<Header>,
+    /// The main file's include directives, in order (a header's are in its [`Parsed`]).
+    pub main_includes: Vec<Include>,
     pub missing: Vec<MissingInclude>,
     /// The `#include <...>` names of the main file and its headers, each once, in order.
     pub system: Vec<String>,
@@ -731,6 +733,7 @@ impl Includes {
         if top.is_empty() {
             return unit;
         }
+        unit.main_includes = top.clone();
         let main = normalize(path);
         let mut seen_paths: HashSet<PathBuf> = HashSet::from([main.clone()]);
         let mut seen_parses: HashSet<*const Parsed> = HashSet::new();

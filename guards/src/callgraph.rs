@@ -264,9 +264,11 @@ impl<'f> Reach<'f> {
         index.set_lambda_base(lam0);
         index.set_namespace_aliases(unit.files.iter().flat_map(|f| f.namespace_aliases.iter()));
         index.set_globals(unit.files.iter().flat_map(|f| f.global_types.iter()));
-        index.set_open_classes(tu.headers.iter().flat_map(|h| {
-            let types = &h.file().types;
-            h.parsed.includes.iter().filter_map(move |inc| {
+        let include_sites = std::iter::once((main, &tu.main_includes))
+            .chain(tu.headers.iter().map(|h| (h.file(), &h.parsed.includes)));
+        index.set_open_classes(include_sites.flat_map(|(file, includes)| {
+            let types = &file.types;
+            includes.iter().filter_map(move |inc| {
                 types
                     .iter()
                     .filter(|t| {

@@ -38,6 +38,7 @@ const FIXTURES: &[&str] = &[
     "barrier/global_objects.cu",
     "barrier/local_aliases.cu",
     "tu/included_members.cu",
+    "tu/included_members_here.cu",
 ];
 
 /// Everything a loop's verdict says, evidence labels included, as text.

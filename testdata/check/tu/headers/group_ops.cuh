@@ -2,7 +2,7 @@
 // members from headers included in their bodies.
 namespace lib {
 template <int N> struct group {
-  __device__ static inline int laneid() { return threadIdx.x % 32; }
+  __device__ static inline int lane() { return threadIdx.x; }
   struct sync {
 #include "group_sync.cuh"
   };
