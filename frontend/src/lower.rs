@@ -582,10 +582,11 @@ impl<'s> Lowerer<'s> {
                     .last()
                     .filter(|_| self.in_body(node))
                     .map(|f| f.f.qualified_name.clone());
-                let found = match local {
-                    Some(fq) => types::alias_defs(node, template, |n| format!("{fq}::{n}"), src),
-                    None => types::alias_defs(node, template, |n| self.qualify(n), src),
+                let qualify = |n: &str| match &local {
+                    Some(fq) => format!("{fq}::{n}"),
+                    None => self.qualify(n),
                 };
+                let found = types::alias_defs(node, template, qualify, src);
                 self.out.types.extend(found);
             }
             K::CompoundLiteral if self.in_body(node) => self.temporary(node),

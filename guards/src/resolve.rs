@@ -312,7 +312,7 @@ pub(crate) enum Outcome {
 }
 
 /// Where a function's body looks names up.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Scope {
     /// Enclosing scopes, innermost first, the global one (`""`) last.
     pub scopes: Vec<String>,
@@ -835,10 +835,10 @@ impl<'f> Index<'f> {
         let mut found = self.lookup_type(&base, scope);
         if found.is_empty() {
             // `warpgroup::tma::cluster` with `using warpgroup = group<4>;`: a member of the
-            // class its head denotes.
-            // (`lib::warpgroup::sync`: the head is `lib::warpgroup`.)
-            let cuts: Vec<usize> = base.match_indices("::").map(|(i, _)| i).collect();
-            for i in cuts {
+            // class its head denotes (the shortest head that is a class: `lib::warpgroup` in
+            // `lib::warpgroup::sync`).
+            let seps: Vec<usize> = base.match_indices("::").map(|(i, _)| i).collect();
+            for i in seps {
                 let (head, rest) = (&base[..i], &base[i + 2..]);
                 if head.is_empty() {
                     continue;
@@ -917,21 +917,45 @@ impl<'f> Index<'f> {
         let Some(class_seg) = segs.len().checked_sub(2).map(|i| segs[i]) else {
             return;
         };
-        let args = template_args(class_seg);
-        if args.is_empty() {
-            return;
-        }
-        let Some(def) = self.types.get(class_q).and_then(|d| {
-            d.iter()
-                .find(|d| d.kind == TypeKind::Class && d.template_params.len() == args.len())
-        }) else {
-            return;
-        };
-        for (p, a) in def.template_params.iter().zip(&args) {
-            let r = self.resolve_type_at(a, scope, depth + 1);
+        for (p, r) in self.bind_arguments(class_q, class_seg, true, scope, depth) {
             s.params.push(p.clone());
-            s.bound.push((p.clone(), r));
+            s.bound.push((p, r));
         }
+    }
+
+    /// The template parameters of class template `class` paired with what the arguments
+    /// written in `seg` (`Box<Sync, 4>`) denote from `scope`, in order; with `exact`, only for
+    /// a definition with as many parameters as arguments (else the leading parameters).
+    fn bind_arguments(
+        &self,
+        class: &str,
+        seg: &str,
+        exact: bool,
+        scope: &Scope,
+        depth: usize,
+    ) -> Vec<(String, TypeRes)> {
+        let args = template_args(seg);
+        if args.is_empty() {
+            return Vec::new();
+        }
+        let fits = |n: usize| {
+            if exact {
+                n == args.len()
+            } else {
+                n >= args.len()
+            }
+        };
+        let Some(def) = self.types.get(class).and_then(|d| {
+            d.iter()
+                .find(|d| d.kind == TypeKind::Class && fits(d.template_params.len()))
+        }) else {
+            return Vec::new();
+        };
+        def.template_params
+            .iter()
+            .zip(&args)
+            .map(|(p, a)| (p.clone(), self.resolve_type_at(a, scope, depth + 1)))
+            .collect()
     }
 
     /// The member functions named `name` of class `class` or of its bases (nearest first), and
@@ -1104,23 +1128,10 @@ impl<'f> Index<'f> {
         else {
             return Vec::new();
         };
-        let args = template_args(&last);
-        if args.is_empty() {
-            return Vec::new();
-        }
-        let Some(def) = self.types.get(class).and_then(|d| {
-            d.iter()
-                .find(|d| d.kind == TypeKind::Class && d.template_params.len() >= args.len())
-        }) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for (p, a) in def.template_params.iter().zip(&args) {
-            if let r @ TypeRes::Classes(_) = self.resolve_type_at(a, scope, depth + 1) {
-                out.push((p.clone(), r));
-            }
-        }
-        out
+        self.bind_arguments(class, &last, false, scope, depth)
+            .into_iter()
+            .filter(|(_, r)| matches!(r, TypeRes::Classes(_)))
+            .collect()
     }
 
     /// The copy and move constructors of `class` (a constructor taking one object of the
@@ -2086,25 +2097,34 @@ mod tests {
         s
     }
 
+    /// `src` checked as `k.cu` on a thread of its own: the report, its loops' verdicts, and
+    /// what `counter` (one of this module's per-thread counters) counted meanwhile.
+    fn checked_alone(
+        src: String,
+        counter: &'static std::thread::LocalKey<std::cell::Cell<u64>>,
+    ) -> (crate::FileReport, Vec<crate::Verdict>, u64) {
+        let (report, n) = std::thread::spawn(move || {
+            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
+            (report, counter.with(|n| n.get()))
+        })
+        .join()
+        .unwrap();
+        let verdicts = report
+            .functions
+            .iter()
+            .flat_map(|f| &f.loops)
+            .map(|l| l.verdict)
+            .collect();
+        (report, verdicts, n)
+    }
+
     /// Types met again in one walk are resolved once: the walk of a chain of aliases through
     /// 40 specialisations visited each specialisation's alias again for every path to it
     /// (40^4 paths within the depth bound: 6.4 s for this file, minutes for ThunderKittens'
     /// headers); now its steps grow with the unit, and the verdicts are those of the full walk.
     #[test]
     fn a_walk_resolves_each_alias_once() {
-        let src = alias_fan(40, 6);
-        let (report, steps) = std::thread::spawn(move || {
-            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
-            (report, TYPE_STEPS_SEEN.with(|n| n.get()))
-        })
-        .join()
-        .unwrap();
-        let verdicts: Vec<_> = report
-            .functions
-            .iter()
-            .flat_map(|f| &f.loops)
-            .map(|l| l.verdict)
-            .collect();
+        let (report, verdicts, steps) = checked_alone(alias_fan(40, 6), &TYPE_STEPS_SEEN);
         assert_eq!(
             verdicts,
             [crate::Verdict::Blocked, crate::Verdict::Candidate],
@@ -2131,18 +2151,7 @@ mod tests {
                  for (int i = 0; i < 8; ++i) {{ out[i] = i; }}\n}}\n"
             );
         }
-        let (report, walks) = std::thread::spawn(move || {
-            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
-            (report, PARTS_WALKS.with(|n| n.get()))
-        })
-        .join()
-        .unwrap();
-        let verdicts: Vec<_> = report
-            .functions
-            .iter()
-            .flat_map(|f| &f.loops)
-            .map(|l| l.verdict)
-            .collect();
+        let (report, verdicts, walks) = checked_alone(src, &PARTS_WALKS);
         let expected: Vec<_> = (0..30)
             .flat_map(|_| [crate::Verdict::Blocked, crate::Verdict::Candidate])
             .collect();

@@ -668,14 +668,23 @@ fn logging_compiler(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     (script, log)
 }
 
-/// A kernel of two loops (one chain): loop 0's variant is measured first; loop 1's variant,
-/// made on the same text, can be compiled ahead.
-fn compile_ahead(overlap: bool) -> Option<bool> {
-    let d = tempfile::tempdir().unwrap();
+struct TwoLoops {
+    tree: tempfile::TempDir,
+    _state: tempfile::TempDir,
+    _tools: tempfile::TempDir,
+    settings: Settings,
+    /// What the logging compiler was given.
+    log: std::path::PathBuf,
+}
+
+/// A tree with one kernel of two loops (one chain) in `file`, tuned with factor 2 through the
+/// logging compiler.
+fn two_loops(file: &str) -> TwoLoops {
+    let tree = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let tools = tempfile::tempdir().unwrap();
     std::fs::write(
-        d.path().join("two.cu"),
+        tree.path().join(file),
         "__global__ void two(int* a, int n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    for (int j = 0; j < n; ++j) {\n        a[j] *= 2;\n    }\n}\n",
     )
     .unwrap();
@@ -687,6 +696,21 @@ fn compile_ahead(overlap: bool) -> Option<bool> {
         "gfx90a",
         state.path().join("objects"),
     );
+    TwoLoops {
+        tree,
+        _state: state,
+        _tools: tools,
+        settings: s,
+        log,
+    }
+}
+
+/// A kernel of two loops (one chain): loop 0's variant is measured first; loop 1's variant,
+/// made on the same text, can be compiled ahead.
+fn compile_ahead(overlap: bool) -> Option<bool> {
+    // (The state and tool directories live as long as `t`.)
+    let t = two_loops("two.cu");
+    let (d, s, log) = (&t.tree, &t.settings, &t.log);
     let mut probe = Probe::new(overlap);
     // Loop 1's variant as the gates would compile it.
     // (A CPU lane is given 3 s: its compiles are a shell script's, milliseconds each.)
@@ -697,7 +721,7 @@ fn compile_ahead(overlap: bool) -> Option<bool> {
     };
     probe.hold_until_log = Some((log.clone(), "#pragma unroll 2\n    for (int j".into(), wait));
     let stop = Arc::new(AtomicBool::new(false));
-    let r = tune(&probe, &s, d.path(), &stop, &Quiet).unwrap();
+    let r = tune(&probe, s, d.path(), &stop, &Quiet).unwrap();
     assert_eq!(r.report.candidates.len(), 2, "{:?}", r.report.candidates);
     let timing = &r.report.timing;
     let sum = timing.measure
@@ -727,22 +751,10 @@ fn a_cpu_lane_compiles_nothing_ahead() {
 /// keyed by content).
 #[test]
 fn an_accepted_edit_remakes_the_next_loops_variants_compiled_ahead() {
-    let d = tempfile::tempdir().unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let tools = tempfile::tempdir().unwrap();
-    std::fs::write(
-        d.path().join("fast_two.cu"),
-        "__global__ void two(int* a, int n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    for (int j = 0; j < n; ++j) {\n        a[j] *= 2;\n    }\n}\n",
-    )
-    .unwrap();
-    let (cc, log) = logging_compiler(tools.path());
-    let mut s = settings(state.path());
-    s.factors = vec![2];
-    s.gates.compiler = codeobj::compile::Compiler::new(
-        format!("{} {{src}} -o {{out}}", cc.display()),
-        "gfx90a",
-        state.path().join("objects"),
-    );
+    // `fast*.cu`: the probe makes a `#pragma unroll 2` faster, so loop 0's edit is accepted.
+    // (The state and tool directories live as long as `t`.)
+    let t = two_loops("fast_two.cu");
+    let (d, s, log) = (&t.tree, &t.settings, &t.log);
     let mut probe = Probe::new(true);
     // Loop 0's variant is measured once loop 1's stale variant (loop 0 as it was) has been
     // compiled ahead.
@@ -750,7 +762,7 @@ fn an_accepted_edit_remakes_the_next_loops_variants_compiled_ahead() {
         "n) {\n    for (int k = 0; k < n; ++k) {\n        a[k] += k;\n    }\n    #pragma unroll 2\n    for (int j";
     probe.hold_until_log = Some((log.clone(), stale_loop1.into(), HANG));
     let stop = Arc::new(AtomicBool::new(false));
-    let r = tune(&probe, &s, d.path(), &stop, &Quiet).unwrap();
+    let r = tune(&probe, s, d.path(), &stop, &Quiet).unwrap();
     let seen = probe.seen.into_inner().unwrap();
     assert_eq!(seen.logged_while_held, Some(true), "nothing compiled ahead");
     let accepted: Vec<_> = r
