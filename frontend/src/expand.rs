@@ -252,6 +252,8 @@ fn instantiate(src: &[u8], e: &Expansion, f: &Function, parts: &IdParts) -> (Fun
     }
     let mut at = Points::new(src);
     let p = at.point(e.invocation.start);
+    // Its parameters may be written with the macro's own (`__VA_ARGS__`).
+    g.arity = None;
     g.expansion = Some(MacroExpansion {
         name: e.name.clone(),
         invocation: Span {

@@ -71,6 +71,12 @@ pub struct SourceFile {
     /// source order; `__shared__` ones are in `shared`, initialised ones in `globals`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub file_variables: Vec<String>,
+    /// Names (unqualified) of the functions declared here without a body with a default value
+    /// for a parameter (`void f(int a, int b = 0);`, a method declared in its class and
+    /// defined outside): their definitions may be called with fewer arguments than they
+    /// list ([`Arity::accepts`]), deduplicated, in source order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub defaulted_declarations: Vec<String>,
     /// Every file- and namespace-scope variable but `__shared__` ones (initialised or not), as
     /// `(name, type as written, pointer or reference)`, in source order: a call of one whose
     /// type is a class is a call of its `operator()` (`__device__ SyncOp g_op; ... g_op(x)`),
@@ -165,6 +171,24 @@ pub struct ParseError {
     /// "cannot parse `TEXT`" for an ERROR node, "missing <kind>" for a MISSING node, "`HEAD` is
     /// not read as a function definition ..." for a definition the lowering cannot read.
     pub message: String,
+}
+
+/// The argument counts a function's parameter list accepts: `min` (the parameters without a
+/// default value) to `max` (`None`: any number, for a parameter pack or C's `...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Arity {
+    pub min: usize,
+    pub max: Option<usize>,
+}
+
+impl Arity {
+    /// True when a call passing `n` arguments may call it; `defaults_elsewhere`: a declaration
+    /// of that name elsewhere may give parameters defaults that this definition does not
+    /// repeat (`void f(int a, int b = 0);` ... `void f(int a, int b) {}`), so fewer
+    /// arguments than `min` fit too.
+    pub fn accepts(&self, n: usize, defaults_elsewhere: bool) -> bool {
+        (defaults_elsewhere || n >= self.min) && self.max.is_none_or(|m| n <= m)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -263,6 +287,10 @@ pub struct Function {
     /// (`DEFINE_KERNEL(k, float)`): its name is the invocation's argument, its spans those of
     /// the text they are written in (see [`MacroExpansion`]).
     pub expansion: Option<MacroExpansion>,
+    /// How many arguments a call of it may pass (see [`Arity`]); `None` where its parameter
+    /// list is not plain C++ to this parse (a syntax error, a macro standing for parameters,
+    /// a recovered or macro-expanded function): then any call of its name may be a call of it.
+    pub arity: Option<Arity>,
     /// The declared return type when it may be a class (normalised as
     /// [`Call::receiver_type`] is: `Iter`, `Range<T>::iterator`); `None` for `void`, `auto`, a
     /// pointer or a scalar, a constructor or a recovered function. What a range-for's

@@ -173,6 +173,15 @@ fn ends_line(gap: &[u8]) -> bool {
     })
 }
 
+/// A name written in capitals (`KERNEL_ARGS`, `__VA_ARGS__`): by convention a macro's.
+pub fn macro_like(name: &str) -> bool {
+    name.len() >= 2
+        && name.bytes().any(|b| b.is_ascii_uppercase())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.
 ///
 /// Uses one tree-sitter parser per thread (created on first use) and a single walk over the

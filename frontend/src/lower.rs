@@ -975,8 +975,13 @@ impl<'s> Lowerer<'s> {
             .filter(|_| declarator.is_some_and(|d| d.kind() != "pointer_declarator"))
             .and_then(|t| normal_type(&text_of(t, src)))
             .filter(|t| may_overload(t));
+        let arity = parts
+            .params
+            .and_then(|pl| arity_of(pl, src))
+            .filter(|_| !recovered);
         let f = Function {
             return_type,
+            arity,
             is_template,
             is_static,
             launch_bounds,
@@ -2108,6 +2113,7 @@ impl<'s> Lowerer<'s> {
             if d.kind() == "function_declarator" || name_node.is_none() {
                 // `HIP_DYNAMIC_SHARED(float, smem);` parses as a function declaration.
                 if let Some(fd) = find_function_declarator(d) {
+                    self.defaulted_declaration(fd);
                     let callee = fd
                         .child_by_field_id(fields().declarator)
                         .map(|n| bytes_of(n, src));
@@ -2186,6 +2192,34 @@ impl<'s> Lowerer<'s> {
             if d.kind() == "init_declarator" && value.is_some() {
                 self.init_map.push((d.id(), r));
             }
+        }
+    }
+
+    /// Records a function declaration (no body) that gives a parameter a default value
+    /// ([`SourceFile::defaulted_declarations`]).
+    fn defaulted_declaration(&mut self, fd: Node<'_>) {
+        let defaulted = fd.child_by_field_id(fields().parameters).is_some_and(|pl| {
+            let mut c = pl.walk();
+            let any = pl
+                .named_children(&mut c)
+                .any(|p| p.kind() == "optional_parameter_declaration");
+            any
+        });
+        let Some(name) = fd.child_by_field_id(fields().declarator) else {
+            return;
+        };
+        if !defaulted {
+            return;
+        }
+        let name = strip_template_args(&text_of(name, self.src));
+        let name = name
+            .rsplit("::")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        if !name.is_empty() && !self.out.defaulted_declarations.contains(&name) {
+            self.out.defaulted_declarations.push(name);
         }
     }
 
@@ -2726,6 +2760,40 @@ fn holds_device_code(text: &[u8]) -> bool {
         || memchr::memmem::find(text, b"__global__").is_some()
 }
 
+/// The argument counts a parameter list accepts; `None` for a list that is not plain C++ to
+/// this parse: a syntax error or a directive in it, a C++23 explicit object parameter, or an
+/// unnamed parameter whose type is a name in capitals (`void f(KERNEL_ARGS)`: a macro
+/// standing for parameters, as far as the parse can tell).
+fn arity_of(pl: Node<'_>, src: &[u8]) -> Option<Arity> {
+    let (mut min, mut max) = (0usize, Some(0usize));
+    let mut c = pl.walk();
+    for p in pl.children(&mut c) {
+        match p.kind() {
+            "(" | ")" | "," | "comment" => {}
+            "..." | "variadic_parameter_declaration" => max = None,
+            "parameter_declaration" => {
+                if p.child_by_field_id(fields().declarator).is_none() {
+                    let ty = p
+                        .child_by_field_id(fields().ty)
+                        .map(|t| text_of(t, src))
+                        .unwrap_or_default();
+                    if ty == "void" && pl.named_child_count() == 1 {
+                        continue; // `f(void)`
+                    }
+                    if crate::macro_like(&ty) {
+                        return None;
+                    }
+                }
+                min += 1;
+                max = max.map(|m| m + 1);
+            }
+            "optional_parameter_declaration" => max = max.map(|m| m + 1),
+            _ => return None,
+        }
+    }
+    Some(Arity { min, max })
+}
+
 fn blank_function(
     name: String,
     qualified_name: String,
@@ -2766,6 +2834,7 @@ fn blank_function(
         class_name: None,
         unseen_specifiers: Vec::new(),
         expansion: None,
+        arity: None,
         return_type: None,
         specialised_name: None,
     }

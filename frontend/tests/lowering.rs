@@ -1402,3 +1402,40 @@ __global__ void k(float* a, R r, B b) {
     let range = k.calls.iter().find(|c| c.form == CallForm::Range).unwrap();
     assert_eq!(range.receiver_type.as_deref(), Some("R"));
 }
+
+#[test]
+fn arity_counts_defaults_packs_and_varargs() {
+    let src = r#"
+#define PARAMS float* s, int k
+__device__ void none(void) {}
+__device__ void empty() {}
+__device__ void two(float a, int b) {}
+__device__ void dflt(float a, int b = 0, int c = 1) {}
+__device__ void cvar(const char* f, ...) {}
+template <typename... Ts> __device__ void pack(int a, Ts... xs) {}
+__device__ void unnamed(float, int) {}
+__device__ void macro_params(PARAMS) {}
+__device__ void proto(int a, int b = 2);
+struct S {
+  __device__ void later(int a, int b = 3);
+  __device__ void inline_one(int a) {}
+};
+__device__ void nodefault(int a, int b);
+"#;
+    let f = parse(src.as_bytes());
+    let arity = |name: &str| func(&f, name).arity.map(|a| (a.min, a.max));
+    assert_eq!(arity("none"), Some((0, Some(0))));
+    assert_eq!(arity("empty"), Some((0, Some(0))));
+    assert_eq!(arity("two"), Some((2, Some(2))));
+    assert_eq!(arity("dflt"), Some((1, Some(3))));
+    assert_eq!(arity("cvar"), Some((1, None)));
+    assert_eq!(arity("pack"), Some((1, None)));
+    assert_eq!(arity("unnamed"), Some((2, Some(2))));
+    assert_eq!(arity("macro_params"), None);
+    assert_eq!(arity("inline_one"), Some((1, Some(1))));
+    assert_eq!(f.defaulted_declarations, vec!["proto", "later"]);
+    let a = func(&f, "dflt").arity.unwrap();
+    assert!(a.accepts(1, false) && a.accepts(3, false));
+    assert!(!a.accepts(0, false) && !a.accepts(4, false));
+    assert!(a.accepts(0, true) && !a.accepts(4, true));
+}

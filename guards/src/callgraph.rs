@@ -229,6 +229,29 @@ impl Specs {
     }
 }
 
+/// True when the arguments of call `c` are written out: no name among them is a macro of the
+/// unit or looks like one (capitals, `__VA_ARGS__`) without being a parameter, local or
+/// template parameter of `f`; a macro may stand for several arguments or for none, so only
+/// then is `c.arg_spans.len()` the number of arguments the call passes.
+fn arguments_written(f: &Function, c: &Call, macros: &HashMap<&str, Vec<usize>>) -> bool {
+    let local = |name: &str| {
+        f.params.iter().any(|p| p.name == name)
+            || f.decls.iter().any(|d| d.name == name)
+            || f.template_params.iter().any(|t| t == name)
+    };
+    let macro_ =
+        |name: &str| macros.contains_key(name) || (frontend::macro_like(name) && !local(name));
+    let inside = |s: Span| c.args.start <= s.start && s.end <= c.args.end;
+    !crate::util::within(&f.idents, |u| u.span.start, c.args)
+        .iter()
+        .any(|u| macro_(&u.name))
+        && !f.macro_refs.iter().any(|m| inside(m.span))
+        && !f
+            .calls
+            .iter()
+            .any(|x| inside(x.span) && x.span != c.span && macro_(&x.callee))
+}
+
 impl<'f> Reach<'f> {
     /// The reach of `main`'s translation unit for the blockers whose predicates are
     /// `reaches` (slot = index).
@@ -294,6 +317,12 @@ impl<'f> Reach<'f> {
                 .or_default()
                 .push(m);
         }
+        // Names some declaration of the unit gives default arguments ([`Arity::accepts`]).
+        let defaulted: HashSet<&str> = unit
+            .files
+            .iter()
+            .flat_map(|f| f.defaulted_declarations.iter().map(String::as_str))
+            .collect();
         let own_macros: Vec<HashSet<&str>> = unit
             .files
             .iter()
@@ -378,6 +407,28 @@ impl<'f> Reach<'f> {
                     (v, o)
                 })
                 .collect();
+            // Overloads: a call passing `n` arguments calls none of its name's functions whose
+            // parameters cannot take `n`, so long as one of them can (a count that no
+            // candidate takes is a count this parse got wrong), where the arguments are
+            // written out (no macro among them that may stand for several or none).
+            for (c, (v, _)) in f.calls.iter().zip(outcomes.iter_mut()) {
+                if v.len() < 2
+                    || !matches!(c.form, CallForm::Plain | CallForm::Method)
+                    || !arguments_written(f, c, &macro_by_name)
+                {
+                    continue;
+                }
+                let n = c.arg_spans.len();
+                let named = |j: usize| j < nf && func(j).name == c.callee;
+                let takes = |j: usize| {
+                    func(j)
+                        .arity
+                        .is_none_or(|a| a.accepts(n, defaulted.contains(c.callee.as_str())))
+                };
+                if v.iter().any(|&j| named(j) && takes(j)) {
+                    v.retain(|&j| !named(j) || takes(j));
+                }
+            }
             // An object passed where the callee takes a reference or pointer to its own class
             // is neither copied nor converted: its `Convert` reaches nothing.
             for ci in 0..f.calls.len() {

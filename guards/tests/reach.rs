@@ -7,6 +7,7 @@ use std::path::Path;
 /// The fixtures of issue 26 items 1-3.
 const FIXTURES: &[&str] = &[
     "barrier/member_templates.cu",
+    "barrier/overloads.cu",
     "barrier/functors.cu",
     "barrier/raii.cu",
     "barrier/receiver_types.cu",
