@@ -169,6 +169,11 @@ pub struct Header {
     /// that point into the header name this path.
     pub path: PathBuf,
     pub parsed: Arc<Parsed>,
+    /// The include that brings its text into the unit (the first one met, depth first: a
+    /// later one finds it included before): the including file (`None` for the main file,
+    /// `Some(i)` for `headers[i]`, always an earlier header) and the directive's span there.
+    /// `None` for the command line's `-D`/`-U` header.
+    pub included_at: Option<(Option<usize>, Span)>,
 }
 
 impl Header {
@@ -719,8 +724,14 @@ impl Includes {
                 Header {
                     path: PathBuf::from(COMMAND_LINE),
                     parsed: cl.clone(),
+                    included_at: None,
                 },
             );
+            for h in &mut unit.headers[1..] {
+                if let Some((Some(i), _)) = &mut h.included_at {
+                    *i += 1;
+                }
+            }
         }
         unit.undefined = self.undefined.clone();
         unit.closed = is_source_path(path);
@@ -741,11 +752,14 @@ impl Includes {
         // Depth first in source order: a stack of (including file, its includes, next index, via).
         struct Frame {
             path: PathBuf,
+            /// `None` for the main file, else its index in `unit.headers`.
+            header: Option<usize>,
             includes: Arc<Vec<Include>>,
             next: usize,
         }
         let mut stack = vec![Frame {
             path: main,
+            header: None,
             includes: Arc::new(top),
             next: 0,
         }];
@@ -757,6 +771,7 @@ impl Includes {
             };
             frame.next += 1;
             let from = frame.path.clone();
+            let from_header = frame.header;
             let depth = stack.len() - 1;
             if depth == 0 {
                 via = inc.span;
@@ -821,9 +836,11 @@ impl Includes {
             unit.headers.push(Header {
                 path: hpath.clone(),
                 parsed,
+                included_at: Some((from_header, inc.span)),
             });
             stack.push(Frame {
                 path: hpath,
+                header: Some(unit.headers.len() - 1),
                 includes,
                 next: 0,
             });

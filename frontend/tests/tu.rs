@@ -84,6 +84,13 @@ fn transitive_includes_cycles_and_guards_each_header_once() {
     assert_eq!(names(&u, root), ["a.cuh", "sub/b.cuh", "sub/c.cuh"]);
     assert!(u.missing.is_empty(), "{:?}", u.missing);
     assert!(u.declares("c_helper") && u.declares("IN_A"));
+    // Where each header's text comes in: the first include met, depth first.
+    let at: Vec<(Option<usize>, u32)> = u
+        .headers
+        .iter()
+        .map(|h| h.included_at.map(|(from, span)| (from, span.line)).unwrap())
+        .collect();
+    assert_eq!(at, [(None, 1), (Some(0), 3), (Some(1), 3)]);
 }
 
 #[test]
@@ -371,4 +378,24 @@ fn macros_from_compiler_flags() {
         Defines::from_flags(words).flags(),
         ["-DA=1", "-DB=2", "-UC", "-UD", "-DE(x)=x"]
     );
+}
+
+/// The command line's pseudo-header comes first: the include sites of the headers after it
+/// still name their including header.
+#[test]
+fn include_sites_survive_the_command_line_header() {
+    use frontend::tu::Defines;
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(root, "h1.cuh", "// h1\n#include \"h2.cuh\"\n");
+    write(root, "h2.cuh", "#define H2 1\n");
+    let main = write(root, "k.cu", "#include \"h1.cuh\"\n");
+    let mut defs = Defines::default();
+    defs.define("X=1").unwrap();
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new())).with_defines(&defs);
+    let u = unit(&inc, &main);
+    assert_eq!(names(&u, root).len(), 3);
+    assert_eq!(u.headers[0].included_at, None);
+    let at = |i: usize| u.headers[i].included_at.map(|(f, s)| (f, s.line));
+    assert_eq!((at(1), at(2)), (Some((None, 1)), Some((Some(1), 2))));
 }

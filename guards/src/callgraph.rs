@@ -303,6 +303,40 @@ impl<'f> Reach<'f> {
                     .map(|t| t.qualified_name.clone())
             })
         }));
+        // The class each file of the unit is included into: a header whose include sits in a
+        // class body (`struct group { #include "memory.cuh" };`), or is included by such a
+        // header, innermost first. Its top-level functions are that class's members.
+        let mut enclosing: Vec<Option<String>> = vec![None; unit.files.len()];
+        for (h, header) in tu.headers.iter().enumerate() {
+            let Some((parent, at)) = header.included_at else {
+                continue;
+            };
+            let pk = parent.map_or(0, |i| i + 1);
+            if pk > h {
+                continue;
+            }
+            let inner = unit.files[pk]
+                .types
+                .iter()
+                .filter(|t| {
+                    t.kind == frontend::TypeKind::Class
+                        && t.span.start < at.start
+                        && at.start < t.span.end
+                })
+                .min_by_key(|t| t.span.end - t.span.start)
+                .map(|t| t.qualified_name.clone());
+            enclosing[h + 1] = match (enclosing[pk].clone(), inner) {
+                (Some(outer), Some(c)) => Some(format!("{outer}::{c}")),
+                (outer, None) => outer,
+                (None, c) => c,
+            };
+        }
+        index.set_included_members(
+            fn_at
+                .iter()
+                .enumerate()
+                .filter_map(|(n, &(k, _))| enclosing[k].clone().map(|c| (n, c))),
+        );
         let index = index;
         let mut functors: HashMap<&str, Vec<usize>> = HashMap::new();
         for n in 0..nf {

@@ -387,6 +387,10 @@ pub(crate) struct Index<'f> {
     /// functions are their members, which the header's own parse names as free functions
     /// (ThunderKittens' `struct group { struct tma { struct cluster { #include ... } } }`).
     open_classes: std::collections::HashSet<String>,
+    /// Function nodes defined at the top level of a header that the unit includes inside a
+    /// class body, with that class (qualified, normalised): members of it, which the header's
+    /// own parse names as free functions ([`Index::set_included_members`]).
+    included_in: HashMap<usize, String>,
 }
 
 /// [`Index::parts`]' arguments: class, its parameters' binding, members, depth.
@@ -426,6 +430,7 @@ impl<'f> Index<'f> {
             parts_memo: std::sync::Mutex::new(HashMap::default()),
             local_types: Default::default(),
             open_classes: Default::default(),
+            included_in: HashMap::default(),
             field_names: types
                 .iter()
                 .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
@@ -556,11 +561,15 @@ impl<'f> Index<'f> {
     /// Where function node `n` looks names up.
     pub(crate) fn scope_of(&self, n: usize) -> Scope {
         let f = self.funcs[n];
-        let q = norm(&f.qualified_name);
+        let written = norm(&f.qualified_name);
+        let q = match self.included_in.get(&n) {
+            Some(c) => format!("{c}::{written}"),
+            None => written.clone(),
+        };
         let prefix = q.rsplit_once("::").map_or("", |(p, _)| p);
         let mut scopes = Vec::new();
-        if self.local_types.contains(&q) {
-            scopes.push(q.clone());
+        if self.local_types.contains(&written) {
+            scopes.push(written.clone());
         }
         let mut p = prefix;
         loop {
@@ -688,6 +697,35 @@ impl<'f> Index<'f> {
     /// What the type written `text` denotes from `scope`.
     pub(crate) fn resolve_type(&self, text: &str, scope: &Scope) -> TypeRes {
         self.resolve_type_at(text, scope, 0)
+    }
+
+    /// Makes function nodes members of the class whose body includes their header
+    /// (`struct group { #include "memory.cuh" };`: `memory.cuh`'s `load` is `group::load`):
+    /// found as the class's methods, by the qualified name, and looking names up from the
+    /// class (its members first, its template parameters, its enclosing namespaces). Only a
+    /// function the header defines at its top level (a plain name, no class of its own).
+    pub(crate) fn set_included_members(
+        &mut self,
+        members: impl IntoIterator<Item = (usize, String)>,
+    ) {
+        for (n, class) in members {
+            let f = self.funcs[n];
+            let c = norm(&class);
+            if self.member_of[n].is_some() || f.qualified_name.contains("::") || !self.is_class(&c)
+            {
+                continue;
+            }
+            self.methods
+                .entry((c.clone(), f.name.as_str()))
+                .or_default()
+                .push(n);
+            self.by_qname
+                .entry(format!("{c}::{}", f.name))
+                .or_default()
+                .push(n);
+            self.member_of[n] = Some(c.clone());
+            self.included_in.insert(n, c);
+        }
     }
 
     /// Records the classes whose bodies include a header (see [`Index::open_classes`]).

@@ -4,6 +4,7 @@ namespace lib {
 template <int N> struct group {
   __device__ static inline int lane() { return threadIdx.x; }
   struct sync {
+    __device__ static inline void all() { __syncthreads(); }
 #include "group_sync.cuh"
   };
 };
