@@ -566,6 +566,9 @@ pub struct Call {
     /// Explicit template arguments as written, angle brackets included (`<true>`,
     /// `<WarpReduce, 4>`).
     pub template_args: Option<String>,
+    /// An argument is a pack expansion (`f(xs...)`, `f(g(xs)...)`): the call passes any
+    /// number of arguments, whatever `arg_spans` counts.
+    pub arg_pack: bool,
 }
 
 /// How a [`Call`] is written.

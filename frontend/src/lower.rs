@@ -1483,6 +1483,9 @@ impl<'s> Lowerer<'s> {
                 }
             }
         }
+        let arg_pack = arg_nodes
+            .iter()
+            .any(|a| a.kind() == "parameter_pack_expansion");
         if cn.kind() == "identifier" {
             self.skip_ident = Some(cn.id());
         }
@@ -1568,6 +1571,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: receiver_node.map(span_of),
             receiver_type,
             template_args,
+            arg_pack,
         });
     }
 
@@ -1619,6 +1623,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: None,
             receiver_type: None,
             template_args: None,
+            arg_pack: false,
         });
     }
 
@@ -1705,6 +1710,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: Some(span_of(ident)),
             receiver_type: Some(t),
             template_args: None,
+            arg_pack: false,
         });
     }
 
@@ -1783,6 +1789,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: Some(span_of(range)),
             receiver_type,
             template_args: None,
+            arg_pack: false,
         });
     }
 
@@ -1827,6 +1834,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: Some(span_of(func)),
             receiver_type,
             template_args: None,
+            arg_pack: false,
         });
     }
 
@@ -1864,6 +1872,7 @@ impl<'s> Lowerer<'s> {
             receiver_span: None,
             receiver_type: None,
             template_args: None,
+            arg_pack: false,
         });
     }
 
@@ -1907,6 +1916,7 @@ impl<'s> Lowerer<'s> {
                 receiver_span: None,
                 receiver_type: Some(t.clone()),
                 template_args: None,
+                arg_pack: false,
             });
         }
     }
@@ -2761,9 +2771,9 @@ fn holds_device_code(text: &[u8]) -> bool {
 }
 
 /// The argument counts a parameter list accepts; `None` for a list that is not plain C++ to
-/// this parse: a syntax error or a directive in it, a C++23 explicit object parameter, or an
-/// unnamed parameter whose type is a name in capitals (`void f(KERNEL_ARGS)`: a macro
-/// standing for parameters, as far as the parse can tell).
+/// this parse: a syntax error or a directive in it, a C++23 explicit object parameter, or a
+/// parameter whose type is a name in capitals (`void f(KERNEL_ARGS)`, `void f(float x,
+/// TENSOR(t))`: a macro that may stand for several parameters, as far as the parse can tell).
 fn arity_of(pl: Node<'_>, src: &[u8]) -> Option<Arity> {
     let (mut min, mut max) = (0usize, Some(0usize));
     let mut c = pl.walk();
@@ -2772,17 +2782,16 @@ fn arity_of(pl: Node<'_>, src: &[u8]) -> Option<Arity> {
             "(" | ")" | "," | "comment" => {}
             "..." | "variadic_parameter_declaration" => max = None,
             "parameter_declaration" => {
-                if p.child_by_field_id(fields().declarator).is_none() {
-                    let ty = p
-                        .child_by_field_id(fields().ty)
-                        .map(|t| text_of(t, src))
-                        .unwrap_or_default();
-                    if ty == "void" && pl.named_child_count() == 1 {
-                        continue; // `f(void)`
-                    }
-                    if crate::macro_like(&ty) {
-                        return None;
-                    }
+                let ty = p
+                    .child_by_field_id(fields().ty)
+                    .map(|t| text_of(t, src))
+                    .unwrap_or_default();
+                let unnamed = p.child_by_field_id(fields().declarator).is_none();
+                if unnamed && ty == "void" && pl.named_child_count() == 1 {
+                    continue; // `f(void)`
+                }
+                if crate::macro_like(&ty) {
+                    return None;
                 }
                 min += 1;
                 max = max.map(|m| m + 1);

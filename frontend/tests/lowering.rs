@@ -1415,6 +1415,7 @@ __device__ void cvar(const char* f, ...) {}
 template <typename... Ts> __device__ void pack(int a, Ts... xs) {}
 __device__ void unnamed(float, int) {}
 __device__ void macro_params(PARAMS) {}
+__device__ void macro_named(float x, TENSOR(t)) {}
 __device__ void proto(int a, int b = 2);
 struct S {
   __device__ void later(int a, int b = 3);
@@ -1432,6 +1433,7 @@ __device__ void nodefault(int a, int b);
     assert_eq!(arity("pack"), Some((1, None)));
     assert_eq!(arity("unnamed"), Some((2, Some(2))));
     assert_eq!(arity("macro_params"), None);
+    assert_eq!(arity("macro_named"), None);
     assert_eq!(arity("inline_one"), Some((1, Some(1))));
     assert_eq!(f.defaulted_declarations, vec!["proto", "later"]);
     let a = func(&f, "dflt").arity.unwrap();

@@ -447,6 +447,7 @@ impl<'f> Reach<'f> {
             // written out (no macro among them that may stand for several or none).
             for (c, (v, _)) in f.calls.iter().zip(outcomes.iter_mut()) {
                 if v.len() < 2
+                    || c.arg_pack
                     || !matches!(c.form, CallForm::Plain | CallForm::Method)
                     || !arguments_written(f, c, &macro_by_name)
                 {
@@ -1398,6 +1399,7 @@ fn known_name(reaches: &[Reaches], name: &str) -> bool {
         receiver_span: None,
         receiver_type: None,
         template_args: None,
+        arg_pack: false,
     };
     is_known_call(reaches, &c)
         || reaches

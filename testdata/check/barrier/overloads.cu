@@ -3,7 +3,7 @@
 // shuffles and its two-argument one synchronises: each call is judged by the one it calls.
 // Where the count cannot be trusted, every function of the name counts: a macro among the
 // arguments (it may stand for several or none), a macro standing for parameters, a default
-// given by an earlier declaration, C's `...` and parameter packs.
+// given by an earlier declaration, C's `...`, parameter packs and pack expansions.
 __device__ float reduce(float x) { return x + __shfl_xor(x, 1); }
 __device__ float reduce(float x, float* s) {
   s[threadIdx.x] = x;
@@ -54,6 +54,12 @@ __device__ float tick(float* s) {
   return s[0];
 }
 
+// A pack expansion passes any number of arguments.
+template <typename... Ts>
+__device__ float forward(Ts... xs) {
+  return reduce(xs...);
+}
+
 // A macro standing for arguments.
 #define BOTH v, smem
 
@@ -86,6 +92,7 @@ __global__ void overloads(float* out, const float* in, float* smem, int n) {
   for (int i = 0; i < n; ++i) out[i] = packed(in[i], in[i]);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) fill(smem, i);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) out[i] = tick();  // ~ blockers: none
+  for (int i = 0; i < n; ++i) out[i] = forward(in[i], smem);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) {  // ~ blockers: barrier
     float v = in[i];
     out[i] = reduce(BOTH);
