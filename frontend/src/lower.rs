@@ -1362,6 +1362,7 @@ impl<'s> Lowerer<'s> {
         let mut qualifier = None;
         let mut template_args = None;
         let mut qual_start = None;
+        let mut qual_head = None;
         let mut cur = func;
         let mut callee_node = None;
         let mut indirect = false;
@@ -1400,6 +1401,9 @@ impl<'s> Lowerer<'s> {
                     // The qualifier is everything before the last name (`a::b` of
                     // `a::b::f`, `::ns` of `::ns::f`), read once the last name is found.
                     qual_start.get_or_insert(cur.start_byte());
+                    if qual_head.is_none() {
+                        qual_head = Some(cur.child_by_field_id(fields().scope));
+                    }
                     cur = n;
                 }
                 "template_function" | "template_method" => {
@@ -1465,7 +1469,23 @@ impl<'s> Lowerer<'s> {
         {
             return;
         }
-        if let Some(q0) = qual_start.filter(|&q0| q0 < cn.start_byte()) {
+        // A statement macro written without `;` before a call of a global name
+        // (`CHECK_WARP` then `::lib::copy(x);`) reads as the call's first qualifier: the
+        // name, in capitals and apart from its `::`, is a use of the macro, and the
+        // qualifier starts after it.
+        let mut q0 = qual_start;
+        if let Some(head) = qual_head.flatten().filter(|h| {
+            h.kind() == "namespace_identifier"
+                && crate::macro_like(&text_of(*h, src))
+                && src
+                    .get(h.end_byte())
+                    .is_some_and(|b| b.is_ascii_whitespace())
+        }) {
+            let name = text_of(head, src);
+            self.glued_macro(name, span_of(head));
+            q0 = Some(head.end_byte());
+        }
+        if let Some(q0) = q0.filter(|&q0| q0 < cn.start_byte()) {
             let q = join_tokens(tokens(&String::from_utf8_lossy(&src[q0..cn.start_byte()])));
             let q = q.strip_suffix("template").unwrap_or(&q).trim_end();
             let q = q.strip_suffix("::").unwrap_or(q).trim();
@@ -2203,6 +2223,24 @@ impl<'s> Lowerer<'s> {
                 self.init_map.push((d.id(), r));
             }
         }
+    }
+
+    /// A macro's name read as part of another expression (see [`Lowerer::call`]): a use of it
+    /// in the current function, kept in source order among its identifiers.
+    fn glued_macro(&mut self, name: String, span: Span) {
+        let Some(fc) = self.fns.last_mut() else {
+            return;
+        };
+        let idents = &mut fc.f.idents;
+        let at = idents.partition_point(|u| u.span.start <= span.start);
+        idents.insert(
+            at,
+            IdentUse {
+                name,
+                span,
+                access: Access::Read,
+            },
+        );
     }
 
     /// Records a function declaration (no body) that gives a parameter a default value
