@@ -175,7 +175,7 @@ pub(crate) fn type_base(t: &str) -> &str {
 
 /// At most this many specialisations per unit, and per function.
 const MAX_SPECS: usize = 2048;
-const MAX_SPECS_PER_FUNCTION: usize = 32;
+const MAX_SPECS_PER_FUNCTION: usize = 256;
 
 /// What one function node's body calls, resolved (for a specialisation: under its binding).
 struct Calls<'f> {

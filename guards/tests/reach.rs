@@ -138,15 +138,15 @@ fn a_template_of_a_header_is_what_any_includer_binds() {
 
 #[test]
 fn lambdas_beyond_the_specialisation_cap_still_reach_the_template_loop() {
-    // 40 calls of one template, each with its own lambda: beyond the cap on specialisations
-    // per function, the calls reach the generic template; the last lambda syncs, and the
-    // template's loop must still see it.
+    // 300 calls of one template, each with its own lambda: beyond the cap on specialisations
+    // per function (256), the calls reach the generic template; the last lambda syncs, and
+    // the template's loop must still see it.
     let mut src = String::from(
         "template <class F> __device__ void each(F f) {\n  for (int i = 0; i < 4; ++i) f(i);\n}\n\
          __global__ void k(float* out) {\n",
     );
-    for n in 0..40 {
-        let body = if n == 39 { "__syncthreads();" } else { "" };
+    for n in 0..300 {
+        let body = if n == 299 { "__syncthreads();" } else { "" };
         src.push_str(&format!(
             "  each([&](int i) {{ out[i] = {n}.f; {body} }});\n"
         ));
@@ -163,6 +163,30 @@ fn lambdas_beyond_the_specialisation_cap_still_reach_the_template_loop() {
         1,
     );
     assert_eq!(blockers_as("few.cu", few.as_bytes(), "each:0"), ["barrier"]);
+}
+
+#[test]
+fn a_template_called_from_dozens_of_places_binds_each_callers_lambda() {
+    // composable_kernel's `static_for<...>{}([&](auto i) { ... })` is called from hundreds of
+    // places in one unit. With 32 specialisations per function, the later callers reached
+    // the generic template, whose parameter's calls reach every lambda bound past the cap:
+    // `type_convert<float>(i)` was blocked by an atomic of an unrelated lambda. 60 callers
+    // here, the 51st lambda atomic; the helper's own lambda is pure.
+    let mut src = String::from(
+        "template <class F> __device__ void each(F f) {\n  for (int i = 0; i < 4; ++i) f(i);\n}\n\
+         __device__ void pure_user(float* o);\n\
+         __global__ void k(float* out, float* acc) {\n",
+    );
+    for n in 0..60 {
+        let body = if n == 50 { "atomicAdd(acc, 1.f);" } else { "" };
+        src.push_str(&format!(
+            "  each([&](int i) {{ out[i] = {n}.f; {body} }});\n"
+        ));
+    }
+    src.push_str("  for (int j = 0; j < 4; ++j) pure_user(out);\n}\n");
+    src.push_str("__device__ void pure_user(float* o) { each([&](int i) { o[i] = 0.f; }); }\n");
+    assert!(blockers_as("many.cu", src.as_bytes(), "k:0").is_empty());
+    assert_eq!(blockers_as("many.cu", src.as_bytes(), "each:0"), ["atomic"]);
 }
 
 #[test]
