@@ -37,6 +37,32 @@ pub(crate) struct AheadQueue {
     closed: bool,
 }
 
+impl AheadQueue {
+    /// The compiles of `ahead` (variants made on `base`'s text) replace those not taken yet:
+    /// the baseline's compile of each file first (once per file), then the variants', in
+    /// order.
+    fn replace(&mut self, base: &StateSpec, ahead: &[Ahead]) {
+        let mut files: Vec<&std::path::Path> = ahead.iter().map(|a| a.file.as_path()).collect();
+        files.sort();
+        files.dedup();
+        self.work.clear();
+        let work = |state: &StateSpec, file: &std::path::Path| AheadWork {
+            base: base.hash.clone(),
+            state: state.clone(),
+            file: file.to_path_buf(),
+        };
+        self.work.extend(files.iter().map(|f| work(base, f)));
+        self.work
+            .extend(ahead.iter().map(|a| work(&a.variant, &a.file)));
+    }
+
+    /// Keeps only the compiles asked for by tasks against `base` (the others are of text that
+    /// will not be measured: the loop before accepted an edit), in order.
+    fn keep_for(&mut self, base: &str) {
+        self.work.retain(|w| w.base == base);
+    }
+}
+
 /// One working copy of a lane.
 pub(crate) struct Entry<P> {
     /// `None` while a thread works in it.
@@ -764,19 +790,8 @@ impl<B: Backend> Lane<'_, B> {
     /// worker has taken yet (the loops it named are prepared by now); the preparing thread
     /// goes on at once.
     pub(crate) fn compile_ahead(&self, base: &StateSpec, ahead: &[Ahead]) {
-        let mut files: Vec<&std::path::Path> = ahead.iter().map(|a| a.file.as_path()).collect();
-        files.sort();
-        files.dedup();
         let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        q.work.clear();
-        let work = |state: &StateSpec, file: &std::path::Path| AheadWork {
-            base: base.hash.clone(),
-            state: state.clone(),
-            file: file.to_path_buf(),
-        };
-        q.work.extend(files.iter().map(|f| work(base, f)));
-        q.work
-            .extend(ahead.iter().map(|a| work(&a.variant, &a.file)));
+        q.replace(base, ahead);
         drop(q);
         self.ahead_ready.notify_all();
     }
@@ -785,7 +800,7 @@ impl<B: Backend> Lane<'_, B> {
     /// are of text that will not be measured (the loop before accepted an edit).
     fn drop_stale_ahead(&self, base: &str) {
         let mut q = self.ahead.lock().unwrap_or_else(|p| p.into_inner());
-        q.work.retain(|w| w.base == base);
+        q.keep_for(base);
     }
 
     /// The lane's tasks are over: the compile workers stop after the compile they run.
@@ -866,5 +881,73 @@ fn gate_spans(r: &gates::Report, emit: Emit<'_>) {
     }
     if judged > 0.0 {
         emit(super::span(Phase::Gates, judged));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(hash: &str) -> StateSpec {
+        StateSpec {
+            hash: hash.into(),
+            overlay: Default::default(),
+        }
+    }
+
+    fn listed(q: &AheadQueue) -> Vec<(String, String, String)> {
+        q.work
+            .iter()
+            .map(|w| {
+                (
+                    w.base.clone(),
+                    w.state.hash.clone(),
+                    w.file.display().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compiles_sent_ahead_for_a_stale_baseline_are_dropped() {
+        let ahead = |v: &str, f: &str| Ahead {
+            variant: state(v),
+            file: f.into(),
+        };
+        let mut q = AheadQueue::default();
+        // Loop 2's variants, sent while loop 1 is measured against `b0`.
+        q.replace(
+            &state("b0"),
+            &[
+                ahead("v1", "b.cu"),
+                ahead("v2", "a.cu"),
+                ahead("v3", "b.cu"),
+            ],
+        );
+        let sent = vec![
+            ("b0".into(), "b0".into(), "a.cu".into()),
+            ("b0".into(), "b0".into(), "b.cu".into()),
+            ("b0".into(), "v1".into(), "b.cu".into()),
+            ("b0".into(), "v2".into(), "a.cu".into()),
+            ("b0".into(), "v3".into(), "b.cu".into()),
+        ];
+        assert_eq!(listed(&q), sent);
+        // The next task is against `b0` still (loop 1 rejected): nothing is dropped.
+        q.keep_for("b0");
+        assert_eq!(listed(&q), sent);
+        // Loop 1 accepted an edit: the next task is against `b1`, and none of these compiles
+        // is of text that will be measured.
+        q.keep_for("b1");
+        assert!(listed(&q).is_empty());
+        // What is sent next replaces what was not taken.
+        q.replace(&state("b0"), &[ahead("v1", "b.cu")]);
+        q.replace(&state("b1"), &[ahead("w1", "c.cu")]);
+        assert_eq!(
+            listed(&q),
+            [
+                ("b1".into(), "b1".into(), "c.cu".into()),
+                ("b1".into(), "w1".into(), "c.cu".into())
+            ]
+        );
     }
 }
