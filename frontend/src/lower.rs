@@ -2942,7 +2942,9 @@ fn forwarded<'t>(func: Node<'t>, src: &[u8]) -> Option<Node<'t>> {
 /// a CUDA/HIP vector or half type, `auto`, or a standard integer alias (`size_t`, `int32_t`).
 fn may_overload(t: &str) -> bool {
     let base = t.rsplit("::").next().unwrap_or(t);
-    if base.ends_with("_t") || base.contains("auto") || base.contains("decltype") {
+    // (`decltype`/`auto` only inside template arguments: a class template's object.)
+    let head = base.split('<').next().unwrap_or(base);
+    if base.ends_with("_t") || head.contains("auto") || head.contains("decltype") {
         return false;
     }
     !base

@@ -41,7 +41,19 @@ pub fn normal_type(text: &str) -> Option<String> {
         .into_iter()
         .filter(|t| !QUALIFIERS.contains(t) && !matches!(*t, "*" | "&" | "&&"))
         .collect();
-    if toks.is_empty() || toks.iter().any(|t| matches!(*t, "auto" | "decltype")) {
+    // `auto` or `decltype(...)` as the type itself is unknown here; inside template arguments
+    // (`Loader<decltype(desc), 4>`) it leaves only that argument unknown.
+    let mut depth = 0i32;
+    for t in &toks {
+        match *t {
+            "<" => depth += 1,
+            ">" => depth -= 1,
+            ">>" => depth -= 2,
+            "auto" | "decltype" if depth <= 0 => return None,
+            _ => {}
+        }
+    }
+    if toks.is_empty() {
         return None;
     }
     Some(join_tokens(toks))
@@ -437,5 +449,16 @@ mod tests {
         assert_eq!(normal_type("auto"), None);
         assert_eq!(normal_type("const auto&"), None);
         assert_eq!(normal_type(""), None);
+        assert_eq!(normal_type("decltype(x)"), None);
+        assert_eq!(normal_type("decltype(x)::value_type"), None);
+        // Inside template arguments it leaves that argument unknown, not the class.
+        assert_eq!(
+            normal_type("Loader<decltype(d), 4>").as_deref(),
+            Some("Loader<decltype(d), 4>")
+        );
+        assert_eq!(
+            normal_type("A<B<decltype(d)>>").as_deref(),
+            Some("A<B<decltype(d)>>")
+        );
     }
 }

@@ -1,7 +1,8 @@
 // Calls are resolved by the receiver's static type where the file shows it: a warp reducer's
 // `allreduce` only shuffles, a block reducer's of the same name synchronises; only the block
 // reducer's callers are blocked. The type comes from a variable's or parameter's declaration,
-// `auto x = T(...)`/`T{...}`, a data member (`red.f()`, `this->red.f()`), an alias, a base
+// `auto x = T(...)`/`T{...}` (also with `decltype(...)` among `T`'s template arguments), a data
+// member (`red.f()`, `this->red.f()`), an alias, a base
 // class, or a template parameter that the call binds. Where the type is unknown (a parameter of
 // an unbound template), every `allreduce` of the file is a candidate: blocked.
 struct WarpReduce {
@@ -18,6 +19,12 @@ struct BlockReduce {
 };
 
 struct RowReduce : BlockReduce {};
+
+// A class template whose arguments include `decltype(...)`: the class is still known.
+template <class T, int N>
+struct TileWarp {
+  __device__ float allreduce(float x) const { return x + __shfl_xor(x, N); }
+};
 using Warp = WarpReduce;
 
 struct Norm {
@@ -57,6 +64,10 @@ __global__ void layer_norm(float* out, const float* x, float* smem, int n) {
   for (int i = 0; i < n; ++i) out[i] = reduce_all(r, x, 4);  // ~ blockers: none
   for (int i = 0; i < n; ++i) out[i] = reduce_all(b, x, 4);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) out[i] = reduce_all<WarpReduce>(r, x, 4);  // ~ blockers: none
+  auto tw = TileWarp<decltype(x[0]), 1>();
+  TileWarp<decltype(n), 2> tw2;
+  for (int i = 0; i < n; ++i) out[i] = tw.allreduce(x[i]);  // ~ blockers: none
+  for (int i = 0; i < n; ++i) out[i] = tw2.allreduce(x[i]);  // ~ blockers: none
 }
 
 __global__ void through_pointer(float* out, const float* x, WarpReduce* pw, BlockReduce* pb, int n) {
