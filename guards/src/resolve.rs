@@ -913,6 +913,20 @@ impl<'f> Index<'f> {
                     TypeKind::Alias => {
                         let mut s = self.scope_of_type(&q, def);
                         self.bind_written_class(text, &q, scope, depth, &mut s);
+                        // `using Welford = Welford<T, N>;` in a class: the right side names
+                        // the enclosing scope's `Welford`, not the alias itself.
+                        if let (Some((holder, own)), Some(a)) =
+                            (q.rsplit_once("::"), def.aliased.as_deref())
+                        {
+                            let head = a.trim_start_matches("typename ").trim_start();
+                            let head = head
+                                .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+                                .next()
+                                .unwrap_or_default();
+                            if head == own {
+                                s.scopes.retain(|x| x != holder);
+                            }
+                        }
                         match def
                             .aliased
                             .as_deref()
