@@ -173,13 +173,19 @@ fn ends_line(gap: &[u8]) -> bool {
     })
 }
 
-/// A name written in capitals (`KERNEL_ARGS`, `__VA_ARGS__`): by convention a macro's.
-pub fn macro_like(name: &str) -> bool {
-    name.len() >= 2
-        && name.bytes().any(|b| b.is_ascii_uppercase())
+/// `ALL_CAPS` spelling (one capital letter at least; capitals, digits and `_` only): how
+/// macros are spelt.
+pub fn spelt_as_macro(name: &str) -> bool {
+    name.bytes().any(|b| b.is_ascii_uppercase())
         && name
             .bytes()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// A name written in capitals (`KERNEL_ARGS`, `__VA_ARGS__`), taken for a macro's; not a
+/// single letter (`T`, `N`: how template parameters are named).
+pub fn macro_like(name: &str) -> bool {
+    name.len() >= 2 && spelt_as_macro(name)
 }
 
 /// Parse `source` (any bytes; invalid UTF-8 is tolerated) into the IR.

@@ -2253,12 +2253,12 @@ impl<'s> Lowerer<'s> {
                 .any(|p| p.kind() == "optional_parameter_declaration");
             any
         });
-        let Some(name) = fd.child_by_field_id(fields().declarator) else {
+        let Some(name) = fd
+            .child_by_field_id(fields().declarator)
+            .filter(|_| defaulted)
+        else {
             return;
         };
-        if !defaulted {
-            return;
-        }
         let name = strip_template_args(&text_of(name, self.src));
         let name = name
             .rsplit("::")

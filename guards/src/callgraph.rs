@@ -229,6 +229,16 @@ impl Specs {
     }
 }
 
+/// The innermost class of `file` whose definition holds byte `at` (an include directive in a
+/// class body), qualified.
+fn class_around(file: &SourceFile, at: usize) -> Option<String> {
+    file.types
+        .iter()
+        .filter(|t| t.kind == frontend::TypeKind::Class && t.span.start < at && at < t.span.end)
+        .min_by_key(|t| t.span.end - t.span.start)
+        .map(|t| t.qualified_name.clone())
+}
+
 /// True when the arguments of call `c` are written out: no name among them is a macro of the
 /// unit or looks like one (capitals, `__VA_ARGS__`) without being a parameter, local or
 /// template parameter of `f`; a macro may stand for several arguments or for none, so only
@@ -290,18 +300,9 @@ impl<'f> Reach<'f> {
         let include_sites = std::iter::once((main, &tu.main_includes))
             .chain(tu.headers.iter().map(|h| (h.file(), &h.parsed.includes)));
         index.set_open_classes(include_sites.flat_map(|(file, includes)| {
-            let types = &file.types;
-            includes.iter().filter_map(move |inc| {
-                types
-                    .iter()
-                    .filter(|t| {
-                        t.kind == frontend::TypeKind::Class
-                            && t.span.start < inc.span.start
-                            && inc.span.start < t.span.end
-                    })
-                    .min_by_key(|t| t.span.end - t.span.start)
-                    .map(|t| t.qualified_name.clone())
-            })
+            includes
+                .iter()
+                .filter_map(move |inc| class_around(file, inc.span.start))
         }));
         // The class each file of the unit is included into: a header whose include sits in a
         // class body (`struct group { #include "memory.cuh" };`), or is included by such a
@@ -311,20 +312,9 @@ impl<'f> Reach<'f> {
             let Some((parent, at)) = header.included_at else {
                 continue;
             };
+            // (The including file comes before: `enclosing[pk]` is known.)
             let pk = parent.map_or(0, |i| i + 1);
-            if pk > h {
-                continue;
-            }
-            let inner = unit.files[pk]
-                .types
-                .iter()
-                .filter(|t| {
-                    t.kind == frontend::TypeKind::Class
-                        && t.span.start < at.start
-                        && at.start < t.span.end
-                })
-                .min_by_key(|t| t.span.end - t.span.start)
-                .map(|t| t.qualified_name.clone());
+            let inner = class_around(unit.files[pk], at.start);
             enclosing[h + 1] = match (enclosing[pk].clone(), inner) {
                 (Some(outer), Some(c)) => Some(format!("{outer}::{c}")),
                 (outer, None) => outer,

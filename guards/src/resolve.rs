@@ -711,8 +711,8 @@ impl<'f> Index<'f> {
         for (n, class) in members {
             let f = self.funcs[n];
             let c = norm(&class);
-            if self.member_of[n].is_some() || f.qualified_name.contains("::") || !self.is_class(&c)
-            {
+            // (A method's qualified name holds its class: `S::m`.)
+            if f.qualified_name.contains("::") || !self.is_class(&c) {
                 continue;
             }
             self.methods

@@ -871,22 +871,11 @@ fn is_generic_type_name(t: &str) -> bool {
     plain && !non_integer.contains(&t.trim_start_matches("std::"))
 }
 
-/// `ALL_CAPS` names (one capital letter at least, capitals, digits and `_` only): how macros
-/// are spelt, so one that nothing visible defines is taken for an unseen macro.
-fn looks_macro(w: &str) -> bool {
-    w.chars().any(|c| c.is_ascii_uppercase())
-        && w.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-}
-
 /// `ALL_CAPS` names and `kName` constants: macros or constants from headers and templates.
 fn looks_constant(w: &str) -> bool {
-    let caps = w.chars().any(|c| c.is_ascii_uppercase())
-        && w.chars()
-            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
     let k =
         w.len() > 1 && w.starts_with('k') && w[1..].starts_with(|c: char| c.is_ascii_uppercase());
-    caps || k
+    frontend::spelt_as_macro(w) || k
 }
 
 /// Trip count of `for (i = a; i CMP b; i += s)` when a, b, s are constants and every value the
@@ -1407,7 +1396,8 @@ impl Ctx<'_> {
                 {
                     continue;
                 }
-                let unseen = if looks_macro(w) {
+                // Spelt as a macro, a name nothing visible defines is taken for an unseen macro.
+                let unseen = if frontend::spelt_as_macro(w) {
                     !self.visible(w)
                 } else {
                     missing
