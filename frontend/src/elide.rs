@@ -66,6 +66,152 @@ pub(crate) struct Elided {
     pub(crate) is_static: bool,
     /// What the elided text is.
     pub(crate) role: Role,
+    /// For an object-like macro written alone at namespace scope (`BEGIN_ROCPRIM_NAMESPACE`):
+    /// the namespaces its definition opens or closes, where the file or the unit defines it.
+    pub(crate) namespace: Option<NamespaceMacro>,
+}
+
+/// What an object-like macro whose replacement list only opens or only closes namespaces
+/// does: `#define BEGIN_ROCPRIM_NAMESPACE namespace rocprim {` opens `rocprim`,
+/// `#define END_ROCPRIM_NAMESPACE }` closes one scope. Other object-like macros in the list
+/// are expanded first (TensorRT-LLM's `namespace tensorrt_llm { TRTLLM_ABI_NAMESPACE_BEGIN`).
+/// The parse skips its uses; the lowering qualifies what lies between them as the expansion
+/// would.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NamespaceMacro {
+    /// The scopes opened, outermost first: a namespace's name (`a::b` for `namespace a::b
+    /// {`), or `None` for an inline namespace, whose name qualified calls leave out.
+    Open(Vec<Option<String>>),
+    /// How many scopes it closes.
+    Close(usize),
+}
+
+/// At most this many tokens of a namespace macro's expansion are read.
+const MAX_NAMESPACE_TOKENS: usize = 64;
+
+/// The namespace macros among `defs` (the `#define`s of the headers a file includes): each
+/// object-like macro every definition of which opens the same namespaces, or closes the same
+/// number of scopes (see [`NamespaceMacro`]). What [`crate::parse_in_unit`] takes.
+pub fn namespace_macros(defs: &[MacroDef]) -> HashMap<String, NamespaceMacro> {
+    let defines: Vec<Define> = defs
+        .iter()
+        .map(|m| Define {
+            name: m.name.clone(),
+            function_like: m.params.is_some(),
+            params: m.params.clone().unwrap_or_default(),
+            body: lex::tokenize_macro_body(&m.body),
+        })
+        .collect();
+    namespace_macros_of(&defines)
+}
+
+/// [`namespace_macros`] of lexed `#define`s.
+fn namespace_macros_of(defines: &[Define]) -> HashMap<String, NamespaceMacro> {
+    // Object-like macros with one meaning (every definition the same tokens).
+    let mut bodies: HashMap<&str, Option<Vec<&Tok>>> = HashMap::new();
+    for d in defines {
+        let body = (!d.function_like).then(|| d.body.iter().map(|t| &t.tok).collect::<Vec<_>>());
+        bodies
+            .entry(d.name.as_str())
+            .and_modify(|b| {
+                if *b != body {
+                    *b = None;
+                }
+            })
+            .or_insert(body);
+    }
+    let mut out = HashMap::new();
+    for (&name, body) in &bodies {
+        let Some(body) = body else { continue };
+        // Cheap filter: a namespace macro names `namespace`, or is made of `}` and names.
+        let opens = body
+            .iter()
+            .any(|t| matches!(t, Tok::Ident(w) if w == "namespace"));
+        let closes = body.iter().any(|t| **t == Tok::Punct("}"));
+        if !opens && !closes {
+            continue;
+        }
+        let mut expanded = Vec::new();
+        if !expand_object_like(body, &bodies, 0, &mut expanded) {
+            continue;
+        }
+        if let Some(effect) = namespace_effect(&expanded) {
+            out.insert(name.to_string(), effect);
+        }
+    }
+    out
+}
+
+/// `body` with the object-like macros of `bodies` it names replaced by their expansion
+/// (eight levels at most, [`MAX_NAMESPACE_TOKENS`] tokens at most), into `out`; false when
+/// either bound is passed.
+fn expand_object_like<'t>(
+    body: &[&'t Tok],
+    bodies: &HashMap<&str, Option<Vec<&'t Tok>>>,
+    depth: usize,
+    out: &mut Vec<&'t Tok>,
+) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    for t in body {
+        match t {
+            Tok::Ident(w) if w != "namespace" && w != "inline" => match bodies.get(w.as_str()) {
+                Some(Some(inner)) => {
+                    if !expand_object_like(inner, bodies, depth + 1, out) {
+                        return false;
+                    }
+                }
+                _ => out.push(t),
+            },
+            _ => out.push(t),
+        }
+        if out.len() > MAX_NAMESPACE_TOKENS {
+            return false;
+        }
+    }
+    true
+}
+
+/// The [`NamespaceMacro`] an expanded replacement list is: `(inline)? namespace
+/// NAME(::NAME)* {` repeated, or `}` repeated; `None` for anything else.
+fn namespace_effect(toks: &[&Tok]) -> Option<NamespaceMacro> {
+    if !toks.is_empty() && toks.iter().all(|t| **t == Tok::Punct("}")) {
+        return Some(NamespaceMacro::Close(toks.len()));
+    }
+    let is = |t: Option<&&Tok>, w: &str| matches!(t, Some(Tok::Ident(x)) if x == w);
+    let mut scopes = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let inline = is(toks.get(i), "inline");
+        if inline {
+            i += 1;
+        }
+        if !is(toks.get(i), "namespace") {
+            return None;
+        }
+        i += 1;
+        let mut name = String::new();
+        loop {
+            match toks.get(i) {
+                Some(Tok::Ident(w)) if w != "inline" && w != "namespace" => name.push_str(w),
+                _ => return None,
+            }
+            i += 1;
+            if toks.get(i) == Some(&&Tok::Punct("::")) {
+                name.push_str("::");
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if toks.get(i) != Some(&&Tok::Punct("{")) {
+            return None;
+        }
+        i += 1;
+        scopes.push((!inline).then_some(name));
+    }
+    (!scopes.is_empty()).then_some(NamespaceMacro::Open(scopes))
 }
 
 /// What an elided range is.
@@ -377,6 +523,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             kind: m.kind,
             is_static: m.is_static,
             role: Role::Specifier,
+            namespace: None,
         });
         i = last + 1;
     }
@@ -403,7 +550,12 @@ fn shape_of(src: &[u8], d: &Define, macros: &HashMap<String, SpecifierMacro>) ->
 /// unknown specifiers, pragma macros before loops, macro calls at file scope without `;`, and
 /// the invocations of the file's function-defining macros. A range that overlaps one of
 /// `base` is left out.
-pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: &Plan) -> Plan {
+pub(crate) fn extend(
+    src: &[u8],
+    outer: &HashMap<String, SpecifierMacro>,
+    outer_namespaces: &HashMap<String, NamespaceMacro>,
+    base: &Plan,
+) -> Plan {
     let fresh;
     let lexed = match &base.lexed {
         Some(l) => l.as_ref(),
@@ -426,8 +578,20 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
     let spec: HashSet<&str> = macros.keys().map(|k| k.as_str()).collect();
     // The last definition of a name wins.
     let mut shapes: HashMap<&str, Shape> = HashMap::new();
+    let own_namespaces = namespace_macros_of(defines);
+    let defined_here: HashSet<&str> = defines.iter().map(|d| d.name.as_str()).collect();
     for d in defines {
-        shapes.insert(d.name.as_str(), shape_of(src, d, macros));
+        let shape = if own_namespaces.contains_key(&d.name) {
+            Shape::Namespace
+        } else {
+            shape_of(src, d, macros)
+        };
+        shapes.insert(d.name.as_str(), shape);
+    }
+    for name in outer_namespaces.keys() {
+        if !defined_here.contains(name.as_str()) {
+            shapes.insert(name.as_str(), Shape::Namespace);
+        }
     }
     // Tokens inside ranges `base` already elides are not looked at again.
     let mut skip = base
@@ -483,7 +647,27 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
                 hint,
                 unknown,
             } => (range, name, Role::Pragma { hint, unknown }),
-            Found::Invocation { range, name } => (range, name, Role::Invocation),
+            Found::Invocation { range, name } => {
+                // The file's own definition first, then the unit's.
+                let namespace = if defined_here.contains(name.as_str()) {
+                    own_namespaces.get(&name).cloned()
+                } else {
+                    outer_namespaces.get(&name).cloned()
+                };
+                extra.push(Elided {
+                    span: Span {
+                        start: range.start,
+                        end: range.end,
+                        ..Span::default()
+                    },
+                    name,
+                    kind: None,
+                    is_static: false,
+                    role: Role::Invocation,
+                    namespace,
+                });
+                continue;
+            }
             Found::Expansion {
                 range,
                 name,
@@ -520,6 +704,7 @@ pub(crate) fn extend(src: &[u8], outer: &HashMap<String, SpecifierMacro>, base: 
             kind: None,
             is_static: false,
             role,
+            namespace: None,
         });
     }
     let mut elided: Vec<Elided> = base.elided.clone();

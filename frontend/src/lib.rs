@@ -33,7 +33,7 @@ pub mod types;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-pub use elide::{specifier_macros, SpecifierMacro};
+pub use elide::{namespace_macros, specifier_macros, NamespaceMacro, SpecifierMacro};
 
 pub use ir::*;
 pub use trip::trip_count;
@@ -237,15 +237,26 @@ fn parse_planned(
 /// [`parse`], with the specifier macros defined outside `source` (in the headers it includes;
 /// see [`specifier_macros`]): their uses are skipped by the parse like the file's own.
 pub fn parse_with(source: &[u8], outer: &HashMap<String, SpecifierMacro>) -> SourceFile {
+    parse_in_unit(source, outer, &HashMap::new())
+}
+
+/// [`parse_with`], with the namespace macros defined outside `source` too (see
+/// [`namespace_macros`]): a use of one written alone at namespace scope
+/// (`BEGIN_ROCPRIM_NAMESPACE`) opens or closes its namespaces for what follows.
+pub fn parse_in_unit(
+    source: &[u8],
+    outer: &HashMap<String, SpecifierMacro>,
+    namespaces: &HashMap<String, NamespaceMacro>,
+) -> SourceFile {
     // Host functions' bodies are skipped by the parse (`scan`'s `HostBody`: the lowering
     // never reads them, and they are a quarter to a third of a CUDA file's bytes). What the tokens
     // took for a host function must be one for the lowering too (a host function, its body
     // the skipped one); where it is not, the file is parsed again whole.
-    let (file, host) = parse_once(source, outer, true);
+    let (file, host) = parse_once(source, outer, namespaces, true);
     if host.is_empty() || host_bodies_hold(&file, &host) {
         return file;
     }
-    parse_once(source, outer, false).0
+    parse_once(source, outer, namespaces, false).0
 }
 
 /// True when every range of `host` lies between the braces of a host function's body of
@@ -266,6 +277,7 @@ fn host_bodies_hold(file: &SourceFile, host: &[std::ops::Range<usize>]) -> bool 
 fn parse_once(
     source: &[u8],
     outer: &HashMap<String, SpecifierMacro>,
+    namespaces: &HashMap<String, NamespaceMacro>,
     skip_host: bool,
 ) -> (SourceFile, Vec<std::ops::Range<usize>>) {
     PARSER.with(|cell| {
@@ -287,7 +299,7 @@ fn parse_once(
         // `elide::extend`), found from the tokens before the one parse. Each of those is a
         // syntax error for the grammar where it is found (the file would not parse as C++
         // without its macros), so skipping it loses no code the grammar could read.
-        let mut more = elide::extend(source, outer, &plan);
+        let mut more = elide::extend(source, outer, namespaces, &plan);
         if !skip_host {
             more.host_bodies.clear();
         }
@@ -420,8 +432,8 @@ mod tests {
                     continue;
                 }
                 let src = std::fs::read(&p).unwrap();
-                let (fast, host) = parse_once(&src, &HashMap::new(), true);
-                let whole = parse_once(&src, &HashMap::new(), false).0;
+                let (fast, host) = parse_once(&src, &HashMap::new(), &HashMap::new(), true);
+                let whole = parse_once(&src, &HashMap::new(), &HashMap::new(), false).0;
                 let got = parse(&src);
                 files += 1;
                 if !host.is_empty() && host_bodies_hold(&fast, &host) {
@@ -458,7 +470,7 @@ mod tests {
     fn a_host_body_the_lowering_disowns_is_parsed() {
         let src = b"UNKNOWN_DEF(a, b)\n\nstatic float ref(float* x) {\n  for (int i = 0; i < 4; ++i) x[i] += 1;\n  return x[0];\n}\n\
 int main() { for (int i = 0; i < 2; ++i) run(i); return 0; }\n";
-        let (fast, host) = parse_once(src, &HashMap::new(), true);
+        let (fast, host) = parse_once(src, &HashMap::new(), &HashMap::new(), true);
         assert_eq!(
             host.len(),
             2,
@@ -470,7 +482,12 @@ int main() { for (int i = 0; i < 2; ++i) run(i); return 0; }\n";
         assert_eq!(f.kind, FunctionKind::Device);
         assert_eq!(f.loops.len(), 1);
         // A file of host code alone is not parsed twice: the plain `main` holds.
-        let (fast, host) = parse_once(b"int main() { return run(); }", &HashMap::new(), true);
+        let (fast, host) = parse_once(
+            b"int main() { return run(); }",
+            &HashMap::new(),
+            &HashMap::new(),
+            true,
+        );
         assert_eq!(host.len(), 1);
         assert!(host_bodies_hold(&fast, &host));
     }

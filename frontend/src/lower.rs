@@ -245,10 +245,23 @@ pub(crate) struct Lowerer<'s> {
     array_declarators: usize,
     subscripts: Vec<OpenSubscript>,
     misparsed: Option<MisparsedDecl>,
+    /// The namespace macros the parse skipped (`BEGIN_ROCPRIM_NAMESPACE`), by position: each
+    /// opens or closes namespaces of `ns` when the walk passes it.
+    ns_events: Vec<(usize, crate::elide::NamespaceMacro)>,
+    /// The next of `ns_events` to apply.
+    ns_next: usize,
+    /// The scopes the namespace macros opened, innermost last: `ns`'s length before each, and
+    /// how many names it pushed (0 for an inline namespace).
+    macro_ns: Vec<(usize, usize)>,
 }
 
 impl<'s> Lowerer<'s> {
     pub(crate) fn new(src: &'s [u8], kinds: &'s Kinds, elided: Plan) -> Self {
+        let ns_events = elided
+            .elided
+            .iter()
+            .filter_map(|e| e.namespace.clone().map(|n| (e.span.start, n)))
+            .collect();
         Lowerer {
             src,
             kinds,
@@ -275,6 +288,46 @@ impl<'s> Lowerer<'s> {
             array_declarators: 0,
             subscripts: Vec::new(),
             misparsed: None,
+            ns_events,
+            ns_next: 0,
+            macro_ns: Vec::new(),
+        }
+    }
+
+    /// Opens and closes the namespaces of the namespace macros before `at` (their uses lie
+    /// between declarations at namespace scope: every node the walk left before one has
+    /// been left, and the next node entered begins after it). A closing macro closes only
+    /// what a macro opened.
+    fn namespace_macros_before(&mut self, at: usize) {
+        while let Some((pos, effect)) = self.ns_events.get(self.ns_next) {
+            if *pos > at {
+                break;
+            }
+            match effect {
+                crate::elide::NamespaceMacro::Open(scopes) => {
+                    for name in scopes {
+                        self.macro_ns
+                            .push((self.ns.len(), usize::from(name.is_some())));
+                        if let Some(n) = name {
+                            self.ns.push(n.clone());
+                            self.class_stack.push(None);
+                        }
+                    }
+                }
+                crate::elide::NamespaceMacro::Close(n) => {
+                    for _ in 0..*n {
+                        match self.macro_ns.last() {
+                            Some(&(before, pushed)) if self.ns.len() == before + pushed => {
+                                self.macro_ns.pop();
+                                self.ns.truncate(before);
+                                self.class_stack.truncate(before);
+                            }
+                            _ => break, // a scope the macro did not open is innermost
+                        }
+                    }
+                }
+            }
+            self.ns_next += 1;
         }
     }
 
@@ -382,6 +435,13 @@ impl<'s> Lowerer<'s> {
     }
 
     fn enter(&mut self, node: Node<'_>, field: u16, parent: Option<Node<'_>>) -> bool {
+        if self
+            .ns_events
+            .get(self.ns_next)
+            .is_some_and(|(pos, _)| *pos <= node.start_byte())
+        {
+            self.namespace_macros_before(node.start_byte());
+        }
         let k = self.kinds.of(node.kind_id());
         if let Some(p) = &self.pending_pragma {
             if node.start_byte() >= p.end

@@ -36,6 +36,9 @@ pub(crate) enum Shape {
         params: Vec<String>,
         body: Range<usize>,
     },
+    /// Object-like, and its replacement list only opens or only closes namespaces
+    /// (`namespace rocprim {`, `}`): see `elide::NamespaceMacro`. The file's or the unit's.
+    Namespace,
     /// Anything else.
     Other,
 }
@@ -681,6 +684,19 @@ fn head(
         return None;
     }
     let in_namespace = matches!(scope, ScopeKind::Namespace(_));
+    if in_namespace && j == i {
+        if let Some(end) = bare_macros(cur, j, defined, spec, shapes) {
+            for k in j..end {
+                if let Some(name) = cur.ident(k) {
+                    out.push(Found::Invocation {
+                        range: cur.span(k, k),
+                        name: name.to_string(),
+                    });
+                }
+            }
+            return Some(end);
+        }
+    }
     if in_namespace && j == i && cur.is(j + 1, "(") && !NOT_MACRO_CALLS.contains(&first) {
         if let Some(close) = cur.closing(j + 1) {
             let expansion = |block: Option<Range<usize>>, end: usize| Found::Expansion {
@@ -848,6 +864,85 @@ fn head(
         });
     }
     None
+}
+
+/// At most this many object-like macros in a row are read as [`bare_macros`].
+const MAX_BARE: usize = 4;
+
+/// Words that open a declaration no type or specifier can stand in front of: a name right
+/// before one is no part of it.
+const OPENS_DECLARATION: &[&str] = &["namespace", "template", "using", "typedef", "static_assert"];
+
+/// At the start of a declaration in a namespace (`i`): object-like macros written alone, in
+/// front of something no declaration specifier can precede: `BEGIN_ROCPRIM_NAMESPACE` (which
+/// expands to `namespace rocprim {`) before `namespace detail {` or `template<...>`, before a
+/// class definition (`CUB_NAMESPACE_BEGIN struct S {`), before a `}` or at the end of the
+/// file (`END_ROCPRIM_NAMESPACE`). The grammar reads `NAME namespace detail { ... }` as a
+/// function named `namespace` whose body is never lowered: every function in it was lost.
+/// Each name is a macro of the file or the unit (`defined`) or spelt as one, and no specifier
+/// macro (`spec`, elided elsewhere). A namespace macro ([`Shape::Namespace`]) is one whatever
+/// follows (`END_LIB_NAMESPACE __global__ void k()`). Returns the index after the last name.
+fn bare_macros(
+    cur: &Cursor<'_>,
+    i: usize,
+    defined: &HashSet<&str>,
+    spec: &HashSet<&str>,
+    shapes: &HashMap<&str, Shape>,
+) -> Option<usize> {
+    if let Some(w) = cur.ident(i) {
+        if matches!(shapes.get(w), Some(Shape::Namespace)) && !cur.is(i + 1, "(") {
+            return Some(i + 1);
+        }
+    }
+    let mut k = i;
+    while k - i < MAX_BARE {
+        match cur.ident(k) {
+            Some(w)
+                if !spec.contains(w)
+                    && (crate::macro_like(w) || defined.contains(w))
+                    && !cur.is(k + 1, "(")
+                    && !cur.is(k + 1, "::")
+                    && !cur.is(k + 1, "<") =>
+            {
+                k += 1;
+            }
+            _ => break,
+        }
+        let opens = match cur.tok(k) {
+            None | Some(Tok::Punct("}")) => true,
+            Some(Tok::Ident(w)) if OPENS_DECLARATION.contains(&w.as_str()) => true,
+            Some(Tok::Ident(w)) if matches!(w.as_str(), "struct" | "class" | "union") => {
+                class_definition(cur, k)
+            }
+            _ => false,
+        };
+        if opens {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// True when the `struct`/`class`/`union` at `k` begins a class definition: its (qualified)
+/// name, then `{`, `:` or `final`.
+fn class_definition(cur: &Cursor<'_>, k: usize) -> bool {
+    let mut n = k + 1;
+    // Attributes and alignment: `struct __align__(16) S {`, `struct alignas(8) S {`.
+    while let Some(w) = cur.ident(n) {
+        if cur.is(n + 1, "(") && NOT_MACRO_CALLS.contains(&w) {
+            match cur.closing(n + 1) {
+                Some(c) => n = c + 1,
+                None => return false,
+            }
+        } else {
+            break;
+        }
+    }
+    if cur.ident(n).is_none() {
+        return false;
+    }
+    let end = qualified_end(cur, n);
+    cur.is(end, "{") || cur.is(end, ":") || cur.ident(end) == Some("final")
 }
 
 /// True when the `operator` at `k` names a conversion operator (`operator T*`, `operator
@@ -1222,6 +1317,52 @@ mod tests {
             ),
             ["auto g = [&](int i) mutable { return p[i] + 1; }; delete[] p;"]
         );
+    }
+
+    /// Object-like macros written alone at namespace scope before what no specifier can
+    /// precede (`BEGIN_ROCPRIM_NAMESPACE namespace detail {`) are macro uses, skipped; a name
+    /// before a function or a class used as a type stays an unknown specifier or nothing.
+    #[test]
+    fn bare_macros_before_declarations() {
+        assert_eq!(
+            found(
+                "BEGIN_NS
+namespace detail {
+__device__ void f() {}
+}
+END_NS
+"
+            ),
+            ["invocation BEGIN_NS", "invocation END_NS"]
+        );
+        assert_eq!(
+            found(
+                "BEGIN_NS
+template <class T> __device__ void f(T) {}
+END_NS"
+            ),
+            ["invocation BEGIN_NS", "invocation END_NS"]
+        );
+        assert_eq!(
+            found("LIB_EXPORT CUB_BEGIN using T = int; typedef int U; static_assert(1, \"\");"),
+            ["invocation LIB_EXPORT", "invocation CUB_BEGIN"]
+        );
+        assert_eq!(
+            found("CUB_NAMESPACE_BEGIN\nstruct __align__(16) S : B { };\nCUB_NAMESPACE_END\n"),
+            [
+                "invocation CUB_NAMESPACE_BEGIN",
+                "invocation CUB_NAMESPACE_END"
+            ]
+        );
+        // A specifier of a function returning a class type, a lower-case name, `inline
+        // namespace`, a qualified type, a call: not bare macros.
+        assert_eq!(
+            found("EXPORTED struct S* f() { return 0; }"),
+            ["unknown EXPORTED"]
+        );
+        assert!(found("begin_ns namespace d {}\ninline namespace v1 {}\n").is_empty());
+        assert!(found("extern template struct S<int>;").is_empty());
+        assert!(found("ns::T\ntemplate <class U> void g();").is_empty());
     }
 
     #[test]

@@ -399,3 +399,99 @@ fn include_sites_survive_the_command_line_header() {
     let at = |i: usize| u.headers[i].included_at.map(|(f, s)| (f, s.line));
     assert_eq!((at(1), at(2)), (Some((None, 1)), Some((Some(1), 2))));
 }
+
+/// A file whose plain parse (the unit's `IFC`, `#define IFC constexpr`, unknown) recovers a
+/// function named `IFC` and loses the loop after it (rocPRIM's `if ROCPRIM_IF_CONSTEXPR(x)`):
+/// the parse with the unit's macros has fewer functions but more loops and fewer errors, and
+/// is the one kept (it was dropped for finding fewer functions: 16 of rocPRIM's loops lost).
+#[test]
+fn a_parse_with_fewer_functions_but_more_loops_and_fewer_errors_is_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "cfg.cuh",
+        "#pragma once\n#define DEV __device__\n#define IFC constexpr\n",
+    );
+    let main = write(
+        root,
+        "k.cuh",
+        "#include \"cfg.cuh\"\nstruct H {\n  template<bool F, bool G>\n  DEV void run(int* a, int n) {\n    if IFC(F)\n    {\n      if IFC(G) { a[0] = 1; } else { a[1] = 1; }\n    }\n    else\n    {\n      const int o = 3;\n      if IFC(G) { a[2] = o; }\n    }\n    for (int i = 0; i < n; ++i) a[i] = 0;\n  }\n};\n",
+    );
+    let bytes = std::fs::read(&main).unwrap();
+    let plain = frontend::parse(&bytes);
+    assert!(
+        plain.functions.len() > 1 && plain.functions.iter().all(|f| f.loops.is_empty()),
+        "the plain parse recovers a spurious function and loses the loop: {:?}",
+        plain
+            .functions
+            .iter()
+            .map(|f| &f.qualified_name)
+            .collect::<Vec<_>>()
+    );
+    let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+    let (file, _) = inc.open(&main, &bytes);
+    let got: Vec<(&str, usize)> = file
+        .functions
+        .iter()
+        .map(|f| (f.qualified_name.as_str(), f.loops.len()))
+        .collect();
+    assert_eq!(got, [("H::run", 1)]);
+    assert!(file.parse_errors.len() < plain.parse_errors.len());
+}
+
+/// Namespaces opened and closed by macros of a header (`BEGIN_NS` is `namespace lib {`, and
+/// an ABI macro opens an inline namespace through another macro): the main file's functions
+/// and those of a header that uses the macros are qualified as the expansion puts them, with
+/// the inline namespace left out as qualified calls leave it out; the same whichever file is
+/// opened first.
+#[test]
+fn namespace_macros_of_a_header_qualify_what_follows_them() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write(
+        root,
+        "cfg.cuh",
+        "#pragma once\n#define BEGIN_NS \\\n  namespace lib {\n#define END_NS } /* lib */\n#define ABI v3\n#define ABI_BEGIN inline namespace ABI {\n#define BEGIN_NS2 namespace lib2 { ABI_BEGIN\n#define END_NS2 } }\n",
+    );
+    write(
+        root,
+        "ops.cuh",
+        "#pragma once\n#include \"cfg.cuh\"\nBEGIN_NS\nnamespace detail {\n__device__ void sync() { __syncthreads(); }\n}\nEND_NS\n",
+    );
+    let main = write(
+        root,
+        "k.cu",
+        "#include \"ops.cuh\"\nBEGIN_NS2\n__device__ void step(float* a) { a[0] = 0.f; }\nEND_NS2\n__global__ void k(float* a) { lib2::step(a); lib::detail::sync(); }\n",
+    );
+    for main_first in [true, false] {
+        let inc = Includes::new(Vec::new(), Arc::new(HeaderCache::new()));
+        let ops = root.join("ops.cuh");
+        let qualified = |path: &Path| {
+            let bytes = std::fs::read(path).unwrap();
+            let (file, u) = inc.open(path, &bytes);
+            let mut names: Vec<String> = file
+                .functions
+                .iter()
+                .map(|f| f.qualified_name.clone())
+                .collect();
+            for h in &u.headers {
+                names.extend(h.file().functions.iter().map(|f| f.qualified_name.clone()));
+            }
+            names
+        };
+        let (m, o) = if main_first {
+            let m = qualified(&main);
+            (m, qualified(&ops))
+        } else {
+            let o = qualified(&ops);
+            (qualified(&main), o)
+        };
+        assert_eq!(
+            m,
+            ["lib2::step", "k", "lib::detail::sync"],
+            "main first: {main_first}"
+        );
+        assert_eq!(o, ["lib::detail::sync"], "main first: {main_first}");
+    }
+}

@@ -213,9 +213,15 @@ pub fn check_source(
     source: &[u8],
     settings: &Settings,
 ) -> (FileReport, Vec<Diagnostic>) {
+    // A file that names no GPU qualifier may still hold device code through a specifier
+    // macro of a header it includes (rocPRIM's `ROCPRIM_DEVICE`, from `config.hpp`).
     if !settings.parse_all
         && !frontend::may_contain_gpu_code(source)
         && !rules::wave_size::may_define_warp_size(source)
+        && !settings.includes.as_ref().is_some_and(|inc| {
+            inc.gpu_macro_from_headers(Path::new(path), source)
+                .is_some()
+        })
     {
         let report = FileReport {
             path: path.to_string(),

@@ -213,7 +213,11 @@ pub fn analyse_in(
     source: Vec<u8>,
     includes: &pipeline::Includes,
 ) -> Option<FileInfo> {
-    if !frontend::may_contain_gpu_code(&source) {
+    // (A file may hold device code through a specifier macro of a header it includes,
+    // rocPRIM's `ROCPRIM_DEVICE`: as `check` reads it.)
+    if !frontend::may_contain_gpu_code(&source)
+        && includes.gpu_macro_from_headers(path, &source).is_none()
+    {
         return None;
     }
     let source = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
