@@ -38,6 +38,9 @@ testdata/check/barrier/block_collectives.cu
 testdata/check/atomic/function_pointers.cu
 testdata/check/barrier/member_pointers.cu
 testdata/check/candidate/indirect_unresolved.cu
+testdata/check/tu/namespace_macros.cu
+testdata/check/tu/header_specifiers.cu
+testdata/check/dynamic-lds/shared_macros.cu
 testdata/check/barrier/function_template_arguments.cu
 testdata/check/barrier/cutlass_barriers.cu
 testdata/check/barrier/library_wrappers.cu

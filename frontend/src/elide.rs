@@ -41,6 +41,8 @@ const SPECIFIERS: &[&str] = &[
     "static",
     "constexpr",
     "__always_inline__",
+    "__shared__",
+    "extern",
 ];
 
 /// Identifiers a specifier macro may expand to when a parenthesised argument list follows.
@@ -64,6 +66,11 @@ pub(crate) struct Elided {
     pub(crate) kind: Option<FunctionKind>,
     /// The macro expands to `static`.
     pub(crate) is_static: bool,
+    /// The macro expands to `__shared__` (`#define ROCPRIM_SHARED_MEMORY __shared__`), and
+    /// to `extern` (`#define DYNAMIC_SMEM extern __shared__`): what a declaration it stands
+    /// in front of is.
+    pub(crate) shared: bool,
+    pub(crate) is_extern: bool,
     /// What the elided text is.
     pub(crate) role: Role,
     /// For an object-like macro written alone at namespace scope (`BEGIN_ROCPRIM_NAMESPACE`):
@@ -494,6 +501,8 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                     function_like: true,
                     is_static: false,
                     kind: None,
+                    shared: false,
+                    is_extern: false,
                 };
                 (builtin_attr, m)
             }
@@ -522,6 +531,8 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             name: name.clone(),
             kind: m.kind,
             is_static: m.is_static,
+            shared: m.shared,
+            is_extern: m.is_extern,
             role: Role::Specifier,
             namespace: None,
         });
@@ -663,6 +674,8 @@ pub(crate) fn extend(
                     name,
                     kind: None,
                     is_static: false,
+                    shared: false,
+                    is_extern: false,
                     role: Role::Invocation,
                     namespace,
                 });
@@ -703,6 +716,8 @@ pub(crate) fn extend(
             name,
             kind: None,
             is_static: false,
+            shared: false,
+            is_extern: false,
             role,
             namespace: None,
         });
@@ -750,6 +765,10 @@ pub struct SpecifierMacro {
     pub is_static: bool,
     /// The kind of function it qualifies (`None`: it says nothing of host or device).
     pub kind: Option<FunctionKind>,
+    /// Expands to `__shared__`: a declaration it stands in front of is shared memory.
+    pub shared: bool,
+    /// Expands to `extern`.
+    pub is_extern: bool,
 }
 
 /// The specifier macros among `defs` (the `#define`s of the headers a file includes, say):
@@ -871,13 +890,18 @@ fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
             if known.contains_key(name) || rejected.contains(name) {
                 continue;
             }
-            // Some((is_static, kind)); None: not a specifier macro.
-            let mut verdict = Some((false, None));
+            // Some(what it expands to); None: not a specifier macro.
+            let mut verdict = Some(Expands::default());
             let mut pending = false;
             for d in defs {
                 match specifier_body(&d.body, &known, &by_name) {
-                    Body::Specifiers { is_static, kind } => {
-                        verdict = verdict.map(|(s, k)| (s || is_static, stronger(k, kind)));
+                    Body::Specifiers(e) => {
+                        verdict = verdict.map(|v| Expands {
+                            is_static: v.is_static || e.is_static,
+                            kind: stronger(v.kind, e.kind),
+                            shared: v.shared || e.shared,
+                            is_extern: v.is_extern || e.is_extern,
+                        });
                     }
                     Body::Pending => pending = true,
                     Body::Other => verdict = None,
@@ -888,13 +912,15 @@ fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
             if verdict.is_none() || shapes.len() > 1 {
                 rejected.insert(name);
                 changed = true;
-            } else if let (false, Some((is_static, kind))) = (pending, verdict) {
+            } else if let (false, Some(e)) = (pending, verdict) {
                 known.insert(
                     name.to_string(),
                     SpecifierMacro {
                         function_like: defs[0].function_like,
-                        is_static,
-                        kind,
+                        is_static: e.is_static,
+                        kind: e.kind,
+                        shared: e.shared,
+                        is_extern: e.is_extern,
                     },
                 );
                 changed = true;
@@ -921,13 +947,19 @@ fn stronger(a: Option<FunctionKind>, b: Option<FunctionKind>) -> Option<Function
 }
 
 enum Body {
-    Specifiers {
-        is_static: bool,
-        kind: Option<FunctionKind>,
-    },
+    Specifiers(Expands),
     /// Uses a macro not yet classified.
     Pending,
     Other,
+}
+
+/// What a specifier macro's replacement list holds.
+#[derive(Debug, Clone, Copy, Default)]
+struct Expands {
+    is_static: bool,
+    kind: Option<FunctionKind>,
+    shared: bool,
+    is_extern: bool,
 }
 
 fn specifier_body(
@@ -935,17 +967,18 @@ fn specifier_body(
     known: &HashMap<String, SpecifierMacro>,
     defined: &HashMap<&str, Vec<&Define>>,
 ) -> Body {
-    let mut is_static = false;
-    let mut kind = None;
+    let mut e = Expands::default();
     let mut pending = false;
     let mut i = 0;
     while i < body.len() {
         match &body[i].tok {
             Tok::Ident(n) if SPECIFIERS.contains(&n.as_str()) => {
-                is_static |= n == "static";
+                e.is_static |= n == "static";
+                e.shared |= n == "__shared__";
+                e.is_extern |= n == "extern";
                 match n.as_str() {
-                    "__global__" => kind = stronger(kind, Some(FunctionKind::Kernel)),
-                    "__device__" => kind = stronger(kind, Some(FunctionKind::Device)),
+                    "__global__" => e.kind = stronger(e.kind, Some(FunctionKind::Kernel)),
+                    "__device__" => e.kind = stronger(e.kind, Some(FunctionKind::Device)),
                     _ => {}
                 }
                 i += 1;
@@ -955,14 +988,16 @@ fn specifier_body(
                     return Body::Other;
                 }
                 if n == "__launch_bounds__" {
-                    kind = stronger(kind, Some(FunctionKind::Kernel));
+                    e.kind = stronger(e.kind, Some(FunctionKind::Kernel));
                 }
                 i = skip_group(body, i + 1, "(", ")");
             }
             Tok::Ident(n) => match known.get(n.as_str()) {
                 Some(m) => {
-                    is_static |= m.is_static;
-                    kind = stronger(kind, m.kind);
+                    e.is_static |= m.is_static;
+                    e.kind = stronger(e.kind, m.kind);
+                    e.shared |= m.shared;
+                    e.is_extern |= m.is_extern;
                     i += 1;
                     if m.function_like {
                         if body.get(i).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
@@ -989,7 +1024,7 @@ fn specifier_body(
     if pending {
         Body::Pending
     } else {
-        Body::Specifiers { is_static, kind }
+        Body::Specifiers(e)
     }
 }
 
@@ -1048,10 +1083,25 @@ mod tests {
         // A call, a type, a barrier in one branch of `#if`: not specifier macros.
         let src = "#define SYNC __syncthreads()\n#define DEV __device__ void\n\
                    #if A\n#define Q __device__\n#else\n#define Q __syncthreads();\n#endif\n\
-                   #define SHARED __shared__\n\
-                   DEV f() { SYNC; } Q int g(); SHARED float s[4];\n\
+                   DEV f() { SYNC; } Q int g();\n\
                    __attribute__((aligned(16))) int h;\n";
         assert!(names(src).is_empty(), "{:?}", names(src));
+    }
+
+    /// A macro that is `__shared__` (rocPRIM's `ROCPRIM_SHARED_MEMORY`), or `extern
+    /// __shared__`, is elided like a specifier, and says what it makes the declaration after
+    /// it (the lowering reads it: the grammar could not read `extern SMEM float s[];`).
+    #[test]
+    fn shared_memory_macros_are_elided_and_say_so() {
+        let src = "#define SHARED __shared__\n#define DYN extern __shared__\n\
+                   SHARED float s[4]; DYN float d[];\n";
+        let p = plan(src.as_bytes(), &HashMap::new());
+        let got: Vec<(&str, bool, bool)> = p
+            .elided
+            .iter()
+            .map(|e| (e.name.as_str(), e.shared, e.is_extern))
+            .collect();
+        assert_eq!(got, [("SHARED", true, false), ("DYN", true, true)]);
     }
 
     #[test]

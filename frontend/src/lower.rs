@@ -2142,6 +2142,23 @@ impl<'s> Lowerer<'s> {
                 _ => {}
             }
         }
+        // Specifier macros the parse skipped in front of the declarator
+        // (`ROCPRIM_SHARED_MEMORY T storage;`, `extern SMEM float s[];`).
+        if !shared || !is_extern {
+            let lo = node.prev_sibling().map_or_else(
+                || node.parent().map_or(0, |p| p.start_byte()),
+                |p| p.end_byte(),
+            );
+            let hi = node
+                .child_by_field_id(fields().declarator)
+                .map_or(node.end_byte(), |d| d.start_byte());
+            for e in self.elided.within(lo, hi) {
+                if e.is_specifier() {
+                    shared |= e.shared;
+                    is_extern |= e.is_extern;
+                }
+            }
+        }
         let ty_node = node.child_by_field_id(fields().ty);
         let type_text = ty_node.map(|t| text_of(t, src)).unwrap_or_default();
         // A local object of a class type (not a pointer or reference to one) runs its

@@ -25,3 +25,7 @@
 #define LIB2_END \
     LIB2_ABI_END \
     } /* lib2 */
+
+// Shared memory through macros (rocPRIM's `ROCPRIM_SHARED_MEMORY`).
+#define LIB_SHARED __shared__
+#define LIB_DYNAMIC_SHARED extern __shared__
