@@ -909,6 +909,42 @@ fn a_line_inside_a_loop_suggests_that_loop() {
     assert!(!stderr(&o).contains("inside loop"), "{}", stderr(&o));
 }
 
+/// The ids after a manual unroll are read in the file's unit, as the ids before it: in a
+/// namespace that a header's macro opens (`BEGIN_NS` is `namespace lib {`) they keep it (the
+/// rewritten text was parsed alone: `lib::k:0 -> k:0 (unrolled), k:1 (remainder)`).
+#[test]
+fn ids_after_a_manual_unroll_keep_a_macro_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("ns.cuh"),
+        "#pragma once\n#define BEGIN_NS namespace lib {\n#define END_NS }\n",
+    )
+    .unwrap();
+    let p = dir.path().join("k.cu");
+    std::fs::write(
+        &p,
+        "#include \"ns.cuh\"\nBEGIN_NS\n__global__ void k(float* a, int n) {\n    for (int i = 0; i < n; ++i) {\n        a[i] = 1.0f;\n    }\n    for (int j = 0; j < n; ++j) {\n        a[j] += 2.0f;\n    }\n}\nEND_NS\n",
+    )
+    .unwrap();
+    let o = run(&[
+        p.to_str().unwrap(),
+        "--loop",
+        "lib::k:0",
+        "--factor",
+        "2",
+        "--mode",
+        "manual",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "note: loop ids after the rewrite: lib::k:0 -> lib::k:0 (unrolled), lib::k:1 (remainder); lib::k:1 -> lib::k:2"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// After a manual unroll, the ids that moved are printed (old -> new); a pragma moves none.
 #[test]
 fn manual_unroll_prints_the_ids_that_moved() {

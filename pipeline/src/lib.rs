@@ -440,7 +440,9 @@ impl Source {
     /// How the loop ids of this file change with `variant` of the loop at `loc` (a manual
     /// unroll adds loops, so the ids after it in its function move).
     pub fn renumbering(&self, loc: LoopLoc, variant: &Variant) -> Renumbering {
-        let new = frontend::parse(&variant.source);
+        // The rewritten text in the same unit: ids carry what its headers make them (the
+        // namespaces their macros open).
+        let new = self.tu.parse(&variant.source);
         let new_at = |offset: usize| {
             new.all_loops()
                 .find(|(_, _, l)| l.keyword.start == offset)
