@@ -238,6 +238,10 @@ pub(crate) enum Role {
     /// A macro call at file scope without `;`, or a function-defining macro's invocation
     /// (see [`Plan::expansions`]).
     Invocation,
+    /// A lambda's `__device__`/`__host__` (`[=] __device__ (int i) { ... }`, CUDA's extended
+    /// lambdas), which the grammar cannot read there. The body's bytes still hold the word:
+    /// a host function holding one is lowered (see `lower::holds_device_code`).
+    Lambda,
 }
 
 impl Elided {
@@ -455,14 +459,15 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
     let builtin = [&b"__align__"[..], b"__builtin_align__", b"ext_vector_type"]
         .iter()
         .any(|n| memchr::memmem::find(src, n).is_some());
-    if !builtin && outer.is_empty() && !may_define(src) {
+    let lambdas = may_qualify_lambda(src);
+    if !builtin && !lambdas && outer.is_empty() && !may_define(src) {
         return Plan::default();
     }
     let lexed = Lexed::new(src, outer);
     let Lexed {
         toks, code, macros, ..
     } = &lexed;
-    if !builtin && macros.is_empty() {
+    if !builtin && !lambdas && macros.is_empty() {
         return Plan {
             lexed: Some(Box::new(lexed)),
             ..Plan::default()
@@ -477,6 +482,29 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             i += 1;
             continue;
         };
+        if lambdas && matches!(name.as_str(), "__device__" | "__host__") {
+            if let Some(end) = lambda_qualifiers(toks, code, i) {
+                let range = t.range.start..toks[code[end - 1]].range.end;
+                let p = pos.point(range.start);
+                elided.push(Elided {
+                    span: Span {
+                        start: range.start,
+                        end: range.end,
+                        line: p.row as u32 + 1,
+                        column: p.column as u32 + 1,
+                    },
+                    name: name.clone(),
+                    kind: None,
+                    is_static: false,
+                    shared: false,
+                    is_extern: false,
+                    role: Role::Lambda,
+                    namespace: None,
+                });
+                i = end;
+                continue;
+            }
+        }
         let next_is_paren = code
             .get(i + 1)
             .is_some_and(|&j| toks[j].tok == Tok::Punct("("));
@@ -784,6 +812,63 @@ pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
         })
         .collect();
     specifier_macros_of(&defines)
+}
+
+/// A cheap filter: is a `__device__` or `__host__` of the text right after a `]` (blanks
+/// between), as a lambda's are?
+fn may_qualify_lambda(src: &[u8]) -> bool {
+    [&b"__device__"[..], b"__host__"].iter().any(|w| {
+        memchr::memmem::find_iter(src, w).any(|at| {
+            src[..at]
+                .iter()
+                .rev()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&b| b == b']')
+        })
+    })
+}
+
+/// At `code[i]`, a `__device__`/`__host__` right after a lambda's capture list: the index
+/// after the run of such words when a lambda's parameters, `mutable` or body follow, and the
+/// `]` before closes a capture list (not an attribute's `]]`).
+fn lambda_qualifiers(toks: &[Token], code: &[usize], i: usize) -> Option<usize> {
+    let tok = |k: usize| code.get(k).map(|&j| &toks[j].tok);
+    if i == 0 || tok(i - 1) != Some(&Tok::Punct("]")) {
+        return None;
+    }
+    // The `[` that the `]` closes.
+    let mut depth = 0usize;
+    let mut open = None;
+    for k in (0..i).rev() {
+        match tok(k) {
+            Some(Tok::Punct("]")) => depth += 1,
+            Some(Tok::Punct("[")) => {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(k);
+                    break;
+                }
+            }
+            Some(Tok::Punct(";" | "{" | "}")) => return None,
+            _ => {}
+        }
+        if i - k > 256 {
+            return None;
+        }
+    }
+    let open = open?;
+    if open > 0 && tok(open - 1) == Some(&Tok::Punct("[")) {
+        return None; // `[[attribute]]`
+    }
+    let mut end = i;
+    while matches!(tok(end), Some(Tok::Ident(w)) if w == "__device__" || w == "__host__") {
+        end += 1;
+    }
+    match tok(end) {
+        Some(Tok::Punct("(" | "{")) => Some(end),
+        Some(Tok::Ident(w)) if w == "mutable" => Some(end),
+        _ => None,
+    }
 }
 
 /// A cheap filter: does the text hold a `#` followed (after blanks) by `define`?
