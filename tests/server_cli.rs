@@ -766,3 +766,35 @@ fn specifier_macros_of_the_workspace_are_learned_as_check_learns_them() {
     assert_eq!(c.status()["specifierMacros"], serde_json::json!([]));
     assert_eq!(c.shutdown().code(), Some(0));
 }
+
+/// A file whose only GPU qualifier is a specifier macro of a header it includes is analysed
+/// with no workspace folder and no other document open, as `check FILE` analyses it alone (a
+/// pre-commit hook's view: rocPRIM's headers and `ROCPRIM_DEVICE` from `config.hpp`).
+#[test]
+fn specifier_macros_of_included_headers_count_without_a_workspace() {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    let defs = "#pragma once\n#define DS_D_INLINE __device__ __forceinline__\n";
+    let ops = "#include \"include/defs.cuh\"\n\
+               DS_D_INLINE float warp_sum(float v) {\n  \
+               for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o, 32);\n  \
+               return v;\n}\n";
+    std::fs::create_dir_all(root.join("include")).unwrap();
+    std::fs::write(root.join("include/defs.cuh"), defs).unwrap();
+    std::fs::write(root.join("ops.cuh"), ops).unwrap();
+    let (mut expected, _) = check_json(&root, "ops.cuh");
+    expected.sort();
+    assert_eq!(
+        expected.len(),
+        3,
+        "check ops.cuh alone reads its header's macro"
+    );
+    let uri = file_uri(&root.join("ops.cuh"));
+    let mut c = Client::start(&root, &[]);
+    c.initialize();
+    c.open(&uri, 1, ops);
+    let mut rows = lsp_rows(&c.diagnostics(&uri, 1).diagnostics);
+    rows.sort();
+    assert_eq!(rows, expected);
+    assert_eq!(c.shutdown().code(), Some(0));
+}

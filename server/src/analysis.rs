@@ -154,10 +154,17 @@ pub fn analyse(snap: &Snapshot, cancel: &AtomicBool) -> Option<Analysis> {
         && !guards::rules::wave_size::may_define_warp_size(text)
     {
         out.by_learned = true;
+        // A specifier macro another file of the workspace defines, or one of a header this
+        // file includes (as `check` reads a file alone).
+        let from_headers = || match (&settings.includes, &snap.path) {
+            (Some(inc), Some(path)) => inc.gpu_macro_from_headers(path, text).is_some(),
+            _ => false,
+        };
         if snap
             .learned
             .as_ref()
             .is_none_or(|g| g.used_in(text).is_none())
+            && !from_headers()
         {
             return Some(out);
         }
