@@ -100,16 +100,30 @@ const MAX_NAMESPACE_TOKENS: usize = 64;
 /// object-like macro every definition of which opens the same namespaces, or closes the same
 /// number of scopes (see [`NamespaceMacro`]). What [`crate::parse_in_unit`] takes.
 pub fn namespace_macros(defs: &[MacroDef]) -> HashMap<String, NamespaceMacro> {
-    let defines: Vec<Define> = defs
-        .iter()
+    namespace_macros_of(&lexed_defines(defs))
+}
+
+/// [`specifier_macros`] and [`namespace_macros`] of `defs`, each definition lexed once.
+pub fn unit_macros(
+    defs: &[MacroDef],
+) -> (
+    HashMap<String, SpecifierMacro>,
+    HashMap<String, NamespaceMacro>,
+) {
+    let defines = lexed_defines(defs);
+    (specifier_macros_of(&defines), namespace_macros_of(&defines))
+}
+
+/// `defs` as this module reads `#define`s: their replacement lists as tokens.
+fn lexed_defines(defs: &[MacroDef]) -> Vec<Define> {
+    defs.iter()
         .map(|m| Define {
             name: m.name.clone(),
             function_like: m.params.is_some(),
             params: m.params.clone().unwrap_or_default(),
             body: lex::tokenize_macro_body(&m.body),
         })
-        .collect();
-    namespace_macros_of(&defines)
+        .collect()
 }
 
 /// [`namespace_macros`] of lexed `#define`s.
@@ -245,6 +259,20 @@ pub(crate) enum Role {
 }
 
 impl Elided {
+    /// A range of `role` that says nothing of qualifiers, storage or namespaces.
+    fn new(span: Span, name: String, role: Role) -> Elided {
+        Elided {
+            span,
+            name,
+            kind: None,
+            is_static: false,
+            shared: false,
+            is_extern: false,
+            role,
+            namespace: None,
+        }
+    }
+
     /// True for the names that qualify a function they stand in front of.
     pub(crate) fn is_specifier(&self) -> bool {
         matches!(self.role, Role::Specifier | Role::Unknown)
@@ -426,6 +454,17 @@ impl<'s> Positions<'s> {
         }
     }
 
+    /// The span of `range`, with the line and column of its start.
+    fn span(&mut self, range: Range<usize>) -> Span {
+        let p = self.point(range.start);
+        Span {
+            start: range.start,
+            end: range.end,
+            line: p.row as u32 + 1,
+            column: p.column as u32 + 1,
+        }
+    }
+
     pub(crate) fn point(&mut self, offset: usize) -> tree_sitter::Point {
         let offset = offset.min(self.src.len());
         if offset < self.at {
@@ -485,22 +524,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         if lambdas && matches!(name.as_str(), "__device__" | "__host__") {
             if let Some(end) = lambda_qualifiers(toks, code, i) {
                 let range = t.range.start..toks[code[end - 1]].range.end;
-                let p = pos.point(range.start);
-                elided.push(Elided {
-                    span: Span {
-                        start: range.start,
-                        end: range.end,
-                        line: p.row as u32 + 1,
-                        column: p.column as u32 + 1,
-                    },
-                    name: name.clone(),
-                    kind: None,
-                    is_static: false,
-                    shared: false,
-                    is_extern: false,
-                    role: Role::Lambda,
-                    namespace: None,
-                });
+                elided.push(Elided::new(pos.span(range), name.clone(), Role::Lambda));
                 i = end;
                 continue;
             }
@@ -548,21 +572,12 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
             break; // an unclosed argument list: leave the rest to the grammar
         };
         let range: Range<usize> = t.range.start..toks[last_tok].range.end;
-        let p = pos.point(range.start);
         elided.push(Elided {
-            span: Span {
-                start: range.start,
-                end: range.end,
-                line: p.row as u32 + 1,
-                column: p.column as u32 + 1,
-            },
-            name: name.clone(),
             kind: m.kind,
             is_static: m.is_static,
             shared: m.shared,
             is_extern: m.is_extern,
-            role: Role::Specifier,
-            namespace: None,
+            ..Elided::new(pos.span(range), name.clone(), Role::Specifier)
         });
         i = last + 1;
     }
@@ -686,29 +701,7 @@ pub(crate) fn extend(
                 hint,
                 unknown,
             } => (range, name, Role::Pragma { hint, unknown }),
-            Found::Invocation { range, name } => {
-                // The file's own definition first, then the unit's.
-                let namespace = if defined_here.contains(name.as_str()) {
-                    own_namespaces.get(&name).cloned()
-                } else {
-                    outer_namespaces.get(&name).cloned()
-                };
-                extra.push(Elided {
-                    span: Span {
-                        start: range.start,
-                        end: range.end,
-                        ..Span::default()
-                    },
-                    name,
-                    kind: None,
-                    is_static: false,
-                    shared: false,
-                    is_extern: false,
-                    role: Role::Invocation,
-                    namespace,
-                });
-                continue;
-            }
+            Found::Invocation { range, name } => (range, name, Role::Invocation),
             Found::Expansion {
                 range,
                 name,
@@ -735,19 +728,22 @@ pub(crate) fn extend(
                 (range, name, Role::Invocation)
             }
         };
+        // A macro call's namespaces: the file's own definition first, then the unit's.
+        let namespace = match role {
+            Role::Invocation if defined_here.contains(name.as_str()) => {
+                own_namespaces.get(&name).cloned()
+            }
+            Role::Invocation => outer_namespaces.get(&name).cloned(),
+            _ => None,
+        };
+        let span = Span {
+            start: range.start,
+            end: range.end,
+            ..Span::default()
+        };
         extra.push(Elided {
-            span: Span {
-                start: range.start,
-                end: range.end,
-                ..Span::default()
-            },
-            name,
-            kind: None,
-            is_static: false,
-            shared: false,
-            is_extern: false,
-            role,
-            namespace: None,
+            namespace,
+            ..Elided::new(span, name, role)
         });
     }
     let mut elided: Vec<Elided> = base.elided.clone();
@@ -802,16 +798,7 @@ pub struct SpecifierMacro {
 /// The specifier macros among `defs` (the `#define`s of the headers a file includes, say):
 /// what [`crate::parse_with`] takes to skip their uses in the file.
 pub fn specifier_macros(defs: &[MacroDef]) -> HashMap<String, SpecifierMacro> {
-    let defines: Vec<Define> = defs
-        .iter()
-        .map(|m| Define {
-            name: m.name.clone(),
-            function_like: m.params.is_some(),
-            params: m.params.clone().unwrap_or_default(),
-            body: lex::tokenize_macro_body(&m.body),
-        })
-        .collect();
-    specifier_macros_of(&defines)
+    specifier_macros_of(&lexed_defines(defs))
 }
 
 /// A cheap filter: is a `__device__` or `__host__` of the text right after a `]` (blanks

@@ -87,6 +87,15 @@ pub(crate) fn is_ident_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
+/// True when `src[range]` is not glued to an identifier character (ASCII letters, digits and
+/// `_`) on either side: a name found by a byte search is a whole identifier there.
+pub fn is_whole_identifier(src: &[u8], range: Range<usize>) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let before = range.start.checked_sub(1).and_then(|i| src.get(i).copied());
+    let after = src.get(range.end).copied();
+    !before.is_some_and(ident) && !after.is_some_and(ident)
+}
+
 /// Tokenize `src[range]`. Comments are skipped; string and char literals become [`Tok::Str`];
 /// a `#` first on its line becomes [`Tok::Directive`] holding the directive name (`if`, `pragma`).
 pub fn tokenize(src: &[u8], range: Range<usize>) -> Vec<Token> {

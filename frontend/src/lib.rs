@@ -33,7 +33,7 @@ pub mod types;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-pub use elide::{namespace_macros, specifier_macros, NamespaceMacro, SpecifierMacro};
+pub use elide::{namespace_macros, specifier_macros, unit_macros, NamespaceMacro, SpecifierMacro};
 
 pub use ir::*;
 pub use trip::trip_count;

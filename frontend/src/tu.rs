@@ -249,34 +249,32 @@ impl TranslationUnit {
     /// The specifier macros (`#define DINLINE __device__ __forceinline__`) the headers define
     /// (see [`crate::specifier_macros`]).
     pub fn specifier_macros(&self) -> HashMap<String, crate::SpecifierMacro> {
+        self.elision_macros().0
+    }
+
+    /// The specifier macros ([`TranslationUnit::specifier_macros`]) and the namespace macros
+    /// (`#define BEGIN_ROCPRIM_NAMESPACE namespace rocprim {`, see [`crate::namespace_macros`])
+    /// the headers define, their definitions read once.
+    pub fn elision_macros(
+        &self,
+    ) -> (
+        HashMap<String, crate::SpecifierMacro>,
+        HashMap<String, crate::NamespaceMacro>,
+    ) {
         if self.headers.is_empty() {
-            return HashMap::new();
+            return (HashMap::new(), HashMap::new());
         }
         let defs: Vec<MacroDef> = self
             .headers
             .iter()
             .flat_map(|h| h.file().macros.iter().cloned())
             .collect();
-        let mut spec = crate::specifier_macros(&defs);
+        let (mut spec, namespaces) = crate::unit_macros(&defs);
         // Reserved names (`__device__`, `__global__`, `__forceinline__`) are the compiler's
         // qualifiers; a header that defines them does so for a host-only compile (`#ifndef
         // __HIPCC__`), and eliding them would take the kernels' qualifiers away.
         spec.retain(|name, _| !name.starts_with("__"));
-        spec
-    }
-
-    /// The namespace macros (`#define BEGIN_ROCPRIM_NAMESPACE namespace rocprim {`) the headers
-    /// define (see [`crate::namespace_macros`]).
-    pub fn namespace_macros(&self) -> HashMap<String, crate::NamespaceMacro> {
-        if self.headers.is_empty() {
-            return HashMap::new();
-        }
-        let defs: Vec<MacroDef> = self
-            .headers
-            .iter()
-            .flat_map(|h| h.file().macros.iter().cloned())
-            .collect();
-        crate::namespace_macros(&defs)
+        (spec, namespaces)
     }
 
     /// Parse `source`, a file of this unit (the main file, or a rewritten text of it), with the
@@ -284,8 +282,7 @@ impl TranslationUnit {
     /// uses are skipped as the file's own would be.
     pub fn parse(&self, source: &[u8]) -> SourceFile {
         let file = Arc::new(crate::parse(source));
-        let spec = self.specifier_macros();
-        let namespaces = self.namespace_macros();
+        let (spec, namespaces) = self.elision_macros();
         let file = self.reparse(source, file, &spec, &namespaces);
         Arc::try_unwrap(file).unwrap_or_else(|shared| (*shared).clone())
     }
@@ -506,12 +503,8 @@ impl HeaderCache {
 
 /// True when `name` occurs in `source` as a whole identifier.
 fn uses_identifier(source: &[u8], name: &[u8]) -> bool {
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    memchr::memmem::find_iter(source, name).any(|at| {
-        let before = at.checked_sub(1).map(|i| source[i]);
-        let after = source.get(at + name.len()).copied();
-        !before.is_some_and(ident) && !after.is_some_and(ident)
-    })
+    memchr::memmem::find_iter(source, name)
+        .any(|at| lex::is_whole_identifier(source, at..at + name.len()))
 }
 
 /// Those of `macros` that `source` uses (their name appears in it) and does not define (`own`).
@@ -748,8 +741,7 @@ impl Includes {
     pub fn open(&self, path: &Path, source: &[u8]) -> (Arc<SourceFile>, TranslationUnit) {
         let file = self.cache.parse_main(path, source);
         let mut unit = self.resolve(path, source, &file);
-        let spec = unit.specifier_macros();
-        let namespaces = unit.namespace_macros();
+        let (spec, namespaces) = unit.elision_macros();
         if spec.is_empty() && namespaces.is_empty() {
             return (file, unit);
         }

@@ -141,14 +141,9 @@ impl GpuMacros {
 
     /// The first of these names that `source` uses as a whole identifier.
     pub fn used_in(&self, source: &[u8]) -> Option<&str> {
-        let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
         self.finder
             .find_overlapping_iter(source)
-            .find(|m| {
-                let before = m.start().checked_sub(1).map(|i| source[i]);
-                let after = source.get(m.end()).copied();
-                !before.is_some_and(ident) && !after.is_some_and(ident)
-            })
+            .find(|m| frontend::lex::is_whole_identifier(source, m.range()))
             .map(|m| self.names[m.pattern().as_usize()].as_str())
     }
 }
