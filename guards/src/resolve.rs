@@ -70,6 +70,8 @@ thread_local! {
     static TYPE_STEPS_SEEN: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Every [`Index::parts_walk`] on this thread.
     static PARTS_WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Every class a walk up the bases ([`Bases`]) visited on this thread.
+    static BASE_VISITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// One step of a type resolution: false when the resolution it belongs to is over budget.
@@ -398,6 +400,34 @@ type PartsKey = (String, Vec<(String, TypeRes)>, bool, usize);
 
 /// What a class object is made of: classes, each with its parameters' binding.
 type Parts = Vec<(String, Vec<(String, TypeRes)>)>;
+
+/// The classes one walk up a class's bases has visited, each with the shallowest depth it was
+/// visited at. A hierarchy where a class is reached along several paths (a recursive template
+/// `V<N> : V<N / 2>` whose bases resolve to every definition of the template, rocWMMA's 41
+/// specialisations of `amdgcn_mfma`) was walked once per path: exponential in the depth, 17 s
+/// for one header. A class is walked again only from a shallower depth (where the depth bound
+/// lets the walk go further); what it holds was found the first time.
+#[derive(Default)]
+struct Bases(HashMap<String, usize>);
+
+impl Bases {
+    /// True when `class` is to be walked at `depth`: never visited, or only deeper.
+    fn first_visit(&mut self, class: &str, depth: usize) -> bool {
+        #[cfg(test)]
+        BASE_VISITS.with(|n| n.set(n.get() + 1));
+        match self.0.get_mut(class) {
+            Some(d) if *d <= depth => false,
+            Some(d) => {
+                *d = depth;
+                true
+            }
+            None => {
+                self.0.insert(class.to_string(), depth);
+                true
+            }
+        }
+    }
+}
 
 /// Casts written like calls.
 const CASTS: &[&str] = &[
@@ -1014,11 +1044,18 @@ impl<'f> Index<'f> {
     /// whether every base is visible (`false`: an unknown base may hold it).
     pub(crate) fn methods(&self, class: &str, name: &str) -> (Vec<usize>, bool) {
         let mut out = Vec::new();
-        let complete = self.methods_at(class, name, 0, &mut out);
+        let complete = self.methods_at(class, name, 0, &mut Bases::default(), &mut out);
         (out, complete)
     }
 
-    fn methods_at(&self, class: &str, name: &str, depth: usize, out: &mut Vec<usize>) -> bool {
+    fn methods_at(
+        &self,
+        class: &str,
+        name: &str,
+        depth: usize,
+        seen: &mut Bases,
+        out: &mut Vec<usize>,
+    ) -> bool {
         if depth > MAX_DEPTH {
             return false;
         }
@@ -1026,9 +1063,12 @@ impl<'f> Index<'f> {
             out.extend(v.iter().copied());
             return true;
         }
+        if !seen.first_visit(class, depth) {
+            return true; // what it holds is already in `out`
+        }
         let mut complete = true;
         for def in self.types.get(class).into_iter().flatten() {
-            if def.kind != TypeKind::Class {
+            if def.kind != TypeKind::Class || def.bases.is_empty() {
                 continue;
             }
             let s = self.scope_of_type(class, def);
@@ -1037,7 +1077,7 @@ impl<'f> Index<'f> {
                     TypeRes::Classes(cs) => {
                         for c in cs {
                             if c != class {
-                                complete &= self.methods_at(&c, name, depth + 1, out);
+                                complete &= self.methods_at(&c, name, depth + 1, seen, out);
                             }
                         }
                     }
@@ -1051,21 +1091,34 @@ impl<'f> Index<'f> {
     /// The declared type of data member `name` of `class` (or of a base), with the scope to
     /// read it in.
     fn field_type(&self, class: &str, name: &str, depth: usize) -> Option<(String, Scope)> {
-        if depth > MAX_DEPTH {
+        self.field_type_at(class, name, depth, &mut Bases::default())
+    }
+
+    fn field_type_at(
+        &self,
+        class: &str,
+        name: &str,
+        depth: usize,
+        seen: &mut Bases,
+    ) -> Option<(String, Scope)> {
+        if depth > MAX_DEPTH || !seen.first_visit(class, depth) {
             return None;
         }
         for def in self.types.get(class).into_iter().flatten() {
             if def.kind != TypeKind::Class {
                 continue;
             }
-            let s = self.scope_of_type(class, def);
             if let Some(f) = def.fields.iter().find(|f| f.name == name) {
-                return Some((f.type_text.clone(), s));
+                return Some((f.type_text.clone(), self.scope_of_type(class, def)));
             }
+            if def.bases.is_empty() {
+                continue;
+            }
+            let s = self.scope_of_type(class, def);
             for b in &def.bases {
                 if let TypeRes::Classes(cs) = self.resolve_type_at(b, &s, depth + 1) {
                     for c in cs {
-                        if let Some(x) = self.field_type(&c, name, depth + 1) {
+                        if let Some(x) = self.field_type_at(&c, name, depth + 1, seen) {
                             return Some(x);
                         }
                     }
@@ -1216,11 +1269,11 @@ impl<'f> Index<'f> {
 
     /// The conversion operators of `class` (`operator T*`), its bases' included.
     fn conversions(&self, class: &str, out: &mut Vec<usize>) {
-        self.conversions_at(class, 0, out);
+        self.conversions_at(class, 0, &mut Bases::default(), out);
     }
 
-    fn conversions_at(&self, class: &str, depth: usize, out: &mut Vec<usize>) {
-        if depth > MAX_DEPTH {
+    fn conversions_at(&self, class: &str, depth: usize, seen: &mut Bases, out: &mut Vec<usize>) {
+        if depth > MAX_DEPTH || !seen.first_visit(class, depth) {
             return;
         }
         for def in self.types.get(class).into_iter().flatten() {
@@ -1231,7 +1284,7 @@ impl<'f> Index<'f> {
             }
         }
         for (c, _) in self.parts(class, &[], false, depth) {
-            self.conversions_at(&c, depth + 1, out);
+            self.conversions_at(&c, depth + 1, seen, out);
         }
     }
 
@@ -2209,6 +2262,32 @@ mod tests {
             .collect();
         assert_eq!(verdicts, expected, "{report:?}");
         assert!(walks < 10, "{walks} walks of a class's parts");
+    }
+
+    /// A class reached along many paths of its bases is walked once per search: a class
+    /// template whose specialisations derive from the template itself (each base resolves to
+    /// every definition) was walked once per path, 5^8 for each unqualified call in a member
+    /// of this file (is the callee a member?); rocWMMA's `mfma.hpp`: 17 s. The callee found
+    /// is the one the full walk finds.
+    #[test]
+    fn a_base_reached_along_many_paths_is_walked_once() {
+        let mut src = String::from(
+            "__device__ void helper(int) { __syncthreads(); }\n\
+             template <int N> struct V { __device__ void run(int i) { helper(i); } };\n",
+        );
+        for i in 1..6 {
+            src += &format!("template <> struct V<{i}> : V<{}> {{}};\n", i - 1);
+        }
+        src += "__global__ void k(float* out) {\n  V<5> v;\n\
+                for (int i = 0; i < 8; ++i) { v.run(i); out[i] = i; }\n\
+                for (int i = 0; i < 8; ++i) { out[i] = i; }\n}\n";
+        let (report, verdicts, visits) = checked_alone(src, &BASE_VISITS);
+        assert_eq!(
+            verdicts,
+            [crate::Verdict::Blocked, crate::Verdict::Candidate],
+            "{report:?}"
+        );
+        assert!(visits < 200, "{visits} classes visited");
     }
 
     #[test]
