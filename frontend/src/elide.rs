@@ -252,6 +252,8 @@ pub(crate) enum Role {
     /// A macro call at file scope without `;`, or a function-defining macro's invocation
     /// (see [`Plan::expansions`]).
     Invocation,
+    /// A template's requires-clause in front of a declaration (see `scan::Found::Clause`).
+    Clause,
     /// A lambda's `__device__`/`__host__` (`[=] __device__ (int i) { ... }`, CUDA's extended
     /// lambdas), which the grammar cannot read there. The body's bytes still hold the word:
     /// a host function holding one is lowered (see `lower::holds_device_code`).
@@ -695,6 +697,7 @@ pub(crate) fn extend(
                 continue;
             }
             Found::Unknown { range, name } => (range, name, Role::Unknown),
+            Found::Clause { range } => (range, "requires".to_string(), Role::Clause),
             Found::Pragma {
                 range,
                 name,

@@ -46,6 +46,11 @@ pub(crate) enum Shape {
 /// What the pass found.
 #[derive(Debug, Clone)]
 pub(crate) enum Found {
+    /// A template's requires-clause in front of a declaration (`template <class T> requires
+    /// C<T>`), left out of the parse: the grammar reads one, but not with a directive between
+    /// it and the declaration (CCCL's `#if _CCCL_HAS_CONCEPTS()` around it: the function and
+    /// its kernel qualifier were lost), and it only says which instantiations exist.
+    Clause { range: Range<usize> },
     /// An identifier defined nowhere (in the file or as an outer specifier macro) in
     /// declaration-specifier position, or such a name with its argument list.
     Unknown { range: Range<usize>, name: String },
@@ -676,8 +681,22 @@ fn head(
     out: &mut Vec<Found>,
 ) -> Option<usize> {
     let mut j = i;
-    while cur.ident(j) == Some("template") && cur.is(j + 1, "<") {
-        j = cur.closing(j + 1)? + 1;
+    loop {
+        if cur.ident(j) == Some("template") && cur.is(j + 1, "<") {
+            j = cur.closing(j + 1)? + 1;
+        } else if cur.is(j, "[") && cur.is(j + 1, "[") {
+            // An attribute in front: `[[nodiscard]] _CCCL_DEVICE T f(...)`.
+            j = cur.closing(j)? + 1;
+        } else if j > i && cur.ident(j) == Some("requires") {
+            // A template's requires-clause: `template <class T> requires C<T> && (N > 0)`.
+            let end = requires_clause_end(cur, j + 1)?;
+            out.push(Found::Clause {
+                range: cur.span(j, end - 1),
+            });
+            j = end;
+        } else {
+            break;
+        }
     }
     let first = cur.ident(j)?;
     if NOT_HEADS.contains(&first) {
@@ -1065,6 +1084,28 @@ fn qualified_end(cur: &Cursor<'_>, k: usize) -> usize {
     k
 }
 
+/// The end of a requires-clause's constraint whose first token is `k`: primaries (a
+/// parenthesised expression, a concept or trait with its arguments, `true`) joined by `&&`
+/// and `||`.
+fn requires_clause_end(cur: &Cursor<'_>, k: usize) -> Option<usize> {
+    let mut k = k;
+    for _ in 0..MAX_HEAD {
+        if cur.is(k, "(") {
+            k = cur.closing(k)? + 1;
+        } else if cur.ident(k).is_some() || cur.is(k, "::") {
+            let from = if cur.is(k, "::") { k + 1 } else { k };
+            k = qualified_end(cur, from);
+        } else {
+            return None;
+        }
+        if !(cur.is(k, "&&") || cur.is(k, "||")) {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
+}
+
 /// At the start of a statement in a block (`i`): a pragma macro (or `__pragma(...)`) right
 /// before a loop. Returns where the loop starts.
 fn pragma(
@@ -1218,6 +1259,7 @@ mod tests {
                 Found::Pragma { name, .. } => Some(format!("pragma {name}")),
                 Found::Invocation { name, .. } => Some(format!("invocation {name}")),
                 Found::Expansion { name, .. } => Some(format!("expansion {name}")),
+                Found::Clause { .. } => Some("clause".to_string()),
                 Found::HostBody { .. } => None,
             })
             .collect()
@@ -1374,6 +1416,18 @@ END_NS"
         assert_eq!(
             found("template <class T> DS_D_INLINE T g(T v) { return v; }"),
             ["unknown DS_D_INLINE"]
+        );
+        assert_eq!(
+            found("template <class T>\n[[nodiscard]] _CCCL_DEVICE _CCCL_FORCEINLINE T g(T v) { return v; }"),
+            ["unknown _CCCL_DEVICE", "unknown _CCCL_FORCEINLINE"]
+        );
+        assert_eq!(
+            found("[[nodiscard]] [[maybe_unused]] CUTLASS_DEVICE float h() { return 0; }"),
+            ["unknown CUTLASS_DEVICE"]
+        );
+        assert_eq!(
+            found("template <class T>\n  requires ns::is_foo<T> && (sizeof(T) > 2)\nMY_DEV T g(T v) { return v; }"),
+            ["clause", "unknown MY_DEV"]
         );
         assert_eq!(
             found("struct M { CUTLASS_DEVICE M(int x) {} CUTLASS_DEVICE ~M() {} };"),
