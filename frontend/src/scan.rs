@@ -315,6 +315,9 @@ pub(crate) fn scan(
     }];
     let mut at_start = true;
     let mut stmt_start = 0usize;
+    // The `)` closing an `if`/`for`/`while`/`switch` head in a block: a statement starts
+    // after it (`for (...) UNROLL_4 for (...)`).
+    let mut head_close: Option<usize> = None;
     let mut i = 0usize;
     while i < code.len() {
         let top = scopes.last().map_or(0, |s| s.paren);
@@ -354,6 +357,10 @@ pub(crate) fn scan(
                 if let Some(s) = scopes.last_mut() {
                     s.paren = s.paren.saturating_sub(1);
                 }
+                if head_close == Some(i) {
+                    head_close = None;
+                    at_start = true;
+                }
             }
             Some(Tok::Punct(";")) if top == 0 => at_start = true,
             Some(Tok::Punct(":"))
@@ -362,6 +369,26 @@ pub(crate) fn scan(
                     && matches!(cur.ident(i - 1), Some("public" | "private" | "protected")) =>
             {
                 at_start = true;
+            }
+            // `case X:`, `default:`, `label:` in a block: a statement follows.
+            Some(Tok::Punct(":"))
+                if top == 0
+                    && matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block))
+                    && (cur.ident(stmt_start) == Some("case")
+                        || (i == stmt_start + 1 && cur.ident(stmt_start).is_some())) =>
+            {
+                at_start = true;
+            }
+            Some(Tok::Ident(w))
+                if top == 0 && matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block)) =>
+            {
+                match w.as_str() {
+                    "if" | "for" | "while" | "switch" if cur.is(i + 1, "(") => {
+                        head_close = cur.closing(i + 1);
+                    }
+                    "else" | "do" => at_start = true,
+                    _ => {}
+                }
             }
             Some(Tok::Punct("{")) => {
                 let in_block = matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block));
