@@ -653,8 +653,30 @@ fn brace_kind(cur: &Cursor<'_>, start: usize, open: usize, in_block: bool) -> Sc
     let mut angle = 0i32;
     let mut class_name = None;
     let mut is_class = false;
+    let mut skip_to = k;
     for j in k..open {
+        if j < skip_to {
+            continue;
+        }
         match cur.tok(j) {
+            // Between `struct` and the class's name, `NAME(...)` is an alignment or an
+            // attribute (`struct alignas(16) S {`, `struct MY_ALIGN(16) S {`), not a
+            // function's parameters: tiny-cuda-nn's `struct alignas(16) mma_frag` lost its
+            // members.
+            Some(Tok::Punct("("))
+                if angle == 0
+                    && j >= 2
+                    && cur.ident(j - 1).is_some()
+                    && matches!(cur.ident(j - 2), Some("struct" | "class" | "union")) =>
+            {
+                match cur.closing(j) {
+                    Some(c) if c < open => {
+                        class_name = None;
+                        skip_to = c + 1;
+                    }
+                    _ => return ScopeKind::Block,
+                }
+            }
             Some(Tok::Punct("(")) if angle == 0 => return ScopeKind::Block,
             Some(Tok::Punct("=")) if angle == 0 => return ScopeKind::Block,
             Some(Tok::Punct("<")) => angle += 1,
@@ -726,6 +748,20 @@ fn head(
         }
     }
     let first = cur.ident(j)?;
+    // `struct MY_ALIGN(16) S {`: a macro call between the keyword and the class's name (an
+    // alignment or an attribute), which the grammar cannot read.
+    if matches!(first, "struct" | "class" | "union") {
+        if let Some(w) = cur.ident(j + 1).filter(|w| !NOT_MACRO_CALLS.contains(w)) {
+            if cur.is(j + 2, "(") {
+                if let Some(close) = cur.closing(j + 2).filter(|&c| cur.ident(c + 1).is_some()) {
+                    out.push(Found::Invocation {
+                        range: cur.span(j + 1, close),
+                        name: w.to_string(),
+                    });
+                }
+            }
+        }
+    }
     if NOT_HEADS.contains(&first) {
         return None;
     }
@@ -1431,6 +1467,11 @@ END_NS"
         );
         assert!(found("begin_ns namespace d {}\ninline namespace v1 {}\n").is_empty());
         assert!(found("extern template struct S<int>;").is_empty());
+        assert_eq!(
+            found("struct MY_ALIGN(16) S { int x; };\ntemplate <int N> class alignas(8) T {};"),
+            ["invocation MY_ALIGN"]
+        );
+        assert!(found("struct S f(int x) { return S{}; }").is_empty());
         assert!(found("ns::T\ntemplate <class U> void g();").is_empty());
     }
 

@@ -56,6 +56,34 @@ _CCCL_KERNEL_ATTRIBUTES __launch_bounds__(256) void constrained_kernel(T* s, int
   for (int i = 0; i < n; ++i) s[i] += T(1);  // ~ blockers: none
 }
 
+// An alignment or a macro call between `struct` and the name (tiny-cuda-nn's
+// `struct alignas(16) mma_frag`) keeps the body a class body.
+template <int N>
+struct alignas(16) Fragment {
+  float v[N];
+  CUTLASS_DEVICE void store_sync(float* s) {
+    for (int i = 0; i < N; ++i) {  // ~ blockers: barrier
+      s[i] = v[i];
+      __syncthreads();
+    }
+  }
+  CUTLASS_DEVICE float sum() const {
+    float acc = 0.f;
+    for (int i = 0; i < N; ++i) acc += v[i];  // ~ blockers: none
+    return acc;
+  }
+};
+
+struct TILE_ALIGN(16) Tile {
+  float v[8];
+  CUTLASS_DEVICE void publish(float* s) {
+    for (int i = 0; i < 8; ++i) {  // ~ blockers: barrier
+      s[i] = v[i];
+      __syncthreads();
+    }
+  }
+};
+
 struct Epilogue {
   float* s;
   CUTLASS_DEVICE void apply(int n) {
@@ -77,4 +105,9 @@ __global__ void uses_unknown_specifiers(float* a, float* s, int n) {
   for (int i = 0; i < n; ++i) a[i] = reduce_sync(s, 4);  // ~ blockers: barrier
   for (int i = 0; i < n; ++i) a[i] = lane_sum(s + i);  // ~ blockers: none
   for (int i = 0; i < n; ++i) fill_sync(s, 4);  // ~ blockers: barrier
+  Fragment<4> frag;
+  for (int i = 0; i < n; ++i) frag.store_sync(s);  // ~ blockers: barrier
+  for (int i = 0; i < n; ++i) a[i] = frag.sum();  // ~ blockers: none
+  Tile tile;
+  for (int i = 0; i < n; ++i) tile.publish(s);  // ~ blockers: barrier
 }
