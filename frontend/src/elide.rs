@@ -34,6 +34,7 @@ const SPECIFIERS: &[&str] = &[
     "__host__",
     "__global__",
     "__forceinline__",
+    "__forceinline",
     "__noinline__",
     "__inline__",
     "__inline",
@@ -1151,6 +1152,17 @@ mod tests {
             ]
             .map(|(a, b)| (a.to_string(), b.to_string()))
         );
+    }
+
+    /// One name defined in several branches, MSVC's `__forceinline` in one of them (NCCL's
+    /// `NCCL_HOST_DEVICE_INLINE`): a specifier macro, the strongest kind of its branches.
+    #[test]
+    fn a_specifier_macro_of_several_branches_is_one() {
+        let src = "#if CUDACC\n#define HDI __host__ __device__ __forceinline__\n\
+                   #elif WIN\n#define HDI __forceinline\n\
+                   #else\n#define HDI inline __attribute__((always_inline))\n#endif\n\
+                   template <typename X> HDI constexpr X up(X x) { return x; }\n";
+        assert_eq!(names(src), [("HDI".to_string(), "HDI".to_string())]);
     }
 
     #[test]

@@ -128,6 +128,7 @@ const SPECIFIERS: &[&str] = &[
     "__host__",
     "__global__",
     "__forceinline__",
+    "__forceinline",
     "__noinline__",
     "__inline__",
     "__inline",
