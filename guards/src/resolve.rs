@@ -439,6 +439,10 @@ const CASTS: &[&str] = &[
     "__builtin_bit_cast",
 ];
 
+/// Operators written like calls (`noexcept(f(x))`, in CCCL's tests `static_assert(noexcept(m(i)))`,
+/// was listed as an unresolved callee): no function is called by their name.
+const OPERATORS: &[&str] = &["noexcept", "typeid", "sizeof", "alignof", "decltype"];
+
 impl<'f> Index<'f> {
     /// The index of `funcs` (function node `n` is `funcs[n]`) and `types` (every type of the
     /// unit, with the scopes of its file).
@@ -1924,7 +1928,7 @@ impl<'f> Index<'f> {
 
     fn plain(&self, scope: &Scope, c: &Call, out: &mut Vec<usize>) -> Outcome {
         let name = c.callee.as_str();
-        if CASTS.contains(&name) {
+        if CASTS.contains(&name) || OPERATORS.contains(&name) {
             return Outcome::NotACall;
         }
         if let Some(q) = c.qualifier.as_deref() {

@@ -52,6 +52,11 @@ __global__ void hygiene(float* a, const int* idx, Counter cnt, int n, cudaTextur
     // The toolkits' 16- and 8-bit float types named as functional casts are no callees.
     a[i] = float(nv_bfloat16(a[i])) + float(nv_half(a[i])) + float(__nv_fp8_e4m3(a[i]));
   }
+  for (int i = 0; i < n; ++i) {  // ~ blockers: none
+    // Operators written like calls (`noexcept(...)`, `typeid(...)`) are no callees.
+    static_assert(noexcept(cnt.get()) || true, "");
+    a[i] += float(noexcept(a[i] + 1.f));
+  }
   for (int i = 0; i < n; ++i) cnt.bump();  // ~ blockers: none
   // ~^ unresolved: cnt.bump
   for (int i = 0; i < n; ++i) a[i] = ext_scale(a[i]);  // ~ blockers: none
