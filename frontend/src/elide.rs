@@ -633,7 +633,8 @@ pub(crate) fn extend(
         .chain(outer.keys().map(|k| k.as_str()))
         .collect();
     let spec: HashSet<&str> = macros.keys().map(|k| k.as_str()).collect();
-    // The last definition of a name wins.
+    // The last definition of a name wins, but an empty one never replaces a pragma
+    // (`_Pragma("unroll")` under `__CUDA_ARCH__`, nothing for the host: the device's).
     let mut shapes: HashMap<&str, Shape> = HashMap::new();
     let own_namespaces = namespace_macros_of(defines);
     let defined_here: HashSet<&str> = defines.iter().map(|d| d.name.as_str()).collect();
@@ -643,6 +644,10 @@ pub(crate) fn extend(
         } else {
             shape_of(src, d, macros)
         };
+        let empty = !d.function_like && d.body.is_empty();
+        if empty && matches!(shapes.get(d.name.as_str()), Some(Shape::Pragma(Some(_)))) {
+            continue;
+        }
         shapes.insert(d.name.as_str(), shape);
     }
     for name in outer_namespaces.keys() {

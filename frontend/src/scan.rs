@@ -22,7 +22,8 @@ const MAX_HEAD: usize = 64;
 /// What a macro of the file is, for this pass.
 #[derive(Debug, Clone)]
 pub(crate) enum Shape {
-    /// `_Pragma("...")` / `__pragma(...)`: the unroll hint it gives, if it is an unroll pragma.
+    /// `_Pragma("...")` / `__pragma(...)`: the unroll hint it gives, if it is an unroll pragma;
+    /// also an object-like macro that expands to nothing (no hint).
     Pragma(Option<(UnrollHint, PragmaSyntax)>),
     /// Function-like, and its replacement list defines a `__global__`/`__device__` function,
     /// body included: `params`, and the replacement list's bytes in the file.
@@ -1249,7 +1250,13 @@ pub(crate) fn shape(
     device: impl Fn(&str) -> bool,
 ) -> Shape {
     let Some(first) = body.first() else {
-        return Shape::Other;
+        // An object-like macro that expands to nothing (`#define TCNN_PRAGMA_UNROLL` in the
+        // host branch of `#if defined(__CUDA_ARCH__)`): before a loop, a pragma that says
+        // nothing.
+        return match params {
+            None => Shape::Pragma(None),
+            Some(_) => Shape::Other,
+        };
     };
     if let Tok::Ident(w) = &first.tok {
         if (w == "_Pragma" || w == "__pragma")

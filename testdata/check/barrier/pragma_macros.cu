@@ -68,3 +68,31 @@ again:
   // ~^ pragma: nounroll
   if (a[0] > 0.f) goto again;
 }
+
+// A pragma macro for the device compile that is empty for the host one (tiny-cuda-nn's
+// `TCNN_PRAGMA_UNROLL`) is the device's pragma; a macro that expands to nothing before a loop
+// is no pragma. Both swallowed their loops.
+#if defined(__CUDA_ARCH__)
+#define DEV_UNROLL _Pragma("unroll")
+#define DEV_NO_UNROLL _Pragma("unroll 1")
+#else
+#define DEV_UNROLL
+#define DEV_NO_UNROLL
+#endif
+#define NOTHING_HERE
+
+__device__ void pragma_macros_of_two_branches(float* a, float* s, int n) {
+  DEV_UNROLL
+  // ~^ diag: unroll-blocked
+  for (int i = 0; i < 8; ++i) {  // ~ blockers: barrier
+    // ~^ pragma: unroll
+    s[i] = a[i];
+    __syncthreads();
+  }
+  DEV_NO_UNROLL
+  for (int i = 0; i < n; ++i) a[i] += 1.f;  // ~ blockers: none
+  // ~^ pragma: nounroll
+  NOTHING_HERE
+  for (int i = 0; i < n; ++i) a[i] += 2.f;  // ~ blockers: none
+  // ~^ pragma: none
+}
