@@ -46,6 +46,19 @@ const SPECIFIERS: &[&str] = &[
     "extern",
 ];
 
+/// The return types a specifier macro may end with (see [`SpecifierMacro::typed`]).
+const RETURN_TYPES: &[&str] = &[
+    "void", "int", "unsigned", "signed", "long", "short", "char", "bool", "float", "double",
+];
+
+/// True when the code token `k` starts a function's declarator: a name (not a keyword of
+/// [`RETURN_TYPES`]) and its `(`.
+fn before_declarator(toks: &[Token], code: &[usize], k: usize) -> bool {
+    let tok = |k: usize| code.get(k).map(|&j| &toks[j].tok);
+    matches!(tok(k), Some(Tok::Ident(n)) if !RETURN_TYPES.contains(&n.as_str()))
+        && tok(k + 1) == Some(&Tok::Punct("("))
+}
+
 /// Identifiers a specifier macro may expand to when a parenthesised argument list follows.
 const ATTRIBUTES: &[&str] = &[
     "__attribute__",
@@ -255,6 +268,9 @@ pub(crate) enum Role {
     Invocation,
     /// A template's requires-clause in front of a declaration (see `scan::Found::Clause`).
     Clause,
+    /// The directive lines of a conditional group whose code leaves its braces unbalanced
+    /// (see `unbalanced_conditionals`).
+    Directive,
     /// A lambda's `__device__`/`__host__` (`[=] __device__ (int i) { ... }`, CUDA's extended
     /// lambdas), which the grammar cannot read there. The body's bytes still hold the word:
     /// a host function holding one is lowered (see `lower::holds_device_code`).
@@ -558,6 +574,7 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
                     kind: None,
                     shared: false,
                     is_extern: false,
+                    typed: false,
                 };
                 (builtin_attr, m)
             }
@@ -574,6 +591,10 @@ pub(crate) fn plan(src: &[u8], outer: &HashMap<String, SpecifierMacro>) -> Plan 
         let Some(&last_tok) = code.get(last) else {
             break; // an unclosed argument list: leave the rest to the grammar
         };
+        if m.typed && !before_declarator(toks, code, last + 1) {
+            i += 1;
+            continue;
+        }
         let range: Range<usize> = t.range.start..toks[last_tok].range.end;
         elided.push(Elided {
             kind: m.kind,
@@ -755,6 +776,14 @@ pub(crate) fn extend(
             ..Elided::new(span, name, role)
         });
     }
+    for range in unbalanced_conditionals(src, toks) {
+        let span = Span {
+            start: range.start,
+            end: range.end,
+            ..Span::default()
+        };
+        extra.push(Elided::new(span, "#if".to_string(), Role::Directive));
+    }
     let mut elided: Vec<Elided> = base.elided.clone();
     elided.extend(extra);
     elided.sort_by_key(|e| (e.span.start, e.span.end));
@@ -802,6 +831,10 @@ pub struct SpecifierMacro {
     pub shared: bool,
     /// Expands to `extern`.
     pub is_extern: bool,
+    /// Ends with the function's return type (rocBLAS's `#define ROCBLAS_KERNEL(lb_) static
+    /// __global__ __launch_bounds__((lb_)) void`, then `ROCBLAS_KERNEL(NB) name(...)`): a use
+    /// is one only right before a function's name and its `(`.
+    pub typed: bool,
 }
 
 /// The specifier macros among `defs` (the `#define`s of the headers a file includes, say):
@@ -947,6 +980,75 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
 }
 
 /// True when `src[a..b]` holds a newline that no `\` continues.
+/// The directive lines of the conditional groups (`#if`/`#ifdef`/`#ifndef` ... `#endif`, no
+/// `#elif` or `#else`) whose code opens more braces than it closes, or fewer: rocBLAS's
+/// `#if DEVICE_GRID_YZ_16BIT` / `for (...) {` / `#endif` ... `#if DEVICE_GRID_YZ_16BIT` / `}` /
+/// `#endif`. The grammar reads each group as a unit, so an unbalanced one breaks the parse of
+/// everything around it (the whole file in rocBLAS's kernels). Left out of the parse, the code
+/// between them is read as if the condition held. Groups with an `#else` are left alone.
+fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
+    struct Group {
+        line: Range<usize>,
+        balance: i64,
+        alternatives: bool,
+    }
+    let mut out = Vec::new();
+    if !toks
+        .iter()
+        .any(|t| matches!(&t.tok, Tok::Directive(d) if d == "endif"))
+    {
+        return out;
+    }
+    let mut open: Vec<Group> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let Tok::Directive(d) = &toks[i].tok else {
+            let delta = match toks[i].tok {
+                Tok::Punct("{") => 1,
+                Tok::Punct("}") => -1,
+                _ => 0,
+            };
+            if delta != 0 {
+                for g in &mut open {
+                    g.balance += delta;
+                }
+            }
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j < toks.len() && !line_break_between(src, toks[j - 1].range.end, toks[j].range.start)
+        {
+            j += 1;
+        }
+        let line = toks[i].range.start..toks[j - 1].range.end;
+        match d.as_str() {
+            "if" | "ifdef" | "ifndef" => open.push(Group {
+                line,
+                balance: 0,
+                alternatives: false,
+            }),
+            "elif" | "elifdef" | "elifndef" | "else" => {
+                if let Some(g) = open.last_mut() {
+                    g.alternatives = true;
+                }
+            }
+            "endif" => {
+                if let Some(g) = open.pop() {
+                    if g.balance != 0 && !g.alternatives {
+                        out.push(g.line);
+                        out.push(line);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i = j;
+    }
+    out.sort_by_key(|r| r.start);
+    out
+}
+
 fn line_break_between(src: &[u8], a: usize, b: usize) -> bool {
     let gap = &src[a.min(src.len())..b.min(src.len())];
     memchr::memchr_iter(b'\n', gap).any(|k| {
@@ -982,6 +1084,7 @@ fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
                             kind: stronger(v.kind, e.kind),
                             shared: v.shared || e.shared,
                             is_extern: v.is_extern || e.is_extern,
+                            typed: v.typed || e.typed,
                         });
                     }
                     Body::Pending => pending = true,
@@ -1002,6 +1105,7 @@ fn specifier_macros_of(defines: &[Define]) -> HashMap<String, SpecifierMacro> {
                         kind: e.kind,
                         shared: e.shared,
                         is_extern: e.is_extern,
+                        typed: e.typed,
                     },
                 );
                 changed = true;
@@ -1041,6 +1145,7 @@ struct Expands {
     kind: Option<FunctionKind>,
     shared: bool,
     is_extern: bool,
+    typed: bool,
 }
 
 fn specifier_body(
@@ -1073,12 +1178,24 @@ fn specifier_body(
                 }
                 i = skip_group(body, i + 1, "(", ")");
             }
+            // The function's return type, last, after a GPU qualifier (`static __global__
+            // __launch_bounds__((lb_)) void`).
+            Tok::Ident(_)
+                if e.kind.is_some()
+                    && body[i..].iter().all(
+                        |t| matches!(&t.tok, Tok::Ident(n) if RETURN_TYPES.contains(&n.as_str())),
+                    ) =>
+            {
+                e.typed = true;
+                break;
+            }
             Tok::Ident(n) => match known.get(n.as_str()) {
                 Some(m) => {
                     e.is_static |= m.is_static;
                     e.kind = stronger(e.kind, m.kind);
                     e.shared |= m.shared;
                     e.is_extern |= m.is_extern;
+                    e.typed |= m.typed;
                     i += 1;
                     if m.function_like {
                         if body.get(i).map(|t| &t.tok) != Some(&Tok::Punct("(")) {
@@ -1170,14 +1287,42 @@ mod tests {
         assert_eq!(names(src), [("HDI".to_string(), "HDI".to_string())]);
     }
 
+    /// Only the directive lines of groups whose code leaves braces open (or closes more than
+    /// it opens) and that have no alternative branch.
+    #[test]
+    fn unbalanced_conditional_groups() {
+        let src = "void f() {\n#if A\n for (;;) {\n#endif\n x();\n#if A\n }\n#endif\n\
+                   #if B\n { y(); }\n#endif\n#if C\n if (p) {\n#else\n if (q) {\n#endif\n }\n}\n";
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
+            .into_iter()
+            .map(|r| &src[r])
+            .collect();
+        assert_eq!(lines, ["#if A", "#endif", "#if A", "#endif"]);
+    }
+
     #[test]
     fn macros_with_anything_else_are_kept() {
         // A call, a type, a barrier in one branch of `#if`: not specifier macros.
-        let src = "#define SYNC __syncthreads()\n#define DEV __device__ void\n\
+        let src = "#define SYNC __syncthreads()\n#define DEV __device__ float4\n\
                    #if A\n#define Q __device__\n#else\n#define Q __syncthreads();\n#endif\n\
                    DEV f() { SYNC; } Q int g();\n\
                    __attribute__((aligned(16))) int h;\n";
         assert!(names(src).is_empty(), "{:?}", names(src));
+    }
+
+    /// A specifier macro that ends with a built-in return type (rocBLAS's `ROCBLAS_KERNEL`)
+    /// is one only right before a function's name and `(`: not before a variable's.
+    #[test]
+    fn a_typed_specifier_macro_is_elided_before_a_declarator_only() {
+        let src = "#define KERNEL(lb) static __global__ __launch_bounds__((lb)) void\n\
+                   #define DEV_INT __device__ int\n\
+                   template <int NB> KERNEL(NB) k(int n) {}\nDEV_INT x = 0;\nDEV_INT g() { return 1; }\n";
+        assert_eq!(
+            names(src),
+            [("KERNEL", "KERNEL(NB)"), ("DEV_INT", "DEV_INT")]
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
     }
 
     /// A macro that is `__shared__` (rocPRIM's `ROCPRIM_SHARED_MEMORY`), or `extern
