@@ -146,6 +146,9 @@ pub(crate) struct Reach<'f> {
     callers: Vec<Vec<usize>>,
     /// Per-unit facts a rule computes once (`dynamic_lds::holders`), filled on first use.
     pub memo: std::sync::OnceLock<Vec<(String, String, Witness)>>,
+    /// `dynamic_lds::returns_dynamic` by `(node, depth)`: what a function returns is asked
+    /// at every call of it in a return or an initialiser.
+    pub returns_memo: std::sync::Mutex<HashMap<(usize, usize), Option<String>>>,
 }
 
 /// Template parameters bound to classes of the unit, sorted by name.
@@ -943,6 +946,7 @@ impl<'f> Reach<'f> {
             unresolved,
             callers,
             memo: std::sync::OnceLock::new(),
+            returns_memo: std::sync::Mutex::new(HashMap::new()),
         }
     }
 

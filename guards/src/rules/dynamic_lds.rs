@@ -222,6 +222,33 @@ fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> 
     if depth > MAX_RETURN_DEPTH {
         return None;
     }
+    // Asked once per node and depth in a unit: CUTLASS's epilogues return calls of calls
+    // (`return make_tensor(...)`) whose overloads fan out at every level, walked again for
+    // every call site (30 s for one header).
+    let memo = |m: &std::sync::Mutex<HashMap<(usize, usize), Option<String>>>| {
+        m.lock().unwrap_or_else(|p| p.into_inner()).get(&(j, depth)).cloned()
+    };
+    if let Some(found) = memo(&reach.returns_memo) {
+        return found;
+    }
+    let found = returns_dynamic_walk(reach, j, depth);
+    reach
+        .returns_memo
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert((j, depth), found.clone());
+    found
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Every [`returns_dynamic_walk`] on this thread (what a test reads).
+    static RETURN_WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn returns_dynamic_walk(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> {
+    #[cfg(test)]
+    RETURN_WALKS.with(|n| n.set(n.get() + 1));
     // A lambda's node: the returns of its body only.
     let (g, part) = reach.body(j);
     let returns: Vec<Span> = g
@@ -422,5 +449,61 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
             };
             sink.push(u.span, label, Spread::All, None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `levels` levels of 3 overloads each returning a call of the level below (resolved by
+    /// argument count: every overload), the last returning `tail`, and `kernels` kernels
+    /// whose loop initialises a pointer from the top level.
+    fn fan(levels: usize, kernels: usize, tail: &str) -> String {
+        let mut s = String::from("extern __shared__ float smem[];\n__device__ float gbuf[64];\n");
+        for t in ["int", "float", "double"] {
+            s += &format!("__device__ float* l0({t} a) {{ return {tail}; }}\n");
+        }
+        for l in 1..levels {
+            for t in ["int", "float", "double"] {
+                s += &format!("__device__ float* l{l}({t} a) {{ return l{}(a); }}\n", l - 1);
+            }
+        }
+        for k in 0..kernels {
+            s += &format!(
+                "__global__ void k{k}(int n) {{\n  for (int i = 0; i < n; ++i) {{ float* p = l{}(i); p[0] = 1.f; }}\n}}\n",
+                levels - 1
+            );
+        }
+        s
+    }
+
+    fn checked(src: String) -> (Vec<crate::Verdict>, u64) {
+        std::thread::spawn(move || {
+            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
+            let verdicts = report
+                .functions
+                .iter()
+                .flat_map(|f| &f.loops)
+                .map(|l| l.verdict)
+                .collect();
+            (verdicts, RETURN_WALKS.with(|n| n.get()))
+        })
+        .join()
+        .unwrap()
+    }
+
+    /// What a function returns is walked once per unit (node and depth), not once per call
+    /// site and path: 5 levels of 3 overloads that never reach shared memory were walked
+    /// 3 + 9 + 27 + 81 + 243 times for each of the 20 kernels (CUTLASS's epilogues, whose
+    /// `return make_tensor(...)` chains fan out the same way: 30 s for one header). The
+    /// verdicts are those of the full walk, either way.
+    #[test]
+    fn a_returned_pointer_is_followed_once_per_function() {
+        let (verdicts, walks) = checked(fan(5, 20, "gbuf"));
+        assert_eq!(verdicts, vec![crate::Verdict::Candidate; 20]);
+        assert!(walks < 200, "{walks} walks");
+        let (verdicts, _) = checked(fan(5, 20, "smem"));
+        assert_eq!(verdicts, vec![crate::Verdict::Blocked; 20]);
     }
 }
