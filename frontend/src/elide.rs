@@ -766,23 +766,17 @@ pub(crate) fn extend(
             Role::Invocation => outer_namespaces.get(&name).cloned(),
             _ => None,
         };
-        let span = Span {
-            start: range.start,
-            end: range.end,
-            ..Span::default()
-        };
         extra.push(Elided {
             namespace,
-            ..Elided::new(span, name, role)
+            ..Elided::new(unpositioned(range), name, role)
         });
     }
     for range in unbalanced_conditionals(src, toks) {
-        let span = Span {
-            start: range.start,
-            end: range.end,
-            ..Span::default()
-        };
-        extra.push(Elided::new(span, "#if".to_string(), Role::Directive));
+        extra.push(Elided::new(
+            unpositioned(range),
+            "#if".to_string(),
+            Role::Directive,
+        ));
     }
     let mut elided: Vec<Elided> = base.elided.clone();
     elided.extend(extra);
@@ -942,12 +936,7 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
             i += 1;
             continue;
         };
-        // The directive's tokens: up to the first newline that no `\` continues.
-        let mut j = i + 1;
-        while j < toks.len() && !line_break_between(src, toks[j - 1].range.end, toks[j].range.start)
-        {
-            j += 1;
-        }
+        let j = directive_end(src, toks, i);
         if d == "define" && i + 1 < j {
             if let Tok::Ident(name) = &toks[i + 1].tok {
                 let function_like = toks.get(i + 2).filter(|_| i + 2 < j).is_some_and(|t| {
@@ -979,7 +968,16 @@ fn split_directives(src: &[u8], toks: &[Token]) -> (Vec<Define>, Vec<usize>) {
     (defines, code)
 }
 
-/// True when `src[a..b]` holds a newline that no `\` continues.
+/// The span of `range` before its line and column are known (`extend` sets them once its
+/// ranges are sorted).
+fn unpositioned(range: Range<usize>) -> Span {
+    Span {
+        start: range.start,
+        end: range.end,
+        ..Span::default()
+    }
+}
+
 /// The directive lines of the conditional groups (`#if`/`#ifdef`/`#ifndef` ... `#endif`, no
 /// `#elif` or `#else`) whose code opens more braces than it closes, or fewer: rocBLAS's
 /// `#if DEVICE_GRID_YZ_16BIT` / `for (...) {` / `#endif` ... `#if DEVICE_GRID_YZ_16BIT` / `}` /
@@ -1016,11 +1014,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
             i += 1;
             continue;
         };
-        let mut j = i + 1;
-        while j < toks.len() && !line_break_between(src, toks[j - 1].range.end, toks[j].range.start)
-        {
-            j += 1;
-        }
+        let j = directive_end(src, toks, i);
         let line = toks[i].range.start..toks[j - 1].range.end;
         match d.as_str() {
             "if" | "ifdef" | "ifndef" => open.push(Group {
@@ -1049,6 +1043,17 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     out
 }
 
+/// The index after the tokens of the directive whose `#` is `toks[i]`: up to the first newline
+/// that no `\` continues.
+fn directive_end(src: &[u8], toks: &[Token], i: usize) -> usize {
+    let mut j = i + 1;
+    while j < toks.len() && !line_break_between(src, toks[j - 1].range.end, toks[j].range.start) {
+        j += 1;
+    }
+    j
+}
+
+/// True when `src[a..b]` holds a newline that no `\` continues.
 fn line_break_between(src: &[u8], a: usize, b: usize) -> bool {
     let gap = &src[a.min(src.len())..b.min(src.len())];
     memchr::memchr_iter(b'\n', gap).any(|k| {

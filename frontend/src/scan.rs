@@ -349,6 +349,7 @@ pub(crate) fn scan(
             stmt_start = i;
         }
         at_start = false;
+        let in_block = matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block));
         match cur.tok(i) {
             Some(Tok::Punct("(")) => {
                 if let Some(s) = scopes.last_mut() {
@@ -375,25 +376,20 @@ pub(crate) fn scan(
             // `case X:`, `default:`, `label:` in a block: a statement follows.
             Some(Tok::Punct(":"))
                 if top == 0
-                    && matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block))
+                    && in_block
                     && (cur.ident(stmt_start) == Some("case")
                         || (i == stmt_start + 1 && cur.ident(stmt_start).is_some())) =>
             {
                 at_start = true;
             }
-            Some(Tok::Ident(w))
-                if top == 0 && matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block)) =>
-            {
-                match w.as_str() {
-                    "if" | "for" | "while" | "switch" if cur.is(i + 1, "(") => {
-                        head_close = cur.closing(i + 1);
-                    }
-                    "else" | "do" => at_start = true,
-                    _ => {}
+            Some(Tok::Ident(w)) if top == 0 && in_block => match w.as_str() {
+                "if" | "for" | "while" | "switch" if cur.is(i + 1, "(") => {
+                    head_close = cur.closing(i + 1);
                 }
-            }
+                "else" | "do" => at_start = true,
+                _ => {}
+            },
             Some(Tok::Punct("{")) => {
-                let in_block = matches!(scopes.last().map(|s| &s.kind), Some(ScopeKind::Block));
                 let kind = if top > 0 {
                     ScopeKind::Block
                 } else {

@@ -2180,6 +2180,7 @@ fn variable_type(f: &Function, arg: frontend::Span, at: usize) -> Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::checked_alone;
 
     /// A unit of `n` specialisations of a class template, each with the member alias
     /// `packed_type`, and a chain of `depth` aliases `T{i} = packing<T{i-1}>::packed_type`:
@@ -2204,27 +2205,6 @@ mod tests {
              for (int i = 0; i < 8; ++i) {{ out[i] = i; }}\n}}\n"
         );
         s
-    }
-
-    /// `src` checked as `k.cu` on a thread of its own: the report, its loops' verdicts, and
-    /// what `counter` (one of this module's per-thread counters) counted meanwhile.
-    fn checked_alone(
-        src: String,
-        counter: &'static std::thread::LocalKey<std::cell::Cell<u64>>,
-    ) -> (crate::FileReport, Vec<crate::Verdict>, u64) {
-        let (report, n) = std::thread::spawn(move || {
-            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
-            (report, counter.with(|n| n.get()))
-        })
-        .join()
-        .unwrap();
-        let verdicts = report
-            .functions
-            .iter()
-            .flat_map(|f| &f.loops)
-            .map(|l| l.verdict)
-            .collect();
-        (report, verdicts, n)
     }
 
     /// Types met again in one walk are resolved once: the walk of a chain of aliases through

@@ -30,3 +30,25 @@ pub(crate) fn call_evidence(c: &frontend::Call) -> String {
         _ => format!("`{}()`", display_callee(c)),
     }
 }
+
+/// `src` checked as `k.cu` on a thread of its own: the report, its loops' verdicts, and what
+/// `counter` (a per-thread counter of the module under test) counted meanwhile.
+#[cfg(test)]
+pub(crate) fn checked_alone(
+    src: String,
+    counter: &'static std::thread::LocalKey<std::cell::Cell<u64>>,
+) -> (crate::FileReport, Vec<crate::Verdict>, u64) {
+    let (report, n) = std::thread::spawn(move || {
+        let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
+        (report, counter.with(|n| n.get()))
+    })
+    .join()
+    .unwrap();
+    let verdicts = report
+        .functions
+        .iter()
+        .flat_map(|f| &f.loops)
+        .map(|l| l.verdict)
+        .collect();
+    (report, verdicts, n)
+}

@@ -225,18 +225,12 @@ fn returns_dynamic(reach: &Reach<'_>, j: usize, depth: usize) -> Option<String> 
     // Asked once per node and depth in a unit: CUTLASS's epilogues return calls of calls
     // (`return make_tensor(...)`) whose overloads fan out at every level, walked again for
     // every call site (30 s for one header).
-    let memo = |m: &std::sync::Mutex<HashMap<(usize, usize), Option<String>>>| {
-        m.lock().unwrap_or_else(|p| p.into_inner()).get(&(j, depth)).cloned()
-    };
-    if let Some(found) = memo(&reach.returns_memo) {
-        return found;
+    let memo = || reach.returns_memo.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(found) = memo().get(&(j, depth)) {
+        return found.clone();
     }
     let found = returns_dynamic_walk(reach, j, depth);
-    reach
-        .returns_memo
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert((j, depth), found.clone());
+    memo().insert((j, depth), found.clone());
     found
 }
 
@@ -455,6 +449,7 @@ fn evidence(cx: &Cx<'_>, sink: &mut Sink<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::checked_alone;
 
     /// `levels` levels of 3 overloads each returning a call of the level below (resolved by
     /// argument count: every overload), the last returning `tail`, and `kernels` kernels
@@ -478,21 +473,6 @@ mod tests {
         s
     }
 
-    fn checked(src: String) -> (Vec<crate::Verdict>, u64) {
-        std::thread::spawn(move || {
-            let (report, _) = crate::check_source("k.cu", src.as_bytes(), &Default::default());
-            let verdicts = report
-                .functions
-                .iter()
-                .flat_map(|f| &f.loops)
-                .map(|l| l.verdict)
-                .collect();
-            (verdicts, RETURN_WALKS.with(|n| n.get()))
-        })
-        .join()
-        .unwrap()
-    }
-
     /// What a function returns is walked once per unit (node and depth), not once per call
     /// site and path: 5 levels of 3 overloads that never reach shared memory were walked
     /// 3 + 9 + 27 + 81 + 243 times for each of the 20 kernels (CUTLASS's epilogues, whose
@@ -500,10 +480,10 @@ mod tests {
     /// verdicts are those of the full walk, either way.
     #[test]
     fn a_returned_pointer_is_followed_once_per_function() {
-        let (verdicts, walks) = checked(fan(5, 20, "gbuf"));
+        let (_, verdicts, walks) = checked_alone(fan(5, 20, "gbuf"), &RETURN_WALKS);
         assert_eq!(verdicts, vec![crate::Verdict::Candidate; 20]);
         assert!(walks < 200, "{walks} walks");
-        let (verdicts, _) = checked(fan(5, 20, "smem"));
+        let (_, verdicts, _) = checked_alone(fan(5, 20, "smem"), &RETURN_WALKS);
         assert_eq!(verdicts, vec![crate::Verdict::Blocked; 20]);
     }
 }
