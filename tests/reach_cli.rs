@@ -234,6 +234,52 @@ fn a_loop_in_a_macro_definition_is_never_rewritten() {
 }
 
 #[test]
+fn loops_in_and_around_statement_macros() {
+    let text = "__global__ void k(float* p, int n) {\n\
+                  NV_IF_TARGET(NV_IS_DEVICE, (\n\
+                    for (int i = 0; i < 8; ++i) p[i] *= 2.f;\n\
+                  ))\n\
+                  for (int i = 0; i < n; ++i) {\n\
+                    NV_IF_TARGET(NV_PROVIDES_SM_80, (p[i] += 1.f;))\n\
+                  }\n\
+                }\n";
+    let dir = tempfile::tempdir().unwrap();
+    // In a macro's argument: no `#pragma` may go there, in either mode.
+    for mode in ["pragma", "manual"] {
+        let o = unroll(
+            &dir,
+            text,
+            &["--loop", "k:0", "--factor", "4", "--mode", mode],
+        );
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{mode}: {e}");
+        assert!(
+            e.contains("[in-macro-argument]") && e.contains("NV_IF_TARGET"),
+            "{mode}: {e}"
+        );
+    }
+    // Around one: the pragma goes before the loop; a manual copy is refused.
+    let o = unroll(&dir, text, &["--loop", "k:1", "--factor", "4"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        out.contains("#pragma unroll 4\n") && out.contains("(p[i] += 1.f;))"),
+        "{out}"
+    );
+    let o = unroll(
+        &dir,
+        text,
+        &["--loop", "k:1", "--factor", "4", "--mode", "manual"],
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("[macro-in-body]") && e.contains("takes statements"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_loop_after_a_header_macro_is_rewritten() {
     let text = "#define KERNEL_HEADER(name) __global__ void name(float* p, int n)\n\
                 KERNEL_HEADER(k) {\n\

@@ -271,6 +271,10 @@ pub(crate) enum Role {
     /// The directive lines of a conditional group whose code leaves its braces unbalanced
     /// (see `unbalanced_conditionals`).
     Directive,
+    /// A piece of a macro call whose arguments are statements (`NV_IF_TARGET(C, (a;))`: the
+    /// name, the other arguments and the parentheses around each group; see
+    /// `scan::Found::Statements`). `call` is the whole invocation's byte range.
+    Arguments { call: (usize, usize) },
     /// A lambda's `__device__`/`__host__` (`[=] __device__ (int i) { ... }`, CUDA's extended
     /// lambdas), which the grammar cannot read there. The body's bytes still hold the word:
     /// a host function holding one is lowered (see `lower::holds_device_code`).
@@ -439,6 +443,46 @@ impl Plan {
         let a = self.elided.partition_point(|e| e.span.start < lo);
         let b = self.elided.partition_point(|e| e.span.end <= hi);
         &self.elided[a..b.max(a)]
+    }
+
+    /// For a statement that starts at `start` and that the parse ends at `end` inside a
+    /// statement macro's call begun in it (`for (...) NV_IF_TARGET(C, (a; b;))`, read as
+    /// `for (...) a;`): where the outermost such call ends.
+    pub(crate) fn statement_macro_end(&self, start: usize, end: usize) -> Option<usize> {
+        let at = self.elided.partition_point(|e| e.span.start < end);
+        let mut out = None;
+        // The pieces after `end` up to the one of a call that began before `start` (or 64).
+        for e in self.elided[at..].iter().take(64) {
+            let Role::Arguments { call } = e.role else {
+                continue;
+            };
+            if call.0 < start {
+                break;
+            }
+            if call.0 < end && end < call.1 {
+                out = Some(call.1.max(out.unwrap_or(0)));
+            }
+        }
+        out
+    }
+
+    /// Every statement macro call (see `scan::Found::Statements`), in source order.
+    pub(crate) fn statement_macros(&self) -> Vec<crate::ir::StatementMacro> {
+        self.elided
+            .iter()
+            .filter_map(|e| match e.role {
+                Role::Arguments { call } if e.span.start == call.0 => {
+                    Some(crate::ir::StatementMacro {
+                        name: e.name.clone(),
+                        span: Span {
+                            end: call.1,
+                            ..e.span
+                        },
+                    })
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The pragma macro elided right before the loop keyword at `kw` (only blanks and comments
@@ -732,6 +776,15 @@ pub(crate) fn extend(
                 unknown,
             } => (range, name, Role::Pragma { hint, unknown }),
             Found::Invocation { range, name } => (range, name, Role::Invocation),
+            Found::Statements { pieces, name, call } => {
+                let role = Role::Arguments {
+                    call: (call.start, call.end),
+                };
+                for piece in pieces {
+                    extra.push(Elided::new(unpositioned(piece), name.clone(), role));
+                }
+                continue;
+            }
             Found::Expansion {
                 range,
                 name,

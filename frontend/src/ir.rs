@@ -83,6 +83,22 @@ pub struct SourceFile {
     /// a method call on one is resolved by that type.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub global_types: Vec<(String, String, bool)>,
+    /// Macro calls in function bodies whose arguments are statements, in source order
+    /// (CCCL's `NV_IF_TARGET(NV_IS_DEVICE, (__syncthreads();))`): the parse reads every
+    /// argument group's statements in a row (what some target runs: the guards see them all);
+    /// a loop written inside one is no place for a `#pragma`, and which groups run is the
+    /// macro's to say.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub statement_macros: Vec<StatementMacro>,
+}
+
+/// A macro call whose arguments are statements (see [`SourceFile::statement_macros`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatementMacro {
+    /// The macro's name (`NV_IF_TARGET`).
+    pub name: String,
+    /// The whole call, from its name to its `)`.
+    pub span: Span,
 }
 
 /// One branch of a preprocessor conditional: its directive (`#if`, `#ifdef`, `#ifndef`,

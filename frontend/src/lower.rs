@@ -1213,6 +1213,19 @@ impl<'s> Lowerer<'s> {
             loop_span.end = block.end_byte();
             end_line = block.end_position().row as u32 + 1;
         }
+        // `for (...) NV_IF_TARGET(C, (a; b;))`: the parse reads `for (...) a;` then `b;` (see
+        // `scan::Found::Statements`); the loop runs to the end of the call.
+        if let Some(end) = self
+            .elided
+            .statement_macro_end(loop_span.start, loop_span.end)
+        {
+            end_line += src[loop_span.end..end]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u32;
+            body_span.end = end;
+            loop_span.end = end;
+        }
         let (kind, init, condition, update, header) = match k {
             K::ForStatement => {
                 let init = node.child_by_field_id(fields().initializer).map(|i| {
@@ -2797,6 +2810,7 @@ impl<'s> Lowerer<'s> {
         }
         void_counts_of_by_ref_args(&mut functions, src);
         self.out.functions = functions;
+        self.out.statement_macros = self.elided.statement_macros();
         self.out.inert.sort_by_key(|s| s.start);
         (self.out, id_parts)
     }

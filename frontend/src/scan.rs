@@ -3,7 +3,8 @@
 //! declarator (`CUTLASS_DEVICE void f()`), macro calls at file scope written without `;`
 //! (`INSTANTIATE(float)` then `__global__ void k()`), invocations of the file's macros that
 //! define functions (`DEFINE_KERNEL(k, float)`, `DEFINE_KERNEL(k, float) { ... }`), and pragma
-//! macros before a loop (`UNROLL_8 for (...)`, `__pragma(unroll) for (...)`).
+//! macros before a loop (`UNROLL_8 for (...)`, `__pragma(unroll) for (...)`), and macro calls
+//! whose arguments are statements (`NV_IF_TARGET(NV_IS_DEVICE, (__syncthreads();))`).
 //!
 //! One forward pass over the tokens outside directives, with a stack of scopes (namespace,
 //! class, block) told apart by the tokens that open them; a declaration or statement is looked
@@ -74,6 +75,17 @@ pub(crate) enum Found {
     HostBody {
         head: Range<usize>,
         body: Range<usize>,
+    },
+    /// A macro call in a block whose arguments hold statements, each in its own parentheses
+    /// (CCCL's `NV_IF_TARGET(NV_IS_DEVICE, (a; b;))`, `NV_IF_ELSE_TARGET(C, (x;), (y;))`,
+    /// `NV_DISPATCH_TARGET(Q1, (x;), Q2, (y;))`). The grammar reads `(a; b;)` as a broken
+    /// expression; the parse skips `pieces` instead (the name, the other arguments and the
+    /// parentheses around each statement group), so that every group's statements are read in
+    /// a row: what any target may run, for the guards. `call` is the whole invocation.
+    Statements {
+        pieces: Vec<Range<usize>>,
+        name: String,
+        call: Range<usize>,
     },
     /// An invocation of a macro of the file that defines a function (`range` is the
     /// invocation, and the block after it for a [`Shape::Header`]).
@@ -320,13 +332,22 @@ pub(crate) fn scan(
     // The `)` closing an `if`/`for`/`while`/`switch` head in a block: a statement starts
     // after it (`for (...) UNROLL_4 for (...)`).
     let mut head_close: Option<usize> = None;
+    // Where the pass goes on after a statement macro's group closes (see `statement_macro`):
+    // the `)` of a group -> the first token of the next group, or the token after the call.
+    let mut resume: HashMap<usize, usize> = HashMap::new();
     let mut i = 0usize;
     while i < code.len() {
+        if let Some(n) = resume.remove(&i) {
+            i = n;
+            at_start = true;
+            continue;
+        }
         let top = scopes.last().map_or(0, |s| s.paren);
         if at_start && top == 0 {
             let kind = scopes.last().map(|s| s.kind.clone());
             let next = match kind {
-                Some(ScopeKind::Block) => pragma(&cur, i, defined, shapes, &mut out),
+                Some(ScopeKind::Block) => pragma(&cur, i, defined, shapes, &mut out)
+                    .or_else(|| statement_macro(&cur, i, &mut out, &mut resume)),
                 Some(ref k) => {
                     let namespaces: Vec<String> = scopes
                         .iter()
@@ -1189,6 +1210,10 @@ fn pragma(
     } else {
         i
     };
+    // Statements among the arguments (`NV_IF_TARGET(C, (x;))` before a loop): no pragma.
+    if (i + 1..end).any(|k| cur.is(k, ";") || cur.is(k, "{")) {
+        return None;
+    }
     let before_loop = matches!(cur.ident(end + 1), Some("for" | "while" | "do"));
     // Two pragma macros in a row: the second is read next.
     let before_pragma = !before_loop
@@ -1234,6 +1259,85 @@ fn pragma(
         }
     }
     Some(end + 1)
+}
+
+/// At the start of a statement in a block (`i`): a macro call with statement groups among its
+/// arguments ([`Found::Statements`]): `NAME(` then arguments, at least one of them `( ... ; )`
+/// (statements in parentheses: a top-level `;` inside or a loop, `if` or `switch` first, the
+/// last token `;` or `}`), any other
+/// parenthesised argument empty or ending the same way (`({ ... })` is a block). Such an
+/// argument cannot be an expression, so no function call looks like this. Returns where the
+/// pass goes on (the first group's first token), and tells `resume` where to go after each
+/// group.
+fn statement_macro(
+    cur: &Cursor<'_>,
+    i: usize,
+    out: &mut Vec<Found>,
+    resume: &mut HashMap<usize, usize>,
+) -> Option<usize> {
+    let name = cur.ident(i)?;
+    if NOT_HEADS.contains(&name)
+        || SPECIFIERS.contains(&name)
+        || PRIMITIVES.contains(&name)
+        || NOT_MACRO_CALLS.contains(&name)
+        || !cur.is(i + 1, "(")
+    {
+        return None;
+    }
+    let close = cur.closing(i + 1)?;
+    let depth_change = |k: usize| match cur.tok(k) {
+        Some(Tok::Punct("(" | "[" | "{")) => 1,
+        Some(Tok::Punct(")" | "]" | "}")) => -1,
+        _ => 0,
+    };
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    let mut statements = false;
+    let mut start = i + 2;
+    while start < close {
+        // The argument is `start..end` (`end`: its `,` or the call's `)`).
+        let mut end = start;
+        let mut depth = 0i32;
+        while end < close && !(depth == 0 && cur.is(end, ",")) {
+            depth += depth_change(end);
+            end += 1;
+        }
+        if cur.is(start, "(") && end > start && cur.closing(start) == Some(end - 1) {
+            let (open, shut) = (start, end - 1);
+            if shut > open + 1 {
+                if !matches!(cur.tok(shut - 1), Some(Tok::Punct(";" | "}"))) {
+                    return None;
+                }
+                statements |= matches!(
+                    cur.ident(open + 1),
+                    Some("for" | "while" | "do" | "if" | "switch" | "try")
+                );
+                let mut d = 0i32;
+                for k in open + 1..shut {
+                    d += depth_change(k);
+                    statements |= d == 0 && cur.is(k, ";");
+                }
+            }
+            groups.push((open, shut));
+        }
+        start = end + 1;
+    }
+    if !statements {
+        return None;
+    }
+    let mut pieces = Vec::with_capacity(groups.len() + 1);
+    let mut from = i;
+    for (g, &(open, shut)) in groups.iter().enumerate() {
+        pieces.push(cur.span(from, open));
+        from = shut;
+        resume.insert(shut, groups.get(g + 1).map_or(close + 1, |next| next.0 + 1));
+    }
+    pieces.push(cur.span(from, close));
+    out.push(Found::Statements {
+        pieces,
+        name: name.to_string(),
+        call: cur.span(i, close),
+    });
+    Some(groups[0].0 + 1)
 }
 
 /// The [`Shape`] of a macro with these parameters (`None`: object-like) and replacement
@@ -1327,6 +1431,7 @@ mod tests {
                 Found::Invocation { name, .. } => Some(format!("invocation {name}")),
                 Found::Expansion { name, .. } => Some(format!("expansion {name}")),
                 Found::Clause { .. } => Some("clause".to_string()),
+                Found::Statements { name, .. } => Some(format!("statements {name}")),
                 Found::HostBody { .. } => None,
             })
             .collect()
@@ -1529,5 +1634,78 @@ END_NS"
         );
         assert!(found("void f(Foo, Bar*, unsigned long n, int (*cb)(int)) {}").is_empty());
         assert!(found("__global__ void k(struct Cx *a, typename T::v b, enum E e) {}").is_empty());
+    }
+
+    /// The pieces a statement macro's call leaves out of the parse, as text.
+    fn pieces(src: &str) -> Vec<Vec<String>> {
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let code: Vec<usize> = (0..toks.len()).collect();
+        let set = HashSet::new();
+        scan(
+            src.as_bytes(),
+            &toks,
+            &code,
+            &set,
+            &set,
+            &HashMap::new(),
+            &set,
+        )
+        .into_iter()
+        .filter_map(|f| match f {
+            Found::Statements { pieces, .. } => {
+                Some(pieces.into_iter().map(|r| src[r].to_string()).collect())
+            }
+            _ => None,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn statement_macros() {
+        let body = |s: &str| format!("__device__ void f(int* p) {{\n{s}\n}}");
+        assert_eq!(
+            pieces(&body(
+                "NV_IF_TARGET(NV_IS_DEVICE, (p[0] = 1; __syncthreads();))"
+            )),
+            [vec!["NV_IF_TARGET(NV_IS_DEVICE, (", "))"]]
+        );
+        assert_eq!(
+            pieces(&body(
+                "NV_IF_ELSE_TARGET(NV_PROVIDES_SM_70, (a();), ({ b(); }));"
+            )),
+            [vec!["NV_IF_ELSE_TARGET(NV_PROVIDES_SM_70, (", "), (", "))"]]
+        );
+        assert_eq!(
+            pieces(&body(
+                "NV_DISPATCH_TARGET(NV_IS_HOST, (a();), NV_IS_DEVICE, ())"
+            )),
+            [vec![
+                "NV_DISPATCH_TARGET(NV_IS_HOST, (",
+                "), NV_IS_DEVICE, (",
+                "))"
+            ]]
+        );
+        // A group whose first statement is a loop; the calls inside groups are found too.
+        assert_eq!(
+            found(&body("M((for (;;) { N(C, (x;)) }))")),
+            ["statements M", "statements N"]
+        );
+        // In a braceless loop, and before a loop (no pragma macro).
+        assert_eq!(
+            found(&body("for (;;) M(C, (x; y;))\nM(C, (z;))\nfor (;;) {}")),
+            ["statements M", "statements M"]
+        );
+        // Not statements: calls, statement expressions alone, a `for` header's parentheses, a
+        // group that does not end a statement.
+        for s in [
+            "f((a), b);",
+            "g(({ int y = 1; y; }));",
+            "MY_FOR((int i = 0; i < n; ++i), x);",
+            "h((a; b), c);",
+            "asm volatile(\"bar.sync 0;\");",
+            "return (x);",
+        ] {
+            assert!(found(&body(s)).is_empty(), "{s}");
+        }
     }
 }

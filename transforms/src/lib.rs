@@ -141,6 +141,31 @@ pub fn unroll_in(
         }
         .into());
     }
+    // A loop written in an argument of a macro that takes statements (`NV_IF_TARGET(C, (for
+    // (...) ...;))`): a directive cannot go there.
+    if let Some(m) = file
+        .statement_macros
+        .iter()
+        .find(|m| m.span.start < lp.keyword.start && lp.keyword.start < m.span.end)
+    {
+        return Err(Refusal::InMacroArgument {
+            name: m.name.clone(),
+            line: m.span.line,
+        }
+        .into());
+    }
+    // A manual copy of a body holding one: the proof reads the statements of every group in
+    // a row, the macro runs some of them.
+    if let Some(m) = file.statement_macros.iter().find(|m| {
+        mode == Mode::Manual && lp.span.start < m.span.start && m.span.start < lp.span.end
+    }) {
+        return Err(Refusal::MacroInBody {
+            name: m.name.clone(),
+            why: "takes statements as arguments: which of them run is its expansion's choice"
+                .into(),
+        }
+        .into());
+    }
     let edits = match mode {
         Mode::Pragma if factor == FULL && lp.trip_count.is_none() => {
             let kind = match lp.kind {

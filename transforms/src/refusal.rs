@@ -83,6 +83,8 @@ pub enum Refusal {
     },
     #[error("the loop is written in the replacement list of macro `{name}` (line {line}), which every invocation of the macro shares: rewriting it would rewrite them all")]
     InMacroDefinition { name: String, line: u32 },
+    #[error("the loop is written in an argument of macro `{name}` (line {line}), which takes statements: no `#pragma` may stand inside a macro's arguments, and which of them run is the macro's choice")]
+    InMacroArgument { name: String, line: u32 },
     #[error("`__shared__` declaration inside the body would be duplicated (line {line})")]
     SharedDeclInBody { line: u32 },
     #[error("`static` local inside the body would be duplicated (line {line})")]
@@ -157,6 +159,7 @@ impl Refusal {
             Refusal::MacroInBody { .. } => "macro-in-body",
             Refusal::UnseenMacro { .. } => "unseen-macro",
             Refusal::InMacroDefinition { .. } => "in-macro-definition",
+            Refusal::InMacroArgument { .. } => "in-macro-argument",
             Refusal::SharedDeclInBody { .. } => "shared-decl-in-body",
             Refusal::StaticLocalInBody { .. } => "static-local-in-body",
             Refusal::LambdaInBody { .. } => "lambda-in-body",
