@@ -20,7 +20,7 @@ use std::path::Path;
 use frontend::tu::TranslationUnit;
 use frontend::{Call, CallForm, Function, FunctionKind, MacroDef, SourceFile, Span, TypeDef};
 
-use crate::resolve::{argument_type, type_leaf, Argument, Index, Outcome, TypeRes};
+use crate::resolve::{argument_type, type_leaf, ArgTypes, Argument, Index, Outcome, TypeRes};
 use crate::util::display_callee;
 
 /// The primitive site a function or macro reaches: `__syncthreads` at line 5 of file 0.
@@ -532,8 +532,9 @@ impl<'f> Reach<'f> {
                 }
                 ts.sort_unstable();
                 ts.dedup();
+                let arg_types = ArgTypes::new(c.arg_spans.len());
                 for t in ts.iter_mut() {
-                    if let Some(b) = index.binding(&scope, n, c, *t) {
+                    if let Some(b) = index.binding(&scope, n, c, *t, &arg_types) {
                         *t = specs.node(*t, b, base);
                     }
                 }

@@ -72,6 +72,8 @@ thread_local! {
     static PARTS_WALKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     /// Every class a walk up the bases ([`Bases`]) visited on this thread.
     static BASE_VISITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Every candidate's class name read for [`Index::specialise`] on this thread.
+    static CLASS_NAME_READS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// One step of a type resolution: false when the resolution it belongs to is over budget.
@@ -262,19 +264,6 @@ fn exact_arg(a: &str) -> Option<String> {
     frontend::lex::parse_int_literal(a.trim()).map(|v| v.to_string())
 }
 
-/// True when template arguments `a` and `b` certainly differ: two distinct built-in types or
-/// values ([`exact_arg`]), or two integer types of different range (`int32_t` is not `long
-/// long`).
-fn args_differ(a: &str, b: &str) -> bool {
-    if let (Some(x), Some(y)) = (exact_arg(a), exact_arg(b)) {
-        return x != y;
-    }
-    match (frontend::ints::parse(a), frontend::ints::parse(b)) {
-        (Some(x), Some(y)) => x.name != y.name,
-        _ => false,
-    }
-}
-
 /// What a type as written denotes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum TypeRes {
@@ -393,6 +382,67 @@ pub(crate) struct Index<'f> {
     /// class body, with that class (qualified, normalised): members of it, which the header's
     /// own parse names as free functions ([`Index::set_included_members`]).
     included_in: HashMap<usize, String>,
+    /// Per function node: the class part of its (specialised) qualified name as
+    /// [`Index::specialise`] compares it, read the first time a call asks (CUTLASS's units
+    /// hold thousands of members of one name, `operator()`, `get`: each call re-read every
+    /// candidate's name and template arguments, 57% of a check with its include directories).
+    class_names: Vec<std::sync::OnceLock<Option<Vec<NamePart>>>>,
+    /// Per function node: what [`Index::binding`] binds each parameter to, read the first time
+    /// a call reaches it.
+    param_kinds: Vec<std::sync::OnceLock<Vec<ParamKind>>>,
+}
+
+/// One name of a qualified name (`Tile<4, float>` of `ns::Tile<4, float>::f`) as
+/// [`Index::specialise`] compares it: without its template arguments, and each argument's
+/// exact spelling and integer type (see [`ArgKey`]).
+#[derive(Debug)]
+struct NamePart {
+    bare: String,
+    args: Vec<ArgKey>,
+}
+
+impl NamePart {
+    fn of(seg: &str) -> NamePart {
+        NamePart {
+            bare: strip_args(seg).trim().to_string(),
+            args: template_args(seg).iter().map(|a| ArgKey::of(a)).collect(),
+        }
+    }
+}
+
+/// A template argument as [`Index::specialise`] compares it, read once: its [`exact_arg`]
+/// spelling and its integer type.
+#[derive(Debug)]
+struct ArgKey {
+    exact: Option<String>,
+    int: Option<frontend::ints::IntName>,
+}
+
+impl ArgKey {
+    fn of(a: &str) -> ArgKey {
+        ArgKey {
+            exact: exact_arg(a),
+            int: frontend::ints::parse(a).map(|p| p.name),
+        }
+    }
+
+    /// True when the two arguments certainly differ: two distinct built-in types or values
+    /// ([`exact_arg`]), or two integer types of different range (`int32_t` is not `long
+    /// long`).
+    fn differs(&self, other: &ArgKey) -> bool {
+        if let (Some(x), Some(y)) = (&self.exact, &other.exact) {
+            return x != y;
+        }
+        match (&self.int, &other.int) {
+            (Some(x), Some(y)) => x != y,
+            _ => false,
+        }
+    }
+
+    /// Both name the same type or value whatever the unit's typedefs are.
+    fn same_exactly(&self, other: &ArgKey) -> bool {
+        self.exact.is_some() && self.exact == other.exact
+    }
 }
 
 /// [`Index::parts`]' arguments: class, its parameters' binding, members, depth.
@@ -469,6 +519,8 @@ impl<'f> Index<'f> {
                 .iter()
                 .flat_map(|t| t.fields.iter().map(|f| f.name.as_str()))
                 .collect(),
+            class_names: (0..funcs.len()).map(|_| Default::default()).collect(),
+            param_kinds: (0..funcs.len()).map(|_| Default::default()).collect(),
             funcs,
         };
         for t in types {
@@ -1545,10 +1597,9 @@ impl<'f> Index<'f> {
         if out.len() <= from + 1 {
             return;
         }
-        let wsegs = split_segments(w);
+        let wsegs: Vec<NamePart> = split_segments(w).iter().map(|s| NamePart::of(s)).collect();
         for seg in &wsegs {
-            let name = strip_args(seg);
-            let self_derived = self.type_by_name.get(name.trim()).is_some_and(|qs| {
+            let self_derived = self.type_by_name.get(seg.bare.as_str()).is_some_and(|qs| {
                 qs.iter().any(|q| {
                     self.types[q]
                         .iter()
@@ -1566,24 +1617,28 @@ impl<'f> Index<'f> {
             let Some(f) = self.funcs.get(n) else {
                 return Some(Vec::new());
             };
-            let q = f.specialised_name.as_deref().unwrap_or(&f.qualified_name);
-            let csegs = split_segments(q);
-            let (_, class) = csegs.split_last()?;
+            let class = self.class_names[n]
+                .get_or_init(|| {
+                    #[cfg(test)]
+                    CLASS_NAME_READS.with(|n| n.set(n.get() + 1));
+                    let q = f.specialised_name.as_deref().unwrap_or(&f.qualified_name);
+                    let csegs = split_segments(q);
+                    let (_, class) = csegs.split_last()?;
+                    Some(class.iter().map(|c| NamePart::of(c)).collect())
+                })
+                .as_ref()?;
             let mut v = Vec::new();
             for (ws, cs) in wsegs.iter().rev().zip(class.iter().rev()) {
-                if strip_args(ws).trim() != strip_args(cs).trim() {
+                if ws.bare != cs.bare {
                     break;
                 }
-                let (wa, ca) = (template_args(ws), template_args(cs));
-                if wa.len() == ca.len() && wa.iter().zip(&ca).any(|(a, b)| args_differ(a, b)) {
+                let (wa, ca) = (&ws.args, &cs.args);
+                if wa.len() == ca.len() && wa.iter().zip(ca).any(|(a, b)| a.differs(b)) {
                     return None; // cannot be this class
                 }
                 let exact = !wa.is_empty()
                     && wa.len() == ca.len()
-                    && wa
-                        .iter()
-                        .zip(&ca)
-                        .all(|(a, b)| exact_arg(a).is_some() && exact_arg(a) == exact_arg(b));
+                    && wa.iter().zip(ca).all(|(a, b)| a.same_exactly(b));
                 v.push(exact);
             }
             Some(v)
@@ -1818,9 +1873,17 @@ impl<'f> Index<'f> {
         caller: usize,
         c: &Call,
         j: usize,
+        arg_types: &ArgTypes,
     ) -> Option<Vec<(String, TypeRes)>> {
         let g = self.funcs.get(j)?;
         let caller_fn = self.funcs[caller];
+        let argument = |i: usize| -> Option<&Argument> {
+            arg_types
+                .0
+                .get(i)?
+                .get_or_init(|| argument_type(caller_fn, c.arg_spans[i], c.span.start))
+                .as_ref()
+        };
         let class_params: &[String] = match &self.member_of[j] {
             Some(cl) => self
                 .types
@@ -1860,46 +1923,30 @@ impl<'f> Index<'f> {
             let v: Vec<usize> = self.free_functions(name).collect();
             (!v.is_empty()).then_some(TypeRes::Functions(v))
         };
-        for (p, a) in g.params.iter().zip(&c.arg_spans) {
-            // Parameters declared `auto` (`void each(auto f)`): each its own template parameter,
-            // named `auto@NAME` in a binding.
-            let pt = if is_auto(&p.type_text) {
-                format!("auto@{}", p.name)
-            } else if !g
-                .template_params
-                .iter()
-                .any(|tp| p.type_text.contains(tp.as_str()))
-            {
-                // A function passed to a parameter that is neither a template parameter nor
-                // `auto` (a pointer or reference to a function: `apply(local_plain, s)` for
-                // `apply(void (*f)(float*), ...)`): bound as `ptr@NAME`, so that what the
-                // parameter calls is that function, not every function whose address the unit
-                // takes.
-                if let Some(Argument::Function(name)) = argument_type(caller_fn, *a, c.span.start) {
-                    if let Some(t) = functions(&name) {
-                        bind(&format!("ptr@{}", p.name), t);
+        let kinds = self.param_kinds[j].get_or_init(|| param_kinds(g));
+        for (i, kind) in kinds.iter().enumerate().take(c.arg_spans.len()) {
+            let pt = match kind {
+                ParamKind::Bound(pt) => pt,
+                ParamKind::Pointer(name) => {
+                    if let Some(Argument::Function(f)) = argument(i) {
+                        if let Some(t) = functions(f) {
+                            bind(name, t);
+                        }
                     }
-                }
-                continue;
-            } else {
-                let Some(pt) = frontend::types::normal_type(&p.type_text) else {
-                    continue;
-                };
-                if !g.template_params.contains(&pt) {
                     continue;
                 }
-                pt
+                ParamKind::Neither => continue,
             };
-            match argument_type(caller_fn, *a, c.span.start) {
-                Some(Argument::Type(t)) => bind(&pt, self.resolve_type(&t, scope)),
+            match argument(i) {
+                Some(Argument::Type(t)) => bind(pt, self.resolve_type(t, scope)),
                 Some(Argument::Lambda(l)) => {
                     if let Some(&id) = self.lambda_ids.get(&(caller, l.start)) {
-                        bind(&pt, TypeRes::Lambda(id));
+                        bind(pt, TypeRes::Lambda(id));
                     }
                 }
                 Some(Argument::Function(name)) => {
-                    if let Some(t) = functions(&name) {
-                        bind(&pt, t);
+                    if let Some(t) = functions(name) {
+                        bind(pt, t);
                     }
                 }
                 None => {}
@@ -2080,6 +2127,56 @@ impl<'f> Index<'f> {
         } else {
             Outcome::Resolved
         }
+    }
+}
+
+/// What [`Index::binding`] binds a function's parameter to, read once per function.
+#[derive(Debug)]
+enum ParamKind {
+    /// A template parameter of the function (`T`, for `T op` or `const T& op`), or `auto@NAME`
+    /// for a parameter declared `auto` (`void each(auto f)`: each its own template parameter).
+    Bound(String),
+    /// `ptr@NAME`: neither a template parameter nor `auto` (a pointer or reference to a
+    /// function: `apply(local_plain, s)` for `apply(void (*f)(float*), ...)`): a function
+    /// passed there is bound, so that what the parameter calls is that function, not every
+    /// function whose address the unit takes.
+    Pointer(String),
+    /// Names a template parameter inside another type (`Vec<T>`): not bound.
+    Neither,
+}
+
+/// [`ParamKind`] of each parameter of `g`.
+fn param_kinds(g: &Function) -> Vec<ParamKind> {
+    g.params
+        .iter()
+        .map(|p| {
+            if is_auto(&p.type_text) {
+                ParamKind::Bound(format!("auto@{}", p.name))
+            } else if !g
+                .template_params
+                .iter()
+                .any(|tp| p.type_text.contains(tp.as_str()))
+            {
+                ParamKind::Pointer(format!("ptr@{}", p.name))
+            } else {
+                match frontend::types::normal_type(&p.type_text) {
+                    Some(pt) if g.template_params.contains(&pt) => ParamKind::Bound(pt),
+                    _ => ParamKind::Neither,
+                }
+            }
+        })
+        .collect()
+}
+
+/// A call's [`argument_type`]s, each read the first time a callee's binding asks for it
+/// ([`Index::binding`] runs once per callee: CUTLASS's overload sets read every argument of a
+/// call again for each).
+pub(crate) struct ArgTypes(Vec<std::cell::OnceCell<Option<Argument>>>);
+
+impl ArgTypes {
+    /// Nothing read yet of the `n` arguments of a call.
+    pub(crate) fn new(n: usize) -> ArgTypes {
+        ArgTypes((0..n).map(|_| std::cell::OnceCell::new()).collect())
     }
 }
 
@@ -2274,6 +2371,39 @@ mod tests {
         assert!(visits < 200, "{visits} classes visited");
     }
 
+    /// A member call on a specialisation is matched against every candidate of its name;
+    /// each candidate's class name and template arguments are read once per unit, not once
+    /// per call (CUTLASS with its include directories: 57% of a check). The specialisation
+    /// kept is the one the call names.
+    #[test]
+    fn candidates_class_names_are_read_once_per_unit() {
+        let mut src = String::from(
+            "template <int N> struct T { __device__ int get(int i) { return i; } };\n",
+        );
+        for i in 0..40 {
+            let body = if i == 3 {
+                "__syncthreads(); return i;"
+            } else {
+                "return i + 1;"
+            };
+            src += &format!(
+                "template <> struct T<{i}> {{ __device__ int get(int i) {{ {body} }} }};\n"
+            );
+        }
+        src += "__global__ void k(float* out) {\n  T<3> a;\n  T<4> b;\n";
+        for _ in 0..20 {
+            src += "  for (int i = 0; i < 8; ++i) { out[i] = a.get(i); }\n\
+                    for (int i = 0; i < 8; ++i) { out[i] = b.get(i); }\n";
+        }
+        src += "}\n";
+        let (report, verdicts, reads) = checked_alone(src, &CLASS_NAME_READS);
+        let expected: Vec<_> = (0..20)
+            .flat_map(|_| [crate::Verdict::Blocked, crate::Verdict::Candidate])
+            .collect();
+        assert_eq!(verdicts, expected, "{report:?}");
+        assert!(reads <= 41, "{reads} reads of a candidate's class name");
+    }
+
     #[test]
     fn names_and_arguments() {
         assert_eq!(norm("::a::(anonymous namespace)::S<int>::f"), "a::S::f");
@@ -2297,6 +2427,7 @@ mod tests {
         assert_eq!(exact_arg("long int"), Some("long".into()));
         assert_eq!(exact_arg("0x8"), exact_arg("8u"));
         assert_eq!(exact_arg("true"), exact_arg("1"));
+        let args_differ = |a: &str, b: &str| ArgKey::of(a).differs(&ArgKey::of(b));
         assert!(args_differ("long", "long long"));
         assert!(args_differ("char", "signed char"));
         assert!(args_differ("float", "double"));
