@@ -55,6 +55,7 @@ testdata/check/barrier/global_objects.cu
 testdata/check/tu/typed_specifier_macros.cu
 testdata/check/barrier/conditional_braces.cu
 testdata/check/barrier/target_macros.cu
+testdata/check/barrier/alternative_heads.cu
 "
 for b in "$BASE" "$NEW"; do
     [ -x "$b" ] || { echo "no binary at $b (see the usage at the top of $0)" >&2; exit 2; }

@@ -1036,12 +1036,23 @@ fn unpositioned(range: Range<usize>) -> Span {
 /// `#if DEVICE_GRID_YZ_16BIT` / `for (...) {` / `#endif` ... `#if DEVICE_GRID_YZ_16BIT` / `}` /
 /// `#endif`. The grammar reads each group as a unit, so an unbalanced one breaks the parse of
 /// everything around it (the whole file in rocBLAS's kernels). Left out of the parse, the code
-/// between them is read as if the condition held. Groups with an `#else` are left alone.
+/// between them is read as if the condition held.
+///
+/// A group with alternatives each of which opens (or closes) the same number of braces, every
+/// one after the first only a statement's head (`#if SPEC_DEC` / `if (r >= n) {` / `#else` /
+/// `if (m >= rows) {` / `#endif`: FlashInfer's, RCCL's `if constexpr (...) {` under
+/// `__cpp_if_constexpr`; see [`head_only`]), is read as its first branch: the other branches
+/// and the directives are left out. Nothing that runs is hidden: those heads call nothing and
+/// jump nowhere.
 fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
-    struct Group {
+    struct Branch {
+        /// The directive line.
         line: Range<usize>,
+        /// The directive's token.
+        at: usize,
+        /// The token after the directive line.
+        first: usize,
         balance: i64,
-        alternatives: bool,
     }
     let mut out = Vec::new();
     if !toks
@@ -1050,7 +1061,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     {
         return out;
     }
-    let mut open: Vec<Group> = Vec::new();
+    let mut open: Vec<Vec<Branch>> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let Tok::Directive(d) = &toks[i].tok else {
@@ -1061,7 +1072,9 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
             };
             if delta != 0 {
                 for g in &mut open {
-                    g.balance += delta;
+                    if let Some(b) = g.last_mut() {
+                        b.balance += delta;
+                    }
                 }
             }
             i += 1;
@@ -1070,21 +1083,43 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
         let j = directive_end(src, toks, i);
         let line = toks[i].range.start..toks[j - 1].range.end;
         match d.as_str() {
-            "if" | "ifdef" | "ifndef" => open.push(Group {
+            "if" | "ifdef" | "ifndef" => open.push(vec![Branch {
                 line,
+                at: i,
+                first: j,
                 balance: 0,
-                alternatives: false,
-            }),
+            }]),
             "elif" | "elifdef" | "elifndef" | "else" => {
                 if let Some(g) = open.last_mut() {
-                    g.alternatives = true;
+                    g.push(Branch {
+                        line,
+                        at: i,
+                        first: j,
+                        balance: 0,
+                    });
                 }
             }
             "endif" => {
                 if let Some(g) = open.pop() {
-                    if g.balance != 0 && !g.alternatives {
-                        out.push(g.line);
+                    let balance = g[0].balance;
+                    if balance != 0 && g.len() == 1 {
+                        out.push(g[0].line.clone());
                         out.push(line);
+                    } else if balance != 0
+                        && g.iter().all(|b| b.balance == balance)
+                        && (1..g.len()).all(|k| {
+                            // The branch's tokens: up to the next directive of the group.
+                            let end = g.get(k + 1).map_or(i, |b| b.at);
+                            head_only(toks, g[k].first, end)
+                        })
+                    {
+                        out.push(g[0].line.clone());
+                        out.push(g[1].line.start..line.end);
+                    }
+                    // The enclosing group counts only the branch read (the first).
+                    if let Some(outer) = open.last_mut().and_then(|o| o.last_mut()) {
+                        let all: i64 = g.iter().map(|b| b.balance).sum();
+                        outer.balance += balance - all;
                     }
                 }
             }
@@ -1094,6 +1129,57 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     }
     out.sort_by_key(|r| r.start);
     out
+}
+
+/// True when `toks[from..to]` is at most a statement's head that calls nothing and jumps
+/// nowhere: `if (a && b) {`, `} else if constexpr (N > 4) {`, `for (int i = 0; i < n; ++i) {`:
+/// no `;` outside parentheses, no directive, no `return`/`break`/`continue`/`goto`/`throw`/
+/// `asm`, no name followed by `(` but a keyword's.
+fn head_only(toks: &[Token], from: usize, to: usize) -> bool {
+    const HEADS: &[&str] = &[
+        "if",
+        "for",
+        "while",
+        "switch",
+        "constexpr",
+        "sizeof",
+        "alignof",
+        "decltype",
+        "static_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "noexcept",
+    ];
+    const JUMPS: &[&str] = &[
+        "return",
+        "break",
+        "continue",
+        "goto",
+        "throw",
+        "asm",
+        "__asm__",
+        "__asm",
+        "co_return",
+    ];
+    let toks = &toks[from.min(toks.len())..to.min(toks.len())];
+    let mut depth = 0i64;
+    for (k, t) in toks.iter().enumerate() {
+        match &t.tok {
+            Tok::Directive(_) => return false,
+            Tok::Punct("(") => depth += 1,
+            Tok::Punct(")") => depth -= 1,
+            Tok::Punct(";") if depth <= 0 => return false,
+            Tok::Ident(w) if JUMPS.contains(&w.as_str()) => return false,
+            Tok::Ident(w)
+                if !HEADS.contains(&w.as_str())
+                    && matches!(toks.get(k + 1).map(|n| &n.tok), Some(Tok::Punct("("))) =>
+            {
+                return false
+            }
+            _ => {}
+        }
+    }
+    true
 }
 
 /// The index after the tokens of the directive whose `#` is `toks[i]`: up to the first newline
@@ -1345,18 +1431,49 @@ mod tests {
         assert_eq!(names(src), [("HDI".to_string(), "HDI".to_string())]);
     }
 
-    /// Only the directive lines of groups whose code leaves braces open (or closes more than
-    /// it opens) and that have no alternative branch.
+    /// The directive lines of groups whose code leaves braces open (or closes more than it
+    /// opens) and that have no alternative branch; of a group whose alternatives each open as
+    /// many, the directives and every branch after the first, when those are heads only.
     #[test]
     fn unbalanced_conditional_groups() {
         let src = "void f() {\n#if A\n for (;;) {\n#endif\n x();\n#if A\n }\n#endif\n\
-                   #if B\n { y(); }\n#endif\n#if C\n if (p) {\n#else\n if (q) {\n#endif\n }\n}\n";
+                   #if B\n { y(); }\n#endif\n#if C\n if (p) {\n#else\n if (q) {\n#endif\n }\n\
+                   #if D\n if (p) {\n#elif E\n for (int i = 0; i < n; ++i) {\n#else\n while (q) {\n#endif\n }\n}\n";
         let toks = lex::tokenize(src.as_bytes(), 0..src.len());
         let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
             .into_iter()
             .map(|r| &src[r])
             .collect();
-        assert_eq!(lines, ["#if A", "#endif", "#if A", "#endif"]);
+        assert_eq!(
+            lines,
+            [
+                "#if A",
+                "#endif",
+                "#if A",
+                "#endif",
+                "#if C",
+                "#else\n if (q) {\n#endif",
+                "#if D",
+                "#elif E\n for (int i = 0; i < n; ++i) {\n#else\n while (q) {\n#endif"
+            ]
+        );
+        // An alternative that calls, jumps or ends a statement is left alone; so are
+        // alternatives that open different numbers of braces.
+        for other in [
+            "if (ok(q)) {",
+            "if (q) { return;",
+            "x = 1; if (q) {",
+            "if (q) { {",
+            "if (q) {\n#if F\n {\n#endif",
+        ] {
+            let src = format!("void f() {{\n#if C\n if (p) {{\n#else\n {other}\n#endif\n }}\n}}\n");
+            let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+            let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
+                .into_iter()
+                .map(|r| &src[r])
+                .collect();
+            assert!(!lines.contains(&"#if C"), "{other}: {lines:?}");
+        }
     }
 
     #[test]
