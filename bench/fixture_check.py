@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks `testdata/check` fixtures against a hip-unroll *binary* (not the guards library the
 `fixtures` test links): `check --format json` on each fixture, compared with the inline
-expectations (`// ~^ blockers: ...`, `unresolved:`, `pragma:`, `trip:`, `diag:`; see
+expectations (`// ~^ blockers: ...`, `unresolved:`, `pragma:`, `trip:`, `diag:`,
+`hip-unroll-test: parse-errors N`; see
 testdata/check/README.md), both ways as guards/tests/fixtures.rs does.
 
 Usage: fixture_check.py BINARY FIXTURE... ; prints one line per fixture (PASS, or FAIL with the
@@ -16,13 +17,15 @@ import sys
 
 def expectations(text):
     e = {"loops": {}, "diags": [], "trips": {}, "unresolved": {}, "pragmas": {},
-         "dirs": [], "hints": False}
+         "dirs": [], "hints": False, "parse_errors": None}
     for i, line in enumerate(text.splitlines()):
         n = i + 1
         if "hip-unroll-test: hints" in line:
             e["hints"] = True
         if "hip-unroll-test: include-dir " in line:
             e["dirs"].append(line.split("hip-unroll-test: include-dir ", 1)[1].strip())
+        if "hip-unroll-test: parse-errors " in line:
+            e["parse_errors"] = int(line.split("hip-unroll-test: parse-errors ", 1)[1].strip())
         pos = line.find("// ~")
         if pos < 0:
             continue
@@ -60,6 +63,10 @@ def check(binary, path):
         return [f"exit {p.returncode}: {p.stderr.strip()[:200]}"]
     out = json.loads(p.stdout)
     errs = []
+    if e["parse_errors"] is not None:
+        got_pe = sum(f.get("parse_errors", 0) for f in out["files"])
+        if got_pe != e["parse_errors"]:
+            errs.append(f"{got_pe} parse errors, expected {e['parse_errors']}")
     seen = set()
     for f in out["files"]:
         for fn in f["functions"]:

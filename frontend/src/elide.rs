@@ -1036,7 +1036,8 @@ fn unpositioned(range: Range<usize>) -> Span {
 /// `#if DEVICE_GRID_YZ_16BIT` / `for (...) {` / `#endif` ... `#if DEVICE_GRID_YZ_16BIT` / `}` /
 /// `#endif`. The grammar reads each group as a unit, so an unbalanced one breaks the parse of
 /// everything around it (the whole file in rocBLAS's kernels). Left out of the parse, the code
-/// between them is read as if the condition held.
+/// between them is read as if the condition held. So is a group whose code ends with an
+/// `else` that the statement after the group completes.
 ///
 /// A group with alternatives each of which opens (or closes) the same number of braces, every
 /// one after the first only a statement's head (`#if SPEC_DEC` / `if (r >= n) {` / `#else` /
@@ -1044,6 +1045,11 @@ fn unpositioned(range: Range<usize>) -> Span {
 /// `__cpp_if_constexpr`; see [`head_only`]), is read as its first branch: the other branches
 /// and the directives are left out. Nothing that runs is hidden: those heads call nothing and
 /// jump nowhere.
+///
+/// A group inside parentheses (`(x ? 0 :` / `#endif` / `lane)`, `f(a,` / `#if V` / `b,` /
+/// `#else` / `false,` / `#endif` / `c)`: NCCL's kernels) whose branches balance their braces
+/// and parentheses is read as its first branch too, the others left out when they call
+/// nothing ([`calls_nothing`]); a group without alternatives loses only its directives.
 fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     struct Branch {
         /// The directive line.
@@ -1053,7 +1059,12 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
         /// The token after the directive line.
         first: usize,
         balance: i64,
+        /// `(` less `)` in the branch.
+        parens: i64,
+        /// The group's `#if` stands inside parentheses.
+        in_parens: bool,
     }
+    let mut depth = 0i64;
     let mut out = Vec::new();
     if !toks
         .iter()
@@ -1065,15 +1076,19 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     let mut i = 0;
     while i < toks.len() {
         let Tok::Directive(d) = &toks[i].tok else {
-            let delta = match toks[i].tok {
-                Tok::Punct("{") => 1,
-                Tok::Punct("}") => -1,
-                _ => 0,
+            let (delta, paren) = match toks[i].tok {
+                Tok::Punct("{") => (1, 0),
+                Tok::Punct("}") => (-1, 0),
+                Tok::Punct("(") => (0, 1),
+                Tok::Punct(")") => (0, -1),
+                _ => (0, 0),
             };
-            if delta != 0 {
+            depth += paren;
+            if delta != 0 || paren != 0 {
                 for g in &mut open {
                     if let Some(b) = g.last_mut() {
                         b.balance += delta;
+                        b.parens += paren;
                     }
                 }
             }
@@ -1088,6 +1103,8 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                 at: i,
                 first: j,
                 balance: 0,
+                parens: 0,
+                in_parens: depth > 0,
             }]),
             "elif" | "elifdef" | "elifndef" | "else" => {
                 if let Some(g) = open.last_mut() {
@@ -1096,13 +1113,19 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                         at: i,
                         first: j,
                         balance: 0,
+                        parens: 0,
+                        in_parens: false,
                     });
                 }
             }
             "endif" => {
                 if let Some(g) = open.pop() {
                     let balance = g[0].balance;
-                    if balance != 0 && g.len() == 1 {
+                    // `#if A` / `if (c) { ... } else` / `#endif` / `{ ... }` (NCCL's): the
+                    // `else` needs what follows the group.
+                    let dangling =
+                        i > 0 && matches!(&toks[i - 1].tok, Tok::Ident(w) if w == "else");
+                    if (balance != 0 || dangling) && g.len() == 1 {
                         out.push(g[0].line.clone());
                         out.push(line);
                     } else if balance != 0
@@ -1115,6 +1138,20 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                     {
                         out.push(g[0].line.clone());
                         out.push(g[1].line.start..line.end);
+                    } else if g[0].in_parens && g.iter().all(|b| b.balance == 0 && b.parens == 0) {
+                        // Inside an expression (`(x ? 0 :` / `#endif` / `lane)`, NCCL's
+                        // kernels): the first branch is read; the others only when they call
+                        // nothing.
+                        if g.len() == 1 {
+                            out.push(g[0].line.clone());
+                            out.push(line);
+                        } else if (1..g.len()).all(|k| {
+                            let end = g.get(k + 1).map_or(i, |b| b.at);
+                            calls_nothing(toks, g[k].first, end)
+                        }) {
+                            out.push(g[0].line.clone());
+                            out.push(g[1].line.start..line.end);
+                        }
                     }
                     // The enclosing group counts only the branch read (the first).
                     if let Some(outer) = open.last_mut().and_then(|o| o.last_mut()) {
@@ -1129,6 +1166,29 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     }
     out.sort_by_key(|r| r.start);
     out
+}
+
+/// True when `toks[from..to]` holds no directive and no name followed by `(` but an
+/// operator's (`sizeof`, a cast).
+fn calls_nothing(toks: &[Token], from: usize, to: usize) -> bool {
+    const OPERATORS: &[&str] = &[
+        "sizeof",
+        "alignof",
+        "decltype",
+        "static_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "noexcept",
+    ];
+    let toks = &toks[from.min(toks.len())..to.min(toks.len())];
+    toks.iter().enumerate().all(|(k, t)| match &t.tok {
+        Tok::Directive(_) => false,
+        Tok::Ident(w) => {
+            OPERATORS.contains(&w.as_str())
+                || !matches!(toks.get(k + 1).map(|n| &n.tok), Some(Tok::Punct("(")))
+        }
+        _ => true,
+    })
 }
 
 /// True when `toks[from..to]` is at most a statement's head that calls nothing and jumps
@@ -1455,6 +1515,27 @@ mod tests {
                 "#else\n if (q) {\n#endif",
                 "#if D",
                 "#elif E\n for (int i = 0; i < n; ++i) {\n#else\n while (q) {\n#endif"
+            ]
+        );
+        // Inside parentheses: the first branch when the others call nothing; a dangling `else`.
+        let src = "void f() {\n g(a,\n#if V\n b,\n#else\n false,\n#endif\n c);\n\
+                   h((\n#if W\n t ? 0 :\n#endif\n lane));\n\
+                   g(a,\n#if V\n b,\n#else\n k(1),\n#endif\n c);\n\
+                   #if X\n if (t) { y(); } else\n#endif\n { z(); }\n}\n";
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
+            .into_iter()
+            .map(|r| &src[r])
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "#if V",
+                "#else\n false,\n#endif",
+                "#if W",
+                "#endif",
+                "#if X",
+                "#endif"
             ]
         );
         // An alternative that calls, jumps or ends a statement is left alone; so are

@@ -407,6 +407,19 @@ pub(crate) fn scan(
                 "if" | "for" | "while" | "switch" if cur.is(i + 1, "(") => {
                     head_close = cur.closing(i + 1);
                 }
+                // `if NCCL_IF_CONSTEXPR (c) {`: a name between `if` and its condition is a
+                // macro (`constexpr` or nothing); the parse skips it.
+                "if" if cur.is(i + 2, "(")
+                    && matches!(cur.ident(i + 1), Some(m) if m != "constexpr" && m != "consteval") =>
+                {
+                    if let Some(m) = cur.ident(i + 1) {
+                        out.push(Found::Invocation {
+                            range: cur.range(i + 1),
+                            name: m.to_string(),
+                        });
+                    }
+                    head_close = cur.closing(i + 2);
+                }
                 "else" | "do" => at_start = true,
                 _ => {}
             },
@@ -977,7 +990,7 @@ const OPENS_DECLARATION: &[&str] = &["namespace", "template", "using", "typedef"
 /// At the start of a declaration in a namespace (`i`): object-like macros written alone, in
 /// front of something no declaration specifier can precede: `BEGIN_ROCPRIM_NAMESPACE` (which
 /// expands to `namespace rocprim {`) before `namespace detail {` or `template<...>`, before a
-/// class definition (`CUB_NAMESPACE_BEGIN struct S {`), before a `}` or at the end of the
+/// class or enum definition (`CUB_NAMESPACE_BEGIN struct S {`, `... enum E {`), before a `}` or at the end of the
 /// file (`END_ROCPRIM_NAMESPACE`). The grammar reads `NAME namespace detail { ... }` as a
 /// function named `namespace` whose body is never lowered: every function in it was lost.
 /// Each name is a macro of the file or the unit (`defined`) or spelt as one, and no specifier
@@ -1014,6 +1027,11 @@ fn bare_macros(
             Some(Tok::Ident(w)) if OPENS_DECLARATION.contains(&w.as_str()) => true,
             Some(Tok::Ident(w)) if matches!(w.as_str(), "struct" | "class" | "union") => {
                 class_definition(cur, k)
+            }
+            // `CUB_NAMESPACE_BEGIN enum BlockHistogramMemoryPreference {`.
+            Some(Tok::Ident(w)) if w == "enum" => {
+                let n = k + 1 + usize::from(matches!(cur.ident(k + 1), Some("class" | "struct")));
+                cur.ident(n).is_some() && (cur.is(n + 1, "{") || cur.is(n + 1, ":"))
             }
             _ => false,
         };
@@ -1562,6 +1580,12 @@ END_NS"
             ["invocation LIB_EXPORT", "invocation CUB_BEGIN"]
         );
         assert_eq!(
+            found("CUB_NAMESPACE_BEGIN\nenum E { A, B };\nNS_BEGIN enum class F : int { C };"),
+            ["invocation CUB_NAMESPACE_BEGIN", "invocation NS_BEGIN"]
+        );
+        // An enum's declaration is no definition; a variable of an enum type is one.
+        assert!(found("LIB_EXPORT enum E;\nLIB_EXPORT enum E e;").is_empty());
+        assert_eq!(
             found("CUB_NAMESPACE_BEGIN\nstruct __align__(16) S : B { };\nCUB_NAMESPACE_END\n"),
             [
                 "invocation CUB_NAMESPACE_BEGIN",
@@ -1689,6 +1713,13 @@ END_NS"
         assert_eq!(
             found(&body("M((for (;;) { N(C, (x;)) }))")),
             ["statements M", "statements N"]
+        );
+        // `if MACRO (c)`: the macro (`constexpr` or nothing) is skipped; `if constexpr` is C++.
+        assert_eq!(
+            found(&body(
+                "if NCCL_IF_CONSTEXPR (x > 1) { a(); }\nif constexpr (x) {}"
+            )),
+            ["invocation NCCL_IF_CONSTEXPR"]
         );
         // In a braceless loop, and before a loop (no pragma macro).
         assert_eq!(

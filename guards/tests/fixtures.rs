@@ -21,6 +21,8 @@ struct Expect {
     /// `// hip-unroll-test: include-dir DIR` (relative to the fixture's directory).
     include_dirs: Vec<String>,
     hints: bool,
+    /// `// hip-unroll-test: parse-errors N`: the file's parse errors, exactly.
+    parse_errors: Option<usize>,
 }
 
 /// Reads `// ~^ blockers: a, b`, `// ~ diag: rule`, `// ~^^ blockers: none` annotations.
@@ -33,6 +35,13 @@ fn expectations(src: &str) -> Result<Expect, String> {
         }
         if let Some(d) = line.split("hip-unroll-test: include-dir ").nth(1) {
             e.include_dirs.push(d.trim().to_string());
+        }
+        if let Some(n) = line.split("hip-unroll-test: parse-errors ").nth(1) {
+            e.parse_errors = Some(
+                n.trim()
+                    .parse()
+                    .map_err(|_| format!("line {lineno}: `parse-errors` wants a number"))?,
+            );
         }
         let Some(pos) = line.find("// ~") else {
             continue;
@@ -141,6 +150,14 @@ fn run_fixture(
     let mut errs = Vec::new();
     if exp.loops.is_empty() && exp.diags.is_empty() {
         errs.push("fixture has no expectations".to_string());
+    }
+    if let Some(want) = exp.parse_errors {
+        if report.parse_errors != want {
+            errs.push(format!(
+                "{} parse errors, expected {want}",
+                report.parse_errors
+            ));
+        }
     }
     let mut seen_lines = BTreeSet::new();
     for f in &report.functions {

@@ -6,6 +6,7 @@
 // candidate). The guards read every group's statements, what some target runs: a barrier or
 // an atomic in any group blocks the loops around the call, with braces or without; a loop in a
 // group is the function's loop; a statement-argument call before a loop is no pragma macro.
+// hip-unroll-test: parse-errors 0
 
 __global__ void target_barriers(float* p, int* c, int n) {
   for (int i = 0; i < n; ++i) {  // ~ blockers: barrier
