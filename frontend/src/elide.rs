@@ -1046,8 +1046,9 @@ fn unpositioned(range: Range<usize>) -> Span {
 /// and the directives are left out. Nothing that runs is hidden: those heads call nothing and
 /// jump nowhere.
 ///
-/// A group inside parentheses (`(x ? 0 :` / `#endif` / `lane)`, `f(a,` / `#if V` / `b,` /
-/// `#else` / `false,` / `#endif` / `c)`: NCCL's kernels) whose branches balance their braces
+/// A group in an expression, inside parentheses or right after `=` or `return` (`(x ? 0 :` /
+/// `#endif` / `lane)`, `f(a,` / `#if V` / `b,` / `#else` / `false,` / `#endif` / `c)`, `n =` /
+/// `#if A` / `t ? 256 :` / `#endif` / `16;`: NCCL's kernels) whose branches balance their braces
 /// and parentheses is read as its first branch too, the others left out when they call
 /// nothing ([`calls_nothing`]); a group without alternatives loses only its directives.
 fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
@@ -1061,10 +1062,12 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
         balance: i64,
         /// `(` less `)` in the branch.
         parens: i64,
-        /// The group's `#if` stands inside parentheses.
-        in_parens: bool,
+        /// The group's `#if` stands in an expression: inside parentheses, or right after `=`
+        /// or `return`.
+        in_expression: bool,
     }
     let mut depth = 0i64;
+    let mut after_assign = false;
     let mut out = Vec::new();
     if !toks
         .iter()
@@ -1084,6 +1087,11 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                 _ => (0, 0),
             };
             depth += paren;
+            after_assign = match &toks[i].tok {
+                Tok::Punct(p) => *p == "=",
+                Tok::Ident(w) => w == "return",
+                _ => false,
+            };
             if delta != 0 || paren != 0 {
                 for g in &mut open {
                     if let Some(b) = g.last_mut() {
@@ -1104,7 +1112,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                 first: j,
                 balance: 0,
                 parens: 0,
-                in_parens: depth > 0,
+                in_expression: depth > 0 || after_assign,
             }]),
             "elif" | "elifdef" | "elifndef" | "else" => {
                 if let Some(g) = open.last_mut() {
@@ -1114,7 +1122,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                         first: j,
                         balance: 0,
                         parens: 0,
-                        in_parens: false,
+                        in_expression: false,
                     });
                 }
             }
@@ -1138,7 +1146,9 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
                     {
                         out.push(g[0].line.clone());
                         out.push(g[1].line.start..line.end);
-                    } else if g[0].in_parens && g.iter().all(|b| b.balance == 0 && b.parens == 0) {
+                    } else if g[0].in_expression
+                        && g.iter().all(|b| b.balance == 0 && b.parens == 0)
+                    {
                         // Inside an expression (`(x ? 0 :` / `#endif` / `lane)`, NCCL's
                         // kernels): the first branch is read; the others only when they call
                         // nothing.
@@ -1521,7 +1531,8 @@ mod tests {
         let src = "void f() {\n g(a,\n#if V\n b,\n#else\n false,\n#endif\n c);\n\
                    h((\n#if W\n t ? 0 :\n#endif\n lane));\n\
                    g(a,\n#if V\n b,\n#else\n k(1),\n#endif\n c);\n\
-                   #if X\n if (t) { y(); } else\n#endif\n { z(); }\n}\n";
+                   #if X\n if (t) { y(); } else\n#endif\n { z(); }\n\
+                   n =\n#if A\n t ? 256 :\n#endif\n 16;\n}\n";
         let toks = lex::tokenize(src.as_bytes(), 0..src.len());
         let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
             .into_iter()
@@ -1535,6 +1546,8 @@ mod tests {
                 "#if W",
                 "#endif",
                 "#if X",
+                "#endif",
+                "#if A",
                 "#endif"
             ]
         );

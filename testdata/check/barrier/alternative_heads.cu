@@ -58,7 +58,12 @@ __global__ void nccl_style(float* p, float* s, int n, int lane, bool tma) {
       tma ? 0 :
 #endif
       lane);
-  for (int i = 0; i < n; ++i) {  // ~ blockers: barrier
+  int pre =
+#if __CUDA_ARCH__ >= 1000
+      (tma && base % 256 == 0) ? (256 - base) % 256 :
+#endif
+      (16 - base) % 16;
+  for (int i = pre; i < n; ++i) {  // ~ blockers: barrier
     if NCCL_IF_CONSTEXPR (sizeof(float) == 4) {
       p[base + i] = 0.f;
     }
