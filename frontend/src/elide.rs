@@ -1031,6 +1031,58 @@ fn unpositioned(range: Range<usize>) -> Span {
     }
 }
 
+/// One branch of a conditional group, as [`unbalanced_conditionals`] reads it.
+struct Arm {
+    /// The directive line.
+    line: Range<usize>,
+    /// The directive's token.
+    at: usize,
+    /// The token after the directive line.
+    first: usize,
+    /// `{` less `}` in the branch.
+    balance: i64,
+    /// `(` less `)` in the branch.
+    parens: i64,
+    /// The group's `#if` stands in an expression: inside parentheses, or right after `=`
+    /// or `return`.
+    in_expression: bool,
+}
+
+/// What the parse leaves out of the conditional group `g`, closed by the `#endif` line
+/// `endif` at token `at` (see [`unbalanced_conditionals`]): its directive lines (read as if
+/// the condition held), or its first directive line and everything from the second branch to
+/// the `#endif` (read as its first branch), or nothing.
+fn left_out(g: &[Arm], endif: &Range<usize>, toks: &[Token], at: usize) -> Vec<Range<usize>> {
+    let first = &g[0];
+    if g.len() == 1 {
+        // `#if A` / `if (c) { ... } else` / `#endif` / `{ ... }` (NCCL's): the `else` needs
+        // what follows the group.
+        let dangling = at > 0 && matches!(&toks[at - 1].tok, Tok::Ident(w) if w == "else");
+        let read = first.balance != 0 || dangling || (first.in_expression && first.parens == 0);
+        return if read {
+            vec![first.line.clone(), endif.clone()]
+        } else {
+            Vec::new()
+        };
+    }
+    // Every branch after the first: its tokens, up to the next directive of the group.
+    let others = |ok: fn(&[Token], usize, usize) -> bool| {
+        (1..g.len()).all(|k| ok(toks, g[k].first, g.get(k + 1).map_or(at, |b| b.at)))
+    };
+    let heads =
+        first.balance != 0 && g.iter().all(|b| b.balance == first.balance) && others(head_only);
+    // Inside an expression (`(x ? 0 :` / `#endif` / `lane)`): the others only when they call
+    // nothing.
+    let expression = first.in_expression
+        && g.iter().all(|b| b.balance == 0 && b.parens == 0)
+        && others(calls_nothing);
+    if heads || expression {
+        vec![first.line.clone(), g[1].line.start..endif.end]
+    } else {
+        Vec::new()
+    }
+}
+
 /// The directive lines of the conditional groups (`#if`/`#ifdef`/`#ifndef` ... `#endif`, no
 /// `#elif` or `#else`) whose code opens more braces than it closes, or fewer: rocBLAS's
 /// `#if DEVICE_GRID_YZ_16BIT` / `for (...) {` / `#endif` ... `#if DEVICE_GRID_YZ_16BIT` / `}` /
@@ -1052,20 +1104,6 @@ fn unpositioned(range: Range<usize>) -> Span {
 /// and parentheses is read as its first branch too, the others left out when they call
 /// nothing ([`calls_nothing`]); a group without alternatives loses only its directives.
 fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
-    struct Branch {
-        /// The directive line.
-        line: Range<usize>,
-        /// The directive's token.
-        at: usize,
-        /// The token after the directive line.
-        first: usize,
-        balance: i64,
-        /// `(` less `)` in the branch.
-        parens: i64,
-        /// The group's `#if` stands in an expression: inside parentheses, or right after `=`
-        /// or `return`.
-        in_expression: bool,
-    }
     let mut depth = 0i64;
     let mut after_assign = false;
     let mut out = Vec::new();
@@ -1075,7 +1113,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     {
         return out;
     }
-    let mut open: Vec<Vec<Branch>> = Vec::new();
+    let mut open: Vec<Vec<Arm>> = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let Tok::Directive(d) = &toks[i].tok else {
@@ -1106,7 +1144,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
         let j = directive_end(src, toks, i);
         let line = toks[i].range.start..toks[j - 1].range.end;
         match d.as_str() {
-            "if" | "ifdef" | "ifndef" => open.push(vec![Branch {
+            "if" | "ifdef" | "ifndef" => open.push(vec![Arm {
                 line,
                 at: i,
                 first: j,
@@ -1116,7 +1154,7 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
             }]),
             "elif" | "elifdef" | "elifndef" | "else" => {
                 if let Some(g) = open.last_mut() {
-                    g.push(Branch {
+                    g.push(Arm {
                         line,
                         at: i,
                         first: j,
@@ -1128,45 +1166,11 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
             }
             "endif" => {
                 if let Some(g) = open.pop() {
-                    let balance = g[0].balance;
-                    // `#if A` / `if (c) { ... } else` / `#endif` / `{ ... }` (NCCL's): the
-                    // `else` needs what follows the group.
-                    let dangling =
-                        i > 0 && matches!(&toks[i - 1].tok, Tok::Ident(w) if w == "else");
-                    if (balance != 0 || dangling) && g.len() == 1 {
-                        out.push(g[0].line.clone());
-                        out.push(line);
-                    } else if balance != 0
-                        && g.iter().all(|b| b.balance == balance)
-                        && (1..g.len()).all(|k| {
-                            // The branch's tokens: up to the next directive of the group.
-                            let end = g.get(k + 1).map_or(i, |b| b.at);
-                            head_only(toks, g[k].first, end)
-                        })
-                    {
-                        out.push(g[0].line.clone());
-                        out.push(g[1].line.start..line.end);
-                    } else if g[0].in_expression
-                        && g.iter().all(|b| b.balance == 0 && b.parens == 0)
-                    {
-                        // Inside an expression (`(x ? 0 :` / `#endif` / `lane)`, NCCL's
-                        // kernels): the first branch is read; the others only when they call
-                        // nothing.
-                        if g.len() == 1 {
-                            out.push(g[0].line.clone());
-                            out.push(line);
-                        } else if (1..g.len()).all(|k| {
-                            let end = g.get(k + 1).map_or(i, |b| b.at);
-                            calls_nothing(toks, g[k].first, end)
-                        }) {
-                            out.push(g[0].line.clone());
-                            out.push(g[1].line.start..line.end);
-                        }
-                    }
+                    out.extend(left_out(&g, &line, toks, i));
                     // The enclosing group counts only the branch read (the first).
                     if let Some(outer) = open.last_mut().and_then(|o| o.last_mut()) {
                         let all: i64 = g.iter().map(|b| b.balance).sum();
-                        outer.balance += balance - all;
+                        outer.balance += g[0].balance - all;
                     }
                 }
             }
@@ -1178,48 +1182,37 @@ fn unbalanced_conditionals(src: &[u8], toks: &[Token]) -> Vec<Range<usize>> {
     out
 }
 
-/// True when `toks[from..to]` holds no directive and no name followed by `(` but an
-/// operator's (`sizeof`, a cast).
+/// Names written before `(` that call nothing: operators and casts.
+const CALL_LIKE_OPERATORS: &[&str] = &[
+    "sizeof",
+    "alignof",
+    "decltype",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "noexcept",
+];
+
+/// True when `toks[k]` is a name followed by `(` that calls something: none of
+/// [`CALL_LIKE_OPERATORS`] and none of `heads`.
+fn is_call(toks: &[Token], k: usize, heads: &[&str]) -> bool {
+    matches!(&toks[k].tok, Tok::Ident(w)
+        if !CALL_LIKE_OPERATORS.contains(&w.as_str()) && !heads.contains(&w.as_str()))
+        && matches!(toks.get(k + 1).map(|n| &n.tok), Some(Tok::Punct("(")))
+}
+
+/// True when `toks[from..to]` holds no directive and no call ([`is_call`]).
 fn calls_nothing(toks: &[Token], from: usize, to: usize) -> bool {
-    const OPERATORS: &[&str] = &[
-        "sizeof",
-        "alignof",
-        "decltype",
-        "static_cast",
-        "reinterpret_cast",
-        "const_cast",
-        "noexcept",
-    ];
     let toks = &toks[from.min(toks.len())..to.min(toks.len())];
-    toks.iter().enumerate().all(|(k, t)| match &t.tok {
-        Tok::Directive(_) => false,
-        Tok::Ident(w) => {
-            OPERATORS.contains(&w.as_str())
-                || !matches!(toks.get(k + 1).map(|n| &n.tok), Some(Tok::Punct("(")))
-        }
-        _ => true,
-    })
+    (0..toks.len()).all(|k| !matches!(toks[k].tok, Tok::Directive(_)) && !is_call(toks, k, &[]))
 }
 
 /// True when `toks[from..to]` is at most a statement's head that calls nothing and jumps
 /// nowhere: `if (a && b) {`, `} else if constexpr (N > 4) {`, `for (int i = 0; i < n; ++i) {`:
 /// no `;` outside parentheses, no directive, no `return`/`break`/`continue`/`goto`/`throw`/
-/// `asm`, no name followed by `(` but a keyword's.
+/// `asm`, no call but a keyword's.
 fn head_only(toks: &[Token], from: usize, to: usize) -> bool {
-    const HEADS: &[&str] = &[
-        "if",
-        "for",
-        "while",
-        "switch",
-        "constexpr",
-        "sizeof",
-        "alignof",
-        "decltype",
-        "static_cast",
-        "reinterpret_cast",
-        "const_cast",
-        "noexcept",
-    ];
+    const HEADS: &[&str] = &["if", "for", "while", "switch", "constexpr"];
     const JUMPS: &[&str] = &[
         "return",
         "break",
@@ -1240,12 +1233,7 @@ fn head_only(toks: &[Token], from: usize, to: usize) -> bool {
             Tok::Punct(")") => depth -= 1,
             Tok::Punct(";") if depth <= 0 => return false,
             Tok::Ident(w) if JUMPS.contains(&w.as_str()) => return false,
-            Tok::Ident(w)
-                if !HEADS.contains(&w.as_str())
-                    && matches!(toks.get(k + 1).map(|n| &n.tok), Some(Tok::Punct("("))) =>
-            {
-                return false
-            }
+            _ if is_call(toks, k, HEADS) => return false,
             _ => {}
         }
     }

@@ -284,20 +284,29 @@ impl Cursor<'_> {
 
     /// The byte ranges of the top-level comma-separated items between `open` and `close`.
     fn args(&self, open: usize, close: usize) -> Vec<Range<usize>> {
+        self.arg_tokens(open, close, true)
+            .into_iter()
+            .map(|(a, b)| self.range(a).start..self.range(b - 1).end)
+            .collect()
+    }
+
+    /// The token ranges (`start..end`) of the non-empty top-level comma-separated items between
+    /// `open` and `close`; `angles`: `<`/`>` group as brackets do (template arguments).
+    fn arg_tokens(&self, open: usize, close: usize, angles: bool) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut depth = 0usize;
         let mut first = open + 1;
         for k in open + 1..=close {
             match self.tok(k) {
-                Some(Tok::Punct("(" | "[" | "{" | "<")) => depth += 1,
-                Some(Tok::Punct(")" | "]" | "}" | ">")) if k != close => {
-                    depth = depth.saturating_sub(1)
-                }
+                Some(Tok::Punct("(" | "[" | "{")) => depth += 1,
+                Some(Tok::Punct("<")) if angles => depth += 1,
+                Some(Tok::Punct(")" | "]" | "}")) if k != close => depth = depth.saturating_sub(1),
+                Some(Tok::Punct(">")) if angles && k != close => depth = depth.saturating_sub(1),
                 _ => {}
             }
             if k == close || (depth == 0 && self.is(k, ",")) {
                 if first < k {
-                    out.push(self.range(first).start..self.range(k - 1).end);
+                    out.push((first, k));
                 }
                 first = k + 1;
             }
@@ -1310,16 +1319,8 @@ fn statement_macro(
     };
     let mut groups: Vec<(usize, usize)> = Vec::new();
     let mut statements = false;
-    let mut start = i + 2;
-    while start < close {
-        // The argument is `start..end` (`end`: its `,` or the call's `)`).
-        let mut end = start;
-        let mut depth = 0i32;
-        while end < close && !(depth == 0 && cur.is(end, ",")) {
-            depth += depth_change(end);
-            end += 1;
-        }
-        if cur.is(start, "(") && end > start && cur.closing(start) == Some(end - 1) {
+    for (start, end) in cur.arg_tokens(i + 1, close, false) {
+        if cur.is(start, "(") && cur.closing(start) == Some(end - 1) {
             let (open, shut) = (start, end - 1);
             if shut > open + 1 {
                 if !matches!(cur.tok(shut - 1), Some(Tok::Punct(";" | "}"))) {
@@ -1337,7 +1338,6 @@ fn statement_macro(
             }
             groups.push((open, shut));
         }
-        start = end + 1;
     }
     if !statements {
         return None;
