@@ -40,6 +40,7 @@ use crate::occupancy::{Occupancy, OccupancyUnit, Registers};
 use codeobj::compile::{Compiled, Compiler, Output};
 use codeobj::judge::Thresholds;
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -255,16 +256,27 @@ pub fn code_digest(code: &[(String, Vec<u8>)]) -> String {
 }
 
 /// Of several kernels' predictions, the one to show: of the kernels the variant changed
-/// (registers or occupancy; all of them when it changed none), the largest occupancy loss, then
-/// the largest register growth, then the first. A kernel the rewrite did not touch says nothing
-/// about it (sgemm2d.cu's other kernel, 120 -> 120, was shown for a variant of sgemm_2d whose
-/// registers fell).
-fn worst(all: impl IntoIterator<Item = Occupancy>) -> Option<Occupancy> {
-    let all: Vec<Occupancy> = all.into_iter().collect();
+/// (registers or occupancy; else those whose machine code changed, each prediction's flag), the
+/// largest occupancy loss, then the largest register growth, then the first. A kernel the
+/// rewrite did not touch says nothing about it (sgemm2d.cu's other kernel, 120 -> 120, was
+/// shown for a variant of sgemm_2d whose registers fell, and for variants of sgemm_2d that
+/// changed no register count); a variant that changed no kernel has no prediction.
+fn worst(all: impl IntoIterator<Item = (Occupancy, bool)>) -> Option<Occupancy> {
+    let all: Vec<(Occupancy, bool)> = all.into_iter().collect();
     let changed = |o: &Occupancy| o.before != o.after || o.registers.before != o.registers.after;
-    let any_changed = all.iter().any(changed);
+    let pick: Vec<Occupancy> = if all.iter().any(|(o, _)| changed(o)) {
+        all.into_iter()
+            .filter(|(o, _)| changed(o))
+            .map(|(o, _)| o)
+            .collect()
+    } else {
+        all.into_iter()
+            .filter(|(_, code)| *code)
+            .map(|(o, _)| o)
+            .collect()
+    };
     let mut best: Option<Occupancy> = None;
-    for o in all.into_iter().filter(|o| !any_changed || changed(o)) {
+    for o in pick {
         let key = |o: &Occupancy| {
             (
                 o.before.saturating_sub(o.after),
@@ -276,6 +288,23 @@ fn worst(all: impl IntoIterator<Item = Occupancy>) -> Option<Occupancy> {
         }
     }
     best
+}
+
+/// Each kernel's machine code (its `.text.<symbol>` section) over every compile of `units`,
+/// empty when a cubin cannot be read.
+fn kernel_texts(units: &Units) -> HashMap<String, Vec<u8>> {
+    let mut all = HashMap::new();
+    for c in &units.0 {
+        let Some(m) = unit_code(c, Output::Cubin) else {
+            continue;
+        };
+        for (section, code) in m {
+            if let Some(sym) = section.strip_prefix(".text.") {
+                all.entry(sym.to_string()).or_insert(code);
+            }
+        }
+    }
+    all
 }
 
 /// A cubin's kernels with ptxas's report, or why not.
@@ -338,6 +367,7 @@ impl Gates {
         }
         gates.push((SIGNATURE, Outcome::Pass));
         let arch = &self.compiler.arch;
+        let (base_text, var_text) = (kernel_texts(base), kernel_texts(var));
         let mut why = Vec::new();
         let mut predictions = Vec::new();
         for bk in &b {
@@ -358,16 +388,23 @@ impl Gates {
             }
             let occ = |r| runner::cubin::register_limited_warps(r, arch);
             if let (Some(before), Some(after)) = (occ(bk.registers), occ(vk.registers)) {
-                predictions.push(Occupancy {
-                    kernel: name.clone(),
-                    unit: OccupancyUnit::WarpsPerSm,
-                    before,
-                    after,
-                    registers: Registers {
-                        before: bk.registers,
-                        after: vk.registers,
+                // Unknown code (no section of that name) counts as changed.
+                let code = base_text
+                    .get(&bk.name)
+                    .is_none_or(|b| var_text.get(&bk.name) != Some(b));
+                predictions.push((
+                    Occupancy {
+                        kernel: name.clone(),
+                        unit: OccupancyUnit::WarpsPerSm,
+                        before,
+                        after,
+                        registers: Registers {
+                            before: bk.registers,
+                            after: vk.registers,
+                        },
                     },
-                });
+                    code,
+                ));
                 if let Some(allowed) = self.max_occupancy_loss {
                     if after.saturating_add(allowed) < before {
                         reasons.push(format!(
@@ -586,22 +623,26 @@ impl Gates {
             max_occupancy_loss: self.max_occupancy_loss.unwrap_or(u32::MAX),
         };
         let j = codeobj::judge::judge(&base_objects, &var_objects, &thresholds, None);
+        // A code object's kernels share one `.text`: each counts as changed.
         let occupancy = worst(j.kernels.iter().filter_map(|k| {
             let after = k.after.as_ref()?;
-            Some(Occupancy {
-                kernel: k
-                    .demangled
-                    .as_deref()
-                    .map(kernelname::function_of)
-                    .unwrap_or_else(|| k.kernel.clone()),
-                unit: OccupancyUnit::WavesPerSimd,
-                before: k.before.waves_per_simd?,
-                after: after.waves_per_simd?,
-                registers: Registers {
-                    before: k.before.vgpr_count,
-                    after: after.vgpr_count,
+            Some((
+                Occupancy {
+                    kernel: k
+                        .demangled
+                        .as_deref()
+                        .map(kernelname::function_of)
+                        .unwrap_or_else(|| k.kernel.clone()),
+                    unit: OccupancyUnit::WavesPerSimd,
+                    before: k.before.waves_per_simd?,
+                    after: after.waves_per_simd?,
+                    registers: Registers {
+                        before: k.before.vgpr_count,
+                        after: after.vgpr_count,
+                    },
                 },
-            })
+                true,
+            ))
         }));
         if j.blocked {
             let why: Vec<String> = j

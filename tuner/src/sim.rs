@@ -3,7 +3,7 @@
 //! pin the defaults and by `cargo run --release -p tuner --example simulate`.
 
 use crate::stats::{
-    assess, baseline_first, judge, replicated, replication_runs, Judgement, Pair, Plan, Rejection,
+    assess, assess_replicated, baseline_first, judge, replication_runs, Judgement, Pair, Plan,
     SpecPairs, Verdict,
 };
 use rand::distr::Distribution;
@@ -115,17 +115,9 @@ pub fn compare(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, usize) {
 /// [`compare`] with the pairs measured (the replication's after the comparison's).
 pub fn compare_pairs(seed: u64, scenario: Scenario, plan: &Plan) -> (Verdict, Vec<Pair>) {
     let (mut pairs, again) = measure(seed, scenario, plan);
-    let v = assess(&pairs, plan).verdict;
-    if v != Verdict::Accept {
-        return (v, pairs);
-    }
-    let ok = replicated(&again).0;
+    let v = assess_replicated(&pairs, &again, plan).verdict;
     pairs.extend(again);
-    if ok {
-        (Verdict::Accept, pairs)
-    } else {
-        (Verdict::Reject(Rejection::NotReplicated), pairs)
-    }
+    (v, pairs)
 }
 
 /// One comparison measured as the tuner measures it: its pairs until the rule decides, and for

@@ -308,3 +308,51 @@ fn a_template_kernel_only_the_spec_instantiates_is_judged_by_its_instance() {
         built.signature
     );
 }
+
+/// Two kernels in one file, `other` (fully unrolled: many registers) and `wide`; `tail` is
+/// `wide`'s last statement.
+fn two_kernels(tail: &str) -> String {
+    let body = |name: &str, unroll: &str, tail: &str| {
+        format!(
+            "__global__ void {name}(float* out, const float* in, int n) {{\n\
+  float s = 0.0f;\n\
+  #pragma unroll {unroll}\n\
+  for (int j = 0; j < 64; j++) s += in[threadIdx.x + j * n] * in[threadIdx.x + (63 - j) * n];\n\
+  {tail}\n\
+}}\n"
+        )
+    };
+    format!(
+        "{}{}",
+        body("other", "", "out[threadIdx.x] = s;"),
+        body("wide", "1", tail)
+    )
+}
+
+#[test]
+fn the_prediction_shown_is_the_changed_kernels_and_none_when_no_kernel_changed() {
+    let nvcc = nvcc();
+    let d = tempfile::tempdir().unwrap();
+    let g = gates(&nvcc, &d.path().join("cache"));
+    let write = |name: &str, text: &str| {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let base = g.baseline(&write("a.cu", &two_kernels("out[threadIdx.x] = s;")));
+    // The same machine code (a comment): no kernel changed, no prediction (the first kernel's
+    // unchanged figures were shown).
+    let same = write(
+        "b.cu",
+        &two_kernels("out[threadIdx.x] = s; // the same code"),
+    );
+    let r = g.check(&base, &same);
+    assert_eq!(r.failure(), None, "{r:?}");
+    assert_eq!(r.occupancy, None, "{r:?}");
+    // `wide`'s code changed, no kernel's registers did: `wide` is shown, not `other`.
+    let changed = write("c.cu", &two_kernels("out[threadIdx.x] = 2.0f * s + 1.0f;"));
+    let r = g.check(&base, &changed);
+    assert_eq!(r.failure(), None, "{r:?}");
+    let o = r.occupancy.as_ref().expect("a prediction");
+    assert_eq!(o.kernel, "wide", "{o:?}");
+}

@@ -302,6 +302,11 @@ pub(crate) fn rejection_text(r: stats::Rejection, a: &Assessment, plan: &Plan) -
             a.ci.0, a.ci.1
         ),
         stats::Rejection::Superseded => "superseded".into(),
+        stats::Rejection::NotReplicated if a.p_value <= stats::REPLICATION_ALPHA => format!(
+            "not-replicated: accepted, but with {} more pairs the speedup over all of them is {:.3}x, less than the {min:.1}% minimum",
+            stats::replication_runs(a.n),
+            a.speedup
+        ),
         stats::Rejection::NotReplicated => format!(
             "not-replicated: accepted, but {} more pairs gave p = {:.2} (needs <= {})",
             stats::replication_runs(a.n),
@@ -1936,23 +1941,9 @@ fn pairs_of(samples: &[Sample], comparison: &str) -> Vec<Pair> {
         .collect()
 }
 
-/// The assessment of the comparison `key` from its samples: an accept stands only if its
-/// replication pairs show the variant faster again.
+/// The assessment of the comparison `key` from its samples ([`stats::assess_replicated`]: an
+/// accept stands only if its replication pairs confirm it).
 fn assess_replicated(key: &str, samples: &[Sample], plan: &Plan) -> Assessment {
-    let a = stats::assess(&pairs_of(samples, key), plan);
-    if a.verdict != Verdict::Accept {
-        return a;
-    }
     let again = pairs_of(samples, &crate::lane::measure::replication_id(key));
-    let (ok, p) = stats::replicated(&again);
-    if ok {
-        a
-    } else {
-        Assessment {
-            verdict: Verdict::Reject(stats::Rejection::NotReplicated),
-            // The replication's p-value: why the accept did not stand.
-            p_value: p,
-            ..a
-        }
-    }
+    stats::assess_replicated(&pairs_of(samples, key), &again, plan)
 }
