@@ -3,7 +3,7 @@
 # included): the machine's description, then bench/gpu_smoke.sh, bench/gpu_occupancy.sh,
 # bench/gpu_repeat_tune.sh testdata/bench/dot.toml and bench/gpu_batch_ab.sh, each under its
 # own time limit (so that a slow step leaves the others their share), each into its own folder
-# of OUT_DIR/reports.tar.gz with its log and its reports (JSON, summaries; one archive: the
+# of OUT_DIR/reports.tar.gz with its output (step.log) and its reports (JSON, summaries; one archive: the
 # device tool returns at most 8 files; the run folders with the scratch copies stay behind), and the wall time and exit status of every step in OUT_DIR/steps.txt.
 #
 #   HIP_UNROLL=target/gpu/hip-unroll bash bench/gpu_session.sh OUT_DIR
@@ -34,7 +34,7 @@ step() {
   local name=$1 limit=$2; shift 2
   local start=$SECONDS rc f
   mkdir -p "$keep/$name"
-  timeout -k 5 "$limit" "$@" > "$keep/$name/log.txt" 2>&1
+  timeout -k 5 "$limit" "$@" > "$keep/$name/step.log" 2>&1
   rc=$?
   # The step's reports, flattened (the device tool returns no deep folders; the scratch copies
   # of the specs' sources stay behind).
@@ -53,6 +53,6 @@ for s in $steps; do
 done
 cp "$out/machine.txt" "$out/steps.txt" "$keep/"
 tar -czf "$out/reports.tar.gz" -C "$keep" .
-for s in $steps; do tail -n 25 "$keep/$s/log.txt" 2>/dev/null; done
+for s in $steps; do tail -n 25 "$keep/$s/step.log" 2>/dev/null; done
 cat "$out/steps.txt"
 exit 0

@@ -696,3 +696,73 @@ fn the_reports_figures_are_of_one_kernel_whatever_the_specs_order() {
         assert!(line.ends_with(says), "{line}");
     }
 }
+
+/// Variants of one machine code with several specs: `c`'s loop of 64 trips is fully unrolled
+/// by `#pragma unroll 64`, `128` and a full unroll alike (one machine code on gfx90a, the
+/// gates' compile; the baseline's is another). x64 is measured by its spec; x128 and full take
+/// its measurement, cost no run and say whose code they share (they were shown as measured,
+/// with x64's run count).
+#[test]
+fn with_several_specs_a_variant_of_another_variants_code_says_so_and_costs_no_run() {
+    let t = tree();
+    std::fs::write(
+        t.path().join("k2.cu"),
+        "#ifdef __HIP__
+#include <hip/hip_runtime.h>
+#endif
+#define CAT2(a, b) a##b
+#define CAT(a, b) CAT2(a, b)
+__global__ void c(int* out, int n) {
+    int i = threadIdx.x;
+    int acc = n;
+    for (int k = 0; k < 64; ++k) {
+        acc = acc * 3 + (k ^ i);
+    }
+    out[i] = acc;
+}
+__device__ int CAT(mark_c_, __LINE__);
+",
+    )
+    .unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let log = Arc::new(Mutex::new(Log::default()));
+    let b = backend(t.path(), &state.path().join("objects"), &ALL, &log, None);
+    let mut s = settings(state.path());
+    s.paths = vec!["k2.cu".into()];
+    s.factors = vec![64, 128, tuner::report::FULL];
+    s.modes = vec![pipeline::Mode::Pragma];
+    s.gates.compiler = codeobj::compile::Compiler::new(
+        codeobj::compile::DEFAULT_COMMAND,
+        "gfx90a",
+        state.path().join("objects"),
+    );
+    let stop = Arc::new(AtomicBool::new(false));
+    let r = tune(&b, &s, t.path(), &stop, &Quiet).unwrap().report;
+    let x64 = cand(&r, "c:0", "pragma", 64);
+    assert!(
+        x64.runs.unwrap() > 0 && x64.same_code_as.is_none(),
+        "{x64:#?}"
+    );
+    assert_eq!(judges(x64), [pair("specs/c.toml", "c")]);
+    for f in [128, tuner::report::FULL] {
+        let v = cand(&r, "c:0", "pragma", f);
+        assert_eq!(v.runs, Some(0), "{v:#?}");
+        let twin = v.same_code_as.as_ref().expect("names its twin");
+        assert_eq!((twin.mode.as_str(), twin.factor), ("pragma", 64));
+        let why = v.reason.as_deref().unwrap_or("");
+        assert!(why.contains("same code as pragma x64"), "{why}");
+        assert_eq!(v.speedup, x64.speedup);
+    }
+    // From the ledger, the same.
+    let again = tune(&b, &s, t.path(), &stop, &Quiet).unwrap().report;
+    for f in [128, tuner::report::FULL] {
+        let (v, w) = (
+            cand(&r, "c:0", "pragma", f),
+            cand(&again, "c:0", "pragma", f),
+        );
+        assert_eq!(
+            (&w.runs, &w.reason, &w.same_code_as, w.status),
+            (&v.runs, &v.reason, &v.same_code_as, v.status)
+        );
+    }
+}

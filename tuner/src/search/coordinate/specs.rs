@@ -83,6 +83,9 @@ pub(crate) struct Part {
     result: PartResult,
     device: Device,
     occupancy: Option<Occupancy>,
+    /// The decision key of the variant whose measurement this part took: its machine code was
+    /// that variant's (no run spent).
+    twin: Option<String>,
 }
 
 /// A variant waiting for its specs.
@@ -467,6 +470,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
     ) -> Result<(), Error> {
         let sj = f.job.spec.clone().expect("a spec's comparison");
         let sub = f.job.variant.key.clone();
+        let mut twin_of = None;
         let result = match ended.result {
             ItemResult::Measured { skipped } => PartResult::Measured {
                 pairs: pairs_of(&f.samples, &sub),
@@ -481,6 +485,15 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     .as_ref()
                     .and_then(|a| a.subs.get(&other))
                     .cloned();
+                // The variant that spec measured: the one whose comparison key is `other`.
+                twin_of = self.chains[c].active.as_ref().and_then(|a| {
+                    a.decided
+                        .iter()
+                        .map(|d| &d.variant.key)
+                        .chain(a.parts.keys())
+                        .find(|k| self.spec_key(k, sj.spec) == other)
+                        .cloned()
+                });
                 match twin {
                     Some(r) => r,
                     None => {
@@ -509,6 +522,7 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                             result,
                             device,
                             occupancy: ended.occupancy,
+                            twin: twin_of,
                         });
                         p.got.len() >= p.need
                     }
@@ -610,6 +624,30 @@ impl<'a, 'd> Coordinator<'a, 'd> {
         }
         d.judged_by = judged_by;
         d.spec_pairs = spec_pairs;
+        // Every spec took another variant's measurement (the same machine code): said so, and
+        // no run was spent on it.
+        let twin = parts.got.first().and_then(|p| p.twin.clone());
+        if let Some(t) = twin.filter(|t| parts.got.iter().all(|p| p.twin.as_ref() == Some(t))) {
+            let label = self.chains[c].active.as_ref().and_then(|a| {
+                a.decided
+                    .iter()
+                    .find(|x| x.variant.key == t)
+                    .map(|x| x.label())
+                    .or_else(|| {
+                        a.parts
+                            .get(&t)
+                            .map(|p| super::label(p.variant.mode, p.variant.factor))
+                    })
+            });
+            if let Some(label) = label {
+                d.runs = Some(0);
+                d.reason = Some(match d.reason.take() {
+                    Some(r) => format!("same code as {label}: {r}"),
+                    None => format!("same code as {label} (not measured)"),
+                });
+                d.same_as = Some(t);
+            }
+        }
         // A decision without one of its specs is not the decision of its key.
         if d.status != Status::NotCached && parts.dropped.is_empty() {
             self.store(&parts.base, &d)?;
