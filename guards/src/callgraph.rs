@@ -565,17 +565,16 @@ impl<'f> Reach<'f> {
         let mut callers: Vec<Vec<usize>> = vec![Vec::new(); base];
         let mut direct: Vec<Option<Witness>> = vec![None; base * nb];
         let mut unresolved: Vec<Vec<String>> = vec![Vec::new(); base];
-        let mut next_lambda = 0;
         let mut specs = Specs::default();
         let mut callables_main = Vec::new();
-        let mut resolved_main = Vec::new();
+        let mut resolved_main: Vec<Vec<Box<[usize]>>> = vec![Vec::new(); nf];
         let mut values_main = Vec::new();
         let mut uses_main = Vec::new();
         let mut unresolved_calls_main = Vec::new();
         let mut by_name_main = Vec::new();
         let n_main = main.functions.len();
         // Per function node: the macro nodes its body uses.
-        let mut fn_macros: Vec<Vec<usize>> = Vec::with_capacity(nf);
+        let mut fn_macros: Vec<Vec<usize>> = vec![Vec::new(); nf];
         // What function `f` of file `k` does by itself for a blocker, in all its body or in
         // `part` (a lambda's): the blocker's predicate, else an unresolved call that does it by
         // what it names.
@@ -604,111 +603,253 @@ impl<'f> Reach<'f> {
             let g = if j >= base { specs.list[j - base].0 } else { j };
             f.kind == FunctionKind::Host && g < nf && func(g).kind == FunctionKind::Host
         };
-        for n in 0..nf {
-            let (k, _) = fn_at[n];
-            let f = func(n);
-            let calls = resolve_calls(n, &Vec::new(), &mut specs);
-            for (slot, r) in reaches.iter().enumerate() {
-                direct[n * nb + slot] = does(f, k, None, &calls.unresolved, r);
-            }
-            let mut seen: HashSet<usize> = HashSet::new();
-            for ts in &calls.targets {
-                for &j in ts.iter() {
-                    if !host_edge(f, j, &specs) && seen.insert(j) {
-                        link(&mut callers, j, n);
-                    }
-                }
-            }
-            for &ci in &calls.unresolved {
-                push_capped(&mut unresolved[n], display_callee(&f.calls[ci]));
-            }
-            // Macro uses: the lowering's (this file's macros) and, in a unit, the names of
-            // other files' macros among the identifiers and callees.
-            let own = &own_macros[k];
-            let mut uses: Vec<MacroUse> = f
-                .macro_refs
-                .iter()
-                .map(|r| MacroUse {
-                    name: r.name.as_str(),
-                    span: r.span,
-                })
-                .collect();
-            if multi {
-                let foreign = |name: &str| macro_by_name.contains_key(name) && !own.contains(name);
-                let idents = f.idents.iter().map(|u| (u.name.as_str(), u.span));
-                let calls = f
+        // Only the nodes the analysed file's verdicts can depend on are resolved: what its
+        // functions reach through calls, macros, lambdas and specialisations (forwards), and
+        // the callers of its templates by name, with their callers while those are templates
+        // too (their bindings make the specialisations whose calls a template's loops take,
+        // and decide whether its generic body runs: `dead` below). A header function nothing
+        // of the analysed file reaches or binds says nothing about its loops: resolving every
+        // function of a unit made a file including a large header library pay for the whole
+        // library (composable_kernel: `Reach::build` was 75% of `check`).
+        let macro_fns: Vec<Vec<usize>> = (0..nm)
+            .map(|m| {
+                let md = mac(m);
+                let mut v: Vec<usize> = md
                     .calls
                     .iter()
-                    .filter(|c| c.receiver.is_none() && c.qualifier.is_none())
-                    .map(|c| (c.callee.as_str(), c.callee_span));
-                for (name, span) in idents.chain(calls) {
-                    if foreign(name) {
-                        uses.push(MacroUse { name, span });
-                    }
-                }
-                uses.sort_by_key(|u| u.span.start);
-                uses.dedup_by_key(|u| u.span.start);
-            } else if !uses.is_sorted_by_key(|u| u.span.start) {
-                uses.sort_by_key(|u| u.span.start);
-            }
-            let mut used = Vec::new();
-            for u in &uses {
-                for &m in macro_by_name.get(u.name).into_iter().flatten() {
-                    if seen.insert(nf + m) {
-                        callers[nf + m].push(n);
-                        used.push(nf + m);
-                    }
-                }
-            }
-            fn_macros.push(used);
-            // The lambdas written in this function: what their bodies do and call.
-            while next_lambda < nl && lambdas[next_lambda].0 == n {
-                let span = lambdas[next_lambda].1;
-                let node = lam0 + next_lambda;
-                next_lambda += 1;
-                for (slot, r) in reaches.iter().enumerate() {
-                    direct[node * nb + slot] = does(f, k, Some(span), &calls.unresolved, r);
-                }
-                let mut inner: HashSet<usize> = HashSet::new();
-                let lo = f.calls.partition_point(|c| c.span.start < span.start);
-                let hi = f.calls.partition_point(|c| c.span.start < span.end).max(lo);
-                for (c, ts) in f.calls[lo..hi].iter().zip(&calls.targets[lo..hi]) {
-                    if !span.contains(&c.span) {
-                        continue;
-                    }
-                    for &j in ts.iter() {
-                        if !host_edge(f, j, &specs) && j != node && inner.insert(j) {
-                            link(&mut callers, j, node);
-                        }
-                    }
-                }
-                for u in crate::util::within(&uses, |u| u.span.start, span)
+                    .chain(md.idents.iter())
+                    .flat_map(|name| index.named(name).iter().copied())
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        let macro_macros: Vec<Vec<usize>> = (0..nm)
+            .map(|m| {
+                let md = mac(m);
+                md.calls
                     .iter()
-                    .filter(|u| span.contains(&u.span))
-                {
-                    for &m in macro_by_name.get(u.name).into_iter().flatten() {
-                        if inner.insert(nf + m) {
-                            callers[nf + m].push(node);
+                    .chain(md.idents.iter())
+                    .flat_map(|name| macro_by_name.get(name.as_str()).into_iter().flatten())
+                    .copied()
+                    .filter(|&m2| m2 != m)
+                    .collect()
+            })
+            .collect();
+        let mut done = vec![false; nf];
+        let mut macro_seen = vec![false; nm];
+        let mut work: VecDeque<usize> = (0..n_main).collect();
+        {
+            let template = |g: usize| {
+                let scope = index.scope_of(g);
+                !(scope.params.is_empty() && scope.auto_params.is_empty())
+            };
+            let mut by_callee: HashMap<&str, Vec<usize>> = HashMap::new();
+            let mut of_objects: Vec<usize> = Vec::new();
+            for g in n_main..nf {
+                let f = func(g);
+                for c in &f.calls {
+                    by_callee.entry(c.callee.as_str()).or_default().push(g);
+                }
+                if f.calls.iter().any(|c| {
+                    matches!(
+                        c.form,
+                        CallForm::Variable | CallForm::Temporary | CallForm::Operator
+                    )
+                }) {
+                    of_objects.push(g);
+                }
+            }
+            let mut seeded = vec![false; nf];
+            let mut names: Vec<&str> = (0..n_main)
+                .filter(|&g| template(g))
+                .map(|g| func(g).name.as_str())
+                .collect();
+            let mut asked: HashSet<&str> = HashSet::new();
+            while let Some(name) = names.pop() {
+                if !asked.insert(name) {
+                    continue;
+                }
+                let objects = name.starts_with("operator");
+                let found = by_callee
+                    .get(name)
+                    .into_iter()
+                    .flatten()
+                    .chain(of_objects.iter().filter(|_| objects));
+                for &g in found {
+                    if !seeded[g] {
+                        seeded[g] = true;
+                        work.push_back(g);
+                        if template(g) {
+                            names.push(func(g).name.as_str());
                         }
                     }
                 }
-            }
-            resolved_main.push(calls.targets);
-            if n < n_main {
-                callables_main.push(calls.callables);
-                values_main.push(calls.values);
-                uses_main.push(uses);
-                unresolved_calls_main.push(calls.unresolved);
-                by_name_main.push(calls.by_name);
             }
         }
+        // A node reached: a function to resolve (a lambda's: its enclosing function), a
+        // macro's named functions and macros; a specialisation is made pending by `specs.node`.
+        let expand =
+            |j: usize, work: &mut VecDeque<usize>, macro_seen: &mut Vec<bool>, done: &[bool]| {
+                let mut stack = vec![j];
+                while let Some(j) = stack.pop() {
+                    if j < nf {
+                        if !done[j] {
+                            work.push_back(j);
+                        }
+                    } else if j < lam0 {
+                        let m = j - nf;
+                        if !macro_seen[m] {
+                            macro_seen[m] = true;
+                            stack.extend(macro_fns[m].iter().copied());
+                            stack.extend(macro_macros[m].iter().map(|&m2| nf + m2));
+                        }
+                    } else if j < base {
+                        let g = lambdas[j - lam0].0;
+                        if !done[g] {
+                            work.push_back(g);
+                        }
+                    }
+                }
+            };
         // Specialisations: the generic function's body under the binding (macro uses are the
         // generic function's: they do not depend on it).
         let mut spec_resolved: Vec<Box<[Box<[usize]>]>> = Vec::new();
         let mut spec_unresolved: Vec<Vec<usize>> = Vec::new();
-        while let Some(s) = specs.pending.pop() {
+        loop {
+            if let Some(n) = work.pop_front() {
+                if done[n] {
+                    continue;
+                }
+                done[n] = true;
+                let (k, _) = fn_at[n];
+                let f = func(n);
+                let calls = resolve_calls(n, &Vec::new(), &mut specs);
+                for (slot, r) in reaches.iter().enumerate() {
+                    direct[n * nb + slot] = does(f, k, None, &calls.unresolved, r);
+                }
+                let mut seen: HashSet<usize> = HashSet::new();
+                for ts in &calls.targets {
+                    for &j in ts.iter() {
+                        if !host_edge(f, j, &specs) && seen.insert(j) {
+                            link(&mut callers, j, n);
+                        }
+                    }
+                }
+                for &ci in &calls.unresolved {
+                    push_capped(&mut unresolved[n], display_callee(&f.calls[ci]));
+                }
+                // Macro uses: the lowering's (this file's macros) and, in a unit, the names of
+                // other files' macros among the identifiers and callees.
+                let own = &own_macros[k];
+                let mut uses: Vec<MacroUse> = f
+                    .macro_refs
+                    .iter()
+                    .map(|r| MacroUse {
+                        name: r.name.as_str(),
+                        span: r.span,
+                    })
+                    .collect();
+                if multi {
+                    let foreign =
+                        |name: &str| macro_by_name.contains_key(name) && !own.contains(name);
+                    let idents = f.idents.iter().map(|u| (u.name.as_str(), u.span));
+                    let calls = f
+                        .calls
+                        .iter()
+                        .filter(|c| c.receiver.is_none() && c.qualifier.is_none())
+                        .map(|c| (c.callee.as_str(), c.callee_span));
+                    for (name, span) in idents.chain(calls) {
+                        if foreign(name) {
+                            uses.push(MacroUse { name, span });
+                        }
+                    }
+                    uses.sort_by_key(|u| u.span.start);
+                    uses.dedup_by_key(|u| u.span.start);
+                } else if !uses.is_sorted_by_key(|u| u.span.start) {
+                    uses.sort_by_key(|u| u.span.start);
+                }
+                let mut used = Vec::new();
+                for u in &uses {
+                    for &m in macro_by_name.get(u.name).into_iter().flatten() {
+                        if seen.insert(nf + m) {
+                            callers[nf + m].push(n);
+                            used.push(nf + m);
+                        }
+                    }
+                }
+                fn_macros[n] = used;
+                // The lambdas written in this function: what their bodies do and call.
+                let own_lambdas =
+                    lambdas.partition_point(|l| l.0 < n)..lambdas.partition_point(|l| l.0 <= n);
+                for next in own_lambdas {
+                    let span = lambdas[next].1;
+                    let node = lam0 + next;
+                    for (slot, r) in reaches.iter().enumerate() {
+                        direct[node * nb + slot] = does(f, k, Some(span), &calls.unresolved, r);
+                    }
+                    let mut inner: HashSet<usize> = HashSet::new();
+                    let lo = f.calls.partition_point(|c| c.span.start < span.start);
+                    let hi = f.calls.partition_point(|c| c.span.start < span.end).max(lo);
+                    for (c, ts) in f.calls[lo..hi].iter().zip(&calls.targets[lo..hi]) {
+                        if !span.contains(&c.span) {
+                            continue;
+                        }
+                        for &j in ts.iter() {
+                            if !host_edge(f, j, &specs) && j != node && inner.insert(j) {
+                                link(&mut callers, j, node);
+                            }
+                        }
+                    }
+                    for u in crate::util::within(&uses, |u| u.span.start, span)
+                        .iter()
+                        .filter(|u| span.contains(&u.span))
+                    {
+                        for &m in macro_by_name.get(u.name).into_iter().flatten() {
+                            if inner.insert(nf + m) {
+                                callers[nf + m].push(node);
+                            }
+                        }
+                    }
+                }
+                for &j in &seen {
+                    expand(j, &mut work, &mut macro_seen, &done);
+                }
+                resolved_main[n] = calls.targets;
+                if n < n_main {
+                    callables_main.push(calls.callables);
+                    values_main.push(calls.values);
+                    uses_main.push(uses);
+                    unresolved_calls_main.push(calls.unresolved);
+                    by_name_main.push(calls.by_name);
+                }
+                continue;
+            }
+            let Some(s) = specs.pending.pop() else {
+                // Lambdas bound beyond the caps reach their generic functions (`overflow`):
+                // their bodies are resolved too.
+                let owners: Vec<usize> = specs
+                    .overflow
+                    .values()
+                    .flatten()
+                    .map(|&l| lambdas[l].0)
+                    .filter(|&g| !done[g])
+                    .collect();
+                if owners.is_empty() {
+                    break;
+                }
+                work.extend(owners);
+                continue;
+            };
             let node = base + s;
             let (n, binding) = specs.list[s].clone();
+            if !done[n] {
+                // Its generic function's own facts (what it does, its macro uses) first.
+                specs.pending.push(s);
+                work.push_back(n);
+                continue;
+            }
             let f = func(n);
             let grow = node + 1;
             if direct.len() < grow * nb {
@@ -744,6 +885,9 @@ impl<'f> Reach<'f> {
             if spec_resolved.len() <= s {
                 spec_resolved.resize_with(s + 1, Default::default);
                 spec_unresolved.resize_with(s + 1, Vec::new);
+            }
+            for &j in &seen {
+                expand(j, &mut work, &mut macro_seen, &done);
             }
             spec_resolved[s] = calls.targets.into_boxed_slice();
             spec_unresolved[s] = calls.unresolved;
