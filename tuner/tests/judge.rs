@@ -171,3 +171,26 @@ fn equal_programs_on_two_specs_are_rarely_accepted_and_a_gain_on_one_is_found() 
     eprintln!("10% on one spec, equal on the other: {gain:?}");
     assert!(gain.accept_rate() >= 0.9, "{gain:?}");
 }
+
+/// An accept stands on all its pairs: a comparison accepted at its first look (10 pairs at
+/// 3.5% faster, p tiny) whose replication shows the variant faster again, but by 0.3%, is
+/// `not-replicated` (the median over all 20 pairs is below the 2% minimum), with the pooled
+/// figure and the replication's p-value; with a replication as fast as the comparison it is
+/// accepted, and it reports the pooled speedup and interval.
+#[test]
+fn an_accept_must_hold_over_the_comparison_and_its_replication() {
+    let plan = Plan::default();
+    let first = pairs(0.035, 0.002, plan.min_runs);
+    let slow_again = pairs(0.003, 0.002, plan.min_runs);
+    let a = assess_replicated(&first, &slow_again, &plan);
+    assert_eq!(a.verdict, Verdict::Reject(Rejection::NotReplicated), "{a:?}");
+    assert!(a.speedup < 1.0 + plan.min_speedup && a.speedup > 1.003, "{a:?}");
+    assert!(a.p_value <= tuner::stats::REPLICATION_ALPHA, "{a:?}");
+    assert_eq!(a.n, plan.min_runs);
+    let again = pairs(0.034, 0.002, plan.min_runs);
+    let b = assess_replicated(&first, &again, &plan);
+    assert_eq!(b.verdict, Verdict::Accept, "{b:?}");
+    let pooled = (0.034f64 + 0.035) / 2.0;
+    assert!((b.speedup.ln() - pooled).abs() < 0.002, "{b:?}");
+    assert!(b.ci.0 <= b.speedup && b.speedup <= b.ci.1, "{b:?}");
+}
