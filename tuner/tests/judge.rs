@@ -183,8 +183,15 @@ fn an_accept_must_hold_over_the_comparison_and_its_replication() {
     let first = pairs(0.035, 0.002, plan.min_runs);
     let slow_again = pairs(0.003, 0.002, plan.min_runs);
     let a = assess_replicated(&first, &slow_again, &plan);
-    assert_eq!(a.verdict, Verdict::Reject(Rejection::NotReplicated), "{a:?}");
-    assert!(a.speedup < 1.0 + plan.min_speedup && a.speedup > 1.003, "{a:?}");
+    assert_eq!(
+        a.verdict,
+        Verdict::Reject(Rejection::NotReplicated),
+        "{a:?}"
+    );
+    assert!(
+        a.speedup < 1.0 + plan.min_speedup && a.speedup > 1.003,
+        "{a:?}"
+    );
     assert!(a.p_value <= tuner::stats::REPLICATION_ALPHA, "{a:?}");
     assert_eq!(a.n, plan.min_runs);
     let again = pairs(0.034, 0.002, plan.min_runs);
