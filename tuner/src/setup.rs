@@ -420,6 +420,9 @@ pub fn resolve(req: Request, root: &Path) -> Result<Tune, Error> {
         "time_regex": time_regex, "time_unit": time_unit, "kernel": kernel,
         "min_runs": plan.min_runs, "max_runs": plan.max_runs, "step": plan.step,
         "confidence": plan.confidence, "min_speedup": plan.min_speedup,
+        // The accept rule's version: a decision the rule would now take otherwise is not
+        // reused (an accept whose pooled speedup misses the minimum).
+        "rule": crate::stats::RULE,
         "max_noise": max_noise, "skip_same_code": skip_same_code, "arch": arch,
         "compile": compile_command,
         // `null` (measure) and a number (veto) give different keys: a decision gated under a
@@ -812,6 +815,16 @@ mod tests {
         assert!(m.is_null(), "{measure}");
         assert_eq!(v0, serde_json::json!(0), "{veto0}");
         assert!(measure != veto0 && veto0 != veto2 && measure != veto2);
+    }
+
+    /// The decision rule's version is part of every decision's key: a decision an earlier rule
+    /// took (an accept whose pooled speedup misses the minimum) is measured again.
+    #[test]
+    fn the_decision_rule_keys_the_decisions() {
+        let t = tempfile::tempdir().unwrap();
+        let tune = resolve(request(t.path()), t.path()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&tune.settings.fingerprint).unwrap();
+        assert_eq!(v["rule"], serde_json::json!(crate::stats::RULE));
     }
 
     #[test]

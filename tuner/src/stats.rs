@@ -76,6 +76,11 @@ use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
+/// The version of the decision rule, in every tune's settings fingerprint: decisions taken
+/// under another are measured again, not reused (2: an accept must hold over the
+/// comparison's and its replication's pairs pooled, [`assess_replicated`]).
+pub const RULE: u32 = 2;
+
 /// Beyond this many non-zero pairs the signed-rank p-value uses the normal approximation.
 pub const EXACT_LIMIT: usize = 400;
 
