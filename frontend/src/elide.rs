@@ -1492,16 +1492,21 @@ mod tests {
     /// The directive lines of groups whose code leaves braces open (or closes more than it
     /// opens) and that have no alternative branch; of a group whose alternatives each open as
     /// many, the directives and every branch after the first, when those are heads only.
+    /// The text of each range [`unbalanced_conditionals`] leaves out of `src`.
+    fn unbalanced(src: &str) -> Vec<&str> {
+        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
+        unbalanced_conditionals(src.as_bytes(), &toks)
+            .into_iter()
+            .map(|r| &src[r])
+            .collect()
+    }
+
     #[test]
     fn unbalanced_conditional_groups() {
         let src = "void f() {\n#if A\n for (;;) {\n#endif\n x();\n#if A\n }\n#endif\n\
                    #if B\n { y(); }\n#endif\n#if C\n if (p) {\n#else\n if (q) {\n#endif\n }\n\
                    #if D\n if (p) {\n#elif E\n for (int i = 0; i < n; ++i) {\n#else\n while (q) {\n#endif\n }\n}\n";
-        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
-        let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
-            .into_iter()
-            .map(|r| &src[r])
-            .collect();
+        let lines = unbalanced(src);
         assert_eq!(
             lines,
             [
@@ -1521,11 +1526,7 @@ mod tests {
                    g(a,\n#if V\n b,\n#else\n k(1),\n#endif\n c);\n\
                    #if X\n if (t) { y(); } else\n#endif\n { z(); }\n\
                    n =\n#if A\n t ? 256 :\n#endif\n 16;\n}\n";
-        let toks = lex::tokenize(src.as_bytes(), 0..src.len());
-        let lines: Vec<&str> = unbalanced_conditionals(src.as_bytes(), &toks)
-            .into_iter()
-            .map(|r| &src[r])
-            .collect();
+        let lines = unbalanced(src);
         assert_eq!(
             lines,
             [

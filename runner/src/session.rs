@@ -416,10 +416,7 @@ impl Session {
             .filter(|b| b.pristine.is_some())
             .map(|b| b.bytes)
             .max();
-        let scratch = match largest {
-            Some(n) => Some(self.device.alloc(n)?),
-            None => None,
-        };
+        let scratch = largest.map(|n| self.device.alloc(n)).transpose()?;
         let mut fresh = Vec::with_capacity(BATCH_STATE_PAIRS);
         let mut again = Vec::with_capacity(BATCH_STATE_PAIRS);
         for _ in 0..BATCH_STATE_PAIRS {
@@ -430,7 +427,9 @@ impl Session {
             // launch submitted to an idle GPU is timed with the host's submission gap in it: on
             // an H200 gelu (11 us, never reads its outputs) took 1.25-1.38x on its own outputs
             // that way and was batched in some runs and not in others.
-            self.queue_reset_sized_copies(scratch)?;
+            if scratch.is_some() {
+                self.reset_copies(scratch)?;
+            }
             again.push(self.launch(0, 1)?);
         }
         let ratio = samplestats::median(&again) / samplestats::median(&fresh);
@@ -530,23 +529,16 @@ impl Session {
     /// `count` launches of kernel `id` back to back on outputs reset once; mean milliseconds
     /// per launch.
     fn time(&mut self, id: KernelId, count: u32) -> Result<f64, RunnerError> {
-        for b in self.buffers.iter().flatten() {
-            if let Some(p) = b.pristine {
-                self.device.copy(b.ptr, p, b.bytes)?;
-            }
-        }
+        self.reset_copies(None)?;
         self.launch(id, count)
     }
 
-    /// The copies of `time`'s reset (each output's pristine copy), into `scratch` instead of
-    /// the outputs: the same work queued before a launch, the outputs left as they are.
-    fn queue_reset_sized_copies(&mut self, scratch: Option<DevicePtr>) -> Result<(), RunnerError> {
-        let Some(to) = scratch else {
-            return Ok(());
-        };
+    /// Each output's pristine copy queued onto the output (`into` `None`: the reset before a
+    /// timed launch), or onto `into` (the same work, the outputs left as they are).
+    fn reset_copies(&mut self, into: Option<DevicePtr>) -> Result<(), RunnerError> {
         for b in self.buffers.iter().flatten() {
             if let Some(p) = b.pristine {
-                self.device.copy(to, p, b.bytes)?;
+                self.device.copy(into.unwrap_or(b.ptr), p, b.bytes)?;
             }
         }
         Ok(())

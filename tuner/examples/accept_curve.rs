@@ -3,17 +3,7 @@
 //! judged by three replication rules on the same pairs.
 #![allow(clippy::print_stdout)]
 use tuner::sim::{measure, Noise, Scenario};
-use tuner::stats::{assess, log_ratios, replicated, Plan, Verdict};
-
-fn median(mut d: Vec<f64>) -> f64 {
-    d.sort_by(f64::total_cmp);
-    let n = d.len();
-    if n % 2 == 1 {
-        d[n / 2]
-    } else {
-        (d[n / 2 - 1] + d[n / 2]) / 2.0
-    }
-}
+use tuner::stats::{assess, log_ratios, median, replicated, Plan, Verdict};
 
 fn main() {
     let n: usize = std::env::args()
@@ -44,10 +34,10 @@ fn main() {
                 a += 1;
                 let mut all = log_ratios(&pairs);
                 all.extend(log_ratios(&again));
-                if (-median(all)).exp() >= target {
+                if (-median(&all)).exp() >= target {
                     b += 1;
                 }
-                if (-median(log_ratios(&again))).exp() >= target {
+                if (-median(&log_ratios(&again))).exp() >= target {
                     c += 1;
                 }
             }

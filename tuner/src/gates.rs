@@ -264,19 +264,12 @@ pub fn code_digest(code: &[(String, Vec<u8>)]) -> String {
 fn worst(all: impl IntoIterator<Item = (Occupancy, bool)>) -> Option<Occupancy> {
     let all: Vec<(Occupancy, bool)> = all.into_iter().collect();
     let changed = |o: &Occupancy| o.before != o.after || o.registers.before != o.registers.after;
-    let pick: Vec<Occupancy> = if all.iter().any(|(o, _)| changed(o)) {
-        all.into_iter()
-            .filter(|(o, _)| changed(o))
-            .map(|(o, _)| o)
-            .collect()
-    } else {
-        all.into_iter()
-            .filter(|(_, code)| *code)
-            .map(|(o, _)| o)
-            .collect()
-    };
+    let any_changed = all.iter().any(|(o, _)| changed(o));
     let mut best: Option<Occupancy> = None;
-    for o in pick {
+    for (o, _) in all
+        .into_iter()
+        .filter(|(o, code)| if any_changed { changed(o) } else { *code })
+    {
         let key = |o: &Occupancy| {
             (
                 o.before.saturating_sub(o.after),
@@ -290,21 +283,14 @@ fn worst(all: impl IntoIterator<Item = (Occupancy, bool)>) -> Option<Occupancy> 
     best
 }
 
-/// Each kernel's machine code (its `.text.<symbol>` section) over every compile of `units`,
-/// empty when a cubin cannot be read.
+/// Each kernel's machine code over every compile of `units` ([`machine_code`]'s `.text.<symbol>`
+/// sections by symbol), empty when a cubin cannot be read.
 fn kernel_texts(units: &Units) -> HashMap<String, Vec<u8>> {
-    let mut all = HashMap::new();
-    for c in &units.0 {
-        let Some(m) = unit_code(c, Output::Cubin) else {
-            continue;
-        };
-        for (section, code) in m {
-            if let Some(sym) = section.strip_prefix(".text.") {
-                all.entry(sym.to_string()).or_insert(code);
-            }
-        }
-    }
-    all
+    machine_code(units, Output::Cubin)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(section, code)| Some((section.strip_prefix(".text.")?.to_string(), code)))
+        .collect()
 }
 
 /// A cubin's kernels with ptxas's report, or why not.

@@ -22,6 +22,13 @@ fn nvcc() -> PathBuf {
     }
 }
 
+/// `text` written to `dir/name`; its path.
+fn write_in(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
 fn gates(nvcc: &Path, cache: &Path) -> Gates {
     Gates {
         compiler: runner::build::nvcc_compiler(nvcc, "sm_90", cache, true, Vec::new()).unwrap(),
@@ -55,11 +62,7 @@ fn spills_are_gated_register_growth_is_measured_and_a_cheap_unroll_passes() {
     let nvcc = nvcc();
     let d = tempfile::tempdir().unwrap();
     let g = gates(&nvcc, &d.path().join("cache"));
-    let write = |name: &str, text: &str| {
-        let p = d.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    };
+    let write = |name: &str, text: &str| write_in(d.path(), name, text);
     // Under __launch_bounds__(1024, 2) the fully unrolled variant spills more.
     let bounded = "__launch_bounds__(1024, 2)";
     let base = g.baseline(&write("a.cu", &heavy("1", bounded)));
@@ -334,11 +337,7 @@ fn the_prediction_shown_is_the_changed_kernels_and_none_when_no_kernel_changed()
     let nvcc = nvcc();
     let d = tempfile::tempdir().unwrap();
     let g = gates(&nvcc, &d.path().join("cache"));
-    let write = |name: &str, text: &str| {
-        let p = d.path().join(name);
-        std::fs::write(&p, text).unwrap();
-        p
-    };
+    let write = |name: &str, text: &str| write_in(d.path(), name, text);
     let base = g.baseline(&write("a.cu", &two_kernels("out[threadIdx.x] = s;")));
     // The same machine code (a comment): no kernel changed, no prediction (the first kernel's
     // unchanged figures were shown).

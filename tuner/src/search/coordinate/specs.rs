@@ -485,17 +485,20 @@ impl<'a, 'd> Coordinator<'a, 'd> {
                     .as_ref()
                     .and_then(|a| a.subs.get(&other))
                     .cloned();
-                // The variant that spec measured: the one whose comparison key is `other`.
-                twin_of = self.chains[c].active.as_ref().and_then(|a| {
-                    a.decided
-                        .iter()
-                        .map(|d| &d.variant.key)
-                        .chain(a.parts.keys())
-                        .find(|k| self.spec_key(k, sj.spec) == other)
-                        .cloned()
-                });
                 match twin {
-                    Some(r) => r,
+                    Some(r) => {
+                        // The variant that spec measured: the one whose comparison key is
+                        // `other`.
+                        twin_of = self.chains[c].active.as_ref().and_then(|a| {
+                            a.decided
+                                .iter()
+                                .map(|d| &d.variant.key)
+                                .chain(a.parts.keys())
+                                .find(|k| self.spec_key(k, sj.spec) == other)
+                                .cloned()
+                        });
+                        r
+                    }
                     None => {
                         // Its twin is not a part of this loop's decisions: measured after all.
                         let mut job = f.job;
